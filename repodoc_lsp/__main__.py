@@ -1,0 +1,3 @@
+from repodoc_lsp.cli import main
+
+raise SystemExit(main())
