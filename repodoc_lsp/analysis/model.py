@@ -1,0 +1,146 @@
+"""The facts that analysis extracts from one file: plain, picklable data.
+
+Nothing here knows about paths on disk, Markdown or LSP; the facts of a file
+depend only on its content (so they can be cached by content digest).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class KeywordKind(enum.Enum):
+    """A kind of entry in a keyword index; `heading` is the section title it is listed under."""
+
+    CLASS = "Classes"
+    FUNCTION = "Functions"
+    IMPORT = "Imports"
+    HEADING = "Headings"
+    IDENTIFIER = "Identifiers"
+
+    @property
+    def heading(self) -> str:
+        return self.value
+
+
+class SymbolKind(enum.Enum):
+    """What a defined symbol is."""
+
+    CLASS = "class"
+    FUNCTION = "function"
+    METHOD = "method"
+    HEADING = "heading"
+
+
+class FindingCategory(enum.Enum):
+    """Which docs section a finding belongs to."""
+
+    PATTERN = "Code Patterns & Idioms"
+    PERFORMANCE = "Performance Considerations"
+    SECURITY = "Security & Safety"
+
+
+class Language(enum.Enum):
+    PYTHON = "python"
+    MARKDOWN = "markdown"
+    TEXT = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A class, function, method or Markdown heading defined in the file.
+
+    Lines are 1-based, columns 0-based code points (as Python's ast gives them).
+    """
+
+    name: str
+    qualname: str
+    kind: SymbolKind
+    line: int
+    col: int
+    end_line: int
+    anchor: str
+    container: str = ""
+    signature: str = ""
+    is_async: bool = False
+    decorators: tuple[str, ...] = ()
+    bases: tuple[str, ...] = ()
+    docstring: str | None = None
+    level: int = 0  # heading level for Markdown headings
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """One imported module; `names` are the names taken from it (`from m import a, b`).
+
+    `module` keeps relative dots (`..pkg`, `.`); `level` counts them.
+    """
+
+    module: str
+    names: tuple[str, ...]
+    line: int
+    level: int = 0
+    anchor: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something found in the code, with the line it is on."""
+
+    category: FindingCategory
+    label: str
+    line: int
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class SyntaxProblem:
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(slots=True)
+class FileFacts:
+    """Everything repodoc knows about one file's content."""
+
+    language: Language
+    lines: int
+    encoding: str = "utf-8"
+    encoding_note: str = ""
+    module_doc: str | None = None
+    symbols: tuple[Symbol, ...] = ()
+    imports: tuple[Import, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    identifiers: tuple[str, ...] = ()
+    identifiers_total: int = 0
+    syntax_error: SyntaxProblem | None = None
+    has_main_block: bool = False
+    all_names: tuple[str, ...] = ()
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def keywords(self) -> dict[KeywordKind, list[tuple[str, str]]]:
+        """Keyword index entries by kind: sorted unique `(name, anchor)` pairs.
+
+        A name's anchor is its first definition (or the import it comes from).
+        """
+        found: dict[KeywordKind, dict[str, str]] = {k: {} for k in KeywordKind}
+        for sym in self.symbols:
+            kind = {
+                SymbolKind.CLASS: KeywordKind.CLASS,
+                SymbolKind.FUNCTION: KeywordKind.FUNCTION,
+                SymbolKind.METHOD: KeywordKind.FUNCTION,
+                SymbolKind.HEADING: KeywordKind.HEADING,
+            }[sym.kind]
+            found[kind].setdefault(sym.name, sym.anchor)
+        for imp in self.imports:
+            found[KeywordKind.IMPORT].setdefault(imp.module, imp.anchor)
+            for name in imp.names:
+                found[KeywordKind.IMPORT].setdefault(name, imp.anchor)
+        for ident in self.identifiers:
+            found[KeywordKind.IDENTIFIER].setdefault(ident, "original-source")
+        return {k: sorted(v.items()) for k, v in found.items() if v}
+
+    def findings_in(self, category: FindingCategory) -> list[Finding]:
+        return [f for f in self.findings if f.category is category]

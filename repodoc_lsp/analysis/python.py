@@ -1,0 +1,302 @@
+"""Python source -> facts, from an exact parse (`ast`); parso recovers broken files.
+
+Every class and function at any depth is found (methods and nested functions
+included), every import as its module and as each imported name, relative
+imports with their dots. The walk is iterative, so deeply nested code cannot
+exhaust the interpreter's stack here.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from repodoc_lsp.analysis.model import (
+    FileFacts,
+    Finding,
+    Import,
+    Language,
+    Symbol,
+    SymbolKind,
+    SyntaxProblem,
+)
+from repodoc_lsp.analysis.patterns import (
+    call_findings,
+    class_findings,
+    def_findings,
+    import_findings,
+    slots_finding,
+)
+
+# A cheap text test before the full expression walk that looks for risky calls.
+_RISKY_TEXT = re.compile(
+    r"\b(?:eval|exec|pickle|cPickle|dill|marshal|shelve|yaml|shell|system|popen|load|loads|mktemp"
+    r"|getoutput|getstatusoutput|Unpickler)\b"
+)
+
+
+def count_lines(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+class _Anchors:
+    """Unique anchor ids within one page."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def make(self, base: str) -> str:
+        n = self._seen.get(base, 0) + 1
+        self._seen[base] = n
+        return base if n == 1 else f"{base}-{n}"
+
+
+def _unparse(node: ast.AST | None) -> str:
+    if node is None:
+        return ""
+    try:
+        return ast.unparse(node)
+    except (RecursionError, ValueError, AttributeError):
+        return "…"
+
+
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    sig = f"({_unparse(node.args)})"
+    if node.returns is not None:
+        sig += f" -> {_unparse(node.returns)}"
+    return sig
+
+
+def _docstring(node: ast.AST) -> str | None:
+    try:
+        return ast.get_docstring(node, clean=True)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+def _child_blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """Statement lists nested in a compound statement (not defs)."""
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if block and isinstance(block, list) and isinstance(block[0], ast.stmt):
+            yield block
+    for handler in getattr(node, "handlers", ()) or ():
+        yield handler.body
+    for case in getattr(node, "cases", ()) or ():
+        yield case.body
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+        return False
+    parts = [node.test.left, *node.test.comparators]
+    return any(isinstance(p, ast.Name) and p.id == "__name__" for p in parts) and any(
+        isinstance(p, ast.Constant) and p.value == "__main__" for p in parts
+    )
+
+
+def _all_names(node: ast.stmt) -> tuple[str, ...]:
+    if (
+        isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+        and isinstance(node.value, ast.List | ast.Tuple)
+    ):
+        return tuple(
+            e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        )
+    return ()
+
+
+def analyse_python(text: str) -> FileFacts:
+    facts = FileFacts(language=Language.PYTHON, lines=count_lines(text))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        facts.syntax_error = SyntaxProblem(exc.lineno or 1, max((exc.offset or 1) - 1, 0), exc.msg)
+    except ValueError as exc:  # e.g. "source code string cannot contain null bytes"
+        facts.syntax_error = SyntaxProblem(1, 0, str(exc))
+    except (RecursionError, MemoryError):
+        facts.syntax_error = SyntaxProblem(1, 0, "nested too deeply for Python's parser")
+    else:
+        _from_ast(tree, text, facts)
+        return facts
+    try:
+        _from_parso(text, facts)
+    except (RecursionError, MemoryError):
+        pass
+    return facts
+
+
+def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
+    anchors = _Anchors()
+    symbols: list[Symbol] = []
+    imports: list[Import] = []
+    findings: list[Finding] = []
+    import_anchor: dict[str, str] = {}
+    facts.module_doc = _docstring(tree)
+
+    # (statements, qualname prefix, enclosing class qualname or "" , is module level)
+    stack: list[tuple[list[ast.stmt], str, str, bool]] = [(tree.body, "", "", True)]
+    while stack:
+        body, prefix, class_qual, top = stack.pop()
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                qual = prefix + node.name
+                decorators = tuple(_unparse(d) for d in node.decorator_list)
+                bases = tuple(_unparse(b) for b in node.bases) + tuple(
+                    f"{k.arg}={_unparse(k.value)}" for k in node.keywords if k.arg
+                )
+                symbols.append(
+                    Symbol(
+                        name=node.name,
+                        qualname=qual,
+                        kind=SymbolKind.CLASS,
+                        line=node.lineno,
+                        col=node.col_offset,
+                        end_line=node.end_lineno or node.lineno,
+                        anchor=anchors.make(f"class-{qual}"),
+                        container=prefix[:-1],
+                        decorators=decorators,
+                        bases=bases,
+                        docstring=_docstring(node),
+                    )
+                )
+                findings.extend(class_findings(node, qual, decorators, bases))
+                stack.append((node.body, qual + ".", qual, False))
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                qual = prefix + node.name
+                is_method = bool(class_qual) and prefix == class_qual + "."
+                kind = SymbolKind.METHOD if is_method else SymbolKind.FUNCTION
+                decorators = tuple(_unparse(d) for d in node.decorator_list)
+                is_async = isinstance(node, ast.AsyncFunctionDef)
+                symbols.append(
+                    Symbol(
+                        name=node.name,
+                        qualname=qual,
+                        kind=kind,
+                        line=node.lineno,
+                        col=node.col_offset,
+                        end_line=node.end_lineno or node.lineno,
+                        anchor=anchors.make(f"{kind.value}-{qual}"),
+                        container=prefix[:-1],
+                        signature=_signature(node),
+                        is_async=is_async,
+                        decorators=decorators,
+                        docstring=_docstring(node),
+                    )
+                )
+                findings.extend(def_findings(node, qual, decorators, is_async))
+                stack.append((node.body, qual + ".", "", False))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    anchor = import_anchor.setdefault(alias.name, anchors.make(f"import-{alias.name}"))
+                    imports.append(Import(alias.name, (), node.lineno, 0, anchor))
+            elif isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                names = tuple(a.name for a in node.names if a.name != "*")
+                anchor = import_anchor.setdefault(module, anchors.make(f"import-{module}"))
+                imports.append(Import(module, names, node.lineno, node.level, anchor))
+            else:
+                if top:
+                    if _is_main_guard(node):
+                        facts.has_main_block = True
+                    facts.all_names = facts.all_names or _all_names(node)
+                elif class_qual and prefix == class_qual + ".":
+                    findings.extend(slots_finding(node, class_qual))
+                for block in _child_blocks(node):
+                    stack.append((block, prefix, class_qual, top))
+
+    symbols.sort(key=lambda s: (s.line, s.col))
+    imports.sort(key=lambda i: i.line)
+    findings.extend(import_findings(imports))
+    if _RISKY_TEXT.search(text):
+        findings.extend(call_findings(tree, imports))
+    findings.sort(key=lambda f: (f.category.name, f.line, f.label))
+    facts.symbols = tuple(symbols)
+    facts.imports = tuple(imports)
+    facts.findings = tuple(findings)
+
+
+def _from_parso(text: str, facts: FileFacts) -> None:
+    """Error-tolerant extraction for files that do not parse (a file being edited)."""
+    import parso
+
+    module = parso.parse(text, error_recovery=True)
+    anchors = _Anchors()
+    symbols: list[Symbol] = []
+    imports: list[Import] = []
+    import_anchor: dict[str, str] = {}
+    stack: list[tuple[object, str, str]] = [(module, "", "")]
+    while stack:
+        node, prefix, class_qual = stack.pop()
+        children = getattr(node, "children", None)
+        if children is None:
+            continue
+        ntype = getattr(node, "type", "")
+        if ntype == "classdef":
+            name = node.name.value  # type: ignore[attr-defined]
+            qual = prefix + name
+            line, col = node.start_pos  # type: ignore[attr-defined]
+            symbols.append(
+                Symbol(
+                    name=name,
+                    qualname=qual,
+                    kind=SymbolKind.CLASS,
+                    line=line,
+                    col=col,
+                    end_line=node.end_pos[0],  # type: ignore[attr-defined]
+                    anchor=anchors.make(f"class-{qual}"),
+                    container=prefix[:-1],
+                )
+            )
+            stack.extend((c, qual + ".", qual) for c in reversed(children))
+            continue
+        if ntype == "funcdef":
+            name = node.name.value  # type: ignore[attr-defined]
+            qual = prefix + name
+            line, col = node.start_pos  # type: ignore[attr-defined]
+            is_method = bool(class_qual) and prefix == class_qual + "."
+            kind = SymbolKind.METHOD if is_method else SymbolKind.FUNCTION
+            params = children[2].get_code(include_prefix=False) if len(children) > 2 else "()"
+            symbols.append(
+                Symbol(
+                    name=name,
+                    qualname=qual,
+                    kind=kind,
+                    line=line,
+                    col=col,
+                    end_line=node.end_pos[0],  # type: ignore[attr-defined]
+                    anchor=anchors.make(f"{kind.value}-{qual}"),
+                    container=prefix[:-1],
+                    signature=params,
+                )
+            )
+            stack.extend((c, qual + ".", "") for c in reversed(children))
+            continue
+        if ntype in ("import_name", "import_from"):
+            try:
+                paths = node.get_paths()  # type: ignore[attr-defined]
+                line = node.start_pos[0]  # type: ignore[attr-defined]
+                if ntype == "import_name":
+                    for path in paths:
+                        mod = ".".join(n.value for n in path)
+                        anchor = import_anchor.setdefault(mod, anchors.make(f"import-{mod}"))
+                        imports.append(Import(mod, (), line, 0, anchor))
+                else:
+                    level = node.level  # type: ignore[attr-defined]
+                    from_names = node.get_from_names()  # type: ignore[attr-defined]
+                    mod = "." * level + ".".join(n.value for n in from_names)
+                    star = node.is_star_import()  # type: ignore[attr-defined]
+                    names = () if star else tuple(p[-1].value for p in paths)
+                    anchor = import_anchor.setdefault(mod, anchors.make(f"import-{mod}"))
+                    imports.append(Import(mod, names, line, level, anchor))
+            except (AttributeError, IndexError, TypeError):
+                pass
+            continue
+        stack.extend((c, prefix, class_qual) for c in reversed(children))
+    symbols.sort(key=lambda s: (s.line, s.col))
+    facts.symbols = tuple(symbols)
+    facts.imports = tuple(sorted(imports, key=lambda i: i.line))

@@ -1,0 +1,151 @@
+"""Relations between the files of a workspace: which module a file is, what
+its imports resolve to, who imports it, and which tests do.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+
+from repodoc_lsp.analysis.model import Import
+
+STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+
+
+def is_test_file(rel: str) -> bool:
+    parts = rel.split("/")
+    name = parts[-1]
+    if not name.endswith(".py"):
+        return False
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+        or any(p in ("tests", "test", "testing") for p in parts[:-1])
+    )
+
+
+def module_names(rel: str, files: set[str]) -> list[str]:
+    """Dotted names a Python file is importable as: from its package root, and from the root."""
+    if not rel.endswith((".py", ".pyi")):
+        return []
+    parts = rel.rsplit(".", 1)[0].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not parts or not all(p.isidentifier() for p in parts[-1:]):
+        return []
+    # Walk up while the folder is a package (has __init__.py).
+    start = len(rel.split("/")) - 1  # index of the file's folder in parts-space
+    top = start
+    folders = rel.split("/")[:-1]
+    while top > 0 and "/".join(folders[:top]) + "/__init__.py" in files:
+        top -= 1
+    names = []
+    by_package = ".".join(parts[top:])
+    if by_package:
+        names.append(by_package)
+    from_root = ".".join(parts)
+    if from_root and from_root not in names and all(p.isidentifier() for p in parts):
+        names.append(from_root)
+    return names
+
+
+class Relations:
+    """Import graph of a workspace. Rebuild when files are added or removed;
+    `update` when one file's imports change."""
+
+    def __init__(self, imports: Mapping[str, Iterable[Import]]) -> None:
+        self.files = set(imports)
+        self.module_of: dict[str, str] = {}
+        self.file_of: dict[str, str] = {}
+        for rel in sorted(self.files):
+            names = module_names(rel, self.files)
+            if names:
+                self.module_of[rel] = names[0]
+            for name in names:
+                self.file_of.setdefault(name, rel)
+        self.top_level = {name.split(".", 1)[0] for name in self.file_of}
+        self.targets: dict[str, dict[int, str | None]] = {}
+        self.imported_by: dict[str, set[str]] = defaultdict(set)
+        # (target file, imported name) -> importing files
+        self.name_users: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self._imports: dict[str, tuple[Import, ...]] = {}
+        for rel, imps in imports.items():
+            self.update(rel, imps)
+
+    def update(self, rel: str, imports: Iterable[Import]) -> set[str]:
+        """Re-resolve one file's imports; returns the files whose "Imported by" changed."""
+        old = set(t for t in self.targets.get(rel, {}).values() if t)
+        for imp in self._imports.get(rel, ()):
+            target = self.targets.get(rel, {}).get(id(imp))
+            if target:
+                for name in imp.names:
+                    self.name_users[(target, name)].discard(rel)
+        for target in old:
+            self.imported_by[target].discard(rel)
+        imps = tuple(imports)
+        self._imports[rel] = imps
+        resolved: dict[int, str | None] = {}
+        for imp in imps:
+            target = self.resolve(rel, imp)
+            resolved[id(imp)] = target
+            if target and target != rel:
+                self.imported_by[target].add(rel)
+                for name in imp.names:
+                    self.name_users[(target, name)].add(rel)
+        self.targets[rel] = resolved
+        new = set(t for t in resolved.values() if t and t != rel)
+        return old ^ new
+
+    def target(self, rel: str, imp: Import) -> str | None:
+        return self.targets.get(rel, {}).get(id(imp))
+
+    def absolute(self, rel: str, imp: Import) -> str:
+        """The absolute dotted module of an import (relative ones resolved against the file)."""
+        if not imp.level:
+            return imp.module
+        base = self.module_of.get(rel, "")
+        package = base.split(".") if base else []
+        if not rel.endswith("__init__.py") and package:
+            package = package[:-1]
+        up = imp.level - 1
+        if up > len(package):
+            return imp.module
+        package = package[: len(package) - up] if up else package
+        tail = imp.module.lstrip(".")
+        return ".".join([*package, tail] if tail else package)
+
+    def resolve(self, rel: str, imp: Import) -> str | None:
+        module = self.absolute(rel, imp)
+        if module.startswith("."):
+            return None
+        for name in imp.names:  # `from pkg import mod` imports a module
+            hit = self.file_of.get(f"{module}.{name}" if module else name)
+            if hit and len(imp.names) == 1:
+                return hit
+        hit = self.file_of.get(module)
+        if hit:
+            return hit
+        for name in imp.names:
+            hit = self.file_of.get(f"{module}.{name}" if module else name)
+            if hit:
+                return hit
+        return None
+
+    def category(self, rel: str, imp: Import) -> str:
+        """'workspace', 'stdlib' or 'third-party'."""
+        if imp.level or self.target(rel, imp):
+            return "workspace"
+        top = imp.module.split(".", 1)[0]
+        if top in STDLIB:
+            return "stdlib"
+        if top in self.top_level:
+            return "workspace"
+        return "third-party"
+
+    def tests_of(self, rel: str) -> list[str]:
+        return sorted(f for f in self.imported_by.get(rel, ()) if is_test_file(f))
+
+    def importers(self, rel: str) -> list[str]:
+        return sorted(self.imported_by.get(rel, ()))

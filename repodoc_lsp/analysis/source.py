@@ -1,0 +1,97 @@
+"""Bytes -> text -> facts: decoding rules and the choice of analyser."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import tokenize
+from dataclasses import dataclass
+
+from repodoc_lsp.analysis.model import FileFacts, Language
+
+PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".rst")
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+class NotText(Exception):
+    """The bytes are not a text file repodoc can document; `str(exc)` is the reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceText:
+    """Decoded text with universal newlines, and how it was decoded."""
+
+    text: str
+    encoding: str
+    note: str = ""
+
+
+def language_for(name: str) -> Language:
+    lower = name.lower()
+    if lower.endswith(PYTHON_SUFFIXES):
+        return Language.PYTHON
+    if lower.endswith(MARKDOWN_SUFFIXES):
+        return Language.MARKDOWN
+    return Language.TEXT
+
+
+def normalise_newlines(text: str) -> str:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def decode(data: bytes, language: Language) -> SourceText:
+    """Decode a file's bytes, or raise NotText with the reason.
+
+    Byte-order marks win; then a NUL byte means binary; Python files follow
+    PEP 263 (coding cookie, else UTF-8); anything that is not valid in its
+    declared encoding is decoded as Latin-1 and says so.
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return SourceText(normalise_newlines(data.decode(encoding)), encoding)
+            except UnicodeDecodeError as exc:
+                raise NotText(f"invalid {encoding} after its byte-order mark") from exc
+    if b"\x00" in data:
+        raise NotText("binary (contains NUL bytes)")
+    encoding = "utf-8"
+    if language is Language.PYTHON:
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError:
+            encoding = "utf-8"
+    try:
+        return SourceText(normalise_newlines(data.decode(encoding)), encoding)
+    except (UnicodeDecodeError, LookupError):
+        return SourceText(
+            normalise_newlines(data.decode("latin-1")),
+            "latin-1",
+            f"not valid {encoding}; decoded as Latin-1",
+        )
+
+
+def analyse_source(name: str, data: bytes) -> FileFacts:
+    """Facts for a file called `name` with content `data` (raises NotText)."""
+    language = language_for(name)
+    source = decode(data, language)
+    if language is Language.PYTHON:
+        from repodoc_lsp.analysis.python import analyse_python
+
+        facts = analyse_python(source.text)
+    else:
+        from repodoc_lsp.analysis.text import analyse_text
+
+        facts = analyse_text(source.text, language)
+    facts.encoding = source.encoding
+    facts.encoding_note = source.note
+    return facts

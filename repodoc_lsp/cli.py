@@ -1,0 +1,202 @@
+"""`repodoc`: generate the docs tree (for CI and pre-commit) or serve the language server."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from repodoc_lsp import __version__
+from repodoc_lsp.config import ConfigError, load_settings
+
+EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+EPILOG = """\
+exit codes:
+  0    success (conflicts with files repodoc did not write are reported, not fatal)
+  1    --check: the tree on disk is not what generation would write
+  2    bad command line, settings or workspace folder
+  3    the output folder cannot be written
+  130  interrupted
+
+settings are read from [tool.repodoc] in ROOT/pyproject.toml; flags override them.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="repodoc", description="Keep a repository's Markdown documentation alive.",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+    )
+    parser.add_argument("--version", action="version", version=f"repodoc-lsp {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    gen = sub.add_parser("generate", help="write the documentation tree",
+                         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+                         description="Write a _docs.md and a _kw.md per file and an index.md and a "
+                                     "doc.md per folder of ROOT into the output folder.")
+    gen.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    gen.add_argument("--out", metavar="DIR", help="output folder (default: ROOT/docs)")
+    gen.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: cores)")
+    gen.add_argument("--check", action="store_true",
+                     help="write nothing; exit 1 and list stale pages if the tree is out of date")
+    gen.add_argument("--include", action="append", metavar="PATTERN", help="only these files (repeatable)")
+    gen.add_argument("--exclude", action="append", metavar="PATTERN", help="leave these out (repeatable)")
+    gen.add_argument("--templates", metavar="DIR", help="folder of template overrides")
+    gen.add_argument("--embed-source-max-bytes", type=int, metavar="N",
+                     help="embed sources up to N bytes (0: never)")
+    gen.add_argument("--project-name", metavar="NAME", help="project name shown in pages")
+    gen.add_argument("--no-cache", action="store_true", help="analyse every file again")
+    gen.add_argument("--json", action="store_true", help="print the summary as JSON")
+    gen.add_argument("--verbose", "-v", action="store_true", help="list every skipped file")
+    gen.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    srv = sub.add_parser("serve", help="run the language server (stdio by default)")
+    srv.add_argument("--stdio", action="store_true", help="use stdio (the default)")
+    srv.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead of stdio")
+    srv.add_argument("--log-file", metavar="FILE", help="write the server log to FILE")
+    srv.add_argument("--verbose", "-v", action="store_true", help="debug logging")
+    return parser
+
+
+def _err(message: str) -> None:
+    print(f"repodoc: error: {message}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "generate":
+        return _generate(args)
+    _parser().print_help()
+    return EXIT_USAGE
+
+
+def serve_main() -> int:
+    """Entry point of the `repodoc-lsp` command: `repodoc serve` with the same flags."""
+    return main(["serve", *sys.argv[1:]])
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from repodoc_lsp.server import run
+
+    return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "output": args.out, "jobs": args.jobs, "include": args.include, "exclude": args.exclude,
+        "templates": args.templates, "embed_source_max_bytes": args.embed_source_max_bytes,
+        "project_name": args.project_name,
+    }
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from repodoc_lsp.generate import generate
+    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.writer import OutputError
+
+    root = Path(args.root)
+    if not root.is_dir():
+        _err(f"{root}: not a folder")
+        return EXIT_USAGE
+    try:
+        settings, _ = load_settings(root, _overrides(args), strict=True)
+    except ConfigError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    if args.out:  # a flag is relative to the working folder, a setting to the root
+        settings = settings.replace(output=str(Path(args.out).resolve()))
+    if settings.templates and not Path(root, settings.templates).is_dir():
+        _err(f"templates: {settings.templates}: not a folder")
+        return EXIT_USAGE
+    if settings.templates:
+        settings = settings.replace(templates=str(Path(root, settings.templates).resolve()))
+    cancel = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    try:
+        ws = Workspace(root, settings, use_cache=not args.no_cache)
+        show = not args.quiet and not args.json and sys.stderr.isatty()
+        try:
+            if show:
+                summary = _with_progress(lambda progress: generate(
+                    root, ws, check=args.check, jobs=args.jobs, progress=progress, cancel=cancel))
+            else:
+                summary = generate(root, ws, check=args.check, jobs=args.jobs, cancel=cancel)
+        except OutputError as exc:
+            _err(str(exc))
+            return EXIT_OUTPUT
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return _report(summary, args)
+
+
+def _with_progress(run: Any) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TextColumn("{task.fields[where]}"), transient=True,
+                  console=_stderr_console()) as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(phase: str, done: int, total: int, where: str) -> None:
+            if phase not in tasks:
+                label = "analysing" if phase == "analyse" else "writing"
+                tasks[phase] = bar.add_task(label, total=total, where="")
+            bar.update(tasks[phase], completed=done, total=total, where=where[-50:])
+
+        return run(progress)
+
+
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def _report(summary: Any, args: argparse.Namespace) -> int:
+    import json
+
+    out = sys.stdout
+    if args.json:
+        json.dump(summary.as_dict(), out, indent=2)
+        out.write("\n")
+    else:
+        for c in summary.conflicts:
+            print(f"repodoc: conflict: {Path(summary.out, c.page)}: {c.reason} (left as it is)", file=sys.stderr)
+        if args.verbose:
+            for s in summary.skipped:
+                print(f"repodoc: skipped: {s.path}: {s.reason}", file=sys.stderr)
+        for s in summary.stale:
+            print(f"stale: {Path(summary.out, s.page)}: {s.reason}", file=out)
+        reasons = Counter(_reason_kind(s.reason) for s in summary.skipped)
+        skipped = f"{len(summary.skipped)} skipped"
+        if reasons:
+            skipped += " (" + ", ".join(f"{n} {why}" for why, n in sorted(reasons.items())) + ")"
+        if args.check:
+            verdict = "up to date" if not summary.stale else f"{len(summary.stale)} pages stale"
+            print(f"repodoc: {summary.files} files analysed, {verdict}, {skipped}, "
+                  f"{summary.seconds:.2f} s", file=out)
+        else:
+            print(f"repodoc: {summary.files} files analysed ({summary.analysed} parsed, "
+                  f"{summary.cached} from cache), {len(summary.written)} pages written, "
+                  f"{summary.unchanged} unchanged, {len(summary.removed)} removed, {skipped}, "
+                  f"{len(summary.conflicts)} conflicts, {summary.seconds:.2f} s -> {summary.out}",
+                  file=out)
+    if summary.cancelled:
+        print("repodoc: interrupted; pages written so far are complete", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if args.check and summary.stale:
+        return EXIT_STALE
+    return EXIT_OK
+
+
+def _reason_kind(reason: str) -> str:
+    return reason.split(" (", 1)[0].split(":", 1)[0]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

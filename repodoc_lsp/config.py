@@ -1,0 +1,192 @@
+"""One settings tree: defaults < `[tool.repodoc]` in pyproject.toml < command line or editor.
+
+Every setting is declared once in `FIELDS` with its three spellings
+(Python, pyproject.toml, editor) and its type; strict loading (the CLI)
+raises `ConfigError` naming the key, lenient loading (the server) falls back
+to the default and reports the problem.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """A bad setting; the message names the file and the key."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    output: str = "docs"
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    embed_source_max_bytes: int = 200_000
+    max_file_bytes: int = 5_000_000
+    project_name: str = ""
+    templates: str = ""
+    jobs: int = 0
+    cache_dir: str = ""
+    regenerate_on_save: bool = True
+    max_workspace_symbols: int = 200
+    python_path: str = ""
+
+    def replace(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str  # Python attribute
+    kind: type
+    help: str
+    minimum: int | None = None
+
+    @property
+    def toml_key(self) -> str:
+        return self.name.replace("_", "-")
+
+    @property
+    def editor_key(self) -> str:
+        head, *rest = self.name.split("_")
+        return head + "".join(p.capitalize() for p in rest)
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("output", str, "output folder, relative to the workspace root"),
+    Field("include", tuple, "gitignore-style patterns; when set, only matching files are inputs"),
+    Field("exclude", tuple, "gitignore-style patterns excluded from the inputs"),
+    Field("embed_source_max_bytes", int, "embed sources up to this size in _docs.md (0: never)", 0),
+    Field("max_file_bytes", int, "files larger than this are skipped", 1),
+    Field("project_name", str, "project name shown in pages (default: pyproject.toml, else folder)"),
+    Field("templates", str, "folder of Jinja2 templates overriding the built-in ones"),
+    Field("jobs", int, "worker processes (0: one per core)", 0),
+    Field("cache_dir", str, "analysis cache folder (default: the user cache folder)"),
+    Field("regenerate_on_save", bool, "language server: rewrite pages on save"),
+    Field("max_workspace_symbols", int, "language server: most workspace/symbol results", 1),
+    Field("python_path", str, "language server: interpreter whose libraries jedi resolves"),
+)
+_BY_KEY: dict[str, Field] = {}
+for _f in FIELDS:
+    _BY_KEY[_f.name] = _BY_KEY[_f.toml_key] = _BY_KEY[_f.editor_key] = _f
+
+
+def _convert(field: Field, value: Any) -> Any:
+    if field.kind is bool:
+        if isinstance(value, bool):
+            return value
+        raise ValueError(f"expected true or false, got {value!r}")
+    if field.kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected a whole number, got {value!r}")
+        if field.minimum is not None and value < field.minimum:
+            raise ValueError(f"expected a number >= {field.minimum}, got {value}")
+        return value
+    if field.kind is str:
+        if not isinstance(value, str):
+            raise ValueError(f"expected a string, got {value!r}")
+        return value
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError(f"expected a list of strings, got {value!r}")
+
+
+def apply(
+    base: Settings, values: Mapping[str, Any], *, source: str, strict: bool
+) -> tuple[Settings, list[str]]:
+    """`base` with `values` applied (any spelling of the keys).
+
+    strict: the first problem raises ConfigError. Lenient: a bad or unknown
+    key keeps its current value and the problem is returned.
+    """
+    changes: dict[str, Any] = {}
+    problems: list[str] = []
+    for key, value in values.items():
+        field = _BY_KEY.get(key)
+        if field is None:
+            known = ", ".join(f.toml_key if "tool.repodoc" in source else f.editor_key for f in FIELDS)
+            problem = f"{source}: unknown key {key!r} (known keys: {known})"
+        elif value is None:
+            continue
+        else:
+            try:
+                changes[field.name] = _convert(field, value)
+                continue
+            except ValueError as exc:
+                problem = f"{source}: {key}: {exc}"
+        if strict:
+            raise ConfigError(problem)
+        problems.append(problem)
+    return base.replace(**changes), problems
+
+
+def read_pyproject(root: Path) -> dict[str, Any]:
+    """`[tool.repodoc]` of root/pyproject.toml ({} when absent); ConfigError on bad TOML."""
+    path = root / "pyproject.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    section = data.get("tool", {}).get("repodoc", {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: [tool.repodoc] must be a table")
+    return section
+
+
+def load_settings(
+    root: Path, overrides: Mapping[str, Any] | None = None, *, strict: bool = True
+) -> tuple[Settings, list[str]]:
+    """Defaults < pyproject.toml < overrides."""
+    problems: list[str] = []
+    try:
+        table = read_pyproject(root)
+    except ConfigError as exc:
+        if strict:
+            raise
+        problems.append(str(exc))
+        table = {}
+    settings, found = apply(Settings(), table, source=f"{root / 'pyproject.toml'} [tool.repodoc]",
+                            strict=strict)
+    problems += found
+    if overrides:
+        settings, found = apply(settings, overrides, source="settings", strict=strict)
+        problems += found
+    return settings, problems
+
+
+def project_name(root: Path, settings: Settings) -> str:
+    if settings.project_name:
+        return settings.project_name
+    try:
+        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+        name = data.get("project", {}).get("name")
+        if isinstance(name, str) and name:
+            return name
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        pass
+    return root.resolve().name or "workspace"
+
+
+def cache_dir(settings: Settings) -> Path:
+    if settings.cache_dir:
+        return Path(settings.cache_dir).expanduser()
+    if os.environ.get("REPODOC_CACHE_DIR"):
+        return Path(os.environ["REPODOC_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "repodoc"

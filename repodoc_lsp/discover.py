@@ -1,0 +1,188 @@
+"""Which files are inputs: ignore files, settings, and never the output folder."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from repodoc_lsp.config import Settings
+
+# Folders that are never inputs, whatever the ignore files say.
+NEVER_DIRS = frozenset({
+    ".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".tox", ".nox", ".eggs", "node_modules", ".venv", "venv", ".hypothesis", ".ipynb_checkpoints",
+})
+BINARY_SUFFIXES = frozenset({
+    ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".pdf", ".zip", ".gz", ".bz2",
+    ".xz", ".tar", ".whl", ".egg", ".so", ".dylib", ".dll", ".exe", ".o", ".a", ".pyc", ".pyo",
+    ".pyd", ".class", ".jar", ".woff", ".woff2", ".ttf", ".otf", ".eot", ".mp3", ".mp4", ".wav",
+    ".ogg", ".avi", ".mov", ".pt", ".pth", ".bin", ".npy", ".npz", ".pkl", ".pickle", ".db",
+    ".sqlite", ".sqlite3", ".vsix", ".onnx", ".safetensors", ".h5",
+})
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass
+class Discovery:
+    """Inputs as POSIX paths relative to the root, sorted; folders include "" (the root)."""
+
+    files: list[str] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def _spec(lines: list[str]) -> pathspec.PathSpec | None:
+    lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+def _read_ignore(path: Path) -> pathspec.PathSpec | None:
+    try:
+        return _spec(path.read_text(encoding="utf-8", errors="replace").splitlines())
+    except OSError:
+        return None
+
+
+class InputFilter:
+    """Decides whether a path relative to the root is an input."""
+
+    def __init__(self, root: Path, settings: Settings) -> None:
+        self.root = root
+        self.settings = settings
+        self.output_real = os.path.realpath(root / settings.output)
+        self.include = _spec(list(settings.include))
+        self.exclude = _spec(list(settings.exclude))
+        self._ignores: dict[str, pathspec.PathSpec | None] = {}
+        info = _read_ignore(root / ".git" / "info" / "exclude")
+        self._root_extra = info
+
+    def _ignore_for(self, folder: str) -> pathspec.PathSpec | None:
+        if folder not in self._ignores:
+            self._ignores[folder] = _read_ignore(self.root / folder / ".gitignore")
+        return self._ignores[folder]
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        """Ignored by .gitignore files of the root and every folder above `rel`."""
+        probe = rel + "/" if is_dir else rel
+        if self._root_extra is not None and self._root_extra.match_file(probe):
+            return True
+        parts = rel.split("/")
+        for depth in range(len(parts)):
+            folder = "/".join(parts[:depth])
+            spec = self._ignore_for(folder)
+            if spec is not None:
+                sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+                if spec.match_file(sub):
+                    return True
+        return False
+
+    def dir_excluded(self, rel: str, path: str) -> bool:
+        name = rel.rsplit("/", 1)[-1]
+        if name in NEVER_DIRS or name.endswith(".egg-info"):
+            return True
+        if os.path.realpath(path) == self.output_real:
+            return True
+        if os.path.exists(os.path.join(path, "pyvenv.cfg")):
+            return True
+        if self.exclude is not None and self.exclude.match_file(rel + "/"):
+            return True
+        return self.ignored(rel, is_dir=True)
+
+    def file_excluded(self, rel: str) -> bool:
+        if self.exclude is not None and self.exclude.match_file(rel):
+            return True
+        if self.include is not None and not self.include.match_file(rel):
+            return True
+        return self.ignored(rel, is_dir=False)
+
+    def is_input(self, path: Path) -> bool:
+        """For one file (a save in the editor): inside the root, not excluded, in no excluded folder."""
+        try:
+            rel = path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return False
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if self.dir_excluded(folder, str(self.root / folder)):
+                return False
+        return not self.file_excluded(rel) and not _binary_name(rel)
+
+
+def _binary_name(rel: str) -> bool:
+    return os.path.splitext(rel)[1].lower() in BINARY_SUFFIXES
+
+
+def discover(root: Path, settings: Settings) -> Discovery:
+    """Walk the root without following folder links; report what is left out and why."""
+    root = root.resolve()
+    flt = InputFilter(root, settings)
+    found = Discovery()
+    has_input: set[str] = set()
+    root_real = str(root)
+    stack = [""]
+    while stack:
+        folder = stack.pop()
+        abs_folder = os.path.join(root_real, folder) if folder else root_real
+        try:
+            entries = sorted(os.scandir(abs_folder), key=lambda e: e.name)
+        except OSError as exc:
+            found.skipped.append(Skipped(folder or ".", f"unreadable folder: {exc.strerror or exc}"))
+            continue
+        for entry in entries:
+            rel = f"{folder}/{entry.name}" if folder else entry.name
+            try:
+                if entry.is_symlink():
+                    if entry.is_dir() or not os.path.exists(entry.path):
+                        if entry.is_dir() and flt.dir_excluded(rel, entry.path):
+                            continue
+                        why = "symbolic link to a folder (not followed)" if entry.is_dir() \
+                            else "broken symbolic link"
+                        if not flt.file_excluded(rel):
+                            found.skipped.append(Skipped(rel, why))
+                        continue
+                    target = os.path.realpath(entry.path)
+                    if os.path.commonpath([target, root_real]) != root_real:
+                        if not flt.file_excluded(rel):
+                            found.skipped.append(Skipped(rel, "symbolic link to outside the workspace"))
+                        continue
+                    if target.startswith(flt.output_real + os.sep):
+                        continue
+                if entry.is_dir():
+                    if not flt.dir_excluded(rel, entry.path):
+                        stack.append(rel)
+                    continue
+                if not entry.is_file() or flt.file_excluded(rel):
+                    continue
+                if _binary_name(rel):
+                    found.skipped.append(Skipped(rel, "binary (by extension)"))
+                    continue
+                size = entry.stat().st_size
+            except OSError as exc:
+                found.skipped.append(Skipped(rel, f"unreadable: {exc.strerror or exc}"))
+                continue
+            if size > settings.max_file_bytes:
+                found.skipped.append(Skipped(
+                    rel, f"too large ({size:,} bytes; max-file-bytes is {settings.max_file_bytes:,})"))
+                continue
+            found.files.append(rel)
+            has_input.add(folder)
+    for folder in list(has_input):
+        while folder:
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+            if folder in has_input:
+                break
+            has_input.add(folder)
+    has_input.add("")
+    found.files.sort()
+    found.folders = sorted(has_input)
+    found.skipped.sort(key=lambda s: s.path)
+    return found

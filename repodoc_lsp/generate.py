@@ -1,0 +1,160 @@
+"""The pipeline, shared by the CLI and the language server:
+workspace facts -> page plan (each page keyed by its inputs) -> render what changed -> write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from repodoc_lsp import __version__
+from repodoc_lsp.discover import Skipped
+from repodoc_lsp.render import Renderer, Site
+from repodoc_lsp.render.paths import folder_of, pages_of_file, pages_of_folder
+from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
+from repodoc_lsp.writer import Outcome, OutputError, Writer, WriteResult
+
+__all__ = ["OutputError", "Page", "Summary", "generate", "plan_pages", "write_pages"]
+
+
+@dataclass
+class Summary:
+    root: str
+    out: str
+    files: int = 0
+    analysed: int = 0
+    cached: int = 0
+    written: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    conflicts: list[WriteResult] = field(default_factory=list)
+    stale: list[WriteResult] = field(default_factory=list)
+    seconds: float = 0.0
+    cancelled: bool = False
+
+    def as_dict(self) -> dict:
+        return {
+            "root": self.root, "out": self.out, "files": self.files, "analysed": self.analysed,
+            "cached": self.cached, "written": len(self.written), "writtenPages": self.written,
+            "unchanged": self.unchanged, "removed": len(self.removed), "removedPages": self.removed,
+            "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
+            "conflicts": [{"path": c.page, "reason": c.reason} for c in self.conflicts],
+            "stale": [{"path": s.page, "reason": s.reason} for s in self.stale],
+            "seconds": round(self.seconds, 3), "cancelled": self.cancelled,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    path: str  # relative to the output folder
+    key: str  # digest of everything the page is rendered from
+    render: Callable[[], str]
+
+
+def _h(*parts: object) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for p in parts:
+        h.update(repr(p).encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def _templates_stamp(folder: str) -> str:
+    if not folder:
+        return ""
+    try:
+        return _h(sorted((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in os.scandir(folder)))
+    except OSError:
+        return "missing"
+
+
+def plan_pages(ws: Workspace, renderer: Renderer, site: Site) -> list[Page]:
+    """Every page of the tree, with a key that changes whenever its content could."""
+    s = ws.settings
+    base = _h(__version__, ws.project, s.embed_source_max_bytes, site.root, site.out,
+              _templates_stamp(s.templates))
+    rels = ws.relations
+    folder_listing = {f: _h(files) for f, files in site.child_files.items()}
+    pages: list[Page] = []
+    for rel in sorted(ws.facts):
+        d = ws.digests[rel]
+        docs, kw = pages_of_file(rel)
+        targets = sorted((t or "") for t in rels.targets.get(rel, {}).values())
+        key = _h(base, "docs", rel, d, ws.sizes[rel], rels.module_of.get(rel), rels.importers(rel),
+                 folder_listing.get(folder_of(rel)), targets)
+        pages.append(Page(docs, key, lambda rel=rel: renderer.file_docs(site, rel, ws.read_text(rel))))
+        pages.append(Page(kw, _h(base, "kw", rel, d), lambda rel=rel: renderer.file_kw(site, rel)))
+    for folder in sorted(ws.folders):
+        files = site.child_files.get(folder, [])
+        subs = site.child_folders.get(folder, [])
+        content = [(r, ws.digests[r]) for r in files]
+        sub_counts = [(f, sum(1 for r in ws.facts if r.startswith(f + "/"))) for f in subs]
+        index, doc = pages_of_folder(folder)
+        pages.append(Page(index, _h(base, "index", folder, content, sub_counts),
+                          lambda folder=folder: renderer.folder_index(site, folder)))
+        links = [(r, rels.importers(r), sorted((t or "") for t in rels.targets.get(r, {}).values()))
+                 for r in files]
+        pages.append(Page(doc, _h(base, "doc", folder, content, len(subs), links),
+                          lambda folder=folder: renderer.folder_doc(site, folder)))
+    return pages
+
+
+def write_pages(
+    pages: Iterable[Page], writer: Writer, summary: Summary, *, progress: ProgressFn | None = None,
+    cancel: CancelToken | None = None, remove_stale: bool = True,
+) -> None:
+    """Render and write the pages whose inputs changed; then drop pages of vanished sources."""
+    pages = list(pages)
+    total = len(pages)
+    for done, page in enumerate(pages, start=1):
+        if cancel is not None and cancel.is_set():
+            summary.cancelled = True
+            break
+        if not writer.check and writer.unchanged(page.path, page.key):
+            summary.unchanged += 1
+        else:
+            result = writer.write(page.path, page.render(), page.key)
+            if result.outcome is Outcome.WRITTEN:
+                summary.written.append(page.path)
+            elif result.outcome is Outcome.UNCHANGED:
+                summary.unchanged += 1
+            elif result.outcome is Outcome.STALE:
+                summary.stale.append(result)
+            else:
+                summary.conflicts.append(result)
+        if progress and (done % 25 == 0 or done == total):
+            progress("write", done, total, folder_of(page.path))
+    if remove_stale and not summary.cancelled:
+        removed, conflicts = writer.remove_stale({p.path for p in pages})
+        if writer.check:
+            summary.stale.extend(WriteResult(p, Outcome.STALE, "would be removed") for p in removed)
+        else:
+            summary.removed.extend(removed)
+        summary.conflicts.extend(conflicts)
+    writer.save_manifest()
+
+
+def generate(
+    root: Path, ws: Workspace, *, check: bool = False, jobs: int | None = None,
+    progress: ProgressFn | None = None, cancel: CancelToken | None = None,
+    renderer: Renderer | None = None, rescan: bool = True,
+) -> Summary:
+    """Write (or with check=True, compare) the whole documentation tree of `ws`."""
+    started = time.perf_counter()
+    summary = Summary(root=str(ws.root), out=str(ws.out))
+    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel):
+        summary.cancelled = True
+    summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
+    summary.skipped = ws.skipped
+    if not summary.cancelled:
+        writer = Writer(ws.out, check=check)
+        renderer = renderer or Renderer(ws.settings.templates or None)
+        site = ws.site()
+        write_pages(plan_pages(ws, renderer, site), writer, summary, progress=progress, cancel=cancel)
+    summary.seconds = time.perf_counter() - started
+    return summary

@@ -1,0 +1,289 @@
+"""Page views: the data each template receives, built from facts and relations."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from repodoc_lsp import MARKER, __version__
+from repodoc_lsp.analysis.model import (
+    FileFacts,
+    FindingCategory,
+    Import,
+    KeywordKind,
+    Language,
+    Symbol,
+    SymbolKind,
+)
+from repodoc_lsp.analysis.relations import Relations, is_test_file
+from repodoc_lsp.render import markdown as md
+from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
+
+SAME_FOLDER_LIMIT = 30
+MAIN_SYMBOLS_LIMIT = 40
+
+_LANG_FENCE = {".py": "python", ".pyi": "python", ".md": "markdown", ".toml": "toml",
+               ".json": "json", ".yml": "yaml", ".yaml": "yaml", ".sh": "sh", ".js": "javascript",
+               ".ts": "typescript", ".lua": "lua", ".c": "c", ".h": "c", ".cpp": "cpp",
+               ".rs": "rust", ".go": "go", ".txt": "text", ".cfg": "ini", ".ini": "ini",
+               ".html": "html", ".css": "css", ".rst": "rst", ".vim": "vim"}
+_TYPE_LABEL = {Language.PYTHON: "Python Source", Language.MARKDOWN: "Markdown Document",
+               Language.TEXT: "Text File"}
+_UNDERSCORE_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_LINK_SPECIAL = re.compile(r"([\\`*\[\]|])")
+
+
+def link_text(text: str) -> str:
+    """A file name as link text: underscores inside words stay as they are."""
+    text = _LINK_SPECIAL.sub(r"\\\1", md.escape_html(text))
+    return _UNDERSCORE_EDGE.sub(r"\\_", text)
+
+
+@dataclass
+class Site:
+    """The workspace as pages see it."""
+
+    project: str
+    root: str  # absolute POSIX path of the workspace root
+    out: str  # absolute POSIX path of the output folder
+    embed_max: int
+    relations: Relations
+    facts: dict[str, FileFacts]
+    sizes: dict[str, int]
+    folders: list[str]
+    child_folders: dict[str, list[str]] = field(default_factory=dict)
+    child_files: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
+              facts: dict[str, FileFacts], sizes: dict[str, int], folders: Iterable[str]) -> Site:
+        site = cls(project, root, out, embed_max, relations, facts, sizes, sorted(folders))
+        site.index_tree()
+        return site
+
+    def index_tree(self) -> None:
+        self.child_folders = {f: [] for f in self.folders}
+        self.child_files = {f: [] for f in self.folders}
+        for folder in self.folders:
+            if folder:
+                self.child_folders.setdefault(folder_of(folder), []).append(folder)
+        for rel in sorted(self.facts):
+            self.child_files.setdefault(folder_of(rel), []).append(rel)
+
+    def source_path(self, rel: str) -> str:
+        """The source file `rel` as a path relative to the output folder."""
+        return posixpath.relpath(posixpath.join(self.root, rel), self.out)
+
+
+class Renderer:
+    def __init__(self, templates: str | Path | None = None) -> None:
+        loaders: list[jinja2.BaseLoader] = []
+        if templates:
+            loaders.append(jinja2.FileSystemLoader(str(templates)))
+        loaders.append(jinja2.PackageLoader("repodoc_lsp.render", "templates"))
+        self.env = jinja2.Environment(
+            loader=jinja2.ChoiceLoader(loaders),
+            autoescape=False,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            undefined=jinja2.StrictUndefined,
+        )
+        self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
+                                docmd=md.docstring_markdown, firstline=md.first_line,
+                                inline=md.inline)
+        self.env.globals.update(marker=MARKER, version=__version__)
+        self._templates = {name: self.env.get_template(f"{name}.md.j2")
+                           for name in ("file_kw", "file_docs", "folder_index", "folder_doc")}
+
+    # -- helpers shared by the views -------------------------------------------------
+    @staticmethod
+    def _link(page: str, target: str, fragment: str = "") -> str:
+        return md.href(md.rel_link(page, target), fragment)
+
+    def _src(self, site: Site, page: str, rel: str, line: int | None = None) -> str:
+        target = posixpath.join(site.root, rel)
+        link = posixpath.relpath(target, posixpath.dirname(posixpath.join(site.out, page)))
+        return md.href(link, f"L{line}" if line else "")
+
+    # -- pages ------------------------------------------------------------------------
+    def file_kw(self, site: Site, rel: str) -> str:
+        facts = site.facts[rel]
+        page = kw_page(rel)
+        docs_name = posixpath.basename(docs_page(rel))
+        groups = [(kind.heading, entries) for kind, entries in facts.keywords().items()]
+        sections = {KeywordKind.CLASS: ("Detailed Analysis", "detailed-analysis"),
+                    KeywordKind.FUNCTION: ("Detailed Analysis", "detailed-analysis"),
+                    KeywordKind.HEADING: ("Detailed Analysis", "detailed-analysis"),
+                    KeywordKind.IMPORT: ("Dependencies", "dependencies"),
+                    KeywordKind.IDENTIFIER: ("Original Source", "original-source")}
+        counts = {kind: len(entries) for kind, entries in facts.keywords().items()}
+        section_map = [(kind.heading, counts[kind], *sections[kind]) for kind in KeywordKind
+                       if kind in counts]
+        return self._templates["file_kw"].render(
+            rel=rel, page=page, docs_name=docs_name, folder=folder_of(rel) or ".",
+            src_href=self._src(site, page, rel), groups=groups, section_map=section_map,
+            identifiers_total=facts.identifiers_total, identifiers_shown=len(facts.identifiers),
+            empty_reason=_empty_reason(facts), project=site.project,
+        )
+
+    def file_docs(self, site: Site, rel: str, text: str | None) -> str:
+        facts = site.facts[rel]
+        page = docs_page(rel)
+        rels = site.relations
+        ext = posixpath.splitext(rel)[1]
+        size = site.sizes.get(rel, 0)
+        embed = text is not None and site.embed_max > 0 and size <= site.embed_max
+        classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
+        functions = [s for s in facts.symbols if s.kind is SymbolKind.FUNCTION]
+        methods_of: dict[str, list[Symbol]] = {}
+        for s in facts.symbols:
+            if s.kind is SymbolKind.METHOD:
+                methods_of.setdefault(s.container, []).append(s)
+        deps = self._dependencies(site, page, rel, facts.imports)
+        importers = [(r, self._link(page, docs_page(r))) for r in rels.importers(rel)]
+        tests = [(r, self._link(page, docs_page(r))) for r in rels.tests_of(rel)]
+        siblings = [r for r in site.child_files.get(folder_of(rel), []) if r != rel]
+        doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
+        purpose = md.docstring_markdown(facts.module_doc) if facts.module_doc else ""
+        if not purpose and facts.language is Language.MARKDOWN and facts.symbols:
+            purpose = f"A Markdown document titled {md.code(facts.symbols[0].name)}."
+        return self._templates["file_docs"].render(
+            rel=rel, page=page, name=posixpath.basename(rel), ext=ext or "(none)",
+            folder=folder_of(rel) or ".", facts=facts, lang=facts.language.value,
+            type_label=_TYPE_LABEL[facts.language] + (f" ({ext})" if facts.language is Language.TEXT and ext else ""),
+            size_label=md.size_human(size), size=size, purpose=purpose,
+            module=rels.module_of.get(rel, ""), embed=embed, source=text or "",
+            fence_lang=_LANG_FENCE.get(ext.lower(), ""), embed_max=site.embed_max,
+            src_href=self._src(site, page, rel), line_href=lambda n: self._src(site, page, rel, n),
+            classes=classes, functions=functions, methods_of=methods_of,
+            headings=[s for s in facts.symbols if s.kind is SymbolKind.HEADING],
+            counts=_counts(facts), deps=deps, importers=importers, tests=tests,
+            is_test=is_test_file(rel),
+            test_functions=[s.name for s in facts.symbols
+                            if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and s.name.startswith("test")],
+            doctest_in=doctest_in,
+            patterns=facts.findings_in(FindingCategory.PATTERN),
+            performance=facts.findings_in(FindingCategory.PERFORMANCE),
+            security=facts.findings_in(FindingCategory.SECURITY),
+            siblings=[(r, self._link(page, docs_page(r))) for r in siblings[:SAME_FOLDER_LIMIT]],
+            siblings_more=max(0, len(siblings) - SAME_FOLDER_LIMIT),
+            kw_href=self._link(page, kw_page(rel)), docs_href=self._link(page, page),
+            index_href=self._link(page, folder_index(folder_of(rel))),
+            folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
+            project=site.project,
+        )
+
+    def _dependencies(self, site: Site, page: str, rel: str, imports: Iterable[Import]) -> dict[str, list[dict]]:
+        groups: dict[str, dict[str, dict]] = {"stdlib": {}, "third-party": {}, "workspace": {}}
+        for imp in imports:
+            cat = site.relations.category(rel, imp)
+            entry = groups[cat].setdefault(imp.module, {
+                "module": imp.module, "anchor": imp.anchor, "lines": [], "names": [],
+                "href": "", "target": "", "absolute": site.relations.absolute(rel, imp)})
+            entry["lines"].append(imp.line)
+            entry["names"].extend(n for n in imp.names if n not in entry["names"])
+            target = site.relations.target(rel, imp)
+            if target and not entry["href"]:
+                entry["href"] = self._link(page, docs_page(target))
+                entry["target"] = target
+        return {cat: list(entries.values()) for cat, entries in groups.items()}
+
+    def folder_index(self, site: Site, folder: str) -> str:
+        page = folder_index(folder)
+        subfolders = [(posixpath.basename(f), self._link(page, folder_index(f)),
+                       _count_files(site, f)) for f in site.child_folders.get(folder, [])]
+        files = []
+        for rel in site.child_files.get(folder, []):
+            facts = site.facts[rel]
+            summary = md.first_line(facts.module_doc)
+            if not summary and facts.language is Language.MARKDOWN and facts.symbols:
+                summary = facts.symbols[0].name
+            files.append((posixpath.basename(rel), self._link(page, docs_page(rel)),
+                          self._link(page, kw_page(rel)), summary, _counts(facts)))
+        return self._templates["folder_index"].render(
+            folder=folder, page=page, title=folder or site.project, subfolders=subfolders,
+            files=files, doc_href=self._link(page, folder_doc(folder)),
+            parent_href=self._link(page, folder_index(folder_of(folder))) if folder else "",
+            project=site.project,
+        )
+
+    def folder_doc(self, site: Site, folder: str) -> str:
+        page = folder_doc(folder)
+        files = site.child_files.get(folder, [])
+        facts_of = site.facts
+        init = next((r for r in files if posixpath.basename(r) == "__init__.py"), None)
+        readme = next((r for r in files if posixpath.basename(r).lower() in ("readme.md", "readme.rst",
+                                                                             "readme.txt", "readme")), None)
+        purpose, purpose_from = "", ""
+        if init and facts_of[init].module_doc:
+            purpose, purpose_from = md.docstring_markdown(facts_of[init].module_doc), init
+        elif readme:
+            first = next((s.name for s in facts_of[readme].symbols), "")
+            purpose = f"Described by its README{': ' + md.code(first) if first else ''}."
+            purpose_from = readme
+        languages = Counter(facts_of[r].language.value for r in files)
+        lines = sum(facts_of[r].lines for r in files)
+        main_classes, main_functions = [], []
+        for rel in files:
+            for s in facts_of[rel].symbols:
+                entry = (s.name, rel, self._link(page, docs_page(rel), s.anchor), md.first_line(s.docstring))
+                if s.kind is SymbolKind.CLASS and not s.container:
+                    main_classes.append(entry)
+                elif s.kind is SymbolKind.FUNCTION and not s.container:
+                    main_functions.append(entry)
+        public = lambda entries: sorted(entries, key=lambda e: (e[0].startswith("_"), e[0].lower(), e[1]))  # noqa: E731
+        inside = set(files)
+        deps: dict[str, Counter[str]] = {"workspace": Counter(), "stdlib": Counter(), "third-party": Counter()}
+        used_by: set[str] = set()
+        for rel in files:
+            for imp in facts_of[rel].imports:
+                cat = site.relations.category(rel, imp)
+                target = site.relations.target(rel, imp)
+                if cat == "workspace":
+                    if target and folder_of(target) != folder:
+                        deps[cat][target] += 1
+                else:
+                    deps[cat][imp.module.split(".", 1)[0]] += 1
+            used_by.update(r for r in site.relations.importers(rel) if r not in inside and folder_of(r) != folder)
+        return self._templates["folder_doc"].render(
+            folder=folder, page=page, title=folder or site.project, purpose=purpose,
+            purpose_from=purpose_from, purpose_href=self._link(page, docs_page(purpose_from)) if purpose_from else "",
+            n_files=len(files), languages=sorted(languages.items()), lines=lines,
+            n_folders=len(site.child_folders.get(folder, [])),
+            main_classes=public(main_classes)[:MAIN_SYMBOLS_LIMIT], n_classes=len(main_classes),
+            main_functions=public(main_functions)[:MAIN_SYMBOLS_LIMIT], n_functions=len(main_functions),
+            ws_deps=[(t, self._link(page, docs_page(t)), n) for t, n in sorted(deps["workspace"].items())],
+            stdlib_deps=sorted(deps["stdlib"]), third_deps=sorted(deps["third-party"]),
+            used_by=[(r, self._link(page, docs_page(r))) for r in sorted(used_by)],
+            index_href=self._link(page, folder_index(folder)), project=site.project,
+            root=not folder,
+        )
+
+
+def _count_files(site: Site, folder: str) -> int:
+    prefix = folder + "/"
+    return sum(1 for rel in site.facts if rel.startswith(prefix))
+
+
+def _counts(facts: FileFacts) -> dict[str, int]:
+    c = Counter(s.kind for s in facts.symbols)
+    return {"classes": c[SymbolKind.CLASS], "functions": c[SymbolKind.FUNCTION],
+            "methods": c[SymbolKind.METHOD], "headings": c[SymbolKind.HEADING],
+            "imports": len({i.module for i in facts.imports}), "lines": facts.lines}
+
+
+def _empty_reason(facts: FileFacts) -> str:
+    if facts.lines == 0:
+        return "the file is empty"
+    if facts.language is Language.PYTHON:
+        return "no classes, functions or imports are defined in this file"
+    if facts.language is Language.MARKDOWN:
+        return "no headings or code identifiers in this document"
+    return "no identifiers in this file"

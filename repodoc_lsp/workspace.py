@@ -1,0 +1,258 @@
+"""The analysed state of one workspace: discover -> read -> facts (cached, in parallel) -> relations.
+
+Shared by `repodoc generate` and the language server; the server keeps one
+`Workspace` per root and updates single files as they are saved.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import posixpath
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from repodoc_lsp.analysis import FileFacts, analyse_source
+from repodoc_lsp.analysis.relations import Relations
+from repodoc_lsp.analysis.source import NotText
+from repodoc_lsp.cache import FactsCache, digest
+from repodoc_lsp.config import Settings, cache_dir, project_name
+from repodoc_lsp.discover import InputFilter, Skipped, discover
+from repodoc_lsp.render import Site
+
+# Below this many files to analyse, worker processes cost more than they save.
+PARALLEL_THRESHOLD = 48
+
+ProgressFn = Callable[[str, int, int, str], None]  # phase, done, total, message
+
+
+class CancelToken(Protocol):
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Analysed:
+    rel: str
+    digest: str
+    size: int
+    facts: FileFacts | None
+    skip_reason: str = ""
+
+
+def analyse_path(root: str, rel: str, known: dict[str, str] | None = None) -> Analysed:
+    """Read and analyse one file; every failure becomes a skip reason, never an exception."""
+    path = os.path.join(root, rel)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return Analysed(rel, "", 0, None, f"unreadable: {exc.strerror or exc}")
+    return analyse_bytes(rel, data)
+
+
+def analyse_bytes(rel: str, data: bytes) -> Analysed:
+    key = digest(data)
+    try:
+        facts = analyse_source(posixpath.basename(rel), data)
+    except NotText as exc:
+        return Analysed(rel, key, len(data), None, str(exc))
+    except (RecursionError, MemoryError):
+        return Analysed(rel, key, len(data), None, "too deeply nested to analyse")
+    return Analysed(rel, key, len(data), facts)
+
+
+def _analyse_chunk(root: str, rels: list[str]) -> list[Analysed]:
+    return [analyse_path(root, rel) for rel in rels]
+
+
+def default_jobs(settings: Settings) -> int:
+    if settings.jobs > 0:
+        return settings.jobs
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Workspace:
+    def __init__(self, root: Path, settings: Settings, *, use_cache: bool = True) -> None:
+        self.root = root.resolve()
+        self.settings = settings
+        self.out = (self.root / settings.output).resolve() if not os.path.isabs(settings.output) \
+            else Path(settings.output)
+        self.project = project_name(self.root, settings)
+        self.cache = FactsCache(cache_dir(settings) if use_cache else None)
+        self.filter = InputFilter(self.root, settings)
+        self.facts: dict[str, FileFacts] = {}
+        self.digests: dict[str, str] = {}
+        self.sizes: dict[str, int] = {}
+        self.folders: set[str] = {""}
+        self.discovery_skipped: list[Skipped] = []
+        self.read_skipped: dict[str, str] = {}
+        self.relations = Relations({})
+        self.analysed = 0  # files analysed (not from the cache) by the last scan
+        self.cached = 0
+
+    # -- whole workspace ----------------------------------------------------------
+    def scan(self, *, jobs: int | None = None, progress: ProgressFn | None = None,
+             cancel: CancelToken | None = None) -> bool:
+        """Discover and analyse every input. Returns False when cancelled."""
+        found = discover(self.root, self.settings)
+        self.discovery_skipped = found.skipped
+        self.read_skipped = {}
+        rels = found.files
+        total = len(rels)
+        # Digest every file (cheap), then take what the cache already knows.
+        digests: dict[str, str] = {}
+        sizes: dict[str, int] = {}
+        for rel in rels:
+            try:
+                with open(self.root / rel, "rb") as fh:
+                    data = fh.read()
+            except OSError as exc:
+                self.read_skipped[rel] = f"unreadable: {exc.strerror or exc}"
+                continue
+            digests[rel] = digest(data)
+            sizes[rel] = len(data)
+        cached = self.cache.get_many(set(digests.values()))
+        facts: dict[str, FileFacts] = {}
+        todo: list[str] = []
+        for rel, key in digests.items():
+            if key in cached:
+                facts[rel] = cached[key]
+            else:
+                todo.append(rel)
+        self.cached = len(facts)
+        done = len(facts)
+        if progress:
+            progress("analyse", done, total, "")
+        new: list[tuple[str, FileFacts]] = []
+
+        def take(result: Analysed) -> None:
+            nonlocal done
+            done += 1
+            if result.facts is None:
+                self.read_skipped[result.rel] = result.skip_reason
+                digests.pop(result.rel, None)
+            else:
+                facts[result.rel] = result.facts
+                digests[result.rel] = result.digest
+                sizes[result.rel] = result.size
+                new.append((result.digest, result.facts))
+            if progress:
+                progress("analyse", done, total, posixpath.dirname(result.rel))
+
+        cancelled = False
+        workers = min(jobs or default_jobs(self.settings), max(1, len(todo) // 8))
+        if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
+            chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
+            chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["repodoc_lsp.workspace"])
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                futures = [pool.submit(_analyse_chunk, str(self.root), c) for c in chunks]
+                for fut in futures:
+                    if cancel is not None and cancel.is_set():
+                        cancelled = True
+                        pool.shutdown(cancel_futures=True)
+                        break
+                    for result in fut.result():
+                        take(result)
+        else:
+            for rel in todo:
+                if cancel is not None and cancel.is_set():
+                    cancelled = True
+                    break
+                take(analyse_path(str(self.root), rel))
+        self.cache.put_many(new)
+        self.analysed = len(new)
+        self.facts, self.digests = facts, {r: d for r, d in digests.items() if r in facts}
+        self.sizes = {r: s for r, s in sizes.items() if r in facts}
+        self.folders = set(found.folders)
+        self.relations = Relations({rel: f.imports for rel, f in facts.items()})
+        return not cancelled
+
+    # -- single files (the language server) ------------------------------------------
+    def rel(self, path: Path) -> str | None:
+        """The workspace-relative POSIX path of an input file, or None if it is not one."""
+        if not self.filter.is_input(path):
+            return None
+        return path.resolve().relative_to(self.root).as_posix()
+
+    def update_file(self, rel: str, data: bytes | None = None) -> bool:
+        """Re-analyse one file (from `data`, else from disk; gone from disk: removed).
+
+        Returns True when the workspace changed.
+        """
+        if data is None:
+            try:
+                data = (self.root / rel).read_bytes()
+            except FileNotFoundError:
+                return self.remove_file(rel)
+            except OSError as exc:
+                self.read_skipped[rel] = f"unreadable: {exc.strerror or exc}"
+                return self.remove_file(rel)
+        if len(data) > self.settings.max_file_bytes:
+            return self.remove_file(rel)
+        key = digest(data)
+        if self.digests.get(rel) == key:
+            return False
+        cached = self.cache.get_many([key]).get(key)
+        result = Analysed(rel, key, len(data), cached) if cached else analyse_bytes(rel, data)
+        if result.facts is None:
+            self.read_skipped[rel] = result.skip_reason
+            return self.remove_file(rel)
+        if not cached:
+            self.cache.put_many([(key, result.facts)])
+        is_new = rel not in self.facts
+        self.facts[rel] = result.facts
+        self.digests[rel] = key
+        self.sizes[rel] = result.size
+        self.read_skipped.pop(rel, None)
+        if is_new:
+            self._add_folders(rel)
+            self.relations = Relations({r: f.imports for r, f in self.facts.items()})
+        else:
+            self.relations.update(rel, result.facts.imports)
+        return True
+
+    def remove_file(self, rel: str) -> bool:
+        if rel not in self.facts:
+            return False
+        del self.facts[rel], self.digests[rel], self.sizes[rel]
+        self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
+        self.relations = Relations({r: f.imports for r, f in self.facts.items()})
+        return True
+
+    def _add_folders(self, rel: str) -> None:
+        self.folders.update(_ancestors(rel))
+
+    # -- views --------------------------------------------------------------------
+    @property
+    def skipped(self) -> list[Skipped]:
+        return sorted([*self.discovery_skipped, *(Skipped(r, why) for r, why in self.read_skipped.items())],
+                      key=lambda s: s.path)
+
+    def site(self) -> Site:
+        return Site.build(project=self.project, root=self.root.as_posix(), out=self.out.as_posix(),
+                          embed_max=self.settings.embed_source_max_bytes, relations=self.relations,
+                          facts=self.facts, sizes=self.sizes, folders=self.folders)
+
+    def read_text(self, rel: str) -> str | None:
+        from repodoc_lsp.analysis.source import decode, language_for
+
+        try:
+            data = (self.root / rel).read_bytes()
+            return decode(data, language_for(rel)).text
+        except (OSError, NotText):
+            return None
+
+
+def _ancestors(rel: str) -> Iterable[str]:
+    parts = rel.split("/")[:-1]
+    yield ""
+    for i in range(1, len(parts) + 1):
+        yield "/".join(parts[:i])

@@ -1,0 +1,215 @@
+"""Strings -> files in the output folder, and nothing else.
+
+Rules: a generated page carries `MARKER` on its first line and is recorded
+in the manifest; a file without the marker is a person's and is never
+overwritten or deleted (a conflict is reported instead); writes go to a
+temporary file renamed into place; an unchanged page is not rewritten; no
+path outside the output folder is written, whatever the symlinks say.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from repodoc_lsp import MARKER, __version__
+
+MANIFEST = ".repodoc-manifest.json"
+_MARKER_BYTES = MARKER.encode()
+
+
+class Outcome(enum.Enum):
+    WRITTEN = "written"
+    UNCHANGED = "unchanged"
+    CONFLICT = "conflict"
+    STALE = "stale"  # --check: the page on disk differs from what would be written
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    page: str
+    outcome: Outcome
+    reason: str = ""
+
+
+class OutputError(Exception):
+    """The output folder cannot be used at all (message names it)."""
+
+
+class Writer:
+    """Writes pages under `out`; `check=True` compares instead of writing."""
+
+    def __init__(self, out: Path, *, check: bool = False) -> None:
+        self.out = out
+        self.check = check
+        self.out_real = os.path.realpath(out)
+        # page -> (render key, size, mtime_ns) of the file as written
+        self.manifest: dict[str, tuple[str, int, int]] = {}
+        self._load_manifest()
+
+    # -- manifest -----------------------------------------------------------------
+    def _load_manifest(self) -> None:
+        try:
+            data = json.loads((self.out / MANIFEST).read_text(encoding="utf-8"))
+            pages = data.get("pages", {})
+            if isinstance(pages, dict):
+                self.manifest = {str(k): (str(v[0]), int(v[1]), int(v[2])) for k, v in pages.items()}
+        except (OSError, ValueError, AttributeError, TypeError, IndexError, KeyError):
+            self.manifest = {}
+
+    def save_manifest(self) -> None:
+        if self.check:
+            return
+        data = json.dumps({"generator": f"repodoc-lsp {__version__}", "pages": dict(sorted(self.manifest.items()))},
+                          indent=0, ensure_ascii=False)
+        with contextlib.suppress(OSError, OutputError):
+            self._ensure_out()
+            self._atomic_write(self.out / MANIFEST, data.encode("utf-8"))
+
+    # -- safety -------------------------------------------------------------------
+    def _ensure_out(self) -> None:
+        if os.path.islink(self.out) and not os.path.isdir(self.out):
+            raise OutputError(f"{self.out}: output folder is a broken link")
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except FileExistsError as exc:
+            raise OutputError(f"{self.out}: exists and is not a folder") from exc
+        except OSError as exc:
+            raise OutputError(f"{self.out}: cannot create output folder: {exc.strerror or exc}") from exc
+        self.out_real = os.path.realpath(self.out)
+
+    def _inside(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return real == self.out_real or real.startswith(self.out_real + os.sep)
+
+    def owned(self, path: Path) -> bool:
+        """True when the file at `path` is a page repodoc generated (marker on line 1)."""
+        try:
+            with open(path, "rb") as fh:
+                return fh.read(len(_MARKER_BYTES)) == _MARKER_BYTES
+        except OSError:
+            return False
+
+    # -- writing ------------------------------------------------------------------
+    def unchanged(self, page: str, key: str) -> bool:
+        """True when the page on disk is the one generated from the same inputs (no render needed):
+        same key, and the file still has the size and modification time it was written with."""
+        entry = self.manifest.get(page)
+        if entry is None or entry[0] != key:
+            return False
+        try:
+            st = os.lstat(self.out / page)
+        except OSError:
+            return False
+        return (st.st_size, st.st_mtime_ns) == entry[1:]
+
+    def _record(self, page: str, key: str) -> None:
+        try:
+            st = os.lstat(self.out / page)
+        except OSError:
+            return
+        self.manifest[page] = (key, st.st_size, st.st_mtime_ns)
+
+    def write(self, page: str, content: str, key: str) -> WriteResult:
+        path = self.out / page
+        data = content.encode("utf-8")
+        if not content.startswith(MARKER):
+            raise ValueError(f"{page}: a generated page must start with the marker")
+        if not self._inside(str(path.parent)) and os.path.exists(path.parent):
+            return WriteResult(page, Outcome.CONFLICT, "its folder links outside the output folder")
+        if os.path.islink(path):
+            return WriteResult(page, Outcome.CONFLICT, "a symbolic link is in the way")
+        exists = os.path.lexists(path)
+        if exists and os.path.isdir(path):
+            return WriteResult(page, Outcome.CONFLICT, "a folder is in the way")
+        if exists and not self.owned(path):
+            return WriteResult(page, Outcome.CONFLICT, "a file repodoc did not generate is in the way")
+        if exists:
+            try:
+                if path.read_bytes() == data:
+                    if not self.check:
+                        self._record(page, key)
+                    return WriteResult(page, Outcome.UNCHANGED)
+            except OSError:
+                pass
+        if self.check:
+            return WriteResult(page, Outcome.STALE, "differs" if exists else "missing")
+        try:
+            self._make_parents(path.parent)
+            self._atomic_write(path, data)
+        except OSError as exc:
+            return WriteResult(page, Outcome.CONFLICT, f"cannot write: {exc.strerror or exc}")
+        self._record(page, key)
+        return WriteResult(page, Outcome.WRITTEN)
+
+    def _make_parents(self, folder: Path) -> None:
+        self._ensure_out()
+        rel = folder.relative_to(self.out)
+        current = self.out
+        for part in rel.parts:
+            current = current / part
+            if os.path.islink(current):
+                if not self._inside(str(current)):
+                    raise OSError(0, f"{current} links outside the output folder")
+            if not current.exists():
+                current.mkdir()
+            elif not current.is_dir():
+                raise OSError(0, f"{current} is a file, not a folder")
+
+    def _atomic_write(self, path: Path, data: bytes) -> None:
+        fd, tmp = tempfile.mkstemp(prefix=".repodoc-", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    # -- removal ------------------------------------------------------------------
+    def remove_stale(self, keep: set[str]) -> tuple[list[str], list[WriteResult]]:
+        """Delete generated pages of the manifest that are not in `keep`.
+
+        Returns (removed pages, conflicts); with check=True nothing is deleted
+        and the pages that would go are returned as removed.
+        """
+        removed: list[str] = []
+        conflicts: list[WriteResult] = []
+        for page in sorted(set(self.manifest) - keep):
+            path = self.out / page
+            if not os.path.lexists(path):
+                if not self.check:
+                    del self.manifest[page]
+                continue
+            if os.path.islink(path) or not self.owned(path) or not self._inside(str(path.parent)):
+                conflicts.append(WriteResult(page, Outcome.CONFLICT, "no longer generated, but not ours to delete"))
+                if not self.check:
+                    del self.manifest[page]
+                continue
+            if self.check:
+                removed.append(page)
+                continue
+            try:
+                path.unlink()
+                removed.append(page)
+                del self.manifest[page]
+                self._prune(path.parent)
+            except OSError as exc:
+                conflicts.append(WriteResult(page, Outcome.CONFLICT, f"cannot delete: {exc.strerror or exc}"))
+        return removed, conflicts
+
+    def _prune(self, folder: Path) -> None:
+        """Remove folders left empty by deletions, up to the output folder."""
+        while folder != self.out and self._inside(str(folder)):
+            try:
+                folder.rmdir()
+            except OSError:
+                return
+            folder = folder.parent
