@@ -153,9 +153,8 @@ class Writer:
         current = self.out
         for part in rel.parts:
             current = current / part
-            if os.path.islink(current):
-                if not self._inside(str(current)):
-                    raise OSError(0, f"{current} links outside the output folder")
+            if os.path.islink(current) and not self._inside(str(current)):
+                raise OSError(0, f"{current} links outside the output folder")
             if not current.exists():
                 current.mkdir()
             elif not current.is_dir():

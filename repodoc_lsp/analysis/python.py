@@ -9,6 +9,7 @@ exhaust the interpreter's stack here.
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 from collections.abc import Iterator
 
@@ -123,10 +124,8 @@ def analyse_python(text: str) -> FileFacts:
     else:
         _from_ast(tree, text, facts)
         return facts
-    try:
+    with contextlib.suppress(RecursionError, MemoryError):
         _from_parso(text, facts)
-    except (RecursionError, MemoryError):
-        pass
     return facts
 
 
