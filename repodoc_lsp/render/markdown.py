@@ -117,7 +117,7 @@ def prose(text: str) -> str:
         if stripped.startswith(">>>"):
             block = []
             while i < len(lines) and lines[i].strip():
-                block.append(lines[i].strip() if lines[i].lstrip().startswith((">>>", "...")) else lines[i].strip())
+                block.append(lines[i].strip())
                 i += 1
             out.append(fence("\n".join(block), "pycon"))
             continue
