@@ -6,6 +6,7 @@ import argparse
 import signal
 import sys
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -139,14 +140,19 @@ def _with_progress(run: Any) -> Any:
 
     with Progress(TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TextColumn("{task.fields[where]}"), transient=True,
-                  console=_stderr_console()) as bar:
+                  console=_stderr_console(), auto_refresh=False) as bar:  # no thread: workers fork
         tasks: dict[str, Any] = {}
+        last = [0.0]
 
         def progress(phase: str, done: int, total: int, where: str) -> None:
             if phase not in tasks:
                 label = "analysing" if phase == "analyse" else "writing"
                 tasks[phase] = bar.add_task(label, total=total, where="")
             bar.update(tasks[phase], completed=done, total=total, where=where[-50:])
+            now = time.monotonic()
+            if now - last[0] > 0.1 or done == total:
+                last[0] = now
+                bar.refresh()
 
         return run(progress)
 

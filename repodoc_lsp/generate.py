@@ -5,9 +5,11 @@ workspace facts -> page plan (each page keyed by its inputs) -> render what chan
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from repodoc_lsp import __version__
 from repodoc_lsp.discover import Skipped
 from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.paths import folder_of, pages_of_file, pages_of_folder
-from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
+from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace, default_jobs
 from repodoc_lsp.writer import Outcome, OutputError, Writer, WriteResult
 
 __all__ = ["OutputError", "Page", "Summary", "generate", "plan_pages", "write_pages"]
@@ -93,7 +95,7 @@ def plan_pages(ws: Workspace, renderer: Renderer, site: Site) -> list[Page]:
         files = site.child_files.get(folder, [])
         subs = site.child_folders.get(folder, [])
         content = [(r, ws.digests[r]) for r in files]
-        sub_counts = [(f, sum(1 for r in ws.facts if r.startswith(f + "/"))) for f in subs]
+        sub_counts = [(f, site.files_below.get(f, 0)) for f in subs]
         index, doc = pages_of_folder(folder)
         pages.append(Page(index, _h(base, "index", folder, content, sub_counts),
                           lambda folder=folder: renderer.folder_index(site, folder)))
@@ -104,31 +106,88 @@ def plan_pages(ws: Workspace, renderer: Renderer, site: Site) -> list[Page]:
     return pages
 
 
+# Pages to render before worker processes pay off.
+PARALLEL_PAGES = 400
+_CHUNK = 40
+
+# What forked render workers inherit (set just before the fork, never pickled).
+_FORKED: tuple[list[Page], Writer] | None = None
+
+
+def _render_chunk(start: int) -> list[tuple[WriteResult, tuple[str, int, int] | None]]:
+    assert _FORKED is not None
+    pages, writer = _FORKED
+    out = []
+    for page in pages[start : start + _CHUNK]:
+        result = writer.write(page.path, page.render(), page.key)
+        out.append((result, writer.manifest.get(page.path)))
+    return out
+
+
+def _fork_is_safe() -> bool:
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _rendered(todo: list[Page], writer: Writer, jobs: int, cancel: CancelToken | None
+              ) -> Iterator[tuple[WriteResult, tuple[str, int, int] | None]]:
+    """Render and write `todo`: forked workers for many pages in a single-threaded process
+    (the CLI), else in this process (the language server)."""
+    global _FORKED
+    if jobs > 1 and len(todo) >= PARALLEL_PAGES and _fork_is_safe():
+        _FORKED = (todo, writer)
+        pool = multiprocessing.get_context("fork").Pool(jobs)
+        try:
+            for chunk in pool.imap(_render_chunk, range(0, len(todo), _CHUNK)):
+                yield from chunk
+                if cancel is not None and cancel.is_set():
+                    pool.terminate()  # a killed worker leaves at most a temporary file
+                    return
+            pool.close()
+        finally:
+            pool.terminate()
+            pool.join()
+            _FORKED = None
+        return
+    for page in todo:
+        if cancel is not None and cancel.is_set():
+            return
+        yield writer.write(page.path, page.render(), page.key), None
+
+
 def write_pages(
     pages: Iterable[Page], writer: Writer, summary: Summary, *, progress: ProgressFn | None = None,
-    cancel: CancelToken | None = None, remove_stale: bool = True,
+    cancel: CancelToken | None = None, remove_stale: bool = True, jobs: int = 1,
+    prepare: Callable[[], None] | None = None,
 ) -> None:
     """Render and write the pages whose inputs changed; then drop pages of vanished sources."""
     pages = list(pages)
     total = len(pages)
-    for done, page in enumerate(pages, start=1):
-        if cancel is not None and cancel.is_set():
-            summary.cancelled = True
-            break
+    todo = []
+    for page in pages:
         if not writer.check and writer.unchanged(page.path, page.key):
             summary.unchanged += 1
         else:
-            result = writer.write(page.path, page.render(), page.key)
-            if result.outcome is Outcome.WRITTEN:
-                summary.written.append(page.path)
-            elif result.outcome is Outcome.UNCHANGED:
-                summary.unchanged += 1
-            elif result.outcome is Outcome.STALE:
-                summary.stale.append(result)
-            else:
-                summary.conflicts.append(result)
+            todo.append(page)
+    writer.sweep_temporaries()
+    if todo and prepare is not None:
+        prepare()  # e.g. load facts before workers fork
+    done = summary.unchanged
+    for result, record in _rendered(todo, writer, jobs, cancel):
+        done += 1
+        if record is not None:
+            writer.manifest[result.page] = record
+        if result.outcome is Outcome.WRITTEN:
+            summary.written.append(result.page)
+        elif result.outcome is Outcome.UNCHANGED:
+            summary.unchanged += 1
+        elif result.outcome is Outcome.STALE:
+            summary.stale.append(result)
+        else:
+            summary.conflicts.append(result)
         if progress and (done % 25 == 0 or done == total):
-            progress("write", done, total, folder_of(page.path))
+            progress("write", done, total, folder_of(result.page))
+    if cancel is not None and cancel.is_set():
+        summary.cancelled = True
     if remove_stale and not summary.cancelled:
         removed, conflicts = writer.remove_stale({p.path for p in pages})
         if writer.check:
@@ -155,6 +214,7 @@ def generate(
         writer = Writer(ws.out, check=check)
         renderer = renderer or Renderer(ws.settings.templates or None)
         site = ws.site()
-        write_pages(plan_pages(ws, renderer, site), writer, summary, progress=progress, cancel=cancel)
+        write_pages(plan_pages(ws, renderer, site), writer, summary, progress=progress, cancel=cancel,
+                    jobs=jobs or default_jobs(ws.settings), prepare=ws.facts.load_all)
     summary.seconds = time.perf_counter() - started
     return summary

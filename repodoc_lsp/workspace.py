@@ -9,13 +9,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import posixpath
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from repodoc_lsp.analysis import FileFacts, analyse_source
+from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.cache import FactsCache, digest
@@ -68,6 +69,64 @@ def _analyse_chunk(root: str, rels: list[str]) -> list[Analysed]:
     return [analyse_path(root, rel) for rel in rels]
 
 
+class FactsStore(MutableMapping[str, FileFacts]):
+    """rel -> facts. Facts the cache already holds are loaded on first use, so a run
+    in which no page changes reads only each file's imports from the cache."""
+
+    def __init__(self, root: Path, cache: FactsCache) -> None:
+        self._root = root
+        self._cache = cache
+        self._loaded: dict[str, FileFacts] = {}
+        self._pending: dict[str, str] = {}  # rel -> digest, in the cache, not loaded yet
+        self._imports: dict[str, tuple[Import, ...]] = {}
+
+    def add_cached(self, rel: str, key: str, imports: tuple[Import, ...]) -> None:
+        self._loaded.pop(rel, None)
+        self._pending[rel] = key
+        self._imports[rel] = imports
+
+    def imports(self) -> dict[str, tuple[Import, ...]]:
+        return self._imports
+
+    def load_all(self) -> None:
+        """Load every pending file's facts (before rendering, or for the symbol index)."""
+        if not self._pending:
+            return
+        found = self._cache.get_many(set(self._pending.values()))
+        for rel, key in list(self._pending.items()):
+            facts = found.get(key)
+            if facts is None:  # gone from the cache meanwhile: analyse again
+                facts = analyse_path(str(self._root), rel).facts or FileFacts(Language.TEXT, 0)
+            self._loaded[rel] = facts
+        self._pending.clear()
+
+    def __getitem__(self, rel: str) -> FileFacts:
+        if rel in self._pending:
+            self.load_all()
+        return self._loaded[rel]
+
+    def __setitem__(self, rel: str, facts: FileFacts) -> None:
+        self._pending.pop(rel, None)
+        self._loaded[rel] = facts
+        self._imports[rel] = facts.imports
+
+    def __delitem__(self, rel: str) -> None:
+        if rel not in self._loaded and rel not in self._pending:
+            raise KeyError(rel)
+        self._loaded.pop(rel, None)
+        self._pending.pop(rel, None)
+        self._imports.pop(rel, None)
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._imports
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._imports)
+
+    def __len__(self) -> int:
+        return len(self._imports)
+
+
 def default_jobs(settings: Settings) -> int:
     if settings.jobs > 0:
         return settings.jobs
@@ -86,7 +145,7 @@ class Workspace:
         self.project = project_name(self.root, settings)
         self.cache = FactsCache(cache_dir(settings) if use_cache else None)
         self.filter = InputFilter(self.root, settings)
-        self.facts: dict[str, FileFacts] = {}
+        self.facts = FactsStore(self.root, self.cache)
         self.digests: dict[str, str] = {}
         self.sizes: dict[str, int] = {}
         self.folders: set[str] = {""}
@@ -117,12 +176,12 @@ class Workspace:
                 continue
             digests[rel] = digest(data)
             sizes[rel] = len(data)
-        cached = self.cache.get_many(set(digests.values()))
-        facts: dict[str, FileFacts] = {}
+        cached = self.cache.get_imports_many(set(digests.values()))
+        facts = FactsStore(self.root, self.cache)
         todo: list[str] = []
         for rel, key in digests.items():
             if key in cached:
-                facts[rel] = cached[key]
+                facts.add_cached(rel, key, cached[key])
             else:
                 todo.append(rel)
         self.cached = len(facts)
@@ -150,8 +209,11 @@ class Workspace:
         if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
             chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
-            ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["repodoc_lsp.workspace"])
+            if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+                ctx = multiprocessing.get_context("fork")  # the CLI: cheapest start
+            else:  # the language server has threads: never fork it
+                ctx = multiprocessing.get_context("forkserver")
+                ctx.set_forkserver_preload(["repodoc_lsp.workspace"])
             with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
                 futures = [pool.submit(_analyse_chunk, str(self.root), c) for c in chunks]
                 for fut in futures:
@@ -172,7 +234,7 @@ class Workspace:
         self.facts, self.digests = facts, {r: d for r, d in digests.items() if r in facts}
         self.sizes = {r: s for r, s in sizes.items() if r in facts}
         self.folders = set(found.folders)
-        self.relations = Relations({rel: f.imports for rel, f in facts.items()})
+        self.relations = Relations(facts.imports())
         return not cancelled
 
     # -- single files (the language server) ------------------------------------------
@@ -214,7 +276,7 @@ class Workspace:
         self.read_skipped.pop(rel, None)
         if is_new:
             self._add_folders(rel)
-            self.relations = Relations({r: f.imports for r, f in self.facts.items()})
+            self.relations = Relations(self.facts.imports())
         else:
             self.relations.update(rel, result.facts.imports)
         return True
@@ -224,7 +286,7 @@ class Workspace:
             return False
         del self.facts[rel], self.digests[rel], self.sizes[rel]
         self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
-        self.relations = Relations({r: f.imports for r, f in self.facts.items()})
+        self.relations = Relations(self.facts.imports())
         return True
 
     def _add_folders(self, rel: str) -> None:

@@ -51,6 +51,7 @@ class Writer:
         # page -> (render key, size, mtime_ns) of the file as written
         self.manifest: dict[str, tuple[str, int, int]] = {}
         self._load_manifest()
+        self._saved = dict(self.manifest)
 
     # -- manifest -----------------------------------------------------------------
     def _load_manifest(self) -> None:
@@ -63,13 +64,14 @@ class Writer:
             self.manifest = {}
 
     def save_manifest(self) -> None:
-        if self.check:
+        if self.check or self.manifest == self._saved:
             return
         data = json.dumps({"generator": f"repodoc-lsp {__version__}", "pages": dict(sorted(self.manifest.items()))},
                           indent=0, ensure_ascii=False)
         with contextlib.suppress(OSError, OutputError):
             self._ensure_out()
             self._atomic_write(self.out / MANIFEST, data.encode("utf-8"))
+            self._saved = dict(self.manifest)
 
     # -- safety -------------------------------------------------------------------
     def _ensure_out(self) -> None:
@@ -203,6 +205,16 @@ class Writer:
             except OSError as exc:
                 conflicts.append(WriteResult(page, Outcome.CONFLICT, f"cannot delete: {exc.strerror or exc}"))
         return removed, conflicts
+
+    def sweep_temporaries(self) -> None:
+        """Delete temporary files left by a run that was killed mid-write."""
+        if self.check or not os.path.isdir(self.out):
+            return
+        for folder, _dirs, files in os.walk(self.out):
+            for name in files:
+                if name.startswith(".repodoc-") and name.endswith(".tmp"):
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(folder, name))
 
     def _prune(self, folder: Path) -> None:
         """Remove folders left empty by deletions, up to the output folder."""

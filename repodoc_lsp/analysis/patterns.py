@@ -7,6 +7,7 @@ guess from text.
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from collections.abc import Iterable
 
 from repodoc_lsp.analysis.model import Finding, FindingCategory, Import
@@ -146,11 +147,27 @@ _SUBPROCESS = {"subprocess.run", "subprocess.call", "subprocess.check_call",
                "subprocess.check_output", "subprocess.Popen"}
 
 
-def call_findings(tree: ast.Module, imports: Iterable[Import]) -> list[Finding]:
-    """Risky calls, resolved through the file's imports (`from pickle import loads` counts)."""
+def _nodes_around(tree: ast.AST, lines: list[int]) -> Iterable[ast.AST]:
+    """The nodes of `tree` whose line range contains one of `lines` (sorted)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            start = getattr(child, "lineno", None)
+            if start is not None:
+                i = bisect_left(lines, start)
+                if i == len(lines) or lines[i] > (getattr(child, "end_lineno", None) or start):
+                    continue
+            stack.append(child)
+
+
+def call_findings(tree: ast.Module, imports: Iterable[Import], lines: list[int]) -> list[Finding]:
+    """Risky calls on or spanning `lines`, resolved through the file's imports
+    (`from pickle import loads` counts)."""
     aliases = _aliases(imports)
     out: list[Finding] = []
-    for node in ast.walk(tree):
+    for node in _nodes_around(tree, lines):
         if not isinstance(node, ast.Call):
             continue
         name = _dotted(node.func)

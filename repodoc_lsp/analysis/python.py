@@ -29,11 +29,13 @@ from repodoc_lsp.analysis.patterns import (
     import_findings,
     slots_finding,
 )
+from repodoc_lsp.analysis.signature import signature_text
 
-# A cheap text test before the full expression walk that looks for risky calls.
+# Lines that may hold a risky call; the syntax tree is searched only around them.
 _RISKY_TEXT = re.compile(
-    r"\b(?:eval|exec|pickle|cPickle|dill|marshal|shelve|yaml|shell|system|popen|load|loads|mktemp"
-    r"|getoutput|getstatusoutput|Unpickler)\b"
+    r"\b(?:eval|exec|system|popen|getoutput|getstatusoutput|mktemp|unsafe_load|Unpickler|loads?)\s*\("
+    r"|\b(?:pickle|cPickle|dill|marshal|shelve|yaml|joblib|torch)\.(?:loads?|open|Unpickler)\b"
+    r"|\bshell\s*=\s*True"
 )
 
 
@@ -64,7 +66,15 @@ def _unparse(node: ast.AST | None) -> str:
         return "…"
 
 
-def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> str:
+    if node.body:
+        first, last = node.lineno - 1, node.body[0].lineno - 1
+        header = "\n".join(lines[first : last + 1])
+        start = header.find("(", header.find(node.name, node.col_offset))
+        if start >= 0:
+            found = signature_text(header[start:])
+            if found is not None:
+                return found
     sig = f"({_unparse(node.args)})"
     if node.returns is not None:
         sig += f" -> {_unparse(node.returns)}"
@@ -135,6 +145,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     imports: list[Import] = []
     findings: list[Finding] = []
     import_anchor: dict[str, str] = {}
+    lines = text.split("\n")
     facts.module_doc = _docstring(tree)
 
     # (statements, qualname prefix, enclosing class qualname or "" , is module level)
@@ -181,7 +192,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                         end_line=node.end_lineno or node.lineno,
                         anchor=anchors.make(f"{kind.value}-{qual}"),
                         container=prefix[:-1],
-                        signature=_signature(node),
+                        signature=_signature(node, lines),
                         is_async=is_async,
                         decorators=decorators,
                         docstring=_docstring(node),
@@ -211,19 +222,42 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     symbols.sort(key=lambda s: (s.line, s.col))
     imports.sort(key=lambda i: i.line)
     findings.extend(import_findings(imports))
-    if _RISKY_TEXT.search(text):
-        findings.extend(call_findings(tree, imports))
+    risky_lines = _risky_lines(text)
+    if risky_lines:
+        findings.extend(call_findings(tree, imports, risky_lines))
     findings.sort(key=lambda f: (f.category.name, f.line, f.label))
     facts.symbols = tuple(symbols)
     facts.imports = tuple(imports)
     facts.findings = tuple(findings)
 
 
+def _risky_lines(text: str) -> list[int]:
+    """Sorted line numbers (1-based) where the text looks like a risky call."""
+    lines: list[int] = []
+    for match in _RISKY_TEXT.finditer(text):
+        lines.append(text.count("\n", 0, match.start()) + 1)
+    return sorted(set(lines))
+
+
+def _parso_version() -> str | None:
+    """The newest grammar parso knows: it also reads older code, and newer syntax
+    (`def f[T]()`) than the running Python's parser."""
+    import parso
+
+    for version in ("3.14", "3.13", "3.12"):
+        try:
+            parso.load_grammar(version=version)
+            return version
+        except (NotImplementedError, FileNotFoundError, ValueError):
+            continue
+    return None
+
+
 def _from_parso(text: str, facts: FileFacts) -> None:
     """Error-tolerant extraction for files that do not parse (a file being edited)."""
     import parso
 
-    module = parso.parse(text, error_recovery=True)
+    module = parso.parse(text, error_recovery=True, version=_parso_version())
     anchors = _Anchors()
     symbols: list[Symbol] = []
     imports: list[Import] = []
@@ -259,7 +293,8 @@ def _from_parso(text: str, facts: FileFacts) -> None:
             line, col = node.start_pos  # type: ignore[attr-defined]
             is_method = bool(class_qual) and prefix == class_qual + "."
             kind = SymbolKind.METHOD if is_method else SymbolKind.FUNCTION
-            params = children[2].get_code(include_prefix=False) if len(children) > 2 else "()"
+            params = next((c.get_code(include_prefix=False) for c in children
+                           if getattr(c, "type", "") == "parameters"), "()")
             symbols.append(
                 Symbol(
                     name=name,

@@ -18,6 +18,8 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
 
 def code(text: str) -> str:
     """An inline code span holding `text` exactly (newlines become spaces)."""
+    if "`" not in text and "\n" not in text and "\r" not in text and text and text[0] != " " and text[-1] != " ":
+        return f"`{text}`"
     text = text.replace("\r", " ").replace("\n", " ")
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
@@ -42,9 +44,20 @@ def fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{body}{ticks}"
 
 
+_SAFE_URL = re.compile(r"[A-Za-z0-9/._~-]*")
+
+
+def _quote(text: str, safe: str) -> str:
+    return text if _SAFE_URL.fullmatch(text) else quote(text, safe=safe)
+
+
+def fragment(anchor: str) -> str:
+    return _quote(anchor, "/.-_~:")
+
+
 def href(path: str, fragment: str = "") -> str:
     """A link destination: percent-encoded so spaces, #, %, brackets and parentheses survive."""
-    return quote(path, safe="/.-_~") + ("#" + quote(fragment, safe="/.-_~:") if fragment else "")
+    return _quote(path, "/.-_~") + ("#" + _quote(fragment, "/.-_~:") if fragment else "")
 
 
 def rel_link(from_page: str, to: str) -> str:
@@ -53,8 +66,16 @@ def rel_link(from_page: str, to: str) -> str:
     Both are POSIX paths relative to one base (or both absolute); the result
     never depends on the process's working folder.
     """
-    base = "" if from_page.startswith("/") else "/"
-    rel = posixpath.relpath(base + to, posixpath.dirname(base + from_page))
+    src = posixpath.dirname(from_page).split("/") if "/" in from_page else []
+    dst = to.split("/")
+    common = 0
+    while common < len(src) and common < len(dst) - 1 and src[common] == dst[common]:
+        common += 1
+    if ".." in src or ".." in dst or (from_page.startswith("/") != to.startswith("/")):
+        base = "" if from_page.startswith("/") else "/"
+        rel = posixpath.relpath(base + to, posixpath.dirname(base + from_page))
+    else:
+        rel = "/".join([".."] * (len(src) - common) + dst[common:])
     return rel if rel.startswith(".") else f"./{rel}"
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,7 @@ _UNDERSCORE_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _LINK_SPECIAL = re.compile(r"([\\`*\[\]|])")
 
 
+@functools.lru_cache(maxsize=8192)
 def link_text(text: str) -> str:
     """A file name as link text: underscores inside words stay as they are."""
     text = _LINK_SPECIAL.sub(r"\\\1", md.escape_html(text))
@@ -59,6 +61,7 @@ class Site:
     folders: list[str]
     child_folders: dict[str, list[str]] = field(default_factory=dict)
     child_files: dict[str, list[str]] = field(default_factory=dict)
+    files_below: dict[str, int] = field(default_factory=dict)  # folder -> files at any depth
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
@@ -73,8 +76,15 @@ class Site:
         for folder in self.folders:
             if folder:
                 self.child_folders.setdefault(folder_of(folder), []).append(folder)
+        self.files_below = dict.fromkeys(self.folders, 0)
         for rel in sorted(self.facts):
-            self.child_files.setdefault(folder_of(rel), []).append(rel)
+            folder = folder_of(rel)
+            self.child_files.setdefault(folder, []).append(rel)
+            while True:
+                self.files_below[folder] = self.files_below.get(folder, 0) + 1
+                if not folder:
+                    break
+                folder = folder_of(folder)
 
     def source_path(self, rel: str) -> str:
         """The source file `rel` as a path relative to the output folder."""
@@ -97,7 +107,7 @@ class Renderer:
         )
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
                                 docmd=md.docstring_markdown, firstline=md.first_line,
-                                inline=md.inline)
+                                inline=md.inline, fragment=md.fragment)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._templates = {name: self.env.get_template(f"{name}.md.j2")
                            for name in ("file_kw", "file_docs", "folder_index", "folder_doc")}
@@ -112,22 +122,29 @@ class Renderer:
         link = posixpath.relpath(target, posixpath.dirname(posixpath.join(site.out, page)))
         return md.href(link, f"L{line}" if line else "")
 
+    def _line_links(self, site: Site, page: str, rel: str) -> Callable[[int], str]:
+        """`line -> link to that line of the source`, with the path worked out once."""
+        base = self._src(site, page, rel)
+        return lambda line: f"{base}#L{line}"
+
     # -- pages ------------------------------------------------------------------------
     def file_kw(self, site: Site, rel: str) -> str:
         facts = site.facts[rel]
         page = kw_page(rel)
         docs_name = posixpath.basename(docs_page(rel))
-        groups = [(kind.heading, entries) for kind, entries in facts.keywords().items()]
+        keywords = facts.keywords()
+        groups = [(kind.heading, entries) for kind, entries in keywords.items()]
         sections = {KeywordKind.CLASS: ("Detailed Analysis", "detailed-analysis"),
                     KeywordKind.FUNCTION: ("Detailed Analysis", "detailed-analysis"),
                     KeywordKind.HEADING: ("Detailed Analysis", "detailed-analysis"),
                     KeywordKind.IMPORT: ("Dependencies", "dependencies"),
                     KeywordKind.IDENTIFIER: ("Original Source", "original-source")}
-        counts = {kind: len(entries) for kind, entries in facts.keywords().items()}
+        counts = {kind: len(entries) for kind, entries in keywords.items()}
         section_map = [(kind.heading, counts[kind], *sections[kind]) for kind in KeywordKind
                        if kind in counts]
         return self._templates["file_kw"].render(
             rel=rel, page=page, docs_name=docs_name, folder=folder_of(rel) or ".",
+            docs_label=link_text(docs_name), docs_url="./" + md.href(docs_name),
             src_href=self._src(site, page, rel), groups=groups, section_map=section_map,
             identifiers_total=facts.identifiers_total, identifiers_shown=len(facts.identifiers),
             empty_reason=_empty_reason(facts), project=site.project,
@@ -161,7 +178,7 @@ class Renderer:
             size_label=md.size_human(size), size=size, purpose=purpose,
             module=rels.module_of.get(rel, ""), embed=embed, source=text or "",
             fence_lang=_LANG_FENCE.get(ext.lower(), ""), embed_max=site.embed_max,
-            src_href=self._src(site, page, rel), line_href=lambda n: self._src(site, page, rel, n),
+            src_href=self._src(site, page, rel), line_href=self._line_links(site, page, rel),
             classes=classes, functions=functions, methods_of=methods_of,
             headings=[s for s in facts.symbols if s.kind is SymbolKind.HEADING],
             counts=_counts(facts), deps=deps, importers=importers, tests=tests,
@@ -172,7 +189,7 @@ class Renderer:
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
             security=facts.findings_in(FindingCategory.SECURITY),
-            siblings=[(r, self._link(page, docs_page(r))) for r in siblings[:SAME_FOLDER_LIMIT]],
+            siblings=[(r, "./" + md.href(docs_page(posixpath.basename(r)))) for r in siblings[:SAME_FOLDER_LIMIT]],
             siblings_more=max(0, len(siblings) - SAME_FOLDER_LIMIT),
             kw_href=self._link(page, kw_page(rel)), docs_href=self._link(page, page),
             index_href=self._link(page, folder_index(folder_of(rel))),
@@ -198,7 +215,7 @@ class Renderer:
     def folder_index(self, site: Site, folder: str) -> str:
         page = folder_index(folder)
         subfolders = [(posixpath.basename(f), self._link(page, folder_index(f)),
-                       _count_files(site, f)) for f in site.child_folders.get(folder, [])]
+                       site.files_below.get(f, 0)) for f in site.child_folders.get(folder, [])]
         files = []
         for rel in site.child_files.get(folder, []):
             facts = site.facts[rel]
@@ -265,11 +282,6 @@ class Renderer:
             index_href=self._link(page, folder_index(folder)), project=site.project,
             root=not folder,
         )
-
-
-def _count_files(site: Site, folder: str) -> int:
-    prefix = folder + "/"
-    return sum(1 for rel in site.facts if rel.startswith(prefix))
 
 
 def _counts(facts: FileFacts) -> dict[str, int]:
