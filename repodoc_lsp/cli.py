@@ -184,6 +184,8 @@ def _report(summary: Any, args: argparse.Namespace) -> int:
             skipped += " (" + ", ".join(f"{n} {why}" for why, n in sorted(reasons.items())) + ")"
         if args.check:
             verdict = "up to date" if not summary.stale else f"{len(summary.stale)} pages stale"
+            if summary.conflicts:
+                verdict += f", {len(summary.conflicts)} conflicts"
             print(f"repodoc: {summary.files} files analysed, {verdict}, {skipped}, "
                   f"{summary.seconds:.2f} s", file=out)
         else:
@@ -195,7 +197,7 @@ def _report(summary: Any, args: argparse.Namespace) -> int:
     if summary.cancelled:
         print("repodoc: interrupted; pages written so far are complete", file=sys.stderr)
         return EXIT_INTERRUPTED
-    if args.check and summary.stale:
+    if args.check and (summary.stale or summary.conflicts):
         return EXIT_STALE
     return EXIT_OK
 

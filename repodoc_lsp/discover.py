@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,7 +168,8 @@ def discover(root: Path, settings: Settings) -> Discovery:
                     continue
                 size = entry.stat().st_size
             except OSError as exc:
-                found.skipped.append(Skipped(rel, f"unreadable: {exc.strerror or exc}"))
+                why = "symbolic link loop" if exc.errno == errno.ELOOP else f"unreadable: {exc.strerror or exc}"
+                found.skipped.append(Skipped(rel, why))
                 continue
             if size > settings.max_file_bytes:
                 found.skipped.append(Skipped(

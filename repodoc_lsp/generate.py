@@ -4,6 +4,7 @@ workspace facts -> page plan (each page keyed by its inputs) -> render what chan
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import multiprocessing
 import os
@@ -75,6 +76,10 @@ def _templates_stamp(folder: str) -> str:
         return "missing"
 
 
+def _docs_page(renderer: Renderer, site: Site, ws: Workspace, rel: str) -> str:
+    return renderer.file_docs(site, rel, ws.read_text(rel))
+
+
 def plan_pages(ws: Workspace, renderer: Renderer, site: Site) -> list[Page]:
     """Every page of the tree, with a key that changes whenever its content could."""
     s = ws.settings
@@ -89,8 +94,8 @@ def plan_pages(ws: Workspace, renderer: Renderer, site: Site) -> list[Page]:
         targets = sorted((t or "") for t in rels.targets.get(rel, {}).values())
         key = _h(base, "docs", rel, d, ws.sizes[rel], rels.module_of.get(rel), rels.importers(rel),
                  folder_listing.get(folder_of(rel)), targets)
-        pages.append(Page(docs, key, lambda rel=rel: renderer.file_docs(site, rel, ws.read_text(rel))))
-        pages.append(Page(kw, _h(base, "kw", rel, d), lambda rel=rel: renderer.file_kw(site, rel)))
+        pages.append(Page(docs, key, functools.partial(_docs_page, renderer, site, ws, rel)))
+        pages.append(Page(kw, _h(base, "kw", rel, d), functools.partial(renderer.file_kw, site, rel)))
     for folder in sorted(ws.folders):
         files = site.child_files.get(folder, [])
         subs = site.child_folders.get(folder, [])
@@ -98,11 +103,11 @@ def plan_pages(ws: Workspace, renderer: Renderer, site: Site) -> list[Page]:
         sub_counts = [(f, site.files_below.get(f, 0)) for f in subs]
         index, doc = pages_of_folder(folder)
         pages.append(Page(index, _h(base, "index", folder, content, sub_counts),
-                          lambda folder=folder: renderer.folder_index(site, folder)))
+                          functools.partial(renderer.folder_index, site, folder)))
         links = [(r, rels.importers(r), sorted((t or "") for t in rels.targets.get(r, {}).values()))
                  for r in files]
         pages.append(Page(doc, _h(base, "doc", folder, content, len(subs), links),
-                          lambda folder=folder: renderer.folder_doc(site, folder)))
+                          functools.partial(renderer.folder_doc, site, folder)))
     return pages
 
 

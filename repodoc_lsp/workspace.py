@@ -209,11 +209,13 @@ class Workspace:
         if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
             chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
+            ctx: multiprocessing.context.BaseContext
             if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
                 ctx = multiprocessing.get_context("fork")  # the CLI: cheapest start
             else:  # the language server has threads: never fork it
-                ctx = multiprocessing.get_context("forkserver")
-                ctx.set_forkserver_preload(["repodoc_lsp.workspace"])
+                server = multiprocessing.get_context("forkserver")
+                server.set_forkserver_preload(["repodoc_lsp.workspace"])
+                ctx = server
             with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
                 futures = [pool.submit(_analyse_chunk, str(self.root), c) for c in chunks]
                 for fut in futures:

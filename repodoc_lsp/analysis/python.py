@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -239,6 +240,26 @@ def _risky_lines(text: str) -> list[int]:
     return sorted(set(lines))
 
 
+def _broken_defs(children: list, prefix: str, class_qual: str, anchors: _Anchors) -> list[Symbol]:
+    """`def name(` or `class Name` whose statement parso could not complete (an error node)."""
+    found: list[Symbol] = []
+    for keyword, name in itertools.pairwise(children):
+        if getattr(keyword, "type", "") != "keyword" or getattr(name, "type", "") != "name":
+            continue
+        if keyword.value not in ("def", "class"):
+            continue
+        qual = prefix + name.value
+        if keyword.value == "class":
+            kind = SymbolKind.CLASS
+        else:
+            is_method = bool(class_qual) and prefix == class_qual + "."
+            kind = SymbolKind.METHOD if is_method else SymbolKind.FUNCTION
+        line, col = keyword.start_pos
+        found.append(Symbol(name=name.value, qualname=qual, kind=kind, line=line, col=col, end_line=line,
+                            anchor=anchors.make(f"{kind.value}-{qual}"), container=prefix[:-1]))
+    return found
+
+
 def _parso_version() -> str | None:
     """The newest grammar parso knows: it also reads older code, and newer syntax
     (`def f[T]()`) than the running Python's parser."""
@@ -330,6 +351,8 @@ def _from_parso(text: str, facts: FileFacts) -> None:
             except (AttributeError, IndexError, TypeError):
                 pass
             continue
+        if ntype == "error_node":
+            symbols.extend(_broken_defs(children, prefix, class_qual, anchors))
         stack.extend((c, prefix, class_qual) for c in reversed(children))
     symbols.sort(key=lambda s: (s.line, s.col))
     facts.symbols = tuple(symbols)

@@ -66,7 +66,7 @@ class Relations:
             for name in names:
                 self.file_of.setdefault(name, rel)
         self.top_level = {name.split(".", 1)[0] for name in self.file_of}
-        self.targets: dict[str, dict[int, str | None]] = {}
+        self.targets: dict[str, dict[Import, str | None]] = {}
         self.imported_by: dict[str, set[str]] = defaultdict(set)
         # (target file, imported name) -> importing files
         self.name_users: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -78,7 +78,7 @@ class Relations:
         """Re-resolve one file's imports; returns the files whose "Imported by" changed."""
         old = set(t for t in self.targets.get(rel, {}).values() if t)
         for imp in self._imports.get(rel, ()):
-            target = self.targets.get(rel, {}).get(id(imp))
+            target = self.targets.get(rel, {}).get(imp)
             if target:
                 for name in imp.names:
                     self.name_users[(target, name)].discard(rel)
@@ -86,10 +86,10 @@ class Relations:
             self.imported_by[target].discard(rel)
         imps = tuple(imports)
         self._imports[rel] = imps
-        resolved: dict[int, str | None] = {}
+        resolved: dict[Import, str | None] = {}
         for imp in imps:
             target = self.resolve(rel, imp)
-            resolved[id(imp)] = target
+            resolved[imp] = target
             if target and target != rel:
                 self.imported_by[target].add(rel)
                 for name in imp.names:
@@ -99,7 +99,7 @@ class Relations:
         return old ^ new
 
     def target(self, rel: str, imp: Import) -> str | None:
-        return self.targets.get(rel, {}).get(id(imp))
+        return self.targets.get(rel, {}).get(imp)
 
     def absolute(self, rel: str, imp: Import) -> str:
         """The absolute dotted module of an import (relative ones resolved against the file)."""

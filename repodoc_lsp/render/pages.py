@@ -6,7 +6,7 @@ import functools
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,7 +56,7 @@ class Site:
     out: str  # absolute POSIX path of the output folder
     embed_max: int
     relations: Relations
-    facts: dict[str, FileFacts]
+    facts: Mapping[str, FileFacts]
     sizes: dict[str, int]
     folders: list[str]
     child_folders: dict[str, list[str]] = field(default_factory=dict)
@@ -65,7 +65,7 @@ class Site:
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
-              facts: dict[str, FileFacts], sizes: dict[str, int], folders: Iterable[str]) -> Site:
+              facts: Mapping[str, FileFacts], sizes: dict[str, int], folders: Iterable[str]) -> Site:
         site = cls(project, root, out, embed_max, relations, facts, sizes, sorted(folders))
         site.index_tree()
         return site
