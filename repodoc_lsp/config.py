@@ -51,6 +51,7 @@ class Field:
     kind: type
     help: str
     minimum: int | None = None
+    editor_name: str = ""  # when the editor spelling is not the camelCase of `name`
 
     @property
     def toml_key(self) -> str:
@@ -58,12 +59,14 @@ class Field:
 
     @property
     def editor_key(self) -> str:
+        if self.editor_name:
+            return self.editor_name
         head, *rest = self.name.split("_")
         return head + "".join(p.capitalize() for p in rest)
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("output", str, "output folder, relative to the workspace root"),
+    Field("output", str, "output folder, relative to the workspace root", editor_name="outputDir"),
     Field("include", tuple, "gitignore-style patterns; when set, only matching files are inputs"),
     Field("exclude", tuple, "gitignore-style patterns excluded from the inputs"),
     Field("embed_source_max_bytes", int, "embed sources up to this size in _docs.md (0: never)", 0),

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from repodoc_lsp.analysis import FindingCategory, KeywordKind, analyse_source
+from repodoc_lsp.analysis.signature import signature_text
+
+
+def test_signatures_as_written() -> None:
+    src = (b'def a(x, y=")", *args, z: "s:x" = \'a#b\', **kw) -> dict[str, int]:  # c\n    pass\n'
+           b"def b(\n    self,\n    x: int = 1,  # (comment\n) -> None:\n    pass\n"
+           b"def c(s=\"\"\":\"\"\"): ...\n")
+    sigs = {s.name: s.signature for s in analyse_source("m.py", src).symbols}
+    assert sigs == {"a": '(x, y=")", *args, z: "s:x" = \'a#b\', **kw) -> dict[str, int]',
+                    "b": "(self, x: int = 1) -> None", "c": '(s=""":""")'}
+    assert signature_text("(x") is None
+
+
+def test_keywords_are_exact() -> None:
+    src = b'''"""class represents nothing"""
+from typing import Any, NamedTuple
+from a import (
+    b,
+    c as d,
+)
+from . import *
+@decorator
+class Decorated:
+    def method(self):
+        def nested(): ...
+'''
+    kw = analyse_source("m.py", src).keywords()
+    names = {k: [n for n, _ in v] for k, v in kw.items()}
+    assert names == {KeywordKind.CLASS: ["Decorated"], KeywordKind.FUNCTION: ["method", "nested"],
+                     KeywordKind.IMPORT: [".", "Any", "NamedTuple", "a", "b", "c", "typing"]}
+
+
+def test_risky_calls_through_aliases_and_multiline() -> None:
+    src = (b"from pickle import loads\nimport subprocess as sp\nimport yaml, torch\n"
+           b"loads(b'')\nsubprocess.check_output(\n  'x',\n  shell=True,\n)\n"
+           b"yaml.load(s)\nyaml.load(s, Loader=yaml.SafeLoader)\ntorch.load('f')\n"
+           b"torch.load('f', weights_only=True)\nmodel.eval()\n")
+    found = [(f.label, f.line) for f in analyse_source("m.py", src).findings_in(FindingCategory.SECURITY)]
+    assert found == [("deserialisation", 4), ("shell=True", 5), ("yaml.load", 9), ("torch.load", 11)]
+
+
+def test_deeply_nested_code_does_not_crash() -> None:
+    src = ("x = " + "(" * 300 + "1" + ")" * 300 + "\ndef after():\n    pass\n").encode()
+    facts = analyse_source("m.py", src)
+    assert facts.syntax_error is not None
+    nested_ifs = "".join("    " * i + "if x:\n" for i in range(120)) + "    " * 120 + "pass\n"
+    assert analyse_source("n.py", nested_ifs.encode()).lines == 121

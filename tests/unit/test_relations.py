@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.analysis.relations import Relations, is_test_file, module_names
+
+FILES = {
+    "pkg/__init__.py": "from .core import X\n",
+    "pkg/core.py": "import os\nimport numpy\nfrom pkg.sub import helpers\nfrom ..outside import y\n",
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/helpers.py": "from .. import core\n",
+    "tests/test_core.py": "from pkg.core import X\n",
+}
+
+
+def _relations() -> Relations:
+    return Relations({rel: analyse_source(rel, text.encode()).imports for rel, text in FILES.items()})
+
+
+def test_module_names() -> None:
+    files = set(FILES)
+    assert module_names("pkg/sub/helpers.py", files) == ["pkg.sub.helpers"]
+    assert module_names("pkg/__init__.py", files) == ["pkg"]
+    assert module_names("tests/test_core.py", files) == ["test_core", "tests.test_core"]
+
+
+def test_resolution_categories_importers_and_tests() -> None:
+    rels = _relations()
+    imps = {i.module: i for i in analyse_source("pkg/core.py", FILES["pkg/core.py"].encode()).imports}
+    assert rels.category("pkg/core.py", imps["os"]) == "stdlib"
+    assert rels.category("pkg/core.py", imps["numpy"]) == "third-party"
+    assert rels.target("pkg/core.py", imps["pkg.sub"]) == "pkg/sub/helpers.py"
+    assert rels.target("pkg/core.py", imps["..outside"]) is None
+    assert rels.importers("pkg/core.py") == ["pkg/__init__.py", "pkg/sub/helpers.py", "tests/test_core.py"]
+    assert rels.tests_of("pkg/core.py") == ["tests/test_core.py"]
+    assert rels.name_users[("pkg/core.py", "X")] == {"pkg/__init__.py", "tests/test_core.py"}
+
+
+def test_update_one_file() -> None:
+    rels = _relations()
+    changed = rels.update("tests/test_core.py", analyse_source("t.py", b"import pkg.sub.helpers\n").imports)
+    assert changed == {"pkg/core.py", "pkg/sub/helpers.py"}
+    assert rels.tests_of("pkg/core.py") == [] and rels.tests_of("pkg/sub/helpers.py") == ["tests/test_core.py"]
+
+
+def test_is_test_file() -> None:
+    assert is_test_file("tests/helpers.py") and is_test_file("a/test_x.py") and is_test_file("x_test.py")
+    assert not is_test_file("pkg/testing_utils.md") and not is_test_file("pkg/core.py")
