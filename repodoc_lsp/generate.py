@@ -80,15 +80,17 @@ def _docs_page(renderer: Renderer, site: Site, ws: Workspace, rel: str) -> str:
     return renderer.file_docs(site, rel, ws.read_text(rel))
 
 
-def plan_pages(ws: Workspace, renderer: Renderer, site: Site) -> list[Page]:
-    """Every page of the tree, with a key that changes whenever its content could."""
+def plan_pages(ws: Workspace, renderer: Renderer, site: Site, *, files: set[str] | None = None,
+               folders: set[str] | None = None) -> list[Page]:
+    """Every page of the tree (or of `files` and `folders` only), with a key that changes
+    whenever its content could."""
     s = ws.settings
     base = _h(__version__, ws.project, s.embed_source_max_bytes, site.root, site.out,
               _templates_stamp(s.templates))
     rels = ws.relations
     folder_listing = {f: _h(files) for f, files in site.child_files.items()}
     pages: list[Page] = []
-    for rel in sorted(ws.facts):
+    for rel in sorted(ws.facts if files is None else files & set(ws.digests)):
         d = ws.digests[rel]
         docs, kw = pages_of_file(rel)
         targets = sorted((t or "") for t in rels.targets.get(rel, {}).values())
@@ -96,16 +98,16 @@ def plan_pages(ws: Workspace, renderer: Renderer, site: Site) -> list[Page]:
                  folder_listing.get(folder_of(rel)), targets)
         pages.append(Page(docs, key, functools.partial(_docs_page, renderer, site, ws, rel)))
         pages.append(Page(kw, _h(base, "kw", rel, d), functools.partial(renderer.file_kw, site, rel)))
-    for folder in sorted(ws.folders):
-        files = site.child_files.get(folder, [])
+    for folder in sorted(ws.folders if folders is None else folders & ws.folders):
+        children = site.child_files.get(folder, [])
         subs = site.child_folders.get(folder, [])
-        content = [(r, ws.digests[r]) for r in files]
+        content = [(r, ws.digests[r]) for r in children]
         sub_counts = [(f, site.files_below.get(f, 0)) for f in subs]
         index, doc = pages_of_folder(folder)
         pages.append(Page(index, _h(base, "index", folder, content, sub_counts),
                           functools.partial(renderer.folder_index, site, folder)))
         links = [(r, rels.importers(r), sorted((t or "") for t in rels.targets.get(r, {}).values()))
-                 for r in files]
+                 for r in children]
         pages.append(Page(doc, _h(base, "doc", folder, content, len(subs), links),
                           functools.partial(renderer.folder_doc, site, folder)))
     return pages
@@ -173,7 +175,8 @@ def write_pages(
             summary.unchanged += 1
         else:
             todo.append(page)
-    writer.sweep_temporaries()
+    if remove_stale:  # a whole run: also clear what a killed run left
+        writer.sweep_temporaries()
     if todo and prepare is not None:
         prepare()  # e.g. load facts before workers fork
     done = summary.unchanged
@@ -201,6 +204,57 @@ def write_pages(
             summary.removed.extend(removed)
         summary.conflicts.extend(conflicts)
     writer.save_manifest()
+
+
+def affected(ws: Workspace, changed: Iterable[str]) -> tuple[set[str], set[str]]:
+    """The files and folders whose pages a change of `changed` may alter (call right after
+    `ws.update_file`/`ws.remove_file` of each, collecting their `last_related`)."""
+    files = set(changed)
+    folders: set[str] = set()
+    for rel in list(files):
+        folder = folder_of(rel)
+        folders.add(folder)
+        if ws.last_structural:  # sibling lists, folder counts and the module map change
+            files.update(r for r in ws.facts if folder_of(r) == folder)
+            while folder:
+                folder = folder_of(folder)
+                folders.add(folder)
+    files |= ws.last_related
+    folders |= {folder_of(r) for r in ws.last_related}
+    return files, folders
+
+
+def regenerate(ws: Workspace, rels: Iterable[str], writer: Writer, renderer: Renderer,
+               data: dict[str, bytes] | None = None) -> Summary:
+    """Update `rels` (from `data`, else from disk; gone: removed) and rewrite only the pages
+    they can change; for saves in the editor. Never removes pages of other files."""
+    started = time.perf_counter()
+    summary = Summary(root=str(ws.root), out=str(ws.out))
+    files: set[str] = set()
+    folders: set[str] = set()
+    structural = False
+    related: set[str] = set()
+    gone: list[str] = []
+    for rel in rels:
+        known = rel in ws.facts
+        ws.update_file(rel, (data or {}).get(rel))
+        structural |= ws.last_structural
+        related |= ws.last_related
+        files.add(rel)
+        if known and rel not in ws.facts:
+            gone.extend(pages_of_file(rel))
+    ws.last_structural, ws.last_related = structural, related
+    files, folders = affected(ws, files)
+    gone.extend(page for f in folders - ws.folders for page in pages_of_folder(f))
+    removed, conflicts = writer.remove(gone)
+    summary.removed.extend(removed)
+    summary.conflicts.extend(conflicts)
+    site = ws.site()
+    write_pages(plan_pages(ws, renderer, site, files=files, folders=folders), writer, summary,
+                remove_stale=False)
+    summary.files = len(ws.facts)
+    summary.seconds = time.perf_counter() - started
+    return summary
 
 
 def generate(

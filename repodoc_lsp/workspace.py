@@ -154,6 +154,10 @@ class Workspace:
         self.relations = Relations({})
         self.analysed = 0  # files analysed (not from the cache) by the last scan
         self.cached = 0
+        # What the last update_file/remove_file touched: files whose "Imported by" changed,
+        # and whether files appeared or vanished (then sibling lists and folders change too).
+        self.last_related: set[str] = set()
+        self.last_structural = False
 
     # -- whole workspace ----------------------------------------------------------
     def scan(self, *, jobs: int | None = None, progress: ProgressFn | None = None,
@@ -262,6 +266,7 @@ class Workspace:
         if len(data) > self.settings.max_file_bytes:
             return self.remove_file(rel)
         key = digest(data)
+        self.last_related, self.last_structural = set(), False
         if self.digests.get(rel) == key:
             return False
         cached = self.cache.get_many([key]).get(key)
@@ -277,15 +282,21 @@ class Workspace:
         self.sizes[rel] = result.size
         self.read_skipped.pop(rel, None)
         if is_new:
+            before = {r: set(self.relations.importers(r)) for r in self.facts if r != rel}
             self._add_folders(rel)
             self.relations = Relations(self.facts.imports())
+            self.last_related = {r for r, old in before.items() if set(self.relations.importers(r)) != old}
+            self.last_structural = True
         else:
-            self.relations.update(rel, result.facts.imports)
+            self.last_related = self.relations.update(rel, result.facts.imports)
         return True
 
     def remove_file(self, rel: str) -> bool:
+        self.last_related, self.last_structural = set(), False
         if rel not in self.facts:
             return False
+        self.last_related = {t for t in self.relations.targets.get(rel, {}).values() if t}
+        self.last_structural = True
         del self.facts[rel], self.digests[rel], self.sizes[rel]
         self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
         self.relations = Relations(self.facts.imports())

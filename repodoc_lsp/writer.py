@@ -14,6 +14,7 @@ import enum
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,7 +68,7 @@ class Writer:
         if self.check or self.manifest == self._saved:
             return
         data = json.dumps({"generator": f"repodoc-lsp {__version__}", "pages": dict(sorted(self.manifest.items()))},
-                          indent=0, ensure_ascii=False)
+                          separators=(",", ":"), ensure_ascii=False)  # C encoder: fast
         with contextlib.suppress(OSError, OutputError):
             self._ensure_out()
             self._atomic_write(self.out / MANIFEST, data.encode("utf-8"))
@@ -176,14 +177,18 @@ class Writer:
 
     # -- removal ------------------------------------------------------------------
     def remove_stale(self, keep: set[str]) -> tuple[list[str], list[WriteResult]]:
-        """Delete generated pages of the manifest that are not in `keep`.
+        """Delete generated pages of the manifest that are not in `keep`."""
+        return self.remove(set(self.manifest) - keep)
+
+    def remove(self, pages: Iterable[str]) -> tuple[list[str], list[WriteResult]]:
+        """Delete these pages if repodoc generated them (in the manifest, marker on line 1).
 
         Returns (removed pages, conflicts); with check=True nothing is deleted
         and the pages that would go are returned as removed.
         """
         removed: list[str] = []
         conflicts: list[WriteResult] = []
-        for page in sorted(set(self.manifest) - keep):
+        for page in sorted(set(pages) & set(self.manifest)):
             path = self.out / page
             if not os.path.lexists(path):
                 if not self.check:

@@ -1,0 +1,64 @@
+"""`regenerate`: what the language server runs on save, in-process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import broken_links, make_workspace
+
+from repodoc_lsp.config import load_settings
+from repodoc_lsp.generate import generate, regenerate
+from repodoc_lsp.render import Renderer
+from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.writer import Writer
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    root = make_workspace(tmp_path / "ws", {
+        "pkg/__init__.py": "", "pkg/a.py": "from pkg.b import f\n", "pkg/b.py": "def f():\n    pass\n",
+        "other/c.py": "x = 1\n"})
+    settings, _ = load_settings(root, {"cacheDir": str(tmp_path / "cache")})
+    workspace = Workspace(root, settings)
+    generate(root, workspace)
+    return workspace
+
+
+def _mtimes(out: Path) -> dict[str, int]:
+    return {p.relative_to(out).as_posix(): p.stat().st_mtime_ns for p in out.rglob("*.md")}
+
+
+def test_edit_rewrites_the_file_and_its_importers_only(ws: Workspace) -> None:
+    before = _mtimes(ws.out)
+    (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
+    summary = regenerate(ws, ["pkg/b.py"], Writer(ws.out), Renderer())
+    assert set(summary.written) == {"pkg/b.py_docs.md", "pkg/b.py_kw.md", "pkg/doc.md"}
+    assert "**`g`**" in (ws.out / "pkg/b.py_kw.md").read_text()
+    after = _mtimes(ws.out)
+    assert {p for p in before if before[p] != after[p]} == set(summary.written)
+
+
+def test_new_file_updates_siblings_and_folders(ws: Workspace) -> None:
+    (ws.root / "pkg/new.py").write_text("import pkg.b\n")
+    summary = regenerate(ws, ["pkg/new.py"], Writer(ws.out), Renderer())
+    assert {"pkg/new.py_docs.md", "pkg/new.py_kw.md", "pkg/index.md", "pkg/a.py_docs.md",
+            "pkg/b.py_docs.md"} <= set(summary.written)
+    assert "[pkg/new.py](./new.py_docs.md)" in (ws.out / "pkg/b.py_docs.md").read_text()
+    assert broken_links(ws.out) == []
+
+
+def test_deleted_file_and_emptied_folder_lose_their_pages(ws: Workspace) -> None:
+    (ws.root / "other/c.py").unlink()
+    summary = regenerate(ws, ["other/c.py"], Writer(ws.out), Renderer())
+    assert set(summary.removed) == {"other/c.py_docs.md", "other/c.py_kw.md", "other/index.md", "other/doc.md"}
+    assert not (ws.out / "other").exists()
+    assert "other/" not in (ws.out / "index.md").read_text()
+    assert broken_links(ws.out) == []
+
+
+def test_syntax_error_still_updates_keywords(ws: Workspace) -> None:
+    (ws.root / "pkg/b.py").write_text("def f():\n    pass\n\ndef half(:\n")
+    regenerate(ws, ["pkg/b.py"], Writer(ws.out), Renderer())
+    text = (ws.out / "pkg/b.py_kw.md").read_text()
+    assert "**`half`**" in text and "**`f`**" in text
