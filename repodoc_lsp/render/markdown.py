@@ -175,23 +175,25 @@ def docstring_markdown(doc: str | None) -> str:
         parts.append(prose(parsed.short_description))
     if parsed.long_description:
         parts.append(prose(parsed.long_description))
-    if parsed.params:
-        rows = ["**Parameters**", ""]
-        for p in parsed.params:
-            kind = f" ({code(p.type_name)})" if p.type_name else ""
-            desc = esc(" ".join((p.description or "").split()))
-            rows.append(f"- {code(p.arg_name)}{kind}: {desc}".rstrip(": "))
-        parts.append("\n".join(rows))
+    for title, group in (("**Parameters**", [p for p in parsed.params if p.args[:1] != ["attribute"]]),
+                         ("**Attributes**", [p for p in parsed.params if p.args[:1] == ["attribute"]])):
+        if group:
+            rows = [title, ""]
+            for p in group:
+                kind = f" ({code(p.type_name)})" if p.type_name else ""
+                desc = inline(" ".join((p.description or "").split()))
+                rows.append(f"- {code(p.arg_name)}{kind}: {desc}".rstrip(": "))
+            parts.append("\n".join(rows))
     if parsed.returns and (parsed.returns.description or parsed.returns.type_name):
         r = parsed.returns
         label = "**Yields**" if r.is_generator else "**Returns**"
         kind = f"{code(r.type_name)}: " if r.type_name else ""
-        parts.append(f"{label}: {kind}{esc(' '.join((r.description or '').split()))}".rstrip(": "))
+        parts.append(f"{label}: {kind}{inline(' '.join((r.description or '').split()))}".rstrip(": "))
     examples = _doctest_blocks(doc)
     if parsed.raises:
         rows = ["**Raises**", ""]
         for e in parsed.raises:
-            rows.append(f"- {code(e.type_name or 'Exception')}: {esc(' '.join((e.description or '').split()))}")
+            rows.append(f"- {code(e.type_name or 'Exception')}: {inline(' '.join((e.description or '').split()))}")
         parts.append("\n".join(rows))
     if examples:
         parts.append("**Examples**\n\n" + "\n\n".join(fence(b, "pycon") for b in examples))
