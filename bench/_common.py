@@ -1,0 +1,148 @@
+"""Helpers shared by the benchmarks: statistics, process-tree memory, tables, results files."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+BENCH = Path(__file__).resolve().parent
+RESULTS = BENCH / "results"
+REPO = BENCH.parent
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else math.nan
+
+
+def p95(values: Sequence[float]) -> float:
+    """Nearest-rank 95th percentile (with 20 samples: the 19th smallest)."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+def tree_rss(proc: psutil.Process) -> int:
+    """Resident memory of a process and all its descendants, in bytes (0 once it is gone)."""
+    total = 0
+    try:
+        members = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    for member in members:
+        try:
+            total += member.memory_info().rss
+        except psutil.Error:
+            pass
+    return total
+
+
+class PeakMemory:
+    """Polls the RSS sum of a process tree every `interval` seconds in a thread; `.peak` in bytes."""
+
+    def __init__(self, pid: int, interval: float = 0.05) -> None:
+        self.proc = psutil.Process(pid)
+        self.interval = interval
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, tree_rss(self.proc))
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run_measured(cmd: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | Path | None = None,
+                 timeout: float = 900) -> tuple[float, int, subprocess.CompletedProcess[str]]:
+    """Run `cmd`; return (wall seconds, peak RSS of its process tree in bytes, completed process)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with PeakMemory(proc.pid) as mem:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            raise RuntimeError(f"timed out after {timeout} s: {' '.join(cmd)}\n{err[-2000:]}") from None
+    seconds = time.perf_counter() - started
+    return seconds, mem.peak, subprocess.CompletedProcess(list(cmd), proc.returncode, out, err)
+
+
+def machine() -> dict[str, Any]:
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (math.nan,) * 3
+    return {
+        "python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
+        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1), "loadavg": [round(x, 2) for x in load],
+    }
+
+
+def git_head() -> str:
+    try:
+        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+    except OSError:
+        return ""
+
+
+def now_utc() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def write_results(name: str, data: dict[str, Any]) -> Path:
+    """Write `data` (plus date, machine and commit) to bench/results/NAME-<date>.json and NAME-latest.json."""
+    RESULTS.mkdir(exist_ok=True)
+    stamp = now_utc()
+    payload = {"benchmark": name, "date": stamp, "commit": git_head(), "machine": machine(), **data}
+    text = json.dumps(payload, indent=2, sort_keys=False, default=str) + "\n"
+    path = RESULTS / f"{name}-{stamp.replace(':', '')}.json"
+    path.write_text(text)
+    (RESULTS / f"{name}-latest.json").write_text(text)
+    return path
+
+
+def table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
+    """A plain aligned text table (first column left, the others right)."""
+    cells = [[str(c) for c in header], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+
+    def line(row: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(cells[0]), rule, *(line(r) for r in cells[1:])])
+
+
+def fmt_s(seconds: float | None) -> str:
+    if seconds is None or math.isnan(seconds):
+        return "n/a"
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def fmt_mb(nbytes: float | None) -> str:
+    return "n/a" if nbytes is None or nbytes == 0 else f"{nbytes / 2**20:,.0f} MB"
+
+
+def verdict(ok: bool | None) -> str:
+    return {True: "ok", False: "MISSED", None: "n/a"}[ok]

@@ -1,0 +1,66 @@
+"""The floor: read and `ast.parse` every .py file of the corpus in ONE process.
+
+    python bench/floor.py [--runs 5] [--corpus DIR]
+
+No tool that parses every file can analyse the corpus faster than this on one core; the
+other benchmarks report their times as multiples of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import fmt_s, median, table, write_results
+from corpus import ensure_corpus, python_files
+
+
+def parse_all(files: list[Path]) -> tuple[float, int]:
+    """Read and parse every file; return (seconds, files that failed to parse)."""
+    failed = 0
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escape sequences and the like
+        for path in files:
+            try:
+                ast.parse(path.read_bytes(), filename=str(path))
+            except (SyntaxError, ValueError):
+                failed += 1
+    return time.perf_counter() - started, failed
+
+
+def measure_floor(corpus: Path, runs: int = 5) -> dict[str, object]:
+    files = python_files(corpus)
+    parse_all(files[:50])  # warm the interpreter, not the files
+    times: list[float] = []
+    failed = 0
+    for _ in range(runs):
+        seconds, failed = parse_all(files)
+        times.append(seconds)
+    return {"corpus": str(corpus), "files": len(files), "failed": failed, "runs": times, "median": median(times)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--corpus", type=Path, help="folder of sources (default: the PyTorch corpus)")
+    args = parser.parse_args(argv)
+    corpus = args.corpus or ensure_corpus()
+    result = measure_floor(corpus, args.runs)
+    runs = result["runs"]
+    assert isinstance(runs, list)
+    print(table([["read + ast.parse, 1 process", result["files"], result["failed"], fmt_s(float(result["median"])),
+                  ", ".join(fmt_s(t) for t in runs)]],
+                ["floor", "files", "syntax errors", "median", "runs"]))
+    print(f"results: {write_results('floor', result)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
