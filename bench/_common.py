@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,34 +36,49 @@ def p95(values: Sequence[float]) -> float:
     return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
 
 
-def tree_rss(proc: psutil.Process) -> int:
-    """Resident memory of a process and all its descendants, in bytes (0 once it is gone)."""
-    total = 0
+def tree_rss(proc: psutil.Process) -> tuple[int, int]:
+    """(sum, largest) resident memory of a process and its descendants, in bytes; (0, 0) once gone.
+
+    The sum counts pages that forked children share with their parent once per process, so it
+    overstates the real footprint of a forking tool; it is the conservative figure.
+    """
+    total = largest = 0
     try:
         members = [proc, *proc.children(recursive=True)]
     except psutil.Error:
-        return 0
+        return 0, 0
     for member in members:
         try:
-            total += member.memory_info().rss
+            rss = member.memory_info().rss
         except psutil.Error:
-            pass
-    return total
+            continue
+        total += rss
+        largest = max(largest, rss)
+    return total, largest
 
 
 class PeakMemory:
-    """Polls the RSS sum of a process tree every `interval` seconds in a thread; `.peak` in bytes."""
+    """Polls a process tree every `interval` seconds in a thread.
+
+    `.peak` is the largest RSS sum seen, `.peak_single` the largest single process, in bytes.
+    """
 
     def __init__(self, pid: int, interval: float = 0.05) -> None:
         self.proc = psutil.Process(pid)
         self.interval = interval
         self.peak = 0
+        self.peak_single = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
+    def sample(self) -> None:
+        total, largest = tree_rss(self.proc)
+        self.peak = max(self.peak, total)
+        self.peak_single = max(self.peak_single, largest)
+
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, tree_rss(self.proc))
+            self.sample()
             self._stop.wait(self.interval)
 
     def __enter__(self) -> PeakMemory:
@@ -74,9 +90,18 @@ class PeakMemory:
         self._thread.join()
 
 
-def run_measured(cmd: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | Path | None = None,
-                 timeout: float = 900) -> tuple[float, int, subprocess.CompletedProcess[str]]:
-    """Run `cmd`; return (wall seconds, peak RSS of its process tree in bytes, completed process)."""
+@dataclass
+class Measured:
+    seconds: float
+    peak_rss: int  # bytes, the whole process tree
+    peak_single: int  # bytes, the largest process
+    proc: subprocess.CompletedProcess[str]
+
+
+def run_measured(
+    cmd: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | Path | None = None, timeout: float = 900
+) -> Measured:
+    """Run `cmd` with its output captured; wall time and peak memory of its process tree."""
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     with PeakMemory(proc.pid) as mem:
@@ -87,21 +112,26 @@ def run_measured(cmd: Sequence[str], *, env: dict[str, str] | None = None, cwd: 
             out, err = proc.communicate()
             raise RuntimeError(f"timed out after {timeout} s: {' '.join(cmd)}\n{err[-2000:]}") from None
     seconds = time.perf_counter() - started
-    return seconds, mem.peak, subprocess.CompletedProcess(list(cmd), proc.returncode, out, err)
+    done = subprocess.CompletedProcess(list(cmd), proc.returncode, out, err)
+    return Measured(seconds, mem.peak, mem.peak_single, done)
 
 
 def machine() -> dict[str, Any]:
     load = os.getloadavg() if hasattr(os, "getloadavg") else (math.nan,) * 3
     return {
-        "python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
-        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1), "loadavg": [round(x, 2) for x in load],
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "loadavg": [round(x, 2) for x in load],
     }
 
 
 def git_head() -> str:
     try:
-        return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=10).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
     except OSError:
         return ""
 
@@ -141,7 +171,8 @@ def fmt_s(seconds: float | None) -> str:
 
 
 def fmt_mb(nbytes: float | None) -> str:
-    return "n/a" if nbytes is None or nbytes == 0 else f"{nbytes / 2**20:,.0f} MB"
+    """Bytes as decimal megabytes (targets are in decimal GB: 1.5 GB = 1,500 MB)."""
+    return "n/a" if nbytes is None or nbytes == 0 else f"{nbytes / 1e6:,.0f} MB"
 
 
 def verdict(ok: bool | None) -> str:

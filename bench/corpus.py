@@ -103,8 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.verify:
         st = stats(corpus)
         ok = st.files == EXPECTED_FILES
-        print(f"{st.files} .py files ({'ok' if ok else f'expected {EXPECTED_FILES}'}), "
-              f"{st.lines:,} lines, {st.bytes / 1e6:.1f} MB")
+        print(
+            f"{st.files} .py files ({'ok' if ok else f'expected {EXPECTED_FILES}'}), "
+            f"{st.lines:,} lines, {st.bytes / 1e6:.1f} MB"
+        )
         return 0 if ok else 1
     return 0
 

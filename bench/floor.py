@@ -14,6 +14,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -35,7 +36,7 @@ def parse_all(files: list[Path]) -> tuple[float, int]:
     return time.perf_counter() - started, failed
 
 
-def measure_floor(corpus: Path, runs: int = 5) -> dict[str, object]:
+def measure_floor(corpus: Path, runs: int = 5) -> dict[str, Any]:
     files = python_files(corpus)
     parse_all(files[:50])  # warm the interpreter, not the files
     times: list[float] = []
@@ -55,9 +56,20 @@ def main(argv: list[str] | None = None) -> int:
     result = measure_floor(corpus, args.runs)
     runs = result["runs"]
     assert isinstance(runs, list)
-    print(table([["read + ast.parse, 1 process", result["files"], result["failed"], fmt_s(float(result["median"])),
-                  ", ".join(fmt_s(t) for t in runs)]],
-                ["floor", "files", "syntax errors", "median", "runs"]))
+    print(
+        table(
+            [
+                [
+                    "read + ast.parse, 1 process",
+                    result["files"],
+                    result["failed"],
+                    fmt_s(float(result["median"])),
+                    ", ".join(fmt_s(t) for t in runs),
+                ]
+            ],
+            ["floor", "files", "syntax errors", "median", "runs"],
+        )
+    )
     print(f"results: {write_results('floor', result)}")
     return 0
 
