@@ -1,10 +1,10 @@
 """Run in a child process: `repodoc generate` split in its two phases, with repodoc's own API.
 
-    python bench/_phases.py ROOT OUT [JOBS]     (REPODOC_CACHE_DIR chooses the cache)
+    python bench/_phases.py ROOT OUT [JOBS [analyse]]   (REPODOC_CACHE_DIR chooses the cache)
 
 Prints one JSON line: {"analyse": s, "write": s, "total": s, "files": n, "analysed": n, "cached": n}.
 `analyse` is `Workspace.scan` (discovery, digests, cache look-up, parse every file, relations),
-`write` is planning, rendering and writing every page. It mirrors what `repodoc generate`
+`write` is planning, rendering and writing every page (skipped with `analyse`). It mirrors what `repodoc generate`
 does (same settings, same process model: no extra thread, so the workers fork).
 """
 
@@ -29,7 +29,8 @@ def main() -> int:
     imported = time.perf_counter()
     ws.scan(jobs=jobs)
     scanned = time.perf_counter()
-    summary = generate(root, ws, jobs=jobs, rescan=False)
+    analyse_only = len(sys.argv) > 4 and sys.argv[4] == "analyse"
+    summary = None if analyse_only else generate(root, ws, jobs=jobs, rescan=False)
     done = time.perf_counter()
     print(
         json.dumps(
@@ -41,8 +42,8 @@ def main() -> int:
                 "files": len(ws.facts),
                 "analysed": ws.analysed,
                 "cached": ws.cached,
-                "written": len(summary.written),
-                "unchanged": summary.unchanged,
+                "written": len(summary.written) if summary else 0,
+                "unchanged": summary.unchanged if summary else 0,
             }
         )
     )

@@ -29,6 +29,7 @@ import asyncio
 import builtins
 import contextlib
 import json
+import math
 import os
 import re
 import shutil
@@ -316,6 +317,7 @@ async def run_session(
     command: list[str],
     root: Path,
     *,
+    cwd: Path,
     env: dict[str, str],
     settings: dict[str, Any],
     points: list[HoverPoint],
@@ -327,7 +329,9 @@ async def run_session(
     session = Session(server=server, label=label, command=command)
     client = BenchClient(settings)
     stderr: list[bytes] = []
-    await client.start_io(command[0], *command[1:], env=env, cwd=str(root))
+    # Not the workspace as working folder: `python -m` puts it first on sys.path, where PyTorch's
+    # `signal/` and `types.py` shadow the standard library (the server then dies on import).
+    await client.start_io(command[0], *command[1:], env=env, cwd=str(cwd))
     proc = client._server
     assert proc is not None
     drain = asyncio.create_task(_drain(proc.stderr, stderr))
@@ -519,7 +523,8 @@ def _plain(value: Any) -> Any:
 def analyse_seconds(root: Path, tmp: Path) -> dict[str, Any]:
     """The analyse phase of `repodoc generate` on the same files, with an empty cache."""
     env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp / "cache-analyse")}
-    m = run_measured([sys.executable, str(BENCH / "_phases.py"), str(root), str(tmp / "out-analyse")], env=env)
+    cmd = [sys.executable, str(BENCH / "_phases.py"), str(root), str(tmp / "out-analyse"), "0", "analyse"]
+    m = run_measured(cmd, env=env)
     if m.proc.returncode != 0:
         return {"error": m.proc.stderr.strip()[-2000:]}
     return {**json.loads(m.proc.stdout.strip().splitlines()[-1]), "wall": m.seconds}
@@ -560,6 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=10, help="didSave repetitions")
     parser.add_argument("--jedi-command", default=str(Path(sys.executable).with_name("jedi-language-server")))
     parser.add_argument("--repodoc-command", default=f"{sys.executable} -m repodoc_lsp serve")
+    parser.add_argument("--warm-starts", type=int, default=3, help="repodoc launches with the cache left behind")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
     servers = [s.strip() for s in args.servers.split(",") if s.strip()]
@@ -576,67 +582,40 @@ def main(argv: list[str] | None = None) -> int:
         save = save_file(root)
         print(f"corpus copy: {root}; {len(points)} hover positions; didSave file: {save.relative_to(root)}", flush=True)
         base_env = {k: v for k, v in os.environ.items() if k != "REPODOC_CACHE_DIR"}
-        if "jedi" in servers:
-            sessions.append(
-                asyncio.run(
-                    run_session(
-                        "jedi-language-server",
-                        "jedi",
-                        args.jedi_command.split(),
-                        root,
-                        env=base_env,
-                        settings={},
-                        points=points,
-                        save=None,
-                        out=None,
-                        rounds=args.rounds,
-                        full=True,
-                    )
-                )
+        cwd = tmp / "cwd"
+        cwd.mkdir()
+
+        def launch(label: str, server: str, command: str, **kw: Any) -> None:
+            kw.setdefault("env", base_env)
+            kw.setdefault("settings", {})
+            kw.setdefault("save", None)
+            kw.setdefault("out", None)
+            kw.setdefault("full", True)
+            session = asyncio.run(
+                run_session(label, server, command.split(), root, cwd=cwd, points=points, rounds=args.rounds, **kw)
             )
-            _progress(sessions[-1])
+            sessions.append(session)
+            _progress(session)
+
+        if "jedi" in servers:
+            launch("jedi-language-server", "jedi", args.jedi_command)
         if "repodoc" in servers:
             analyse = analyse_seconds(root, tmp)
             print(f"repodoc generate, analyse phase (cold): {analyse}", flush=True)
             out = tmp / "out"
             env = {**base_env, "REPODOC_CACHE_DIR": str(tmp / "cache-server")}
             settings = {"outputDir": str(out)}
-            sessions.append(
-                asyncio.run(
-                    run_session(
-                        "repodoc (cold cache)",
-                        "repodoc",
-                        args.repodoc_command.split(),
-                        root,
-                        env=env,
-                        settings=settings,
-                        points=points,
-                        save=save,
-                        out=out,
-                        rounds=args.rounds,
-                        full=True,
-                    )
+            cmd = args.repodoc_command
+            launch("repodoc (cold cache)", "repodoc", cmd, env=env, settings=settings, save=save, out=out)
+            for i in range(args.warm_starts):
+                launch(
+                    f"repodoc (warm cache) #{i + 1}",
+                    "repodoc",
+                    args.repodoc_command,
+                    env=env,
+                    settings=settings,
+                    full=False,
                 )
-            )
-            _progress(sessions[-1])
-            sessions.append(
-                asyncio.run(
-                    run_session(
-                        "repodoc (warm cache)",
-                        "repodoc",
-                        args.repodoc_command.split(),
-                        root,
-                        env=env,
-                        settings=settings,
-                        points=points,
-                        save=None,
-                        out=None,
-                        rounds=args.rounds,
-                        full=False,
-                    )
-                )
-            )
-            _progress(sessions[-1])
     finally:
         if args.keep:
             print(f"kept {tmp}")
@@ -644,6 +623,10 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(tmp, ignore_errors=True)
 
     summaries = {s.label: summarise(s) for s in sessions}
+    columns = {s.label: summaries[s.label] for s in sessions if not s.label.startswith("repodoc (warm")}
+    warm = [s for s in sessions if s.label.startswith("repodoc (warm")]
+    if warm:
+        columns[f"repodoc (warm cache, {len(warm)} starts)"] = warm_summary(warm)
     rows: list[list[object]] = []
     metrics: list[tuple[str, str, Callable[[Any], str]]] = [
         ("launch -> first symbol answer", "first_symbol", fmt_s),
@@ -660,14 +643,11 @@ def main(argv: list[str] | None = None) -> int:
         ("shutdown request", "shutdown", fmt_s),
         ("exit -> process ended", "exit", fmt_s),
     ]
-    labels = [s.label for s in sessions]
     for title, key, fmt in metrics:
-        rows.append(
-            [title, *(fmt(summaries[label][key]) if summaries[label][key] is not None else "n/a" for label in labels)]
-        )
+        rows.append([title, *(_cell(col.get(key), fmt) for col in columns.values())])
     checks = _checks(sessions, summaries, analyse, notes)
     print()
-    print(table(rows, ["metric", *labels]))
+    print(table(rows, ["metric", *columns]))
     if checks:
         print()
         print(
@@ -691,12 +671,33 @@ def main(argv: list[str] | None = None) -> int:
             "analyse": analyse,
             "sessions": [asdict(s) for s in sessions],
             "summaries": summaries,
+            "columns": columns,
             "checks": {k: {"value": v, "ok": ok} for k, (v, ok) in checks.items()},
             "notes": notes,
         },
     )
     print(f"results: {path}")
     return 0
+
+
+def _cell(value: Any, fmt: Callable[[Any], str]) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return fmt(value)
+
+
+def warm_summary(sessions: list[Session]) -> dict[str, Any]:
+    """Launches with a warm cache: first answer, exit and shutdown as medians, memory as the maximum."""
+    firsts = [s.first_symbol for s in sessions if s.first_symbol is not None]
+    exits = [s.exit for s in sessions if s.exit is not None]
+    shutdowns = [s.shutdown for s in sessions if s.shutdown is not None]
+    return {
+        "first_symbol": median(firsts) if firsts else None,
+        "first_symbol_all": firsts,
+        "peak_rss": max((s.peak_rss for s in sessions if s.first_symbol is not None), default=None),
+        "exit": median(exits) if exits else None,
+        "shutdown": median(shutdowns) if shutdowns else None,
+    }
 
 
 def _progress(s: Session) -> None:
@@ -707,45 +708,48 @@ def _progress(s: Session) -> None:
 def _checks(
     sessions: list[Session], summaries: dict[str, dict[str, Any]], analyse: dict[str, Any], notes: list[str]
 ) -> dict[str, tuple[str, bool | None]]:
+    """The repodoc targets; a target is n/a (not met, not missed) where the server did not answer."""
     checks: dict[str, tuple[str, bool | None]] = {}
     cold = next((s for s in sessions if s.label == "repodoc (cold cache)"), None)
-    warm = next((s for s in sessions if s.label == "repodoc (warm cache)"), None)
+    warm = [s for s in sessions if s.label.startswith("repodoc (warm")]
     peer = next((s for s in sessions if s.server == "jedi"), None)
     if cold is None:
         return checks
     c = summaries[cold.label]
+    answered = bool(cold.symbols)
     checks["symbol p95 < 30 ms"] = (
-        fmt_s(c["symbol_p95"]),
-        c["symbol_p95"] < TARGET_SYMBOL_P95 if cold.symbols else None,
+        _cell(c["symbol_p95"], fmt_s),
+        c["symbol_p95"] < TARGET_SYMBOL_P95 if answered else None,
     )
     exact = [q["exact_first"] for q in cold.symbols if q["exact_first"] is not None]
     checks["exact name ranked first"] = (c["exact_first"], all(exact) if exact else None)
-    if peer is not None and peer.hover_second and cold.hover_second:
-        peer_h = summaries[peer.label]["hover_median"]
-        checks["hover median <= jedi-language-server's"] = (
-            f"{fmt_s(c['hover_median'])} vs {fmt_s(peer_h)}",
-            c["hover_median"] <= peer_h,
-        )
+    peer_h = summaries[peer.label]["hover_median"] if peer is not None and peer.hover_second else None
+    checks["hover median <= jedi-language-server's"] = (
+        f"{_cell(c['hover_median'], fmt_s)} vs {_cell(peer_h, fmt_s)}",
+        c["hover_median"] <= peer_h if peer_h is not None and cold.hover_second else None,
+    )
     checks["didSave -> page < 150 ms (median)"] = (
-        fmt_s(c["save_median"]) if c["save_median"] is not None else "n/a",
+        _cell(c["save_median"], fmt_s),
         c["save_median"] < TARGET_SAVE if c["save_median"] is not None else None,
     )
-    if "analyse" in analyse and cold.first_symbol is not None:
+    if "analyse" in analyse:
         limit = 2 * analyse["analyse"]
         checks["cold first symbol <= 2x generate's analyse"] = (
-            f"{fmt_s(cold.first_symbol)} vs 2 x {fmt_s(analyse['analyse'])}",
-            cold.first_symbol <= limit,
+            f"{_cell(cold.first_symbol, fmt_s)} vs 2 x {fmt_s(analyse['analyse'])}",
+            cold.first_symbol <= limit if cold.first_symbol is not None else None,
         )
     elif "error" in analyse:
         notes.append(f"analyse phase not measured: {analyse['error'][-300:]}")
-    if warm is not None:
-        checks["warm first symbol <= 3 s"] = (
-            fmt_s(warm.first_symbol) if warm.first_symbol else "n/a",
-            warm.first_symbol <= TARGET_WARM_START if warm.first_symbol else None,
+    if warm:
+        w = warm_summary(warm)
+        checks["warm first symbol <= 3 s (median)"] = (
+            ", ".join(fmt_s(x) for x in w["first_symbol_all"]) or "n/a",
+            w["first_symbol"] <= TARGET_WARM_START if w["first_symbol"] is not None else None,
         )
-    peak = max(s.peak_rss for s in (cold, warm) if s is not None)
-    checks["peak memory < 600 MB"] = (fmt_mb(peak), peak < TARGET_MEMORY if peak else None)
-    exits = [s.exit for s in (cold, warm) if s is not None and s.exit is not None]
+    worked = [s for s in (cold, *warm) if s.first_symbol is not None]
+    peak = max((s.peak_rss for s in worked), default=0)
+    checks["peak memory < 600 MB"] = (fmt_mb(peak), peak < TARGET_MEMORY if worked else None)
+    exits = [s.exit for s in (cold, *warm) if s.exit is not None]
     checks["exit within 1 s"] = (
         ", ".join(fmt_s(x) for x in exits) or "n/a",
         all(x <= TARGET_EXIT for x in exits) if exits else None,
