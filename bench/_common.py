@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import math
@@ -36,7 +37,7 @@ def p95(values: Sequence[float]) -> float:
     return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
 
 
-def tree_rss(proc: psutil.Process) -> tuple[int, int]:
+def tree_rss(proc: psutil.Process, seen: dict[int, psutil.Process] | None = None) -> tuple[int, int]:
     """(sum, largest) resident memory of a process and its descendants, in bytes; (0, 0) once gone.
 
     The sum counts pages that forked children share with their parent once per process, so it
@@ -48,6 +49,8 @@ def tree_rss(proc: psutil.Process) -> tuple[int, int]:
     except psutil.Error:
         return 0, 0
     for member in members:
+        if seen is not None:
+            seen.setdefault(member.pid, member)
         try:
             rss = member.memory_info().rss
         except psutil.Error:
@@ -68,11 +71,12 @@ class PeakMemory:
         self.interval = interval
         self.peak = 0
         self.peak_single = 0
+        self.seen: dict[int, psutil.Process] = {}  # every process of the tree ever sampled
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def sample(self) -> None:
-        total, largest = tree_rss(self.proc)
+        total, largest = tree_rss(self.proc, self.seen)
         self.peak = max(self.peak, total)
         self.peak_single = max(self.peak_single, largest)
 
@@ -88,6 +92,25 @@ class PeakMemory:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+
+    def survivors(self) -> list[psutil.Process]:
+        """Processes of the tree still running (is_running() also checks the start time, so a
+        reused pid is not mistaken for one of ours)."""
+        alive = []
+        for p in self.seen.values():
+            with contextlib.suppress(psutil.Error):
+                if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(p)
+        return alive
+
+    def end_survivors(self) -> list[str]:
+        """Kill what `survivors()` finds (only processes this tree started); return their command lines."""
+        found = []
+        for p in self.survivors():
+            with contextlib.suppress(psutil.Error):
+                found.append(" ".join(p.cmdline())[:200])
+                p.kill()
+        return found
 
 
 @dataclass

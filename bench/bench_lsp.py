@@ -118,6 +118,8 @@ class Session:
     command: list[str]
     first_symbol: float | None = None
     first_symbol_polls: int = 0
+    first_symbol_count: int = 0  # results in that first answer
+    first_symbol_complete: int | None = None  # results for the same query once indexing has ended
     indexing_done: float | None = None  # launch -> end of the server's indexing progress, if reported
     initialize: float | None = None
     symbols: list[dict[str, Any]] = field(default_factory=list)
@@ -135,6 +137,7 @@ class Session:
     messages: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     stderr_tail: str = ""
+    survivors: list[str] = field(default_factory=list)
 
 
 class BenchClient(LanguageClient):
@@ -144,7 +147,8 @@ class BenchClient(LanguageClient):
         super().__init__("repodoc-bench", "1")
         self.settings = settings
         self.started = time.perf_counter()
-        self.progress_log: list[tuple[float, str, Any]] = []
+        self.progress_log: list[tuple[float, str, Any]] = []  # (seconds since launch, token, kind)
+        self.progress_titles: dict[str, str] = {}
         self.messages: list[str] = []
 
         @self.feature(t.WINDOW_WORK_DONE_PROGRESS_CREATE)
@@ -167,6 +171,9 @@ class BenchClient(LanguageClient):
         def _progress(params: t.ProgressParams) -> None:
             value = params.value
             kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+            if kind == "begin":
+                title = value.get("title") if isinstance(value, dict) else getattr(value, "title", "")
+                self.progress_titles[str(params.token)] = str(title)
             self.progress_log.append((time.perf_counter() - self.started, str(params.token), kind))
 
         @self.feature(t.WINDOW_SHOW_MESSAGE)
@@ -365,12 +372,14 @@ async def run_session(
             )
             if result:
                 session.first_symbol = time.perf_counter() - client.started
+                session.first_symbol_count = len(result)
                 break
             await asyncio.sleep(0.05)
         else:
             session.errors.append(f"no workspace/symbol answer within {FIRST_ANSWER_TIMEOUT} s")
-        ends = [at for at, _, kind in client.progress_log if kind == "end"]
-        session.indexing_done = max(ends) if ends else None
+        session.indexing_done = await _indexed(client, FIRST_ANSWER_TIMEOUT)
+        if session.indexing_done is not None:
+            session.first_symbol_complete = await _first_answer_count(client)
 
         if full:
             await _symbols(client, session, rounds)
@@ -387,13 +396,15 @@ async def run_session(
             session.exit = time.perf_counter() - started
         except TimeoutError:
             session.errors.append("the server did not exit within 60 s of exit; killed")
-            proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
             await proc.wait()
         session.returncode = proc.returncode
     except Exception as exc:  # a broken server is a finding, not a crash of the benchmark
         session.errors.append(f"{type(exc).__name__}: {exc}")
         if proc.returncode is None:
-            proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
             await proc.wait()
     finally:
         memory.__exit__(None, None, None)
@@ -404,7 +415,34 @@ async def run_session(
             await asyncio.wait_for(drain, 5)
         session.messages = client.messages[:50]
         session.stderr_tail = b"".join(stderr).decode("utf-8", "replace")[-3000:]
+        transport = getattr(proc, "_transport", None)  # closed here, not when the loop is gone
+        if transport is not None:
+            transport.close()
+        await asyncio.sleep(1.0)  # a well-behaved tree has ended by now
+        session.survivors = memory.end_survivors()
+        if session.survivors:
+            session.errors.append(f"{len(session.survivors)} process(es) of the server outlived it (killed)")
     return session
+
+
+async def _indexed(client: BenchClient, timeout: float) -> float | None:
+    """Wait for the end of the server's indexing progress (a token whose title mentions "index");
+    return seconds since launch, or None when the server reports none."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        tokens = {tok for tok, title in client.progress_titles.items() if "index" in title.lower()}
+        if not tokens:
+            return None
+        ends = [at for at, tok, kind in client.progress_log if kind == "end" and tok in tokens]
+        if len(ends) >= len(tokens):
+            return max(ends)
+        await asyncio.sleep(0.05)
+    return None
+
+
+async def _first_answer_count(client: BenchClient) -> int:
+    result = await asyncio.wait_for(client.workspace_symbol_async(t.WorkspaceSymbolParams(query="Module")), 60)
+    return len(result or [])
 
 
 async def _symbols(client: BenchClient, session: Session, rounds: int) -> None:
@@ -541,6 +579,11 @@ def summarise(s: Session) -> dict[str, Any]:
     exact = [q["exact_first"] for q in s.symbols if q["exact_first"] is not None]
     return {
         "first_symbol": s.first_symbol,
+        "first_symbol_results": f"{s.first_symbol_count} of {s.first_symbol_complete}"
+        if s.first_symbol_complete is not None
+        else str(s.first_symbol_count),
+        "indexing_done": s.indexing_done,
+        "survivors": len(s.survivors),
         "symbol_median": median(sym),
         "symbol_p95": p95(sym),
         "symbol_second_median": median(s.symbols_second),
@@ -630,6 +673,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[list[object]] = []
     metrics: list[tuple[str, str, Callable[[Any], str]]] = [
         ("launch -> first symbol answer", "first_symbol", fmt_s),
+        ("  results in it (of, once indexed)", "first_symbol_results", str),
+        ("launch -> indexing progress ended", "indexing_done", fmt_s),
         ("workspace/symbol median (1st pass)", "symbol_median", fmt_s),
         ("workspace/symbol p95 (1st pass)", "symbol_p95", fmt_s),
         ("workspace/symbol p95 (2nd pass)", "symbol_second_p95", fmt_s),
@@ -642,6 +687,7 @@ def main(argv: list[str] | None = None) -> int:
         ("peak RSS, server process tree", "peak_rss", fmt_mb),
         ("shutdown request", "shutdown", fmt_s),
         ("exit -> process ended", "exit", fmt_s),
+        ("processes left running after exit", "survivors", str),
     ]
     for title, key, fmt in metrics:
         rows.append([title, *(_cell(col.get(key), fmt) for col in columns.values())])
@@ -690,10 +736,13 @@ def warm_summary(sessions: list[Session]) -> dict[str, Any]:
     """Launches with a warm cache: first answer, exit and shutdown as medians, memory as the maximum."""
     firsts = [s.first_symbol for s in sessions if s.first_symbol is not None]
     exits = [s.exit for s in sessions if s.exit is not None]
+    indexed = [s.indexing_done for s in sessions if s.indexing_done is not None]
     shutdowns = [s.shutdown for s in sessions if s.shutdown is not None]
     return {
         "first_symbol": median(firsts) if firsts else None,
         "first_symbol_all": firsts,
+        "indexing_done": median(indexed) if indexed else None,
+        "survivors": sum(len(s.survivors) for s in sessions),
         "peak_rss": max((s.peak_rss for s in sessions if s.first_symbol is not None), default=None),
         "exit": median(exits) if exits else None,
         "shutdown": median(shutdowns) if shutdowns else None,
