@@ -787,6 +787,10 @@ def _checks(
             f"{_cell(cold.first_symbol, fmt_s)} vs 2 x {fmt_s(analyse['analyse'])}",
             cold.first_symbol <= limit if cold.first_symbol is not None else None,
         )
+        checks["cold indexing complete <= 2x generate's analyse"] = (
+            f"{_cell(cold.indexing_done, fmt_s)} vs 2 x {fmt_s(analyse['analyse'])}",
+            cold.indexing_done <= limit if cold.indexing_done is not None else None,
+        )
     elif "error" in analyse:
         notes.append(f"analyse phase not measured: {analyse['error'][-300:]}")
     if warm:
