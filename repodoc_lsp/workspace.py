@@ -161,7 +161,8 @@ class Workspace:
 
     # -- whole workspace ----------------------------------------------------------
     def scan(self, *, jobs: int | None = None, progress: ProgressFn | None = None,
-             cancel: CancelToken | None = None) -> bool:
+             cancel: CancelToken | None = None,
+             on_facts: Callable[[str, FileFacts], None] | None = None) -> bool:
         """Discover and analyse every input. Returns False when cancelled."""
         found = discover(self.root, self.settings)
         self.discovery_skipped = found.skipped
@@ -202,6 +203,8 @@ class Workspace:
                 digests.pop(result.rel, None)
             else:
                 facts[result.rel] = result.facts
+                if on_facts is not None:
+                    on_facts(result.rel, result.facts)
                 digests[result.rel] = result.digest
                 sizes[result.rel] = result.size
                 new.append((result.digest, result.facts))

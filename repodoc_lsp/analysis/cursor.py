@@ -1,0 +1,77 @@
+"""What is under the cursor: the only module that talks to jedi.
+
+jedi resolves names statically (it parses, it never runs the project's code);
+it is not thread safe, so callers run every function here on one thread.
+Lines are 1-based and columns are code points, as jedi counts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import jedi
+
+
+@dataclass(frozen=True, slots=True)
+class CursorInfo:
+    name: str
+    full_name: str
+    kind: str  # jedi's type: class, function, module, instance, statement, param, keyword, ...
+    signatures: tuple[str, ...]
+    docstring: str
+    module_path: Path | None
+    line: int | None  # of the definition, 1-based
+    column: int | None
+    is_import: bool  # the cursor is on a name in an import statement
+
+
+_ENVIRONMENTS: dict[str, object] = {}
+
+
+def environment(python_path: str) -> object:
+    """The Python environment whose libraries jedi resolves (default: the server's own)."""
+    if python_path not in _ENVIRONMENTS:
+        if python_path:
+            _ENVIRONMENTS[python_path] = jedi.create_environment(python_path, safe=True)
+        else:
+            _ENVIRONMENTS[python_path] = jedi.InterpreterEnvironment()
+    return _ENVIRONMENTS[python_path]
+
+
+def _identifier_at(line_text: str, column: int) -> bool:
+    def ident(i: int) -> bool:
+        return 0 <= i < len(line_text) and (line_text[i].isalnum() or line_text[i] == "_")
+
+    return ident(column) or ident(column - 1)
+
+
+def describe(source: str, path: Path, line: int, column: int, root: Path, python_path: str = "") -> CursorInfo | None:
+    """The definition of the name at (line, column) of `source`, or None."""
+    lines = source.split("\n")
+    if not 1 <= line <= len(lines) or column > len(lines[line - 1]) or not _identifier_at(lines[line - 1], column):
+        return None
+    project = jedi.Project(path=str(root), environment_path=None, added_sys_path=(), smart_sys_path=True)
+    script = jedi.Script(code=source, path=str(path), project=project,
+                         environment=environment(python_path))
+    try:
+        names = script.infer(line, column) or script.goto(line, column, follow_imports=True)
+        context = script.get_context(line, column)
+        here = script.goto(line, column)
+    except (ValueError, RecursionError, AttributeError, KeyError):
+        return None
+    if not names:
+        return None
+    name = names[0]
+    is_import = any(n.type == "module" for n in here) or (context is not None and name.type == "module")
+    try:
+        signatures = tuple(s.to_string() for s in name.get_signatures())
+    except Exception:
+        signatures = ()
+    try:
+        docstring = name.docstring(raw=True)
+    except Exception:
+        docstring = ""
+    return CursorInfo(name=name.name, full_name=name.full_name or name.name, kind=name.type,
+                      signatures=signatures, docstring=docstring, module_path=name.module_path,
+                      line=name.line, column=name.column, is_import=is_import)

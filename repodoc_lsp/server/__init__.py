@@ -1,0 +1,40 @@
+"""The repodoc language server (pygls 2): one module per feature.
+
+`run()` is what `repodoc serve` and `repodoc-lsp` call.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+
+def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = False) -> int:
+    """Serve on stdio (default) or on `HOST:PORT`; returns the exit code of the LSP `exit`."""
+    from repodoc_lsp.server.app import create_server
+
+    level = logging.DEBUG if verbose else logging.WARNING
+    if log_file:
+        logging.basicConfig(filename=log_file, level=level, format="%(asctime)s %(name)s %(message)s")
+    else:
+        logging.basicConfig(stream=sys.stderr, level=level, format="repodoc-lsp: %(message)s")
+    server = create_server()
+    code = 1
+    try:
+        if tcp:
+            host, _, port = tcp.rpartition(":")
+            if not port.isdigit():
+                print(f"repodoc: error: --tcp expects HOST:PORT, got {tcp!r}", file=sys.stderr)
+                return 2
+            server.start_tcp(host or "127.0.0.1", int(port))
+        else:
+            server.start_io()  # returns after the LSP `exit` notification (or the end of input)
+        # The specification's exit code: 0 when `shutdown` came before `exit`, else 1.
+        code = 0 if getattr(server.protocol, "_shutdown", False) else 1
+    except KeyboardInterrupt:
+        code = 130
+    finally:
+        server.stop_background()
+    # Worker threads (jedi, indexing) must not delay the exit the client waits for.
+    os._exit(code)

@@ -1,0 +1,249 @@
+"""The server object and its lifecycle: initialize, settings, roots, background indexing."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+
+from repodoc_lsp import __version__
+from repodoc_lsp.config import Settings
+from repodoc_lsp.server.convert import path_of
+from repodoc_lsp.server.settings import SECTION, settings_for, unwrap
+from repodoc_lsp.server.state import Root
+
+log = logging.getLogger(__name__)
+ROOT_MARKERS = ("pyproject.toml", ".git")
+
+
+class RepodocServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("repodoc-lsp", __version__, max_workers=4)
+        self.roots: dict[Path, Root] = {}
+        self.init_options: dict[str, Any] = {}
+        self.editor_settings: dict[Path, dict[str, Any]] = {}
+        self.told: set[str] = set()
+        self.jedi = ThreadPoolExecutor(max_workers=1, thread_name_prefix="repodoc-jedi")  # jedi: one thread
+        self.background: set[asyncio.Task] = set()
+        self.stopping = False
+        self.save_queue: Any = None  # on_save.SaveQueue
+
+    # -- roots ----------------------------------------------------------------------
+    def root_for(self, path: Path | None) -> Root | None:
+        if path is None:
+            return None
+        best = None
+        for root in self.roots.values():
+            if root.contains(path) and (best is None or len(str(root.path)) > len(str(best.path))):
+                best = root
+        return best
+
+    def settings_of(self, path: Path) -> Settings:
+        """Settings of a root; a bad value is told to the user once and replaced by its default."""
+        editor = {**self.init_options, **self.editor_settings.get(path.resolve(), {})}
+        settings, problems = settings_for(path, editor)
+        for problem in problems:
+            self.tell(f"repodoc: {problem}; using the default", types.MessageType.Warning)
+        return settings
+
+    def make_root(self, path: Path) -> Root:
+        return Root(path, self.settings_of(path))
+
+    def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """window/showMessage, once per distinct message."""
+        if message not in self.told:
+            self.told.add(message)
+            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def spawn(self, coro: Any) -> asyncio.Task:
+        task = asyncio.ensure_future(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        return task
+
+    def supports_progress(self) -> bool:
+        return bool(get_capability(self.client_capabilities, "window.work_done_progress", False))
+
+    def stop_background(self) -> None:
+        self.stopping = True
+        for task in list(self.background):
+            task.cancel()
+        self.jedi.shutdown(wait=False, cancel_futures=True)
+        for root in self.roots.values():
+            root.close()
+
+    # -- indexing ---------------------------------------------------------------------
+    async def index_root(self, root: Root) -> None:
+        """Scan a root on its own thread, reporting `RepoDoc: indexing` progress."""
+        token = await self.begin_progress("RepoDoc: indexing", cancellable=False)
+        progress = self.thread_progress(token, "analyse") if token else None
+        try:
+            await asyncio.wrap_future(root.submit(root.scan, progress))
+        except Exception as exc:  # a broken root must not take the server down
+            log.exception("indexing %s failed", root.path)
+            self.tell(f"repodoc: indexing {root.path} failed: {exc}", types.MessageType.Error)
+        finally:
+            if token:
+                self.work_done_progress.end(token, types.WorkDoneProgressEnd(
+                    message=f"{len(root.ws.facts)} files indexed"))
+
+    async def begin_progress(self, title: str, *, cancellable: bool) -> str | None:
+        if not self.supports_progress():
+            return None
+        token = f"repodoc-{title.split()[-1]}-{time.monotonic_ns()}"
+        try:
+            await self.work_done_progress.create_async(token)
+        except Exception:
+            return None
+        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+            title=title, cancellable=cancellable, percentage=0))
+        return token
+
+    def thread_progress(self, token: str, only_phase: str | None = None,
+                        cancel: threading.Event | None = None) -> Any:
+        """A progress callback for worker threads: reports on the event loop, at most 10 a second,
+        and turns a user's cancel of the token into `cancel`."""
+        loop = asyncio.get_running_loop()
+        last = [0.0]
+
+        def progress(phase: str, done: int, total: int, where: str) -> None:
+            if cancel is not None:
+                fut = self.work_done_progress.tokens.get(token)
+                if fut is not None and fut.cancelled():
+                    cancel.set()
+            if only_phase and phase != only_phase:
+                return
+            now = time.monotonic()
+            if now - last[0] < 0.1 and done != total:
+                return
+            last[0] = now
+            label = "analysing" if phase == "analyse" else "writing"
+            report = types.WorkDoneProgressReport(
+                message=f"{done}/{total}" if only_phase else f"{label} {done}/{total}",
+                percentage=int(100 * done / total) if total else 100)
+            loop.call_soon_threadsafe(self.work_done_progress.report, token, report)
+
+        return progress
+
+
+def create_server() -> RepodocServer:
+    server = RepodocServer()
+    from repodoc_lsp.server import commands, hover, on_save, symbols
+
+    _register_lifecycle(server)
+    for module in (hover, symbols, commands, on_save):
+        module.register(server)
+    return server
+
+
+def _folders(params: types.InitializeParams) -> list[Path]:
+    paths = [path_of(f.uri) for f in params.workspace_folders or ()]
+    if not paths and params.root_uri:
+        paths = [path_of(params.root_uri)]
+    if not paths and params.root_path:
+        paths = [Path(params.root_path)]
+    return [p for p in paths if p is not None and p.is_dir()]
+
+
+def root_of_file(path: Path) -> Path:
+    """For a file opened outside any workspace folder: the nearest folder with a root marker."""
+    start = path.parent.resolve()
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in ROOT_MARKERS):
+            return folder
+    return path.parent.resolve()
+
+
+def _register_lifecycle(server: RepodocServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: RepodocServer, params: types.InitializeParams) -> None:
+        ls.init_options = unwrap(params.initialization_options)
+        for folder in _folders(params):
+            ls.roots[folder.resolve()] = ls.make_root(folder)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: RepodocServer, params: types.InitializedParams) -> None:
+        await pull_configuration(ls)
+        await register_watchers(ls)
+        for root in list(ls.roots.values()):
+            ls.spawn(ls.index_root(root))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: RepodocServer, params: types.DidChangeConfigurationParams) -> None:
+        pushed = unwrap(params.settings) if isinstance(params.settings, dict) else {}
+        if pushed:
+            ls.init_options = {**ls.init_options, **pushed}
+        await pull_configuration(ls, rebuild=True)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_folders(ls: RepodocServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for folder in params.event.removed:
+            path = path_of(folder.uri)
+            root = ls.roots.pop(path.resolve(), None) if path else None
+            if root:
+                root.close()
+        for folder in params.event.added:
+            path = path_of(folder.uri)
+            if path and path.is_dir() and path.resolve() not in ls.roots:
+                root = ls.roots[path.resolve()] = ls.make_root(path)
+                ls.spawn(ls.index_root(root))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: RepodocServer, params: types.DidOpenTextDocumentParams) -> None:
+        path = path_of(params.text_document.uri)
+        if path is not None and ls.root_for(path) is None and not ls.stopping:
+            folder = root_of_file(path)
+            root = ls.roots[folder] = ls.make_root(folder)
+            ls.spawn(ls.index_root(root))
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: RepodocServer, params: None) -> None:
+        ls.stopping = True
+        if ls.save_queue is not None:
+            ls.save_queue.cancel()
+        for task in list(ls.background):
+            task.cancel()
+
+
+async def pull_configuration(ls: RepodocServer, rebuild: bool = False) -> None:
+    """Ask the client for the `repodoc` section of each root; rebuild roots whose settings changed."""
+    if get_capability(ls.client_capabilities, "workspace.configuration", False) and ls.roots:
+        items = [types.ConfigurationItem(scope_uri=r.path.as_uri(), section=SECTION) for r in ls.roots.values()]
+        try:
+            answers = await asyncio.wait_for(
+                ls.workspace_configuration_async(types.ConfigurationParams(items=items)), 5)
+        except Exception:
+            answers = []
+        for root, answer in zip(list(ls.roots.values()), answers or [], strict=False):
+            ls.editor_settings[root.path] = unwrap(answer)
+    for path, root in list(ls.roots.items()):
+        settings = ls.settings_of(path)
+        if settings == root.given_settings:
+            continue
+        root.close()
+        fresh = ls.roots[path] = Root(path, settings)
+        if rebuild:  # at start-up, indexing begins once the settings are known
+            ls.spawn(ls.index_root(fresh))
+
+
+async def register_watchers(ls: RepodocServer) -> None:
+    """Watch files changed outside the editor, when the client can register watchers."""
+    if not get_capability(ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False):
+        return
+    watchers = [types.FileSystemWatcher(glob_pattern="**/*")]
+    registration = types.Registration(
+        id="repodoc-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))
+    try:
+        await asyncio.wait_for(ls.client_register_capability_async(
+            types.RegistrationParams(registrations=[registration])), 5)
+    except Exception:
+        log.warning("the client did not register the file watchers")

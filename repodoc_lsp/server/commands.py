@@ -1,0 +1,97 @@
+"""workspace/executeCommand: repodoc.generate, repodoc.generateFile, repodoc.pagesFor."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from repodoc_lsp.server.convert import path_of, uri_of
+
+if TYPE_CHECKING:
+    from repodoc_lsp.server.app import RepodocServer
+    from repodoc_lsp.server.state import Root
+
+GENERATE, GENERATE_FILE, PAGES_FOR = "repodoc.generate", "repodoc.generateFile", "repodoc.pagesFor"
+
+
+def _file_argument(ls: RepodocServer, args: tuple[Any, ...]) -> tuple[Root, Path]:
+    uri = args[0] if args else None
+    if isinstance(uri, dict):
+        uri = uri.get("uri")
+    path = path_of(uri) if isinstance(uri, str) else None
+    if path is None:
+        raise JsonRpcInvalidParams("expected one argument: the URI of a file")
+    root = ls.root_for(path)
+    if root is None:
+        raise JsonRpcInvalidParams(f"{path} is not in a workspace folder")
+    return root, path
+
+
+def _merge(summaries: list[dict]) -> dict:
+    if len(summaries) == 1:
+        return summaries[0]
+    merged: dict[str, Any] = {"roots": summaries}
+    for key in ("files", "analysed", "cached", "written", "unchanged", "removed"):
+        merged[key] = sum(s[key] for s in summaries)
+    for key in ("skipped", "conflicts", "stale", "writtenPages", "removedPages"):
+        merged[key] = [x for s in summaries for x in s[key]]
+    merged["seconds"] = round(sum(s["seconds"] for s in summaries), 3)
+    merged["cancelled"] = any(s["cancelled"] for s in summaries)
+    return merged
+
+
+def register(server: RepodocServer) -> None:
+    @server.command(GENERATE)
+    async def generate(ls: RepodocServer, *args: Any) -> dict:
+        """Write the whole tree of every root (or of `[{"root": uri}]`), with cancellable progress."""
+        roots = list(ls.roots.values())
+        if args and isinstance(args[0], dict) and args[0].get("root"):
+            path = path_of(args[0]["root"])
+            root = ls.roots.get(path.resolve()) if path else None
+            if root is None:
+                raise JsonRpcInvalidParams(f"not a workspace folder: {args[0]['root']}")
+            roots = [root]
+        if not roots:
+            raise JsonRpcInvalidParams("no workspace folder is open")
+        token = await ls.begin_progress("RepoDoc: generating", cancellable=True)
+        cancel = threading.Event()
+        progress = ls.thread_progress(token, cancel=cancel) if token else None
+        summaries = []
+        try:
+            for root in roots:
+                summary = await asyncio.wrap_future(root.submit(root.generate, progress, cancel))
+                summaries.append(summary.as_dict())
+                if summary.cancelled:
+                    break
+        except asyncio.CancelledError:  # $/cancelRequest: stop the worker between pages too
+            cancel.set()
+            raise
+        finally:
+            if token:
+                done = _merge(summaries) if summaries else None
+                message = "cancelled" if cancel.is_set() or not done else \
+                    f"{done['written']} pages written, {done['unchanged']} unchanged, {done['removed']} removed"
+                ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+        return _merge(summaries)
+
+    @server.command(GENERATE_FILE)
+    async def generate_file(ls: RepodocServer, *args: Any) -> dict:
+        root, path = _file_argument(ls, args)
+        rel = root.rel(path)
+        if rel not in root.ws.facts and not root.ws.filter.is_input(path):
+            raise JsonRpcInvalidParams(f"{rel} is not an input (excluded, ignored or in the output folder)")
+        summary = await asyncio.wrap_future(root.submit(root.regenerate, [rel]))
+        written = [str(root.ws.out / p) for p in summary.written] if summary else []
+        return {"written": written, "unchanged": summary.unchanged if summary else 0}
+
+    @server.command(PAGES_FOR)
+    def pages_for(ls: RepodocServer, *args: Any) -> dict:
+        root, path = _file_argument(ls, args)
+        docs, kw = root.pages_for(root.rel(path))
+        return {"docs": str(docs), "kw": str(kw), "docsUri": uri_of(docs), "kwUri": uri_of(kw),
+                "exists": docs.exists() and kw.exists()}

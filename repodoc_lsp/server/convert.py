@@ -1,0 +1,35 @@
+"""The adapter between repodoc's data and lsprotocol types.
+
+Positions: repodoc and jedi count lines from 1 and columns in code points;
+LSP counts lines from 0 and columns in the negotiated encoding (UTF-16 for
+VS Code, UTF-8 for Neovim 0.11): cursor positions go through the document's
+position codec (hover.py); definition starts need none (symbols.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from repodoc_lsp.analysis.model import SymbolKind
+from repodoc_lsp.index import MODULE
+
+SYMBOL_KINDS = {
+    SymbolKind.CLASS.value: types.SymbolKind.Class,
+    SymbolKind.FUNCTION.value: types.SymbolKind.Function,
+    SymbolKind.METHOD.value: types.SymbolKind.Method,
+    SymbolKind.HEADING.value: types.SymbolKind.String,
+    MODULE: types.SymbolKind.Module,
+}
+
+
+def path_of(uri: str) -> Path | None:
+    path = to_fs_path(uri)
+    return Path(path) if path else None
+
+
+def uri_of(path: Path, fragment: str = "") -> str:
+    uri = from_fs_path(str(path)) or path.as_uri()
+    return f"{uri}#{fragment}" if fragment else uri

@@ -1,0 +1,76 @@
+"""Regeneration on save: didSave, and files changed outside the editor (watched files).
+
+Saves are collected per root and handled together after a short quiet time, on the
+root's worker thread: hover and symbol requests are never blocked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from repodoc_lsp.server.convert import path_of
+
+if TYPE_CHECKING:
+    from repodoc_lsp.server.app import RepodocServer
+    from repodoc_lsp.server.state import Root
+
+DEBOUNCE_SECONDS = 0.05
+log = logging.getLogger(__name__)
+
+
+class SaveQueue:
+    def __init__(self, ls: RepodocServer) -> None:
+        self.ls = ls
+        self.pending: dict[Path, set[str]] = {}
+        self.timers: dict[Path, asyncio.TimerHandle] = {}
+
+    def add(self, path: Path | None) -> None:
+        root = self.ls.root_for(path)
+        if root is None or path is None or self.ls.stopping:
+            return  # outside every workspace folder: nothing to do
+        out = root.ws.out
+        if path.resolve() == out or out in path.resolve().parents:
+            return  # our own pages (watchers report them too)
+        self.pending.setdefault(root.path, set()).add(root.rel(path))
+        timer = self.timers.pop(root.path, None)
+        if timer is not None:
+            timer.cancel()
+        loop = asyncio.get_running_loop()
+        self.timers[root.path] = loop.call_later(DEBOUNCE_SECONDS, self.flush, root)
+
+    def flush(self, root: Root) -> None:
+        self.timers.pop(root.path, None)
+        rels = sorted(self.pending.pop(root.path, set()))
+        if rels and not self.ls.stopping:
+            self.ls.spawn(self.run(root, rels))
+
+    async def run(self, root: Root, rels: list[str]) -> None:
+        try:
+            await asyncio.wrap_future(root.submit(root.regenerate, rels, root.settings.regenerate_on_save))
+        except Exception:
+            log.exception("regenerating %s failed", rels)
+
+    def cancel(self) -> None:
+        for timer in self.timers.values():
+            timer.cancel()
+        self.timers.clear()
+        self.pending.clear()
+
+
+def register(server: RepodocServer) -> None:
+    queue = SaveQueue(server)
+    server.save_queue = queue
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(ls: RepodocServer, params: types.DidSaveTextDocumentParams) -> None:
+        queue.add(path_of(params.text_document.uri))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched(ls: RepodocServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            queue.add(path_of(change.uri))

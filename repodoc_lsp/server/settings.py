@@ -1,0 +1,27 @@
+"""Editor settings: initializationOptions, then `workspace/configuration` (section
+`repodoc`), over each root's `[tool.repodoc]`. Bad values fall back to the defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from repodoc_lsp.config import Settings, load_settings
+
+SECTION = "repodoc"
+
+
+def unwrap(options: Any) -> dict[str, Any]:
+    """The `repodoc` settings object from whatever a client sent (flat or nested)."""
+    if not isinstance(options, Mapping):
+        return {}
+    inner = options.get(SECTION)
+    if isinstance(inner, Mapping):
+        return dict(inner)
+    return {k: v for k, v in options.items() if k != "trace"}
+
+
+def settings_for(root: Path, editor: Mapping[str, Any]) -> tuple[Settings, list[str]]:
+    """Defaults < pyproject.toml < editor settings; problems are returned, never raised."""
+    return load_settings(root, editor, strict=False)

@@ -1,0 +1,100 @@
+"""One workspace root as the server holds it: analysed workspace, symbol index, writer.
+
+Every change of a root's workspace runs on the root's own single worker thread, so
+scans, generation and on-save regeneration never overlap; requests (hover, symbols)
+read the index, which is safe to read while it is being filled.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.config import Settings
+from repodoc_lsp.generate import Summary, generate, regenerate
+from repodoc_lsp.index import SymbolIndex, entries_of
+from repodoc_lsp.render import Renderer
+from repodoc_lsp.render.paths import pages_of_file
+from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
+from repodoc_lsp.writer import Writer
+
+
+class Root:
+    def __init__(self, path: Path, settings: Settings) -> None:
+        self.path = path.resolve()
+        self.given_settings = settings
+        if settings.templates:
+            settings = settings.replace(templates=str((self.path / settings.templates).resolve()))
+        self.settings = settings
+        self.ws = Workspace(self.path, settings)
+        self.index = SymbolIndex()
+        self.writer = Writer(self.ws.out)
+        self.renderer = Renderer(settings.templates or None)
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"repodoc-{self.path.name}")
+        self.ready = threading.Event()
+
+    def submit(self, fn: Any, *args: Any, **kwargs: Any) -> Future:
+        return self.worker.submit(fn, *args, **kwargs)
+
+    def contains(self, path: Path) -> bool:
+        try:
+            path.resolve().relative_to(self.path)
+            return True
+        except ValueError:
+            return False
+
+    def rel(self, path: Path) -> str:
+        return path.resolve().relative_to(self.path).as_posix()
+
+    # -- work on the root's thread -----------------------------------------------------
+    def scan(self, progress: ProgressFn | None = None) -> None:
+        """Analyse the workspace, filling the index as files are analysed."""
+        def on_facts(rel: str, facts: FileFacts) -> None:
+            self.index.set_file(rel, entries_of(rel, facts))
+
+        self.ws.scan(progress=progress, on_facts=on_facts)
+        self._reindex_all()
+        self.ready.set()
+
+    def _reindex_all(self) -> None:
+        self.ws.facts.load_all()
+        modules = self.ws.relations.module_of
+        self.index.clear()
+        self.index.set_many((rel, entries_of(rel, self.ws.facts[rel], modules.get(rel, "")))
+                            for rel in list(self.ws.facts))
+
+    def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
+        summary = generate(self.path, self.ws, progress=progress, cancel=cancel, renderer=self.renderer)
+        self.writer = Writer(self.ws.out)  # the manifest as generation left it
+        self._reindex_all()
+        return summary
+
+    def regenerate(self, rels: list[str], write: bool = True) -> Summary | None:
+        """Files changed on disk: update the index, and (write=True) rewrite their pages."""
+        inputs = [r for r in rels if r in self.ws.facts or self.ws.filter.is_input(self.path / r)]
+        if not inputs:
+            return None
+        if write:
+            summary = regenerate(self.ws, inputs, self.writer, self.renderer)
+        else:
+            for rel in inputs:
+                self.ws.update_file(rel)
+            summary = None
+        modules = self.ws.relations.module_of
+        for rel in inputs:
+            if rel in self.ws.facts:
+                self.index.set_file(rel, entries_of(rel, self.ws.facts[rel], modules.get(rel, "")))
+            else:
+                self.index.remove_file(rel)
+        return summary
+
+    def pages_for(self, rel: str) -> tuple[Path, Path]:
+        docs, kw = pages_of_file(rel)
+        return self.ws.out / docs, self.ws.out / kw
+
+    def close(self) -> None:
+        self.worker.shutdown(wait=False, cancel_futures=True)
+        self.ws.cache.close()

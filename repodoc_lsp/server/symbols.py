@@ -1,0 +1,89 @@
+"""workspace/symbol and textDocument/documentSymbol, answered from the keyword index."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.index import MODULE, Entry, entries_of
+from repodoc_lsp.server.convert import SYMBOL_KINDS, path_of, uri_of
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from repodoc_lsp.server.app import RepodocServer
+
+
+def entry_range(entry: Entry) -> types.Range:
+    """A definition's range. The text before a def, class or heading on its line is indentation
+    and keywords (ASCII), so its code-point column is the column in every position encoding."""
+    start = types.Position(line=max(entry.line - 1, 0), character=entry.col)
+    end = types.Position(line=entry.end_line - 1, character=0) if entry.end_line > entry.line else start
+    return types.Range(start=start, end=end)
+
+
+def register(server: RepodocServer) -> None:
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def workspace_symbol(ls: RepodocServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+        results: list[types.SymbolInformation] = []
+        for root in list(ls.roots.values()):
+            limit = root.settings.max_workspace_symbols - len(results)
+            if limit <= 0:
+                break
+            for e in root.index.search(params.query, limit):
+                results.append(types.SymbolInformation(
+                    name=e.name, kind=SYMBOL_KINDS[e.kind], container_name=e.container or None,
+                    location=types.Location(uri=uri_of(root.path / e.rel), range=entry_range(e))))
+        return results
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbol(ls: RepodocServer, params: types.DocumentSymbolParams
+                        ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+        path = path_of(params.text_document.uri)
+        if path is None:
+            return []
+        entries = _entries(ls, path, params.text_document.uri)
+        hierarchical = get_capability(
+            ls.client_capabilities, "text_document.document_symbol.hierarchical_document_symbol_support", False)
+        if not hierarchical:
+            return [types.SymbolInformation(name=e.name, kind=SYMBOL_KINDS[e.kind], container_name=e.container or None,
+                                            location=types.Location(uri=params.text_document.uri,
+                                                                    range=entry_range(e))) for e in entries]
+        return outline(entries)
+
+
+def _entries(ls: RepodocServer, path: Path, uri: str) -> list[Entry]:
+    root = ls.root_for(path)
+    if root is not None:
+        rel = root.rel(path)
+        found = root.index.file_entries(rel)
+        if found:
+            return [e for e in found if e.kind != MODULE]
+    # not indexed (excluded, or not analysed yet): the buffer's own text
+    source = ls.workspace.get_text_document(uri).source
+    try:
+        facts = analyse_source(path.name, source.encode("utf-8", "surrogatepass"))
+    except Exception:
+        return []
+    return entries_of(path.name, facts)
+
+
+def outline(entries: list[Entry]) -> list[types.DocumentSymbol]:
+    """Nest entries under their containers (classes, functions, parent headings)."""
+    top: list[types.DocumentSymbol] = []
+    by_key: dict[str, types.DocumentSymbol] = {}
+    children: dict[int, list[types.DocumentSymbol]] = {}
+    for e in sorted(entries, key=lambda e: (e.line, e.col)):
+        rng = entry_range(e)
+        kids: list[types.DocumentSymbol] = []
+        node = types.DocumentSymbol(name=e.name, kind=SYMBOL_KINDS[e.kind], range=rng,
+                                    selection_range=types.Range(start=rng.start, end=rng.start), children=kids)
+        children[id(node)] = kids
+        parent = by_key.get(e.container) if e.container else None
+        (children[id(parent)] if parent is not None else top).append(node)
+        key = e.name if e.kind == "heading" else (f"{e.container}.{e.name}" if e.container else e.name)
+        by_key[key] = node
+    return top
