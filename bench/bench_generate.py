@@ -74,6 +74,7 @@ def run_generate(root: Path, out: Path, cache: Path, jobs: int | None) -> dict[s
         "skipped": len(summary.get("skipped", [])),
         "conflicts": len(summary.get("conflicts", [])),
         "cache_used": cache.exists() and any(cache.iterdir()),
+        "pages": sorted(summary.get("writtenPages", [])),
     }
 
 
@@ -138,7 +139,18 @@ def main(argv: list[str] | None = None) -> int:
         if cold and cold[0]["analysed"] != len(python_files(root)):
             notes.append(f"cold run analysed {cold[0]['analysed']} files of {len(python_files(root))}")
         if warm and any(w["analysed"] or w["written"] for w in warm):
-            notes.append("a warm run analysed or wrote something although nothing changed")
+            rewritten = sorted({p for w in warm for p in w["pages"]})
+            notes.append(f"a warm run analysed or wrote something although nothing changed: {rewritten[:10]}")
+        everything = set().union(*(set(r["pages"]) for r in cold)) if cold else set()
+        for i, r in enumerate(cold):
+            missing = sorted(everything - set(r["pages"]))
+            r["missing_pages"] = missing
+            if missing:
+                wrote = len(r["pages"])
+                notes.append(f"cold run {i + 1} wrote {wrote} pages, not {len(everything)}: missing {missing[:10]}")
+        for r in cold + warm:
+            if len(r["pages"]) > 50:  # keep the results file small
+                r["pages"] = len(r["pages"])
 
         phases: dict[str, Any] = {}
         if not args.no_phases:
