@@ -209,6 +209,12 @@ def _register_lifecycle(server: RepodocServer) -> None:
         ls.stopping = True
         if ls.save_queue is not None:
             ls.save_queue.cancel()
+        # Pending requests to the client (progress, configuration): pygls cancels them after
+        # this handler while iterating the very dict their callbacks shrink; cancel them here.
+        current = getattr(ls.protocol, "msg_id", None)
+        for msg_id, future in list(getattr(ls.protocol, "_request_futures", {}).items()):
+            if msg_id != current and not future.done():
+                future.cancel()
         for task in list(ls.background):
             task.cancel()
 

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from repodoc_lsp.server.app import RepodocServer  # at run time: pygls reads command annotations
 from repodoc_lsp.server.convert import path_of, uri_of
 
 if TYPE_CHECKING:
-    from repodoc_lsp.server.app import RepodocServer
     from repodoc_lsp.server.state import Root
 
 GENERATE, GENERATE_FILE, PAGES_FOR = "repodoc.generate", "repodoc.generateFile", "repodoc.pagesFor"

@@ -36,7 +36,8 @@ SAMPLE = {
         "def path_of(name):\n    return os.path.join('shapes', name)\n"
     ),
     "pkg/use.py": "from pkg.shapes import Shape, make_shape\n\nthing = make_shape('x')\nShape('y').area()\n",
-    "tests/test_shapes.py": "from pkg.shapes import Circle\n\n\ndef test_circle():\n    assert Circle('c').area() > 3\n",
+    "tests/test_shapes.py": (
+        "from pkg.shapes import Circle\n\n\ndef test_circle():\n    assert Circle('c').area() > 3\n"),
     "README.md": "# Demo\n\n## Shapes section\n",
 }
 

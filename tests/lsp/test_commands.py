@@ -1,0 +1,65 @@
+"""workspace/executeCommand: generate (progress, cancel), generateFile, pagesFor."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLE, build, start, symbols, wait_for
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
+
+
+def _command(command: str, *arguments: object) -> types.ExecuteCommandParams:
+    return types.ExecuteCommandParams(command=command, arguments=list(arguments) or None)
+
+
+async def test_generate_with_progress_writes_the_tree(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    result = await client.workspace_execute_command_async(_command("repodoc.generate"))
+    assert result["files"] == len(SAMPLE) and result["written"] == 2 * len(SAMPLE) + 6
+    assert result["cancelled"] is False and result["conflicts"] == []
+    assert (root / "docs/index.md").is_file() and (root / "docs/pkg/shapes.py_docs.md").is_file()
+    reports = [r for token, rs in client.progress_reports.items() if "generating" in str(token) for r in rs]
+    assert reports[0].title == "RepoDoc: generating" and reports[0].cancellable is True
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert reports[-1].message == f"{result['written']} pages written, 0 unchanged, 0 removed"
+    again = await client.workspace_execute_command_async(_command("repodoc.generate", {"root": root.as_uri()}))
+    assert again["written"] == 0 and again["unchanged"] == result["written"]
+
+
+async def test_generate_is_cancellable(client: LanguageClient, tmp_path: Path) -> None:
+    files = {f"pkg{i // 50}/m{i}.py": f'"""Module {i}."""\n' + "def f():\n    pass\n" * 20 for i in range(400)}
+    root = build(tmp_path / "ws", files)
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "f"))
+    task = asyncio.ensure_future(client.workspace_execute_command_async(_command("repodoc.generate")))
+    token = await wait_for(lambda: next((t for t in client.progress_reports if "generating" in str(t)), None))
+    await wait_for(lambda: len(client.progress_reports[token]) > 1)
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    result = await task
+    assert result["cancelled"] is True and result["written"] < 2 * 400
+    for page in (root / "docs").rglob("*.md"):  # nothing half written
+        assert page.read_text().rstrip().endswith("*")
+
+
+async def test_pages_for_and_generate_file(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache"), "outputDir": "site"})
+    await wait_for(lambda: symbols(client, "Shape"))
+    uri = (root / "pkg/shapes.py").as_uri()
+    pages = await client.workspace_execute_command_async(_command("repodoc.pagesFor", uri))
+    assert pages == {"docs": str(root / "site/pkg/shapes.py_docs.md"), "kw": str(root / "site/pkg/shapes.py_kw.md"),
+                     "docsUri": (root / "site/pkg/shapes.py_docs.md").as_uri(),
+                     "kwUri": (root / "site/pkg/shapes.py_kw.md").as_uri(), "exists": False}
+    (root / "pkg/shapes.py").write_text((root / "pkg/shapes.py").read_text() + "\n\ndef added():\n    pass\n")
+    done = await client.workspace_execute_command_async(_command("repodoc.generateFile", uri))
+    assert str(root / "site/pkg/shapes.py_kw.md") in done["written"]
+    assert "**`added`**" in (root / "site/pkg/shapes.py_kw.md").read_text()
+    with pytest.raises(JsonRpcException):
+        await client.workspace_execute_command_async(_command("repodoc.pagesFor", "file:///elsewhere/x.py"))
+    with pytest.raises(JsonRpcException):
+        await client.workspace_execute_command_async(_command("repodoc.pagesFor"))

@@ -1,0 +1,79 @@
+"""textDocument/hover against the real server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLE, build, open_file, position_of, start, symbols, wait_for
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+
+async def _hover(client: LanguageClient, uri: str, text: str, needle: str, offset: int = 0) -> types.Hover | None:
+    return await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=position_of(text, needle, offset)))
+
+
+@pytest.mark.parametrize("profile", ["visual-studio-code", "neovim@v0.11.0"])
+async def test_hover_on_function_class_method_module_and_library(client: LanguageClient, tmp_path: Path,
+                                                                  profile: str) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, profile, options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "Shape"))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    docs = (root / "docs/pkg/shapes.py_docs.md").as_uri()
+    use = root / "pkg/use.py"
+    text = use.read_text()
+    uri = open_file(client, use)
+
+    hover = await _hover(client, uri, text, "make_shape('x')")
+    assert hover is not None and hover.contents.kind == types.MarkupKind.Markdown
+    assert hover.contents.value == (
+        "```python\ndef make_shape(name: str) -> Shape\n```\n\nMake a shape called NAME.\n\n---\n\n"
+        "**Defined in** `pkg/shapes.py:27`\n\n"
+        "**Index**: function in module `pkg.shapes` · imported by 1 workspace files\n\n"
+        f"[Documentation: `shapes.py_docs.md#function-make_shape`]({docs}#function-make_shape)")
+
+    hover = await _hover(client, uri, text, "Shape('y')")
+    value = hover.contents.value
+    assert value.startswith("```python\nclass Shape(name: str)\n```\n\nA shape on the plane.")
+    assert "- `name`: what it is called." in value
+    assert f"({docs}#class-Shape)" in value and "class in module `pkg.shapes`" in value
+
+    hover = await _hover(client, uri, text, "area()")
+    assert "Return the area of the shape." in hover.contents.value
+    assert "method in class `Shape`" in hover.contents.value and f"({docs}#method-Shape.area)" in hover.contents.value
+
+    hover = await _hover(client, uri, text, "pkg.shapes", 4)
+    assert hover.contents.value.startswith("```python\nmodule pkg.shapes\n```\n\nShapes and their areas.")
+    assert "module `pkg.shapes`: 2 classes, 2 functions" in hover.contents.value
+    assert "imported by 2 workspace files" in hover.contents.value
+
+    shapes = root / "pkg/shapes.py"
+    stext = shapes.read_text()
+    suri = open_file(client, shapes)
+    hover = await _hover(client, suri, stext, "join(", 1)
+    assert "```python\ndef join(" in hover.contents.value and "/lib/python3." in hover.contents.value
+
+
+async def test_hover_nothing_plaintext_unsaved_and_out_of_range(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    caps = types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
+        hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.PlainText])))
+    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    await client.initialize_session(types.InitializeParams(
+        capabilities=caps, root_uri=root.as_uri(), initialization_options={"cacheDir": str(tmp_path / "c")}))
+    await wait_for(lambda: symbols(client, "Shape"))
+    use = root / "pkg/use.py"
+    uri = use.as_uri()
+    text = "from pkg.shapes import make_shape\n\n\ndef fresh():\n    '''Not saved yet.'''\n\n\nfresh()\n"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="python", version=1, text=text)))
+    hover = await _hover(client, uri, text, "fresh()\n")
+    assert hover.contents.kind == types.MarkupKind.PlainText
+    assert hover.contents.value.startswith("def fresh()\n\nNot saved yet.\n\nDefined in pkg/use.py:4")
+    assert await _hover(client, uri, text, "\n\n\ndef", 1) is None  # blank line
+    far = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=500, character=3)))
+    assert far is None

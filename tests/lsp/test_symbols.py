@@ -1,0 +1,58 @@
+"""workspace/symbol and textDocument/documentSymbol against the real server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import SAMPLE, build, start, symbols, wait_for
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+MORE = {
+    "pkg/parallel.py": ("class FullyShardedDataParallel:\n    pass\n\n\nclass ShardedHelper:\n    pass\n\n\n"
+                        "def shape_area_total():\n    pass\n\n\ndef get_world_size():\n    pass\n"),
+}
+
+
+async def test_ranking(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", {**SAMPLE, **MORE})
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache"), "maxWorkspaceSymbols": 50})
+    await wait_for(lambda: symbols(client, "FullyShardedDataParallel"))
+    found = await symbols(client, "shape")
+    names = [s.name for s in found]
+    # exact (the class, then the module `shapes`? no: `shapes` is a prefix) > prefix > word start > substring
+    assert names[:4] == ["Shape", "shapes", "make_shape", "shape_area_total"][:1] + names[1:4]
+    assert names.index("Shape") < names.index("shapes") < names.index("make_shape")
+    assert names.index("shape_area_total") < names.index("make_shape")  # prefix before word start
+    first = found[0]
+    assert first.kind == types.SymbolKind.Class and first.container_name is None
+    assert first.location.uri == (root / "pkg/shapes.py").as_uri()
+    assert first.location.range.start == types.Position(line=4, character=0)
+    assert [s.name for s in await symbols(client, "fsdp")] == ["FullyShardedDataParallel"]
+    gws = await symbols(client, "gws")
+    assert gws[0].name == "get_world_size"
+    area = await symbols(client, "area")
+    assert {(s.name, s.container_name) for s in area} >= {("area", "Shape"), ("area", "Circle")}
+    assert area[0].kind == types.SymbolKind.Method
+    heading = await symbols(client, "Shapes section")
+    assert heading[0].name == "Shapes section" and heading[0].kind == types.SymbolKind.String
+    sub = [s.name for s in await symbols(client, "rdhlp")]  # a subsequence only
+    assert sub == ["ShardedHelper"]
+    assert await symbols(client, "zzqx") == []
+
+
+async def test_max_results_setting(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", {**SAMPLE, **{f"m{i}.py": f"def func_{i}():\n    pass\n" for i in range(30)}})
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache"), "maxWorkspaceSymbols": 7})
+    await wait_for(lambda: symbols(client, "func_29"))
+    assert len(await symbols(client, "func")) == 7
+
+
+async def test_document_symbols_outline(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "Shape"))
+    result = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        text_document=types.TextDocumentIdentifier(uri=(root / "pkg/shapes.py").as_uri())))
+    outline = [(s.name, [c.name for c in s.children or []]) for s in result]
+    assert outline == [("Shape", ["__init__", "area"]), ("Circle", ["area"]), ("make_shape", []), ("path_of", [])]
