@@ -1,0 +1,87 @@
+"""Regeneration on save (didSave and watched files) against the real server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import SAMPLE, build, open_file, start, symbols, wait_for
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+
+def _mtimes(out: Path) -> dict[str, int]:
+    return {p.relative_to(out).as_posix(): p.stat().st_mtime_ns for p in out.rglob("*.md")}
+
+
+async def _generated(client: LanguageClient, root: Path, options: dict | None = None) -> dict[str, int]:
+    await start(client, root, options={"cacheDir": str(root.parent / "cache"), **(options or {})})
+    await wait_for(lambda: symbols(client, "Shape"))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    return _mtimes(root / "docs")
+
+
+async def test_save_rewrites_only_what_changed(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    before = await _generated(client, root)
+    shapes = root / "pkg/shapes.py"
+    uri = open_file(client, shapes)
+    shapes.write_text(shapes.read_text() + "\n\ndef saved_function():\n    pass\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    kw = root / "docs/pkg/shapes.py_kw.md"
+    await wait_for(lambda: "**`saved_function`**" in kw.read_text(), 20)
+    assert (await symbols(client, "saved_function"))[0].name == "saved_function"
+    await wait_for(lambda: _mtimes(root / "docs")["pkg/doc.md"] != before["pkg/doc.md"], 10)
+    changed = {p for p, m in _mtimes(root / "docs").items() if before.get(p) != m}
+    assert changed == {"pkg/shapes.py_docs.md", "pkg/shapes.py_kw.md", "pkg/doc.md"}
+
+
+async def test_save_with_syntax_error_updates_the_index(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    await _generated(client, root)
+    use = root / "pkg/use.py"
+    use.write_text("def half_done(:\n    pass\n\nclass StillThere:\n    pass\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=use.as_uri())))
+    await wait_for(lambda: symbols(client, "StillThere"), 20)
+    assert (await symbols(client, "half_done"))[0].name == "half_done"
+    assert "**Syntax error** at [line 1]" in (root / "docs/pkg/use.py_docs.md").read_text()
+
+
+async def test_regenerate_off_still_indexes(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    before = await _generated(client, root, {"regenerateOnSave": False})
+    shapes = root / "pkg/shapes.py"
+    shapes.write_text(shapes.read_text() + "\n\ndef quiet():\n    pass\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=shapes.as_uri())))
+    await wait_for(lambda: symbols(client, "quiet"), 20)
+    assert _mtimes(root / "docs") == before
+
+
+async def test_watched_files_created_and_deleted(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    await _generated(client, root)
+    new = root / "pkg/extra.py"
+    new.write_text("class ExtraThing:\n    pass\n")
+    gone = root / "tests/test_shapes.py"
+    gone.unlink()
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=new.as_uri(), type=types.FileChangeType.Created),
+        types.FileEvent(uri=gone.as_uri(), type=types.FileChangeType.Deleted),
+        types.FileEvent(uri=(root / "docs/index.md").as_uri(), type=types.FileChangeType.Changed),
+    ]))
+    await wait_for(lambda: (root / "docs/pkg/extra.py_kw.md").exists(), 20)
+    await wait_for(lambda: not (root / "docs/tests").exists(), 20)
+    assert "[`extra.py`]" in (root / "docs/pkg/index.md").read_text()
+    assert await symbols(client, "test_circle") == []
+
+
+async def test_save_outside_the_workspace_is_ignored(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    before = await _generated(client, root)
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text("x = 1\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=outside.as_uri())))
+    assert (await symbols(client, "Shape"))[0].name == "Shape"  # still serving
+    assert _mtimes(root / "docs") == before

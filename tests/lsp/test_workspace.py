@@ -1,0 +1,86 @@
+"""Settings, several workspace folders, no workspace folder, requests while indexing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import SAMPLE, build, open_file, start, symbols, wait_for
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+
+async def test_bad_setting_is_told_once_and_defaults_apply(client: LanguageClient, tmp_path: Path) -> None:
+    many = "".join(f"def func_{i}():\n    pass\n" for i in range(250))
+    root = build(tmp_path / "ws", {**SAMPLE, "many.py": many})
+    await start(client, root, options={"cacheDir": str(tmp_path / "c"), "maxWorkspaceSymbols": "many",
+                                       "nonsense": 1})
+    await wait_for(lambda: symbols(client, "Shape"))
+    await wait_for(lambda: len(client.messages) >= 2)
+    texts = sorted(m.message for m in client.messages)
+    assert texts == [
+        "repodoc: settings: maxWorkspaceSymbols: expected a whole number, got 'many'; using the default",
+        "repodoc: settings: unknown key 'nonsense' (known keys: outputDir, include, exclude, embedSourceMaxBytes, "
+        "maxFileBytes, projectName, templates, jobs, cacheDir, regenerateOnSave, maxWorkspaceSymbols, pythonPath)"
+        "; using the default"]
+    assert all(m.type == types.MessageType.Warning for m in client.messages)
+    await wait_for(lambda: symbols(client, "func_249"))
+    assert len(await symbols(client, "func")) == 200  # the default maximum
+
+
+async def test_configuration_change_applies(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, options={"cacheDir": str(tmp_path / "c")})
+    await wait_for(lambda: symbols(client, "Shape"))
+    client.set_configuration({"outputDir": "site", "maxWorkspaceSymbols": 2}, section="repodoc")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+    await wait_for(lambda: len(client.progress_reports) >= 2)  # re-indexed with the new settings
+    await wait_for(lambda: symbols(client, "Shape"))
+    assert len(await symbols(client, "a")) == 2
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    assert (root / "site/index.md").exists() and not (root / "docs").exists()
+
+
+async def test_pyproject_settings_are_the_defaults(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", {**SAMPLE, "pyproject.toml": '[tool.repodoc]\noutput = "handbook"\n'})
+    await start(client, root, options={"cacheDir": str(tmp_path / "c")})
+    await wait_for(lambda: symbols(client, "Shape"))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    assert (root / "handbook/pkg/shapes.py_docs.md").exists()
+
+
+async def test_two_workspace_folders(client: LanguageClient, tmp_path: Path) -> None:
+    one = build(tmp_path / "one", SAMPLE)
+    two = build(tmp_path / "two", {"lib.py": "class OnlyInTwo:\n    pass\n"})
+    await start(client, one, options={"cacheDir": str(tmp_path / "c")}, folders=[one, two])
+    found = await wait_for(lambda: symbols(client, "OnlyInTwo"))
+    assert found[0].location.uri == (two / "lib.py").as_uri()
+    await wait_for(lambda: symbols(client, "Shape"))
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    assert len(result["roots"]) == 2
+    assert (one / "docs/index.md").exists() and (two / "docs/lib.py_docs.md").exists()
+
+
+async def test_no_workspace_folder_uses_the_project_root(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "proj", SAMPLE)
+    await start(client, None, options={"cacheDir": str(tmp_path / "c")})
+    open_file(client, root / "pkg/use.py")
+    found = await wait_for(lambda: symbols(client, "Circle"))
+    assert found[0].location.uri == (root / "pkg/shapes.py").as_uri()
+    pages = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="repodoc.pagesFor", arguments=[(root / "pkg/use.py").as_uri()]))
+    assert pages["docs"] == str(root / "docs/pkg/use.py_docs.md")
+
+
+async def test_requests_during_indexing_are_answered(client: LanguageClient, tmp_path: Path) -> None:
+    files = {f"p{i // 100}/m{i}.py": f"class Thing{i}:\n    pass\n" + "def f():\n    x = 1\n" * 200
+             for i in range(600)}
+    root = build(tmp_path / "ws", files)
+    await start(client, root, options={"cacheDir": str(tmp_path / "c")})
+    early = await symbols(client, "Thing")  # answered at once, from what is indexed so far
+    assert len(early) < 200 or early
+    token = await wait_for(lambda: next((t for t in client.progress_reports if "indexing" in str(t)), None))
+    await wait_for(lambda: isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd), 60)
+    reports = client.progress_reports[token]
+    assert reports[0].title == "RepoDoc: indexing"
+    assert any(getattr(r, "message", "") == "600/600" for r in reports)
+    assert len(await symbols(client, "Thing")) == 200
