@@ -3,12 +3,12 @@
     python bench/bench_generate.py [--cold-runs 3] [--warm-runs 5] [--floor-runs 3] [--griffe-runs 2]
 
 In one run: copy the corpus into a temporary workspace; measure the floor (read and
-`ast.parse` every file in one process); run `repodoc generate ROOT --out TMP --json` cold
-(REPODOC_CACHE_DIR pointing at a fresh folder, empty output folder) and warm (the same
-again, nothing changed), polling the RSS sum of the whole process tree every 50 ms; split
-one cold and one warm run in phases (analyse, render+write) with repodoc's own API; time
-griffe's static load of the same package as a peer. Prints a table, writes
-bench/results/generate-*.json.
+`ast.parse` every file in one process, alternating with the cold runs); run
+`repodoc generate ROOT --out TMP --json` cold (REPODOC_CACHE_DIR pointing at a fresh
+folder, empty output folder) and warm (the same again, nothing changed), polling the RSS
+sum of the whole process tree every 50 ms; split one cold and one warm run in phases
+(analyse, render+write) with repodoc's own API; time griffe's static load of the same
+package as a peer. Prints a table, writes bench/results/generate-*.json.
 """
 
 from __future__ import annotations
@@ -114,17 +114,21 @@ def main(argv: list[str] | None = None) -> int:
         st = stats(root)
         print(f"corpus: {corpus} -> {root}: {st.files} files, {st.lines:,} lines", flush=True)
 
-        floor = measure_floor(root, args.floor_runs)
-        floor_s = float(floor["median"])
-        print(f"floor: {fmt_s(floor_s)}", flush=True)
-
+        # Floor and cold runs alternate, so a burst of load elsewhere on the machine weighs on both.
+        floor_runs: list[float] = []
         cold: list[dict[str, Any]] = []
-        for i in range(args.cold_runs):
-            out, cache = tmp / f"out-{i}", tmp / f"cache-{i}"
-            cold.append(run_generate(root, out, cache, args.jobs))
-            print(f"cold {i + 1}: {fmt_s(cold[-1]['seconds'])}, {fmt_mb(cold[-1]['peak_rss'])}", flush=True)
-            if i < args.cold_runs - 1:
-                shutil.rmtree(out)
+        for i in range(max(args.floor_runs, args.cold_runs)):
+            if i < args.floor_runs:
+                floor_runs.append(float(measure_floor(root, 1)["median"]))
+                print(f"floor {i + 1}: {fmt_s(floor_runs[-1])}", flush=True)
+            if i < args.cold_runs:
+                out, cache = tmp / f"out-{i}", tmp / f"cache-{i}"
+                cold.append(run_generate(root, out, cache, args.jobs))
+                print(f"cold {i + 1}: {fmt_s(cold[-1]['seconds'])}, {fmt_mb(cold[-1]['peak_rss'])}", flush=True)
+                if i < args.cold_runs - 1:
+                    shutil.rmtree(out)
+        floor: dict[str, Any] = {"runs": floor_runs, "median": median(floor_runs), "interleaved_with_cold": True}
+        floor_s = median(floor_runs)
         warm: list[dict[str, Any]] = []
         last = args.cold_runs - 1
         for i in range(args.warm_runs):
