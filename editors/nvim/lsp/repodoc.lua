@@ -1,0 +1,8 @@
+-- repodoc-lsp for Neovim 0.11+: `vim.lsp.enable("repodoc")` picks this up from 'runtimepath'.
+-- Settings are sent as initializationOptions and answered to workspace/configuration.
+return {
+  cmd = { "repodoc", "serve" },
+  filetypes = { "python", "markdown" },
+  root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
+  settings = { repodoc = {} },
+}

@@ -1,0 +1,110 @@
+-- End-to-end: the plugin starts the real server on WORKSPACE, then hover, workspace/symbol,
+-- :RepoDoc generate (with $/progress), an edit written with :w, :RepoDoc open, :checkhealth.
+-- Writes a JSON report to OUT_JSON; exits 0 only if every step worked.
+local OUT = assert(os.getenv("OUT_JSON"))
+local ROOT = assert(os.getenv("WORKSPACE"))
+local CMD = vim.fn.json_decode(assert(os.getenv("SERVER_CMD_JSON")))
+local FORCE = os.getenv("FORCE_API")
+local report = { nvim = tostring(vim.version().major .. "." .. vim.version().minor .. "." .. vim.version().patch),
+                 ok = false, errors = {}, progress = {}, notifications = {} }
+
+local function finish(code)
+  local f = assert(io.open(OUT, "w"))
+  f:write(vim.fn.json_encode(report))
+  f:close()
+  local repodoc = require("repodoc")
+  local cs = repodoc.clients()
+  for _, c in ipairs(cs) do repodoc.client_stop(c) end
+  vim.wait(5000, function()
+    for _, c in ipairs(cs) do if not c.is_stopped() then return false end end
+    return true
+  end, 50)
+  vim.cmd(code == 0 and "qall!" or ("cquit " .. code))
+end
+
+local function wait(ms, fn, what)
+  assert(vim.wait(ms, fn, 50), "timed out waiting for " .. what)
+end
+
+local ok, err = pcall(function()
+  local notify = vim.notify
+  vim.notify = function(msg, level)
+    table.insert(report.notifications, msg)
+    return notify(msg, level)
+  end
+  local repodoc = require("repodoc")
+  local default_progress = vim.lsp.handlers["$/progress"]
+  vim.lsp.handlers["$/progress"] = function(e, result, ctx, config)
+    table.insert(report.progress, { token = tostring(result.token), kind = result.value.kind,
+                                     title = result.value.title, message = result.value.message })
+    if default_progress then return default_progress(e, result, ctx, config) end
+  end
+  repodoc.setup({ cmd = CMD, settings = { cacheDir = ROOT .. "/../cache" }, _force_api = FORCE ~= "" and FORCE or nil })
+  report.api = repodoc.api
+  vim.cmd("filetype on")
+  vim.cmd("edit " .. vim.fn.fnameescape(ROOT .. "/pkg/use.py"))
+  local bufnr = vim.api.nvim_get_current_buf()
+  wait(30000, function()
+    local cs = repodoc.clients(bufnr)
+    return #cs > 0 and cs[1].initialized
+  end, "the plugin to start the server")
+  local client = repodoc.clients(bufnr)[1]
+  report.root_dir = client.config.root_dir
+
+  local function sync(method, params)
+    local answers = vim.lsp.buf_request_sync(bufnr, method, params, 30000)
+    local answer = answers and answers[client.id]
+    assert(answer, method .. ": no answer")
+    local e = answer.err or answer.error
+    assert(not e, method .. ": " .. vim.inspect(e))
+    return answer.result
+  end
+
+  -- wait for the index, then ask for symbols
+  wait(30000, function()
+    local r = vim.lsp.buf_request_sync(bufnr, "workspace/symbol", { query = "Widget" }, 5000)
+    return r and r[client.id] and r[client.id].result and #r[client.id].result > 0
+  end, "the index")
+  local symbols = sync("workspace/symbol", { query = "Widget" })
+  report.symbols = vim.tbl_map(function(s) return s.name end, symbols)
+
+  local line = vim.fn.search("make_shape('x')") - 1
+  local col = vim.fn.col(".") - 1
+  local hover = sync("textDocument/hover", { textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+                                             position = { line = line, character = col } })
+  report.hover = hover and hover.contents and hover.contents.value or vim.NIL
+
+  vim.cmd("RepoDoc generate")
+  wait(60000, function() return repodoc.last_summary ~= nil end, ":RepoDoc generate")
+  report.summary_written = repodoc.last_summary.written
+  report.index_exists = vim.fn.filereadable(ROOT .. "/docs/index.md") == 1
+  report.docs_exists = vim.fn.filereadable(ROOT .. "/docs/pkg/use.py_docs.md") == 1
+  wait(5000, function()
+    for _, n in ipairs(report.notifications) do
+      if n:find("documentation", 1, true) then return true end
+    end
+    return false
+  end, "the end-of-generation message")
+
+  -- edit and write: the server regenerates the page
+  vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { "", "", "def written_in_nvim():", "    pass" })
+  vim.cmd("silent write")
+  local kw = ROOT .. "/docs/pkg/use.py_kw.md"
+  wait(20000, function()
+    return table.concat(vim.fn.readfile(kw), "\n"):find("written_in_nvim", 1, true) ~= nil
+  end, "the page regenerated on save")
+  report.regenerated = true
+
+  vim.cmd("RepoDoc open")
+  wait(10000, function() return vim.api.nvim_buf_get_name(0):find("use.py_docs.md", 1, true) ~= nil end,
+       ":RepoDoc open")
+  report.opened = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ":t")
+  report.windows = #vim.api.nvim_tabpage_list_wins(0)
+  vim.cmd("close")
+
+  vim.cmd("checkhealth repodoc")
+  report.health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+  report.ok = true
+end)
+if not ok then table.insert(report.errors, tostring(err)) end
+finish(ok and 0 or 1)
