@@ -8,6 +8,7 @@ import json
 import math
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -119,12 +120,14 @@ class Measured:
     peak_rss: int  # bytes, the whole process tree
     peak_single: int  # bytes, the largest process
     proc: subprocess.CompletedProcess[str]
+    cpu_seconds: float = math.nan  # user + system time of the process and the children it waited for
 
 
 def run_measured(
     cmd: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | Path | None = None, timeout: float = 900
 ) -> Measured:
     """Run `cmd` with its output captured; wall time and peak memory of its process tree."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     with PeakMemory(proc.pid) as mem:
@@ -135,8 +138,10 @@ def run_measured(
             out, err = proc.communicate()
             raise RuntimeError(f"timed out after {timeout} s: {' '.join(cmd)}\n{err[-2000:]}") from None
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     done = subprocess.CompletedProcess(list(cmd), proc.returncode, out, err)
-    return Measured(seconds, mem.peak, mem.peak_single, done)
+    return Measured(seconds, mem.peak, mem.peak_single, done, cpu)
 
 
 def machine() -> dict[str, Any]:

@@ -62,6 +62,7 @@ def run_generate(root: Path, out: Path, cache: Path, jobs: int | None) -> dict[s
     summary = json.loads(m.proc.stdout)
     return {
         "seconds": m.seconds,
+        "cpu_seconds": m.cpu_seconds,
         "internal_seconds": summary.get("seconds"),
         "peak_rss": m.peak_rss,
         "peak_single": m.peak_single,
@@ -75,6 +76,8 @@ def run_generate(root: Path, out: Path, cache: Path, jobs: int | None) -> dict[s
         "conflicts": len(summary.get("conflicts", [])),
         "cache_used": cache.exists() and any(cache.iterdir()),
         "pages": sorted(summary.get("writtenPages", [])),
+        "conflict_details": summary.get("conflicts", [])[:20],
+        "stderr_tail": m.proc.stderr[-2000:],
     }
 
 
@@ -116,10 +119,13 @@ def main(argv: list[str] | None = None) -> int:
 
         # Floor and cold runs alternate, so a burst of load elsewhere on the machine weighs on both.
         floor_runs: list[float] = []
+        floor_cpu: list[float] = []
         cold: list[dict[str, Any]] = []
         for i in range(max(args.floor_runs, args.cold_runs)):
             if i < args.floor_runs:
-                floor_runs.append(float(measure_floor(root, 1)["median"]))
+                one = measure_floor(root, 1)
+                floor_runs.append(float(one["median"]))
+                floor_cpu.append(float(one["cpu_median"]))
                 print(f"floor {i + 1}: {fmt_s(floor_runs[-1])}", flush=True)
             if i < args.cold_runs:
                 out, cache = tmp / f"out-{i}", tmp / f"cache-{i}"
@@ -127,7 +133,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"cold {i + 1}: {fmt_s(cold[-1]['seconds'])}, {fmt_mb(cold[-1]['peak_rss'])}", flush=True)
                 if i < args.cold_runs - 1:
                     shutil.rmtree(out)
-        floor: dict[str, Any] = {"runs": floor_runs, "median": median(floor_runs), "interleaved_with_cold": True}
+        floor: dict[str, Any] = {
+            "runs": floor_runs,
+            "median": median(floor_runs),
+            "cpu_runs": floor_cpu,
+            "cpu_median": median(floor_cpu),
+            "interleaved_with_cold": True,
+        }
         floor_s = median(floor_runs)
         warm: list[dict[str, Any]] = []
         last = args.cold_runs - 1
@@ -149,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
         for i, r in enumerate(cold):
             missing = sorted(everything - set(r["pages"]))
             r["missing_pages"] = missing
+            if r["conflicts"]:
+                notes.append(
+                    f"cold run {i + 1}: {r['conflicts']} conflicts in an empty output folder: "
+                    f"{r['conflict_details'][:3]}"
+                )
             if missing:
                 wrote = len(r["pages"])
                 notes.append(f"cold run {i + 1} wrote {wrote} pages, not {len(everything)}: missing {missing[:10]}")
@@ -175,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     cold_s = median([r["seconds"] for r in cold])
     warm_s = median([r["seconds"] for r in warm])
     peak = max([r["peak_rss"] for r in cold + warm], default=0)
+    cold_cpu = median([r["cpu_seconds"] for r in cold])
+    floor_cpu_s = float(floor["cpu_median"])
+    pairwise = [r["seconds"] / f for r, f in zip(cold, floor["runs"], strict=False)]  # each cold run / its floor
     griffe_ok = [g for g in griffe if "error" not in g]
     griffe_s = median([g["wall"] for g in griffe_ok]) if griffe_ok else None
     ratios: dict[str, float | None] = {
@@ -182,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         "warm_over_floor": warm_s / floor_s,
         "griffe_over_floor": griffe_s / floor_s if griffe_s else None,
         "cold_over_griffe": cold_s / griffe_s if griffe_s else None,
+        "cold_cpu_over_floor_cpu": cold_cpu / floor_cpu_s,
+        "cold_over_floor_pairwise_median": median(pairwise),
     }
     checks = {
         "cold_over_floor<=1.5": cold_s / floor_s <= TARGET_COLD,
@@ -198,6 +220,22 @@ def main(argv: list[str] | None = None) -> int:
             f"<= {TARGET_COLD}",
             fmt_mb(max((r["peak_rss"] for r in cold), default=0)),
             verdict(checks["cold_over_floor<=1.5"]),
+        ],
+        [
+            "  cold, each run / the floor run before it (median)",
+            "",
+            f"{median(pairwise):.2f}",
+            "",
+            "",
+            "",
+        ],
+        [
+            "  CPU time (all processes): cold / floor",
+            f"{fmt_s(cold_cpu)} / {fmt_s(floor_cpu_s)}",
+            f"{cold_cpu / floor_cpu_s:.2f}",
+            "",
+            "",
+            "",
         ],
         [
             f"repodoc generate warm (median of {len(warm)})",
