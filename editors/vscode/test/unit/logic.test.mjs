@@ -1,0 +1,33 @@
+// Unit tests of the extension's pure logic (node --test; run `npm run test:unit`).
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import test from 'node:test';
+
+const require = createRequire(import.meta.url);
+const logic = require('../../out/logic.js');
+
+test('server command from the interpreter, or the explicit command', () => {
+  assert.deepEqual(logic.serverCommand([], '/usr/bin/python3'), { command: '/usr/bin/python3', args: ['-m', 'repodoc_lsp', 'serve'] });
+  assert.deepEqual(logic.serverCommand(undefined, ''), { command: 'python3', args: ['-m', 'repodoc_lsp', 'serve'] });
+  assert.deepEqual(logic.serverCommand(['repodoc', 'serve', ''], 'python3'), { command: 'repodoc', args: ['serve'] });
+});
+
+test('server settings carry only the server keys', () => {
+  const values = { outputDir: 'site', regenerateOnSave: false, interpreter: 'python3', maxWorkspaceSymbols: 5 };
+  assert.deepEqual(logic.serverSettings((k) => values[k]), { outputDir: 'site', regenerateOnSave: false, maxWorkspaceSymbols: 5 });
+});
+
+test('one clear message with the fix when the server cannot start', () => {
+  const cmd = logic.serverCommand([], 'py');
+  assert.match(logic.cannotStartMessage(cmd, { notFound: true }), /"py" was not found.*pip install repodoc-lsp/);
+  assert.equal(logic.cannotStartMessage(cmd, { stderr: "Traceback...\nModuleNotFoundError: No module named 'repodoc_lsp'" }),
+    'RepoDoc: repodoc-lsp is not installed for "py". Run `py -m pip install repodoc-lsp`, or set "repodoc.interpreter" to a Python that has it.');
+  assert.doesNotMatch(logic.cannotStartMessage(cmd, { stderr: 'line 1\nline 2\nboom' }), /line 1/);
+});
+
+test('summary and status texts', () => {
+  assert.equal(logic.summaryMessage({ written: 3, unchanged: 2, removed: 1, conflicts: [{}], skipped: [], seconds: 1.25 }),
+    'RepoDoc: 3 pages written, 2 unchanged, 1 removed, 1 conflicts (files not written by RepoDoc are left alone) in 1.3 s.');
+  assert.match(logic.summaryMessage({ cancelled: true, written: 7 }), /cancelled after 7 pages/);
+  assert.equal(logic.statusText('indexing', '3/9'), '$(sync~spin) RepoDoc: indexing 3/9');
+});
