@@ -10,6 +10,9 @@ from typing import Any
 from repodoc_lsp.config import Settings, load_settings
 
 SECTION = "repodoc"
+# Keys of the `repodoc` section that belong to the editor clients, not to the server
+# (VS Code's `repodoc.trace.server`, the command that starts the server).
+CLIENT_ONLY = frozenset({"trace", "interpreter", "serverCommand"})
 
 
 def unwrap(options: Any) -> dict[str, Any]:
@@ -18,8 +21,8 @@ def unwrap(options: Any) -> dict[str, Any]:
         return {}
     inner = options.get(SECTION)
     if isinstance(inner, Mapping):
-        return dict(inner)
-    return {k: v for k, v in options.items() if k != "trace"}
+        options = inner
+    return {k: v for k, v in options.items() if k not in CLIENT_ONLY}
 
 
 def settings_for(root: Path, editor: Mapping[str, Any]) -> tuple[Settings, list[str]]:

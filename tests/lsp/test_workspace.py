@@ -84,3 +84,15 @@ async def test_requests_during_indexing_are_answered(client: LanguageClient, tmp
     assert reports[0].title == "RepoDoc: indexing"
     assert any(getattr(r, "message", "") == "600/600" for r in reports)
     assert len(await symbols(client, "Thing")) == 200
+
+
+async def test_client_only_keys_are_not_reported(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    vscode_section = {"outputDir": "docs", "trace": {"server": "off"}, "interpreter": "python3", "serverCommand": []}
+    await start(client, root, options={"cacheDir": str(tmp_path / "c"), **vscode_section},
+                configuration=vscode_section)
+    await wait_for(lambda: symbols(client, "Shape"))
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"repodoc": {**vscode_section, "cacheDir": str(tmp_path / "c")}}))
+    assert (await symbols(client, "Shape"))[0].name == "Shape"
+    assert client.messages == []

@@ -1,0 +1,64 @@
+// Test only. Inside the real extension host: uses the RepoDoc extension the way a person would
+// (open a file, hover, symbol search, the palette command, edit and save) and writes a JSON report
+// to $REPODOC_PROBE_OUT.
+const vscode = require('vscode');
+const fs = require('fs');
+const path = require('path');
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(what, fn, seconds) {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(300);
+  }
+}
+
+exports.activate = async () => {
+  const out = process.env.REPODOC_PROBE_OUT;
+  if (!out) return;
+  const report = { vscode: vscode.version, ok: false, steps: [] };
+  try {
+    const root = vscode.workspace.workspaceFolders[0].uri;
+    const uri = vscode.Uri.joinPath(root, 'pkg', 'use.py');
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc);
+    const ext = vscode.extensions.getExtension('repodoc.repodoc');
+    await ext.activate();
+    report.steps.push('activated');
+
+    const symbols = await until('workspace symbols', async () => {
+      const found = await vscode.commands.executeCommand('vscode.executeWorkspaceSymbolProvider', 'Widget');
+      return found && found.length ? found : undefined;
+    }, 60);
+    report.symbols = symbols.map((s) => s.name);
+    report.steps.push('symbols');
+
+    report.summary = await vscode.commands.executeCommand('repodoc.generateDocumentation');
+    report.steps.push('generated');
+
+    const text = doc.getText();
+    const offset = text.indexOf("make_shape('x')");
+    const hovers = await vscode.commands.executeCommand('vscode.executeHoverProvider', uri, doc.positionAt(offset));
+    report.hover = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    report.steps.push('hover');
+
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(uri, new vscode.Position(doc.lineCount, 0), '\n\ndef saved_in_vscode():\n    pass\n');
+    await vscode.workspace.applyEdit(edit);
+    report.saved = await doc.save();
+    const kw = path.join(root.fsPath, 'docs', 'pkg', 'use.py_kw.md');
+    await until('the page regenerated on save', () => fs.existsSync(kw) && fs.readFileSync(kw, 'utf8').includes('saved_in_vscode'), 30);
+    report.regenerated = true;
+    report.steps.push('saved');
+
+    report.opened = String(await vscode.commands.executeCommand('repodoc.openDocumentation'));
+    report.ok = true;
+  } catch (e) {
+    report.error = String((e && e.stack) || e);
+  }
+  fs.writeFileSync(out, JSON.stringify(report, null, 1));
+};
