@@ -15,7 +15,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN = REPO / "editors" / "nvim"
 NVIM011 = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "repodoc-ci" / "nvim011" / "bin" / "nvim"
-SAMPLE = REPO / "tests" / "golden" / "sample"
 
 
 def _nvim(version: str) -> str:
@@ -32,12 +31,9 @@ def _nvim(version: str) -> str:
 
 @pytest.mark.parametrize(("version", "force", "api"), [
     ("0.7", "", "start_client"), ("0.11", "", "config"), ("0.11", "start", "start")])
-def test_plugin_end_to_end(tmp_path: Path, version: str, force: str, api: str) -> None:
+def test_plugin_end_to_end(tmp_path: Path, editor_workspace: Path, version: str, force: str, api: str) -> None:
     nvim = _nvim(version)
-    workspace = tmp_path / "ws"
-    shutil.copytree(SAMPLE, workspace)
-    (workspace / "pkg" / "use.py").write_text(
-        "from pkg.core import make_widget\n\nwidget = make_shape = make_widget\nmake_shape('x')\n")
+    workspace = editor_workspace
     out = tmp_path / "report.json"
     env = {**os.environ, "OUT_JSON": str(out), "WORKSPACE": str(workspace), "FORCE_API": force,
            "SERVER_CMD_JSON": json.dumps([sys.executable, "-m", "repodoc_lsp", "serve"])}

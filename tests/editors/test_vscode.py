@@ -21,7 +21,6 @@ EXT = REPO / "editors" / "vscode"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "repodoc-ci"
 CODE_SERVER = CACHE / "code-server" / "node_modules" / ".bin" / "code-server"
 PLAYWRIGHT = CACHE / "playwright" / "node_modules" / "playwright-core"
-SAMPLE = REPO / "tests" / "golden" / "sample"
 
 
 def _require(ok: bool, what: str) -> None:
@@ -47,7 +46,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_extension_in_real_vscode(vsix: Path, tmp_path: Path) -> None:
+def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: Path) -> None:
     _require(CODE_SERVER.exists(), "code-server")
     _require(PLAYWRIGHT.is_dir() and Path("/usr/bin/chromium").exists(), "chromium and playwright-core")
     probe_src = EXT / "test" / "e2e" / "probe"
@@ -55,9 +54,7 @@ def test_extension_in_real_vscode(vsix: Path, tmp_path: Path) -> None:
     shutil.copytree(probe_src, probe)
     subprocess.run([str(EXT / "node_modules" / ".bin" / "vsce"), "package", "--no-dependencies", "-o",
                     "probe.vsix"], cwd=probe, check=True, capture_output=True, timeout=120)
-    ws = tmp_path / "ws"
-    shutil.copytree(SAMPLE, ws)
-    (ws / "pkg" / "use.py").write_text("from pkg.core import make_widget\n\nmake_shape = make_widget\nmake_shape('x')\n")
+    ws = editor_workspace
     user, exts = tmp_path / "user", tmp_path / "ext"
     (user / "User").mkdir(parents=True)
     (user / "User" / "settings.json").write_text(json.dumps({
