@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import broken_links, generate_json, make_workspace, run_cli, strip_fences
+from helpers import broken_links, generate_json, make_workspace, run_cli, strip_fences
 
 from repodoc_lsp import MARKER
 

@@ -9,7 +9,7 @@ import os
 import shutil
 from pathlib import Path
 
-from conftest import REPO, broken_links, run_cli
+from helpers import REPO, broken_links, run_cli
 
 SAMPLE = REPO / "tests" / "golden" / "sample"
 EXPECTED = REPO / "tests" / "golden" / "expected"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import broken_links, make_workspace
+from helpers import broken_links, make_workspace
 
 from repodoc_lsp.config import load_settings
 from repodoc_lsp.generate import generate, regenerate

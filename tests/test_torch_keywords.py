@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from helpers import run_cli
 
 pytestmark = pytest.mark.slow
 

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, build, start, symbols, wait_for
+from lsp_helpers import SAMPLE, build, start, symbols, wait_for
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient

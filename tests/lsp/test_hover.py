@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE, build, open_file, position_of, start, symbols, wait_for
+from lsp_helpers import SAMPLE, build, open_file, position_of, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 

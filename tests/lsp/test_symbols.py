@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import SAMPLE, build, start, symbols, wait_for
+from lsp_helpers import SAMPLE, build, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
