@@ -17,6 +17,7 @@ from pygls.lsp.server import LanguageServer
 from repodoc_lsp import __version__
 from repodoc_lsp.config import Settings
 from repodoc_lsp.server.convert import path_of
+from repodoc_lsp.server.protocol import RepodocProtocol
 from repodoc_lsp.server.settings import SECTION, settings_for, unwrap
 from repodoc_lsp.server.state import Root
 
@@ -26,7 +27,7 @@ ROOT_MARKERS = ("pyproject.toml", ".git")
 
 class RepodocServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("repodoc-lsp", __version__, max_workers=4)
+        super().__init__("repodoc-lsp", __version__, protocol_cls=RepodocProtocol, max_workers=4)
         self.roots: dict[Path, Root] = {}
         self.init_options: dict[str, Any] = {}
         self.editor_settings: dict[Path, dict[str, Any]] = {}

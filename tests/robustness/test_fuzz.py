@@ -1,0 +1,132 @@
+"""Property-based tests: any Python text is analysed without a crash, keywords equal an independent
+reading of `ast`, and rendered pages close every fence and link every keyword to a unique anchor.
+
+Examples per test: REPODOC_FUZZ_EXAMPLES (default 60; CI uses the default)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.analysis.relations import Relations
+from repodoc_lsp.analysis.source import NotText
+from repodoc_lsp.render import Renderer, Site
+
+EXAMPLES = int(os.environ.get("REPODOC_FUZZ_EXAMPLES", "60"))
+NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True).filter(lambda n: n not in KEYWORDS)
+KEYWORDS = {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+            "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
+            "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+            "match", "case", "type", "_"}
+TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)
+
+
+@st.composite
+def python_source(draw: st.DrawFn) -> str:
+    """Python built from statements that define, import and nest, with odd docstrings."""
+    lines: list[str] = []
+
+    def block(indent: int, depth: int) -> None:
+        for _ in range(draw(st.integers(1, 4))):
+            pad = "    " * indent
+            kind = draw(st.sampled_from(["def", "async", "class", "import", "from", "if", "doc", "expr"]))
+            name = draw(NAMES)
+            if kind in ("def", "async", "class") and depth < 4:
+                head = {"def": "def", "async": "async def", "class": "class"}[kind]
+                sig = "(self, x=1, *a, **k)" if kind != "class" else draw(st.sampled_from(["", "(Base)", "(A, B)"]))
+                lines.append(f"{pad}{head} {name}{sig}:")
+                lines.append(f"{pad}    {draw(TEXT)!r}")
+                block(indent + 1, depth + 1)
+            elif kind == "import":
+                lines.append(f"{pad}import {name}.{draw(NAMES)} as {draw(NAMES)}")
+            elif kind == "from":
+                dots = "." * draw(st.integers(0, 3))
+                module = draw(st.one_of(st.just(""), NAMES)) if dots else draw(NAMES)
+                names = ", ".join(draw(st.lists(NAMES, min_size=1, max_size=3)))
+                lines.append(f"{pad}from {dots}{module} import ({names})")
+            elif kind == "if" and depth < 4:
+                lines.append(f"{pad}if {name}:")
+                block(indent + 1, depth + 1)
+            elif kind == "doc":
+                lines.append(f"{pad}x = {draw(TEXT)!r}")
+            else:
+                lines.append(f"{pad}{name}({draw(TEXT)!r})")
+
+    block(0, 0)
+    return "\n".join(lines) + "\n"
+
+
+def reference(tree: ast.Module) -> dict[str, set[str]]:
+    classes, functions, imports = set(), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            classes.add(node.name)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            functions.add(node.name)
+        elif isinstance(node, ast.Import):
+            imports.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imports.add("." * node.level + (node.module or ""))
+            imports.update(a.name for a in node.names if a.name != "*")
+    return {"Classes": classes, "Functions": functions, "Imports": imports}
+
+
+def _render(source: str) -> tuple[str, str]:
+    data = source.replace("\x00", "").encode("utf-8", "surrogatepass")
+    facts = analyse_source("m.py", data)
+    site = Site.build(project="fuzz", root="/r", out="/r/docs", embed_max=10**6,
+                      relations=Relations({"m.py": facts.imports}), facts={"m.py": facts},
+                      sizes={"m.py": len(data)}, folders=[""])
+    renderer = Renderer()
+    return renderer.file_docs(site, "m.py", source), renderer.file_kw(site, "m.py")
+
+
+def _fences_closed(text: str) -> bool:
+    fence = None
+    for line in text.split("\n"):
+        m = re.match(r"^ {0,3}(`{3,}|~{3,})(.*)$", line)
+        if fence is None and m:
+            fence = m.group(1)
+        elif fence is not None and m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
+                and not m.group(2).strip():
+            fence = None
+    return fence is None
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(python_source())
+def test_keywords_equal_ast_and_pages_are_sound(source: str) -> None:
+    facts = analyse_source("m.py", source.encode("utf-8", "surrogatepass"))
+    tree = ast.parse(source)
+    got = {kind.heading: {name for name, _ in entries} for kind, entries in facts.keywords().items()}
+    expected = {k: v for k, v in reference(tree).items() if v}
+    assert got == expected
+    docs, kw = _render(source)
+    assert _fences_closed(docs) and _fences_closed(kw)
+    anchors = re.findall(r'<a id="([^"]+)"></a>', docs)
+    assert len(anchors) == len(set(anchors))
+    for target in re.findall(r"\]\(\./m\.py_docs\.md#([^)]+)\)", kw):
+        assert target in anchors, target
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_never_crashes(text: str) -> None:
+    for name in ("m.py", "m.md", "m.txt"):
+        try:
+            data = text.encode("utf-8", "surrogatepass")
+        except UnicodeEncodeError:
+            data = text.encode("utf-8", "replace")
+        try:
+            analyse_source(name, data)
+        except NotText:  # binary input is refused with a reason, not a crash
+            assert "\x00" in text
+    docs, kw = _render(text.encode("utf-8", "replace").decode("utf-8"))
+    assert _fences_closed(docs) and _fences_closed(kw)
+
+

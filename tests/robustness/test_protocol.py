@@ -1,0 +1,76 @@
+"""The server survives malformed and misplaced traffic, and exits as the specification says."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from rpc import RawServer
+
+
+def _workspace(tmp_path: Path) -> tuple[str, dict[str, str]]:
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "mod.py").write_text('def known():\n    """A known function."""\n')
+    return root.as_uri(), {**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")}
+
+
+def _alive(server: RawServer, msg_id: int) -> None:
+    server.send({"id": msg_id, "method": "workspace/symbol", "params": {"query": "known"}})
+    assert "result" in server.response(msg_id)
+
+
+def test_request_before_initialize_and_unknown_method(tmp_path: Path) -> None:
+    uri, env = _workspace(tmp_path)
+    server = RawServer(env)
+    server.send({"id": 7, "method": "workspace/symbol", "params": {"query": "x"}})
+    assert server.response(7)["error"]["code"] == -32002  # ServerNotInitialized
+    server.initialize(uri, {"cacheDir": str(tmp_path / "cache")})
+    server.send({"id": 8, "method": "repodoc/noSuchMethod", "params": {}})
+    assert server.response(8)["error"]["code"] == -32601  # MethodNotFound
+    _alive(server, 9)
+    server.send({"id": 10, "method": "shutdown"})
+    server.response(10)
+    server.send({"method": "exit"})
+    assert server.exit_code() == 0
+
+
+def test_malformed_messages_and_invalid_params(tmp_path: Path) -> None:
+    uri, env = _workspace(tmp_path)
+    server = RawServer(env)
+    server.initialize(uri, {"cacheDir": str(tmp_path / "cache")})
+    server.raw(b"{this is not json}")
+    server.raw(b"[1, 2, 3]")
+    server.raw(b'{"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {"textDocument": 3}}')
+    server.send({"id": 20, "method": "textDocument/hover", "params": {"textDocument": {"uri": 5}}})
+    reply = server.response(20)
+    assert "error" in reply
+    server.send({"id": 21, "method": "textDocument/hover", "params": {
+        "textDocument": {"uri": uri + "/pkg/mod.py"}, "position": {"line": 10_000, "character": 99}}})
+    assert server.response(21)["result"] is None  # past the end of the file
+    server.send({"method": "textDocument/didSave", "params": {"textDocument": {"uri": "file:///elsewhere/x.py"}}})
+    _alive(server, 22)
+    server.send({"id": 23, "method": "workspace/executeCommand", "params": {"command": "repodoc.pagesFor",
+                                                                              "arguments": [42]}})
+    assert server.response(23)["error"]["code"] == -32602  # InvalidParams
+    _alive(server, 24)
+    server.send({"method": "exit"})  # no shutdown first: exit code 1
+    assert server.exit_code() == 1
+
+
+def test_cancelled_request_and_prompt_exit(tmp_path: Path) -> None:
+    uri, env = _workspace(tmp_path)
+    server = RawServer(env)
+    server.initialize(uri, {"cacheDir": str(tmp_path / "cache")})
+    server.send({"id": 30, "method": "workspace/executeCommand", "params": {"command": "repodoc.generate"}})
+    server.send({"method": "$/cancelRequest", "params": {"id": 30}})
+    reply = server.response(30, timeout=30)
+    assert "result" in reply or reply["error"]["code"] == -32800  # RequestCancelled
+    _alive(server, 31)
+    server.send({"id": 32, "method": "shutdown"})
+    server.response(32)
+    started = time.monotonic()
+    server.send({"method": "exit"})
+    assert server.exit_code() == 0
+    assert time.monotonic() - started < 1.0
