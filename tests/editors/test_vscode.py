@@ -100,4 +100,8 @@ def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: 
     assert f"{(ws / 'docs/pkg/core.py_docs.md').as_uri()}#function-make_widget" in hover
     assert result["saved"] is True and result["regenerated"] is True
     assert "saved_in_vscode" in (ws / "docs" / "pkg" / "use.py_kw.md").read_text()
-    assert result["opened"].endswith("use.py_docs.md")
+    assert result["opened"].endswith("use.py_docs.md") and result["openedKw"].endswith("use.py_kw.md")
+    # the UI-level check: the hover widget VS Code shows when the mouse rests on the name
+    ui = json.loads((tmp_path / "probe-ui.json").read_text())
+    assert ui["hover"] and "Make a widget from a name." in ui["hover"], ui
+    assert "make_widget" in ui["hover"]

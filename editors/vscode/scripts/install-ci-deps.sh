@@ -11,7 +11,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   for pkg in chromium libkrb5-dev pkg-config ripgrep curl; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
   done
-  [ -z "$missing" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  if [ -n "$missing" ]; then
+    # a fresh machine has no package lists yet
+    apt-get install -y -qq --no-install-recommends --dry-run $missing >/dev/null 2>&1 || apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  fi
 fi
 (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
 # code-server's @vscode/ripgrep would download its binary: seed its cache with Debian's rg.

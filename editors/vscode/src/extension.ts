@@ -10,6 +10,13 @@ import {
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
+let lastFile: vscode.Uri | undefined;
+
+function rememberFile(editor: vscode.TextEditor | undefined): void {
+  if (editor?.document.uri.scheme === 'file') {
+    lastFile = editor.document.uri;
+  }
+}
 
 function config(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration('repodoc');
@@ -103,13 +110,15 @@ async function generate(): Promise<Summary | undefined> {
 }
 
 async function openPage(which: 'docs' | 'kw'): Promise<vscode.Uri | undefined> {
-  const editor = vscode.window.activeTextEditor;
-  if (!client || !editor) {
+  // the active file, or the last one (focus may be on a preview or panel)
+  const active = vscode.window.activeTextEditor?.document.uri;
+  const file = active?.scheme === 'file' ? active : lastFile;
+  if (!client || !file) {
     void vscode.window.showWarningMessage('RepoDoc: open a file of the workspace first.');
     return undefined;
   }
   const pages = await client.sendRequest(ExecuteCommandRequest.type, {
-    command: 'repodoc.pagesFor', arguments: [editor.document.uri.toString()],
+    command: 'repodoc.pagesFor', arguments: [file.toString()],
   }) as { docsUri: string; kwUri: string; exists: boolean };
   const uri = vscode.Uri.parse(which === 'docs' ? pages.docsUri : pages.kwUri);
   if (!pages.exists) {
@@ -139,6 +148,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ clie
       await client?.stop();
       client = await startClient();
     }),
+    vscode.window.onDidChangeActiveTextEditor(rememberFile),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('repodoc.interpreter') || e.affectsConfiguration('repodoc.serverCommand')) {
         await client?.stop();
@@ -146,6 +156,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ clie
       }
     }),
   );
+  rememberFile(vscode.window.activeTextEditor);
   void WorkDoneProgress; // progress of server-created tokens is shown by the client itself
   client = await startClient();
   return { client: () => client };

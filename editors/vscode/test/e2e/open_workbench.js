@@ -12,7 +12,7 @@ const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   try {
-    const page = await browser.newPage();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(url);
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
     const deadline = Date.now() + Number(seconds) * 1000;
@@ -20,6 +20,30 @@ const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
       await page.waitForTimeout(250);
     }
     await page.screenshot({ path: report.replace(/\.json$/, '.png') });
+    if (fs.existsSync(report)) {
+      // one check through the UI: the hover widget over `make_shape('x')` in the editor the probe opened
+      const ui = { hover: null };
+      try {
+        const line = page.locator('.monaco-editor .view-line', { hasText: "make_shape('x')" }).first();
+        await line.waitFor({ timeout: 20000 });
+        const box = await line.boundingBox();
+        const widget = page.locator('.monaco-hover', { hasText: 'Make a widget from a name.' });
+        for (let i = 0; i < 6 && ui.hover === null; i++) {
+          await page.mouse.move(5, 5);
+          await page.mouse.move(box.x + 12 + i, box.y + box.height / 2);
+          try {
+            await widget.first().waitFor({ state: 'visible', timeout: 5000 });
+            ui.hover = await widget.first().innerText();
+          } catch (e) {
+            ui.error = String(e.message || e);
+          }
+        }
+        await page.screenshot({ path: report.replace(/\.json$/, '-hover.png') });
+      } catch (e) {
+        ui.error = String(e.message || e);
+      }
+      fs.writeFileSync(report.replace(/\.json$/, '-ui.json'), JSON.stringify(ui, null, 1));
+    }
   } finally {
     await browser.close();
   }

@@ -55,7 +55,9 @@ exports.activate = async () => {
     report.regenerated = true;
     report.steps.push('saved');
 
+    report.openedKw = String(await vscode.commands.executeCommand('repodoc.openKeywordIndex'));
     report.opened = String(await vscode.commands.executeCommand('repodoc.openDocumentation'));
+    await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
     report.ok = true;
   } catch (e) {
     report.error = String((e && e.stack) || e);
