@@ -34,9 +34,12 @@ def _require(ok: bool, what: str) -> None:
 @pytest.fixture(scope="module")
 def vsix() -> Path:
     _require(shutil.which("npm") is not None and (EXT / "node_modules").is_dir(), "the extension's npm packages")
-    proc = subprocess.run(["bash", str(EXT / "scripts" / "build.sh")], capture_output=True, text=True, timeout=300)
+    # the unit tests also check the start-up probe against the Python that runs these tests
+    proc = subprocess.run(["bash", str(EXT / "scripts" / "build.sh")], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "REPODOC_TEST_PYTHON": sys.executable})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "bundle and manifest present" in proc.stdout
+    assert "# fail 0" in proc.stdout and "# skipped 0" in proc.stdout, proc.stdout[-3000:]
     return EXT / "repodoc-0.1.0.vsix"
 
 

@@ -1,10 +1,9 @@
-import { spawnSync } from 'child_process';
 import * as vscode from 'vscode';
 import {
   ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State, WorkDoneProgress,
 } from 'vscode-languageclient/node';
 import {
-  cannotStartMessage, probeArgs, serverCommand, ServerCommand, serverSettings, statusText, Summary, summaryMessage,
+  cannotStartMessage, checkServer, serverCommand, serverSettings, statusText, Summary, summaryMessage,
 } from './logic';
 
 let client: LanguageClient | undefined;
@@ -27,25 +26,12 @@ function settings(): Record<string, unknown> {
   return serverSettings((key) => cfg.get(key));
 }
 
-/** Checks the interpreter before starting, so a missing server is one clear message, not a stack trace. */
-function checkServer(cmd: ServerCommand): string | undefined {
-  if (cmd.args[0] !== '-m') {
-    return undefined; // a custom command: the client reports its own failure
-  }
-  const probe = spawnSync(cmd.command, probeArgs(), { encoding: 'utf8', timeout: 20000 });
-  if (probe.error) {
-    return cannotStartMessage(cmd, { notFound: (probe.error as NodeJS.ErrnoException).code === 'ENOENT', stderr: String(probe.error) });
-  }
-  if (probe.status !== 0) {
-    return cannotStartMessage(cmd, { stderr: probe.stderr });
-  }
-  output.appendLine(`repodoc-lsp ${probe.stdout} found for ${cmd.command}`);
-  return undefined;
-}
-
 async function startClient(): Promise<LanguageClient | undefined> {
   const cmd = serverCommand(config().get<string[]>('serverCommand'), config().get<string>('interpreter'));
-  const problem = checkServer(cmd);
+  const { problem, version } = checkServer(cmd);
+  if (version) {
+    output.appendLine(`repodoc-lsp ${version} found for ${cmd.command}`);
+  }
   if (problem) {
     status.text = statusText('stopped');
     void vscode.window.showErrorMessage(problem, 'Open Settings').then((choice) => {

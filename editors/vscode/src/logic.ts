@@ -1,4 +1,5 @@
 // Pure logic of the extension (no `vscode` import), unit-tested under node's test runner.
+import { spawnSync } from 'child_process';
 
 /** The server settings the extension sends (section `repodoc`, camelCase keys, as in the README contract). */
 export const SERVER_SETTINGS = [
@@ -48,6 +49,25 @@ export function cannotStartMessage(cmd: ServerCommand, failure: { notFound?: boo
   const detail = (failure.stderr ?? '').trim().split('\n').pop() ?? '';
   return `RepoDoc: the server command "${[python, ...cmd.args].join(' ')}" failed${detail ? `: ${detail}` : ''}. ` +
     `Check "repodoc.interpreter" or "repodoc.serverCommand".`;
+}
+
+/**
+ * Checks before starting that `<interpreter> -m repodoc_lsp` can run: undefined and the version when
+ * it can, else the one message to show. A custom server command is not checked (the client reports it).
+ */
+export function checkServer(cmd: ServerCommand): { problem?: string; version?: string } {
+  if (cmd.args[0] !== '-m') {
+    return {};
+  }
+  const probe = spawnSync(cmd.command, probeArgs(), { encoding: 'utf8', timeout: 20000 });
+  if (probe.error) {
+    const notFound = (probe.error as NodeJS.ErrnoException).code === 'ENOENT';
+    return { problem: cannotStartMessage(cmd, { notFound, stderr: String(probe.error) }) };
+  }
+  if (probe.status !== 0) {
+    return { problem: cannotStartMessage(cmd, { stderr: probe.stderr }) };
+  }
+  return { version: probe.stdout };
 }
 
 export interface Summary {

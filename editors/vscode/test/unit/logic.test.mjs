@@ -1,6 +1,10 @@
 // Unit tests of the extension's pure logic (node --test; run `npm run test:unit`).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'node:test';
 
 const require = createRequire(import.meta.url);
@@ -30,4 +34,31 @@ test('summary and status texts', () => {
     'RepoDoc: 3 pages written, 2 unchanged, 1 removed, 1 conflicts (files not written by RepoDoc are left alone) in 1.3 s.');
   assert.match(logic.summaryMessage({ cancelled: true, written: 7 }), /cancelled after 7 pages/);
   assert.equal(logic.statusText('indexing', '3/9'), '$(sync~spin) RepoDoc: indexing 3/9');
+});
+
+test('the start-up check runs the interpreter for real', (t) => {
+  // a Python that does not exist
+  const missing = logic.checkServer(logic.serverCommand([], '/nonexistent/python3'));
+  assert.match(missing.problem, /"\/nonexistent\/python3" was not found/);
+  // a real Python without repodoc_lsp: no site-packages (-S), isolated (-I)
+  const dir = mkdtempSync(join(tmpdir(), 'repodoc-py-'));
+  const bare = join(dir, 'python-without-repodoc');
+  writeFileSync(bare, '#!/bin/sh\nexec python3 -I -S "$@"\n');
+  chmodSync(bare, 0o755);
+  const probe = spawnSync(bare, ['-c', 'import repodoc_lsp']);
+  if (probe.status === 0) {
+    t.skip('every python3 here has repodoc_lsp');
+  } else {
+    const result = logic.checkServer(logic.serverCommand([], bare));
+    assert.equal(result.problem, `RepoDoc: repodoc-lsp is not installed for "${bare}". Run \`${bare} -m pip install repodoc-lsp\`, ` +
+      'or set "repodoc.interpreter" to a Python that has it.');
+  }
+  // a custom command is left to the client
+  assert.deepEqual(logic.checkServer(logic.serverCommand(['repodoc', 'serve'], '')), {});
+  // the interpreter the Python tests run with (REPODOC_TEST_PYTHON) has it: no problem, its version
+  if (process.env.REPODOC_TEST_PYTHON) {
+    const ok = logic.checkServer(logic.serverCommand([], process.env.REPODOC_TEST_PYTHON));
+    assert.equal(ok.problem, undefined);
+    assert.match(ok.version, /^\d+\.\d+/);
+  }
 });
