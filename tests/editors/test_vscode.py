@@ -108,3 +108,4 @@ def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: 
     ui = json.loads((tmp_path / "probe-ui.json").read_text())
     assert ui["hover"] and "Make a widget from a name." in ui["hover"], ui
     assert "make_widget" in ui["hover"]
+    assert ui["status"].strip() == "RepoDoc", ui  # the status bar item, back to ready after indexing and generating

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import {
-  ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State, WorkDoneProgress,
+  ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State,
 } from 'vscode-languageclient/node';
 import {
-  cannotStartMessage, checkServer, serverCommand, serverSettings, statusText, Summary, summaryMessage,
+  cannotStartMessage, checkServer, ProgressTracker, serverCommand, serverSettings, statusText, Summary, summaryMessage,
 } from './logic';
 
 let client: LanguageClient | undefined;
@@ -41,6 +41,7 @@ async function startClient(): Promise<LanguageClient | undefined> {
     });
     return undefined;
   }
+  const progress = new ProgressTracker();
   // no `transport`: the client would append --stdio (the server accepts it, but plain argv is clearer)
   const serverOptions: ServerOptions = { command: cmd.command, args: cmd.args, options: { env: process.env } };
   const clientOptions: LanguageClientOptions = {
@@ -49,6 +50,15 @@ async function startClient(): Promise<LanguageClient | undefined> {
     initializationOptions: settings(),
     synchronize: { configurationSection: 'repodoc' },
     middleware: {
+      // the server's work-done progress (indexing, generating) also drives the status bar; `next`
+      // keeps the client's own progress notification
+      handleWorkDoneProgress: (token, params, next) => {
+        const text = progress.update(token, params);
+        if (text) {
+          status.text = text;
+        }
+        next(token, params);
+      },
       workspace: {
         // answer workspace/configuration (section "repodoc") with the server settings only
         configuration: (params) => params.items.map((item) => (item.section === 'repodoc' ? settings() : null)),
@@ -67,15 +77,6 @@ async function startClient(): Promise<LanguageClient | undefined> {
     void vscode.window.showErrorMessage(cannotStartMessage(cmd, { stderr: String((err as Error)?.message ?? err) }));
     return undefined;
   }
-  // indexing progress (server-created tokens) also drives the status bar
-  lc.onNotification('$/progress', (params: { token: string | number; value: { kind: string; message?: string } }) => {
-    const token = String(params.token);
-    const state = token.includes('indexing') ? 'indexing' : token.includes('generating') ? 'generating' : undefined;
-    if (!state) {
-      return;
-    }
-    status.text = params.value.kind === 'end' ? statusText('ready') : statusText(state, params.value.message ?? '');
-  });
   return lc;
 }
 
@@ -143,7 +144,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ clie
     }),
   );
   rememberFile(vscode.window.activeTextEditor);
-  void WorkDoneProgress; // progress of server-created tokens is shown by the client itself
   client = await startClient();
   return { client: () => client };
 }

@@ -94,3 +94,37 @@ export function statusText(state: 'starting' | 'indexing' | 'generating' | 'read
   const label = { starting: 'RepoDoc: starting', indexing: 'RepoDoc: indexing', generating: 'RepoDoc: generating', ready: 'RepoDoc', stopped: 'RepoDoc: stopped' }[state];
   return `${icon} ${label}${detail ? ` ${detail}` : ''}`;
 }
+
+export interface ProgressValue { kind: string; title?: string; message?: string; percentage?: number }
+
+/**
+ * Status bar text from the server's work-done progress: a `begin` titled "RepoDoc: indexing" or
+ * "RepoDoc: generating" starts a state, reports update it, and the last `end` returns to ready.
+ */
+export class ProgressTracker {
+  private readonly active = new Map<string, { state: 'indexing' | 'generating'; detail: string }>();
+
+  /** The new status text, or undefined when the progress is not one of the server's known ones. */
+  update(token: string | number, value: ProgressValue): string | undefined {
+    const key = String(token);
+    if (value.kind === 'begin') {
+      const title = (value.title ?? '').toLowerCase();
+      const state = title.includes('index') ? 'indexing' : title.includes('generat') ? 'generating' : undefined;
+      if (!state) {
+        return undefined;
+      }
+      this.active.set(key, { state, detail: '' });
+    }
+    const entry = this.active.get(key);
+    if (!entry) {
+      return undefined;
+    }
+    if (value.kind === 'end') {
+      this.active.delete(key);
+      const other = [...this.active.values()].pop();
+      return other ? statusText(other.state, other.detail) : statusText('ready');
+    }
+    entry.detail = value.message ?? (value.percentage !== undefined ? `${value.percentage}%` : entry.detail);
+    return statusText(entry.state, entry.detail);
+  }
+}

@@ -39,6 +39,7 @@ const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
           }
         }
         await page.screenshot({ path: report.replace(/\.json$/, '-hover.png') });
+        ui.status = await page.locator('.statusbar-item', { hasText: 'RepoDoc' }).first().innerText({ timeout: 5000 });
       } catch (e) {
         ui.error = String(e.message || e);
       }

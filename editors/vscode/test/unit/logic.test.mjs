@@ -62,3 +62,15 @@ test('the start-up check runs the interpreter for real', (t) => {
     assert.match(ok.version, /^\d+\.\d+/);
   }
 });
+
+test('status bar follows the server progress', () => {
+  const p = new logic.ProgressTracker();
+  assert.equal(p.update('a', { kind: 'begin', title: 'RepoDoc: indexing', message: '0/9' }), '$(sync~spin) RepoDoc: indexing 0/9');
+  assert.equal(p.update('x', { kind: 'begin', title: 'Something else' }), undefined);
+  assert.equal(p.update('x', { kind: 'report', message: '1' }), undefined);
+  assert.equal(p.update('a', { kind: 'report', message: '5/9' }), '$(sync~spin) RepoDoc: indexing 5/9');
+  assert.equal(p.update(7, { kind: 'begin', title: 'RepoDoc: generating' }), '$(sync~spin) RepoDoc: generating');
+  assert.equal(p.update(7, { kind: 'report', percentage: 40 }), '$(sync~spin) RepoDoc: generating 40%');
+  assert.equal(p.update('a', { kind: 'end' }), '$(sync~spin) RepoDoc: generating 40%');
+  assert.equal(p.update(7, { kind: 'end' }), '$(book) RepoDoc');
+});
