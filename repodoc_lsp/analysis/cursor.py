@@ -27,6 +27,7 @@ class CursorInfo:
 
 
 _ENVIRONMENTS: dict[str, object] = {}
+_PROJECTS: dict[str, jedi.Project] = {}
 
 
 def environment(python_path: str) -> object:
@@ -51,7 +52,9 @@ def describe(source: str, path: Path, line: int, column: int, root: Path, python
     lines = source.split("\n")
     if not 1 <= line <= len(lines) or column > len(lines[line - 1]) or not _identifier_at(lines[line - 1], column):
         return None
-    project = jedi.Project(path=str(root), environment_path=None, added_sys_path=(), smart_sys_path=True)
+    project = _PROJECTS.get(str(root))
+    if project is None:  # one per root: jedi keeps its caches on it
+        project = _PROJECTS[str(root)] = jedi.Project(path=str(root), smart_sys_path=True)
     script = jedi.Script(code=source, path=str(path), project=project,
                          environment=environment(python_path))
     try:

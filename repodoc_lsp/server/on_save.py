@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from repodoc_lsp.server.app import RepodocServer
     from repodoc_lsp.server.state import Root
 
-DEBOUNCE_SECONDS = 0.05
+# Saves are handled after this much quiet time, but never later than MAX_WAIT_SECONDS after
+# the first save of a burst: a stream of saves costs one regeneration per burst, not one each.
+DEBOUNCE_SECONDS = 0.075
+MAX_WAIT_SECONDS = 0.5
 log = logging.getLogger(__name__)
 
 
@@ -28,6 +31,7 @@ class SaveQueue:
         self.ls = ls
         self.pending: dict[Path, set[str]] = {}
         self.timers: dict[Path, asyncio.TimerHandle] = {}
+        self.first_save: dict[Path, float] = {}
 
     def add(self, path: Path | None) -> None:
         root = self.ls.root_for(path)
@@ -37,14 +41,17 @@ class SaveQueue:
         if path.resolve() == out or out in path.resolve().parents:
             return  # our own pages (watchers report them too)
         self.pending.setdefault(root.path, set()).add(root.rel(path))
+        loop = asyncio.get_running_loop()
+        first = self.first_save.setdefault(root.path, loop.time())
         timer = self.timers.pop(root.path, None)
         if timer is not None:
             timer.cancel()
-        loop = asyncio.get_running_loop()
-        self.timers[root.path] = loop.call_later(DEBOUNCE_SECONDS, self.flush, root)
+        delay = min(DEBOUNCE_SECONDS, max(0.0, first + MAX_WAIT_SECONDS - loop.time()))
+        self.timers[root.path] = loop.call_later(delay, self.flush, root)
 
     def flush(self, root: Root) -> None:
         self.timers.pop(root.path, None)
+        self.first_save.pop(root.path, None)
         rels = sorted(self.pending.pop(root.path, set()))
         if rels and not self.ls.stopping:
             self.ls.spawn(self.run(root, rels))
@@ -60,6 +67,7 @@ class SaveQueue:
             timer.cancel()
         self.timers.clear()
         self.pending.clear()
+        self.first_save.clear()
 
 
 def register(server: RepodocServer) -> None:

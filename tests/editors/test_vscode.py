@@ -104,6 +104,8 @@ def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: 
     assert result["saved"] is True and result["regenerated"] is True
     assert "saved_in_vscode" in (ws / "docs" / "pkg" / "use.py_kw.md").read_text()
     assert result["opened"].endswith("use.py_docs.md") and result["openedKw"].endswith("use.py_kw.md")
+    # settings changed in VS Code are re-sent to the running server
+    assert result["symbolsBefore"] >= 2 and result["symbolsAfter"] == ["Widget"]
     # the UI-level check: the hover widget VS Code shows when the mouse rests on the name
     ui = json.loads((tmp_path / "probe-ui.json").read_text())
     assert ui["hover"] and "Make a widget from a name." in ui["hover"], ui

@@ -72,7 +72,7 @@ async def test_watched_files_created_and_deleted(client: LanguageClient, tmp_pat
     ]))
     await wait_for(lambda: (root / "docs/pkg/extra.py_kw.md").exists(), 20)
     await wait_for(lambda: not (root / "docs/tests").exists(), 20)
-    assert "[`extra.py`]" in (root / "docs/pkg/index.md").read_text()
+    await wait_for(lambda: "[`extra.py`]" in (root / "docs/pkg/index.md").read_text(), 20)
     assert await symbols(client, "test_circle") == []
 
 

@@ -79,7 +79,7 @@ async def test_requests_during_indexing_are_answered(client: LanguageClient, tmp
     early = await symbols(client, "Thing")  # answered at once, from what is indexed so far
     assert len(early) < 200 or early
     token = await wait_for(lambda: next((t for t in client.progress_reports if "indexing" in str(t)), None))
-    await wait_for(lambda: isinstance(client.progress_reports[token][-1], types.WorkDoneProgressEnd), 60)
+    await wait_for(lambda: any(isinstance(r, types.WorkDoneProgressEnd) for r in client.progress_reports[token]), 60)
     reports = client.progress_reports[token]
     assert reports[0].title == "RepoDoc: indexing"
     assert any(getattr(r, "message", "") == "600/600" for r in reports)
