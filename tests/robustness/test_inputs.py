@@ -1,0 +1,64 @@
+"""Awkward inputs: names that break links, huge files, line endings, encodings."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import broken_links, strip_fences
+
+NAMES = ["with space.py", "hash#1.py", "per%cent.py", "br[ack]ets (1).py", "ünïcode_名前.py", "back`tick.py",
+         "dir with space/inner #2.py"]
+
+
+def _generate(root: Path, tmp: Path) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root), "--json"],
+                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp / "cache")}, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_names_that_break_links(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    for name in NAMES:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"def f():\n    '''In {name}.'''\n")
+    (root / "user.py").write_text("import os\n")
+    summary = _generate(root, tmp_path)
+    assert summary["skipped"] == [] and summary["files"] == len(NAMES) + 1
+    for name in NAMES:
+        assert (root / "docs" / f"{name}_docs.md").is_file(), name
+    assert broken_links(root / "docs") == []
+    index = (root / "docs" / "index.md").read_text()
+    assert "hash%231.py_docs.md" in index and "per%25cent.py_docs.md" in index
+
+
+def test_big_files_and_line_endings(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "long.py").write_text("".join(f"def f{i}():\n    return {i}\n" for i in range(50_000)))  # 100,000 lines
+    with open(root / "huge.txt", "wb") as fh:  # 50 MB, sparse
+        fh.truncate(50 * 2**20)
+    (root / "crlf.py").write_bytes(b"def a():\r\n    pass\r\nclass B:\r\n    pass\r\n")
+    (root / "cr.py").write_bytes(b"def a():\r    pass\rclass B:\r    pass\r")
+    (root / "bom.py").write_bytes(b"\xef\xbb\xbfdef with_bom():\n    pass\n")
+    (root / "deep.py").write_text("x = " + "[" * 1000 + "]" * 1000 + "\ndef after():\n    pass\n")
+    summary = _generate(root, tmp_path)
+    skipped = {s["path"]: s["reason"] for s in summary["skipped"]}
+    assert skipped["huge.txt"].startswith("too large (52,428,800 bytes")
+    long_docs = (root / "docs/long.py_docs.md").read_text()
+    assert "- **Lines**: 100,000" in long_docs and "Not embedded: " in long_docs
+    assert "**`f49999`**" in (root / "docs/long.py_kw.md").read_text()
+    for name in ("crlf.py", "cr.py"):
+        kw = (root / "docs" / f"{name}_kw.md").read_text()
+        assert "**`a`**" in kw and "**`B`**" in kw, name
+    assert "**`with_bom`**" in (root / "docs/bom.py_kw.md").read_text()
+    deep = (root / "docs/deep.py_docs.md").read_text()
+    assert "**Syntax error**" in deep or "**`after`**" in (root / "docs/deep.py_kw.md").read_text()
+    for page in (root / "docs").rglob("*.md"):
+        strip_fences(page.read_text())  # every fence closed
+    assert broken_links(root / "docs") == []
