@@ -58,6 +58,19 @@ exports.activate = async () => {
     report.openedKw = String(await vscode.commands.executeCommand('repodoc.openKeywordIndex'));
     report.opened = String(await vscode.commands.executeCommand('repodoc.openDocumentation'));
     await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
+    report.steps.push('opened');
+
+    // a changed setting reaches the running server (didChangeConfiguration + workspace/configuration)
+    report.symbolsBefore = symbols.filter((s) => s.location.uri.path.endsWith('.py')).length;
+    await vscode.workspace.getConfiguration('repodoc').update('maxWorkspaceSymbols', 1, vscode.ConfigurationTarget.Workspace);
+    const limited = await until('the new maxWorkspaceSymbols', async () => {
+      // only RepoDoc's results: the Markdown extension adds headings of the generated pages
+      const found = (await vscode.commands.executeCommand('vscode.executeWorkspaceSymbolProvider', 'Widget'))
+        .filter((s) => s.location.uri.path.endsWith('.py'));
+      return found.length === 1 ? found : undefined;
+    }, 20);
+    report.symbolsAfter = limited.map((s) => s.name);
+    report.steps.push('settings');
     report.ok = true;
   } catch (e) {
     report.error = String((e && e.stack) || e);
