@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -83,3 +84,23 @@ def broken_links(out: Path) -> list[str]:
                 if unquote(fragment) not in anchors[dest]:
                     problems.append(f"{page.relative_to(out)}: {target} (no such anchor)")
     return problems
+
+
+def ast_keywords(tree: ast.Module) -> dict[str, set[str]]:
+    """The reference the keyword index must equal: every class and function name at any depth,
+    and every import as its module (with its dots) and as each imported name, straight from `ast`."""
+    classes: set[str] = set()
+    functions: set[str] = set()
+    imports: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            classes.add(node.name)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            functions.add(node.name)
+        elif isinstance(node, ast.Import):
+            imports.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imports.add("." * node.level + (node.module or ""))
+            imports.update(a.name for a in node.names if a.name != "*")
+    found = {"Classes": classes, "Functions": functions, "Imports": imports}
+    return {k: v for k, v in found.items() if v}

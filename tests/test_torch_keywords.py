@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import ast_keywords, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -46,24 +46,11 @@ def torch_corpus() -> Path | None:
 
 
 def reference_keywords(source: bytes) -> dict[str, list[str]] | None:
-    """Classes, functions (methods and nested included) and imports, straight from `ast`."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return None
-    classes, functions, imports = set(), set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            classes.add(node.name)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            functions.add(node.name)
-        elif isinstance(node, ast.Import):
-            imports.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            imports.add("." * node.level + (node.module or ""))
-            imports.update(a.name for a in node.names if a.name != "*")
-    found = {"Classes": sorted(classes), "Functions": sorted(functions), "Imports": sorted(imports)}
-    return {k: v for k, v in found.items() if v}
+    return {kind: sorted(names) for kind, names in ast_keywords(tree).items()}
 
 
 _ENTRY = re.compile(r"^- \*\*(`+) ?(.*?) ?\1\*\*: ")

@@ -9,6 +9,7 @@ import ast
 import os
 import re
 
+from helpers import ast_keywords
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,21 +62,6 @@ def python_source(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
-def reference(tree: ast.Module) -> dict[str, set[str]]:
-    classes, functions, imports = set(), set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            classes.add(node.name)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            functions.add(node.name)
-        elif isinstance(node, ast.Import):
-            imports.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            imports.add("." * node.level + (node.module or ""))
-            imports.update(a.name for a in node.names if a.name != "*")
-    return {"Classes": classes, "Functions": functions, "Imports": imports}
-
-
 def _render(source: str) -> tuple[str, str]:
     data = source.replace("\x00", "").encode("utf-8", "surrogatepass")
     facts = analyse_source("m.py", data)
@@ -104,7 +90,7 @@ def test_keywords_equal_ast_and_pages_are_sound(source: str) -> None:
     facts = analyse_source("m.py", source.encode("utf-8", "surrogatepass"))
     tree = ast.parse(source)
     got = {kind.heading: {name for name, _ in entries} for kind, entries in facts.keywords().items()}
-    expected = {k: v for k, v in reference(tree).items() if v}
+    expected = ast_keywords(tree)
     assert got == expected
     docs, kw = _render(source)
     assert _fences_closed(docs) and _fences_closed(kw)
