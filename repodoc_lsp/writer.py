@@ -158,10 +158,10 @@ class Writer:
             current = current / part
             if os.path.islink(current) and not self._inside(str(current)):
                 raise OSError(0, f"{current} links outside the output folder")
-            if not current.exists():
-                current.mkdir()
-            elif not current.is_dir():
-                raise OSError(0, f"{current} is a file, not a folder")
+            try:  # render workers create the same folders at the same time
+                current.mkdir(exist_ok=True)
+            except FileExistsError:
+                raise OSError(0, f"{current} is a file, not a folder") from None
 
     def _atomic_write(self, path: Path, data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(prefix=".repodoc-", suffix=".tmp", dir=path.parent)

@@ -303,3 +303,18 @@ def test_output_folder_is_a_file(tmp_path: Path, cache_env: dict[str, str]) -> N
     assert proc.returncode == 3 and "docs: exists and is not a folder" in proc.stderr
     assert (root / "docs").read_text() == "not a folder\n"
     json.dumps(proc.stderr)
+
+
+def test_started_inside_a_workspace_that_shadows_the_stdlib(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    root = make_workspace(tmp_path / "ws", {"types.py": "raise ImportError('shadowed types')\n",
+                                            "signal/__init__.py": "raise ImportError('shadowed signal')\n"})
+    proc = run_cli("generate", ".", env=cache_env, cwd=root)  # python -m repodoc_lsp, from inside
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "docs/signal/__init__.py_docs.md").exists()
+
+
+def test_parallel_workers_create_shared_folders(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    files = {f"deep/a/b/c/d/m{i}.py": f"def f{i}():\n    pass\n" for i in range(600)}
+    root = make_workspace(tmp_path / "ws", files)
+    summary = generate_json(root, cache_env, "--jobs", "2")
+    assert summary["conflicts"] == [] and summary["written"] == 2 * 600 + 2 * 6
