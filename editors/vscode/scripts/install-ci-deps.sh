@@ -17,7 +17,12 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
   fi
 fi
-(cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
+# the extension's packages, unless node_modules already matches package-lock.json
+LOCK_SUM=$(sha256sum "$HERE/package-lock.json" | cut -d' ' -f1)
+if [ "$(cat "$HERE/node_modules/.repodoc-lock-sha256" 2>/dev/null)" != "$LOCK_SUM" ]; then
+  (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$LOCK_SUM" > "$HERE/node_modules/.repodoc-lock-sha256"
+fi
 # code-server's @vscode/ripgrep would download its binary: seed its cache with Debian's rg.
 RG=/tmp/vscode-ripgrep-cache-1.15.11
 if [ ! -f "$RG/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz" ]; then
