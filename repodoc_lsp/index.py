@@ -85,10 +85,14 @@ class SymbolIndex:
             if self._by_file.pop(rel, None) is not None:
                 self._snapshot = None
 
-    def clear(self) -> None:
+    def retain(self, rels: set[str]) -> None:
+        """Forget every file not in `rels`."""
         with self._lock:
-            self._by_file.clear()
-            self._snapshot = None
+            gone = set(self._by_file) - rels
+            for rel in gone:
+                del self._by_file[rel]
+            if gone:
+                self._snapshot = None
 
     def file_entries(self, rel: str) -> list[Entry]:
         return list(self._by_file.get(rel, ()))

@@ -90,15 +90,20 @@ class FactsStore(MutableMapping[str, FileFacts]):
 
     def load_all(self) -> None:
         """Load every pending file's facts (before rendering, or for the symbol index)."""
-        if not self._pending:
+        self.load(list(self._pending))
+
+    def load(self, rels: Iterable[str]) -> None:
+        """Load these files' facts if they are pending (in batches: callers can work in between)."""
+        wanted = {rel: self._pending[rel] for rel in rels if rel in self._pending}
+        if not wanted:
             return
-        found = self._cache.get_many(set(self._pending.values()))
-        for rel, key in list(self._pending.items()):
+        found = self._cache.get_many(set(wanted.values()))
+        for rel, key in wanted.items():
             facts = found.get(key)
             if facts is None:  # gone from the cache meanwhile: analyse again
                 facts = analyse_path(str(self._root), rel).facts or FileFacts(Language.TEXT, 0)
             self._loaded[rel] = facts
-        self._pending.clear()
+            del self._pending[rel]
 
     def __getitem__(self, rel: str) -> FileFacts:
         if rel in self._pending:

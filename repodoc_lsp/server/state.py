@@ -59,12 +59,16 @@ class Root:
         self._reindex_all()
         self.ready.set()
 
-    def _reindex_all(self) -> None:
-        self.ws.facts.load_all()
+    def _reindex_all(self, batch: int = 256) -> None:
+        """Index every file, a batch at a time: searches answer from each batch as it lands
+        (facts from the cache are loaded lazily, so a warm start is mostly this loop)."""
         modules = self.ws.relations.module_of
-        self.index.clear()
-        self.index.set_many((rel, entries_of(rel, self.ws.facts[rel], modules.get(rel, "")))
-                            for rel in list(self.ws.facts))
+        rels = list(self.ws.facts)
+        for start in range(0, len(rels), batch):
+            chunk = rels[start : start + batch]
+            self.ws.facts.load(chunk)
+            self.index.set_many((rel, entries_of(rel, self.ws.facts[rel], modules.get(rel, ""))) for rel in chunk)
+        self.index.retain(set(rels))
 
     def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
         summary = generate(self.path, self.ws, progress=progress, cancel=cancel, renderer=self.renderer)
