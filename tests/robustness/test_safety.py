@@ -1,0 +1,81 @@
+"""Nothing from the workspace runs, and nothing is written outside the output folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import make_workspace
+
+
+def _generate(root: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root), "--json"],
+                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp / "cache")}, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_workspace_code_is_never_run(tmp_path: Path) -> None:
+    sentinel = tmp_path / "sentinel"
+    trap = f"open({str(sentinel)!r}, 'w').write('ran')\n"
+    root = make_workspace(tmp_path / "ws", {
+        "evil.py": trap + "def hello():\n    pass\n",
+        "conftest.py": trap,
+        "setup.py": trap,
+        "pkg/__init__.py": trap,
+        "user.py": "import evil\nfrom pkg import x\nevil.hello()\n",
+    })
+    proc = _generate(root, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "docs" / "evil.py_kw.md").is_file()
+    assert not sentinel.exists()
+
+
+def test_symlinked_output_subfolder_is_not_followed(tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine\n")
+    root = make_workspace(tmp_path / "ws", {"pkg/a.py": "def a():\n    pass\n", "b.py": "x = 1\n"})
+    (root / "docs").mkdir()
+    (root / "docs" / "pkg").symlink_to(other, target_is_directory=True)
+    (root / "docs" / "out.md").symlink_to(other / "keep.txt")
+    before = sorted((p.name, p.read_bytes()) for p in other.iterdir())
+    proc = _generate(root, tmp_path)
+    assert proc.returncode in (0, 3), proc.stderr
+    assert sorted((p.name, p.read_bytes()) for p in other.iterdir()) == before
+
+
+def _limit_file_size() -> None:
+    import resource
+    import signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG, as on a full disk
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+
+def test_full_disk_loses_nothing(tmp_path: Path) -> None:
+    """A full disk, simulated with RLIMIT_FSIZE (no file may grow past 4 KB): a clear error, old pages kept."""
+    root = make_workspace(tmp_path / "ws", {f"m{i}.py": f"def f{i}():\n    pass\n" for i in range(5)})
+    assert _generate(root, tmp_path).returncode == 0
+    before = {p: p.read_bytes() for p in (root / "docs").rglob("*.md")}
+    (root / "m0.py").write_text("".join(f"def big_function_{i}():\n    '''{'x' * 80}'''\n" for i in range(400)))
+    proc = subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root)],
+                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache2")}, capture_output=True,
+                          text=True, timeout=300, preexec_fn=_limit_file_size)
+    # Generation goes on past a page it cannot write and says which page and why (left as it is).
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "m0.py_kw.md: cannot write: File too large (left as it is)" in proc.stderr, proc.stderr
+    for path, old in before.items():
+        if path.name != "m0.py_kw.md" and path.name != "m0.py_docs.md" and path.parent.name == "docs" \
+                and path.name not in ("index.md", "doc.md"):
+            assert path.read_bytes() == old, path  # pages of unchanged files are not touched
+        assert path.read_text().startswith("<!--"), path  # every page whole
+    assert (root / "docs" / "m0.py_kw.md").read_bytes() == before[root / "docs" / "m0.py_kw.md"]
+    check = subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root), "--check"],
+                           env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache2")}, capture_output=True,
+                           text=True, timeout=300)
+    assert check.returncode != 0  # the stale page is reported, not hidden
+    assert _generate(root, tmp_path).returncode == 0  # with room again, the next run repairs the tree
+    assert "big_function_399" in (root / "docs" / "m0.py_kw.md").read_text()
+    assert not [p for p in (root / "docs").rglob("*") if p.name.startswith(".") and p.is_file()
+                and p.name != ".repodoc-manifest.json"]
