@@ -74,3 +74,21 @@ def test_cancelled_request_and_prompt_exit(tmp_path: Path) -> None:
     server.send({"method": "exit"})
     assert server.exit_code() == 0
     assert time.monotonic() - started < 1.0
+
+
+def test_bad_content_length(tmp_path: Path) -> None:
+    """A Content-Length that is not a number is skipped and the next message is answered; a body shorter
+    than announced swallows what follows (JSON-RPC over stdio cannot resynchronise), but the process does not
+    crash and leaves at the end of its input (exit 1: no shutdown was asked)."""
+    uri, env = _workspace(tmp_path)
+    server = RawServer(env)
+    server.initialize(uri, {"cacheDir": str(tmp_path / "cache")})
+    assert server.proc.stdin is not None
+    server.proc.stdin.write(b"Content-Length: abc\r\n\r\n")
+    server.proc.stdin.flush()
+    _alive(server, 40)
+    server.raw(b'{"jsonrpc": "2.0", "method": "x"}', length=10)  # announced 10 bytes: a truncated body
+    time.sleep(0.5)
+    assert server.proc.poll() is None  # not crashed
+    server.proc.stdin.close()
+    assert server.exit_code() == 1
