@@ -21,7 +21,7 @@ exit codes:
   0    success (conflicts with files repodoc did not write are reported, not fatal)
   1    --check: the tree on disk is not what generation would write
   2    bad command line, settings or workspace folder
-  3    the output folder cannot be written
+  3    the output folder, or a page in it, cannot be written (disk full, permissions)
   130  interrupted
 
 settings are read from [tool.repodoc] in ROOT/pyproject.toml; flags override them.
@@ -171,6 +171,9 @@ def _report(summary: Any, args: argparse.Namespace) -> int:
         json.dump(summary.as_dict(), out, indent=2)
         out.write("\n")
     else:
+        for e in summary.errors:
+            print(f"repodoc: error: {Path(summary.out, e.page)}: {e.reason} (the previous page is kept)",
+                  file=sys.stderr)
         for c in summary.conflicts:
             print(f"repodoc: conflict: {Path(summary.out, c.page)}: {c.reason} (left as it is)", file=sys.stderr)
         if args.verbose:
@@ -192,11 +195,14 @@ def _report(summary: Any, args: argparse.Namespace) -> int:
             print(f"repodoc: {summary.files} files analysed ({summary.analysed} parsed, "
                   f"{summary.cached} from cache), {len(summary.written)} pages written, "
                   f"{summary.unchanged} unchanged, {len(summary.removed)} removed, {skipped}, "
-                  f"{len(summary.conflicts)} conflicts, {summary.seconds:.2f} s -> {summary.out}",
+                  f"{len(summary.conflicts)} conflicts, {len(summary.errors)} errors, "
+                  f"{summary.seconds:.2f} s -> {summary.out}",
                   file=out)
     if summary.cancelled:
         print("repodoc: interrupted; pages written so far are complete", file=sys.stderr)
         return EXIT_INTERRUPTED
+    if summary.errors:
+        return EXIT_OUTPUT
     if args.check and (summary.stale or summary.conflicts):
         return EXIT_STALE
     return EXIT_OK

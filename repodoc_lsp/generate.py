@@ -36,6 +36,7 @@ class Summary:
     removed: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     conflicts: list[WriteResult] = field(default_factory=list)
+    errors: list[WriteResult] = field(default_factory=list)
     stale: list[WriteResult] = field(default_factory=list)
     seconds: float = 0.0
     cancelled: bool = False
@@ -47,6 +48,7 @@ class Summary:
             "unchanged": self.unchanged, "removed": len(self.removed), "removedPages": self.removed,
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
             "conflicts": [{"path": c.page, "reason": c.reason} for c in self.conflicts],
+            "errors": [{"path": e.page, "reason": e.reason} for e in self.errors],
             "stale": [{"path": s.page, "reason": s.reason} for s in self.stale],
             "seconds": round(self.seconds, 3), "cancelled": self.cancelled,
         }
@@ -190,6 +192,8 @@ def write_pages(
             summary.unchanged += 1
         elif result.outcome is Outcome.STALE:
             summary.stale.append(result)
+        elif result.outcome is Outcome.ERROR:
+            summary.errors.append(result)
         else:
             summary.conflicts.append(result)
         if progress and (done % 25 == 0 or done == total):

@@ -27,7 +27,8 @@ _MARKER_BYTES = MARKER.encode()
 class Outcome(enum.Enum):
     WRITTEN = "written"
     UNCHANGED = "unchanged"
-    CONFLICT = "conflict"
+    CONFLICT = "conflict"  # a file repodoc did not write is in the way: left alone
+    ERROR = "error"  # the system refused the write (disk full, permissions): the old page stays
     STALE = "stale"  # --check: the page on disk differs from what would be written
 
 
@@ -146,7 +147,7 @@ class Writer:
             self._make_parents(path.parent)
             self._atomic_write(path, data)
         except OSError as exc:
-            return WriteResult(page, Outcome.CONFLICT, f"cannot write: {exc.strerror or exc}")
+            return WriteResult(page, Outcome.ERROR, f"cannot write: {exc.strerror or exc}")
         self._record(page, key)
         return WriteResult(page, Outcome.WRITTEN)
 

@@ -292,7 +292,7 @@ def test_summary_line_and_help(tmp_path: Path, cache_env: dict[str, str]) -> Non
     proc = run_cli("generate", str(root), env=cache_env)
     assert proc.returncode == 0
     assert re.fullmatch(r"repodoc: 1 files analysed \(1 parsed, 0 from cache\), 4 pages written, 0 unchanged, "
-                        r"0 removed, 1 skipped \(1 binary\), 0 conflicts, [\d.]+ s -> .*/docs\n", proc.stdout)
+                        r"0 removed, 1 skipped \(1 binary\), 0 conflicts, 0 errors, [\d.]+ s -> .*/docs\n", proc.stdout)
     assert "exit codes:" in run_cli("generate", "--help").stdout
     assert run_cli("--version").stdout.strip() == "repodoc-lsp 0.1.0"
 

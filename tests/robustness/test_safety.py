@@ -64,7 +64,8 @@ def test_full_disk_loses_nothing(tmp_path: Path) -> None:
                           text=True, timeout=300, preexec_fn=_limit_file_size)
     # Generation goes on past a page it cannot write and says which page and why (left as it is).
     assert "Traceback" not in proc.stderr, proc.stderr
-    assert "m0.py_kw.md: cannot write: File too large (left as it is)" in proc.stderr, proc.stderr
+    assert "m0.py_kw.md: cannot write: File too large (the previous page is kept)" in proc.stderr, proc.stderr
+    assert proc.returncode == 3  # a page that could not be written is an error, not a success
     for path, old in before.items():
         if path.name != "m0.py_kw.md" and path.name != "m0.py_docs.md" and path.parent.name == "docs" \
                 and path.name not in ("index.md", "doc.md"):
