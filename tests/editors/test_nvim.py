@@ -36,7 +36,9 @@ def test_plugin_end_to_end(tmp_path: Path, editor_workspace: Path, version: str,
     workspace = editor_workspace
     out = tmp_path / "report.json"
     env = {**os.environ, "OUT_JSON": str(out), "WORKSPACE": str(workspace), "FORCE_API": force,
-           "SERVER_CMD_JSON": json.dumps([sys.executable, "-m", "repodoc_lsp", "serve"])}
+           "SERVER_CMD_JSON": json.dumps([sys.executable, "-m", "repodoc_lsp", "serve"]),
+           # the server runs with the workspace as cwd: make this checkout importable even without `pip install -e`
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     for var in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
         env[var] = str(tmp_path / var.lower())
     proc = subprocess.run([nvim, "--headless", "--noplugin", "-u", str(PLUGIN / "tests" / "minimal_init.lua"),
