@@ -68,22 +68,26 @@ class SymbolIndex:
         self._lock = threading.Lock()
         self._by_file: dict[str, list[Entry]] = {}
         self._snapshot: _Snapshot | None = None
+        self._generation = 0  # bumped by every change: a snapshot built meanwhile is not kept
         self._shapes: dict[str, tuple[frozenset[int], str]] = {}  # name -> (word starts, initials)
 
     def set_file(self, rel: str, entries: list[Entry]) -> None:
         with self._lock:
             self._by_file[rel] = entries
             self._snapshot = None
+            self._generation += 1
 
     def set_many(self, items: Iterable[tuple[str, list[Entry]]]) -> None:
         with self._lock:
             self._by_file.update(items)
             self._snapshot = None
+            self._generation += 1
 
     def remove_file(self, rel: str) -> None:
         with self._lock:
             if self._by_file.pop(rel, None) is not None:
                 self._snapshot = None
+                self._generation += 1
 
     def retain(self, rels: set[str]) -> None:
         """Forget every file not in `rels`."""
@@ -93,6 +97,7 @@ class SymbolIndex:
                 del self._by_file[rel]
             if gone:
                 self._snapshot = None
+                self._generation += 1
 
     def file_entries(self, rel: str) -> list[Entry]:
         return list(self._by_file.get(rel, ()))
@@ -105,9 +110,16 @@ class SymbolIndex:
         if snap is None:
             with self._lock:
                 files = list(self._by_file.values())
+                generation = self._generation
             snap = _Snapshot((e for entries in files for e in entries), self._shapes)
-            self._snapshot = snap
+            with self._lock:
+                if generation == self._generation:  # else a writer changed the index meanwhile
+                    self._snapshot = snap
         return snap
+
+    def warm(self) -> None:
+        """Build the search snapshot now (on a worker thread), not in the next search."""
+        self._current()
 
     def lookup(self, name: str) -> list[Entry]:
         """Entries with exactly this name (case-sensitive)."""

@@ -69,6 +69,7 @@ class Root:
             self.ws.facts.load(chunk)
             self.index.set_many((rel, entries_of(rel, self.ws.facts[rel], modules.get(rel, ""))) for rel in chunk)
         self.index.retain(set(rels))
+        self.index.warm()
 
     def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
         summary = generate(self.path, self.ws, progress=progress, cancel=cancel, renderer=self.renderer)
@@ -93,6 +94,7 @@ class Root:
                 self.index.set_file(rel, entries_of(rel, self.ws.facts[rel], modules.get(rel, "")))
             else:
                 self.index.remove_file(rel)
+        self.index.warm()  # a search after a save on a large workspace must not rebuild it on the event loop
         return summary
 
     def pages_for(self, rel: str) -> tuple[Path, Path]:
