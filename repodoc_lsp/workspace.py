@@ -43,7 +43,7 @@ class Analysed:
     skip_reason: str = ""
 
 
-def analyse_path(root: str, rel: str, known: dict[str, str] | None = None) -> Analysed:
+def analyse_path(root: str, rel: str) -> Analysed:
     """Read and analyse one file; every failure becomes a skip reason, never an exception."""
     path = os.path.join(root, rel)
     try:
@@ -291,7 +291,7 @@ class Workspace:
         self.read_skipped.pop(rel, None)
         if is_new:
             before = {r: set(self.relations.importers(r)) for r in self.facts if r != rel}
-            self._add_folders(rel)
+            self.folders.update(_ancestors(rel))
             self.relations = Relations(self.facts.imports())
             self.last_related = {r for r, old in before.items() if set(self.relations.importers(r)) != old}
             self.last_structural = True
@@ -309,9 +309,6 @@ class Workspace:
         self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
         self.relations = Relations(self.facts.imports())
         return True
-
-    def _add_folders(self, rel: str) -> None:
-        self.folders.update(_ancestors(rel))
 
     # -- views --------------------------------------------------------------------
     @property
