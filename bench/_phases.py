@@ -22,8 +22,9 @@ def main() -> int:
     started = time.perf_counter()
     from repodoc_lsp.config import load_settings
     from repodoc_lsp.generate import generate
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.workspace import Workspace, collect_less
 
+    collect_less()  # as the CLI does
     settings, _ = load_settings(root, {"output": str(out.resolve()), "jobs": jobs}, strict=True)
     ws = Workspace(root, settings)
     imported = time.perf_counter()

@@ -97,8 +97,10 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def _generate(args: argparse.Namespace) -> int:
     from repodoc_lsp.generate import generate
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.workspace import Workspace, collect_less
     from repodoc_lsp.writer import OutputError
+
+    collect_less()
 
     root = Path(args.root)
     if not root.is_dir():

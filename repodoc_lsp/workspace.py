@@ -6,6 +6,7 @@ Shared by `repodoc generate` and the language server; the server keeps one
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import posixpath
@@ -28,6 +29,19 @@ from repodoc_lsp.render import Site
 PARALLEL_THRESHOLD = 48
 
 ProgressFn = Callable[[str, int, int, str], None]  # phase, done, total, message
+
+
+def collect_less() -> None:
+    """Tune the cycle collector for bulk analysis and rendering.
+
+    Parsing creates millions of short-lived objects without reference cycles
+    (syntax trees, freed by reference counting), and with the default thresholds
+    Python walks every live object again and again: about a fifth of the analysis
+    time on PyTorch. Objects alive now (imported modules) leave the scans for good.
+    Called once by the CLI and in each analysis worker.
+    """
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
 
 
 class CancelToken(Protocol):
@@ -228,7 +242,7 @@ class Workspace:
                 server = multiprocessing.get_context("forkserver")
                 server.set_forkserver_preload(["repodoc_lsp.workspace"])
                 ctx = server
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=collect_less) as pool:
                 futures = [pool.submit(_analyse_chunk, str(self.root), c) for c in chunks]
                 for fut in futures:
                     if cancel is not None and cancel.is_set():

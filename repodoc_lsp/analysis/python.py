@@ -89,11 +89,18 @@ def _docstring(node: ast.AST) -> str | None:
         return None
 
 
+# Statements that hold other statements (where nested defs can hide).
+_COMPOUND_TYPES: frozenset[type] = frozenset(
+    getattr(ast, name) for name in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar", "Match")
+    if hasattr(ast, name)  # TryStar: Python 3.11+
+)
+
+
 def _child_blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
     """Statement lists nested in a compound statement (not defs)."""
     for name in ("body", "orelse", "finalbody"):
         block = getattr(node, name, None)
-        if block and isinstance(block, list) and isinstance(block[0], ast.stmt):
+        if block:
             yield block
     for handler in getattr(node, "handlers", ()) or ():
         yield handler.body
@@ -217,8 +224,9 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                     facts.all_names = facts.all_names or _all_names(node)
                 elif class_qual and prefix == class_qual + ".":
                     findings.extend(slots_finding(node, class_qual))
-                for block in _child_blocks(node):
-                    stack.append((block, prefix, class_qual, top))
+                if type(node) in _COMPOUND_TYPES:
+                    for block in _child_blocks(node):
+                        stack.append((block, prefix, class_qual, top))
 
     symbols.sort(key=lambda s: (s.line, s.col))
     imports.sort(key=lambda i: i.line)
@@ -232,12 +240,25 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     facts.findings = tuple(findings)
 
 
+# Words one of which every _RISKY_TEXT match contains, at most _RISKY_LEAD characters
+# after the match's start (`cPickle.` before `load`). Finding them with str.find and
+# matching the pattern only around them is several times faster than a regex scan.
+_RISKY_WORDS = ("eval", "exec", "system", "popen", "getoutput", "getstatusoutput", "mktemp",
+                "load", "Unpickler", "open", "shell")
+_RISKY_LEAD = 16
+_RISKY_SPAN = 200  # how far past the word a match may end (spaces before `(` or `= True`)
+
+
 def _risky_lines(text: str) -> list[int]:
     """Sorted line numbers (1-based) where the text looks like a risky call."""
-    lines: list[int] = []
-    for match in _RISKY_TEXT.finditer(text):
-        lines.append(text.count("\n", 0, match.start()) + 1)
-    return sorted(set(lines))
+    starts: set[int] = set()
+    for word in _RISKY_WORDS:
+        at = text.find(word)
+        while at >= 0:
+            for match in _RISKY_TEXT.finditer(text, max(0, at - _RISKY_LEAD), at + _RISKY_SPAN):
+                starts.add(match.start())
+            at = text.find(word, at + 1)
+    return sorted({text.count("\n", 0, start) + 1 for start in starts})
 
 
 def _broken_defs(children: list, prefix: str, class_qual: str, anchors: _Anchors) -> list[Symbol]:

@@ -48,3 +48,16 @@ def test_deeply_nested_code_does_not_crash() -> None:
     assert facts.syntax_error is not None
     nested_ifs = "".join("    " * i + "if x:\n" for i in range(120)) + "    " * 120 + "pass\n"
     assert analyse_source("n.py", nested_ifs.encode()).lines == 121
+
+
+def test_risky_line_search_finds_what_a_full_regex_scan_finds() -> None:
+    # _risky_lines looks for the pattern only around a few literal words (for speed);
+    # it must find every line a scan of the whole text finds.
+    from repodoc_lsp.analysis.python import _RISKY_TEXT, _risky_lines
+
+    text = ("x = cPickle.load(f)\nmarshal.loads(b)\nrun(cmd, shell  =\n    True)\nos.system ('ls')\n"
+            "evaluate(x)\nmy_eval(x)\nexec(code)\nyaml.unsafe_load(s)\ntorch.load\nUnpickler(f)\n"
+            "subprocess.getstatusoutput('x')\ntempfile.mktemp()\nopen(path)\nshelve.open(p)\n") * 3
+    expected = sorted({text.count("\n", 0, m.start()) + 1 for m in _RISKY_TEXT.finditer(text)})
+    assert _risky_lines(text) == expected
+    assert 3 in expected and 6 not in expected and 7 not in expected
