@@ -15,6 +15,8 @@ from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
 from repodoc_lsp import __version__
+from repodoc_lsp.analysis.cursor import prepare
+from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.config import Settings
 from repodoc_lsp.server.convert import path_of
 from repodoc_lsp.server.protocol import RepodocProtocol
@@ -200,10 +202,15 @@ def _register_lifecycle(server: RepodocServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: RepodocServer, params: types.DidOpenTextDocumentParams) -> None:
         path = path_of(params.text_document.uri)
-        if path is not None and ls.root_for(path) is None and not ls.stopping:
+        if path is None or ls.stopping:
+            return
+        root = ls.root_for(path)
+        if root is None:
             folder = root_of_file(path)
             root = ls.roots[folder] = ls.make_root(folder)
             ls.spawn(ls.index_root(root))
+        if path.suffix in PYTHON_SUFFIXES:  # hovers will follow: parse it for jedi now
+            ls.jedi.submit(prepare, params.text_document.text, path, root.path, root.settings.python_path)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: RepodocServer, params: None) -> None:

@@ -11,6 +11,7 @@ from pygls.capabilities import get_capability
 
 from repodoc_lsp.analysis.cursor import CursorInfo, describe
 from repodoc_lsp.analysis.model import SymbolKind
+from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.render.markdown import code, docstring_markdown, fence
 from repodoc_lsp.server.convert import path_of, uri_of
 
@@ -25,7 +26,7 @@ def register(server: RepodocServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | None:
         path = path_of(params.text_document.uri)
-        if path is None or path.suffix not in (".py", ".pyi"):
+        if path is None or path.suffix not in PYTHON_SUFFIXES:
             return None
         doc = ls.workspace.get_text_document(params.text_document.uri)
         source = doc.source

@@ -18,6 +18,7 @@ from repodoc_lsp.generate import Summary, generate, regenerate
 from repodoc_lsp.index import SymbolIndex, entries_of
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.render.paths import pages_of_file
+from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
 from repodoc_lsp.writer import Writer
 
@@ -35,6 +36,14 @@ class Root:
         self.renderer = Renderer(settings.templates or None)
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"repodoc-{self.path.name}")
         self.ready = threading.Event()
+        self._uris: dict[str, str] = {}
+
+    def uri(self, rel: str) -> str:
+        """The file URI of a workspace file, remembered: a symbol answer needs up to 200."""
+        uri = self._uris.get(rel)
+        if uri is None:
+            uri = self._uris[rel] = uri_of(self.path / rel)
+        return uri
 
     def submit(self, fn: Any, *args: Any, **kwargs: Any) -> Future:
         return self.worker.submit(fn, *args, **kwargs)

@@ -9,7 +9,7 @@ from pygls.capabilities import get_capability
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.index import MODULE, Entry, entries_of
-from repodoc_lsp.server.convert import SYMBOL_KINDS, path_of, uri_of
+from repodoc_lsp.server.convert import SYMBOL_KINDS, path_of
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -36,7 +36,7 @@ def register(server: RepodocServer) -> None:
             for e in root.index.search(params.query, limit):
                 results.append(types.SymbolInformation(
                     name=e.name, kind=SYMBOL_KINDS[e.kind], container_name=e.container or None,
-                    location=types.Location(uri=uri_of(root.path / e.rel), range=entry_range(e))))
+                    location=types.Location(uri=root.uri(e.rel), range=entry_range(e))))
         return results
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)

@@ -1,0 +1,102 @@
+"""The symbol index is updated in place, file by file: after any sequence of changes it must
+answer as the documented ranking says, computed here by brute force over every entry."""
+
+from __future__ import annotations
+
+import random
+
+from repodoc_lsp.index import Entry, SymbolIndex, word_starts
+
+NAMES = ["Module", "module", "MODULE", "DataLoader", "dataloader", "data_loader", "FullyShardedDataParallel",
+         "fsdp", "relu", "ReLU", "relu_", "conv_transpose2d", "ConvTranspose2d", "Adam", "adam", "_adam",
+         "Tensor", "tensor", "as_tensor", "x", "Setup", "setUp"]
+QUERIES = ["extra1", "module", "Module", "dl", "fsdp", "relu", "ReLU", "convt", "adam", "tensor", "t", "x", "",
+           "zz", "set"]
+
+
+def _entries(rng: random.Random, rel: str) -> list[Entry]:
+    kinds = ["class", "function", "method", "module"]
+    return [Entry(rng.choice(NAMES), rng.choice(kinds), "", rel, line, 0, line)
+            for line in sorted(rng.sample(range(1, 400), rng.randint(0, 12)))]
+
+
+def _answers(index: SymbolIndex) -> dict[str, list[Entry]]:
+    return {q: index.search(q, 25) for q in QUERIES} | {f"={n}": index.lookup(n) for n in NAMES}
+
+
+def _reference(files: dict[str, list[Entry]]) -> dict[str, list[Entry]]:
+    """The documented ranking, by brute force over every entry."""
+    order = {"class": 0, "function": 1, "module": 2, "method": 3, "heading": 4}
+    groups: dict[str, list[Entry]] = {}
+    for entries in files.values():
+        for e in entries:
+            groups.setdefault(e.name.lower(), []).append(e)
+    for group in groups.values():
+        group.sort(key=lambda e: (order[e.kind], e.rel, e.line))
+
+    def starts(lower: str) -> set[int]:
+        return {i for e in groups[lower] for i in word_starts(e.name)}
+
+    def initials(lower: str) -> set[str]:
+        return {"".join(e.name[i] for i in word_starts(e.name)).lower() for e in groups[lower]}
+
+    def subsequence(q: str, name: str) -> bool:
+        it = iter(name)
+        return all(c in it for c in q)
+
+    def rank(q: str, name: str) -> int:
+        if name == q:
+            return 0
+        if name.startswith(q):
+            return 1
+        inner = {i for i in range(1, len(name)) if name.startswith(q, i)}
+        if inner & starts(name) or any(ini.startswith(q) for ini in initials(name)):
+            return 2
+        return 3 if inner else 4 if subsequence(q, name) else 5
+
+    out: dict[str, list[Entry]] = {}
+    for query in QUERIES:
+        q = query.lower()
+        ranked = sorted((rank(q, n), len(n), n) for n in groups if not q or rank(q, n) < 5)
+        found: list[Entry] = []
+        for _, _, name in ranked:
+            found.extend(sorted(groups[name], key=lambda e: bool(query) and e.name != query))
+        out[query] = found[:25]
+    for n in NAMES:
+        out[f"={n}"] = [e for e in groups.get(n.lower(), ()) if e.name == n]
+    return out
+
+
+def test_updates_in_place_answer_as_a_fresh_index() -> None:
+    rng = random.Random(7)
+    live = SymbolIndex()
+    # a first batch of many new names (sorted afresh), then small changes (kept sorted in place)
+    files = {"bulk.py": [Entry(f"Extra{i}Name", "function", "", "bulk.py", i + 1, 0, i + 1) for i in range(100)]}
+    live.set_many(files.items())
+    for step in range(300):
+        rel = f"f{rng.randint(0, 15)}.py"
+        action = rng.random()
+        if action < 0.15:
+            live.remove_file(rel)
+            files.pop(rel, None)
+        elif action < 0.25:
+            keep = set(rng.sample(sorted(files), len(files) // 2)) if files else set()
+            live.retain(keep)
+            files = {r: e for r, e in files.items() if r in keep}
+        else:
+            files[rel] = _entries(rng, rel)
+            live.set_file(rel, files[rel])
+        if step % 3 == 0:  # snapshots between some changes, not all
+            assert _answers(live) == _reference(files), f"step {step}"
+    assert len(live) == sum(len(e) for e in files.values())
+
+
+def test_a_search_keeps_its_snapshot_while_the_index_changes() -> None:
+    index = SymbolIndex()
+    index.set_file("a.py", [Entry("Alpha", "class", "", "a.py", 1, 0, 9)])
+    before = index.search("alpha")
+    index.remove_file("a.py")
+    assert [e.name for e in before] == ["Alpha"]
+    assert index.search("alpha") == [] and index.lookup("Alpha") == []
+    index.set_file("b.py", [Entry("AlphaBeta", "function", "", "b.py", 3, 0, 4)])
+    assert [e.name for e in index.search("ab")] == ["AlphaBeta"]  # initials
