@@ -13,6 +13,9 @@ corpus (the workspace root is the copied `torch/` folder). Measured per server:
 - peak RSS of the server's process tree (psutil, every 50 ms);
 - repodoc only: didSave of a ~1,000-line file (changed on disk) -> its `_docs.md` page's
   mtime changes in the output folder (initializationOptions {"outputDir": TMP});
+- repodoc only: hover p95 under load: 100 hovers (the 20 positions in turn) on an idle server,
+  then 200 didSave of that file in 10 s (each a new text on disk) with a hover after every
+  second save (the same 100 positions); the p95 of each and their ratio;
 - shutdown, then exit -> the process has ended.
 
 repodoc is run twice: with an empty analysis cache (REPODOC_CACHE_DIR -> a fresh folder) and
@@ -97,6 +100,9 @@ FIRST_ANSWER_TIMEOUT = 600.0
 
 TARGET_SYMBOL_P95 = 0.030
 TARGET_SAVE = 0.150
+TARGET_LOAD_RATIO = 2.0
+LOAD_SAVES, LOAD_SECONDS = 200, 10.0
+LOAD_IDLE_HOVERS = LOAD_SAVES // 2  # as many as under load, at the same positions: same mix of slow ones
 TARGET_WARM_START = 3.0
 TARGET_MEMORY = 0.6e9
 TARGET_EXIT = 1.0
@@ -128,6 +134,8 @@ class Session:
     hover_second: list[dict[str, Any]] = field(default_factory=list)
     generate_command: dict[str, Any] | None = None
     saves: list[float | None] = field(default_factory=list)
+    load_idle: list[float] = field(default_factory=list)  # hover seconds, idle server
+    load_busy: list[float] = field(default_factory=list)  # hover seconds while saves stream in
     save_file: str = ""
     shutdown: float | None = None
     exit: float | None = None
@@ -386,6 +394,7 @@ async def run_session(
             await _hovers(client, session, root, points)
             if save is not None and out is not None:
                 await _saves(client, session, root, save, out, rounds)
+                await _load(client, session, root, points, save)
 
         seconds, _ = await _timed(client.shutdown_async(None), 60)
         session.shutdown = seconds
@@ -549,6 +558,41 @@ async def _saves(client: BenchClient, session: Session, root: Path, path: Path, 
         path.write_text(original, encoding="utf-8")
 
 
+async def _load(client: BenchClient, session: Session, root: Path, points: list[HoverPoint], path: Path) -> None:
+    """Hover latency on an idle server, then while didSave notifications stream in."""
+    async def hover(i: int) -> float | None:
+        p = points[i % len(points)]
+        params = t.HoverParams(text_document=t.TextDocumentIdentifier(uri=(root / p.rel).as_uri()),
+                               position=t.Position(line=p.line, character=p.character))
+        try:
+            seconds, _ = await _timed(client.text_document_hover_async(params), HOVER_TIMEOUT)
+        except TimeoutError:
+            session.errors.append(f"load: hover {p.rel}:{p.line + 1} unanswered within {HOVER_TIMEOUT} s")
+            return None
+        return seconds
+
+    await asyncio.sleep(1.0)  # the last save's work is done
+    for i in range(LOAD_IDLE_HOVERS):
+        if (took := await hover(i)) is not None:
+            session.load_idle.append(took)
+    original = path.read_text(encoding="utf-8")
+    uri = path.as_uri()
+    started = time.perf_counter()
+    try:
+        for n in range(LOAD_SAVES):
+            text = original + f"\n\ndef _repodoc_load_{n}() -> None:\n    \"\"\"Load edit {n}.\"\"\"\n"
+            path.write_text(text, encoding="utf-8")
+            client.text_document_did_change(t.DidChangeTextDocumentParams(
+                text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=1000 + n),
+                content_changes=[t.TextDocumentContentChangeWholeDocument(text=text)]))
+            client.text_document_did_save(t.DidSaveTextDocumentParams(text_document=t.TextDocumentIdentifier(uri=uri)))
+            if n % 2 and (took := await hover(n // 2)) is not None:
+                session.load_busy.append(took)
+            await asyncio.sleep(max(0.0, started + (n + 1) * LOAD_SECONDS / LOAD_SAVES - time.perf_counter()))
+    finally:
+        path.write_text(original, encoding="utf-8")
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, dict | list | str | int | float | bool) or value is None:
         return value if not isinstance(value, dict) else {k: v for k, v in value.items() if k != "writtenPages"}
@@ -595,6 +639,9 @@ def summarise(s: Session) -> dict[str, Any]:
         "hover_empty": sum(h["empty"] for h in s.hover_second),
         "save_median": median(saves) if saves else None,
         "save_missed": sum(x is None for x in s.saves),
+        "load_idle_p95": p95(s.load_idle) if s.load_idle else None,
+        "load_busy_p95": p95(s.load_busy) if s.load_busy else None,
+        "load_ratio": p95(s.load_busy) / p95(s.load_idle) if s.load_idle and s.load_busy else None,
         "peak_rss": s.peak_rss,
         "exit": s.exit,
         "shutdown": s.shutdown,
@@ -684,6 +731,9 @@ def main(argv: list[str] | None = None) -> int:
         ("hover p95 (2nd pass)", "hover_p95", fmt_s),
         ("empty hovers (of 20)", "hover_empty", str),
         ("didSave -> _docs.md rewritten, median", "save_median", fmt_s),
+        (f"hover p95, idle ({LOAD_IDLE_HOVERS} hovers)", "load_idle_p95", fmt_s),
+        (f"hover p95 during {LOAD_SAVES} saves in {LOAD_SECONDS:.0f} s", "load_busy_p95", fmt_s),
+        ("  under load / idle", "load_ratio", lambda x: f"{x:.2f}x"),
         ("peak RSS, server process tree", "peak_rss", fmt_mb),
         ("shutdown request", "shutdown", fmt_s),
         ("exit -> process ended", "exit", fmt_s),
@@ -780,6 +830,10 @@ def _checks(
     checks["didSave -> page < 150 ms (median)"] = (
         _cell(c["save_median"], fmt_s),
         c["save_median"] < TARGET_SAVE if c["save_median"] is not None else None,
+    )
+    checks["hover p95 under save load <= 2x idle"] = (
+        _cell(c["load_ratio"], lambda x: f"{x:.2f}x"),
+        c["load_ratio"] <= TARGET_LOAD_RATIO if c["load_ratio"] is not None else None,
     )
     if "analyse" in analyse:
         limit = 2 * analyse["analyse"]

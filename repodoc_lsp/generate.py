@@ -137,10 +137,10 @@ def _fork_is_safe() -> bool:
     return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
-def _rendered(todo: list[Page], writer: Writer, jobs: int, cancel: CancelToken | None
-              ) -> Iterator[tuple[WriteResult, tuple[str, int, int] | None]]:
+def _rendered(todo: list[Page], writer: Writer, jobs: int, cancel: CancelToken | None,
+              pause: Callable[[], None] | None = None) -> Iterator[tuple[WriteResult, tuple[str, int, int] | None]]:
     """Render and write `todo`: forked workers for many pages in a single-threaded process
-    (the CLI), else in this process (the language server)."""
+    (the CLI), else in this process (the language server), calling `pause` before each page."""
     global _FORKED
     if jobs > 1 and len(todo) >= PARALLEL_PAGES and _fork_is_safe():
         _FORKED = (todo, writer)
@@ -158,6 +158,8 @@ def _rendered(todo: list[Page], writer: Writer, jobs: int, cancel: CancelToken |
             _FORKED = None
         return
     for page in todo:
+        if pause is not None:
+            pause()
         if cancel is not None and cancel.is_set():
             return
         yield writer.write(page.path, page.render(), page.key), None
@@ -166,9 +168,10 @@ def _rendered(todo: list[Page], writer: Writer, jobs: int, cancel: CancelToken |
 def write_pages(
     pages: Iterable[Page], writer: Writer, summary: Summary, *, progress: ProgressFn | None = None,
     cancel: CancelToken | None = None, remove_stale: bool = True, jobs: int = 1,
-    prepare: Callable[[], None] | None = None,
+    prepare: Callable[[], None] | None = None, pause: Callable[[], None] | None = None,
 ) -> None:
-    """Render and write the pages whose inputs changed; then drop pages of vanished sources."""
+    """Render and write the pages whose inputs changed; then drop pages of vanished sources.
+    `pause` is called between pages (the server lets requests go first)."""
     pages = list(pages)
     total = len(pages)
     todo = []
@@ -182,7 +185,7 @@ def write_pages(
     if todo and prepare is not None:
         prepare()  # e.g. load facts before workers fork
     done = summary.unchanged
-    for result, record in _rendered(todo, writer, jobs, cancel):
+    for result, record in _rendered(todo, writer, jobs, cancel, pause):
         done += 1
         if record is not None:
             writer.manifest[result.page] = record
@@ -229,9 +232,10 @@ def affected(ws: Workspace, changed: Iterable[str]) -> tuple[set[str], set[str]]
 
 
 def regenerate(ws: Workspace, rels: Iterable[str], writer: Writer, renderer: Renderer,
-               data: dict[str, bytes] | None = None) -> Summary:
+               data: dict[str, bytes] | None = None, pause: Callable[[], None] | None = None) -> Summary:
     """Update `rels` (from `data`, else from disk; gone: removed) and rewrite only the pages
-    they can change; for saves in the editor. Never removes pages of other files."""
+    they can change; for saves in the editor. Never removes pages of other files.
+    `pause` is called between files and between pages."""
     started = time.perf_counter()
     summary = Summary(root=str(ws.root), out=str(ws.out))
     files: set[str] = set()
@@ -240,6 +244,8 @@ def regenerate(ws: Workspace, rels: Iterable[str], writer: Writer, renderer: Ren
     related: set[str] = set()
     gone: list[str] = []
     for rel in rels:
+        if pause is not None:
+            pause()
         known = rel in ws.facts
         ws.update_file(rel, (data or {}).get(rel))
         structural |= ws.last_structural
@@ -255,7 +261,7 @@ def regenerate(ws: Workspace, rels: Iterable[str], writer: Writer, renderer: Ren
     summary.conflicts.extend(conflicts)
     site = ws.site()
     write_pages(plan_pages(ws, renderer, site, files=files, folders=folders), writer, summary,
-                remove_stale=False)
+                remove_stale=False, pause=pause)
     summary.files = len(ws.facts)
     summary.seconds = time.perf_counter() - started
     return summary

@@ -20,6 +20,9 @@ def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = 
     else:
         logging.basicConfig(stream=sys.stderr, level=level, format="repodoc-lsp: %(message)s")
     server = create_server()
+    # A request's thread waits at most this long for the interpreter lock that a busy
+    # background thread holds (default 5 ms, paid up to three times per hover).
+    sys.setswitchinterval(0.001)
     code = 1
     try:
         if tcp:

@@ -19,6 +19,7 @@ from repodoc_lsp.analysis.cursor import prepare
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.config import Settings
 from repodoc_lsp.server.convert import path_of
+from repodoc_lsp.server.priority import Requests
 from repodoc_lsp.server.protocol import RepodocProtocol
 from repodoc_lsp.server.settings import SECTION, settings_for, unwrap
 from repodoc_lsp.server.state import Root
@@ -35,6 +36,7 @@ class RepodocServer(LanguageServer):
         self.editor_settings: dict[Path, dict[str, Any]] = {}
         self.told: set[str] = set()
         self.jedi = ThreadPoolExecutor(max_workers=1, thread_name_prefix="repodoc-jedi")  # jedi: one thread
+        self.requests = Requests()  # hover and symbol requests in flight: background work waits
         self.background: set[asyncio.Task] = set()
         self.stopping = False
         self.save_queue: Any = None  # on_save.SaveQueue
@@ -58,7 +60,7 @@ class RepodocServer(LanguageServer):
         return settings
 
     def make_root(self, path: Path) -> Root:
-        return Root(path, self.settings_of(path))
+        return Root(path, self.settings_of(path), pause=self.requests.step_aside)
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         """window/showMessage, once per distinct message."""

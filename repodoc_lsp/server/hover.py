@@ -25,31 +25,36 @@ _PREFIX = {"class": "class ", "function": "def ", "module": "module "}
 def register(server: RepodocServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | None:
-        path = path_of(params.text_document.uri)
-        if path is None or path.suffix not in PYTHON_SUFFIXES:
-            return None
-        doc = ls.workspace.get_text_document(params.text_document.uri)
-        source = doc.source
-        try:
-            pos = doc.position_from_client_units(params.position)
-        except (IndexError, ValueError):
-            return None
-        root = ls.root_for(path)
-        folder = root.path if root else path.parent
-        python_path = root.settings.python_path if root else ""
-        try:
-            info = await asyncio.wrap_future(ls.jedi.submit(
-                describe, source, path, pos.line + 1, pos.character, folder, python_path))
-        except Exception:
-            return None
-        if info is None:
-            return None
-        formats = get_capability(ls.client_capabilities, "text_document.hover.content_format",
-                                 [types.MarkupKind.Markdown])
-        kind = types.MarkupKind.Markdown if types.MarkupKind.Markdown in (formats or [types.MarkupKind.Markdown]) \
-            else types.MarkupKind.PlainText
-        value = render(ls, info, markdown=kind is types.MarkupKind.Markdown)
-        return types.Hover(contents=types.MarkupContent(kind=kind, value=value))
+        with ls.requests:  # regeneration waits meanwhile
+            return await _hover(ls, params)
+
+
+async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | None:
+    path = path_of(params.text_document.uri)
+    if path is None or path.suffix not in PYTHON_SUFFIXES:
+        return None
+    doc = ls.workspace.get_text_document(params.text_document.uri)
+    source = doc.source
+    try:
+        pos = doc.position_from_client_units(params.position)
+    except (IndexError, ValueError):
+        return None
+    root = ls.root_for(path)
+    folder = root.path if root else path.parent
+    python_path = root.settings.python_path if root else ""
+    try:
+        info = await asyncio.wrap_future(ls.jedi.submit(
+            describe, source, path, pos.line + 1, pos.character, folder, python_path))
+    except Exception:
+        return None
+    if info is None:
+        return None
+    formats = get_capability(ls.client_capabilities, "text_document.hover.content_format",
+                             [types.MarkupKind.Markdown])
+    kind = types.MarkupKind.Markdown if types.MarkupKind.Markdown in (formats or [types.MarkupKind.Markdown]) \
+        else types.MarkupKind.PlainText
+    value = render(ls, info, markdown=kind is types.MarkupKind.Markdown)
+    return types.Hover(contents=types.MarkupContent(kind=kind, value=value))
 
 
 def _signature(info: CursorInfo) -> str:

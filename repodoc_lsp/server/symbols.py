@@ -29,14 +29,15 @@ def register(server: RepodocServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
     def workspace_symbol(ls: RepodocServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
         results: list[types.SymbolInformation] = []
-        for root in list(ls.roots.values()):
-            limit = root.settings.max_workspace_symbols - len(results)
-            if limit <= 0:
-                break
-            for e in root.index.search(params.query, limit):
-                results.append(types.SymbolInformation(
-                    name=e.name, kind=SYMBOL_KINDS[e.kind], container_name=e.container or None,
-                    location=types.Location(uri=root.uri(e.rel), range=entry_range(e))))
+        with ls.requests:
+            for root in list(ls.roots.values()):
+                limit = root.settings.max_workspace_symbols - len(results)
+                if limit <= 0:
+                    break
+                for e in root.index.search(params.query, limit):
+                    results.append(types.SymbolInformation(
+                        name=e.name, kind=SYMBOL_KINDS[e.kind], container_name=e.container or None,
+                        location=types.Location(uri=root.uri(e.rel), range=entry_range(e))))
         return results
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)

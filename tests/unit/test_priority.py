@@ -1,0 +1,32 @@
+"""Background work steps aside while requests are in flight, but never waits forever."""
+
+from __future__ import annotations
+
+import threading
+
+from repodoc_lsp.server.priority import Requests
+
+
+def test_background_waits_for_requests_in_flight() -> None:
+    requests = Requests(max_wait=30)
+    resumed = threading.Event()
+
+    def background() -> None:
+        requests.step_aside()
+        resumed.set()
+
+    with requests:
+        with requests:  # two requests at once
+            worker = threading.Thread(target=background)
+            worker.start()
+            assert not resumed.wait(0.2)
+        assert not resumed.wait(0.2)  # one is still in flight
+    assert resumed.wait(5)
+    worker.join()
+
+
+def test_a_stream_of_requests_cannot_starve_background_work() -> None:
+    requests = Requests(max_wait=0.05)
+    with requests:
+        requests.step_aside()  # returns after max_wait although a request is still in flight
+    requests.step_aside()  # nothing in flight: returns at once
