@@ -41,6 +41,21 @@ def environment(python_path: str) -> object:
     return _ENVIRONMENTS[python_path]
 
 
+def word_at(source: str, line: int, column: int) -> str:
+    """The identifier at (line, column) of `source` (1-based line, code-point column), or ""."""
+    lines = source.split("\n")
+    if not 1 <= line <= len(lines):
+        return ""
+    text = lines[line - 1]
+    start = end = min(column, len(text))
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    word = text[start:end]
+    return word if word.isidentifier() else ""
+
+
 def _identifier_at(line_text: str, column: int) -> bool:
     def ident(i: int) -> bool:
         return 0 <= i < len(line_text) and (line_text[i].isalnum() or line_text[i] == "_")

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from repodoc_lsp.analysis.cursor import CursorInfo, describe
+from repodoc_lsp.analysis.cursor import CursorInfo, describe, word_at
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
+from repodoc_lsp.index import MODULE, Entry
 from repodoc_lsp.render.markdown import code, docstring_markdown, fence
 from repodoc_lsp.server.convert import path_of, uri_of
 
@@ -46,14 +47,20 @@ async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | 
         info = await asyncio.wrap_future(ls.jedi.submit(
             describe, source, path, pos.line + 1, pos.character, folder, python_path))
     except Exception:
-        return None
-    if info is None:
-        return None
+        info = None
     formats = get_capability(ls.client_capabilities, "text_document.hover.content_format",
                              [types.MarkupKind.Markdown])
     kind = types.MarkupKind.Markdown if types.MarkupKind.Markdown in (formats or [types.MarkupKind.Markdown]) \
         else types.MarkupKind.PlainText
-    value = render(ls, info, markdown=kind is types.MarkupKind.Markdown)
+    markdown = kind is types.MarkupKind.Markdown
+    if info is not None:
+        value = render(ls, info, markdown=markdown)
+    else:  # jedi cannot tell (an attribute of an untyped object, say): what the index has of that name
+        name = word_at(source, pos.line + 1, pos.character)
+        entries = root.index.lookup(name) if root is not None and name else []
+        if not entries or root is None:
+            return None
+        value = render_candidates(root, name, entries, markdown=markdown)
     return types.Hover(contents=types.MarkupContent(kind=kind, value=value))
 
 
@@ -135,3 +142,29 @@ def render(ls: RepodocServer, info: CursorInfo, *, markdown: bool) -> str:
     return "\n\n".join(parts)
 
 
+
+
+CANDIDATES_SHOWN = 8
+
+
+def render_candidates(root: Root, name: str, entries: list[Entry], *, markdown: bool) -> str:
+    """Hover text for a name jedi could not resolve: the workspace's definitions of that name."""
+    shown = entries[:CANDIDATES_SHOWN]
+    more = len(entries) - len(shown)
+    noun = "definition" if len(entries) == 1 else "definitions"
+    lines = []
+    for e in shown:
+        what = "module" if e.kind == MODULE else e.kind
+        qual = f"{e.container}.{e.name}" if e.container and e.kind != MODULE else e.name
+        where = f"{e.rel}:{e.line}"
+        docs, _ = root.pages_for(e.rel)
+        link = uri_of(docs, e.anchor) if docs.exists() else ""
+        if markdown:
+            lines.append(f"- {what} {code(qual)} in {code(where)}" + (f" ([documentation]({link}))" if link else ""))
+        else:
+            lines.append(f"- {what} {qual} in {where}")
+    if more:
+        lines.append(f"- … and {more} more (workspace symbols: {name})")
+    head = (f"{code(name) if markdown else name}: not resolved here; the keyword index has "
+            f"{len(entries)} {noun} of this name:")
+    return head + "\n\n" + "\n".join(lines)

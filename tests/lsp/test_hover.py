@@ -77,3 +77,22 @@ async def test_hover_nothing_plaintext_unsaved_and_out_of_range(client: Language
     far = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=500, character=3)))
     assert far is None
+
+
+async def test_hover_jedi_cannot_resolve_lists_the_index_definitions(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, "visual-studio-code", options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "Circle"))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    docs = (root / "docs/pkg/shapes.py_docs.md").as_uri()
+    path = root / "pkg/calls.py"
+    text = "def total(things):\n    return sum(t.area() for t in things) + things.nowhere()\n"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=path.as_uri(), language_id="python", version=1, text=text)))
+
+    hover = await _hover(client, path.as_uri(), text, "area()", 1)  # `t` has no known type
+    assert hover is not None and hover.contents.value == (
+        "`area`: not resolved here; the keyword index has 2 definitions of this name:\n\n"
+        f"- method `Shape.area` in `pkg/shapes.py:15` ([documentation]({docs}#method-Shape.area))\n"
+        f"- method `Circle.area` in `pkg/shapes.py:23` ([documentation]({docs}#method-Circle.area))")
+    assert await _hover(client, path.as_uri(), text, "nowhere()", 2) is None  # not in the index either
