@@ -63,3 +63,29 @@ async def test_pages_for_and_generate_file(client: LanguageClient, tmp_path: Pat
         await client.workspace_execute_command_async(_command("repodoc.pagesFor", "file:///elsewhere/x.py"))
     with pytest.raises(JsonRpcException):
         await client.workspace_execute_command_async(_command("repodoc.pagesFor"))
+
+
+async def test_a_persons_files_in_the_output_folder_survive_generate_and_saves(client: LanguageClient,
+                                                                              tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    mine = {root / "docs/notes.md": "my notes\n", root / "docs/pkg/shapes.py_kw.md": "my own keyword list\n",
+            root / "docs/pkg/use.py_docs.md/keep.txt": "a folder where a page would go\n"}
+    for path, text in mine.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "Shape"))
+    result = await client.workspace_execute_command_async(_command("repodoc.generate"))
+    conflicts = {c["path"]: c["reason"] for c in result["conflicts"]}
+    assert conflicts == {"pkg/shapes.py_kw.md": "a file repodoc did not generate is in the way",
+                         "pkg/use.py_docs.md": "a folder is in the way"}
+    assert (root / "docs/pkg/shapes.py_docs.md").is_file()  # the rest of the tree is written
+
+    shapes = root / "pkg/shapes.py"  # a save regenerates around the person's file, never over it
+    shapes.write_text(shapes.read_text() + "\n\ndef added():\n    pass\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=shapes.as_uri())))
+    await wait_for(lambda: "added" in (root / "docs/pkg/shapes.py_docs.md").read_text())
+    removed = await client.workspace_execute_command_async(_command("repodoc.generate"))
+    assert removed["removed"] == 0
+    assert {path: path.read_text() for path in mine} == mine

@@ -96,3 +96,37 @@ async def test_hover_jedi_cannot_resolve_lists_the_index_definitions(client: Lan
         f"- method `Shape.area` in `pkg/shapes.py:15` ([documentation]({docs}#method-Shape.area))\n"
         f"- method `Circle.area` in `pkg/shapes.py:23` ([documentation]({docs}#method-Circle.area))")
     assert await _hover(client, path.as_uri(), text, "nowhere()", 2) is None  # not in the index either
+
+
+async def test_hover_runs_nothing_and_escapes_html(client: LanguageClient, tmp_path: Path) -> None:
+    """Safety: hovering over a workspace module's names never runs it, and HTML from its docstrings
+    reaches the hover only inside code (fences or code spans), never as markup."""
+    import re
+
+    from helpers import strip_fences
+
+    sentinel = tmp_path / "sentinel"
+    trap = f"open({str(sentinel)!r}, 'w').write('ran')\n"
+    root = build(tmp_path / "ws", {
+        "evil.py": ('"""Evil <script>alert(1)</script> module."""\n' + trap
+                    + "def hello(x='<b>'):\n    \"\"\"Say <img src=x onerror=alert(1)> & <b>hi</b>.\n\n"
+                    "    Args:\n        x: <i>markup</i>\n    \"\"\"\n"),
+        "user.py": "import evil\nfrom evil import hello\nhello()\nevil.hello()\n",
+    })
+    await start(client, root, "visual-studio-code", options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "hello"))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    user = root / "user.py"
+    text = user.read_text()
+    uri = open_file(client, user)
+    values = []
+    for needle, offset in [("hello()\n", 0), ("evil.hello", 6), ("import evil", 8), ("from evil", 6)]:
+        hover = await _hover(client, uri, text, needle, offset)
+        assert hover is not None, needle
+        values.append(hover.contents.value)
+    assert any("Say &lt;img" in v for v in values) and any("Evil &lt;script&gt;" in v for v in values), values
+    for value in values:
+        outside = re.sub(r"(`+)(?:.+?)\1", "", strip_fences(value))
+        for tag in ("<script", "<img", "<b>", "<i>"):
+            assert tag not in outside, (tag, value)
+    assert not sentinel.exists()

@@ -73,3 +73,48 @@ def test_unwritable_output_is_a_clear_error(tmp_path: Path) -> None:
     assert proc.returncode == 3
     assert proc.stderr.startswith("repodoc: error: ") and "Traceback" not in proc.stderr
     assert blocker.read_text() == "a person's file\n"
+
+
+def test_read_only_output_folder_is_a_clear_error_and_loses_nothing(tmp_path: Path) -> None:
+    """The output folder on a read-only mount: a bind mount in a private mount namespace
+    (`unshare`), so the kernel itself refuses every write with EROFS."""
+    import shutil
+
+    import pytest
+
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare (util-linux) is not installed")
+    root = tmp_path / "ws"
+    _workspace(root, 3, "x")
+    env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")}
+    docs = root / "docs"
+    assert subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root)], env=env,
+                          capture_output=True).returncode == 0
+    (docs / "notes.md").write_text("a person's notes\n")
+    before = {p: p.read_bytes() for p in docs.rglob("*") if p.is_file()}
+    _workspace(root, 4, "y")  # every page now differs, and a file is new
+
+    def run_read_only(*args: str) -> subprocess.CompletedProcess[str]:
+        script = 'mount --bind -o ro "$1" "$1" && shift && exec "$@"'
+        return subprocess.run(["unshare", "-rm", "sh", "-c", script, "sh", str(docs), sys.executable, "-m",
+                               "repodoc_lsp", "generate", str(root), *args], env=env, capture_output=True, text=True,
+                              timeout=120)
+
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f'mount --bind -o ro "{docs}" "{docs}"'],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot make a read-only mount here: {probe.stderr.strip()}")
+    proc = run_read_only()
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("repodoc: error: ")]
+    assert errors and all("Read-only file system" in line for line in errors), proc.stderr
+    assert {p: p.read_bytes() for p in docs.rglob("*") if p.is_file()} == before  # nothing lost, nothing half-written
+
+    check = run_read_only("--check")  # --check writes nothing: a read-only tree is fine for it
+    assert check.returncode == 1 and "Traceback" not in check.stderr, check.stderr
+
+    assert subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root)], env=env,
+                          capture_output=True).returncode == 0  # writable again: the tree is repaired
+    assert (docs / "notes.md").read_text() == "a person's notes\n"
+    assert "y_0" in (docs / "pkg0" / "mod3.py_kw.md").read_text()
