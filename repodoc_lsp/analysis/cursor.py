@@ -24,7 +24,6 @@ class CursorInfo:
     module_path: Path | None
     line: int | None  # of the definition, 1-based
     column: int | None
-    is_import: bool  # the cursor is on a name in an import statement
 
 
 _ENVIRONMENTS: dict[str, object] = {}
@@ -86,14 +85,11 @@ def describe(source: str, path: Path, line: int, column: int, root: Path, python
     script = _script(source, path, root, python_path)
     try:
         names = script.infer(line, column) or script.goto(line, column, follow_imports=True)
-        context = script.get_context(line, column)
-        here = script.goto(line, column)
     except (ValueError, RecursionError, AttributeError, KeyError):
         return None
     if not names:
         return None
     name = names[0]
-    is_import = any(n.type == "module" for n in here) or (context is not None and name.type == "module")
     try:
         signatures = tuple(s.to_string() for s in name.get_signatures())
     except Exception:
@@ -104,4 +100,4 @@ def describe(source: str, path: Path, line: int, column: int, root: Path, python
         docstring = ""
     return CursorInfo(name=name.name, full_name=name.full_name or name.name, kind=name.type,
                       signatures=signatures, docstring=docstring, module_path=name.module_path,
-                      line=name.line, column=name.column, is_import=is_import)
+                      line=name.line, column=name.column)
