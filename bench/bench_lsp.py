@@ -15,7 +15,8 @@ corpus (the workspace root is the copied `torch/` folder). Measured per server:
   mtime changes in the output folder (initializationOptions {"outputDir": TMP});
 - repodoc only: hover p95 under load: 100 hovers (the 20 positions in turn) on an idle server,
   then 200 didSave of that file in 10 s (each a new text on disk) with a hover after every
-  second save (the same 100 positions); the p95 of each and their ratio;
+  second save (the same 100 positions); the p95 of each and their ratio, over the positions
+  whose idle hover is under 0.1 s (a slower one is 5% of the samples, right at p95: reported apart);
 - shutdown, then exit -> the process has ended.
 
 repodoc is run twice: with an empty analysis cache (REPODOC_CACHE_DIR -> a fresh folder) and
@@ -103,6 +104,10 @@ TARGET_SAVE = 0.150
 TARGET_LOAD_RATIO = 2.0
 LOAD_SAVES, LOAD_SECONDS = 200, 10.0
 LOAD_IDLE_HOVERS = LOAD_SAVES // 2  # as many as under load, at the same positions: same mix of slow ones
+# A position whose idle hover takes longer than this (jedi infers a decorated call for ~200 ms)
+# is 5% of the samples, exactly where p95 falls: one slow sample more or less moves p95 across
+# that cliff. The ratio is taken over the other positions; the slow ones are reported apart.
+LOAD_SLOW_POSITION = 0.1
 TARGET_WARM_START = 3.0
 TARGET_MEMORY = 0.6e9
 TARGET_EXIT = 1.0
@@ -134,8 +139,8 @@ class Session:
     hover_second: list[dict[str, Any]] = field(default_factory=list)
     generate_command: dict[str, Any] | None = None
     saves: list[float | None] = field(default_factory=list)
-    load_idle: list[float] = field(default_factory=list)  # hover seconds, idle server
-    load_busy: list[float] = field(default_factory=list)  # hover seconds while saves stream in
+    load_idle: list[tuple[str, float]] = field(default_factory=list)  # (position, seconds), idle server
+    load_busy: list[tuple[str, float]] = field(default_factory=list)  # the same while saves stream in
     save_file: str = ""
     shutdown: float | None = None
     exit: float | None = None
@@ -560,7 +565,7 @@ async def _saves(client: BenchClient, session: Session, root: Path, path: Path, 
 
 async def _load(client: BenchClient, session: Session, root: Path, points: list[HoverPoint], path: Path) -> None:
     """Hover latency on an idle server, then while didSave notifications stream in."""
-    async def hover(i: int) -> float | None:
+    async def hover(i: int) -> tuple[str, float] | None:
         p = points[i % len(points)]
         params = t.HoverParams(text_document=t.TextDocumentIdentifier(uri=(root / p.rel).as_uri()),
                                position=t.Position(line=p.line, character=p.character))
@@ -569,7 +574,7 @@ async def _load(client: BenchClient, session: Session, root: Path, points: list[
         except TimeoutError:
             session.errors.append(f"load: hover {p.rel}:{p.line + 1} unanswered within {HOVER_TIMEOUT} s")
             return None
-        return seconds
+        return f"{p.name} ({p.rel}:{p.line + 1})", seconds
 
     await asyncio.sleep(1.0)  # the last save's work is done
     for i in range(LOAD_IDLE_HOVERS):
@@ -616,6 +621,28 @@ def _stats(values: list[float]) -> tuple[float, float]:
     return median(values), p95(values)
 
 
+def _load_summary(s: Session) -> dict[str, Any]:
+    """Hover p95 idle and under save load, over the positions that are not slow when idle."""
+    if not s.load_idle or not s.load_busy:
+        return {"load_idle_p95": None, "load_busy_p95": None, "load_ratio": None, "load_all_ratio": None,
+                "load_slow": ""}
+    idle_of: dict[str, list[float]] = {}
+    for pos, seconds in s.load_idle:
+        idle_of.setdefault(pos, []).append(seconds)
+    slow = {pos for pos, values in idle_of.items() if median(values) > LOAD_SLOW_POSITION}
+    idle = [x for pos, x in s.load_idle if pos not in slow]
+    busy = [x for pos, x in s.load_busy if pos not in slow]
+    busy_of: dict[str, list[float]] = {}
+    for pos, seconds in s.load_busy:
+        busy_of.setdefault(pos, []).append(seconds)
+    return {
+        "load_idle_p95": p95(idle), "load_busy_p95": p95(busy), "load_ratio": p95(busy) / p95(idle),
+        "load_all_ratio": p95([x for _, x in s.load_busy]) / p95([x for _, x in s.load_idle]),
+        "load_slow": ", ".join(f"{pos}: {fmt_s(median(idle_of[pos]))} / {fmt_s(median(busy_of.get(pos, [math.nan])))}"
+                               for pos in sorted(slow)),
+    }
+
+
 def summarise(s: Session) -> dict[str, Any]:
     sym = [q["seconds"] for q in s.symbols]
     hov = [h["seconds"] for h in s.hover_second]
@@ -639,9 +666,7 @@ def summarise(s: Session) -> dict[str, Any]:
         "hover_empty": sum(h["empty"] for h in s.hover_second),
         "save_median": median(saves) if saves else None,
         "save_missed": sum(x is None for x in s.saves),
-        "load_idle_p95": p95(s.load_idle) if s.load_idle else None,
-        "load_busy_p95": p95(s.load_busy) if s.load_busy else None,
-        "load_ratio": p95(s.load_busy) / p95(s.load_idle) if s.load_idle and s.load_busy else None,
+        **_load_summary(s),
         "peak_rss": s.peak_rss,
         "exit": s.exit,
         "shutdown": s.shutdown,
@@ -734,6 +759,8 @@ def main(argv: list[str] | None = None) -> int:
         (f"hover p95, idle ({LOAD_IDLE_HOVERS} hovers)", "load_idle_p95", fmt_s),
         (f"hover p95 during {LOAD_SAVES} saves in {LOAD_SECONDS:.0f} s", "load_busy_p95", fmt_s),
         ("  under load / idle", "load_ratio", lambda x: f"{x:.2f}x"),
+        ("  same, with the slow positions", "load_all_ratio", lambda x: f"{x:.2f}x"),
+        ("  slow positions (median idle / loaded)", "load_slow", str),
         ("peak RSS, server process tree", "peak_rss", fmt_mb),
         ("shutdown request", "shutdown", fmt_s),
         ("exit -> process ended", "exit", fmt_s),

@@ -97,39 +97,40 @@ class SymbolIndex:
 
     def set_many(self, items: Iterable[tuple[str, list[Entry]]]) -> None:
         with self._lock:
-            for rel, entries in items:
-                self._replace(rel, entries)
+            self._update(dict(items))
 
     def remove_file(self, rel: str) -> None:
         with self._lock:
-            self._replace(rel, None)
+            self._update({rel: None})
 
     def retain(self, rels: set[str]) -> None:
         """Forget every file not in `rels`."""
         with self._lock:
-            for rel in set(self._by_file) - rels:
-                self._replace(rel, None)
+            self._update(dict.fromkeys(set(self._by_file) - rels))
 
-    def _replace(self, rel: str, entries: list[Entry] | None) -> None:
-        """Swap one file's entries (None: drop the file). Called with the lock held."""
-        old = self._by_file.pop(rel, None)
-        if old is None and entries is None:
-            return
-        if entries is not None:
-            self._by_file[rel] = entries
+    def _update(self, changes: dict[str, list[Entry] | None]) -> None:
+        """Replace these files' entries (None: drop the file). Called with the lock held.
+        Each group of entries the change touches is filtered and sorted once, however many
+        of its files change (indexing a whole workspace is one call per batch of files)."""
         delta: dict[tuple[str, str], int] = {}  # (lower name, spelling) -> change in count
         touched: dict[str, list[Entry]] = {}
-        for e in old or ():
-            lower = e.name.lower()
-            if lower not in touched:
-                touched[lower] = [x for x in self._groups[lower] if x.rel != rel]
-            delta[lower, e.name] = delta.get((lower, e.name), 0) - 1
-        for e in entries or ():
-            lower = e.name.lower()
-            if lower not in touched:
-                touched[lower] = list(self._groups.get(lower, ()))
-            touched[lower].append(e)
-            delta[lower, e.name] = delta.get((lower, e.name), 0) + 1
+        for rel, entries in changes.items():
+            for e in self._by_file.pop(rel, None) or ():
+                lower = e.name.lower()
+                if lower not in touched:
+                    touched[lower] = [x for x in self._groups[lower] if x.rel not in changes]
+                delta[lower, e.name] = delta.get((lower, e.name), 0) - 1
+            if entries is not None:
+                self._by_file[rel] = entries
+        for entries in changes.values():
+            for e in entries or ():
+                lower = e.name.lower()
+                if lower not in touched:  # no entry of a changed file was in it
+                    touched[lower] = list(self._groups.get(lower, ()))
+                touched[lower].append(e)
+                delta[lower, e.name] = delta.get((lower, e.name), 0) + 1
+        if not touched:
+            return
         respelt: set[str] = set()
         for (lower, name), n in delta.items():
             if not n:

@@ -17,7 +17,7 @@ from typing import Any
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.config import Settings
 from repodoc_lsp.generate import Summary, generate, regenerate
-from repodoc_lsp.index import SymbolIndex, entries_of
+from repodoc_lsp.index import Entry, SymbolIndex, entries_of
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.server.convert import uri_of
@@ -64,10 +64,16 @@ class Root:
     # -- work on the root's thread -----------------------------------------------------
     def scan(self, progress: ProgressFn | None = None) -> None:
         """Analyse the workspace, filling the index as files are analysed."""
+        batch: list[tuple[str, list[Entry]]] = []
+
         def on_facts(rel: str, facts: FileFacts) -> None:
-            self.index.set_file(rel, entries_of(rel, facts))
+            batch.append((rel, entries_of(rel, facts)))
+            if len(batch) >= 32:  # searches see files as they are analysed, 32 at a time
+                self.index.set_many(batch)
+                batch.clear()
 
         self.ws.scan(progress=progress, on_facts=on_facts)
+        self.index.set_many(batch)
         self._reindex_all()
         self.ready.set()
 

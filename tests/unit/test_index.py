@@ -83,6 +83,11 @@ def test_updates_in_place_answer_as_a_fresh_index() -> None:
             keep = set(rng.sample(sorted(files), len(files) // 2)) if files else set()
             live.retain(keep)
             files = {r: e for r, e in files.items() if r in keep}
+        elif action < 0.4:  # several files at once, some of them new
+            batch = {f"f{rng.randint(0, 15)}.py" for _ in range(4)}
+            update = {r: _entries(rng, r) for r in sorted(batch)}
+            files.update(update)
+            live.set_many(update.items())
         else:
             files[rel] = _entries(rng, rel)
             live.set_file(rel, files[rel])
