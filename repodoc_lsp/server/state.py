@@ -119,7 +119,9 @@ class Root:
                 self.index.set_file(rel, entries_of(rel, self.ws.facts[rel], modules.get(rel, "")))
             else:
                 self.index.remove_file(rel)
-        self.index.warm()  # a search after a save on a large workspace must not rebuild it on the event loop
+        # No snapshot here: the next search takes one (a few ms on PyTorch), so a stream of
+        # saves without searches costs no snapshots on this thread, which shares the interpreter
+        # with the hovers.
         return summary
 
     def pages_for(self, rel: str) -> tuple[Path, Path]:
