@@ -59,8 +59,8 @@ class RepodocServer(LanguageServer):
             self.tell(f"repodoc: {problem}; using the default", types.MessageType.Warning)
         return settings
 
-    def make_root(self, path: Path) -> Root:
-        return Root(path, self.settings_of(path), pause=self.requests.step_aside)
+    def make_root(self, path: Path, settings: Settings | None = None) -> Root:
+        return Root(path, settings or self.settings_of(path), pause=self.requests.step_aside)
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         """window/showMessage, once per distinct message."""
@@ -245,7 +245,7 @@ async def pull_configuration(ls: RepodocServer, rebuild: bool = False) -> None:
         if settings == root.given_settings:
             continue
         root.close()
-        fresh = ls.roots[path] = Root(path, settings)
+        fresh = ls.roots[path] = ls.make_root(path, settings)
         if rebuild:  # at start-up, indexing begins once the settings are known
             ls.spawn(ls.index_root(fresh))
 
