@@ -40,6 +40,10 @@ def environment(python_path: str) -> object:
     return _ENVIRONMENTS[python_path]
 
 
+def _is_ident_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
 def word_at(source: str, line: int, column: int) -> str:
     """The identifier at (line, column) of `source` (1-based line, code-point column), or ""."""
     lines = source.split("\n")
@@ -47,19 +51,16 @@ def word_at(source: str, line: int, column: int) -> str:
         return ""
     text = lines[line - 1]
     start = end = min(column, len(text))
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+    while start > 0 and _is_ident_char(text[start - 1]):
         start -= 1
-    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+    while end < len(text) and _is_ident_char(text[end]):
         end += 1
     word = text[start:end]
     return word if word.isidentifier() else ""
 
 
 def _identifier_at(line_text: str, column: int) -> bool:
-    def ident(i: int) -> bool:
-        return 0 <= i < len(line_text) and (line_text[i].isalnum() or line_text[i] == "_")
-
-    return ident(column) or ident(column - 1)
+    return any(0 <= i < len(line_text) and _is_ident_char(line_text[i]) for i in (column, column - 1))
 
 
 def _script(source: str, path: Path, root: Path, python_path: str) -> jedi.Script:

@@ -73,12 +73,17 @@ def _signature(info: CursorInfo) -> str:
     return f"{info.kind} {info.full_name}" if info.kind in ("class", "function") else info.full_name
 
 
+def _page_link(root: Root, rel: str, anchor: str = "") -> str:
+    """The URI of `rel`'s generated documentation page (at `anchor`), or "" before it is written."""
+    docs, _ = root.pages_for(rel)
+    return uri_of(docs, anchor) if docs.exists() else ""
+
+
 def _what_the_index_knows(root: Root, rel: str, info: CursorInfo) -> tuple[list[str], str]:
     """Lines about the definition from the workspace's own analysis, and its page link."""
     ws = root.ws
     facts = ws.facts.get(rel)
     module = ws.relations.module_of.get(rel, rel)
-    docs, _ = root.pages_for(rel)
     facts_lines: list[str] = []
     if info.kind == "module" or facts is None:
         importers = ws.relations.importers(rel)
@@ -88,10 +93,10 @@ def _what_the_index_knows(root: Root, rel: str, info: CursorInfo) -> tuple[list[
             facts_lines.append(f"module {code(module)}: {classes} classes, {functions} functions, "
                                f"{facts.lines} lines")
         facts_lines.append(f"imported by {len(importers)} workspace files")
-        return facts_lines, uri_of(docs) if docs.exists() else ""
+        return facts_lines, _page_link(root, rel)
     symbol = next((s for s in facts.symbols if s.line == info.line and s.name == info.name), None)
     if symbol is None:
-        return [f"in module {code(module)}"], uri_of(docs) if docs.exists() else ""
+        return [f"in module {code(module)}"], _page_link(root, rel)
     where = f"{symbol.kind.value} in class {code(symbol.container)}" if symbol.kind is SymbolKind.METHOD else \
         f"{symbol.kind.value} in module {code(module)}" + (f", inside {code(symbol.container)}"
                                                              if symbol.container else "")
@@ -99,7 +104,7 @@ def _what_the_index_knows(root: Root, rel: str, info: CursorInfo) -> tuple[list[
     users = ws.relations.name_users.get((rel, top), set())
     facts_lines += [where, f"imported by {len(users)} workspace files"
                     + (f" (as {code(top)})" if top != symbol.name else "")]
-    return facts_lines, uri_of(docs, symbol.anchor) if docs.exists() else ""
+    return facts_lines, _page_link(root, rel, symbol.anchor)
 
 
 def render(ls: RepodocServer, info: CursorInfo, *, markdown: bool) -> str:
@@ -142,8 +147,6 @@ def render(ls: RepodocServer, info: CursorInfo, *, markdown: bool) -> str:
     return "\n\n".join(parts)
 
 
-
-
 CANDIDATES_SHOWN = 8
 
 
@@ -157,8 +160,7 @@ def render_candidates(root: Root, name: str, entries: list[Entry], *, markdown: 
         what = "module" if e.kind == MODULE else e.kind
         qual = f"{e.container}.{e.name}" if e.container and e.kind != MODULE else e.name
         where = f"{e.rel}:{e.line}"
-        docs, _ = root.pages_for(e.rel)
-        link = uri_of(docs, e.anchor) if docs.exists() else ""
+        link = _page_link(root, e.rel, e.anchor)
         if markdown:
             lines.append(f"- {what} {code(qual)} in {code(where)}" + (f" ([documentation]({link}))" if link else ""))
         else:

@@ -80,19 +80,22 @@ class Root:
     def _reindex_all(self, batch: int = 256) -> None:
         """Index every file, a batch at a time: searches answer from each batch as it lands
         (facts from the cache are loaded lazily, so a warm start is mostly this loop)."""
-        modules = self.ws.relations.module_of
         rels = list(self.ws.facts)
         for start in range(0, len(rels), batch):
             if self.pause is not None:
                 self.pause()
             chunk = rels[start : start + batch]
             self.ws.facts.load(chunk)
-            self.index.set_many((rel, entries_of(rel, self.ws.facts[rel], modules.get(rel, ""))) for rel in chunk)
+            self.index.set_many((rel, self._entries(rel)) for rel in chunk)
         self.index.retain(set(rels))
         self.index.warm()
         # What is alive now (facts, index) lives on: full collections of the heap skip it
         # (one took 0.2-0.8 s on PyTorch, and no request was answered meanwhile).
         gc.freeze()
+
+    def _entries(self, rel: str) -> list[Entry]:
+        """A file's index entries, its module among them (known once the workspace is scanned)."""
+        return entries_of(rel, self.ws.facts[rel], self.ws.relations.module_of.get(rel, ""))
 
     def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
         summary = generate(self.path, self.ws, progress=progress, cancel=cancel, renderer=self.renderer)
@@ -113,10 +116,9 @@ class Root:
                     self.pause()
                 self.ws.update_file(rel)
             summary = None
-        modules = self.ws.relations.module_of
         for rel in inputs:
             if rel in self.ws.facts:
-                self.index.set_file(rel, entries_of(rel, self.ws.facts[rel], modules.get(rel, "")))
+                self.index.set_file(rel, self._entries(rel))
             else:
                 self.index.remove_file(rel)
         # No snapshot here: the next search takes one (a few ms on PyTorch), so a stream of
