@@ -38,7 +38,7 @@ def _merge(summaries: list[dict]) -> dict:
     merged: dict[str, Any] = {"roots": summaries}
     for key in ("files", "analysed", "cached", "written", "unchanged", "removed"):
         merged[key] = sum(s[key] for s in summaries)
-    for key in ("skipped", "conflicts", "stale", "writtenPages", "removedPages"):
+    for key in ("skipped", "conflicts", "errors", "stale", "writtenPages", "removedPages"):
         merged[key] = [x for s in summaries for x in s[key]]
     merged["seconds"] = round(sum(s["seconds"] for s in summaries), 3)
     merged["cancelled"] = any(s["cancelled"] for s in summaries)

@@ -50,7 +50,8 @@ async def test_pyproject_settings_are_the_defaults(client: LanguageClient, tmp_p
 
 async def test_two_workspace_folders(client: LanguageClient, tmp_path: Path) -> None:
     one = build(tmp_path / "one", SAMPLE)
-    two = build(tmp_path / "two", {"lib.py": "class OnlyInTwo:\n    pass\n"})
+    two = build(tmp_path / "two", {"lib.py": "class OnlyInTwo:\n    pass\n", "sub/m.py": "x = 1\n",
+                                   "docs/sub": "a file where the folder of sub/'s pages goes\n"})
     await start(client, one, options={"cacheDir": str(tmp_path / "c")}, folders=[one, two])
     found = await wait_for(lambda: symbols(client, "OnlyInTwo"))
     assert found[0].location.uri == (two / "lib.py").as_uri()
@@ -58,6 +59,10 @@ async def test_two_workspace_folders(client: LanguageClient, tmp_path: Path) -> 
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
     assert len(result["roots"]) == 2
     assert (one / "docs/index.md").exists() and (two / "docs/lib.py_docs.md").exists()
+    # pages that cannot be written in one root are errors of the merged answer too
+    assert {e["path"] for e in result["errors"]} >= {"sub/m.py_docs.md", "sub/m.py_kw.md"}
+    assert result["errors"] == [e for r in result["roots"] for e in r["errors"]]
+    assert (two / "docs/sub").read_text() == "a file where the folder of sub/'s pages goes\n"
 
 
 async def test_no_workspace_folder_uses_the_project_root(client: LanguageClient, tmp_path: Path) -> None:
