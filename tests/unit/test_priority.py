@@ -27,6 +27,17 @@ def test_background_waits_for_requests_in_flight() -> None:
 
 def test_a_stream_of_requests_cannot_starve_background_work() -> None:
     requests = Requests(max_wait=0.05)
-    with requests:
-        requests.step_aside()  # returns after max_wait although a request is still in flight
-    requests.step_aside()  # nothing in flight: returns at once
+    resumed = threading.Event()
+
+    def background() -> None:
+        requests.step_aside()
+        resumed.set()
+
+    with requests:  # a request that stays in flight
+        worker = threading.Thread(target=background)
+        worker.start()
+        assert resumed.wait(5), "background work waited past max_wait"
+    worker.join()
+    resumed.clear()
+    background()  # nothing in flight: returns at once
+    assert resumed.is_set()
