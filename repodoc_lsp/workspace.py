@@ -265,6 +265,27 @@ class Workspace:
         self.relations = Relations(facts.imports())
         return not cancelled
 
+    # -- a replica (the language server's regeneration process) -------------------------
+    def state(self) -> WorkspaceState:
+        """What a replica needs to hold the same workspace as this one (facts come from the cache)."""
+        return WorkspaceState(dict(self.digests), dict(self.sizes), set(self.folders),
+                              list(self.discovery_skipped), dict(self.read_skipped))
+
+    def restore(self, state: WorkspaceState) -> None:
+        """Become the workspace `state` describes: the files as they were analysed, not as they
+        are on disk now (a file changed since is seen as changed by the next `update_file`)."""
+        cached = self.cache.get_imports_many(set(state.digests.values()))
+        facts = FactsStore(self.root, self.cache)
+        for rel, key in state.digests.items():
+            if key in cached:
+                facts.add_cached(rel, key, cached[key])
+            else:  # not in the cache (disabled, or cleared): analyse what is on disk
+                facts[rel] = analyse_path(str(self.root), rel).facts or FileFacts(Language.TEXT, 0)
+        self.facts, self.digests, self.sizes = facts, dict(state.digests), dict(state.sizes)
+        self.folders = set(state.folders)
+        self.discovery_skipped, self.read_skipped = list(state.discovery_skipped), dict(state.read_skipped)
+        self.relations = Relations(facts.imports())
+
     # -- single files (the language server) ------------------------------------------
     def rel(self, path: Path) -> str | None:
         """The workspace-relative POSIX path of an input file, or None if it is not one."""
@@ -343,6 +364,15 @@ class Workspace:
             return decode(data, language_for(rel)).text
         except (OSError, NotText):
             return None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceState:
+    digests: dict[str, str]  # rel -> digest of the content analysed
+    sizes: dict[str, int]
+    folders: set[str]
+    discovery_skipped: list[Skipped]
+    read_skipped: dict[str, str]
 
 
 def _ancestors(rel: str) -> Iterable[str]:

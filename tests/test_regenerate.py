@@ -62,3 +62,23 @@ def test_syntax_error_still_updates_keywords(ws: Workspace) -> None:
     regenerate(ws, ["pkg/b.py"], Writer(ws.out), Renderer())
     text = (ws.out / "pkg/b.py_kw.md").read_text()
     assert "**`half`**" in text and "**`f`**" in text
+
+
+def test_a_replica_from_state_sees_later_changes_and_fills_the_cache(ws: Workspace) -> None:
+    """The server's regeneration process restores the server's view of the workspace: files
+    changed or created after that view was taken are changes to it, and the facts it
+    analyses reach the server through the cache (no second analysis)."""
+    state = ws.state()
+    (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
+    (ws.root / "pkg/new.py").write_text("def h():\n    pass\n")
+    replica = Workspace(ws.root, ws.settings)
+    replica.restore(state)
+    assert set(replica.facts) == set(ws.facts) and replica.folders == ws.folders
+    assert dict(replica.relations.imported_by) == dict(ws.relations.imported_by)
+    summary = regenerate(replica, ["pkg/b.py", "pkg/new.py"], Writer(ws.out), Renderer())
+    assert {"pkg/b.py_kw.md", "pkg/new.py_docs.md", "pkg/new.py_kw.md", "pkg/index.md"} <= set(summary.written)
+    assert "**`g`**" in (ws.out / "pkg/b.py_kw.md").read_text()
+    assert broken_links(ws.out) == []
+    ws.cache.put_many = None  # type: ignore[assignment,method-assign]  # would fail if it analysed anew
+    assert ws.update_file("pkg/b.py") and ws.update_file("pkg/new.py")
+    assert ws.facts["pkg/b.py"] == replica.facts["pkg/b.py"] and "pkg/new.py" in ws.facts

@@ -2,12 +2,15 @@
 
 Every change of a root's workspace runs on the root's own single worker thread, so
 scans, generation and on-save regeneration never overlap; requests (hover, symbols)
-read the index, which is safe to read while it is being filled.
+read the index, which is safe to read while it is being filled. Pages of saved files
+are written by the root's regeneration process (see `regen_process`), or here when it
+cannot run.
 """
 
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -21,8 +24,12 @@ from repodoc_lsp.index import Entry, SymbolIndex, entries_of
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.server.convert import uri_of
+from repodoc_lsp.server.regen_process import RegenProcess, RegenProcessError
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
 from repodoc_lsp.writer import Writer
+
+log = logging.getLogger(__name__)
+MAX_REGEN_FAILURES = 3
 
 
 class Root:
@@ -34,12 +41,14 @@ class Root:
         self.settings = settings
         self.ws = Workspace(self.path, settings)
         self.index = SymbolIndex()
-        self.writer = Writer(self.ws.out)
         self.renderer = Renderer(settings.templates or None)
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"repodoc-{self.path.name}")
         self.ready = threading.Event()
         self.pause = pause  # called between units of background work: requests go first
         self._uris: dict[str, str] = {}
+        self.regen_process: RegenProcess | None = None  # started once the workspace is indexed
+        self.regen_failures = 0  # after MAX_REGEN_FAILURES, pages are written here
+        self.closed = False
 
     def uri(self, rel: str) -> str:
         """The file URI of a workspace file, remembered: a symbol answer needs up to 200."""
@@ -76,6 +85,20 @@ class Root:
         self.index.set_many(batch)
         self._reindex_all()
         self.ready.set()
+        self._restart_regen_process()
+
+    def _restart_regen_process(self) -> None:
+        """A fresh regeneration process: it loads the workspace (from the cache this scan
+        filled) in parallel with the server, ready for the first save."""
+        if self.regen_process is not None:
+            self.regen_process.close()
+            self.regen_process = None
+        if self.closed or not self.settings.regenerate_on_save or self.regen_failures >= MAX_REGEN_FAILURES:
+            return
+        try:
+            self.regen_process = RegenProcess(self.ws)
+        except OSError as exc:
+            log.warning("no regeneration process (%s): saved files are regenerated in the server", exc)
 
     def _reindex_all(self, batch: int = 256) -> None:
         """Index every file, a batch at a time: searches answer from each batch as it lands
@@ -99,8 +122,8 @@ class Root:
 
     def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
         summary = generate(self.path, self.ws, progress=progress, cancel=cancel, renderer=self.renderer)
-        self.writer = Writer(self.ws.out)  # the manifest as generation left it
         self._reindex_all()
+        self._restart_regen_process()  # its replica of the workspace is older than this scan
         return summary
 
     def regenerate(self, rels: list[str], write: bool = True) -> Summary | None:
@@ -108,14 +131,22 @@ class Root:
         inputs = [r for r in rels if r in self.ws.facts or self.ws.filter.is_input(self.path / r)]
         if not inputs:
             return None
-        if write:
-            summary = regenerate(self.ws, inputs, self.writer, self.renderer, pause=self.pause)
-        else:
+        summary = None
+        if write and self.regen_process is not None:
+            try:
+                summary = self.regen_process.regenerate(inputs)
+            except RegenProcessError as exc:
+                log.warning("%s; regenerating in the server", exc)
+                self.regen_failures += 1
+        if write and summary is None:
+            summary = regenerate(self.ws, inputs, Writer(self.ws.out), self.renderer, pause=self.pause)
+            if self.regen_process is not None:  # it failed: a new one, from the workspace as it is now
+                self._restart_regen_process()
+        else:  # pages written elsewhere, or none asked: the workspace and index follow the files
             for rel in inputs:
                 if self.pause is not None:
                     self.pause()
-                self.ws.update_file(rel)
-            summary = None
+                self.ws.update_file(rel)  # the process put the facts in the cache: no analysis here
         for rel in inputs:
             if rel in self.ws.facts:
                 self.index.set_file(rel, self._entries(rel))
@@ -131,5 +162,8 @@ class Root:
         return self.ws.out / docs, self.ws.out / kw
 
     def close(self) -> None:
+        self.closed = True
         self.worker.shutdown(wait=False, cancel_futures=True)
+        if self.regen_process is not None:
+            self.regen_process.close()
         self.ws.cache.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psutil
 from lsp_helpers import SAMPLE, build, open_file, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -85,3 +86,40 @@ async def test_save_outside_the_workspace_is_ignored(client: LanguageClient, tmp
         text_document=types.TextDocumentIdentifier(uri=outside.as_uri())))
     assert (await symbols(client, "Shape"))[0].name == "Shape"  # still serving
     assert _mtimes(root / "docs") == before
+
+
+def _regen_processes(pid: int) -> list[psutil.Process]:
+    return [p for p in psutil.Process(pid).children()
+            if "repodoc_lsp.server.regen_process" in " ".join(p.cmdline())]
+
+
+async def _save(client: LanguageClient, path: Path, text: str) -> None:
+    path.write_text(text)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
+
+
+async def test_pages_are_written_by_a_process_that_is_replaced_when_it_dies(
+        client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    await _generated(client, root)
+    server = client._server  # type: ignore[attr-defined]
+    first = (await wait_for(lambda: _regen_processes(server.pid), 20))[0]
+    shapes, kw = root / "pkg/shapes.py", root / "docs/pkg/shapes.py_kw.md"
+    original = shapes.read_text()
+    written = first.io_counters().write_chars
+    await _save(client, shapes, original + "\n\ndef before_kill():\n    pass\n")
+    await wait_for(lambda: "**`before_kill`**" in kw.read_text(), 20)
+    # The process wrote the pages (and the manifest), not the server.
+    pages = kw.stat().st_size + (root / "docs/pkg/shapes.py_docs.md").stat().st_size
+    assert first.io_counters().write_chars - written >= pages
+    first.kill()
+    await wait_for(lambda: not first.is_running() or first.status() == psutil.STATUS_ZOMBIE, 10)
+    await _save(client, shapes, original + "\n\ndef after_kill():\n    pass\n")
+    await wait_for(lambda: "**`after_kill`**" in kw.read_text(), 20)  # written by the server itself
+    assert "before_kill" not in kw.read_text()
+    assert (await symbols(client, "after_kill"))[0].name == "after_kill"
+    second = await wait_for(lambda: [p for p in _regen_processes(server.pid) if p.pid != first.pid], 20)
+    await _save(client, shapes, original + "\n\ndef with_new_process():\n    pass\n")
+    await wait_for(lambda: "**`with_new_process`**" in kw.read_text(), 20)
+    assert second[0].is_running()

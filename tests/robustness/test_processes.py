@@ -1,5 +1,5 @@
-"""No process outlives the server: worker processes (the analysis pool on a fork server)
-are gone soon after `exit`, and neither they nor the server keep the client's pipes open."""
+"""No process outlives the server: worker processes (the analysis pool on a fork server,
+the regeneration process) are gone soon after `exit`, and neither they nor the server keep the client's pipes open."""
 
 from __future__ import annotations
 
@@ -19,6 +19,13 @@ def _tree(pid: int) -> set[int]:
         return {pid} | {c.pid for c in psutil.Process(pid).children(recursive=True)}
     except psutil.Error:
         return set()
+
+
+def _cmdline(pid: int) -> list[str]:
+    try:
+        return psutil.Process(pid).cmdline()
+    except psutil.Error:
+        return []
 
 
 async def test_exit_leaves_no_process(tmp_path: Path) -> None:
@@ -44,6 +51,13 @@ async def test_exit_leaves_no_process(tmp_path: Path) -> None:
         await asyncio.sleep(0.025)
     seen |= _tree(server.pid)
     assert len(seen) > 1, "the analysis pool was not used: the test proves nothing"
+    for _ in range(200):  # the regeneration process starts once indexing is over
+        regen = [p for p in _tree(server.pid) if "regen_process" in " ".join(_cmdline(p))]
+        if regen:
+            break
+        await asyncio.sleep(0.05)
+    assert regen, "no regeneration process: the test proves less than it says"
+    seen |= set(regen)
     await asyncio.wait_for(client.shutdown_async(None), 10)
     client.exit(None)
     try:

@@ -80,3 +80,50 @@ def test_full_disk_loses_nothing(tmp_path: Path) -> None:
     assert "big_function_399" in (root / "docs" / "m0.py_kw.md").read_text()
     assert not [p for p in (root / "docs").rglob("*") if p.name.startswith(".") and p.is_file()
                 and p.name != ".repodoc-manifest.json"]
+
+
+async def test_the_regeneration_process_imports_nothing_from_the_workspace(tmp_path: Path) -> None:
+    """Editors start the server in the workspace folder: neither the server nor the process that
+    writes pages on save may import the workspace's `types.py` or `signal/` (PyTorch has both)."""
+    import asyncio
+
+    import psutil
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    sentinel = tmp_path / "sentinel"
+    trap = f"open({str(sentinel)!r}, 'a').write(__name__)\nraise ImportError('workspace module')\n"
+    root = make_workspace(tmp_path / "ws", {"types.py": trap, "signal/__init__.py": trap, "pickle.py": trap,
+                                            "mod.py": "def first():\n    pass\n"})
+    client = LanguageClient("safety-test", "1")
+    await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve", cwd=str(root),
+                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")})
+    server = client._server  # type: ignore[attr-defined]
+    try:
+        await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                                             root_uri=root.as_uri()))
+        client.initialized(types.InitializedParams())
+        regen: list[psutil.Process] = []
+        for _ in range(400):
+            regen = [p for p in psutil.Process(server.pid).children()
+                     if "regen_process" in " ".join(p.cmdline())]
+            if regen:
+                break
+            await asyncio.sleep(0.05)
+        assert regen, "no regeneration process started"
+        (root / "mod.py").write_text("def second():\n    pass\n")
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=(root / "mod.py").as_uri())))
+        kw = root / "docs" / "mod.py_kw.md"
+        for _ in range(400):
+            if kw.is_file() and "**`second`**" in kw.read_text():
+                break
+            await asyncio.sleep(0.05)
+        assert "**`second`**" in kw.read_text()
+        assert regen[0].is_running() and regen[0].status() != psutil.STATUS_ZOMBIE  # it wrote the page
+        assert not sentinel.exists(), sentinel.read_text()
+    finally:
+        await asyncio.wait_for(client.shutdown_async(None), 10)
+        client.exit(None)
+        await asyncio.wait_for(server.wait(), 10)
+        await client.stop()
