@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import asyncio
 import json
 import re
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 REPO = Path(__file__).resolve().parent.parent
@@ -104,3 +106,24 @@ def ast_keywords(tree: ast.Module) -> dict[str, set[str]]:
             imports.update(a.name for a in node.names if a.name != "*")
     found = {"Classes": classes, "Functions": functions, "Imports": imports}
     return {k: v for k, v in found.items() if v}
+
+
+def regen_processes(server_pid: int) -> list[Any]:
+    """The language server's regeneration processes (`repodoc_lsp/server/regen_process.py`)."""
+    import psutil
+
+    return [p for p in psutil.Process(server_pid).children()
+            if "repodoc_lsp.server.regen_process" in " ".join(p.cmdline())]
+
+
+async def until_the_process_writes(process: Any, save: Callable[[int], Awaitable[None]],
+                                   pages: Callable[[], int], tries: int = 40) -> None:
+    """Save (`save(n)` returns once the pages show save n) until the regeneration `process` is
+    the one that wrote them (`pages()` bytes or more): it does once it has loaded the workspace."""
+    for attempt in range(tries):
+        written = process.io_counters().write_chars
+        await save(attempt)
+        if process.io_counters().write_chars - written >= pages():
+            return
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"the regeneration process wrote no saved file's pages in {tries} saves")

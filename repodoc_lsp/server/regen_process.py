@@ -10,8 +10,9 @@ server then updates its own workspace from the cache the process filled, without
 analysing the file a second time.
 
 The channel is the process's stdin and stdout (pickles; nothing else is read from or
-written to them). The process ends when its stdin closes, so it never outlives the server,
-and it holds none of the server's pipes (the LSP stdio) open.
+written to them). When its stdin closes (the server exits or dies) the process finishes
+the regeneration under way, if any, and ends; it holds none of the server's pipes (the
+LSP stdio) open. It runs at a lower scheduling priority than the server.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import contextlib
 import logging
 import os
 import pickle
+import select
 import subprocess
 import sys
 import threading
@@ -31,7 +33,7 @@ from repodoc_lsp.generate import Summary
 from repodoc_lsp.workspace import Workspace
 
 log = logging.getLogger(__name__)
-CLOSE_WAIT_SECONDS = 1.0
+CLOSE_WAIT_SECONDS = 1.0  # for a process that failed, then it is killed
 # Not `python -m`: that puts the working folder (often the workspace, which may have a `types.py`
 # or a `signal/`) first on sys.path. `-c` puts "" there: dropped before anything is imported,
 # and the folder this package is imported from goes first instead.
@@ -55,64 +57,92 @@ class RegenProcess:
             [sys.executable, "-c", _BOOT],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             close_fds=True)
-        # It loads the server's view of the workspace while the server goes on.
-        self._send((ws.root, ws.settings, ws.state()))
+        # It loads the server's view of the workspace while the server goes on; the view is
+        # written by a thread, as the process reads it only after its imports (a quarter second).
+        self._sender: threading.Thread | None = threading.Thread(
+            target=self._send, args=((ws.root, ws.settings, ws.state()),), kwargs={"quiet": True},
+            name="repodoc-regen-start", daemon=True)
+        self._sender.start()
 
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc is not None else None
-
-    def _send(self, message: Any) -> None:
-        assert self._proc is not None and self._proc.stdin is not None
-        pickle.dump(message, self._proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-        self._proc.stdin.flush()
+    def _send(self, message: Any, quiet: bool = False) -> None:
+        """Write `message` to the process (`quiet`: a failure shows at the next exchange)."""
+        proc = self._proc
+        try:
+            if proc is None or proc.stdin is None:
+                raise ValueError("closed")
+            pickle.dump(message, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            proc.stdin.flush()
+        except (OSError, ValueError):
+            if not quiet:
+                raise
 
     def _receive(self) -> Any:
         assert self._proc is not None and self._proc.stdout is not None
         return pickle.load(self._proc.stdout)
 
+    def ready(self, wait: bool = False) -> bool:
+        """True once the process has loaded the workspace (`wait`: block until then)."""
+        with self._lock:
+            if not self._ready:
+                proc = self._proc
+                if proc is None or proc.stdout is None:
+                    raise RegenProcessError("the regeneration process is closed")
+                if not wait and not select.select([proc.stdout], [], [], 0)[0]:
+                    return False
+                status, value = self._exchange(None)
+                if status != "ready":
+                    raise RegenProcessError(f"the regeneration process did not start:\n{value}")
+                self._ready = True
+            return True
+
     def regenerate(self, rels: list[str]) -> Summary:
         """Regenerate the pages of `rels` (as `generate.regenerate` does) in the process."""
+        self.ready(wait=True)
         with self._lock:
-            if self._proc is None:
-                raise RegenProcessError("the regeneration process is closed")
-            try:
-                if not self._ready:
-                    status, value = self._receive()
-                    if status != "ready":
-                        raise RegenProcessError(f"the regeneration process did not start: {value}")
-                    self._ready = True
-                self._send(rels)
-                status, value = self._receive()
-            except (OSError, EOFError, pickle.UnpicklingError, ValueError) as exc:
-                self._stop()
-                raise RegenProcessError(f"the regeneration process ended: {exc!r}") from exc
-            if status != "ok":
-                raise RegenProcessError(f"regeneration failed in its process:\n{value}")
-            assert isinstance(value, Summary)
-            return value
+            status, value = self._exchange(rels)
+        if status != "ok" or not isinstance(value, Summary):
+            raise RegenProcessError(f"regeneration failed in its process:\n{value}")
+        return value
+
+    def _exchange(self, message: Any) -> tuple[str, Any]:
+        """Send `message` (None: nothing) and read the answer; the lock is held."""
+        if self._proc is None:
+            raise RegenProcessError("the regeneration process is closed")
+        if self._sender is not None:  # the first message is written (the process answers it)
+            self._sender.join()
+            self._sender = None
+        try:
+            if message is not None:
+                self._send(message)
+            status, value = self._receive()
+        except (OSError, EOFError, pickle.UnpicklingError, ValueError) as exc:
+            self._stop()
+            raise RegenProcessError(f"the regeneration process ended: {exc!r}") from exc
+        return str(status), value
 
     def close(self) -> None:
-        """End the process (it ends by itself when its stdin closes); no wait beyond a second."""
-        if self._lock.acquire(timeout=0.1):
-            try:
-                self._stop()
-            finally:
-                self._lock.release()
-        else:  # a regeneration is under way on another thread: end it now
-            proc = self._proc
-            if proc is not None:
-                with contextlib.suppress(OSError):
-                    proc.kill()
-
-    def _stop(self) -> None:
-        proc, self._proc = self._proc, None
+        """End the process without waiting: its stdin closes, so it ends once the regeneration
+        under way (if any) is written, as the server exits; still starting, it is killed."""
+        proc = self._proc
         if proc is None:
             return
-        for stream in (proc.stdin, proc.stdout):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
+        if self._sender is not None and self._sender.is_alive():
+            with contextlib.suppress(OSError):
+                proc.kill()
+        with contextlib.suppress(OSError, ValueError):
+            if proc.stdin is not None:
+                proc.stdin.close()
+
+    def _stop(self) -> None:
+        """End a process that failed: close its pipes, wait a little, kill it."""
+        proc = self._proc
+        if proc is None:
+            return
+        self.close()
+        self._proc = None
+        with contextlib.suppress(OSError, ValueError):
+            if proc.stdout is not None:
+                proc.stdout.close()
         try:
             proc.wait(CLOSE_WAIT_SECONDS)
         except subprocess.TimeoutExpired:

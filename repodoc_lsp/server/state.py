@@ -46,8 +46,9 @@ class Root:
         self.ready = threading.Event()
         self.pause = pause  # called between units of background work: requests go first
         self._uris: dict[str, str] = {}
-        self.regen_process: RegenProcess | None = None  # started once the workspace is indexed
+        self.regen_process: RegenProcess | None = None  # started by the first save
         self.regen_failures = 0  # after MAX_REGEN_FAILURES, pages are written here
+        self._replica_behind: set[str] = set()  # files regenerated here since the process started
         self.closed = False
 
     def uri(self, rel: str) -> str:
@@ -85,20 +86,45 @@ class Root:
         self.index.set_many(batch)
         self._reindex_all()
         self.ready.set()
-        self._restart_regen_process()
 
-    def _restart_regen_process(self) -> None:
-        """A fresh regeneration process: it loads the workspace (from the cache this scan
-        filled) in parallel with the server, ready for the first save."""
-        if self.regen_process is not None:
-            self.regen_process.close()
-            self.regen_process = None
-        if self.closed or not self.settings.regenerate_on_save or self.regen_failures >= MAX_REGEN_FAILURES:
+    # -- the regeneration process ----------------------------------------------------------
+    def _start_regen_process(self) -> None:
+        """A regeneration process with the workspace as it is now. It loads it (facts from the
+        cache) in parallel with the server; saves are handled here until it is ready."""
+        self._stop_regen_process()
+        if self.closed or self.regen_failures >= MAX_REGEN_FAILURES:
             return
         try:
             self.regen_process = RegenProcess(self.ws)
         except OSError as exc:
+            self.regen_failures = MAX_REGEN_FAILURES
             log.warning("no regeneration process (%s): saved files are regenerated in the server", exc)
+
+    def _stop_regen_process(self) -> None:
+        if self.regen_process is not None:
+            self.regen_process.close()
+            self.regen_process = None
+        self._replica_behind.clear()
+
+    def _regenerate_elsewhere(self, inputs: list[str]) -> Summary | None:
+        """The pages of `inputs` written by the regeneration process; None when it is not
+        ready (the first save starts it) or failed: the caller writes them here."""
+        process = self.regen_process
+        if process is None:
+            self._start_regen_process()
+            return None
+        try:
+            if not process.ready():
+                return None
+            # Files regenerated here meanwhile are news to its replica (their pages are up to date).
+            summary = process.regenerate(sorted(set(inputs) | self._replica_behind))
+        except RegenProcessError as exc:
+            log.warning("%s; regenerating in the server", exc)
+            self.regen_failures += 1
+            self._start_regen_process()  # a new one, for the next save
+            return None
+        self._replica_behind.clear()
+        return summary
 
     def _reindex_all(self, batch: int = 256) -> None:
         """Index every file, a batch at a time: searches answer from each batch as it lands
@@ -123,7 +149,7 @@ class Root:
     def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
         summary = generate(self.path, self.ws, progress=progress, cancel=cancel, renderer=self.renderer)
         self._reindex_all()
-        self._restart_regen_process()  # its replica of the workspace is older than this scan
+        self._stop_regen_process()  # its replica is older than this scan; the next save starts one
         return summary
 
     def regenerate(self, rels: list[str], write: bool = True) -> Summary | None:
@@ -131,17 +157,11 @@ class Root:
         inputs = [r for r in rels if r in self.ws.facts or self.ws.filter.is_input(self.path / r)]
         if not inputs:
             return None
-        summary = None
-        if write and self.regen_process is not None:
-            try:
-                summary = self.regen_process.regenerate(inputs)
-            except RegenProcessError as exc:
-                log.warning("%s; regenerating in the server", exc)
-                self.regen_failures += 1
+        summary = self._regenerate_elsewhere(inputs) if write and self.settings.regenerate_on_save else None
         if write and summary is None:
             summary = regenerate(self.ws, inputs, Writer(self.ws.out), self.renderer, pause=self.pause)
-            if self.regen_process is not None:  # it failed: a new one, from the workspace as it is now
-                self._restart_regen_process()
+            if self.regen_process is not None:
+                self._replica_behind.update(inputs)
         else:  # pages written elsewhere, or none asked: the workspace and index follow the files
             for rel in inputs:
                 if self.pause is not None:
@@ -164,6 +184,5 @@ class Root:
     def close(self) -> None:
         self.closed = True
         self.worker.shutdown(wait=False, cancel_futures=True)
-        if self.regen_process is not None:
-            self.regen_process.close()
+        self._stop_regen_process()
         self.ws.cache.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import psutil
+from helpers import regen_processes, until_the_process_writes
 from lsp_helpers import SAMPLE, build, open_file, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -88,11 +89,6 @@ async def test_save_outside_the_workspace_is_ignored(client: LanguageClient, tmp
     assert _mtimes(root / "docs") == before
 
 
-def _regen_processes(pid: int) -> list[psutil.Process]:
-    return [p for p in psutil.Process(pid).children()
-            if "repodoc_lsp.server.regen_process" in " ".join(p.cmdline())]
-
-
 async def _save(client: LanguageClient, path: Path, text: str) -> None:
     path.write_text(text)
     client.text_document_did_save(types.DidSaveTextDocumentParams(
@@ -104,22 +100,23 @@ async def test_pages_are_written_by_a_process_that_is_replaced_when_it_dies(
     root = build(tmp_path / "ws", SAMPLE)
     await _generated(client, root)
     server = client._server  # type: ignore[attr-defined]
-    first = (await wait_for(lambda: _regen_processes(server.pid), 20))[0]
+    assert regen_processes(server.pid) == []  # a session without saves never starts it
     shapes, kw = root / "pkg/shapes.py", root / "docs/pkg/shapes.py_kw.md"
     original = shapes.read_text()
-    written = first.io_counters().write_chars
-    await _save(client, shapes, original + "\n\ndef before_kill():\n    pass\n")
-    await wait_for(lambda: "**`before_kill`**" in kw.read_text(), 20)
-    # The process wrote the pages (and the manifest), not the server.
-    pages = kw.stat().st_size + (root / "docs/pkg/shapes.py_docs.md").stat().st_size
-    assert first.io_counters().write_chars - written >= pages
+
+    async def save(name: str) -> None:
+        await _save(client, shapes, original + f"\n\ndef {name}():\n    pass\n")
+        await wait_for(lambda: f"**`{name}`**" in kw.read_text(), 20)
+
+    await save("first_save")  # written by the server itself while the process starts
+    first = (await wait_for(lambda: regen_processes(server.pid), 20))[0]
+    await until_the_process_writes(first, lambda n: save(f"probe_{n}"),
+                                   lambda: kw.stat().st_size + (root / "docs/pkg/shapes.py_docs.md").stat().st_size)
     first.kill()
     await wait_for(lambda: not first.is_running() or first.status() == psutil.STATUS_ZOMBIE, 10)
-    await _save(client, shapes, original + "\n\ndef after_kill():\n    pass\n")
-    await wait_for(lambda: "**`after_kill`**" in kw.read_text(), 20)  # written by the server itself
-    assert "before_kill" not in kw.read_text()
+    await save("after_kill")  # written by the server itself; a new process is started
+    assert "probe_" not in kw.read_text()
     assert (await symbols(client, "after_kill"))[0].name == "after_kill"
-    second = await wait_for(lambda: [p for p in _regen_processes(server.pid) if p.pid != first.pid], 20)
-    await _save(client, shapes, original + "\n\ndef with_new_process():\n    pass\n")
-    await wait_for(lambda: "**`with_new_process`**" in kw.read_text(), 20)
+    second = await wait_for(lambda: [p for p in regen_processes(server.pid) if p.pid != first.pid], 20)
     assert second[0].is_running()
+    await save("with_new_process")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import make_workspace
+from helpers import make_workspace, regen_processes, until_the_process_writes
 
 
 def _generate(root: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
@@ -87,7 +87,6 @@ async def test_the_regeneration_process_imports_nothing_from_the_workspace(tmp_p
     writes pages on save may import the workspace's `types.py` or `signal/` (PyTorch has both)."""
     import asyncio
 
-    import psutil
     from lsprotocol import types
     from pygls.lsp.client import LanguageClient
 
@@ -103,24 +102,29 @@ async def test_the_regeneration_process_imports_nothing_from_the_workspace(tmp_p
         await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
                                                              root_uri=root.as_uri()))
         client.initialized(types.InitializedParams())
-        regen: list[psutil.Process] = []
         for _ in range(400):
-            regen = [p for p in psutil.Process(server.pid).children()
-                     if "regen_process" in " ".join(p.cmdline())]
-            if regen:
+            if await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="first")):
+                break
+            await asyncio.sleep(0.05)
+        mod, kw = root / "mod.py", root / "docs" / "mod.py_kw.md"
+
+        async def save(n: int) -> None:
+            mod.write_text(f"def saved_{n}():\n    pass\n")
+            client.text_document_did_save(types.DidSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=mod.as_uri())))
+            for _ in range(400):
+                if kw.is_file() and f"**`saved_{n}`**" in kw.read_text():
+                    return
+                await asyncio.sleep(0.05)
+            raise AssertionError(f"save {n} was not regenerated")
+
+        await save(1000)  # starts the regeneration process
+        for _ in range(200):
+            if regen := regen_processes(server.pid):
                 break
             await asyncio.sleep(0.05)
         assert regen, "no regeneration process started"
-        (root / "mod.py").write_text("def second():\n    pass\n")
-        client.text_document_did_save(types.DidSaveTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=(root / "mod.py").as_uri())))
-        kw = root / "docs" / "mod.py_kw.md"
-        for _ in range(400):
-            if kw.is_file() and "**`second`**" in kw.read_text():
-                break
-            await asyncio.sleep(0.05)
-        assert "**`second`**" in kw.read_text()
-        assert regen[0].is_running() and regen[0].status() != psutil.STATUS_ZOMBIE  # it wrote the page
+        await until_the_process_writes(regen[0], save, lambda: kw.stat().st_size)
         assert not sentinel.exists(), sentinel.read_text()
     finally:
         await asyncio.wait_for(client.shutdown_async(None), 10)
