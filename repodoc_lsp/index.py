@@ -68,9 +68,9 @@ def _group_order(e: Entry) -> tuple[int, str, int]:
 
 class SymbolIndex:
     """Thread safe. Writers update the index in place, file by file, under a lock; searches
-    read an immutable snapshot taken after the last change, lookups the live groups. After a save on PyTorch (55,000
-    entries) a snapshot costs a few milliseconds: copies of the tables, and a new blob of
-    names only when the save added or removed a name; the index is never rebuilt whole."""
+    read an immutable snapshot taken after the last change, lookups the live groups. After a
+    save on PyTorch (55,000 entries) a snapshot costs about 20 ms: copies of the tables, and a new
+    blob of names only when the save added or removed a name; the index is never rebuilt whole."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -211,7 +211,7 @@ class SymbolIndex:
 
     def lookup(self, name: str) -> list[Entry]:
         """Entries with exactly this name (case-sensitive). Reads the live table, not a snapshot:
-        a hover after a save must not pay for the snapshot a search needs (25-35 ms on PyTorch);
+        a hover after a save must not pay for the snapshot a search needs (about 20 ms on PyTorch);
         a group is replaced whole, never changed in place, so no lock is needed."""
         return [e for e in self._groups.get(name.lower(), ()) if e.name == name]
 

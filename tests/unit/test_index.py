@@ -109,7 +109,7 @@ def test_a_search_keeps_its_snapshot_while_the_index_changes() -> None:
 
 def test_a_lookup_after_a_change_reads_the_live_index() -> None:
     """Hovers look a name up after every save: they read the live groups, because the snapshot
-    a search needs costs 25-35 ms on PyTorch after each change."""
+    a search needs costs about 20 ms on PyTorch after each change."""
     index = SymbolIndex()
     index.set_file("a.py", [Entry("Alpha", "class", "", "a.py", 1, 0, 9)])
     index.search("alpha")  # takes a snapshot
