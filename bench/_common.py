@@ -38,48 +38,58 @@ def p95(values: Sequence[float]) -> float:
     return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
 
 
-def tree_rss(proc: psutil.Process, seen: dict[int, psutil.Process] | None = None) -> tuple[int, int]:
-    """(sum, largest) resident memory of a process and its descendants, in bytes; (0, 0) once gone.
+def tree_rss(proc: psutil.Process, seen: dict[int, psutil.Process] | None = None,
+             pss: bool = False) -> tuple[int, int, int]:
+    """(sum, largest, proportional sum) resident memory of a process and its descendants, in
+    bytes; zeros once gone.
 
     The sum counts pages that forked children share with their parent once per process, so it
-    overstates the real footprint of a forking tool; it is the conservative figure.
+    overstates the real footprint of a forking tool; it is the conservative figure. The
+    proportional sum (`pss`: Linux's PSS, each shared page split between its sharers; 0 when
+    not asked) is what the tree really holds.
     """
-    total = largest = 0
+    total = largest = proportional = 0
     try:
         members = [proc, *proc.children(recursive=True)]
     except psutil.Error:
-        return 0, 0
+        return 0, 0, 0
     for member in members:
         if seen is not None:
             seen.setdefault(member.pid, member)
         try:
             rss = member.memory_info().rss
+            if pss:
+                proportional += getattr(member.memory_full_info(), "pss", 0)
         except psutil.Error:
             continue
         total += rss
         largest = max(largest, rss)
-    return total, largest
+    return total, largest, proportional
 
 
 class PeakMemory:
     """Polls a process tree every `interval` seconds in a thread.
 
-    `.peak` is the largest RSS sum seen, `.peak_single` the largest single process, in bytes.
+    `.peak` is the largest RSS sum seen, `.peak_single` the largest single process, in bytes;
+    with `pss=True` also `.peak_pss`, the largest proportional sum (see `tree_rss`).
     """
 
-    def __init__(self, pid: int, interval: float = 0.05) -> None:
+    def __init__(self, pid: int, interval: float = 0.05, pss: bool = False) -> None:
         self.proc = psutil.Process(pid)
         self.interval = interval
+        self.pss = pss
         self.peak = 0
         self.peak_single = 0
+        self.peak_pss = 0
         self.seen: dict[int, psutil.Process] = {}  # every process of the tree ever sampled
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def sample(self) -> None:
-        total, largest = tree_rss(self.proc, self.seen)
+        total, largest, proportional = tree_rss(self.proc, self.seen, self.pss)
         self.peak = max(self.peak, total)
         self.peak_single = max(self.peak_single, largest)
+        self.peak_pss = max(self.peak_pss, proportional)
 
     def _run(self) -> None:
         while not self._stop.is_set():

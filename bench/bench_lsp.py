@@ -10,7 +10,8 @@ corpus (the workspace root is the copied `torch/` folder). Measured per server:
   whether the exact name is ranked first;
 - hover at 20 fixed positions (a definition and a use in each of 10 files, opened with
   didOpen): a first pass, then the measured second pass (median and p95);
-- peak RSS of the server's process tree (psutil, every 50 ms);
+- peak RSS of the server's process tree (psutil, every 50 ms), and its proportional set size
+  (PSS: pages that forked processes share counted once);
 - repodoc only: didSave of a ~1,000-line file (changed on disk) -> its `_docs.md` page's
   mtime changes in the output folder (initializationOptions {"outputDir": TMP});
 - repodoc only: hover p95 under load: 100 hovers (the 20 positions in turn) on an idle server,
@@ -147,6 +148,7 @@ class Session:
     returncode: int | None = None
     peak_rss: int = 0
     peak_single: int = 0
+    peak_pss: int = 0  # the same tree, shared pages split between their processes
     messages: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     stderr_tail: str = ""
@@ -355,7 +357,7 @@ async def run_session(
     proc = client._server
     assert proc is not None
     drain = asyncio.create_task(_drain(proc.stderr, stderr))
-    memory = PeakMemory(proc.pid)
+    memory = PeakMemory(proc.pid, pss=True)
     memory.__enter__()
     try:
         uri = root.as_uri()
@@ -422,7 +424,7 @@ async def run_session(
             await proc.wait()
     finally:
         memory.__exit__(None, None, None)
-        session.peak_rss, session.peak_single = memory.peak, memory.peak_single
+        session.peak_rss, session.peak_single, session.peak_pss = memory.peak, memory.peak_single, memory.peak_pss
         with contextlib.suppress(Exception):
             await asyncio.wait_for(client.stop(), 10)
         with contextlib.suppress(Exception):
@@ -668,6 +670,7 @@ def summarise(s: Session) -> dict[str, Any]:
         "save_missed": sum(x is None for x in s.saves),
         **_load_summary(s),
         "peak_rss": s.peak_rss,
+        "peak_pss": s.peak_pss,
         "exit": s.exit,
         "shutdown": s.shutdown,
     }
@@ -762,6 +765,7 @@ def main(argv: list[str] | None = None) -> int:
         ("  same, with the slow positions", "load_all_ratio", lambda x: f"{x:.2f}x"),
         ("  slow positions (median idle / loaded)", "load_slow", str),
         ("peak RSS, server process tree", "peak_rss", fmt_mb),
+        ("  the same, proportional (PSS)", "peak_pss", fmt_mb),
         ("shutdown request", "shutdown", fmt_s),
         ("exit -> process ended", "exit", fmt_s),
         ("processes left running after exit", "survivors", str),
@@ -821,6 +825,7 @@ def warm_summary(sessions: list[Session]) -> dict[str, Any]:
         "indexing_done": median(indexed) if indexed else None,
         "survivors": sum(len(s.survivors) for s in sessions),
         "peak_rss": max((s.peak_rss for s in sessions if s.first_symbol is not None), default=None),
+        "peak_pss": max((s.peak_pss for s in sessions if s.first_symbol is not None), default=None),
         "exit": median(exits) if exits else None,
         "shutdown": median(shutdowns) if shutdowns else None,
     }

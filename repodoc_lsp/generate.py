@@ -275,7 +275,8 @@ def generate(
     """Write (or with check=True, compare) the whole documentation tree of `ws`."""
     started = time.perf_counter()
     summary = Summary(root=str(ws.root), out=str(ws.out))
-    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel):
+    if (rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel)) or \
+            (cancel is not None and cancel.is_set()):
         summary.cancelled = True
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped

@@ -90,6 +90,8 @@ class FactsStore(MutableMapping[str, FileFacts]):
     def __init__(self, root: Path, cache: FactsCache) -> None:
         self._root = root
         self._cache = cache
+        # Loads come from the worker thread (pages, index) and from requests (a hover's file).
+        self._loading = threading.Lock()
         self._loaded: dict[str, FileFacts] = {}
         self._pending: dict[str, str] = {}  # rel -> digest, in the cache, not loaded yet
         self._imports: dict[str, tuple[Import, ...]] = {}
@@ -108,21 +110,32 @@ class FactsStore(MutableMapping[str, FileFacts]):
 
     def load(self, rels: Iterable[str]) -> None:
         """Load these files' facts if they are pending (in batches: callers can work in between)."""
-        wanted = {rel: self._pending[rel] for rel in rels if rel in self._pending}
-        if not wanted:
-            return
-        found = self._cache.get_many(set(wanted.values()))
-        for rel, key in wanted.items():
-            facts = found.get(key)
-            if facts is None:  # gone from the cache meanwhile: analyse again
-                facts = analyse_path(str(self._root), rel).facts or FileFacts(Language.TEXT, 0)
-            self._loaded[rel] = facts
-            del self._pending[rel]
+        with self._loading:
+            wanted = {rel: key for rel in rels if (key := self._pending.get(rel)) is not None}
+            if not wanted:
+                return
+            found = self._cache.get_many(set(wanted.values()))
+            for rel, key in wanted.items():
+                facts = found.get(key)
+                if facts is None:  # gone from the cache meanwhile: analyse again
+                    facts = analyse_path(str(self._root), rel).facts or FileFacts(Language.TEXT, 0)
+                self._loaded[rel] = facts
+                self._pending.pop(rel, None)
 
     def __getitem__(self, rel: str) -> FileFacts:
         if rel in self._pending:
             self.load_all()
         return self._loaded[rel]
+
+    def one(self, rel: str) -> FileFacts | None:
+        """One file's facts, loading only that file if need be (a request cannot wait for all)."""
+        if rel in self._pending:
+            self.load([rel])
+        return self._loaded.get(rel)
+
+    def loaded(self, rel: str) -> FileFacts | None:
+        """The facts of `rel` if they are loaded (None: pending or unknown)."""
+        return self._loaded.get(rel)
 
     def __setitem__(self, rel: str, facts: FileFacts) -> None:
         self._pending.pop(rel, None)
@@ -182,10 +195,10 @@ class Workspace:
     def scan(self, *, jobs: int | None = None, progress: ProgressFn | None = None,
              cancel: CancelToken | None = None,
              on_facts: Callable[[str, FileFacts], None] | None = None) -> bool:
-        """Discover and analyse every input. Returns False when cancelled."""
+        """Discover and analyse every input. Returns False when cancelled: the workspace is then
+        left as it was (what was analysed meanwhile is in the cache)."""
         found = discover(self.root, self.settings)
-        self.discovery_skipped = found.skipped
-        self.read_skipped = {}
+        read_skipped: dict[str, str] = {}
         rels = found.files
         total = len(rels)
         # Digest every file (cheap), then take what the cache already knows.
@@ -196,20 +209,25 @@ class Workspace:
                 with open(self.root / rel, "rb") as fh:
                     data = fh.read()
             except OSError as exc:
-                self.read_skipped[rel] = f"unreadable: {exc.strerror or exc}"
+                read_skipped[rel] = f"unreadable: {exc.strerror or exc}"
                 continue
             digests[rel] = digest(data)
             sizes[rel] = len(data)
-        cached = self.cache.get_imports_many(set(digests.values()))
+        # Facts already loaded for the same content are kept (the server's rescans): loading
+        # them again from the cache takes about a second on PyTorch.
+        kept = {rel: f for rel, key in digests.items()
+                if self.digests.get(rel) == key and (f := self.facts.loaded(rel)) is not None}
+        cached = self.cache.get_imports_many({key for rel, key in digests.items() if rel not in kept})
         facts = FactsStore(self.root, self.cache)
         todo: list[str] = []
         for rel, key in digests.items():
-            if key in cached:
+            if rel in kept:
+                facts[rel] = kept[rel]
+            elif key in cached:
                 facts.add_cached(rel, key, cached[key])
             else:
                 todo.append(rel)
-        self.cached = len(facts)
-        done = len(facts)
+        cached_count = done = len(facts)
         if progress:
             progress("analyse", done, total, "")
         new: list[tuple[str, FileFacts]] = []
@@ -218,7 +236,7 @@ class Workspace:
             nonlocal done
             done += 1
             if result.facts is None:
-                self.read_skipped[result.rel] = result.skip_reason
+                read_skipped[result.rel] = result.skip_reason
                 digests.pop(result.rel, None)
             else:
                 facts[result.rel] = result.facts
@@ -258,12 +276,15 @@ class Workspace:
                     break
                 take(analyse_path(str(self.root), rel))
         self.cache.put_many(new)
-        self.analysed = len(new)
+        if cancelled:
+            return False
+        self.analysed, self.cached = len(new), cached_count
+        self.discovery_skipped, self.read_skipped = found.skipped, read_skipped
         self.facts, self.digests = facts, {r: d for r, d in digests.items() if r in facts}
         self.sizes = {r: s for r, s in sizes.items() if r in facts}
         self.folders = set(found.folders)
         self.relations = Relations(facts.imports())
-        return not cancelled
+        return True
 
     # -- a replica (the language server's regeneration process) -------------------------
     def state(self) -> WorkspaceState:

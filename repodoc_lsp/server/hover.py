@@ -82,7 +82,7 @@ def _page_link(root: Root, rel: str, anchor: str = "") -> str:
 def _what_the_index_knows(root: Root, rel: str, info: CursorInfo) -> tuple[list[str], str]:
     """Lines about the definition from the workspace's own analysis, and its page link."""
     ws = root.ws
-    facts = ws.facts.get(rel)
+    facts = ws.facts.one(rel)
     module = ws.relations.module_of.get(rel, rel)
     facts_lines: list[str] = []
     if info.kind == "module" or facts is None:

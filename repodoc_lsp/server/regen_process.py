@@ -1,4 +1,4 @@
-"""Regeneration on save in a process of its own.
+"""Pages written in a process of its own: regeneration on save, and the whole tree.
 
 The server's interpreter answers hovers with jedi. Regeneration (analysis of the saved
 file, rendering, writing, the manifest) on one of its threads shared the interpreter lock
@@ -7,12 +7,16 @@ jedi opens) waited for the busy thread's switch interval, and on PyTorch a hover
 a regeneration took 4 to 10 times its idle time. This process keeps a replica of the
 workspace (facts from the shared cache: about 90 MB on PyTorch) and writes the pages; the
 server then updates its own workspace from the cache the process filled, without
-analysing the file a second time.
+analysing the file a second time. The whole tree (`repodoc.generate`) is written here too,
+after the server's scan: this process has no threads, so it renders with forked workers
+as the CLI does (the server's interpreter cannot fork), and reports progress as it goes.
 
-The channel is the process's stdin and stdout (pickles; nothing else is read from or
-written to them). When its stdin closes (the server exits or dies) the process finishes
-the regeneration under way, if any, and ends; it holds none of the server's pipes (the
-LSP stdio) open. It runs at a lower scheduling priority than the server.
+The channel is the process's stdin and stdout: length-prefixed pickles, read with plain
+`os.read` so that `select` tells exactly whether a message is waiting (nothing else is
+read from or written to them). When its stdin closes (the server exits or dies) the
+process finishes the regeneration under way, if any, stops a whole-tree generation at
+the next page, and ends; it holds none of the server's pipes (the LSP stdio) open. It
+runs at a lower scheduling priority than the server.
 """
 
 from __future__ import annotations
@@ -22,15 +26,16 @@ import logging
 import os
 import pickle
 import select
+import struct
 import subprocess
 import sys
 import threading
 import traceback
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from repodoc_lsp.generate import Summary
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_SECONDS = 1.0  # for a process that failed, then it is killed
@@ -41,6 +46,39 @@ _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 _BOOT = (f"import sys; sys.path[:] = [{_PACKAGE_PARENT!r}] + [p for p in sys.path if p != '']; "
          "from repodoc_lsp.server.regen_process import main; main()")
 NICE = 10
+POLL_SECONDS = 0.1  # how often a waiting server looks at the cancel token
+_HEADER = struct.Struct("!Q")  # the length of the pickle that follows
+GENERATE, CANCEL = ("generate",), ("cancel",)  # messages besides a list of files to regenerate
+
+
+def put(fd: int, message: Any) -> None:
+    """Write one message to the file descriptor `fd`."""
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(_HEADER.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def get(fd: int) -> Any:
+    """Read one message from `fd` (EOFError: the other end closed it)."""
+    (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size))
+    return pickle.loads(_read_exactly(fd, size))
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            raise EOFError("the channel closed")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def waiting(fd: int, timeout: float = 0) -> bool:
+    """True when a message (or the end of the channel) can be read from `fd`."""
+    return bool(select.select([fd], [], [], timeout)[0])
 
 
 class RegenProcessError(Exception):
@@ -48,7 +86,8 @@ class RegenProcessError(Exception):
 
 
 class RegenProcess:
-    """The server's side: start the process, send it the files to regenerate, stop it."""
+    """The server's side: start the process, send it the files to regenerate or the whole
+    tree to write, stop it."""
 
     def __init__(self, ws: Workspace) -> None:
         self._lock = threading.Lock()  # one request at a time (the root's thread), or close
@@ -60,35 +99,30 @@ class RegenProcess:
         # It loads the server's view of the workspace while the server goes on; the view is
         # written by a thread, as the process reads it only after its imports (a quarter second).
         self._sender: threading.Thread | None = threading.Thread(
-            target=self._send, args=((ws.root, ws.settings, ws.state()),), kwargs={"quiet": True},
+            target=self._send_view, args=((ws.root, ws.settings, ws.state()),),
             name="repodoc-regen-start", daemon=True)
         self._sender.start()
 
-    def _send(self, message: Any, quiet: bool = False) -> None:
-        """Write `message` to the process (`quiet`: a failure shows at the next exchange)."""
+    def _fds(self) -> tuple[int, int]:
         proc = self._proc
-        try:
-            if proc is None or proc.stdin is None:
-                raise ValueError("closed")
-            pickle.dump(message, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-            proc.stdin.flush()
-        except (OSError, ValueError):
-            if not quiet:
-                raise
+        if proc is None or proc.stdin is None or proc.stdout is None or proc.stdout.closed:
+            raise RegenProcessError("the regeneration process is closed")
+        return proc.stdin.fileno(), proc.stdout.fileno()
 
-    def _receive(self) -> Any:
-        assert self._proc is not None and self._proc.stdout is not None
-        return pickle.load(self._proc.stdout)
+    def _send_view(self, view: tuple[Path, Any, Any]) -> None:
+        """Write the workspace view to the process (a failure shows at the first exchange)."""
+        with contextlib.suppress(OSError, ValueError, RegenProcessError):
+            put(self._fds()[0], view)
 
-    def ready(self, wait: bool = False) -> bool:
-        """True once the process has loaded the workspace (`wait`: block until then)."""
+    def ready(self, wait: bool = False, cancel: CancelToken | None = None) -> bool:
+        """True once the process has loaded the workspace (`wait`: block until then, or until
+        `cancel` is set)."""
         with self._lock:
             if not self._ready:
-                proc = self._proc
-                if proc is None or proc.stdout is None:
-                    raise RegenProcessError("the regeneration process is closed")
-                if not wait and not select.select([proc.stdout], [], [], 0)[0]:
-                    return False
+                fd = self._fds()[1]
+                while not waiting(fd, POLL_SECONDS if wait else 0):
+                    if not wait or (cancel is not None and cancel.is_set()):
+                        return False
                 status, value = self._exchange(None)
                 if status != "ready":
                     raise RegenProcessError(f"the regeneration process did not start:\n{value}")
@@ -100,21 +134,46 @@ class RegenProcess:
         self.ready(wait=True)
         with self._lock:
             status, value = self._exchange(rels)
+        return self._summary(status, value)
+
+    def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary | None:
+        """Write the whole tree of the workspace the process was started with (as
+        `generate.generate` does after a scan). None: cancelled before the process was ready."""
+        if not self.ready(wait=True, cancel=cancel):
+            return None
+        with self._lock:
+            status, value = self._exchange(GENERATE)
+            cancel_sent = False
+            while status == "progress":
+                if progress is not None:
+                    progress(*value)
+                while True:  # the next message, telling the process of a cancel meanwhile
+                    if not cancel_sent and cancel is not None and cancel.is_set():
+                        self._exchange(CANCEL, answer=False)
+                        cancel_sent = True
+                    if waiting(self._fds()[1], POLL_SECONDS):
+                        break
+                status, value = self._exchange(None)
+        return self._summary(status, value)
+
+    @staticmethod
+    def _summary(status: str, value: Any) -> Summary:
         if status != "ok" or not isinstance(value, Summary):
-            raise RegenProcessError(f"regeneration failed in its process:\n{value}")
+            raise RegenProcessError(f"page writing failed in its process:\n{value}")
         return value
 
-    def _exchange(self, message: Any) -> tuple[str, Any]:
-        """Send `message` (None: nothing) and read the answer; the lock is held."""
-        if self._proc is None:
-            raise RegenProcessError("the regeneration process is closed")
+    def _exchange(self, message: Any, answer: bool = True) -> tuple[str, Any]:
+        """Send `message` (None: nothing) and read the answer (`answer`); the lock is held."""
         if self._sender is not None:  # the first message is written (the process answers it)
             self._sender.join()
             self._sender = None
         try:
+            fd_in, fd_out = self._fds()
             if message is not None:
-                self._send(message)
-            status, value = self._receive()
+                put(fd_in, message)
+            if not answer:
+                return "", None
+            status, value = get(fd_out)
         except (OSError, EOFError, pickle.UnpicklingError, ValueError) as exc:
             self._stop()
             raise RegenProcessError(f"the regeneration process ended: {exc!r}") from exc
@@ -122,7 +181,8 @@ class RegenProcess:
 
     def close(self) -> None:
         """End the process without waiting: its stdin closes, so it ends once the regeneration
-        under way (if any) is written, as the server exits; still starting, it is killed."""
+        under way (if any) is written, or at the next page of a whole tree, as the server
+        exits; still starting, it is killed."""
         proc = self._proc
         if proc is None:
             return
@@ -153,18 +213,36 @@ class RegenProcess:
 # -- the process's side -------------------------------------------------------------------
 
 
-def _serve(channel_in: IO[bytes], channel_out: IO[bytes]) -> None:
-    from repodoc_lsp.generate import regenerate
+class _Cancel:
+    """The process's cancel token: set by a message from the server, or by the end of the
+    channel (the server is gone: nobody waits for the rest of the tree)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._set = False
+        self.closed = False
+
+    def is_set(self) -> bool:
+        if not self._set and waiting(self.fd):
+            try:
+                get(self.fd)  # the only message the server sends meanwhile is CANCEL
+            except EOFError:
+                self.closed = True
+            self._set = True
+        return self._set
+
+
+def _serve(fd_in: int, fd_out: int) -> None:
+    from repodoc_lsp.generate import generate, regenerate
     from repodoc_lsp.render import Renderer
     from repodoc_lsp.workspace import collect_less
     from repodoc_lsp.writer import Writer
 
     def reply(status: str, value: Any) -> None:
-        pickle.dump((status, value), channel_out, protocol=pickle.HIGHEST_PROTOCOL)
-        channel_out.flush()
+        put(fd_out, (status, value))
 
     try:
-        root, settings, state = pickle.load(channel_in)
+        root, settings, state = get(fd_in)
     except EOFError:
         return
     try:
@@ -179,23 +257,29 @@ def _serve(channel_in: IO[bytes], channel_out: IO[bytes]) -> None:
     reply("ready", None)
     while True:
         try:
-            rels = pickle.load(channel_in)
+            message = get(fd_in)
         except EOFError:
             return
+        if message == CANCEL:  # came after the generation it was meant for ended
+            continue
+        cancel = _Cancel(fd_in)
         try:
-            # The manifest as it is on disk now (the server may have written the whole tree).
-            reply("ok", regenerate(ws, rels, Writer(ws.out), renderer))
+            if message == GENERATE:  # forked render workers: this process has no threads
+                reply("ok", generate(root, ws, renderer=renderer, rescan=False, cancel=cancel,
+                                     progress=lambda *args: reply("progress", args)))
+            else:  # the manifest as it is on disk now (the server may have written the whole tree)
+                reply("ok", regenerate(ws, message, Writer(ws.out), renderer))
         except Exception:
             reply("error", traceback.format_exc())
+        if cancel.closed:
+            return
 
 
 def main() -> None:
-    channel_in = sys.stdin.buffer
-    channel_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    fd_out = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print cannot corrupt the channel
     with contextlib.suppress(OSError):
         os.nice(NICE)  # background work: the scheduler gives a core to the server's requests first
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
-        _serve(channel_in, channel_out)
+        _serve(sys.stdin.fileno(), fd_out)
     os._exit(0)  # nothing left to write: skip freeing the replica (a tenth of a second on PyTorch)
-

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -147,10 +148,35 @@ class Root:
         return entries_of(rel, self.ws.facts[rel], self.ws.relations.module_of.get(rel, ""))
 
     def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
-        summary = generate(self.path, self.ws, progress=progress, cancel=cancel, renderer=self.renderer)
-        self._reindex_all()
-        self._stop_regen_process()  # its replica is older than this scan; the next save starts one
+        """Scan the workspace here, then write the whole tree in the regeneration process
+        (started anew: a replica of this scan), or here if it cannot run."""
+        started = time.perf_counter()
+        scanned = self.ws.scan(progress=progress, cancel=cancel)
+        self._stop_regen_process()
+        summary = None
+        if scanned:
+            self._start_regen_process()  # it loads the workspace while the index is rebuilt
+            self._reindex_all()
+            summary = self._generate_elsewhere(progress, cancel)
+        if summary is None:  # no process, or cancelled (then nothing is written): as the CLI does
+            summary = generate(self.path, self.ws, progress=progress, cancel=cancel, renderer=self.renderer,
+                               rescan=False)
+        # The scan's counts (the process's replica analysed nothing); none for a cancelled scan.
+        summary.analysed, summary.cached = (self.ws.analysed, self.ws.cached) if scanned else (0, 0)
+        summary.seconds = time.perf_counter() - started
         return summary
+
+    def _generate_elsewhere(self, progress: ProgressFn | None, cancel: CancelToken | None) -> Summary | None:
+        process = self.regen_process
+        if process is None:
+            return None
+        try:
+            return process.generate(progress, cancel)
+        except RegenProcessError as exc:
+            log.warning("%s; writing the tree in the server", exc)
+            self.regen_failures += 1
+            self._stop_regen_process()  # the next save starts one
+            return None
 
     def regenerate(self, rels: list[str], write: bool = True) -> Summary | None:
         """Files changed on disk: update the index, and (write=True) rewrite their pages."""

@@ -100,7 +100,6 @@ async def test_pages_are_written_by_a_process_that_is_replaced_when_it_dies(
     root = build(tmp_path / "ws", SAMPLE)
     await _generated(client, root)
     server = client._server  # type: ignore[attr-defined]
-    assert regen_processes(server.pid) == []  # a session without saves never starts it
     shapes, kw = root / "pkg/shapes.py", root / "docs/pkg/shapes.py_kw.md"
     original = shapes.read_text()
 
@@ -108,8 +107,7 @@ async def test_pages_are_written_by_a_process_that_is_replaced_when_it_dies(
         await _save(client, shapes, original + f"\n\ndef {name}():\n    pass\n")
         await wait_for(lambda: f"**`{name}`**" in kw.read_text(), 20)
 
-    await save("first_save")  # written by the server itself while the process starts
-    first = (await wait_for(lambda: regen_processes(server.pid), 20))[0]
+    first = (await wait_for(lambda: regen_processes(server.pid), 20))[0]  # the one that generated
     await until_the_process_writes(first, lambda n: save(f"probe_{n}"),
                                    lambda: kw.stat().st_size + (root / "docs/pkg/shapes.py_docs.md").stat().st_size)
     first.kill()
@@ -120,3 +118,24 @@ async def test_pages_are_written_by_a_process_that_is_replaced_when_it_dies(
     second = await wait_for(lambda: [p for p in regen_processes(server.pid) if p.pid != first.pid], 20)
     assert second[0].is_running()
     await save("with_new_process")
+
+
+async def test_the_whole_tree_is_written_by_the_process_which_then_takes_the_saves(
+        client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "Shape"))
+    server = client._server  # type: ignore[attr-defined]
+    assert regen_processes(server.pid) == []  # a session without saves or generate never starts it
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    assert result["written"] == 2 * len(SAMPLE) + 6 and result["cancelled"] is False
+    [process] = regen_processes(server.pid)
+    tree = sum(p.stat().st_size for p in (root / "docs").rglob("*.md"))
+    assert process.io_counters().write_chars >= tree  # every page went through it
+    shapes = root / "pkg/shapes.py"
+    written = process.io_counters().write_chars
+    await _save(client, shapes, shapes.read_text() + "\n\ndef after_generate():\n    pass\n")
+    kw = root / "docs/pkg/shapes.py_kw.md"
+    await wait_for(lambda: "**`after_generate`**" in kw.read_text(), 20)
+    assert process.io_counters().write_chars - written >= kw.stat().st_size  # its replica was ready
+    assert regen_processes(server.pid) == [process]

@@ -1,0 +1,98 @@
+"""The facts store: loads from the cache by the worker thread and by requests at once, and
+facts kept across a rescan of unchanged files."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.cache import FactsCache, digest
+from repodoc_lsp.config import Settings
+from repodoc_lsp.workspace import FactsStore, Workspace
+
+
+def _source(i: int) -> bytes:
+    return f'"""Module {i}."""\nimport os\n\ndef f{i}(x):\n    return x\n'.encode()
+
+
+def _load_at_once(store: FactsStore) -> list[BaseException]:
+    """The worker's load of everything, a request's one file and a page's `facts[...]` at once."""
+    errors: list[BaseException] = []
+
+    def run(fn: Callable[[], object]) -> None:
+        try:
+            fn()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(store.load_all,)),
+               threading.Thread(target=run, args=(lambda: store.one("m2999.py"),)),
+               threading.Thread(target=run, args=(lambda: store["m1500.py"],))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_loads_from_two_threads_at_once_load_everything_once(tmp_path: Path) -> None:
+    cache = FactsCache(tmp_path / "cache")
+    sources = {f"m{i}.py": _source(i) for i in range(3000)}
+    cache.put_many((digest(data), analyse_source(rel, data)) for rel, data in sources.items())
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # hand the interpreter over as often as it can: races show
+    try:
+        for _ in range(5):
+            store = FactsStore(tmp_path, cache)
+            for rel, data in sources.items():
+                store.add_cached(rel, digest(data), ())
+            assert _load_at_once(store) == []
+            assert all(store.loaded(rel) is not None for rel in sources)
+            assert store["m7.py"].symbols[0].name == "f7"
+    finally:
+        sys.setswitchinterval(interval)
+        cache.close()
+
+
+def test_one_loads_only_that_file(tmp_path: Path) -> None:
+    cache = FactsCache(tmp_path / "cache")
+    sources = {f"m{i}.py": _source(i) for i in range(10)}
+    cache.put_many((digest(data), analyse_source(rel, data)) for rel, data in sources.items())
+    store = FactsStore(tmp_path, cache)
+    for rel, data in sources.items():
+        store.add_cached(rel, digest(data), ())
+    facts = store.one("m3.py")
+    assert facts is not None and facts.symbols[0].name == "f3"
+    assert [rel for rel in sources if store.loaded(rel) is not None] == ["m3.py"]
+    assert store.one("missing.py") is None
+    cache.close()
+
+
+def test_a_rescan_keeps_loaded_facts_of_unchanged_files_and_a_cancelled_one_changes_nothing(
+        tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    for i in range(40):
+        (root / f"m{i}.py").write_bytes(_source(i))
+    ws = Workspace(root, Settings().replace(cache_dir=str(tmp_path / "cache")))
+    assert ws.scan(jobs=1)
+    unchanged = ws.facts["m1.py"]
+    (root / "m2.py").write_bytes(_source(2) + b"\ndef added():\n    pass\n")
+    assert ws.scan(jobs=1)
+    assert ws.facts.loaded("m1.py") is unchanged  # kept, not loaded again
+    assert ws.cached == 39 and ws.analysed == 1
+    assert [s.name for s in ws.facts["m2.py"].symbols] == ["f2", "added"]
+
+    class Cancelled:
+        def is_set(self) -> bool:
+            return True
+
+    (root / "m3.py").write_bytes(b"def changed():\n    pass\n")
+    (root / "new.py").write_bytes(b"def new():\n    pass\n")
+    before = (dict(ws.digests), ws.facts, ws.cached, ws.analysed)
+    assert ws.scan(jobs=1, cancel=Cancelled()) is False
+    assert (dict(ws.digests), ws.facts, ws.cached, ws.analysed) == before
+    ws.cache.close()
