@@ -9,12 +9,14 @@ import math
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -215,3 +217,16 @@ def fmt_mb(nbytes: float | None) -> str:
 
 def verdict(ok: bool | None) -> str:
     return {True: "ok", False: "MISSED", None: "n/a"}[ok]
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str, keep: bool = False) -> Iterator[Path]:
+    """A temporary folder, removed afterwards unless `keep` (then its path is printed)."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield tmp
+    finally:
+        if keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -26,7 +26,6 @@ import asyncio
 import os
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,7 @@ from typing import Any
 from lsprotocol import types as t
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import PeakMemory, fmt_mb, fmt_s, median, p95, run_measured, table, verdict, write_results
+from _common import PeakMemory, fmt_mb, fmt_s, median, p95, run_measured, scratch_folder, table, verdict, write_results
 from bench_generate import repodoc_command
 from bench_lsp import BenchClient, HoverPoint, _drain, _indexed, capabilities, hover_points
 from corpus import ensure_corpus
@@ -60,7 +59,7 @@ def cli_runs(root: Path, tmp: Path, env: dict[str, str], runs: int, jobs: int | 
 
 async def _hover_loop(client: BenchClient, points: list[HoverPoint], root: Path, until: asyncio.Event,
                       into: list[float]) -> None:
-    while not until.is_set():
+    while points and not until.is_set():  # no positions (another corpus): no hovers
         for p in points:
             if until.is_set():
                 return
@@ -163,18 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
     corpus = args.corpus or ensure_corpus()
-    tmp = Path(tempfile.mkdtemp(prefix="repodoc-bench-srvgen-"))
-    try:
+    with scratch_folder("repodoc-bench-srvgen-", args.keep) as tmp:
         root = tmp / "ws" / corpus.name
         shutil.copytree(corpus, root)
         env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp / "cache")}
         cli = cli_runs(root, tmp, env, args.runs, args.jobs)
         server = asyncio.run(server_session(root, tmp, env, args.runs, args.jobs))
-    finally:
-        if args.keep:
-            print(f"kept {tmp}")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
     cli_s = median([r["seconds"] for r in cli])
     runs = server["runs"]
     srv_s = median([r["seconds"] for r in runs]) if runs else None
