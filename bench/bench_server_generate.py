@@ -35,7 +35,7 @@ from lsprotocol import types as t
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import PeakMemory, fmt_mb, fmt_s, median, p95, run_measured, scratch_folder, table, verdict, write_results
 from bench_generate import repodoc_command
-from bench_lsp import BenchClient, HoverPoint, _drain, _indexed, capabilities, hover_points
+from bench_lsp import BenchClient, HoverPoint, _drain, _indexed, _timed, capabilities, hover_points
 from corpus import ensure_corpus
 
 TARGET = 1.2
@@ -57,17 +57,22 @@ def cli_runs(root: Path, tmp: Path, env: dict[str, str], runs: int, jobs: int | 
     return results
 
 
+async def _hover_pass(client: BenchClient, points: list[HoverPoint], root: Path, into: list[float],
+                      until: asyncio.Event | None = None) -> None:
+    """Each position hovered once, one after another (until `until` is set): latencies into `into`."""
+    for p in points:
+        if until is not None and until.is_set():
+            return
+        seconds, _ = await _timed(client.text_document_hover_async(t.HoverParams(
+            text_document=t.TextDocumentIdentifier(uri=(root / p.rel).as_uri()),
+            position=t.Position(line=p.line, character=p.character))), 60)
+        into.append(seconds)
+
+
 async def _hover_loop(client: BenchClient, points: list[HoverPoint], root: Path, until: asyncio.Event,
                       into: list[float]) -> None:
     while points and not until.is_set():  # no positions (another corpus): no hovers
-        for p in points:
-            if until.is_set():
-                return
-            started = time.perf_counter()
-            await asyncio.wait_for(client.text_document_hover_async(t.HoverParams(
-                text_document=t.TextDocumentIdentifier(uri=(root / p.rel).as_uri()),
-                position=t.Position(line=p.line, character=p.character))), 60)
-            into.append(time.perf_counter() - started)
+        await _hover_pass(client, points, root, into, until)
 
 
 async def server_session(root: Path, tmp: Path, env: dict[str, str], runs: int, jobs: int | None) -> dict[str, Any]:
@@ -91,14 +96,13 @@ async def server_session(root: Path, tmp: Path, env: dict[str, str], runs: int, 
         await asyncio.sleep(0.5)  # the indexing progress begins
         await _indexed(client, 600)
         points = hover_points(root)
-        for p in points:
-            path = root / p.rel
+        for rel in dict.fromkeys(p.rel for p in points):
+            path = root / rel
             client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(
                 uri=path.as_uri(), language_id="python", version=1, text=path.read_text(encoding="utf-8"))))
-        warmup: list[float] = []
-        await asyncio.wait_for(_hover_loop_once(client, points, root, warmup), 120)
+        await _hover_pass(client, points, root, [])  # the first hover of a position warms jedi
         for _ in range(5):
-            await _hover_loop_once(client, points, root, record["idle_hovers"])
+            await _hover_pass(client, points, root, record["idle_hovers"])
         for i in range(runs + 1):  # the last one with hovers
             shutil.rmtree(out, ignore_errors=True)
             with_hovers = i == runs
@@ -142,16 +146,6 @@ async def server_session(root: Path, tmp: Path, env: dict[str, str], runs: int, 
         if transport is not None:
             transport.close()
     return record
-
-
-async def _hover_loop_once(client: BenchClient, points: list[HoverPoint], root: Path, into: list[float]) -> None:
-    never = asyncio.Event()
-    task = asyncio.create_task(_hover_loop(client, points[:], root, never, into))
-    target = len(into) + len(points)
-    while len(into) < target and not task.done():
-        await asyncio.sleep(0.01)
-    never.set()
-    await task
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -131,7 +131,7 @@ class FactsStore(MutableMapping[str, FileFacts]):
         """One file's facts, loading only that file if need be (a request cannot wait for all)."""
         if rel in self._pending:
             self.load([rel])
-        return self._loaded.get(rel)
+        return self.loaded(rel)
 
     def loaded(self, rel: str) -> FileFacts | None:
         """The facts of `rel` if they are loaded (None: pending or unknown)."""

@@ -262,16 +262,16 @@ def _serve(fd_in: int, fd_out: int) -> None:
             return
         if message == CANCEL:  # came after the generation it was meant for ended
             continue
-        cancel = _Cancel(fd_in)
+        cancel = _Cancel(fd_in) if message == GENERATE else None
         try:
-            if message == GENERATE:  # forked render workers: this process has no threads
+            if cancel is not None:  # forked render workers: this process has no threads
                 reply("ok", generate(root, ws, renderer=renderer, rescan=False, cancel=cancel,
                                      progress=lambda *args: reply("progress", args)))
             else:  # the manifest as it is on disk now (the server may have written the whole tree)
                 reply("ok", regenerate(ws, message, Writer(ws.out), renderer))
         except Exception:
             reply("error", traceback.format_exc())
-        if cancel.closed:
+        if cancel is not None and cancel.closed:
             return
 
 
