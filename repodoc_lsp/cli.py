@@ -56,7 +56,12 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     srv = sub.add_parser("serve", help="run the language server (stdio by default)")
     srv.add_argument("--stdio", action="store_true", help="use stdio (the default)")
-    srv.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead of stdio")
+    srv.add_argument("--tcp", metavar="HOST:PORT",
+                     help="listen on a loopback address instead of stdio; clients must send the token "
+                          "as initializationOptions.token")
+    srv.add_argument("--token-file", metavar="FILE",
+                     help="--tcp: read the token from FILE (mode 600); default: $REPODOC_TCP_TOKEN, "
+                          "else a new token printed on stderr")
     srv.add_argument("--log-file", metavar="FILE", help="write the server log to FILE")
     srv.add_argument("--verbose", "-v", action="store_true", help="debug logging")
     return parser
@@ -84,7 +89,7 @@ def serve_main() -> int:
 def _serve(args: argparse.Namespace) -> int:
     from repodoc_lsp.server import run
 
-    return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)
+    return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose, token_file=args.token_file)
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -11,8 +11,10 @@ import os
 import sys
 
 
-def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = False) -> int:
-    """Serve on stdio (default) or on `HOST:PORT`; returns the exit code of the LSP `exit`."""
+def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = False,
+        token_file: str | None = None) -> int:
+    """Serve on stdio (default) or on a loopback `HOST:PORT` with a token (see `tcp`); returns
+    the exit code of the LSP `exit`, 2 for a bad address or token."""
     from repodoc_lsp.server.app import create_server
 
     level = logging.DEBUG if verbose else logging.WARNING
@@ -32,11 +34,10 @@ def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = 
     code = 1
     try:
         if tcp:
-            host, _, port = tcp.rpartition(":")
-            if not port.isdigit():
-                print(f"repodoc: error: --tcp expects HOST:PORT, got {tcp!r}", file=sys.stderr)
+            from repodoc_lsp.server.tcp import serve_tcp
+
+            if serve_tcp(server, tcp, token_file) == 2:
                 return 2
-            server.start_tcp(host or "127.0.0.1", int(port))
         else:
             server.start_io()  # returns after the LSP `exit` notification (or the end of input)
         # The specification's exit code: 0 when `shutdown` came before `exit`, else 1.
