@@ -14,7 +14,7 @@ from typing import Any
 from repodoc_lsp import __version__
 from repodoc_lsp.config import ConfigError, load_settings
 
-EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_OUTPUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_OUTPUT, EXIT_WORKERS, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
 EPILOG = """\
 exit codes:
@@ -22,6 +22,7 @@ exit codes:
   1    --check: the tree on disk is not what generation would write
   2    bad command line, settings or workspace folder
   3    the output folder, or a page in it, cannot be written (disk full, permissions)
+  4    worker processes were killed twice (out of memory?) or froze; pages written are whole
   130  interrupted
 
 settings are read from [tool.repodoc] in ROOT/pyproject.toml; flags override them.
@@ -102,6 +103,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def _generate(args: argparse.Namespace) -> int:
     from repodoc_lsp.generate import generate
+    from repodoc_lsp.pool import WorkersLost
     from repodoc_lsp.workspace import Workspace, collect_less
     from repodoc_lsp.writer import OutputError
 
@@ -137,6 +139,9 @@ def _generate(args: argparse.Namespace) -> int:
         except OutputError as exc:
             _err(str(exc))
             return EXIT_OUTPUT
+        except WorkersLost as exc:
+            _err(f"{exc}; run again (with fewer --jobs if memory is short)")
+            return EXIT_WORKERS
     finally:
         signal.signal(signal.SIGINT, previous)
     return _report(summary, args)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from repodoc_lsp import __version__
 from repodoc_lsp.discover import Skipped
+from repodoc_lsp.pool import run_chunks
 from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.paths import folder_of, pages_of_file, pages_of_folder
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace, default_jobs
@@ -144,17 +145,12 @@ def _rendered(todo: list[Page], writer: Writer, jobs: int, cancel: CancelToken |
     global _FORKED
     if jobs > 1 and len(todo) >= PARALLEL_PAGES and _fork_is_safe():
         _FORKED = (todo, writer)
-        pool = multiprocessing.get_context("fork").Pool(jobs)
         try:
-            for chunk in pool.imap(_render_chunk, range(0, len(todo), _CHUNK)):
+            for chunk in run_chunks(_render_chunk, range(0, len(todo), _CHUNK), workers=jobs,
+                                    context=multiprocessing.get_context("fork"), cancel=cancel,
+                                    what="writing pages"):
                 yield from chunk
-                if cancel is not None and cancel.is_set():
-                    pool.terminate()  # a killed worker leaves at most a temporary file
-                    return
-            pool.close()
         finally:
-            pool.terminate()
-            pool.join()
             _FORKED = None
         return
     for page in todo:

@@ -6,13 +6,13 @@ Shared by `repodoc generate` and the language server; the server keeps one
 
 from __future__ import annotations
 
+import functools
 import gc
 import multiprocessing
 import os
 import posixpath
 import threading
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -23,6 +23,7 @@ from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
+from repodoc_lsp.pool import run_chunks
 from repodoc_lsp.render import Site
 
 # Below this many files to analyse, worker processes cost more than they save.
@@ -260,15 +261,12 @@ class Workspace:
                 server = multiprocessing.get_context("forkserver")
                 server.set_forkserver_preload(["repodoc_lsp.workspace"])
                 ctx = server
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=collect_less) as pool:
-                futures = [pool.submit(_analyse_chunk, str(self.root), c) for c in chunks]
-                for fut in futures:
-                    if cancel is not None and cancel.is_set():
-                        cancelled = True
-                        pool.shutdown(cancel_futures=True)
-                        break
-                    for result in fut.result():
-                        take(result)
+            for results in run_chunks(functools.partial(_analyse_chunk, str(self.root)), chunks,
+                                      workers=workers, context=ctx, initializer=collect_less,
+                                      cancel=cancel, what="analysis"):
+                for result in results:
+                    take(result)
+            cancelled = cancel is not None and cancel.is_set()
         else:
             for rel in todo:
                 if cancel is not None and cancel.is_set():

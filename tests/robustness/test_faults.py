@@ -3,6 +3,7 @@ repairs the tree; an unusable output folder is a clear error that loses nothing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -10,6 +11,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from repodoc_lsp import MARKER
 
@@ -118,3 +121,108 @@ def test_read_only_output_folder_is_a_clear_error_and_loses_nothing(tmp_path: Pa
                           capture_output=True).returncode == 0  # writable again: the tree is repaired
     assert (docs / "notes.md").read_text() == "a person's notes\n"
     assert "y_0" in (docs / "pkg0" / "mod3.py_kw.md").read_text()
+
+
+# -- worker processes killed (what the out-of-memory killer does) ---------------------------
+
+
+def _kill_workers(proc: subprocess.Popen[str], *, every: bool, older_than: float = 0.05) -> set[int]:
+    """SIGKILL the CLI's worker processes as they appear (the first one, or `every` one) until
+    it ends; returns those killed."""
+    import psutil
+
+    parent = psutil.Process(proc.pid)
+    killed: set[int] = set()
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            children = parent.children()
+        except psutil.Error:
+            break
+        for child in children:
+            if child.pid not in killed and time.time() - child.create_time() > older_than:
+                with contextlib.suppress(psutil.Error):
+                    child.kill()
+                killed.add(child.pid)
+                if not every:
+                    return killed
+        time.sleep(0.01)
+    return killed
+
+
+def _no_process_left(pids: set[int]) -> None:
+    import psutil
+
+    deadline = time.monotonic() + 5
+    while (alive := [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]) \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive, alive
+
+
+def _children_seen(proc: subprocess.Popen[str]) -> set[int]:
+    import psutil
+
+    with contextlib.suppress(psutil.Error):
+        return {c.pid for c in psutil.Process(proc.pid).children(recursive=True)}
+    return set()
+
+
+def _start(root: Path, env: dict[str, str], *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "repodoc_lsp", "generate", str(root), "--quiet", "-j", "2", *extra],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize("phase", ["analysis", "render"])
+def test_a_killed_worker_is_noticed_and_its_work_redone(tmp_path: Path, phase: str) -> None:
+    root = tmp_path / "ws"
+    env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")}
+    _workspace(root, 600, "x")
+    if phase == "render":  # analysis from the cache: the workers seen are the render workers
+        assert subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root), "--out",
+                               str(tmp_path / "warm")], env=env, capture_output=True).returncode == 0
+    proc = _start(root, env, *(["--no-cache"] if phase == "analysis" else []))
+    assert len(_kill_workers(proc, every=False)) == 1, "no worker was seen: the test proves nothing"
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert _pages_are_whole(root / "docs") == 2 * 600 + 2 * 16  # nothing lost
+    check = subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root), "--check"], env=env,
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout
+
+
+def test_workers_killed_again_and_again_is_a_clear_error(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")}
+    _workspace(root, 600, "x")
+    proc = _start(root, env, "--no-cache")
+    killed = _kill_workers(proc, every=True, older_than=0.0)
+    out, err = proc.communicate(timeout=120)
+    assert len(killed) >= 2
+    assert proc.returncode == 4, (out, err)
+    assert err.startswith("repodoc: error: analysis: worker processes died twice") and "Traceback" not in err, err
+    _no_process_left(killed)
+
+
+def test_workers_die_with_the_cli(tmp_path: Path) -> None:
+    """The CLI itself SIGKILLed (not its process group) while its workers render: they end too."""
+    import psutil
+
+    root = tmp_path / "ws"
+    env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")}
+    _workspace(root, 600, "x")
+    assert subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root), "--out",
+                           str(tmp_path / "warm")], env=env, capture_output=True).returncode == 0
+    proc = _start(root, env)
+    workers: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        workers |= _children_seen(proc)
+        time.sleep(0.01)
+    assert len(workers) == 2, "the render workers were not seen: the test proves nothing"
+    proc.kill()
+    proc.communicate(timeout=30)
+    _no_process_left(workers)
+    assert all(not psutil.pid_exists(p) or psutil.Process(p).status() == psutil.STATUS_ZOMBIE for p in workers)
+    _pages_are_whole(root / "docs")

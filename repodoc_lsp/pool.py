@@ -1,0 +1,123 @@
+"""Worker processes whose death is noticed, and who do not outlive the process that started them.
+
+`multiprocessing.Pool` waits forever for the work of a worker that was killed (what the
+out-of-memory killer does); `concurrent.futures.ProcessPoolExecutor` notices (its pool
+breaks). The work a dead worker held is given once more to a new pool; a second loss is
+`WorkersLost`, a clear error. Each worker asks the kernel to kill it when its parent dies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.context import BaseContext
+from typing import Protocol, TypeVar
+
+A = TypeVar("A")
+R = TypeVar("R")
+POLL_SECONDS = 0.1  # how often a waiting caller looks at its cancel token
+# No chunk finished for this long: the workers are stopped or frozen, not slow.
+STALL_SECONDS = 600.0
+_PR_SET_PDEATHSIG = 1
+
+
+class Cancel(Protocol):
+    def is_set(self) -> bool: ...
+
+
+class WorkersLost(Exception):
+    """Worker processes died (killed, for example by the out-of-memory killer) or froze, and the
+    work could not be finished."""
+
+
+def watch_parent(then: Callable[[], None] | None = None) -> None:
+    """In a worker: die with the process that forked it (Linux: the kernel sends SIGKILL;
+    elsewhere a thread polls the parent's id); then call `then`."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    else:  # pragma: no cover - not Linux
+        threading.Thread(target=_poll_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # it died before the kernel was told
+        os._exit(1)
+    if then is not None:
+        then()
+
+
+def _poll_parent(parent: int) -> None:  # pragma: no cover - not Linux
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
+
+
+def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, context: BaseContext,
+               initializer: Callable[[], None] | None = None, cancel: Cancel | None = None,
+               what: str = "work") -> Iterator[R]:
+    """`fn(chunk)` of each chunk on worker processes, results in the chunks' order (after a
+    lost worker, the redone ones last). Stops when `cancel` is set (the workers are killed).
+    Raises WorkersLost when workers die twice or none finishes a chunk for STALL_SECONDS."""
+    todo = list(range(len(chunks)))
+    for attempt in (1, 2):
+        pool = ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=context,
+                                   initializer=watch_parent, initargs=(initializer,))
+        lost: list[int] = []
+        try:
+            futures = [(i, pool.submit(fn, chunks[i])) for i in todo]
+            for n, (_, fut) in enumerate(futures):
+                if not _finished(fut, cancel, what):
+                    return  # cancelled
+                try:
+                    result = fut.result()
+                except BrokenProcessPool:
+                    # Take what the other workers finished; the rest is redone.
+                    wait([f for _, f in futures[n:]], timeout=5.0)  # they break all at once
+                    for j, other in futures[n:]:
+                        if other.done() and not other.cancelled() and other.exception() is None:
+                            yield other.result()
+                        else:
+                            lost.append(j)
+                    break
+                yield result
+        finally:
+            _close(pool)
+        if not lost:
+            return
+        if attempt == 2:
+            raise WorkersLost(f"{what}: worker processes died twice (killed, perhaps out of memory); "
+                              f"{len(lost)} of {len(chunks)} parts were not done")
+        todo = lost
+
+
+def _finished(fut: Future, cancel: Cancel | None, what: str) -> bool:
+    """Wait for `fut` (done or broken): False when `cancel` is set first."""
+    started = time.monotonic()
+    while not wait([fut], timeout=POLL_SECONDS, return_when=FIRST_COMPLETED).done:
+        if cancel is not None and cancel.is_set():
+            return False
+        if time.monotonic() - started > STALL_SECONDS:
+            raise WorkersLost(f"{what}: no worker process finished anything for {STALL_SECONDS:.0f} s "
+                              "(stopped or frozen)")
+    return True
+
+
+def _close(pool: ProcessPoolExecutor) -> None:
+    """Shut the pool down without waiting for work under way: its workers are killed."""
+    processes = dict(getattr(pool, "_processes", None) or {})  # not public: best effort
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes.values():
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            proc.kill()
+    for proc in processes.values():
+        with contextlib.suppress(OSError, ValueError, AttributeError, AssertionError):
+            proc.join(5.0)
+    pool.shutdown(wait=True)
