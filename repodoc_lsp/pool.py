@@ -74,7 +74,7 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
         try:
             futures = [(i, pool.submit(fn, chunks[i])) for i in todo]
             for n, (_, fut) in enumerate(futures):
-                if not _finished(fut, cancel, what):
+                if (cancel is not None and cancel.is_set()) or not _finished(fut, cancel, what):
                     return  # cancelled
                 try:
                     result = fut.result()
