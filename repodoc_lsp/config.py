@@ -40,6 +40,7 @@ class Settings:
     regenerate_on_save: bool = True
     max_workspace_symbols: int = 200
     python_path: str = ""
+    hover: str = "full"
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
@@ -52,6 +53,7 @@ class Field:
     help: str
     minimum: int | None = None
     editor_name: str = ""  # when the editor spelling is not the camelCase of `name`
+    choices: tuple[str, ...] = ()  # the values a string may take, when they are few
 
     @property
     def toml_key(self) -> str:
@@ -78,6 +80,8 @@ FIELDS: tuple[Field, ...] = (
     Field("regenerate_on_save", bool, "language server: rewrite pages on save"),
     Field("max_workspace_symbols", int, "language server: most workspace/symbol results", 1),
     Field("python_path", str, "language server: interpreter whose libraries jedi resolves"),
+    Field("hover", str, "language server: full (signature, docstring, repodoc's facts), extras (only what "
+          "repodoc adds, beside another Python language server) or off", choices=("full", "extras", "off")),
 )
 _BY_KEY: dict[str, Field] = {}
 for _f in FIELDS:
@@ -98,6 +102,8 @@ def _convert(field: Field, value: Any) -> Any:
     if field.kind is str:
         if not isinstance(value, str):
             raise ValueError(f"expected a string, got {value!r}")
+        if field.choices and value not in field.choices:
+            raise ValueError(f"expected one of {', '.join(field.choices)}, got {value!r}")
         return value
     if isinstance(value, str):
         return (value,)

@@ -26,20 +26,6 @@ class CursorInfo:
     column: int | None
 
 
-_ENVIRONMENTS: dict[str, object] = {}
-_PROJECTS: dict[str, jedi.Project] = {}
-
-
-def environment(python_path: str) -> object:
-    """The Python environment whose libraries jedi resolves (default: the server's own)."""
-    if python_path not in _ENVIRONMENTS:
-        if python_path:
-            _ENVIRONMENTS[python_path] = jedi.create_environment(python_path, safe=True)
-        else:
-            _ENVIRONMENTS[python_path] = jedi.InterpreterEnvironment()
-    return _ENVIRONMENTS[python_path]
-
-
 def _is_ident_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
@@ -63,42 +49,48 @@ def _identifier_at(line_text: str, column: int) -> bool:
     return any(0 <= i < len(line_text) and _is_ident_char(line_text[i]) for i in (column, column - 1))
 
 
-def _script(source: str, path: Path, root: Path, python_path: str) -> jedi.Script:
-    project = _PROJECTS.get(str(root))
-    if project is None:  # one per root: jedi keeps its caches on it
-        project = _PROJECTS[str(root)] = jedi.Project(path=str(root), smart_sys_path=True)
-    return jedi.Script(code=source, path=str(path), project=project, environment=environment(python_path))
+class Cursor:
+    """jedi's state for one folder: the project it keeps its caches on, and the environment
+    whose libraries it resolves (default: the server's own interpreter). Owned by the server
+    per root folder and dropped with it; used from one thread."""
 
+    def __init__(self, root: Path, python_path: str = "") -> None:
+        self.root = root
+        self.python_path = python_path
+        self._project = jedi.Project(path=str(root), smart_sys_path=True)
+        self._environment: object | None = None
 
-def prepare(source: str, path: Path, root: Path, python_path: str = "") -> None:
-    """Parse a file jedi will be asked about (an editor opened it), so that its first hover
-    does not pay for the parse: jedi keeps the tree in its cache (100-600 ms on PyTorch's
-    large modules, then a hover takes 10-20 ms)."""
-    with contextlib.suppress(Exception):  # best effort: a hover reports its own failures
-        _script(source, path, root, python_path).get_names(all_scopes=False)
+    def _script(self, source: str, path: Path) -> jedi.Script:
+        if self._environment is None:
+            self._environment = (jedi.create_environment(self.python_path, safe=True) if self.python_path
+                                 else jedi.InterpreterEnvironment())
+        return jedi.Script(code=source, path=str(path), project=self._project, environment=self._environment)
 
+    def prepare(self, source: str, path: Path) -> None:
+        """Parse a file jedi will be asked about (an editor opened it), so that its first hover
+        does not pay for the parse: jedi keeps the tree in its cache."""
+        with contextlib.suppress(Exception):  # best effort: a hover reports its own failures
+            self._script(source, path).get_names(all_scopes=False)
 
-def describe(source: str, path: Path, line: int, column: int, root: Path, python_path: str = "") -> CursorInfo | None:
-    """The definition of the name at (line, column) of `source`, or None."""
-    lines = source.split("\n")
-    if not 1 <= line <= len(lines) or column > len(lines[line - 1]) or not _identifier_at(lines[line - 1], column):
-        return None
-    script = _script(source, path, root, python_path)
-    try:
+    def describe(self, source: str, path: Path, line: int, column: int) -> CursorInfo | None:
+        """The definition of the name at (line, column) of `source`, or None when there is no
+        name there or jedi resolves none. jedi's own errors propagate (the caller logs them)."""
+        lines = source.split("\n")
+        if not 1 <= line <= len(lines) or column > len(lines[line - 1]) or not _identifier_at(lines[line - 1], column):
+            return None
+        script = self._script(source, path)
         names = script.infer(line, column) or script.goto(line, column, follow_imports=True)
-    except (ValueError, RecursionError, AttributeError, KeyError):
-        return None
-    if not names:
-        return None
-    name = names[0]
-    try:
-        signatures = tuple(s.to_string() for s in name.get_signatures())
-    except Exception:
-        signatures = ()
-    try:
-        docstring = name.docstring(raw=True)
-    except Exception:
-        docstring = ""
-    return CursorInfo(name=name.name, full_name=name.full_name or name.name, kind=name.type,
-                      signatures=signatures, docstring=docstring, module_path=name.module_path,
-                      line=name.line, column=name.column)
+        if not names:
+            return None
+        name = names[0]
+        try:
+            signatures = tuple(s.to_string() for s in name.get_signatures())
+        except Exception:
+            signatures = ()
+        try:
+            docstring = name.docstring(raw=True)
+        except Exception:
+            docstring = ""
+        return CursorInfo(name=name.name, full_name=name.full_name or name.name, kind=name.type,
+                          signatures=signatures, docstring=docstring, module_path=name.module_path,
+                          line=name.line, column=name.column)

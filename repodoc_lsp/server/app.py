@@ -15,7 +15,7 @@ from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
 from repodoc_lsp import __version__
-from repodoc_lsp.analysis.cursor import prepare
+from repodoc_lsp.analysis.cursor import Cursor
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.config import Settings
 from repodoc_lsp.server.convert import path_of
@@ -36,6 +36,7 @@ class RepodocServer(LanguageServer):
         self.editor_settings: dict[Path, dict[str, Any]] = {}
         self.told: set[str] = set()
         self.jedi = ThreadPoolExecutor(max_workers=1, thread_name_prefix="repodoc-jedi")  # jedi: one thread
+        self.cursors: dict[tuple[Path, str], Cursor] = {}  # jedi's state per folder and interpreter
         self.requests = Requests()  # hover and symbol requests in flight: background work waits
         self.background: set[asyncio.Task] = set()
         self.stopping = False
@@ -50,6 +51,18 @@ class RepodocServer(LanguageServer):
             if root.contains(path) and (best is None or len(str(root.path)) > len(str(best.path))):
                 best = root
         return best
+
+    def cursor_for(self, folder: Path, python_path: str) -> Cursor:
+        """jedi's state for a root folder (or the folder of a file outside every root)."""
+        key = (folder, python_path)
+        if key not in self.cursors:
+            self.cursors[key] = Cursor(folder, python_path)
+        return self.cursors[key]
+
+    def forget_cursors(self, folder: Path) -> None:
+        """Drop jedi's state (its caches) for a folder that is no longer a root."""
+        for key in [k for k in self.cursors if k[0] == folder]:
+            del self.cursors[key]
 
     def settings_of(self, path: Path) -> Settings:
         """Settings of a root; a bad value is told to the user once and replaced by its default."""
@@ -195,6 +208,7 @@ def _register_lifecycle(server: RepodocServer) -> None:
             root = ls.roots.pop(path.resolve(), None) if path else None
             if root:
                 root.close()
+                ls.forget_cursors(root.path)
         for folder in params.event.added:
             path = path_of(folder.uri)
             if path and path.is_dir() and path.resolve() not in ls.roots:
@@ -212,7 +226,8 @@ def _register_lifecycle(server: RepodocServer) -> None:
             root = ls.roots[folder] = ls.make_root(folder)
             ls.spawn(ls.index_root(root))
         if path.suffix in PYTHON_SUFFIXES:  # hovers will follow: parse it for jedi now
-            ls.jedi.submit(prepare, params.text_document.text, path, root.path, root.settings.python_path)
+            cursor = ls.cursor_for(root.path, root.settings.python_path)
+            ls.jedi.submit(cursor.prepare, params.text_document.text, path)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: RepodocServer, params: None) -> None:

@@ -130,3 +130,37 @@ async def test_hover_runs_nothing_and_escapes_html(client: LanguageClient, tmp_p
         for tag in ("<script", "<img", "<b>", "<i>"):
             assert tag not in outside, (tag, value)
     assert not sentinel.exists()
+
+
+async def test_hover_modes_extras_off_and_a_bad_value(client: LanguageClient, tmp_path: Path) -> None:
+    """`hover`: extras shows only what repodoc adds (beside another Python server), off nothing;
+    a bad value is told once and the default (full) is used."""
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, "visual-studio-code", options={"cacheDir": str(tmp_path / "cache"), "hover": "extras"})
+    await wait_for(lambda: symbols(client, "Shape"))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    use = root / "pkg/use.py"
+    text = use.read_text()
+    uri = open_file(client, use)
+    hover = await _hover(client, uri, text, "make_shape('x')")
+    assert hover is not None
+    assert hover.contents.value.startswith("**repodoc** · **Defined in** `pkg/shapes.py:27`")
+    assert "```" not in hover.contents.value and "Make a shape" not in hover.contents.value
+    assert "#function-make_shape)" in hover.contents.value
+    shapes = root / "pkg/shapes.py"
+    stext = shapes.read_text()
+    assert await _hover(client, open_file(client, shapes), stext, "join(", 1) is None  # a library name: nothing to add
+
+    async def no_hover() -> bool:
+        return await _hover(client, uri, text, "make_shape('x')") is None
+
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"repodoc": {"cacheDir": str(tmp_path / "cache"), "hover": "off"}}))
+    await wait_for(no_hover, timeout=15)
+
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"repodoc": {"cacheDir": str(tmp_path / "cache"), "hover": "loud"}}))
+    await wait_for(lambda: any("loud" in m.message and "expected one of full, extras, off" in m.message
+                               for m in client.log_messages + client.messages), timeout=15)
+    hover = await wait_for(lambda: _hover(client, uri, text, "make_shape('x')"), timeout=15)
+    assert hover.contents.value.startswith("```python\ndef make_shape(")
