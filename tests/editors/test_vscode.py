@@ -49,35 +49,74 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _package(name: str, tmp_path: Path) -> Path:
+    """A test-only extension of test/e2e, packaged."""
+    folder = tmp_path / name
+    shutil.copytree(EXT / "test" / "e2e" / name, folder)
+    subprocess.run([str(EXT / "node_modules" / ".bin" / "vsce"), "package", "--no-dependencies", "-o",
+                    f"{name}.vsix"], cwd=folder, check=True, capture_output=True, timeout=120)
+    return folder / f"{name}.vsix"
+
+
+def _interpreter(path: Path, marker: Path) -> Path:
+    """A Python that records how it was run in `marker`, then runs the tests' own."""
+    path.write_text(f'#!/bin/sh\necho "$@" >> {marker}\nexec {sys.executable} "$@"\n')
+    path.chmod(0o755)
+    return path
+
+
+def _hostile_checkout(ws: Path, tmp_path: Path) -> dict[str, Path]:
+    """What a checkout can ship to make the extension run its code or write outside it; the sentinels
+    that must not appear."""
+    sentinels = {name: tmp_path / name for name in ("imported", "interpreter-ran", "outside", "evil-cache")}
+    (ws / "repodoc_lsp").mkdir()
+    for module in ("__init__.py", "__main__.py"):
+        (ws / "repodoc_lsp" / module).write_text(f"open({str(sentinels['imported'])!r}, 'a').write('imported')\n")
+    evil = ws / "tools" / "python"
+    evil.parent.mkdir()
+    evil.write_text(f"#!/bin/sh\ntouch {sentinels['interpreter-ran']}\nexec {sys.executable} \"$@\"\n")
+    evil.chmod(0o755)
+    (ws / "evil-templates").mkdir()
+    (ws / "evil-templates" / "file_docs.md.j2").write_text("EVIL-TEMPLATE\n")
+    (ws / ".vscode").mkdir()
+    (ws / ".vscode" / "settings.json").write_text(json.dumps({
+        "repodoc.interpreter": str(evil), "repodoc.serverCommand": [str(evil), "-m", "repodoc_lsp", "serve"],
+        "repodoc.templates": str(ws / "evil-templates"), "repodoc.cacheDir": str(sentinels["evil-cache"]),
+        "repodoc.outputDir": str(sentinels["outside"])}))
+    return sentinels
+
+
 def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: Path) -> None:
     _require(CODE_SERVER.exists(), "code-server")
     _require(PLAYWRIGHT.is_dir() and Path("/usr/bin/chromium").exists(), "chromium and playwright-core")
-    probe_src = EXT / "test" / "e2e" / "probe"
-    probe = tmp_path / "probe"
-    shutil.copytree(probe_src, probe)
-    subprocess.run([str(EXT / "node_modules" / ".bin" / "vsce"), "package", "--no-dependencies", "-o",
-                    "probe.vsix"], cwd=probe, check=True, capture_output=True, timeout=120)
+    probe, standin = _package("probe", tmp_path), _package("python-standin", tmp_path)
     ws = editor_workspace
+    sentinels = _hostile_checkout(ws, tmp_path)
+    # no repodoc.interpreter: the interpreter selected in the Python extension (a stand-in) runs the server
+    chosen = _interpreter(tmp_path / "chosen-python", tmp_path / "chosen.log")
+    chosen2 = _interpreter(tmp_path / "chosen-python-2", tmp_path / "chosen-2.log")
     user, exts = tmp_path / "user", tmp_path / "ext"
     (user / "User").mkdir(parents=True)
     (user / "User" / "settings.json").write_text(json.dumps({
-        "repodoc.interpreter": sys.executable, "workbench.startupEditor": "none",
+        "workbench.startupEditor": "none",
         "security.workspace.trust.enabled": False, "telemetry.telemetryLevel": "off",
         "extensions.autoCheckUpdates": False, "extensions.autoUpdate": False, "update.mode": "none"}))
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"), "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
            "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"), "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
            "REPODOC_CACHE_DIR": str(tmp_path / "cache")}
-    for package in (vsix, probe / "probe.vsix"):
+    for package in (vsix, probe, standin):
         subprocess.run([str(CODE_SERVER), "--user-data-dir", str(user), "--extensions-dir", str(exts),
                         "--install-extension", str(package), "--force"], env=env, check=True, capture_output=True,
                        timeout=120)
     report = tmp_path / "probe.json"
+    run_env = {**env, "REPODOC_PROBE_OUT": str(report), "REPODOC_STANDIN_PYTHON": str(chosen),
+               "REPODOC_STANDIN_PYTHON2": str(chosen2), "REPODOC_STANDIN_MARKER2": str(tmp_path / "chosen-2.log")}
     port = _free_port()
     server = subprocess.Popen(
         [str(CODE_SERVER), "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
          "--disable-update-check", "--disable-workspace-trust", "--user-data-dir", str(user), "--extensions-dir",
-         str(exts), str(ws)], env={**env, "REPODOC_PROBE_OUT": str(report)}, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True)
+         str(exts), str(ws)], env=run_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
     try:
         for _ in range(100):
             try:
@@ -116,3 +155,18 @@ def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: 
     assert ui["hover"] and "Make a widget from a name." in ui["hover"], ui
     assert "make_widget" in ui["hover"]
     assert ui["status"].strip() == "RepoDoc", ui  # the status bar item, back to ready after indexing and generating
+    # the Python extension's interpreter ran the server, isolated; a new selection restarted it with the new one
+    assert "-I -m repodoc_lsp serve" in (tmp_path / "chosen.log").read_text()
+    assert "-I -m repodoc_lsp serve" in (tmp_path / "chosen-2.log").read_text()
+    assert result["symbolsRestarted"] == ["Widget"]
+    # the hostile checkout: nothing of it ran, nothing was written outside it, one message names what was ignored
+    for name, path in sentinels.items():
+        assert not path.exists(), name
+    assert "EVIL-TEMPLATE" not in (ws / "docs" / "pkg" / "core.py_docs.md").read_text()
+    ignored = [n for n in ui["notifications"] if "user settings only" in n]
+    assert len(ignored) == 1, ui["notifications"]
+    for key in ("repodoc.templates", "repodoc.cacheDir", "repodoc.outputDir", "repodoc.interpreter",
+                "repodoc.serverCommand"):
+        assert key in ignored[0]
+    others = [n for n in ui["notifications"] if n not in ignored and "pages written" not in n]
+    assert not [n for n in others if "RepoDoc" in n], ui["notifications"]

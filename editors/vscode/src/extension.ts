@@ -1,15 +1,35 @@
+import * as fs from 'fs';
+import * as os from 'os';
 import * as vscode from 'vscode';
+import { PythonExtension } from '@vscode/python-extension';
 import {
-  ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State,
+  CloseAction, ErrorAction, ErrorHandler, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State,
 } from 'vscode-languageclient/node';
 import {
-  cannotStartMessage, checkServer, ProgressTracker, serverCommand, serverSettings, statusText, Summary, summaryMessage,
+  cannotStartMessage, checkServer, chooseInterpreter, ignoredMessage, InterpreterSource, ProgressTracker,
+  ServerCommand, serverCommand, serverSettings, statusText, Summary, summaryMessage,
 } from './logic';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
 let lastFile: vscode.Uri | undefined;
+let safeCwd: string;
+let python: PythonExtension | undefined;
+let pythonInterpreter: string | undefined;
+const reportedIgnored = new Set<string>();
+
+/**
+ * The client, with every notification it would show itself while starting sent to the output channel
+ * instead: a failed start then gives one message, ours, with the fix.
+ */
+class RepodocClient extends LanguageClient {
+  quietStart = true;
+
+  error(message: string, data?: unknown, showNotification: boolean | 'force' = true): void {
+    super.error(message, data, this.quietStart ? false : showNotification);
+  }
+}
 
 function rememberFile(editor: vscode.TextEditor | undefined): void {
   if (editor?.document.uri.scheme === 'file') {
@@ -21,34 +41,113 @@ function config(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration('repodoc');
 }
 
+function folders(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+}
+
+/** A user-level value (workspace values of code and path settings are never used). */
+function userValue<T>(key: string): T | undefined {
+  const v = config().inspect<T>(key);
+  return v?.globalValue ?? v?.defaultValue;
+}
+
+/** The server settings under the trust model; workspace values left out are reported once. */
 function settings(): Record<string, unknown> {
   const cfg = config();
-  return serverSettings((key) => cfg.get(key));
+  const { settings: values, ignored } = serverSettings((key) => cfg.inspect(key), vscode.workspace.isTrusted, folders());
+  const fromWorkspace = ['interpreter', 'serverCommand'].filter((key) => {
+    const v = cfg.inspect(key);
+    return v?.workspaceValue !== undefined || v?.workspaceFolderValue !== undefined;
+  }).map((key) => `repodoc.${key}`);
+  const fresh = [...ignored, ...fromWorkspace].filter((key) => !reportedIgnored.has(key));
+  if (fresh.length > 0) {
+    fresh.forEach((key) => reportedIgnored.add(key));
+    const message = ignoredMessage([...ignored, ...fromWorkspace]);
+    output.appendLine(message);
+    void vscode.window.showWarningMessage(message);
+  }
+  return values;
+}
+
+/** The interpreter selected in the Python extension for the first workspace folder, if it is installed. */
+async function refreshPythonInterpreter(): Promise<void> {
+  if (!python) {
+    return;
+  }
+  const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const active = python.environments.getActiveEnvironmentPath(resource);
+  const resolved = await python.environments.resolveEnvironment(active);
+  pythonInterpreter = resolved?.executable.uri?.fsPath ?? active?.path;
+}
+
+async function connectPythonExtension(context: vscode.ExtensionContext): Promise<void> {
+  if (!vscode.extensions.getExtension('ms-python.python')) {
+    return;
+  }
+  try {
+    python = await PythonExtension.api();
+    await refreshPythonInterpreter();
+    context.subscriptions.push(python.environments.onDidChangeActiveEnvironmentPath(async () => {
+      const before = pythonInterpreter;
+      await refreshPythonInterpreter();
+      if (pythonInterpreter !== before && currentCommand().source === 'python-extension') {
+        output.appendLine(`the Python extension selected ${pythonInterpreter}: restarting the server`);
+        await restart();
+      }
+    }));
+  } catch (err) {
+    output.appendLine(`the Python extension's interpreter is not available: ${String(err)}`);
+  }
+}
+
+function currentCommand(): { cmd: ServerCommand; source: InterpreterSource } {
+  const { interpreter, source } = chooseInterpreter(userValue<string>('interpreter'), pythonInterpreter,
+    vscode.workspace.isTrusted, folders());
+  return { cmd: serverCommand(userValue<string[]>('serverCommand'), interpreter), source };
+}
+
+function showProblem(problem: string): void {
+  status.text = statusText('stopped');
+  output.appendLine(problem);
+  void vscode.window.showErrorMessage(problem, 'Open Settings', 'Show Output').then((choice) => {
+    if (choice === 'Open Settings') {
+      void vscode.commands.executeCommand('workbench.action.openSettings', 'repodoc.interpreter');
+    } else if (choice === 'Show Output') {
+      output.show();
+    }
+  });
 }
 
 async function startClient(): Promise<LanguageClient | undefined> {
-  const cmd = serverCommand(config().get<string[]>('serverCommand'), config().get<string>('interpreter'));
-  const { problem, version } = checkServer(cmd);
+  const { cmd, source } = currentCommand();
+  const { problem, version } = checkServer(cmd, safeCwd, source);
   if (version) {
-    output.appendLine(`repodoc-lsp ${version} found for ${cmd.command}`);
+    output.appendLine(`repodoc-lsp ${version} found for ${cmd.command}${source === 'python-extension' ? ' (Python extension)' : ''}`);
   }
   if (problem) {
-    status.text = statusText('stopped');
-    void vscode.window.showErrorMessage(problem, 'Open Settings').then((choice) => {
-      if (choice) {
-        void vscode.commands.executeCommand('workbench.action.openSettings', 'repodoc.interpreter');
-      }
-    });
+    showProblem(problem);
     return undefined;
   }
   const progress = new ProgressTracker();
-  // no `transport`: the client would append --stdio (the server accepts it, but plain argv is clearer)
-  const serverOptions: ServerOptions = { command: cmd.command, args: cmd.args, options: { env: process.env } };
+  // no `transport`: the client would append --stdio (the server accepts it, but plain argv is clearer).
+  // The working folder is outside the workspace: nothing of a checkout is found through it.
+  const serverOptions: ServerOptions = { command: cmd.command, args: cmd.args, options: { env: process.env, cwd: safeCwd } };
+  let lc: RepodocClient | undefined;
+  let afterStart: ErrorHandler | undefined;
+  // once running, the client's own handling: restart after a crash, at most 4 times in 3 minutes
+  const running = (): ErrorHandler => (afterStart ??= lc!.createDefaultErrorHandler());
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'python' }, { scheme: 'file', language: 'markdown' }],
     outputChannel: output,
     initializationOptions: settings(),
     synchronize: { configurationSection: 'repodoc' },
+    // a failed start is reported once, by startClient; a crash later restarts it as usual
+    initializationFailedHandler: () => false,
+    errorHandler: {
+      error: (error, message, count) => (lc?.quietStart ? { action: ErrorAction.Shutdown, handled: true } :
+        running().error(error, message, count)),
+      closed: () => (lc?.quietStart ? { action: CloseAction.DoNotRestart, handled: true } : running().closed()),
+    },
     middleware: {
       // the server's work-done progress (indexing, generating) also drives the status bar; `next`
       // keeps the client's own progress notification
@@ -65,19 +164,31 @@ async function startClient(): Promise<LanguageClient | undefined> {
       },
     },
   };
-  const lc = new LanguageClient('repodoc', 'RepoDoc', serverOptions, clientOptions);
+  lc = new RepodocClient('repodoc', 'RepoDoc', serverOptions, clientOptions);
   lc.onDidChangeState((e) => {
     status.text = statusText(e.newState === State.Running ? 'ready' : e.newState === State.Starting ? 'starting' : 'stopped');
   });
   status.text = statusText('starting');
   try {
     await lc.start();
+    lc.quietStart = false;
   } catch (err) {
-    status.text = statusText('stopped');
-    void vscode.window.showErrorMessage(cannotStartMessage(cmd, { stderr: String((err as Error)?.message ?? err) }));
+    showProblem(cannotStartMessage(cmd, { stderr: String((err as Error)?.message ?? err) }, source));
     return undefined;
   }
   return lc;
+}
+
+async function restart(): Promise<void> {
+  await client?.stop();
+  client = await startClient();
+}
+
+/** Every page that could not be written, in the output channel. */
+function logErrors(summary: Summary): void {
+  for (const e of summary.errors ?? []) {
+    output.appendLine(`page not written: ${e.path ?? '?'}: ${e.reason ?? 'unknown error'}`);
+  }
 }
 
 async function generate(): Promise<Summary | undefined> {
@@ -92,7 +203,16 @@ async function generate(): Promise<Summary | undefined> {
       return result as Summary;
     },
   );
-  void vscode.window.showInformationMessage(summaryMessage(summary));
+  logErrors(summary);
+  if (summary.errors?.length) {
+    void vscode.window.showErrorMessage(summaryMessage(summary), 'Show Output').then((choice) => {
+      if (choice) {
+        output.show();
+      }
+    });
+  } else {
+    void vscode.window.showInformationMessage(summaryMessage(summary));
+  }
   return summary;
 }
 
@@ -120,30 +240,40 @@ async function openPage(which: 'docs' | 'kw'): Promise<vscode.Uri | undefined> {
   return uri;
 }
 
+/** A working folder for the server outside every workspace: the extension's own storage. */
+function storageFolder(context: vscode.ExtensionContext): string {
+  try {
+    fs.mkdirSync(context.globalStorageUri.fsPath, { recursive: true, mode: 0o700 });
+    return context.globalStorageUri.fsPath;
+  } catch {
+    return os.tmpdir();
+  }
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<{ client: () => LanguageClient | undefined }> {
   output = vscode.window.createOutputChannel('RepoDoc');
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
   status.command = 'repodoc.showOutput';
   status.tooltip = 'RepoDoc: show output';
   status.show();
+  safeCwd = storageFolder(context);
   context.subscriptions.push(output, status,
     vscode.commands.registerCommand('repodoc.generateDocumentation', generate),
     vscode.commands.registerCommand('repodoc.openDocumentation', () => openPage('docs')),
     vscode.commands.registerCommand('repodoc.openKeywordIndex', () => openPage('kw')),
     vscode.commands.registerCommand('repodoc.showOutput', () => output.show()),
-    vscode.commands.registerCommand('repodoc.restartServer', async () => {
-      await client?.stop();
-      client = await startClient();
-    }),
+    vscode.commands.registerCommand('repodoc.restartServer', restart),
     vscode.window.onDidChangeActiveTextEditor(rememberFile),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('repodoc.interpreter') || e.affectsConfiguration('repodoc.serverCommand')) {
-        await client?.stop();
-        client = await startClient();
+        await restart();
       }
     }),
+    // trust granted: the Python extension's interpreter inside the workspace and its output folder may now be used
+    vscode.workspace.onDidGrantWorkspaceTrust(restart),
   );
   rememberFile(vscode.window.activeTextEditor);
+  await connectPythonExtension(context);
   client = await startClient();
   return { client: () => client };
 }

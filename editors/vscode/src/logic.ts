@@ -1,91 +1,197 @@
 // Pure logic of the extension (no `vscode` import), unit-tested under node's test runner.
 import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { OUTPUT_SETTING, SERVER_SETTINGS, USER_ONLY_SETTINGS } from './fields';
 
-/** The server settings the extension sends (section `repodoc`, camelCase keys, as in the README contract). */
-export const SERVER_SETTINGS = [
-  'outputDir', 'regenerateOnSave', 'include', 'exclude', 'maxWorkspaceSymbols',
-  'embedSourceMaxBytes', 'pythonPath', 'projectName',
-] as const;
+export { OUTPUT_SETTING, SERVER_SETTINGS, USER_ONLY_SETTINGS };
 
-export interface ServerCommand { command: string; args: string[] }
+export interface ServerCommand { command: string; args: string[]; custom?: boolean }
 
-/** How to start the server: `repodoc.serverCommand` if set, else `<interpreter> -m repodoc_lsp serve`. */
+/** Where the Python that runs the server came from (for the messages). */
+export type InterpreterSource = 'setting' | 'python-extension' | 'default';
+
+/**
+ * How to start the server: `repodoc.serverCommand` if set, else `<interpreter> -I -m repodoc_lsp serve`
+ * (-I: isolated, so neither the working folder nor PYTHONPATH can put a checkout's own `repodoc_lsp/`
+ * before the installed one).
+ */
 export function serverCommand(serverCommandSetting: readonly string[] | undefined, interpreter: string | undefined): ServerCommand {
   const argv = (serverCommandSetting ?? []).filter((a) => a.trim() !== '');
   if (argv.length > 0) {
-    return { command: argv[0], args: argv.slice(1) };
+    return { command: argv[0], args: argv.slice(1), custom: true };
   }
-  return { command: (interpreter ?? '').trim() || 'python3', args: ['-m', 'repodoc_lsp', 'serve'] };
+  return { command: (interpreter ?? '').trim() || 'python3', args: ['-I', '-m', 'repodoc_lsp', 'serve'] };
 }
 
-/** The `repodoc` settings object for initializationOptions and workspace/configuration. */
-export function serverSettings(get: (key: string) => unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of SERVER_SETTINGS) {
-    const value = get(key);
-    if (value !== undefined) {
-      out[key] = value;
-    }
-  }
-  return out;
+/** The values of one setting at each level, as `WorkspaceConfiguration.inspect` gives them. */
+export interface Inspected {
+  defaultValue?: unknown; globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown;
 }
 
-/** The check run before starting: does the interpreter have repodoc_lsp? */
-export function probeArgs(): string[] {
-  return ['-c', 'import repodoc_lsp, sys; sys.stdout.write(repodoc_lsp.__version__)'];
-}
-
-/** One clear message, with the fix, when the server cannot start. */
-export function cannotStartMessage(cmd: ServerCommand, failure: { notFound?: boolean; stderr?: string }): string {
-  const python = cmd.command;
-  if (failure.notFound) {
-    return `RepoDoc: cannot start the server: "${python}" was not found. Install Python and repodoc-lsp ` +
-      `(\`pip install repodoc-lsp\`), or set "repodoc.interpreter" to a Python that has it.`;
-  }
-  if ((failure.stderr ?? '').includes('No module named')) {
-    return `RepoDoc: repodoc-lsp is not installed for "${python}". Run \`${python} -m pip install repodoc-lsp\`, ` +
-      `or set "repodoc.interpreter" to a Python that has it.`;
-  }
-  const detail = (failure.stderr ?? '').trim().split('\n').pop() ?? '';
-  return `RepoDoc: the server command "${[python, ...cmd.args].join(' ')}" failed${detail ? `: ${detail}` : ''}. ` +
-    `Check "repodoc.interpreter" or "repodoc.serverCommand".`;
+/** Is `p` (a setting's path) inside `folder` once resolved against it? */
+export function insideFolder(folder: string, p: string): boolean {
+  const resolved = path.resolve(folder, p);
+  const rel = path.relative(folder, resolved);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 /**
- * Checks before starting that `<interpreter> -m repodoc_lsp` can run: undefined and the version when
- * it can, else the one message to show. A custom server command is not checked (the client reports it).
+ * The value of a setting that respects the trust model: settings that run code or choose paths
+ * (USER_ONLY_SETTINGS) come from user settings only; the output folder also from a trusted workspace's
+ * settings when it stays inside every workspace folder; the rest as VS Code merges them. `ignored`
+ * names a workspace value that was not used.
  */
-export function checkServer(cmd: ServerCommand): { problem?: string; version?: string } {
-  if (cmd.args[0] !== '-m') {
-    return {};
+export function trustedValue(key: string, v: Inspected, trusted: boolean, folders: readonly string[]): { value: unknown; ignored?: string } {
+  const fromWorkspace = v.workspaceFolderValue ?? v.workspaceValue;
+  const userLevel = v.globalValue ?? v.defaultValue;
+  const userOnly = (USER_ONLY_SETTINGS as readonly string[]).includes(key);
+  if (fromWorkspace === undefined || (!userOnly && key !== OUTPUT_SETTING)) {
+    return { value: fromWorkspace ?? userLevel };
   }
-  const probe = spawnSync(cmd.command, probeArgs(), { encoding: 'utf8', timeout: 20000 });
+  if (key === OUTPUT_SETTING && trusted && typeof fromWorkspace === 'string' && folders.length > 0 &&
+      folders.every((f) => insideFolder(f, fromWorkspace))) {
+    return { value: fromWorkspace };
+  }
+  return { value: userLevel, ignored: `repodoc.${key}` };
+}
+
+/** The `repodoc` settings object for initializationOptions and workspace/configuration, and the workspace values left out. */
+export function serverSettings(inspect: (key: string) => Inspected | undefined, trusted = true, folders: readonly string[] = []):
+  { settings: Record<string, unknown>; ignored: string[] } {
+  const settings: Record<string, unknown> = {};
+  const ignored: string[] = [];
+  for (const key of SERVER_SETTINGS) {
+    const inspected = inspect(key);
+    if (!inspected) {
+      continue;
+    }
+    const { value, ignored: left } = trustedValue(key, inspected, trusted, folders);
+    if (value !== undefined) {
+      settings[key] = value;
+    }
+    if (left) {
+      ignored.push(left);
+    }
+  }
+  return { settings, ignored };
+}
+
+/** The message for workspace settings left out (one, naming every key). */
+export function ignoredMessage(ignored: readonly string[]): string {
+  return `RepoDoc: this workspace's settings set ${ignored.join(', ')}, which RepoDoc takes from your user settings ` +
+    'only (they run code or choose paths outside the workspace); the workspace values are ignored.';
+}
+
+/**
+ * The Python that runs the server: `repodoc.interpreter` from user settings, else the interpreter
+ * selected in the Python extension (in an untrusted workspace only when it lies outside every
+ * workspace folder: a checkout can ship its own `.venv`), else `python3`.
+ */
+export function chooseInterpreter(userSetting: string | undefined, pythonExtension: string | undefined, trusted: boolean,
+  folders: readonly string[]): { interpreter: string; source: InterpreterSource } {
+  if (userSetting && userSetting.trim()) {
+    return { interpreter: userSetting.trim(), source: 'setting' };
+  }
+  if (pythonExtension && (trusted || !folders.some((f) => insideFolder(f, pythonExtension)))) {
+    return { interpreter: pythonExtension, source: 'python-extension' };
+  }
+  return { interpreter: 'python3', source: 'default' };
+}
+
+/** The executable a command name runs (a path as it is; a bare name looked up in PATH), or undefined. */
+export function findExecutable(command: string, envPath = process.env.PATH ?? ''): string | undefined {
+  const candidates = command.includes(path.sep) ? [command] : envPath.split(path.delimiter).filter(Boolean).map((d) => path.join(d, command));
+  for (const candidate of candidates) {
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) {
+        return candidate;
+      }
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+/** The check run before starting (isolated, as the server is started): does the interpreter have repodoc_lsp? */
+export function probeArgs(): string[] {
+  return ['-I', '-c', 'import repodoc_lsp, sys; sys.stdout.write(repodoc_lsp.__version__)'];
+}
+
+/** How to install the server: from the repository, in a virtual environment (it is not on the package index). */
+export const INSTALL_HINT = 'Install repodoc-lsp from its repository (a checkout or a git URL) in a virtual environment: ' +
+  '`python3 -m venv ~/.venvs/repodoc && ~/.venvs/repodoc/bin/pip install /path/to/repodoc-lsp`, then select that ' +
+  'environment in the Python extension or set "repodoc.interpreter" to ~/.venvs/repodoc/bin/python in your user settings.';
+
+/** One clear message, with the fix, when the server cannot start. */
+export function cannotStartMessage(cmd: ServerCommand, failure: { notFound?: boolean; stderr?: string }, source: InterpreterSource = 'setting'): string {
+  const exe = cmd.command;
+  const from = source === 'python-extension' ? ' (the interpreter selected in the Python extension)' :
+    source === 'default' ? ' (the default: no interpreter is set or selected)' : '';
+  if (cmd.custom) {
+    if (failure.notFound) {
+      return `RepoDoc: cannot start the server: "${exe}" of "repodoc.serverCommand" was not found. Fix the command in ` +
+        'your user settings, or remove it to run the server with a Python interpreter.';
+    }
+    const detail = (failure.stderr ?? '').trim().split('\n').pop() ?? '';
+    return `RepoDoc: the server command "${[exe, ...cmd.args].join(' ')}" failed${detail ? `: ${detail}` : ''} ` +
+      '(see RepoDoc: Show Output). Fix "repodoc.serverCommand" in your user settings, or remove it.';
+  }
+  if (failure.notFound) {
+    return `RepoDoc: cannot start the server: "${exe}"${from} was not found. ${INSTALL_HINT}`;
+  }
+  if ((failure.stderr ?? '').includes('No module named')) {
+    return `RepoDoc: repodoc-lsp is not installed for "${exe}"${from}. ${INSTALL_HINT}`;
+  }
+  const detail = (failure.stderr ?? '').trim().split('\n').pop() ?? '';
+  return `RepoDoc: "${[exe, ...cmd.args].join(' ')}" failed${detail ? `: ${detail}` : ''} (see RepoDoc: Show Output). ` +
+    'Check "repodoc.interpreter" or "repodoc.serverCommand" in your user settings.';
+}
+
+/**
+ * Checks before starting, in `cwd` (a folder outside the workspace): that `<interpreter> -I` can import
+ * repodoc_lsp (undefined and its version when it can, else the one message to show); for a custom
+ * command, only that its executable exists (the rest is reported once if it fails to start).
+ */
+export function checkServer(cmd: ServerCommand, cwd?: string, source: InterpreterSource = 'setting'): { problem?: string; version?: string } {
+  if (cmd.custom) {
+    return findExecutable(cmd.command) ? {} : { problem: cannotStartMessage(cmd, { notFound: true }, source) };
+  }
+  const probe = spawnSync(cmd.command, probeArgs(), { encoding: 'utf8', timeout: 20000, cwd });
   if (probe.error) {
     const notFound = (probe.error as NodeJS.ErrnoException).code === 'ENOENT';
-    return { problem: cannotStartMessage(cmd, { notFound, stderr: String(probe.error) }) };
+    return { problem: cannotStartMessage(cmd, { notFound, stderr: String(probe.error) }, source) };
   }
   if (probe.status !== 0) {
-    return { problem: cannotStartMessage(cmd, { stderr: probe.stderr }) };
+    return { problem: cannotStartMessage(cmd, { stderr: probe.stderr }, source) };
   }
   return { version: probe.stdout };
 }
 
+export interface PathReason { path?: string; reason?: string }
+
 export interface Summary {
   written?: number; unchanged?: number; removed?: number; conflicts?: unknown[]; skipped?: unknown[];
-  seconds?: number; cancelled?: boolean;
+  errors?: PathReason[]; seconds?: number; cancelled?: boolean;
 }
 
-/** The notification shown when generation ends. */
+/** The notification shown when generation ends (its severity: an error when pages could not be written). */
 export function summaryMessage(summary: Summary): string {
+  const errors = summary.errors ?? [];
+  const failed = errors.length ? ` ${errors.length} pages could not be written: ` +
+    errors.slice(0, 3).map((e) => `${e.path ?? '?'}: ${e.reason ?? 'unknown error'}`).join('; ') +
+    (errors.length > 3 ? ` (and ${errors.length - 3} more, see RepoDoc: Show Output)` : '') + '.' : '';
   if (summary.cancelled) {
-    return `RepoDoc: generation cancelled after ${summary.written ?? 0} pages (every page written is complete).`;
+    return `RepoDoc: generation cancelled after ${summary.written ?? 0} pages (every page written is complete).${failed}`;
   }
   const conflicts = summary.conflicts?.length ?? 0;
   const skipped = summary.skipped?.length ?? 0;
   return `RepoDoc: ${summary.written ?? 0} pages written, ${summary.unchanged ?? 0} unchanged, ` +
     `${summary.removed ?? 0} removed` + (skipped ? `, ${skipped} files skipped` : '') +
     (conflicts ? `, ${conflicts} conflicts (files not written by RepoDoc are left alone)` : '') +
-    ` in ${(summary.seconds ?? 0).toFixed(1)} s.`;
+    ` in ${(summary.seconds ?? 0).toFixed(1)} s.${failed}`;
 }
 
 /** Status bar text for a state. */

@@ -21,8 +21,16 @@ const { chromium } = require(process.env.PLAYWRIGHT_CORE || 'playwright-core');
     }
     await page.screenshot({ path: report.replace(/\.json$/, '.png') });
     if (fs.existsSync(report)) {
+      const ui = { hover: null, notifications: [] };
+      // the notification center the probe opened: every message shown in the session
+      try {
+        await page.locator('.notifications-center').first().waitFor({ state: 'visible', timeout: 10000 });
+        ui.notifications = await page.locator('.notifications-center .monaco-list-row').allInnerTexts();
+        await page.keyboard.press('Escape');
+      } catch (e) {
+        ui.notificationsError = String(e.message || e);
+      }
       // one check through the UI: the hover widget over `make_shape('x')` in the editor the probe opened
-      const ui = { hover: null };
       try {
         const line = page.locator('.monaco-editor .view-line', { hasText: "make_shape('x')" }).first();
         await line.waitFor({ timeout: 20000 });

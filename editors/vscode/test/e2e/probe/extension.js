@@ -71,6 +71,23 @@ exports.activate = async () => {
     }, 20);
     report.symbolsAfter = limited.map((s) => s.name);
     report.steps.push('settings');
+
+    // the person selects another interpreter in the Python extension: the server restarts with it
+    const next = process.env.REPODOC_STANDIN_PYTHON2;
+    if (next) {
+      await vscode.commands.executeCommand('repodocStandin.selectInterpreter', next);
+      await until('the server restarted with the new interpreter', () => fs.existsSync(process.env.REPODOC_STANDIN_MARKER2) &&
+        fs.readFileSync(process.env.REPODOC_STANDIN_MARKER2, 'utf8').includes('repodoc_lsp serve'), 30);
+      const again = await until('symbols from the restarted server', async () => {
+        const found = (await vscode.commands.executeCommand('vscode.executeWorkspaceSymbolProvider', 'Widget'))
+          .filter((s) => s.location.uri.path.endsWith('.py'));
+        return found.length ? found : undefined;
+      }, 60);
+      report.symbolsRestarted = again.map((s) => s.name);
+      report.steps.push('interpreter changed');
+    }
+    // the messages shown so far, for the browser to read
+    await vscode.commands.executeCommand('notifications.showList');
     report.ok = true;
   } catch (e) {
     report.error = String((e && e.stack) || e);
