@@ -17,6 +17,12 @@ read from or written to them). When its stdin closes (the server exits or dies) 
 process finishes the regeneration under way, if any, stops a whole-tree generation at
 the next page, and ends; it holds none of the server's pipes (the LSP stdio) open. It
 runs at a lower scheduling priority than the server.
+
+Every wait of the server on it has a deadline: the process sends a message at least every
+HEARTBEAT_SECONDS while it works, and one that sends nothing for `TIMEOUT_SECONDS`
+(stopped, swapping, a frozen cgroup) is killed; the caller writes the pages itself and the
+next save starts a new process. A cancelled generation is answered within CANCEL_SECONDS,
+or the process is killed.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -47,27 +54,51 @@ _BOOT = (f"import sys; sys.path[:] = [{_PACKAGE_PARENT!r}] + [p for p in sys.pat
          "from repodoc_lsp.server.regen_process import main; main()")
 NICE = 10
 POLL_SECONDS = 0.1  # how often a waiting server looks at the cancel token
+HEARTBEAT_SECONDS = 1.0  # a working process says so at least this often
+
+
+def _timeout() -> float:
+    """Seconds without a message after which the process is taken for stuck (REPODOC_PROCESS_TIMEOUT)."""
+    try:
+        return max(0.5, float(os.environ.get("REPODOC_PROCESS_TIMEOUT", "")))
+    except ValueError:
+        return 30.0
+
+
+TIMEOUT_SECONDS = _timeout()
+READY_SECONDS = max(120.0, TIMEOUT_SECONDS)  # loading the replica (seconds on PyTorch)
+CANCEL_SECONDS = min(5.0, TIMEOUT_SECONDS)  # a cancelled generation ends within this, or is killed
+_PIPE_BUF = 4096  # a write of this much to a pipe that select calls writable does not block
 _HEADER = struct.Struct("!Q")  # the length of the pickle that follows
 GENERATE, CANCEL = ("generate",), ("cancel",)  # messages besides a list of files to regenerate
 
 
-def put(fd: int, message: Any) -> None:
-    """Write one message to the file descriptor `fd`."""
+def put(fd: int, message: Any, deadline: float | None = None) -> None:
+    """Write one message to the file descriptor `fd` (TimeoutError: not all of it was taken
+    by the `deadline`, a `time.monotonic()` value)."""
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
     view = memoryview(_HEADER.pack(len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        if deadline is None:
+            view = view[os.write(fd, view):]
+            continue
+        if not select.select([], [fd], [], max(0.0, deadline - time.monotonic()))[1]:
+            raise TimeoutError("the other end takes nothing")
+        view = view[os.write(fd, view[:_PIPE_BUF]):]
 
 
-def get(fd: int) -> Any:
-    """Read one message from `fd` (EOFError: the other end closed it)."""
-    (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size))
-    return pickle.loads(_read_exactly(fd, size))
+def get(fd: int, deadline: float | None = None) -> Any:
+    """Read one message from `fd` (EOFError: the other end closed it; TimeoutError: not all of
+    it came by the `deadline`)."""
+    (size,) = _HEADER.unpack(_read_exactly(fd, _HEADER.size, deadline))
+    return pickle.loads(_read_exactly(fd, size, deadline))
 
 
-def _read_exactly(fd: int, size: int) -> bytes:
+def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
     chunks, left = [], size
     while left:
+        if deadline is not None and not waiting(fd, max(0.0, deadline - time.monotonic())):
+            raise TimeoutError("the other end says nothing")
         chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:
             raise EOFError("the channel closed")
@@ -92,6 +123,7 @@ class RegenProcess:
     def __init__(self, ws: Workspace) -> None:
         self._lock = threading.Lock()  # one request at a time (the root's thread), or close
         self._ready = False
+        self._cancel_sent: float | None = None  # when a CANCEL of the generation under way was sent
         self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
             [sys.executable, "-c", _BOOT],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -115,14 +147,19 @@ class RegenProcess:
             put(self._fds()[0], view)
 
     def ready(self, wait: bool = False, cancel: CancelToken | None = None) -> bool:
-        """True once the process has loaded the workspace (`wait`: block until then, or until
-        `cancel` is set)."""
+        """True once the process has loaded the workspace (`wait`: block until then, until
+        `cancel` is set, or READY_SECONDS: then RegenProcessError)."""
         with self._lock:
             if not self._ready:
                 fd = self._fds()[1]
+                deadline = time.monotonic() + READY_SECONDS
                 while not waiting(fd, POLL_SECONDS if wait else 0):
                     if not wait or (cancel is not None and cancel.is_set()):
                         return False
+                    if time.monotonic() > deadline:
+                        self._stop(kill=True)
+                        raise RegenProcessError(f"the regeneration process did not start in {READY_SECONDS:.0f} s: "
+                                                "killed")
                 status, value = self._exchange(None)
                 if status != "ready":
                     raise RegenProcessError(f"the regeneration process did not start:\n{value}")
@@ -134,6 +171,8 @@ class RegenProcess:
         self.ready(wait=True)
         with self._lock:
             status, value = self._exchange(rels)
+            while status == "progress":  # a heartbeat
+                status, value = self._next(None)
         return self._summary(status, value)
 
     def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary | None:
@@ -142,19 +181,31 @@ class RegenProcess:
         if not self.ready(wait=True, cancel=cancel):
             return None
         with self._lock:
-            status, value = self._exchange(GENERATE)
-            cancel_sent = False
+            self._cancel_sent = None
+            status, value = self._exchange(GENERATE, cancel=cancel)
             while status == "progress":
-                if progress is not None:
+                if progress is not None and value is not None:
                     progress(*value)
-                while True:  # the next message, telling the process of a cancel meanwhile
-                    if not cancel_sent and cancel is not None and cancel.is_set():
-                        self._exchange(CANCEL, answer=False)
-                        cancel_sent = True
-                    if waiting(self._fds()[1], POLL_SECONDS):
-                        break
-                status, value = self._exchange(None)
+                status, value = self._next(cancel)
         return self._summary(status, value)
+
+    def _next(self, cancel: CancelToken | None) -> tuple[str, Any]:
+        """The next message; a cancel meanwhile is sent on (the lock is held)."""
+        return self._exchange(None, cancel=cancel)
+
+    def _wait(self, fd: int, cancel: CancelToken | None) -> None:
+        """Wait for a message on `fd`, sending CANCEL once `cancel` is set; TimeoutError after
+        TIMEOUT_SECONDS without one (CANCEL_SECONDS once a cancel is sent)."""
+        since = time.monotonic()
+        while not waiting(fd, POLL_SECONDS):
+            now = time.monotonic()
+            if self._cancel_sent is None and cancel is not None and cancel.is_set():
+                put(self._fds()[0], CANCEL, now + CANCEL_SECONDS)
+                self._cancel_sent = now
+            if self._cancel_sent is not None and now - self._cancel_sent > CANCEL_SECONDS:
+                raise TimeoutError(f"no answer {CANCEL_SECONDS:.0f} s after a cancel")
+            if now - since > TIMEOUT_SECONDS:
+                raise TimeoutError(f"no answer for {TIMEOUT_SECONDS:.0f} s (stopped or frozen?)")
 
     @staticmethod
     def _summary(status: str, value: Any) -> Summary:
@@ -162,18 +213,23 @@ class RegenProcess:
             raise RegenProcessError(f"page writing failed in its process:\n{value}")
         return value
 
-    def _exchange(self, message: Any, answer: bool = True) -> tuple[str, Any]:
-        """Send `message` (None: nothing) and read the answer (`answer`); the lock is held."""
-        if self._sender is not None:  # the first message is written (the process answers it)
-            self._sender.join()
-            self._sender = None
+    def _exchange(self, message: Any, cancel: CancelToken | None = None) -> tuple[str, Any]:
+        """Send `message` (None: nothing) and read the answer, every step with a deadline; the
+        lock is held. A process that does not answer in time is killed (RegenProcessError)."""
         try:
+            if self._sender is not None:  # the first message is written (the process answers it)
+                self._sender.join(TIMEOUT_SECONDS)
+                if self._sender.is_alive():
+                    raise TimeoutError("it takes no input (stopped or frozen?)")
+                self._sender = None
             fd_in, fd_out = self._fds()
             if message is not None:
-                put(fd_in, message)
-            if not answer:
-                return "", None
-            status, value = get(fd_out)
+                put(fd_in, message, time.monotonic() + TIMEOUT_SECONDS)
+            self._wait(fd_out, cancel)
+            status, value = get(fd_out, time.monotonic() + TIMEOUT_SECONDS)
+        except TimeoutError as exc:
+            self._stop(kill=True)
+            raise RegenProcessError(f"the regeneration process did not answer: {exc}; it was killed") from exc
         except (OSError, EOFError, pickle.UnpicklingError, ValueError) as exc:
             self._stop()
             raise RegenProcessError(f"the regeneration process ended: {exc!r}") from exc
@@ -193,11 +249,14 @@ class RegenProcess:
             if proc.stdin is not None:
                 proc.stdin.close()
 
-    def _stop(self) -> None:
-        """End a process that failed: close its pipes, wait a little, kill it."""
+    def _stop(self, kill: bool = False) -> None:
+        """End a process that failed: close its pipes, wait a little (`kill`: not), kill it."""
         proc = self._proc
         if proc is None:
             return
+        if kill:
+            with contextlib.suppress(OSError):
+                proc.kill()
         self.close()
         self._proc = None
         with contextlib.suppress(OSError, ValueError):
@@ -207,7 +266,8 @@ class RegenProcess:
             proc.wait(CLOSE_WAIT_SECONDS)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(CLOSE_WAIT_SECONDS)
 
 
 # -- the process's side -------------------------------------------------------------------
@@ -255,6 +315,13 @@ def _serve(fd_in: int, fd_out: int) -> None:
         reply("error", traceback.format_exc())
         return
     reply("ready", None)
+    last = [time.monotonic()]
+
+    def heartbeat() -> None:
+        if time.monotonic() - last[0] >= HEARTBEAT_SECONDS:
+            last[0] = time.monotonic()
+            reply("progress", None)
+
     while True:
         try:
             message = get(fd_in)
@@ -268,7 +335,7 @@ def _serve(fd_in: int, fd_out: int) -> None:
                 reply("ok", generate(root, ws, renderer=renderer, rescan=False, cancel=cancel,
                                      progress=lambda *args: reply("progress", args)))
             else:  # the manifest as it is on disk now (the server may have written the whole tree)
-                reply("ok", regenerate(ws, message, Writer(ws.out), renderer))
+                reply("ok", regenerate(ws, message, Writer(ws.out), renderer, pause=heartbeat))
         except Exception:
             reply("error", traceback.format_exc())
         if cancel is not None and cancel.closed:

@@ -4,14 +4,18 @@ the regeneration process) are gone soon after `exit`, and neither they nor the s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
+import pytest
 from helpers import regen_processes
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 
@@ -68,3 +72,126 @@ async def test_exit_leaves_no_process(tmp_path: Path) -> None:
         await asyncio.sleep(0.1)
     assert not alive, [psutil.Process(p).cmdline()[:4] for p in alive]
     await client.stop()
+
+
+# -- a regeneration process that stops answering (SIGSTOP: stopped, swapping, a frozen cgroup) ----
+
+
+def _files(root: Path, count: int, body: int = 1) -> None:
+    for i in range(count):
+        path = root / f"pkg{i // 30}" / f"mod{i}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f'"""Module {i}."""\n' + "".join(f"def func_{i}_{j}():\n    pass\n" for j in range(body)))
+
+
+async def _session(tmp_path: Path, root: Path, **env: str) -> tuple[LanguageClient, Any]:
+    client = LanguageClient("process-test", "1")
+    client.feature(types.WORKSPACE_CONFIGURATION)(lambda params: [{} for _ in params.items])
+    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve",
+                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache"), **env})
+    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                                         root_uri=root.as_uri()))
+    client.initialized(types.InitializedParams())
+    for _ in range(400):
+        if await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="func_1_0")):
+            break
+        await asyncio.sleep(0.05)
+    return client, client._server  # type: ignore[attr-defined]
+
+
+async def _end(client: LanguageClient, server: Any, seen: set[int]) -> None:
+    """Shut the session down; no process ever seen is left."""
+    seen |= _tree(server.pid)
+    await asyncio.wait_for(client.shutdown_async(None), 10)
+    client.exit(None)
+    await asyncio.wait_for(server.wait(), 10)
+    await client.stop()
+    deadline = time.monotonic() + 5
+    while (alive := [p for p in seen if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]) \
+            and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert not alive, [psutil.Process(p).cmdline()[:4] for p in alive]
+
+
+async def _until(predicate: Any, timeout: float) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.02)
+    return value
+
+
+def _gone(process: psutil.Process) -> bool:
+    try:
+        return process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+async def test_a_stopped_regeneration_process_is_replaced_and_the_save_written(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    _files(root, 60)
+    client, server = await _session(tmp_path, root, REPODOC_PROCESS_TIMEOUT="2")
+    seen: set[int] = set()
+    try:
+        await asyncio.wait_for(client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="repodoc.generate")), 60)  # the process writes the tree
+        [stuck] = regen_processes(server.pid)
+        seen.add(stuck.pid)
+        stuck.suspend()  # SIGSTOP
+        mod, kw = root / "pkg0/mod1.py", root / "docs/pkg0/mod1.py_kw.md"
+        mod.write_text("def after_stop():\n    pass\n")
+        started = time.monotonic()
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=mod.as_uri())))
+        await _until(lambda: "**`after_stop`**" in kw.read_text(), 30)  # written by the server
+        waited = time.monotonic() - started
+        assert _gone(stuck), "the stopped process was not killed"
+        fresh = await _until(lambda: [p for p in regen_processes(server.pid) if p.pid != stuck.pid], 20)
+        seen |= {p.pid for p in fresh}
+        assert waited < 2 + 10, waited  # the deadline, then the server's own write
+        mod.write_text("def with_new_process():\n    pass\n")
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=mod.as_uri())))
+        await _until(lambda: "**`with_new_process`**" in kw.read_text(), 30)
+    finally:
+        await _end(client, server, seen)
+
+
+async def test_cancelling_a_generation_that_waits_on_a_stopped_process(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    _files(root, 400, body=30)
+    client, server = await _session(tmp_path, root, REPODOC_PROCESS_TIMEOUT="2")
+    seen: set[int] = set()
+    try:
+        request = client.protocol.send_request_async(
+            types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(command="repodoc.generate"), msg_id=77)
+
+        def writing() -> Any:
+            for process in regen_processes(server.pid):
+                with contextlib.suppress(psutil.Error):
+                    if process.io_counters().write_chars > 200_000:  # pages are being written
+                        return process
+            return None
+
+        process = await _until(writing, 60)
+        seen |= _tree(process.pid)
+        process.suspend()  # SIGSTOP while the root's thread waits for its next message
+        started = time.monotonic()
+        client.protocol.notify("$/cancelRequest", types.CancelParams(id=77))
+        with pytest.raises(JsonRpcException):  # RequestCancelled
+            await asyncio.wait_for(request, 10)
+        answered = time.monotonic() - started
+        # The root's thread is free again: a command that runs on it is answered.
+        mod = root / "pkg0/mod1.py"
+        mod.write_text("def after_cancel():\n    pass\n")
+        done = await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="repodoc.generateFile", arguments=[mod.as_uri()])), 15)
+        freed = time.monotonic() - started
+        assert str(root / "docs/pkg0/mod1.py_kw.md") in done["written"]
+        assert _gone(process), "the stopped process was not killed"
+        assert answered < 2 and freed < 10, (answered, freed)
+    finally:
+        await _end(client, server, seen)
