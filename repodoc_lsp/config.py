@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from repodoc_lsp.regular import read_regular
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -41,6 +43,7 @@ class Settings:
     max_workspace_symbols: int = 200
     python_path: str = ""
     hover: str = "full"
+    max_workspace_files: int = 100_000
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
@@ -82,6 +85,7 @@ FIELDS: tuple[Field, ...] = (
     Field("python_path", str, "language server: interpreter whose libraries jedi resolves"),
     Field("hover", str, "language server: full (signature, docstring, repodoc's facts), extras (only what "
           "repodoc adds, beside another Python language server) or off", choices=("full", "extras", "off")),
+    Field("max_workspace_files", int, "files beyond this many in a workspace are left out, with a message", 1),
 )
 _BY_KEY: dict[str, Field] = {}
 for _f in FIELDS:
@@ -145,7 +149,7 @@ def read_pyproject(root: Path) -> dict[str, Any]:
     """`[tool.repodoc]` of root/pyproject.toml ({} when absent); ConfigError on bad TOML."""
     path = root / "pyproject.toml"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(path).decode("utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
@@ -183,7 +187,7 @@ def project_name(root: Path, settings: Settings) -> str:
     if settings.project_name:
         return settings.project_name
     try:
-        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(root / "pyproject.toml").decode("utf-8"))
         name = data.get("project", {}).get("name")
         if isinstance(name, str) and name:
             return name

@@ -10,6 +10,7 @@ from pathlib import Path
 import pathspec
 
 from repodoc_lsp.config import Settings
+from repodoc_lsp.regular import read_regular
 
 # Folders that are never inputs, whatever the ignore files say.
 NEVER_DIRS = frozenset({
@@ -31,6 +32,14 @@ class Skipped:
     reason: str
 
 
+CAPPED = "."  # the path of the skip that says the walk stopped at max-workspace-files
+
+
+def capped(skipped: list[Skipped]) -> Skipped | None:
+    """The skip saying the workspace has more files than max-workspace-files, if it has."""
+    return next((s for s in skipped if s.path == CAPPED), None)
+
+
 @dataclass
 class Discovery:
     """Inputs as POSIX paths relative to the root, sorted; folders include "" (the root)."""
@@ -47,7 +56,7 @@ def _spec(lines: list[str]) -> pathspec.PathSpec | None:
 
 def _read_ignore(path: Path) -> pathspec.PathSpec | None:
     try:
-        return _spec(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        return _spec(read_regular(path).decode("utf-8", errors="replace").splitlines())
     except OSError:
         return None
 
@@ -123,13 +132,15 @@ def _binary_name(rel: str) -> bool:
 
 
 def discover(root: Path, settings: Settings) -> Discovery:
-    """Walk the root without following folder links; report what is left out and why."""
+    """Walk the root without following folder links; report what is left out and why. Only regular
+    files are inputs; the walk stops after max-workspace-files files (a skip at CAPPED says so)."""
     root = root.resolve()
     flt = InputFilter(root, settings)
     found = Discovery()
     has_input: set[str] = set()
     root_real = str(root)
     stack = [""]
+    seen = 0
     while stack:
         folder = stack.pop()
         abs_folder = os.path.join(root_real, folder) if folder else root_real
@@ -162,7 +173,13 @@ def discover(root: Path, settings: Settings) -> Discovery:
                         stack.append(rel)
                     continue
                 if not entry.is_file() or flt.file_excluded(rel):
-                    continue
+                    continue  # FIFOs, devices and sockets too: never opened
+                seen += 1
+                if seen > settings.max_workspace_files:
+                    found.skipped.append(Skipped(CAPPED, f"more than {settings.max_workspace_files:,} files: "
+                                                         "the rest are left out (max-workspace-files)"))
+                    stack.clear()
+                    break
                 if _binary_name(rel):
                     found.skipped.append(Skipped(rel, "binary (by extension)"))
                     continue

@@ -24,6 +24,7 @@ from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
 from repodoc_lsp.pool import run_chunks
+from repodoc_lsp.regular import read_regular
 from repodoc_lsp.render import Site
 
 # Below this many files to analyse, worker processes cost more than they save.
@@ -62,8 +63,7 @@ def analyse_path(root: str, rel: str) -> Analysed:
     """Read and analyse one file; every failure becomes a skip reason, never an exception."""
     path = os.path.join(root, rel)
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_regular(path)
     except OSError as exc:
         return Analysed(rel, "", 0, None, f"unreadable: {exc.strerror or exc}")
     return analyse_bytes(rel, data)
@@ -207,8 +207,7 @@ class Workspace:
         sizes: dict[str, int] = {}
         for rel in rels:
             try:
-                with open(self.root / rel, "rb") as fh:
-                    data = fh.read()
+                data = read_regular(self.root / rel)
             except OSError as exc:
                 read_skipped[rel] = f"unreadable: {exc.strerror or exc}"
                 continue
@@ -319,7 +318,7 @@ class Workspace:
         """
         if data is None:
             try:
-                data = (self.root / rel).read_bytes()
+                data = read_regular(self.root / rel)
             except FileNotFoundError:
                 return self.remove_file(rel)
             except OSError as exc:
@@ -379,7 +378,7 @@ class Workspace:
         from repodoc_lsp.analysis.source import decode, language_for
 
         try:
-            data = (self.root / rel).read_bytes()
+            data = read_regular(self.root / rel)
             return decode(data, language_for(rel)).text
         except (OSError, NotText):
             return None

@@ -18,14 +18,16 @@ from repodoc_lsp import __version__
 from repodoc_lsp.analysis.cursor import Cursor
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.config import Settings
+from repodoc_lsp.discover import capped
 from repodoc_lsp.server.convert import path_of
 from repodoc_lsp.server.priority import Requests
 from repodoc_lsp.server.protocol import RepodocProtocol
+from repodoc_lsp.server.roots import project_folder, refusal
 from repodoc_lsp.server.settings import SECTION, settings_for, unwrap
 from repodoc_lsp.server.state import Root
 
 log = logging.getLogger(__name__)
-ROOT_MARKERS = ("pyproject.toml", ".git")
+SYMBOLS_WAIT_SECONDS = 2.0  # workspace/symbol waits this long in all for a root's first index
 
 
 class RepodocServer(LanguageServer):
@@ -75,6 +77,37 @@ class RepodocServer(LanguageServer):
     def make_root(self, path: Path, settings: Settings | None = None) -> Root:
         return Root(path, settings or self.settings_of(path), pause=self.requests.step_aside)
 
+    def add_root(self, folder: Path) -> Root | None:
+        """A workspace folder becomes a root unless `roots.refusal` says why not (told once)."""
+        why = refusal(folder)
+        if why:
+            self.tell(f"repodoc: {why}: not indexed, no pages; files there get hover only",
+                      types.MessageType.Warning)
+            return None
+        real = folder.resolve()
+        if real not in self.roots:
+            self.roots[real] = self.make_root(folder)
+        return self.roots[real]
+
+    def remove_root(self, folder: Path) -> None:
+        """A workspace folder removed: its root is closed (threads, cache, regeneration process)."""
+        root = self.roots.pop(folder.resolve(), None)
+        if root is not None:
+            root.close()
+            self.forget_cursors(root.path)
+
+    async def until_indexed(self) -> None:
+        """Wait for roots not indexed yet, at most SYMBOLS_WAIT_SECONDS from the first wait for each."""
+        loop = asyncio.get_running_loop()
+        while True:
+            waiting = [r for r in self.roots.values() if not r.indexed.is_set()]
+            for root in waiting:
+                if root.wait_until is None:
+                    root.wait_until = loop.time() + SYMBOLS_WAIT_SECONDS
+            if not any(loop.time() < r.wait_until for r in waiting if r.wait_until is not None):
+                return
+            await asyncio.sleep(0.02)
+
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         """window/showMessage, once per distinct message."""
         if message not in self.told:
@@ -105,10 +138,14 @@ class RepodocServer(LanguageServer):
         progress = self.thread_progress(token, "analyse") if token else None
         try:
             await asyncio.wrap_future(root.submit(root.scan, progress))
+            if (cap := capped(root.ws.discovery_skipped)) is not None:
+                self.tell(f"repodoc: {root.path} has {cap.reason}", types.MessageType.Warning)
         except Exception as exc:  # a broken root must not take the server down
-            log.exception("indexing %s failed", root.path)
-            self.tell(f"repodoc: indexing {root.path} failed: {exc}", types.MessageType.Error)
+            if not root.closed:  # a closed root (folder removed, settings changed) stops anyhow
+                log.exception("indexing %s failed", root.path)
+                self.tell(f"repodoc: indexing {root.path} failed: {exc}", types.MessageType.Error)
         finally:
+            root.indexed.set()
             if token:
                 self.work_done_progress.end(token, types.WorkDoneProgressEnd(
                     message=f"{len(root.ws.facts)} files indexed"))
@@ -171,21 +208,12 @@ def _folders(params: types.InitializeParams) -> list[Path]:
     return [p for p in paths if p is not None and p.is_dir()]
 
 
-def root_of_file(path: Path) -> Path:
-    """For a file opened outside any workspace folder: the nearest folder with a root marker."""
-    start = path.parent.resolve()
-    for folder in (start, *start.parents):
-        if any((folder / marker).exists() for marker in ROOT_MARKERS):
-            return folder
-    return path.parent.resolve()
-
-
 def _register_lifecycle(server: RepodocServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: RepodocServer, params: types.InitializeParams) -> None:
         ls.init_options = unwrap(params.initialization_options)
         for folder in _folders(params):
-            ls.roots[folder.resolve()] = ls.make_root(folder)
+            ls.add_root(folder)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: RepodocServer, params: types.InitializedParams) -> None:
@@ -205,14 +233,11 @@ def _register_lifecycle(server: RepodocServer) -> None:
     def did_change_folders(ls: RepodocServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         for folder in params.event.removed:
             path = path_of(folder.uri)
-            root = ls.roots.pop(path.resolve(), None) if path else None
-            if root:
-                root.close()
-                ls.forget_cursors(root.path)
+            if path is not None:
+                ls.remove_root(path)
         for folder in params.event.added:
             path = path_of(folder.uri)
-            if path and path.is_dir() and path.resolve() not in ls.roots:
-                root = ls.roots[path.resolve()] = ls.make_root(path)
+            if path and path.is_dir() and path.resolve() not in ls.roots and (root := ls.add_root(path)):
                 ls.spawn(ls.index_root(root))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -220,14 +245,12 @@ def _register_lifecycle(server: RepodocServer) -> None:
         path = path_of(params.text_document.uri)
         if path is None or ls.stopping:
             return
+        # Outside every workspace folder (the standard library, a vendored folder): hover only,
+        # no root, nothing indexed or written there.
         root = ls.root_for(path)
-        if root is None:
-            folder = root_of_file(path)
-            root = ls.roots[folder] = ls.make_root(folder)
-            ls.spawn(ls.index_root(root))
+        folder, python_path = (root.path, root.settings.python_path) if root else (project_folder(path), "")
         if path.suffix in PYTHON_SUFFIXES:  # hovers will follow: parse it for jedi now
-            cursor = ls.cursor_for(root.path, root.settings.python_path)
-            ls.jedi.submit(cursor.prepare, params.text_document.text, path)
+            ls.jedi.submit(ls.cursor_for(folder, python_path).prepare, params.text_document.text, path)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: RepodocServer, params: None) -> None:
@@ -261,6 +284,7 @@ async def pull_configuration(ls: RepodocServer, rebuild: bool = False) -> None:
             continue
         root.close()
         fresh = ls.roots[path] = ls.make_root(path, settings)
+        fresh.generated = root.generated
         if rebuild:  # at start-up, indexing begins once the settings are known
             ls.spawn(ls.index_root(fresh))
 

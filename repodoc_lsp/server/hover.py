@@ -16,6 +16,7 @@ from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.index import MODULE
 from repodoc_lsp.render.hover import CANDIDATES_SHOWN, Candidate, Definition, Fact, candidates_text, definition_text
 from repodoc_lsp.server.convert import path_of, uri_of
+from repodoc_lsp.server.roots import project_folder
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.app import RepodocServer
@@ -45,7 +46,7 @@ async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | 
         pos = doc.position_from_client_units(params.position)
     except (IndexError, ValueError):
         return None
-    cursor = ls.cursor_for(root.path if root else path.parent, root.settings.python_path if root else "")
+    cursor = ls.cursor_for(root.path if root else project_folder(path), root.settings.python_path if root else "")
     try:
         info = await asyncio.wrap_future(ls.jedi.submit(cursor.describe, source, path, pos.line + 1, pos.character))
     except Exception:

@@ -58,7 +58,8 @@ class SaveQueue:
 
     async def run(self, root: Root, rels: list[str]) -> None:
         try:
-            await asyncio.wrap_future(root.submit(root.regenerate, rels, root.settings.regenerate_on_save))
+            write = root.settings.regenerate_on_save and root.has_tree()  # else the index only
+            await asyncio.wrap_future(root.submit(root.regenerate, rels, write))
         except Exception:
             log.exception("regenerating %s failed", rels)
 

@@ -16,12 +16,13 @@ CLIENT_ONLY = frozenset({"trace", "interpreter", "serverCommand"})
 
 
 def unwrap(options: Any) -> dict[str, Any]:
-    """The `repodoc` settings object from whatever a client sent (flat or nested)."""
+    """The `repodoc` settings object from whatever a client sent (flat or nested). An empty list
+    is an empty object: Lua's `{}` is sent as JSON `[]` (Neovim's `settings = {repodoc = {}}`)."""
     if not isinstance(options, Mapping):
         return {}
     inner = options.get(SECTION)
-    if isinstance(inner, Mapping):
-        options = inner
+    if isinstance(inner, Mapping) or inner == [] or (SECTION in options and inner is None):
+        options = inner or {}
     return {k: v for k, v in options.items() if k not in CLIENT_ONLY}
 
 

@@ -27,7 +27,7 @@ from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.regen_process import RegenProcess, RegenProcessError
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
-from repodoc_lsp.writer import Writer
+from repodoc_lsp.writer import MANIFEST, Writer
 
 log = logging.getLogger(__name__)
 MAX_REGEN_FAILURES = 3
@@ -45,6 +45,9 @@ class Root:
         self.renderer = Renderer(settings.templates or None)
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"repodoc-{self.path.name}")
         self.ready = threading.Event()
+        self.indexed = threading.Event()  # the first indexing ended (well or not)
+        self.wait_until: float | None = None  # workspace/symbol waits for `indexed` until then
+        self.generated = False  # repodoc.generate ran for this root in this session
         self.pause = pause  # called between units of background work: requests go first
         self._uris: dict[str, str] = {}
         self.regen_process: RegenProcess | None = None  # started by the first save
@@ -71,6 +74,11 @@ class Root:
 
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.path).as_posix()
+
+    def has_tree(self) -> bool:
+        """Saves write pages only into a tree that exists (its manifest) or that the person asked
+        for in this session (repodoc.generate): a save never starts a docs folder by itself."""
+        return self.generated or (self.ws.out / MANIFEST).is_file()
 
     # -- work on the root's thread -----------------------------------------------------
     def scan(self, progress: ProgressFn | None = None) -> None:
@@ -151,6 +159,7 @@ class Root:
         """Scan the workspace here, then write the whole tree in the regeneration process
         (started anew: a replica of this scan), or here if it cannot run."""
         started = time.perf_counter()
+        self.generated = True
         scanned = self.ws.scan(progress=progress, cancel=cancel)
         self._stop_regen_process()
         summary = None

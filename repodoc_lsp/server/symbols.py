@@ -27,7 +27,9 @@ def entry_range(entry: Entry) -> types.Range:
 
 def register(server: RepodocServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
-    def workspace_symbol(ls: RepodocServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+    async def workspace_symbol(ls: RepodocServer, params: types.WorkspaceSymbolParams
+                               ) -> list[types.SymbolInformation]:
+        await ls.until_indexed()  # a first query right after start answers from the first index
         results: list[types.SymbolInformation] = []
         with ls.requests:
             for root in list(ls.roots.values()):

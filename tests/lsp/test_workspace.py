@@ -1,10 +1,10 @@
-"""Settings, several workspace folders, no workspace folder, requests while indexing."""
+"""Settings, several workspace folders, requests while indexing."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_helpers import SAMPLE, build, open_file, start, symbols, wait_for
+from lsp_helpers import SAMPLE, build, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -20,7 +20,8 @@ async def test_bad_setting_is_told_once_and_defaults_apply(client: LanguageClien
     assert texts == [
         "repodoc: settings: maxWorkspaceSymbols: expected a whole number, got 'many'; using the default",
         "repodoc: settings: unknown key 'nonsense' (known keys: outputDir, include, exclude, embedSourceMaxBytes, "
-        "maxFileBytes, projectName, templates, jobs, cacheDir, regenerateOnSave, maxWorkspaceSymbols, pythonPath)"
+        "maxFileBytes, projectName, templates, jobs, cacheDir, regenerateOnSave, maxWorkspaceSymbols, pythonPath, hover, "
+        "maxWorkspaceFiles)"
         "; using the default"]
     assert all(m.type == types.MessageType.Warning for m in client.messages)
     await wait_for(lambda: symbols(client, "func_249"))
@@ -63,17 +64,6 @@ async def test_two_workspace_folders(client: LanguageClient, tmp_path: Path) -> 
     assert {e["path"] for e in result["errors"]} >= {"sub/m.py_docs.md", "sub/m.py_kw.md"}
     assert result["errors"] == [e for r in result["roots"] for e in r["errors"]]
     assert (two / "docs/sub").read_text() == "a file where the folder of sub/'s pages goes\n"
-
-
-async def test_no_workspace_folder_uses_the_project_root(client: LanguageClient, tmp_path: Path) -> None:
-    root = build(tmp_path / "proj", SAMPLE)
-    await start(client, None, options={"cacheDir": str(tmp_path / "c")})
-    open_file(client, root / "pkg/use.py")
-    found = await wait_for(lambda: symbols(client, "Circle"))
-    assert found[0].location.uri == (root / "pkg/shapes.py").as_uri()
-    pages = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="repodoc.pagesFor", arguments=[(root / "pkg/use.py").as_uri()]))
-    assert pages["docs"] == str(root / "docs/pkg/use.py_docs.md")
 
 
 async def test_requests_during_indexing_are_answered(client: LanguageClient, tmp_path: Path) -> None:

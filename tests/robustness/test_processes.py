@@ -32,6 +32,8 @@ async def test_exit_leaves_no_process(tmp_path: Path) -> None:
         path = root / f"pkg{i // 30}" / f"mod{i}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"def func_{i}():\n    pass\n")
+    (root / "docs").mkdir()  # a docs tree exists (its manifest), so a save writes pages
+    (root / "docs/.repodoc-manifest.json").write_text('{"pages": {}}')
     client = LanguageClient("process-test", "1")
     client.feature(types.WORKSPACE_CONFIGURATION)(lambda params: [{} for _ in params.items])
     client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)

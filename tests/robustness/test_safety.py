@@ -93,7 +93,8 @@ async def test_the_regeneration_process_imports_nothing_from_the_workspace(tmp_p
     sentinel = tmp_path / "sentinel"
     trap = f"open({str(sentinel)!r}, 'a').write(__name__)\nraise ImportError('workspace module')\n"
     root = make_workspace(tmp_path / "ws", {"types.py": trap, "signal/__init__.py": trap, "pickle.py": trap,
-                                            "mod.py": "def first():\n    pass\n"})
+                                            "mod.py": "def first():\n    pass\n",
+                                            "docs/.repodoc-manifest.json": '{"pages": {}}'})  # a tree to keep
     client = LanguageClient("safety-test", "1")
     await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve", cwd=str(root),
                           env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")})

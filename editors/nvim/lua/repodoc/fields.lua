@@ -14,4 +14,5 @@ return {
   { key = "maxWorkspaceSymbols", type = "integer", default = 200, user_only = false },
   { key = "pythonPath", type = "string", default = "", user_only = true },
   { key = "hover", type = "string", default = "full", user_only = false },
+  { key = "maxWorkspaceFiles", type = "integer", default = 100000, user_only = false },
 }
