@@ -20,8 +20,8 @@ async def test_bad_setting_is_told_once_and_defaults_apply(client: LanguageClien
     assert texts == [
         "repodoc: settings: maxWorkspaceSymbols: expected a whole number, got 'many'; using the default",
         "repodoc: settings: unknown key 'nonsense' (known keys: outputDir, include, exclude, embedSourceMaxBytes, "
-        "maxFileBytes, projectName, templates, jobs, cacheDir, regenerateOnSave, maxWorkspaceSymbols, pythonPath, hover, "
-        "maxWorkspaceFiles)"
+        "maxFileBytes, projectName, templates, jobs, cacheDir, regenerateOnSave, maxWorkspaceSymbols, pythonPath, "
+        "hover, maxWorkspaceFiles)"
         "; using the default"]
     assert all(m.type == types.MessageType.Warning for m in client.messages)
     await wait_for(lambda: symbols(client, "func_249"))
