@@ -22,6 +22,7 @@ exit codes:
   1    --check: the tree on disk is not what generation would write
   2    bad command line, settings or workspace folder
   3    the output folder, or a page in it, cannot be written (disk full, permissions)
+       or rendered; every other page is written
   4    worker processes were killed twice (out of memory?) or froze; pages written are whole
   130  interrupted
 

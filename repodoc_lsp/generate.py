@@ -1,10 +1,9 @@
 """The pipeline, shared by the CLI and the language server:
-workspace facts -> page plan (each page keyed by its inputs) -> render what changed -> write.
+workspace facts -> page plan (each page keyed by what its view reads) -> render what changed -> write.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import multiprocessing
 import os
@@ -14,12 +13,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repodoc_lsp import __version__
+from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.discover import Skipped
 from repodoc_lsp.pool import run_chunks
 from repodoc_lsp.render import Renderer, Site
-from repodoc_lsp.render.paths import folder_of, pages_of_file, pages_of_folder
-from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace, default_jobs
+from repodoc_lsp.render.pages import GATHER, Page
+from repodoc_lsp.render.paths import folder_of
+from repodoc_lsp.workspace import NO_CHANGE, CancelToken, Change, ProgressFn, Workspace, default_jobs
 from repodoc_lsp.writer import Outcome, OutputError, Writer, WriteResult
 
 __all__ = ["OutputError", "Page", "Summary", "generate", "plan_pages", "write_pages"]
@@ -55,13 +55,6 @@ class Summary:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Page:
-    path: str  # relative to the output folder
-    key: str  # digest of everything the page is rendered from
-    render: Callable[[], str]
-
-
 def _h(*parts: object) -> str:
     h = hashlib.blake2b(digest_size=16)
     for p in parts:
@@ -79,40 +72,32 @@ def _templates_stamp(folder: str) -> str:
         return "missing"
 
 
-def _docs_page(renderer: Renderer, site: Site, ws: Workspace, rel: str) -> str:
-    return renderer.file_docs(site, rel, ws.read_text(rel))
+RenderFn = Callable[[Page], str]
 
 
-def plan_pages(ws: Workspace, renderer: Renderer, site: Site, *, files: set[str] | None = None,
-               folders: set[str] | None = None) -> list[Page]:
-    """Every page of the tree (or of `files` and `folders` only), with a key that changes
-    whenever its content could."""
+def page_renderer(ws: Workspace, renderer: Renderer, site: Site) -> RenderFn:
+    """`page -> its Markdown` (a docs page embeds the source as it is on disk)."""
+    def render(page: Page) -> str:
+        text = ws.read_text(page.subject) if page.kind == "docs" else None
+        return renderer.render(site, page.kind, page.subject, text)
+    return render
+
+
+def plan_pages(ws: Workspace, site: Site, change: Change | None = None) -> list[Page]:
+    """The pages of the whole tree, or of those `change` may alter (all of them when files
+    appeared or vanished), each keyed by a digest of everything its view reads."""
     s = ws.settings
-    base = _h(__version__, ws.project, s.embed_source_max_bytes, site.root, site.out,
-              _templates_stamp(s.templates))
-    rels = ws.relations
-    folder_listing = {f: _h(files) for f, files in site.child_files.items()}
+    base = _h(__version__, site.project, site.embed_max, site.root, site.out, _templates_stamp(s.templates))
+    if change is None or change.structural:
+        files, folders = set(ws.facts), set(ws.folders)
+    else:
+        files = set(change.files | change.related) & set(ws.facts)
+        folders = {folder_of(r) for r in change.files | change.related} & ws.folders
     pages: list[Page] = []
-    for rel in sorted(ws.facts if files is None else files & set(ws.digests)):
-        d = ws.digests[rel]
-        docs, kw = pages_of_file(rel)
-        targets = sorted((t or "") for t in rels.targets.get(rel, {}).values())
-        key = _h(base, "docs", rel, d, ws.sizes[rel], rels.module_of.get(rel), rels.importers(rel),
-                 folder_listing.get(folder_of(rel)), targets)
-        pages.append(Page(docs, key, functools.partial(_docs_page, renderer, site, ws, rel)))
-        pages.append(Page(kw, _h(base, "kw", rel, d), functools.partial(renderer.file_kw, site, rel)))
-    for folder in sorted(ws.folders if folders is None else folders & ws.folders):
-        children = site.child_files.get(folder, [])
-        subs = site.child_folders.get(folder, [])
-        content = [(r, ws.digests[r]) for r in children]
-        sub_counts = [(f, site.files_below.get(f, 0)) for f in subs]
-        index, doc = pages_of_folder(folder)
-        pages.append(Page(index, _h(base, "index", folder, content, sub_counts),
-                          functools.partial(renderer.folder_index, site, folder)))
-        links = [(r, rels.importers(r), sorted((t or "") for t in rels.targets.get(r, {}).values()))
-                 for r in children]
-        pages.append(Page(doc, _h(base, "doc", folder, content, len(subs), links),
-                          functools.partial(renderer.folder_doc, site, folder)))
+    for kind, subjects in (("docs", files), ("kw", files), ("index", folders), ("doc", folders)):
+        gather = GATHER[kind]
+        pages.extend(Page(kind, subject, _h(base, kind, subject, gather(site, subject)))
+                     for subject in sorted(subjects))
     return pages
 
 
@@ -121,15 +106,26 @@ PARALLEL_PAGES = 400
 _CHUNK = 40
 
 # What forked render workers inherit (set just before the fork, never pickled).
-_FORKED: tuple[list[Page], Writer] | None = None
+_FORKED: tuple[list[Page], Writer, RenderFn] | None = None
+
+
+def render_and_write(page: Page, render: RenderFn, writer: Writer) -> WriteResult:
+    """One page: a page that cannot be rendered is an error of that page (the old one stays)."""
+    try:
+        content = render(page)
+    except Exception as exc:  # any failure of one view (a template, a docstring) stays with it
+        return WriteResult(page.path, Outcome.ERROR, f"cannot render: {type(exc).__name__}: {exc}")
+    if not content.startswith(MARKER):
+        return WriteResult(page.path, Outcome.ERROR, "cannot render: the page does not start with the marker line")
+    return writer.write(page.path, content, page.key)
 
 
 def _render_chunk(start: int) -> list[tuple[WriteResult, tuple[str, int, int] | None]]:
     assert _FORKED is not None
-    pages, writer = _FORKED
+    pages, writer, render = _FORKED
     out = []
     for page in pages[start : start + _CHUNK]:
-        result = writer.write(page.path, page.render(), page.key)
+        result = render_and_write(page, render, writer)
         out.append((result, writer.manifest.get(page.path)))
     return out
 
@@ -138,13 +134,13 @@ def _fork_is_safe() -> bool:
     return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
-def _rendered(todo: list[Page], writer: Writer, jobs: int, cancel: CancelToken | None,
+def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, cancel: CancelToken | None,
               pause: Callable[[], None] | None = None) -> Iterator[tuple[WriteResult, tuple[str, int, int] | None]]:
     """Render and write `todo`: forked workers for many pages in a single-threaded process
     (the CLI), else in this process (the language server), calling `pause` before each page."""
     global _FORKED
     if jobs > 1 and len(todo) >= PARALLEL_PAGES and _fork_is_safe():
-        _FORKED = (todo, writer)
+        _FORKED = (todo, writer, render)
         try:
             for chunk in run_chunks(_render_chunk, range(0, len(todo), _CHUNK), workers=jobs,
                                     context=multiprocessing.get_context("fork"), cancel=cancel,
@@ -158,11 +154,11 @@ def _rendered(todo: list[Page], writer: Writer, jobs: int, cancel: CancelToken |
             pause()
         if cancel is not None and cancel.is_set():
             return
-        yield writer.write(page.path, page.render(), page.key), None
+        yield render_and_write(page, render, writer), None
 
 
 def write_pages(
-    pages: Iterable[Page], writer: Writer, summary: Summary, *, progress: ProgressFn | None = None,
+    pages: Iterable[Page], render: RenderFn, writer: Writer, summary: Summary, *, progress: ProgressFn | None = None,
     cancel: CancelToken | None = None, remove_stale: bool = True, jobs: int = 1,
     prepare: Callable[[], None] | None = None, pause: Callable[[], None] | None = None,
 ) -> None:
@@ -181,7 +177,7 @@ def write_pages(
     if todo and prepare is not None:
         prepare()  # e.g. load facts before workers fork
     done = summary.unchanged
-    for result, record in _rendered(todo, writer, jobs, cancel, pause):
+    for result, record in _rendered(todo, render, writer, jobs, cancel, pause):
         done += 1
         if record is not None:
             writer.manifest[result.page] = record
@@ -209,55 +205,26 @@ def write_pages(
     writer.save_manifest()
 
 
-def affected(ws: Workspace, changed: Iterable[str]) -> tuple[set[str], set[str]]:
-    """The files and folders whose pages a change of `changed` may alter (call right after
-    `ws.update_file`/`ws.remove_file` of each, collecting their `last_related`)."""
-    files = set(changed)
-    folders: set[str] = set()
-    for rel in list(files):
-        folder = folder_of(rel)
-        folders.add(folder)
-        if ws.last_structural:  # sibling lists, folder counts and the module map change
-            files.update(r for r in ws.facts if folder_of(r) == folder)
-            while folder:
-                folder = folder_of(folder)
-                folders.add(folder)
-    files |= ws.last_related
-    folders |= {folder_of(r) for r in ws.last_related}
-    return files, folders
-
-
 def regenerate(ws: Workspace, rels: Iterable[str], writer: Writer, renderer: Renderer,
                data: dict[str, bytes] | None = None, pause: Callable[[], None] | None = None) -> Summary:
-    """Update `rels` (from `data`, else from disk; gone: removed) and rewrite only the pages
-    they can change; for saves in the editor. Never removes pages of other files.
+    """Update `rels` (from `data`, else from disk; gone: removed) and rewrite the pages
+    the change can alter; for saves in the editor. When files appeared or vanished, every
+    page is planned (the keys decide what is written) and pages of vanished sources go.
     `pause` is called between files and between pages."""
     started = time.perf_counter()
     summary = Summary(root=str(ws.root), out=str(ws.out))
-    files: set[str] = set()
-    folders: set[str] = set()
-    structural = False
-    related: set[str] = set()
-    gone: list[str] = []
+    change = NO_CHANGE
     for rel in rels:
         if pause is not None:
             pause()
-        known = rel in ws.facts
-        ws.update_file(rel, (data or {}).get(rel))
-        structural |= ws.last_structural
-        related |= ws.last_related
-        files.add(rel)
-        if known and rel not in ws.facts:
-            gone.extend(pages_of_file(rel))
-    ws.last_structural, ws.last_related = structural, related
-    files, folders = affected(ws, files)
-    gone.extend(page for f in folders - ws.folders for page in pages_of_folder(f))
-    removed, conflicts = writer.remove(gone)
-    summary.removed.extend(removed)
-    summary.conflicts.extend(conflicts)
+        change |= ws.update_file(rel, (data or {}).get(rel))
     site = ws.site()
-    write_pages(plan_pages(ws, renderer, site, files=files, folders=folders), writer, summary,
-                remove_stale=False, pause=pause)
+    pages = plan_pages(ws, site, change)
+    if change.structural:
+        removed, conflicts = writer.remove(set(writer.manifest) - {p.path for p in pages})
+        summary.removed.extend(removed)
+        summary.conflicts.extend(conflicts)
+    write_pages(pages, page_renderer(ws, renderer, site), writer, summary, remove_stale=False, pause=pause)
     summary.files = len(ws.facts)
     summary.seconds = time.perf_counter() - started
     return summary
@@ -280,7 +247,8 @@ def generate(
         writer = Writer(ws.out, check=check)
         renderer = renderer or Renderer(ws.settings.templates or None)
         site = ws.site()
-        write_pages(plan_pages(ws, renderer, site), writer, summary, progress=progress, cancel=cancel,
+        write_pages(plan_pages(ws, site), page_renderer(ws, renderer, site), writer, summary,
+                    progress=progress, cancel=cancel,
                     jobs=jobs or default_jobs(ws.settings), prepare=ws.facts.load_all)
     summary.seconds = time.perf_counter() - started
     return summary

@@ -51,6 +51,26 @@ class CancelToken(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Change:
+    """What `Workspace.update_file`/`remove_file` changed, for the page planner. True when
+    anything did."""
+
+    files: frozenset[str] = frozenset()  # files analysed again, added or removed
+    structural: bool = False  # files appeared or vanished: module names, folders, sibling lists
+    related: frozenset[str] = frozenset()  # other files whose importers changed
+
+    def __bool__(self) -> bool:
+        return bool(self.files)
+
+    def __or__(self, other: Change) -> Change:
+        return Change(self.files | other.files, self.structural or other.structural,
+                      self.related | other.related)
+
+
+NO_CHANGE = Change()
+
+
+@dataclass(frozen=True, slots=True)
 class Analysed:
     rel: str
     digest: str
@@ -187,10 +207,6 @@ class Workspace:
         self.relations = Relations({})
         self.analysed = 0  # files analysed (not from the cache) by the last scan
         self.cached = 0
-        # What the last update_file/remove_file touched: files whose "Imported by" changed,
-        # and whether files appeared or vanished (then sibling lists and folders change too).
-        self.last_related: set[str] = set()
-        self.last_structural = False
 
     # -- whole workspace ----------------------------------------------------------
     def scan(self, *, jobs: int | None = None, progress: ProgressFn | None = None,
@@ -311,10 +327,10 @@ class Workspace:
             return None
         return path.resolve().relative_to(self.root).as_posix()
 
-    def update_file(self, rel: str, data: bytes | None = None) -> bool:
+    def update_file(self, rel: str, data: bytes | None = None) -> Change:
         """Re-analyse one file (from `data`, else from disk; gone from disk: removed).
 
-        Returns True when the workspace changed.
+        Returns what changed (false when nothing did).
         """
         if data is None:
             try:
@@ -327,9 +343,8 @@ class Workspace:
         if len(data) > self.settings.max_file_bytes:
             return self.remove_file(rel)
         key = digest(data)
-        self.last_related, self.last_structural = set(), False
         if self.digests.get(rel) == key:
-            return False
+            return NO_CHANGE
         cached = self.cache.get_many([key]).get(key)
         result = Analysed(rel, key, len(data), cached) if cached else analyse_bytes(rel, data)
         if result.facts is None:
@@ -343,25 +358,18 @@ class Workspace:
         self.sizes[rel] = result.size
         self.read_skipped.pop(rel, None)
         if is_new:
-            before = {r: set(self.relations.importers(r)) for r in self.facts if r != rel}
             self.folders.update(_ancestors(rel))
             self.relations = Relations(self.facts.imports())
-            self.last_related = {r for r, old in before.items() if set(self.relations.importers(r)) != old}
-            self.last_structural = True
-        else:
-            self.last_related = self.relations.update(rel, result.facts.imports)
-        return True
+            return Change(frozenset([rel]), structural=True)
+        return Change(frozenset([rel]), related=frozenset(self.relations.update(rel, result.facts.imports)))
 
-    def remove_file(self, rel: str) -> bool:
-        self.last_related, self.last_structural = set(), False
+    def remove_file(self, rel: str) -> Change:
         if rel not in self.facts:
-            return False
-        self.last_related = {t for t in self.relations.targets.get(rel, {}).values() if t}
-        self.last_structural = True
+            return NO_CHANGE
         del self.facts[rel], self.digests[rel], self.sizes[rel]
         self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
         self.relations = Relations(self.facts.imports())
-        return True
+        return Change(frozenset([rel]), structural=True)
 
     # -- views --------------------------------------------------------------------
     @property
@@ -372,7 +380,7 @@ class Workspace:
     def site(self) -> Site:
         return Site.build(project=self.project, root=self.root.as_posix(), out=self.out.as_posix(),
                           embed_max=self.settings.embed_source_max_bytes, relations=self.relations,
-                          facts=self.facts, sizes=self.sizes, folders=self.folders)
+                          facts=self.facts, sizes=self.sizes, folders=self.folders, digests=self.digests)
 
     def read_text(self, rel: str) -> str | None:
         from repodoc_lsp.analysis.source import decode, language_for

@@ -287,6 +287,34 @@ def test_user_templates_override_by_name(tmp_path: Path, cache_env: dict[str, st
     assert "## Original Source" in (root / "docs/a.py_docs.md").read_text()
 
 
+def test_a_page_that_cannot_be_rendered_fails_alone(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "b.py": "y = 2\n",
+                                            "tpl/file_kw.md.j2": "{{ marker }}\n{{ 1 // (rel != 'a.py') }}\n"})
+    proc = run_cli("generate", str(root), "--templates", "tpl", env=cache_env)
+    assert proc.returncode == 3, proc.stderr
+    assert "a.py_kw.md: cannot render: ZeroDivisionError" in proc.stderr
+    assert "1 errors" in proc.stdout
+    assert not (root / "docs/a.py_kw.md").exists() and (root / "docs/b.py_kw.md").exists()
+    assert (root / "docs/a.py_docs.md").exists()
+
+
+def test_each_imported_module_lists_its_importer(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """`from pkg import a, b`: both submodules are imported (and tested) by the file, on a
+    full run and on the pages a later run rewrites."""
+    root = make_workspace(tmp_path / "ws", {"pkg/__init__.py": "", "pkg/a.py": "x = 1\n", "pkg/b.py": "y = 2\n",
+                                            "tests/test_ab.py": "x = 1\n"})
+    generate_json(root, cache_env)
+    assert "No file in the workspace imports this module." in (root / "docs/pkg/b.py_docs.md").read_text()
+    (root / "tests/test_ab.py").write_text("from pkg import a, b\n")
+    generate_json(root, cache_env)
+    for page in ("docs/pkg/a.py_docs.md", "docs/pkg/b.py_docs.md"):
+        text = (root / page).read_text()
+        importers = text.split("### Imported by", 1)[1].split("##", 1)[0]
+        assert "[tests/test_ab.py](../tests/test_ab.py_docs.md)" in importers, page
+        assert "[tests/test_ab.py](../tests/test_ab.py_docs.md)" in text.split("## Testing & Usage", 1)[1], page
+    assert run_cli("generate", str(root), "--check", env=cache_env).returncode == 0
+
+
 def test_summary_line_and_help(tmp_path: Path, cache_env: dict[str, str]) -> None:
     root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "b.bin": b"\x00"})
     proc = run_cli("generate", str(root), env=cache_env)

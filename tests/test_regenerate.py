@@ -82,3 +82,41 @@ def test_a_replica_from_state_sees_later_changes_and_fills_the_cache(ws: Workspa
     ws.cache.put_many = None  # type: ignore[assignment,method-assign]  # would fail if it analysed anew
     assert ws.update_file("pkg/b.py") and ws.update_file("pkg/new.py")
     assert ws.facts["pkg/b.py"] == replica.facts["pkg/b.py"] and "pkg/new.py" in ws.facts
+
+
+def test_update_and_remove_return_the_change(ws: Workspace) -> None:
+    (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
+    assert not ws.update_file("pkg/a.py")  # unchanged on disk: no change
+    change = ws.update_file("pkg/b.py")
+    assert change.files == {"pkg/b.py"} and not change.structural
+    (ws.root / "pkg/a.py").write_text("x = 1\n")  # no longer imports pkg.b
+    assert ws.update_file("pkg/a.py").related == {"pkg/b.py"}
+    (ws.root / "pkg/new.py").write_text("x = 1\n")
+    assert ws.update_file("pkg/new.py").structural
+    (ws.root / "pkg/new.py").unlink()
+    gone = ws.update_file("pkg/new.py")
+    assert gone.structural and gone.files == {"pkg/new.py"}
+    assert not ws.remove_file("pkg/new.py")
+
+
+def test_a_package_appearing_rewrites_pages_that_named_it(ws: Workspace) -> None:
+    """`import foo.missing` is third-party until a folder `foo` appears: the importer's page
+    changes although none of its import targets do (the issue's stale page)."""
+    (ws.root / "other/c.py").write_text("import foo.missing\n")
+    regenerate(ws, ["other/c.py"], Writer(ws.out), Renderer())
+    (ws.root / "foo").mkdir()
+    (ws.root / "foo/__init__.py").write_text('"""foo"""\n')
+    summary = regenerate(ws, ["foo/__init__.py"], Writer(ws.out), Renderer())
+    assert "other/c.py_docs.md" in summary.written
+    assert generate(ws.root, Workspace(ws.root, ws.settings), check=True).stale == []
+
+
+def test_a_page_that_cannot_be_rendered_is_an_error_of_that_page(ws: Workspace, tmp_path: Path) -> None:
+    before = (ws.out / "pkg/b.py_kw.md").read_bytes()
+    templates = make_workspace(tmp_path / "tpl", {"file_kw.md.j2": "{{ marker }}\n{{ no_such_value }}\n"})
+    (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
+    summary = regenerate(ws, ["pkg/b.py"], Writer(ws.out), Renderer(templates))
+    assert [(e.page, e.reason.split(":")[0]) for e in summary.errors] == [("pkg/b.py_kw.md", "cannot render")]
+    assert "no_such_value" in summary.errors[0].reason
+    assert (ws.out / "pkg/b.py_kw.md").read_bytes() == before  # the previous page stays
+    assert "pkg/b.py_docs.md" in summary.written  # the rest is written

@@ -66,40 +66,52 @@ class Relations:
             for name in names:
                 self.file_of.setdefault(name, rel)
         self.top_level = {name.split(".", 1)[0] for name in self.file_of}
-        self.targets: dict[str, dict[Import, str | None]] = {}
+        # rel -> import -> the files it names, one per imported name (see `resolve`)
+        self.targets: dict[str, dict[Import, tuple[str, ...]]] = {}
         self.imported_by: dict[str, set[str]] = defaultdict(set)
         # (target file, imported name) -> importing files
         self.name_users: dict[tuple[str, str], set[str]] = defaultdict(set)
         self._imports: dict[str, tuple[Import, ...]] = {}
+        self._names: dict[str, list[tuple[str, str]]] = {}  # rel -> (target, name) it takes
         for rel, imps in imports.items():
             self.update(rel, imps)
 
     def update(self, rel: str, imports: Iterable[Import]) -> set[str]:
         """Re-resolve one file's imports; returns the files whose "Imported by" changed."""
-        old = set(t for t in self.targets.get(rel, {}).values() if t)
-        for imp in self._imports.get(rel, ()):
-            target = self.targets.get(rel, {}).get(imp)
-            if target:
-                for name in imp.names:
-                    self.name_users[(target, name)].discard(rel)
+        old = {t for targets in self.targets.get(rel, {}).values() for t in targets}
+        for target, name in self._names.get(rel, ()):
+            self.name_users[(target, name)].discard(rel)
         for target in old:
             self.imported_by[target].discard(rel)
         imps = tuple(imports)
         self._imports[rel] = imps
-        resolved: dict[Import, str | None] = {}
+        resolved: dict[Import, tuple[str, ...]] = {}
+        names: list[tuple[str, str]] = []
         for imp in imps:
-            target = self.resolve(rel, imp)
-            resolved[imp] = target
-            if target and target != rel:
-                self.imported_by[target].add(rel)
-                for name in imp.names:
-                    self.name_users[(target, name)].add(rel)
+            pairs = self.resolve(rel, imp)
+            resolved[imp] = tuple(dict.fromkeys(t for t, _ in pairs))
+            for target, name in pairs:
+                if target != rel:
+                    self.imported_by[target].add(rel)
+                    if name:
+                        self.name_users[(target, name)].add(rel)
+                        names.append((target, name))
         self.targets[rel] = resolved
-        new = set(t for t in resolved.values() if t and t != rel)
+        self._names[rel] = names
+        new = {t for targets in resolved.values() for t in targets if t != rel}
         return old ^ new
 
     def target(self, rel: str, imp: Import) -> str | None:
-        return self.targets.get(rel, {}).get(imp)
+        """The first file an import names (its link in a page)."""
+        targets = self.targets.get(rel, {}).get(imp)
+        return targets[0] if targets else None
+
+    def targets_of(self, rel: str, imp: Import) -> tuple[str, ...]:
+        """The workspace files an import of `rel` names."""
+        return self.targets.get(rel, {}).get(imp, ())
+
+    def imports_of(self, rel: str) -> tuple[Import, ...]:
+        return self._imports.get(rel, ())
 
     def absolute(self, rel: str, imp: Import) -> str:
         """The absolute dotted module of an import (relative ones resolved against the file)."""
@@ -116,22 +128,24 @@ class Relations:
         tail = imp.module.lstrip(".")
         return ".".join([*package, tail] if tail else package)
 
-    def resolve(self, rel: str, imp: Import) -> str | None:
+    def resolve(self, rel: str, imp: Import) -> list[tuple[str, str]]:
+        """One (file, name) per imported name: `from pkg import a` names the module `pkg.a`
+        when it is a file of the workspace (name ""), else `pkg` (name "a"); `import pkg.mod`
+        names `pkg.mod` only."""
         module = self.absolute(rel, imp)
         if module.startswith("."):
-            return None
-        for name in imp.names:  # `from pkg import mod` imports a module
-            hit = self.file_of.get(f"{module}.{name}" if module else name)
-            if hit and len(imp.names) == 1:
-                return hit
-        hit = self.file_of.get(module)
-        if hit:
-            return hit
+            return []
+        base = self.file_of.get(module) if module else None
+        if not imp.names:
+            return [(base, "")] if base else []
+        pairs: list[tuple[str, str]] = []
         for name in imp.names:
-            hit = self.file_of.get(f"{module}.{name}" if module else name)
-            if hit:
-                return hit
-        return None
+            sub = self.file_of.get(f"{module}.{name}" if module else name)
+            if sub:
+                pairs.append((sub, ""))
+            elif base:
+                pairs.append((base, name))
+        return pairs
 
     def category(self, rel: str, imp: Import) -> str:
         """'workspace', 'stdlib' or 'third-party'."""

@@ -1,4 +1,9 @@
-"""Page views: the data each template receives, built from facts and relations."""
+"""Page views: the data each template receives, built from facts and relations.
+
+Each page kind has a gather function (`GATHER`) that collects everything its view reads
+besides the site's constants and the facts of the files it names (by digest); the view
+reads only that, so a digest of it is the page's key: a page changes exactly when its key does.
+"""
 
 from __future__ import annotations
 
@@ -59,14 +64,16 @@ class Site:
     facts: Mapping[str, FileFacts]
     sizes: dict[str, int]
     folders: list[str]
+    digests: Mapping[str, str] = field(default_factory=dict)  # rel -> digest of the analysed content
     child_folders: dict[str, list[str]] = field(default_factory=dict)
     child_files: dict[str, list[str]] = field(default_factory=dict)
     files_below: dict[str, int] = field(default_factory=dict)  # folder -> files at any depth
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
-              facts: Mapping[str, FileFacts], sizes: dict[str, int], folders: Iterable[str]) -> Site:
-        site = cls(project, root, out, embed_max, relations, facts, sizes, sorted(folders))
+              facts: Mapping[str, FileFacts], sizes: dict[str, int], folders: Iterable[str],
+              digests: Mapping[str, str] | None = None) -> Site:
+        site = cls(project, root, out, embed_max, relations, facts, sizes, sorted(folders), digests or {})
         site.index_tree()
         return site
 
@@ -89,6 +96,71 @@ class Site:
     def source_path(self, rel: str) -> str:
         """The source file `rel` as a path relative to the output folder."""
         return posixpath.relpath(posixpath.join(self.root, rel), self.out)
+
+
+PAGE_KINDS = ("docs", "kw", "index", "doc")
+_PATHS: dict[str, Callable[[str], str]] = {"docs": docs_page, "kw": kw_page, "index": folder_index,
+                                           "doc": folder_doc}
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of the tree: its kind, its file or folder, and the digest of its inputs."""
+
+    kind: str  # one of PAGE_KINDS
+    subject: str  # the file (docs, kw) or folder (index, doc)
+    key: str
+
+    @property
+    def path(self) -> str:
+        """Where it lives, relative to the output folder."""
+        return _PATHS[self.kind](self.subject)
+
+
+def _import_links(site: Site, rel: str) -> list[tuple[str, tuple[str, ...], str]]:
+    """(category, target files, absolute module) of each import of `rel`, in order."""
+    rels = site.relations
+    return [(rels.category(rel, imp), rels.targets_of(rel, imp), rels.absolute(rel, imp))
+            for imp in rels.imports_of(rel)]
+
+
+def gather_kw(site: Site, rel: str) -> dict:
+    return {"digest": site.digests.get(rel)}
+
+
+def gather_docs(site: Site, rel: str) -> dict:
+    rels = site.relations
+    return {"digest": site.digests.get(rel), "size": site.sizes.get(rel, 0),
+            "module": rels.module_of.get(rel, ""), "importers": rels.importers(rel), "tests": rels.tests_of(rel),
+            "siblings": [r for r in site.child_files.get(folder_of(rel), []) if r != rel],
+            "links": _import_links(site, rel)}
+
+
+def gather_index(site: Site, folder: str) -> dict:
+    return {"subfolders": [(f, site.files_below.get(f, 0)) for f in site.child_folders.get(folder, [])],
+            "files": [(r, site.digests.get(r)) for r in site.child_files.get(folder, [])]}
+
+
+def gather_doc(site: Site, folder: str) -> dict:
+    files = site.child_files.get(folder, [])
+    return {"files": [(r, site.digests.get(r)) for r in files],
+            "n_folders": len(site.child_folders.get(folder, [])),
+            "links": {r: _import_links(site, r) for r in files},
+            "importers": {r: site.relations.importers(r) for r in files}}
+
+
+GATHER: dict[str, Callable[[Site, str], dict]] = {"docs": gather_docs, "kw": gather_kw, "index": gather_index,
+                                                  "doc": gather_doc}
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """What every page may say about the site as a whole (part of every key)."""
+
+    project: str
+    root: str
+    out: str
+    embed_max: int
 
 
 class Renderer:
@@ -117,19 +189,44 @@ class Renderer:
     def _link(page: str, target: str, fragment: str = "") -> str:
         return md.href(md.rel_link(page, target), fragment)
 
-    def _src(self, site: Site, page: str, rel: str, line: int | None = None) -> str:
-        target = posixpath.join(site.root, rel)
-        link = posixpath.relpath(target, posixpath.dirname(posixpath.join(site.out, page)))
-        return md.href(link, f"L{line}" if line else "")
+    @staticmethod
+    def _src(where: Where, page: str, rel: str) -> str:
+        target = posixpath.join(where.root, rel)
+        return md.href(posixpath.relpath(target, posixpath.dirname(posixpath.join(where.out, page))))
 
-    def _line_links(self, site: Site, page: str, rel: str) -> Callable[[int], str]:
+    def _line_links(self, where: Where, page: str, rel: str) -> Callable[[int], str]:
         """`line -> link to that line of the source`, with the path worked out once."""
-        base = self._src(site, page, rel)
+        base = self._src(where, page, rel)
         return lambda line: f"{base}#L{line}"
 
     # -- pages ------------------------------------------------------------------------
+    def render(self, site: Site, kind: str, subject: str, text: str | None = None) -> str:
+        """The page `kind` of `subject`: its view reads the site's constants, what
+        `GATHER[kind]` gathers, and the facts of the files named there, nothing else."""
+        where = Where(site.project, site.root, site.out, site.embed_max)
+        inputs = GATHER[kind](site, subject)
+        if kind == "kw":
+            return self._file_kw(where, subject, site.facts[subject])
+        if kind == "docs":
+            return self._file_docs(where, subject, inputs, site.facts[subject], text)
+        facts = {rel: site.facts[rel] for rel, _digest in inputs["files"]}
+        if kind == "index":
+            return self._folder_index(where, subject, inputs, facts)
+        return self._folder_doc(where, subject, inputs, facts)
+
     def file_kw(self, site: Site, rel: str) -> str:
-        facts = site.facts[rel]
+        return self.render(site, "kw", rel)
+
+    def file_docs(self, site: Site, rel: str, text: str | None) -> str:
+        return self.render(site, "docs", rel, text)
+
+    def folder_index(self, site: Site, folder: str) -> str:
+        return self.render(site, "index", folder)
+
+    def folder_doc(self, site: Site, folder: str) -> str:
+        return self.render(site, "doc", folder)
+
+    def _file_kw(self, where: Where, rel: str, facts: FileFacts) -> str:
         page = kw_page(rel)
         docs_name = posixpath.basename(docs_page(rel))
         keywords = facts.keywords()
@@ -145,28 +242,26 @@ class Renderer:
         return self._templates["file_kw"].render(
             rel=rel, page=page, docs_name=docs_name, folder=folder_of(rel) or ".",
             docs_label=link_text(docs_name), docs_url="./" + md.href(docs_name),
-            src_href=self._src(site, page, rel), groups=groups, section_map=section_map,
+            src_href=self._src(where, page, rel), groups=groups, section_map=section_map,
             identifiers_total=facts.identifiers_total, identifiers_shown=len(facts.identifiers),
-            empty_reason=_empty_reason(facts), project=site.project,
+            empty_reason=_empty_reason(facts), project=where.project,
         )
 
-    def file_docs(self, site: Site, rel: str, text: str | None) -> str:
-        facts = site.facts[rel]
+    def _file_docs(self, where: Where, rel: str, inputs: dict, facts: FileFacts, text: str | None) -> str:
         page = docs_page(rel)
-        rels = site.relations
         ext = posixpath.splitext(rel)[1]
-        size = site.sizes.get(rel, 0)
-        embed = text is not None and site.embed_max > 0 and size <= site.embed_max
+        size = inputs["size"]
+        embed = text is not None and where.embed_max > 0 and size <= where.embed_max
         classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
         functions = [s for s in facts.symbols if s.kind is SymbolKind.FUNCTION]
         methods_of: dict[str, list[Symbol]] = {}
         for s in facts.symbols:
             if s.kind is SymbolKind.METHOD:
                 methods_of.setdefault(s.container, []).append(s)
-        deps = self._dependencies(site, page, rel, facts.imports)
-        importers = [(r, self._link(page, docs_page(r))) for r in rels.importers(rel)]
-        tests = [(r, self._link(page, docs_page(r))) for r in rels.tests_of(rel)]
-        siblings = [r for r in site.child_files.get(folder_of(rel), []) if r != rel]
+        deps = self._dependencies(page, facts.imports, inputs["links"])
+        importers = [(r, self._link(page, docs_page(r))) for r in inputs["importers"]]
+        tests = [(r, self._link(page, docs_page(r))) for r in inputs["tests"]]
+        siblings = inputs["siblings"]
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
         purpose = md.docstring_markdown(facts.module_doc) if facts.module_doc else ""
         if not purpose and facts.language is Language.MARKDOWN and facts.symbols:
@@ -176,9 +271,9 @@ class Renderer:
             folder=folder_of(rel) or ".", facts=facts, lang=facts.language.value,
             type_label=_TYPE_LABEL[facts.language] + (f" ({ext})" if facts.language is Language.TEXT and ext else ""),
             size_label=md.size_human(size), size=size, purpose=purpose,
-            module=rels.module_of.get(rel, ""), embed=embed, source=text or "",
-            fence_lang=_LANG_FENCE.get(ext.lower(), ""), embed_max=site.embed_max,
-            src_href=self._src(site, page, rel), line_href=self._line_links(site, page, rel),
+            module=inputs["module"], embed=embed, source=text or "",
+            fence_lang=_LANG_FENCE.get(ext.lower(), ""), embed_max=where.embed_max,
+            src_href=self._src(where, page, rel), line_href=self._line_links(where, page, rel),
             classes=classes, functions=functions, methods_of=methods_of,
             headings=[s for s in facts.symbols if s.kind is SymbolKind.HEADING],
             counts=_counts(facts), deps=deps, importers=importers, tests=tests,
@@ -194,47 +289,45 @@ class Renderer:
             kw_href=self._link(page, kw_page(rel)), docs_href=self._link(page, page),
             index_href=self._link(page, folder_index(folder_of(rel))),
             folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
-            project=site.project,
+            project=where.project,
         )
 
-    def _dependencies(self, site: Site, page: str, rel: str, imports: Iterable[Import]) -> dict[str, list[dict]]:
+    def _dependencies(self, page: str, imports: Iterable[Import],
+                      links: list[tuple[str, tuple[str, ...], str]]) -> dict[str, list[dict]]:
         groups: dict[str, dict[str, dict]] = {"stdlib": {}, "third-party": {}, "workspace": {}}
-        for imp in imports:
-            cat = site.relations.category(rel, imp)
+        for imp, (cat, targets, absolute) in zip(imports, links, strict=True):
             entry = groups[cat].setdefault(imp.module, {
                 "module": imp.module, "anchor": imp.anchor, "lines": [], "names": [],
-                "href": "", "target": "", "absolute": site.relations.absolute(rel, imp)})
+                "href": "", "target": "", "absolute": absolute})
             entry["lines"].append(imp.line)
             entry["names"].extend(n for n in imp.names if n not in entry["names"])
-            target = site.relations.target(rel, imp)
-            if target and not entry["href"]:
-                entry["href"] = self._link(page, docs_page(target))
-                entry["target"] = target
+            if targets and not entry["href"]:
+                entry["href"] = self._link(page, docs_page(targets[0]))
+                entry["target"] = targets[0]
         return {cat: list(entries.values()) for cat, entries in groups.items()}
 
-    def folder_index(self, site: Site, folder: str) -> str:
+    def _folder_index(self, where: Where, folder: str, inputs: dict, facts_of: Mapping[str, FileFacts]) -> str:
         page = folder_index(folder)
-        subfolders = [(posixpath.basename(f), self._link(page, folder_index(f)),
-                       site.files_below.get(f, 0)) for f in site.child_folders.get(folder, [])]
+        subfolders = [(posixpath.basename(f), self._link(page, folder_index(f)), below)
+                      for f, below in inputs["subfolders"]]
         files = []
-        for rel in site.child_files.get(folder, []):
-            facts = site.facts[rel]
+        for rel, _digest in inputs["files"]:
+            facts = facts_of[rel]
             summary = md.first_line(facts.module_doc)
             if not summary and facts.language is Language.MARKDOWN and facts.symbols:
                 summary = facts.symbols[0].name
             files.append((posixpath.basename(rel), self._link(page, docs_page(rel)),
                           self._link(page, kw_page(rel)), summary, _counts(facts)))
         return self._templates["folder_index"].render(
-            folder=folder, page=page, title=folder or site.project, subfolders=subfolders,
+            folder=folder, page=page, title=folder or where.project, subfolders=subfolders,
             files=files, doc_href=self._link(page, folder_doc(folder)),
             parent_href=self._link(page, folder_index(folder_of(folder))) if folder else "",
-            project=site.project,
+            project=where.project,
         )
 
-    def folder_doc(self, site: Site, folder: str) -> str:
+    def _folder_doc(self, where: Where, folder: str, inputs: dict, facts_of: Mapping[str, FileFacts]) -> str:
         page = folder_doc(folder)
-        files = site.child_files.get(folder, [])
-        facts_of = site.facts
+        files = [rel for rel, _digest in inputs["files"]]
         init = next((r for r in files if posixpath.basename(r) == "__init__.py"), None)
         readme = next((r for r in files if posixpath.basename(r).lower() in ("readme.md", "readme.rst",
                                                                              "readme.txt", "readme")), None)
@@ -260,26 +353,25 @@ class Renderer:
         deps: dict[str, Counter[str]] = {"workspace": Counter(), "stdlib": Counter(), "third-party": Counter()}
         used_by: set[str] = set()
         for rel in files:
-            for imp in facts_of[rel].imports:
-                cat = site.relations.category(rel, imp)
-                target = site.relations.target(rel, imp)
+            for imp, (cat, targets, _absolute) in zip(facts_of[rel].imports, inputs["links"][rel], strict=True):
                 if cat == "workspace":
-                    if target and folder_of(target) != folder:
-                        deps[cat][target] += 1
+                    for target in targets:
+                        if folder_of(target) != folder:
+                            deps[cat][target] += 1
                 else:
                     deps[cat][imp.module.split(".", 1)[0]] += 1
-            used_by.update(r for r in site.relations.importers(rel) if r not in inside and folder_of(r) != folder)
+            used_by.update(r for r in inputs["importers"][rel] if r not in inside and folder_of(r) != folder)
         return self._templates["folder_doc"].render(
-            folder=folder, page=page, title=folder or site.project, purpose=purpose,
+            folder=folder, page=page, title=folder or where.project, purpose=purpose,
             purpose_from=purpose_from, purpose_href=self._link(page, docs_page(purpose_from)) if purpose_from else "",
             n_files=len(files), languages=sorted(languages.items()), lines=lines,
-            n_folders=len(site.child_folders.get(folder, [])),
+            n_folders=inputs["n_folders"],
             main_classes=public(main_classes)[:MAIN_SYMBOLS_LIMIT], n_classes=len(main_classes),
             main_functions=public(main_functions)[:MAIN_SYMBOLS_LIMIT], n_functions=len(main_functions),
             ws_deps=[(t, self._link(page, docs_page(t)), n) for t, n in sorted(deps["workspace"].items())],
             stdlib_deps=sorted(deps["stdlib"]), third_deps=sorted(deps["third-party"]),
             used_by=[(r, self._link(page, docs_page(r))) for r in sorted(used_by)],
-            index_href=self._link(page, folder_index(folder)), project=site.project,
+            index_href=self._link(page, folder_index(folder)), project=where.project,
             root=not folder,
         )
 

@@ -45,3 +45,21 @@ def test_update_one_file() -> None:
 def test_is_test_file() -> None:
     assert is_test_file("tests/helpers.py") and is_test_file("a/test_x.py") and is_test_file("x_test.py")
     assert not is_test_file("pkg/testing_utils.md") and not is_test_file("pkg/core.py")
+
+
+def test_one_target_per_imported_name() -> None:
+    """`from pkg import a, b` names the modules pkg.a and pkg.b; a name that is not a module
+    of the workspace names the package."""
+    files = {"pkg/__init__.py": "def helper():\n    pass\n", "pkg/a.py": "", "pkg/b.py": "",
+             "ns/x.py": "", "ns/y.py": "",
+             "use.py": "from pkg import a, b, helper\nfrom ns import x, y\nimport pkg.a\nfrom pkg import nothing\n"}
+    rels = Relations({rel: analyse_source(rel, text.encode()).imports for rel, text in files.items()})
+    imps = analyse_source("use.py", files["use.py"].encode()).imports
+    assert [rels.targets_of("use.py", i) for i in imps] == [
+        ("pkg/a.py", "pkg/b.py", "pkg/__init__.py"), ("ns/x.py", "ns/y.py"), ("pkg/a.py",), ("pkg/__init__.py",)]
+    assert rels.importers("pkg/b.py") == ["use.py"] and rels.importers("ns/y.py") == ["use.py"]
+    assert rels.name_users[("pkg/__init__.py", "helper")] == {"use.py"}
+    assert ("pkg/__init__.py", "a") not in rels.name_users
+    changed = rels.update("use.py", analyse_source("use.py", b"from pkg import a\n").imports)
+    assert changed == {"pkg/b.py", "pkg/__init__.py", "ns/x.py", "ns/y.py"}
+    assert rels.importers("pkg/b.py") == [] and rels.name_users[("pkg/__init__.py", "helper")] == set()

@@ -1,0 +1,181 @@
+"""Random edits of a small workspace for the incremental == fresh property tests.
+
+`EditMachine` applies edits (modules, packages, imports of modules that may appear later,
+tests, docstrings, non-Python files; added, changed, deleted, renamed) to a folder on disk
+and calls `after_edit` with the paths touched; subclasses run the incremental path there and
+compare the kept tree with a fresh generation elsewhere, byte for byte.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+
+from repodoc_lsp import cli
+
+# Few examples by default (the CI run stays in tens of seconds); more with the variable.
+EXAMPLES = int(os.environ.get("REPODOC_PROPERTY_EXAMPLES", "4"))
+STEPS = int(os.environ.get("REPODOC_PROPERTY_STEPS", "8"))
+SETTINGS = settings(max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None,
+                    report_multiple_bugs=False)
+
+FOLDERS = ["", "foo", "pkg", "pkg/sub", "tests"]
+MODULES = ["a", "b", "c", "missing", "helpers", "test_a"]
+IMPORTS = [
+    "import os", "import requests", "import foo", "import foo.missing", "import foo.a",
+    "import pkg.sub.c", "from pkg import a, b", "from pkg import a", "from pkg import helpers, sub",
+    "from pkg.sub import c", "from foo import b as bb", "from . import a", "from .a import x",
+    "from .. import b", "from tests import helpers", "from a import f", "import b",
+]
+DOCS = ['"""A module."""', '"""Other words.\n\nA second paragraph.\n"""', '"""Uses `pkg`."""']
+BODIES = [
+    "def f():\n    return 1\n",
+    'class K:\n    """K things."""\n\n    def m(self):\n        pass\n',
+    "def test_it():\n    assert True\n",
+    "x = 1\n",
+]
+TEXTS = {"README.md": "# Title\n\n## Part\n", "notes.txt": "plain words\n", "data.json": '{"a": 1}\n'}
+
+
+def join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+@st.composite
+def python_source(draw: st.DrawFn) -> str:
+    parts = []
+    if draw(st.booleans()):
+        parts.append(draw(st.sampled_from(DOCS)))
+    parts.extend(draw(st.lists(st.sampled_from(IMPORTS), max_size=3, unique=True)))
+    parts.extend(draw(st.lists(st.sampled_from(BODIES), max_size=2, unique=True)))
+    return "\n".join(parts) + "\n"
+
+
+def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "repodoc_lsp", *args], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def tree(out: Path) -> dict[str, bytes]:
+    """Every file of a docs tree but the manifest (it holds modification times)."""
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and p.name != ".repodoc-manifest.json"}
+
+
+def differences(kept: dict[str, bytes], fresh: dict[str, bytes]) -> list[str]:
+    return [f"{p}: {'missing' if p not in kept else 'extra' if p not in fresh else 'differs'}"
+            for p in sorted(kept.keys() | fresh.keys()) if kept.get(p) != fresh.get(p)]
+
+
+class EditMachine(RuleBasedStateMachine):
+    """A workspace under edit; `after_edit(paths)` checks the incremental path."""
+
+    base: Path  # set by the test: a fresh temporary folder per run of the machine
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.n = getattr(type(self), "_runs", 0)
+        type(self)._runs = self.n + 1
+        self.home = self.base / f"run{self.n}"
+        self.ws = self.home / "ws"
+        self.ws.mkdir(parents=True)
+        self.env = {**os.environ, "REPODOC_CACHE_DIR": str(self.home / "cache")}
+        self.steps = 0
+
+    # -- the files -------------------------------------------------------------------
+    def files(self) -> list[str]:
+        return sorted(p.relative_to(self.ws).as_posix() for p in self.ws.rglob("*")
+                      if p.is_file() and "docs" not in p.relative_to(self.ws).parts[:1])
+
+    def folders(self) -> list[str]:
+        return sorted({f for rel in self.files() if (f := rel.rpartition("/")[0])})
+
+    def write(self, rel: str, text: str) -> list[str]:
+        path = self.ws / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return [rel]
+
+    def fresh(self) -> dict[str, bytes]:
+        """A fresh generation of a copy of the workspace (same folder name, no cache)."""
+        copy = self.home / f"fresh{self.steps}" / "ws"
+        shutil.copytree(self.ws, copy, ignore=lambda folder, names: ["docs"] if Path(folder) == self.ws else [])
+        # In this process (the CLI's own entry point): a subprocess per step costs more than the step.
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            code = cli.main(["generate", str(copy), "--no-cache", "--quiet"])
+        assert code == 0, printed.getvalue()
+        pages = tree(copy / "docs")
+        shutil.rmtree(copy.parent)
+        return pages
+
+    def after_edit(self, changed: list[str]) -> None:
+        raise NotImplementedError
+
+    def edited(self, changed: list[str]) -> None:
+        self.steps += 1
+        self.after_edit(changed)
+
+    # -- the edits -------------------------------------------------------------------
+    @initialize(first=python_source())
+    def start(self, first: str) -> None:
+        self.write("a.py", first)
+        self.edited(["a.py"])
+
+    @rule(folder=st.sampled_from(FOLDERS), name=st.sampled_from(MODULES), text=python_source())
+    def write_module(self, folder: str, name: str, text: str) -> None:
+        self.edited(self.write(join(folder, f"{name}.py"), text))
+
+    @rule(folder=st.sampled_from(FOLDERS[1:]), doc=st.sampled_from(["", *DOCS]), text=python_source())
+    def write_package(self, folder: str, doc: str, text: str) -> None:
+        self.edited(self.write(join(folder, "__init__.py"), doc + "\n" + text if doc else text))
+
+    @rule(folder=st.sampled_from(FOLDERS), name=st.sampled_from(sorted(TEXTS)))
+    def write_text_file(self, folder: str, name: str) -> None:
+        self.edited(self.write(join(folder, name), TEXTS[name]))
+
+    @rule(data=st.data())
+    def delete_file(self, data: st.DataObject) -> None:
+        files = self.files()
+        if files:
+            rel = data.draw(st.sampled_from(files), label="delete")
+            (self.ws / rel).unlink()
+            self.edited([rel])
+
+    @rule(data=st.data(), folder=st.sampled_from(FOLDERS), name=st.sampled_from(MODULES))
+    def rename_file(self, data: st.DataObject, folder: str, name: str) -> None:
+        files = [f for f in self.files() if f.endswith(".py")]
+        new = join(folder, f"{name}.py")
+        if files:
+            rel = data.draw(st.sampled_from(files), label="rename")
+            if rel != new:
+                (self.ws / new).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(self.ws / rel, self.ws / new)
+                self.edited([rel, new])
+
+    @rule(data=st.data())
+    def delete_folder(self, data: st.DataObject) -> None:
+        folders = self.folders()
+        if folders:
+            folder = data.draw(st.sampled_from(folders), label="rmtree")
+            gone = [f for f in self.files() if f.startswith(folder + "/")]
+            shutil.rmtree(self.ws / folder)
+            self.edited(gone)
+
+    @rule(data=st.data(), dest=st.sampled_from(FOLDERS))
+    def rename_folder(self, data: st.DataObject, dest: str) -> None:
+        folders = [f for f in self.folders() if not dest.startswith(f)]
+        if folders and dest and not (self.ws / dest).exists():
+            folder = data.draw(st.sampled_from(folders), label="move")
+            gone = [f for f in self.files() if f.startswith(folder + "/")]
+            (self.ws / dest).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.ws / folder, self.ws / dest)
+            self.edited(gone + [dest + f[len(folder):] for f in gone])

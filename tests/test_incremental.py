@@ -1,0 +1,37 @@
+"""Incremental equals fresh, through the real CLI: after every random edit, `repodoc generate`
+on the kept tree, then `--check`, then the tree compared byte for byte with a fresh generation
+of a copy of the workspace. More examples: REPODOC_PROPERTY_EXAMPLES=100."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from edits import SETTINGS, EditMachine, differences, run_cli, tree
+from hypothesis.stateful import run_state_machine_as_test
+
+
+class CliEdits(EditMachine):
+    def after_edit(self, changed: list[str]) -> None:
+        proc = run_cli("generate", str(self.ws), "--quiet", env=self.env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        check = run_cli("generate", str(self.ws), "--check", "--quiet", env=self.env)
+        assert check.returncode == 0, f"--check after {changed}: " + check.stdout + check.stderr
+        assert differences(tree(self.ws / "docs"), self.fresh()) == []
+
+
+def test_cli_incremental_equals_fresh(tmp_path: Path) -> None:
+    machine = type("Run", (CliEdits,), {"base": tmp_path})
+    run_state_machine_as_test(machine, settings=SETTINGS)
+
+
+def test_package_appearing_after_its_import(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """The issue's sequence: `import foo.missing`, then the package `foo` appears."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.py").write_text("import foo.missing\n")
+    assert run_cli("generate", str(ws), env=cache_env).returncode == 0
+    (ws / "foo").mkdir()
+    (ws / "foo/__init__.py").write_text('"""foo"""\n')
+    assert run_cli("generate", str(ws), env=cache_env).returncode == 0
+    check = run_cli("generate", str(ws), "--check", env=cache_env)
+    assert check.returncode == 0, check.stdout
