@@ -133,16 +133,18 @@ class Measured:
     peak_single: int  # bytes, the largest process
     proc: subprocess.CompletedProcess[str]
     cpu_seconds: float = math.nan  # user + system time of the process and the children it waited for
+    peak_pss: int = 0  # bytes, the whole tree with shared pages counted once (only with pss=True)
 
 
 def run_measured(
-    cmd: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | Path | None = None, timeout: float = 900
+    cmd: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | Path | None = None, timeout: float = 900,
+    pss: bool = False,
 ) -> Measured:
-    """Run `cmd` with its output captured; wall time and peak memory of its process tree."""
+    """Run `cmd` with its output captured; wall time and peak memory of its process tree (and its PSS)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    with PeakMemory(proc.pid) as mem:
+    with PeakMemory(proc.pid, pss=pss) as mem:
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -153,7 +155,7 @@ def run_measured(
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     done = subprocess.CompletedProcess(list(cmd), proc.returncode, out, err)
-    return Measured(seconds, mem.peak, mem.peak_single, done, cpu)
+    return Measured(seconds, mem.peak, mem.peak_single, done, cpu, mem.peak_pss)
 
 
 def machine() -> dict[str, Any]:

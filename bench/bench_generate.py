@@ -56,7 +56,7 @@ def run_generate(root: Path, out: Path, cache: Path, jobs: int | None) -> dict[s
     if jobs:
         cmd += ["--jobs", str(jobs)]
     env = {**os.environ, "REPODOC_CACHE_DIR": str(cache)}
-    m = run_measured(cmd, env=env)
+    m = run_measured(cmd, env=env, pss=True)
     if m.proc.returncode != 0:
         raise RuntimeError(f"repodoc generate exited {m.proc.returncode}:\n{m.proc.stderr[-3000:]}")
     summary = json.loads(m.proc.stdout)
@@ -66,6 +66,7 @@ def run_generate(root: Path, out: Path, cache: Path, jobs: int | None) -> dict[s
         "internal_seconds": summary.get("seconds"),
         "peak_rss": m.peak_rss,
         "peak_single": m.peak_single,
+        "peak_pss": m.peak_pss,
         "files": summary.get("files"),
         "analysed": summary.get("analysed"),
         "cached": summary.get("cached"),
@@ -96,6 +97,70 @@ def run_griffe(search_path: Path) -> dict[str, Any]:
     return {**json.loads(m.proc.stdout.strip().splitlines()[-1]), "wall": m.seconds, "peak_rss": m.peak_rss}
 
 
+def cold_and_warm(root: Path, tmp: Path, *, floor_runs: int, cold_runs: int, warm_runs: int,
+                  jobs: int | None) -> dict[str, Any]:
+    """The floor alternating with cold runs, then warm runs on the last cold run's cache and output
+    (`tmp/out-N`, `tmp/cache-N`, kept); notes name what looks wrong (a page missing, a warm write)."""
+    notes: list[str] = []
+    # Floor and cold runs alternate, so a burst of load elsewhere on the machine weighs on both.
+    floor_times: list[float] = []
+    floor_cpu: list[float] = []
+    cold: list[dict[str, Any]] = []
+    for i in range(max(floor_runs, cold_runs)):
+        if i < floor_runs:
+            one = measure_floor(root, 1)
+            floor_times.append(float(one["median"]))
+            floor_cpu.append(float(one["cpu_median"]))
+            print(f"floor {i + 1}: {fmt_s(floor_times[-1])}", flush=True)
+        if i < cold_runs:
+            out, cache = tmp / f"out-{i}", tmp / f"cache-{i}"
+            cold.append(run_generate(root, out, cache, jobs))
+            print(f"cold {i + 1}: {fmt_s(cold[-1]['seconds'])}, {fmt_mb(cold[-1]['peak_rss'])}", flush=True)
+            if i < cold_runs - 1:
+                shutil.rmtree(out)
+    floor: dict[str, Any] = {
+        "runs": floor_times,
+        "median": median(floor_times),
+        "cpu_runs": floor_cpu,
+        "cpu_median": median(floor_cpu),
+        "interleaved_with_cold": True,
+    }
+    warm: list[dict[str, Any]] = []
+    last = cold_runs - 1
+    for i in range(warm_runs):
+        warm.append(run_generate(root, tmp / f"out-{last}", tmp / f"cache-{last}", jobs))
+        print(f"warm {i + 1}: {fmt_s(warm[-1]['seconds'])}, {fmt_mb(warm[-1]['peak_rss'])}", flush=True)
+
+    if cold and (cold[0]["cached"] or not cold[0]["cache_used"]):
+        notes.append(
+            "REPODOC_CACHE_DIR looks ignored: the cold run found cached files or left the "
+            "temporary cache folder empty"
+        )
+    files = len(python_files(root))
+    if cold and cold[0]["analysed"] != files:
+        notes.append(f"cold run analysed {cold[0]['analysed']} files of {files}")
+    if warm and any(w["analysed"] or w["written"] for w in warm):
+        rewritten = sorted({p for w in warm for p in w["pages"]})
+        notes.append(f"a warm run analysed or wrote something although nothing changed: {rewritten[:10]}")
+    everything = set().union(*(set(r["pages"]) for r in cold)) if cold else set()
+    for i, r in enumerate(cold):
+        missing = sorted(everything - set(r["pages"]))
+        r["missing_pages"] = missing
+        if r["conflicts"]:
+            notes.append(
+                f"cold run {i + 1}: {r['conflicts']} conflicts in an empty output folder: "
+                f"{r['conflict_details'][:3]}"
+            )
+        if missing:
+            wrote = len(r["pages"])
+            notes.append(f"cold run {i + 1} wrote {wrote} pages, not {len(everything)}: missing {missing[:10]}")
+    for r in cold + warm:
+        if len(r["pages"]) > 50:  # keep the results file small
+            r["pages"] = len(r["pages"])
+    return {"floor": floor, "cold": cold, "warm": warm, "notes": notes,
+            "out": tmp / f"out-{last}", "cache": tmp / f"cache-{last}"}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, help="folder of sources (default: the PyTorch corpus)")
@@ -110,68 +175,15 @@ def main(argv: list[str] | None = None) -> int:
 
     corpus = args.corpus or ensure_corpus()
     tmp = Path(tempfile.mkdtemp(prefix="repodoc-bench-gen-"))
-    notes: list[str] = []
     try:
         root = tmp / "ws" / corpus.name
         shutil.copytree(corpus, root)
         st = stats(root)
         print(f"corpus: {corpus} -> {root}: {st.files} files, {st.lines:,} lines", flush=True)
-
-        # Floor and cold runs alternate, so a burst of load elsewhere on the machine weighs on both.
-        floor_runs: list[float] = []
-        floor_cpu: list[float] = []
-        cold: list[dict[str, Any]] = []
-        for i in range(max(args.floor_runs, args.cold_runs)):
-            if i < args.floor_runs:
-                one = measure_floor(root, 1)
-                floor_runs.append(float(one["median"]))
-                floor_cpu.append(float(one["cpu_median"]))
-                print(f"floor {i + 1}: {fmt_s(floor_runs[-1])}", flush=True)
-            if i < args.cold_runs:
-                out, cache = tmp / f"out-{i}", tmp / f"cache-{i}"
-                cold.append(run_generate(root, out, cache, args.jobs))
-                print(f"cold {i + 1}: {fmt_s(cold[-1]['seconds'])}, {fmt_mb(cold[-1]['peak_rss'])}", flush=True)
-                if i < args.cold_runs - 1:
-                    shutil.rmtree(out)
-        floor: dict[str, Any] = {
-            "runs": floor_runs,
-            "median": median(floor_runs),
-            "cpu_runs": floor_cpu,
-            "cpu_median": median(floor_cpu),
-            "interleaved_with_cold": True,
-        }
-        floor_s = median(floor_runs)
-        warm: list[dict[str, Any]] = []
-        last = args.cold_runs - 1
-        for i in range(args.warm_runs):
-            warm.append(run_generate(root, tmp / f"out-{last}", tmp / f"cache-{last}", args.jobs))
-            print(f"warm {i + 1}: {fmt_s(warm[-1]['seconds'])}, {fmt_mb(warm[-1]['peak_rss'])}", flush=True)
-
-        if cold and (cold[0]["cached"] or not cold[0]["cache_used"]):
-            notes.append(
-                "REPODOC_CACHE_DIR looks ignored: the cold run found cached files or left the "
-                "temporary cache folder empty"
-            )
-        if cold and cold[0]["analysed"] != len(python_files(root)):
-            notes.append(f"cold run analysed {cold[0]['analysed']} files of {len(python_files(root))}")
-        if warm and any(w["analysed"] or w["written"] for w in warm):
-            rewritten = sorted({p for w in warm for p in w["pages"]})
-            notes.append(f"a warm run analysed or wrote something although nothing changed: {rewritten[:10]}")
-        everything = set().union(*(set(r["pages"]) for r in cold)) if cold else set()
-        for i, r in enumerate(cold):
-            missing = sorted(everything - set(r["pages"]))
-            r["missing_pages"] = missing
-            if r["conflicts"]:
-                notes.append(
-                    f"cold run {i + 1}: {r['conflicts']} conflicts in an empty output folder: "
-                    f"{r['conflict_details'][:3]}"
-                )
-            if missing:
-                wrote = len(r["pages"])
-                notes.append(f"cold run {i + 1} wrote {wrote} pages, not {len(everything)}: missing {missing[:10]}")
-        for r in cold + warm:
-            if len(r["pages"]) > 50:  # keep the results file small
-                r["pages"] = len(r["pages"])
+        runs = cold_and_warm(root, tmp, floor_runs=args.floor_runs, cold_runs=args.cold_runs,
+                             warm_runs=args.warm_runs, jobs=args.jobs)
+        floor, cold, warm, notes = runs["floor"], runs["cold"], runs["warm"], runs["notes"]
+        floor_s = floor["median"]
 
         phases: dict[str, Any] = {}
         if not args.no_phases:

@@ -142,6 +142,8 @@ class Session:
     saves: list[float | None] = field(default_factory=list)
     load_idle: list[tuple[str, float]] = field(default_factory=list)  # (position, seconds), idle server
     load_busy: list[tuple[str, float]] = field(default_factory=list)  # the same while saves stream in
+    index_busy: list[float] = field(default_factory=list)  # hovers while a cold server indexes (warm positions)
+    index_idle: list[float] = field(default_factory=list)  # the same positions once indexing has ended
     save_file: str = ""
     shutdown: float | None = None
     exit: float | None = None
@@ -347,6 +349,8 @@ async def run_session(
     out: Path | None,
     rounds: int,
     full: bool,
+    symbols: bool = True,
+    hover_while_indexing: bool = False,
 ) -> Session:
     session = Session(server=server, label=label, command=command)
     client = BenchClient(settings)
@@ -377,10 +381,12 @@ async def run_session(
         )
         session.initialize = seconds
         client.initialized(t.InitializedParams())
+        if hover_while_indexing:
+            await _hovers_while_indexing(client, session, root, points)
 
         # launch -> first non-empty workspace/symbol answer
         deadline = time.perf_counter() + FIRST_ANSWER_TIMEOUT
-        while time.perf_counter() < deadline:
+        while symbols and time.perf_counter() < deadline:
             session.first_symbol_polls += 1
             result = await asyncio.wait_for(
                 client.workspace_symbol_async(t.WorkspaceSymbolParams(query="Module")), FIRST_ANSWER_TIMEOUT
@@ -391,13 +397,15 @@ async def run_session(
                 break
             await asyncio.sleep(0.05)
         else:
-            session.errors.append(f"no workspace/symbol answer within {FIRST_ANSWER_TIMEOUT} s")
+            if symbols:
+                session.errors.append(f"no workspace/symbol answer within {FIRST_ANSWER_TIMEOUT} s")
         session.indexing_done = await _indexed(client, FIRST_ANSWER_TIMEOUT)
-        if session.indexing_done is not None:
+        if session.indexing_done is not None and symbols:
             session.first_symbol_complete = await _first_answer_count(client)
 
         if full:
-            await _symbols(client, session, rounds)
+            if symbols:
+                await _symbols(client, session, rounds)
             await _hovers(client, session, root, points)
             if save is not None and out is not None:
                 await _saves(client, session, root, save, out, rounds)
@@ -481,7 +489,8 @@ async def _symbols(client: BenchClient, session: Session, rounds: int) -> None:
             pass
 
 
-async def _hovers(client: BenchClient, session: Session, root: Path, points: list[HoverPoint]) -> None:
+def _open(client: BenchClient, root: Path, points: list[HoverPoint]) -> None:
+    """didOpen each file of the hover positions once."""
     for rel in dict.fromkeys(p.rel for p in points):
         path = root / rel
         client.text_document_did_open(
@@ -491,6 +500,57 @@ async def _hovers(client: BenchClient, session: Session, root: Path, points: lis
                 )
             )
         )
+
+
+async def _hover_pass(client: BenchClient, points: list[HoverPoint], root: Path, into: list[float],
+                      until: asyncio.Event | None = None) -> None:
+    """Each position hovered once, one after another (until `until` is set): latencies into `into`."""
+    for p in points:
+        if until is not None and until.is_set():
+            return
+        seconds, _ = await _timed(client.text_document_hover_async(t.HoverParams(
+            text_document=t.TextDocumentIdentifier(uri=(root / p.rel).as_uri()),
+            position=t.Position(line=p.line, character=p.character))), HOVER_TIMEOUT)
+        into.append(seconds)
+
+
+async def _hover_loop(client: BenchClient, points: list[HoverPoint], root: Path, until: asyncio.Event,
+                      into: list[float]) -> None:
+    """Passes over the positions until `until` is set."""
+    while points and not until.is_set():  # no positions (another corpus): no hovers
+        await _hover_pass(client, points, root, into, until)
+
+
+async def _hovers_while_indexing(client: BenchClient, session: Session, root: Path, points: list[HoverPoint]) -> None:
+    """Right after `initialized`: hovers one after another while the server indexes (after one pass that
+    warms each position), then as many passes (at least 3, at most 10) on the idle server."""
+    _open(client, root, points)
+    deadline = time.perf_counter() + 60
+    while not any("index" in title.lower() for title in client.progress_titles.values()):
+        if time.perf_counter() > deadline:
+            session.errors.append("no indexing progress began within 60 s: hovers during indexing not measured")
+            return
+        await asyncio.sleep(0.01)
+    ended = asyncio.Event()
+
+    async def watch() -> None:
+        await _indexed(client, FIRST_ANSWER_TIMEOUT)
+        ended.set()
+
+    watcher = asyncio.create_task(watch())
+    await _hover_pass(client, points, root, [], ended)  # the first hover of a position warms jedi
+    await _hover_loop(client, points, root, ended, session.index_busy)
+    await watcher
+    if not session.index_busy:
+        session.errors.append("indexing ended during the warming pass: no hover measured during indexing")
+    await asyncio.sleep(1.0)  # what indexing left behind settles
+    passes = min(10, max(3, math.ceil(len(session.index_busy) / max(1, len(points)))))
+    for _ in range(passes):
+        await _hover_pass(client, points, root, session.index_idle)
+
+
+async def _hovers(client: BenchClient, session: Session, root: Path, points: list[HoverPoint]) -> None:
+    _open(client, root, points)
     for target in (session.hover_first, session.hover_second):
         for p in points:
             params = t.HoverParams(

@@ -35,7 +35,7 @@ from lsprotocol import types as t
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import PeakMemory, fmt_mb, fmt_s, median, p95, run_measured, scratch_folder, table, verdict, write_results
 from bench_generate import repodoc_command
-from bench_lsp import BenchClient, HoverPoint, _drain, _indexed, _timed, capabilities, hover_points
+from bench_lsp import BenchClient, _drain, _hover_loop, _hover_pass, _indexed, _open, capabilities, hover_points
 from corpus import ensure_corpus
 
 TARGET = 1.2
@@ -55,24 +55,6 @@ def cli_runs(root: Path, tmp: Path, env: dict[str, str], runs: int, jobs: int | 
             results.append({"seconds": m.seconds, "peak_rss": m.peak_rss})
         shutil.rmtree(out, ignore_errors=True)
     return results
-
-
-async def _hover_pass(client: BenchClient, points: list[HoverPoint], root: Path, into: list[float],
-                      until: asyncio.Event | None = None) -> None:
-    """Each position hovered once, one after another (until `until` is set): latencies into `into`."""
-    for p in points:
-        if until is not None and until.is_set():
-            return
-        seconds, _ = await _timed(client.text_document_hover_async(t.HoverParams(
-            text_document=t.TextDocumentIdentifier(uri=(root / p.rel).as_uri()),
-            position=t.Position(line=p.line, character=p.character))), 60)
-        into.append(seconds)
-
-
-async def _hover_loop(client: BenchClient, points: list[HoverPoint], root: Path, until: asyncio.Event,
-                      into: list[float]) -> None:
-    while points and not until.is_set():  # no positions (another corpus): no hovers
-        await _hover_pass(client, points, root, into, until)
 
 
 async def server_session(root: Path, tmp: Path, env: dict[str, str], runs: int, jobs: int | None) -> dict[str, Any]:
@@ -96,10 +78,7 @@ async def server_session(root: Path, tmp: Path, env: dict[str, str], runs: int, 
         await asyncio.sleep(0.5)  # the indexing progress begins
         await _indexed(client, 600)
         points = hover_points(root)
-        for rel in dict.fromkeys(p.rel for p in points):
-            path = root / rel
-            client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(
-                uri=path.as_uri(), language_id="python", version=1, text=path.read_text(encoding="utf-8"))))
+        _open(client, root, points)
         await _hover_pass(client, points, root, [])  # the first hover of a position warms jedi
         for _ in range(5):
             await _hover_pass(client, points, root, record["idle_hovers"])

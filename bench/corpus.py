@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,41 +42,70 @@ class CorpusStats:
     bytes: int
 
 
-def _download_wheel(wheels: Path) -> Path:
-    found = sorted(wheels.glob(f"torch-{VERSION}*.whl"))
-    if found:
-        return found[0]
-    wheels.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", f"torch=={VERSION}", "--no-deps", "-d", str(wheels), "-q"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-    if proc.returncode != 0:
-        raise RuntimeError(f"pip download failed ({proc.returncode}):\n{proc.stderr.strip()}")
-    found = sorted(wheels.glob(f"torch-{VERSION}*.whl"))
-    if not found:
-        raise RuntimeError(f"pip download left no torch-{VERSION} wheel in {wheels}")
-    return found[0]
+def _wheel_prefix(dist: str, version: str) -> str:
+    """How a wheel's file name of `dist==version` begins (normalised name; a local label may follow)."""
+    return f"{re.sub(r'[-_.]+', '_', dist).lower()}-{version}"
+
+
+def find_wheel(wheels: Path, dist: str, version: str) -> Path | None:
+    prefix = _wheel_prefix(dist, version)
+    found = sorted(
+        p for p in wheels.glob("*.whl") if p.name.lower().startswith(prefix) and p.name[len(prefix)] in "-+"
+    ) if wheels.is_dir() else []
+    return found[0] if found else None
+
+
+def download_wheels(pins: list[tuple[str, str]], wheels: Path) -> dict[str, Path]:
+    """The wheel of each (dist, version), from `wheels` or one `pip download --no-deps` of the missing ones."""
+    missing = [(d, v) for d, v in pins if find_wheel(wheels, d, v) is None]
+    if missing:
+        wheels.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(wheels), "-q",
+               *(f"{d}=={v}" for d, v in missing)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+        if proc.returncode != 0:
+            raise RuntimeError(f"pip download failed ({proc.returncode}):\n{proc.stderr.strip()}")
+    found = {d: find_wheel(wheels, d, v) for d, v in pins}
+    lost = [d for d, w in found.items() if w is None]
+    if lost:
+        raise RuntimeError(f"pip download left no wheel of {', '.join(lost)} in {wheels}")
+    return {d: w for d, w in found.items() if w is not None}
+
+
+def extract_sources(wheel: Path, target: Path, package: str) -> None:
+    """Extract `package/**/*.py` from `wheel` into `target/package`."""
+    with zipfile.ZipFile(wheel) as zf:
+        for name in zf.namelist():
+            if name.startswith(f"{package}/") and name.endswith(".py"):
+                zf.extract(name, target)
+
+
+def unpack(target: Path, into: Path, packages: list[tuple[str, str, str, int]], wheels: Path | None = None) -> None:
+    """Extract `PACKAGE/**/*.py` of each (distribution, version, PACKAGE, expected .py files) wheel into
+    `into/PACKAGE`, once: a `.complete` marker in `target`, written when every count matched, makes
+    later calls free; a half-finished extraction is started again."""
+    marker = target / ".complete"
+    if marker.exists() and all((into / package).is_dir() for _, _, package, _ in packages):
+        return
+    found = download_wheels([(dist, version) for dist, version, _, _ in packages], wheels or cache_root() / "wheels")
+    into.mkdir(parents=True, exist_ok=True)
+    wrong = []
+    for dist, _, package, expected in packages:
+        shutil.rmtree(into / package, ignore_errors=True)
+        extract_sources(found[dist], into, package)
+        count = len(python_files(into / package))
+        if count != expected:
+            wrong.append(f"{into / package}: {count} .py files, expected {expected}")
+    if wrong:
+        raise RuntimeError("; ".join(wrong))
+    marker.write_text("ok\n")
 
 
 def ensure_corpus(target: Path | None = None, *, wheels: Path | None = None) -> Path:
     """Return the `torch/` folder of Python sources, extracting it on first use (idempotent)."""
     target = target or default_target()
-    corpus = target / "torch"
-    marker = target / ".complete"
-    if marker.exists() and corpus.is_dir():
-        return corpus
-    wheel = _download_wheel(wheels or cache_root() / "wheels")
-    if corpus.exists():  # a half-finished extraction: start again
-        shutil.rmtree(corpus)
-    target.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(wheel) as zf:
-        for name in zf.namelist():
-            if name.startswith("torch/") and name.endswith(".py"):
-                zf.extract(name, target)
-    count = len(python_files(corpus))
-    if count != EXPECTED_FILES:
-        raise RuntimeError(f"{corpus}: {count} .py files, expected {EXPECTED_FILES}")
-    marker.write_text("ok\n")
-    return corpus
+    unpack(target, target, [("torch", VERSION, "torch", EXPECTED_FILES)], wheels)
+    return target / "torch"
 
 
 def python_files(root: Path) -> list[Path]:
