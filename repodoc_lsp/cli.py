@@ -105,6 +105,7 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def _generate(args: argparse.Namespace) -> int:
     from repodoc_lsp.generate import generate
     from repodoc_lsp.pool import WorkersLost
+    from repodoc_lsp.server.roots import refusal
     from repodoc_lsp.workspace import Workspace, collect_less
     from repodoc_lsp.writer import OutputError
 
@@ -113,6 +114,9 @@ def _generate(args: argparse.Namespace) -> int:
     root = Path(args.root)
     if not root.is_dir():
         _err(f"{root}: not a folder")
+        return EXIT_USAGE
+    if why := refusal(root):  # `/`, the home folder, a folder inside an output folder
+        _err(f"{why}: not a workspace to document")
         return EXIT_USAGE
     try:
         settings, _ = load_settings(root, _overrides(args), strict=True)
@@ -179,6 +183,8 @@ def _stderr_console() -> Any:
 def _report(summary: Any, args: argparse.Namespace) -> int:
     import json
 
+    from repodoc_lsp.discover import capped
+
     out = sys.stdout
     if args.json:
         json.dump(summary.as_dict(), out, indent=2)
@@ -194,6 +200,8 @@ def _report(summary: Any, args: argparse.Namespace) -> int:
                 print(f"repodoc: skipped: {s.path}: {s.reason}", file=sys.stderr)
         for s in summary.stale:
             print(f"stale: {Path(summary.out, s.page)}: {s.reason}", file=out)
+        if (cap := capped(summary.skipped)) is not None:
+            print(f"repodoc: warning: {summary.root} has {cap.reason}", file=sys.stderr)
         reasons = Counter(_reason_kind(s.reason) for s in summary.skipped)
         skipped = f"{len(summary.skipped)} skipped"
         if reasons:

@@ -8,8 +8,9 @@ import stat
 from pathlib import Path
 
 
-def read_regular(path: str | Path) -> bytes:
-    """The bytes of the regular file at `path` (symbolic links followed); OSError for anything else.
+def read_regular(path: str | Path, limit: int | None = None) -> bytes:
+    """The bytes of the regular file at `path` (symbolic links followed; the first `limit` bytes
+    when given); OSError for anything else.
 
     It is checked before opening (opening a FIFO waits for a writer) and again on the open file (it
     may have been replaced meanwhile). A regular file of size 0 is read as empty without reading:
@@ -24,6 +25,8 @@ def read_regular(path: str | Path) -> bytes:
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         if st.st_size == 0:
             return b""
+        if limit is not None:
+            return os.read(fd, limit)
         chunks = []
         while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):
             chunks.append(chunk)

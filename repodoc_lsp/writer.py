@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repodoc_lsp import MARKER, __version__
+from repodoc_lsp.regular import read_regular
 
 MANIFEST = ".repodoc-manifest.json"
 _MARKER_BYTES = MARKER.encode()
@@ -58,7 +59,7 @@ class Writer:
     # -- manifest -----------------------------------------------------------------
     def _load_manifest(self) -> None:
         try:
-            data = json.loads((self.out / MANIFEST).read_text(encoding="utf-8"))
+            data = json.loads(read_regular(self.out / MANIFEST).decode("utf-8"))
             pages = data.get("pages", {})
             if isinstance(pages, dict):
                 self.manifest = {str(k): (str(v[0]), int(v[1]), int(v[2])) for k, v in pages.items()}
@@ -94,8 +95,7 @@ class Writer:
     def owned(self, path: Path) -> bool:
         """True when the file at `path` is a page repodoc generated (marker on line 1)."""
         try:
-            with open(path, "rb") as fh:
-                return fh.read(len(_MARKER_BYTES)) == _MARKER_BYTES
+            return read_regular(path, len(_MARKER_BYTES)) == _MARKER_BYTES  # a FIFO is nobody's page
         except OSError:
             return False
 
@@ -135,7 +135,7 @@ class Writer:
             return WriteResult(page, Outcome.CONFLICT, "a file repodoc did not generate is in the way")
         if exists:
             try:
-                if path.read_bytes() == data:
+                if read_regular(path) == data:
                     if not self.check:
                         self._record(page, key)
                     return WriteResult(page, Outcome.UNCHANGED)

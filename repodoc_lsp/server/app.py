@@ -27,6 +27,7 @@ from repodoc_lsp.server.settings import SECTION, settings_for, unwrap
 from repodoc_lsp.server.state import Root
 
 log = logging.getLogger(__name__)
+MAX_OUTSIDE_CURSORS = 8  # jedi states kept for folders of files outside every root (hover only)
 SYMBOLS_WAIT_SECONDS = 2.0  # workspace/symbol waits this long in all for a root's first index
 
 
@@ -58,6 +59,9 @@ class RepodocServer(LanguageServer):
         """jedi's state for a root folder (or the folder of a file outside every root)."""
         key = (folder, python_path)
         if key not in self.cursors:
+            outside = [k for k in self.cursors if k[0] not in self.roots]
+            if folder not in self.roots and len(outside) >= MAX_OUTSIDE_CURSORS:
+                del self.cursors[outside[0]]  # folders outside every root: the oldest goes
             self.cursors[key] = Cursor(folder, python_path)
         return self.cursors[key]
 

@@ -49,6 +49,23 @@ async def test_a_file_outside_the_workspace_gets_hover_only(client: LanguageClie
     assert sorted(p.name for p in outside.iterdir()) == ["lib.py", "pyproject.toml"]
 
 
+async def test_files_opened_in_many_outside_folders_cost_nothing_lasting(client: LanguageClient,
+                                                                          tmp_path: Path) -> None:
+    """Issue 14: 100 outside folders opened held 200 more descriptors (a root each)."""
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, options={"cacheDir": str(tmp_path / "c")})
+    assert await symbols(client, "Shape")
+    assert "Make a shape called NAME." in await _hover(client, root / "pkg/use.py", "make_shape('x')")
+    server = psutil.Process(client._server.pid)  # type: ignore[attr-defined]
+    threads, fds = server.num_threads(), server.num_fds()  # jedi's thread is started
+    for i in range(25):
+        lib = f'class Vendored{i}:\n    """Doc {i}."""\n'
+        outside = build(tmp_path / f"vendored{i}", {**VENDORED, "lib.py": lib})
+        assert f"Doc {i}." in await _hover(client, outside / "lib.py", f"Vendored{i}")
+    assert server.num_threads() <= threads and server.num_fds() <= fds + 2, (threads, fds, server.num_fds())
+    assert await symbols(client, "Vendored") == []
+
+
 async def test_no_workspace_folder_means_hover_only(client: LanguageClient, tmp_path: Path) -> None:
     root = build(tmp_path / "proj", SAMPLE)
     await start(client, None, options={"cacheDir": str(tmp_path / "c")})

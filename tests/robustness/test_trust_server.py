@@ -166,3 +166,43 @@ def test_tcp_token_file_must_be_private(tmp_path: Path) -> None:
     finally:
         server.kill()
         server.wait(10)
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", *args], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, **(env or {})})
+
+
+def test_cli_refuses_the_filesystem_root_the_home_folder_and_an_output_folder(tmp_path: Path) -> None:
+    home = make_workspace(tmp_path / "home", {"stray.py": "x = 1\n"})
+    ws = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n"})
+    env = {"HOME": str(home), "REPODOC_CACHE_DIR": str(tmp_path / "cache")}
+    assert _cli(str(ws), "-q", env=env).returncode == 0
+    for folder, why in (("/", "/ is the root of the file system"), (str(home), "is your home folder"),
+                        (str(ws / "docs"), "is inside the repodoc output folder")):
+        proc = _cli(folder, env=env)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith("repodoc: error: ") and why in proc.stderr, proc.stderr
+    assert sorted(p.name for p in home.iterdir()) == ["stray.py"]
+    assert not (ws / "docs/docs").exists()
+
+
+def test_cli_caps_a_workspace_with_one_warning(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "ws", {"pyproject.toml": "[tool.repodoc]\nmax-workspace-files = 3\n",
+                                          **{f"m{i}.py": "x = 1\n" for i in range(6)}})
+    proc = _cli(str(ws), "-q", env={"REPODOC_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"repodoc: warning: {ws} has more than 3 files: the rest are left out (max-workspace-files)"]
+    assert "3 files analysed" in proc.stdout
+
+
+def test_fifos_in_the_output_folder_never_block(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "ws", {"a.py": "def a():\n    pass\n", "docs/notes.md": "mine\n"})
+    os.mkfifo(ws / "docs/.repodoc-manifest.json")
+    os.mkfifo(ws / "docs/a.py_docs.md")
+    proc = _cli(str(ws), "--json", env={"REPODOC_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    conflicts = {c["path"]: c["reason"] for c in json.loads(proc.stdout)["conflicts"]}
+    assert conflicts == {"a.py_docs.md": "a file repodoc did not generate is in the way"}
+    assert (ws / "docs/a.py_kw.md").is_file() and (ws / "docs/notes.md").read_text() == "mine\n"
