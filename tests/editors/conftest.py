@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -17,3 +20,24 @@ def editor_workspace(tmp_path: Path) -> Path:
     shutil.copytree(SAMPLE, ws)
     (ws / "pkg" / "use.py").write_text(USE_PY)
     return ws
+
+
+@contextmanager
+def _immutable(folder: Path) -> Iterator[bool]:
+    """`folder`, made immutable (chattr +i: even root cannot write in it) for the block; yields False
+    where that is not possible (no chattr, not root, a file system without the attribute)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run(["chattr", "+i", str(folder)], capture_output=True, timeout=10).returncode == 0
+    except OSError:
+        done = False
+    try:
+        yield done
+    finally:
+        if done:
+            subprocess.run(["chattr", "-i", str(folder)], capture_output=True, timeout=10)
+
+
+@pytest.fixture
+def immutable_folder() -> Callable[[Path], AbstractContextManager[bool]]:
+    return _immutable

@@ -8,6 +8,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -29,23 +31,52 @@ def _nvim(version: str) -> str:
     return path
 
 
-@pytest.mark.parametrize(("version", "force", "api"), [
-    ("0.7", "", "start_client"), ("0.11", "", "config"), ("0.11", "start", "start")])
-def test_plugin_end_to_end(tmp_path: Path, editor_workspace: Path, version: str, force: str, api: str) -> None:
-    nvim = _nvim(version)
-    workspace = editor_workspace
-    out = tmp_path / "report.json"
+def _env(tmp_path: Path, workspace: Path, out: Path, force: str) -> dict[str, str]:
     env = {**os.environ, "OUT_JSON": str(out), "WORKSPACE": str(workspace), "FORCE_API": force,
            "SERVER_CMD_JSON": json.dumps([sys.executable, "-m", "repodoc_lsp", "serve"]),
-           # the server runs with the workspace as cwd: make this checkout importable even without `pip install -e`
+           "REPODOC_CACHE_DIR": str(tmp_path / "cache"),
+           # make this checkout importable even without `pip install -e`
            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     for var in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
         env[var] = str(tmp_path / var.lower())
-    proc = subprocess.run([nvim, "--headless", "--noplugin", "-u", str(PLUGIN / "tests" / "minimal_init.lua"),
-                           "-c", f"luafile {PLUGIN / 'tests' / 'e2e.lua'}"], env=env, capture_output=True,
+    return env
+
+
+def _run(nvim: str, script: str, env: dict[str, str], workspace: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([nvim, "--headless", "--noplugin", "-u", str(PLUGIN / "tests" / "minimal_init.lua"),
+                           "-c", f"luafile {PLUGIN / 'tests' / script}"], env=env, capture_output=True,
                           text=True, timeout=150, cwd=workspace)
+
+
+@pytest.mark.parametrize(("version", "force", "api"), [
+    ("0.7", "", "start_client"), ("0.11", "", "config"), ("0.11", "start", "start")])
+def test_plugin_end_to_end(tmp_path: Path, editor_workspace: Path, version: str, force: str, api: str,
+                           immutable_folder: Callable[[Path], AbstractContextManager[bool]]) -> None:
+    nvim = _nvim(version)
+    workspace = editor_workspace
+    # a checkout's own repodoc_lsp/ (found by `python -m` in the working folder if the server ran there)
+    sentinel = tmp_path / "imported"
+    (workspace / "repodoc_lsp").mkdir()
+    for module in ("__init__.py", "__main__.py"):
+        (workspace / "repodoc_lsp" / module).write_text(f"open({str(sentinel)!r}, 'a').write('imported')\n")
+    out = tmp_path / "report.json"
+    # a page folder nobody can write (pages that cannot be written are named in the message)
+    with immutable_folder(workspace / "docs" / "data") as immutable:
+        proc = _run(nvim, "e2e.lua", _env(tmp_path, workspace, out, force), workspace)
     report = json.loads(out.read_text()) if out.exists() else {}
     assert proc.returncode == 0 and report.get("ok"), (report.get("errors"), proc.stderr[-2000:])
+    assert not sentinel.exists()
+    # nothing said at start with setup() and no settings (Lua's {} once reached the server as [])
+    assert report["start_notifications"] == [] and report["start_server_messages"] == [], report
+    assert "unknown key" not in report["start_messages"] and "RepoDoc" not in report["start_messages"]
+    # K shows the hover; before 0.10 through the plugin's buffer mapping
+    assert "Make a widget from a name." in report["k_hover"]
+    assert report["k_plugin_mapping"] is (version == "0.7")
+    assert report["help"] == "repodoc.txt" and "*repodoc-settings*" in report["help_line"]
+    if immutable:
+        assert report["summary_errors"] > 0
+        failed = [n for n in report["notifications"] if "pages could not be written" in n]
+        assert failed and "data/notes.txt_docs.md: cannot write" in failed[0], report["notifications"]
     assert report["nvim"].startswith(version) and report["api"] == api
     assert report["root_dir"] == str(workspace)
     assert report["symbols"][:2] == ["Widget", "make_widget"]
@@ -58,3 +89,29 @@ def test_plugin_end_to_end(tmp_path: Path, editor_workspace: Path, version: str,
     assert report["regenerated"] is True
     assert report["opened"] == "use.py_docs.md" and report["windows"] == 2
     assert "repodoc-lsp" in report["health"] and "version: repodoc-lsp 0.1.0" in report["health"]
+
+
+@pytest.mark.parametrize(("version", "force"), [("0.7", ""), ("0.11", ""), ("0.11", "start")])
+def test_missing_server_command(tmp_path: Path, editor_workspace: Path, version: str, force: str) -> None:
+    nvim = _nvim(version)
+    out = tmp_path / "report.json"
+    proc = _run(nvim, "missing.lua", _env(tmp_path, editor_workspace, out, force), editor_workspace)
+    report = json.loads(out.read_text()) if out.exists() else {}
+    assert proc.returncode == 0 and not report.get("errors"), (report, proc.stderr[-2000:])
+    messages = [n["msg"] for n in report["notifications"]]
+    # one short message for two files, naming the command and where the fix is
+    assert messages == ["RepoDoc: server command '/nonexistent/bin/repodoc' not found: see :help repodoc-install"]
+    assert report["clients"] == 0
+    assert "python3 -m venv" in report["health"] and "pip install /path/to/repodoc-lsp" in report["health"]
+    assert "pip install repodoc-lsp" not in report["health"]
+
+
+def test_help_tags_are_current(tmp_path: Path) -> None:
+    """doc/tags is shipped (so :help repodoc works without :helptags) and matches the help file."""
+    nvim = _nvim("0.7")
+    shutil.copytree(PLUGIN / "doc", tmp_path / "doc")
+    (tmp_path / "doc" / "tags").unlink()
+    subprocess.run([nvim, "--headless", "--clean", "-c", f"helptags {tmp_path / 'doc'}", "-c", "qall!"],
+                   check=True, capture_output=True, timeout=60)
+    assert (PLUGIN / "doc" / "tags").read_text() == (tmp_path / "doc" / "tags").read_text(), \
+        "run: nvim --headless --clean -c 'helptags editors/nvim/doc' -c qall!"

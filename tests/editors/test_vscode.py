@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -86,7 +88,8 @@ def _hostile_checkout(ws: Path, tmp_path: Path) -> dict[str, Path]:
     return sentinels
 
 
-def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: Path) -> None:
+def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: Path,
+                                  immutable_folder: Callable[[Path], AbstractContextManager[bool]]) -> None:
     _require(CODE_SERVER.exists(), "code-server")
     _require(PLAYWRIGHT.is_dir() and Path("/usr/bin/chromium").exists(), "chromium and playwright-core")
     probe, standin = _package("probe", tmp_path), _package("python-standin", tmp_path)
@@ -112,30 +115,32 @@ def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: 
     run_env = {**env, "REPODOC_PROBE_OUT": str(report), "REPODOC_STANDIN_PYTHON": str(chosen),
                "REPODOC_STANDIN_PYTHON2": str(chosen2), "REPODOC_STANDIN_MARKER2": str(tmp_path / "chosen-2.log")}
     port = _free_port()
-    server = subprocess.Popen(
-        [str(CODE_SERVER), "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
-         "--disable-update-check", "--disable-workspace-trust", "--user-data-dir", str(user), "--extensions-dir",
-         str(exts), str(ws)], env=run_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True)
-    try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.2)
-        browser = subprocess.run(
-            ["node", str(EXT / "test" / "e2e" / "open_workbench.js"), f"http://127.0.0.1:{port}/?folder={ws}",
-             str(report), "150"], env={**env, "PLAYWRIGHT_CORE": str(PLAYWRIGHT)}, capture_output=True, text=True,
-            timeout=240)
-        assert report.exists(), browser.stderr[-2000:]
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)  # code-server, its extension host and the language server
+    # a page folder nobody can write: the pages that cannot be written are named in the message
+    with immutable_folder(ws / "docs" / "data") as immutable:
+        server = subprocess.Popen(
+            [str(CODE_SERVER), "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
+             "--disable-update-check", "--disable-workspace-trust", "--user-data-dir", str(user), "--extensions-dir",
+             str(exts), str(ws)], env=run_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
         try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=10)
+            for _ in range(100):
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.2)
+            browser = subprocess.run(
+                ["node", str(EXT / "test" / "e2e" / "open_workbench.js"), f"http://127.0.0.1:{port}/?folder={ws}",
+                 str(report), "150"], env={**env, "PLAYWRIGHT_CORE": str(PLAYWRIGHT)}, capture_output=True, text=True,
+                timeout=240)
+            assert report.exists(), browser.stderr[-2000:]
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)  # code-server, its extension host and the language server
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait(timeout=10)
     result = json.loads(report.read_text())
     assert result["ok"], result.get("error")
     assert result["vscode"].startswith("1.100")
@@ -168,5 +173,9 @@ def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: 
     for key in ("repodoc.templates", "repodoc.cacheDir", "repodoc.outputDir", "repodoc.interpreter",
                 "repodoc.serverCommand"):
         assert key in ignored[0]
+    if immutable:
+        assert result["summary"]["errors"], result["summary"]
+        failed = [n for n in ui["notifications"] if "pages could not be written" in n]
+        assert len(failed) == 1 and "data/notes.txt_docs.md: cannot write" in failed[0], ui["notifications"]
     others = [n for n in ui["notifications"] if n not in ignored and "pages written" not in n]
     assert not [n for n in others if "RepoDoc" in n], ui["notifications"]

@@ -4,5 +4,6 @@ return {
   cmd = { "repodoc", "serve" },
   filetypes = { "python", "markdown" },
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
-  settings = { repodoc = {} },
+  settings = { repodoc = vim.empty_dict() },
+  init_options = vim.empty_dict(),
 }

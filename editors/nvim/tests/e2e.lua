@@ -6,7 +6,7 @@ local ROOT = assert(os.getenv("WORKSPACE"))
 local CMD = vim.fn.json_decode(assert(os.getenv("SERVER_CMD_JSON")))
 local FORCE = os.getenv("FORCE_API")
 local report = { nvim = tostring(vim.version().major .. "." .. vim.version().minor .. "." .. vim.version().patch),
-                 ok = false, errors = {}, progress = {}, notifications = {} }
+                 ok = false, errors = {}, progress = {}, notifications = {}, server_messages = {} }
 
 local function finish(code)
   local f = assert(io.open(OUT, "w"))
@@ -33,13 +33,20 @@ local ok, err = pcall(function()
     return notify(msg, level)
   end
   local repodoc = require("repodoc")
+  -- every window/showMessage of the server (Neovim's own handler still shows it)
+  local default_show = vim.lsp.handlers["window/showMessage"]
+  vim.lsp.handlers["window/showMessage"] = function(e, result, ctx, config)
+    table.insert(report.server_messages, result and result.message or "?")
+    return default_show(e, result, ctx, config)
+  end
   local default_progress = vim.lsp.handlers["$/progress"]
   vim.lsp.handlers["$/progress"] = function(e, result, ctx, config)
     table.insert(report.progress, { token = tostring(result.token), kind = result.value.kind,
                                      title = result.value.title, message = result.value.message })
     if default_progress then return default_progress(e, result, ctx, config) end
   end
-  repodoc.setup({ cmd = CMD, settings = { cacheDir = ROOT .. "/../cache" }, _force_api = FORCE ~= "" and FORCE or nil })
+  -- the README's own setup: no settings (sent as `{}`, never `[]`)
+  repodoc.setup({ cmd = CMD, _force_api = FORCE ~= "" and FORCE or nil })
   report.api = repodoc.api
   vim.cmd("filetype on")
   vim.cmd("edit " .. vim.fn.fnameescape(ROOT .. "/pkg/use.py"))
@@ -67,6 +74,11 @@ local ok, err = pcall(function()
   end, "the index")
   local symbols = sync("workspace/symbol", { query = "Widget" })
   report.symbols = vim.tbl_map(function(s) return s.name end, symbols)
+  -- nothing was said at start: no notification, no server message, nothing in :messages
+  vim.wait(500)
+  report.start_notifications = vim.deepcopy(report.notifications)
+  report.start_server_messages = vim.deepcopy(report.server_messages)
+  report.start_messages = vim.fn.execute("messages")
 
   local line = vim.fn.search("make_shape('x')") - 1
   local col = vim.fn.col(".") - 1
@@ -74,9 +86,28 @@ local ok, err = pcall(function()
                                              position = { line = line, character = col } })
   report.hover = hover and hover.contents and hover.contents.value or vim.NIL
 
+  -- K shows the hover in a floating window (mapped by the plugin before 0.10, by Neovim after)
+  local K = vim.fn.maparg("K", "n", false, true)
+  report.k_plugin_mapping = K.buffer == 1 and K.desc == "repodoc: hover"
+  vim.cmd("normal K")
+  wait(10000, function()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= "" then
+        local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)
+        report.k_hover = table.concat(lines, "\n")
+        return true
+      end
+    end
+    return false
+  end, "K to show a hover window")
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= "" then vim.api.nvim_win_close(w, true) end
+  end
+
   vim.cmd("RepoDoc generate")
   wait(60000, function() return repodoc.last_summary ~= nil end, ":RepoDoc generate")
   report.summary_written = repodoc.last_summary.written
+  report.summary_errors = #(repodoc.last_summary.errors or {})
   report.index_exists = vim.fn.filereadable(ROOT .. "/docs/index.md") == 1
   report.docs_exists = vim.fn.filereadable(ROOT .. "/docs/pkg/use.py_docs.md") == 1
   wait(5000, function()
@@ -104,6 +135,11 @@ local ok, err = pcall(function()
 
   vim.cmd("checkhealth repodoc")
   report.health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+
+  -- the help ships its tags
+  vim.cmd("help repodoc-settings")
+  report.help = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ":t")
+  report.help_line = vim.api.nvim_get_current_line()
   report.ok = true
 end)
 if not ok then table.insert(report.errors, tostring(err)) end

@@ -8,8 +8,7 @@ M.defaults = {
   cmd = { "repodoc", "serve" },
   filetypes = { "python", "markdown" },
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
-  -- the `repodoc` settings of the server (README: outputDir, regenerateOnSave, include, exclude,
-  -- maxWorkspaceSymbols, embedSourceMaxBytes, pythonPath, projectName)
+  -- the `repodoc` settings of the server (:help repodoc-settings; lua/repodoc/fields.lua lists them)
   settings = {},
   notify_progress = true, -- a message when generation ends
   _force_api = nil, -- tests only: "config" | "start" | "start_client"
@@ -35,6 +34,62 @@ end
 
 local function notify(msg, level)
   vim.notify("RepoDoc: " .. msg, level or vim.log.levels.INFO)
+end
+
+--- The settings as sent: an empty table as a JSON object (`{}`), never as `[]`.
+function M.settings_value()
+  local s = M.config.settings or {}
+  if next(s) == nil then return vim.empty_dict() end
+  return s
+end
+
+--- Problems with setup()'s `settings`: unknown keys (the server would refuse them).
+function M.settings_problems()
+  local known, names = {}, {}
+  for _, f in ipairs(require("repodoc.fields")) do
+    known[f.key] = true
+    table.insert(names, f.key)
+  end
+  local problems = {}
+  for key in pairs(M.config.settings or {}) do
+    if not known[key] then
+      table.insert(problems, "unknown setting '" .. tostring(key) .. "' (known: " .. table.concat(names, ", ") .. ")")
+    end
+  end
+  table.sort(problems)
+  return problems
+end
+
+--- A working folder for the server outside every workspace (Neovim's cache folder): nothing of a
+--- checkout is found through it.
+function M.server_cwd()
+  local dir = vim.fn.stdpath("cache")
+  if vim.fn.isdirectory(dir) == 0 then vim.fn.mkdir(dir, "p") end
+  return dir
+end
+
+local missing_reported = false
+
+--- Is the server command there? If not, one short message (once per session) pointing at the fix.
+function M.command_ok()
+  local exe = (M.config.cmd or {})[1]
+  if exe and vim.fn.executable(exe) == 1 then return true end
+  if not missing_reported then
+    missing_reported = true
+    -- scheduled: an error message inside the FileType autocommand would abort the :edit that opened the file
+    vim.schedule(function()
+      notify("server command '" .. tostring(exe) .. "' not found: see :help repodoc-install", vim.log.levels.ERROR)
+    end)
+  end
+  return false
+end
+
+--- Before 0.10 Neovim does not map K to hover: map it in the buffers the client attaches to (unless
+--- the buffer has its own K).
+local function on_attach(_, bufnr)
+  if vim.fn.has("nvim-0.10") == 1 then return end
+  if vim.fn.maparg("K", "n", false, true).buffer == 1 then return end
+  vim.keymap.set("n", "K", vim.lsp.buf.hover, { buffer = bufnr, desc = "repodoc: hover" })
 end
 
 --- The repodoc clients (of a buffer, or all of them).
@@ -69,23 +124,26 @@ function M.root_dir(bufnr, markers)
 end
 
 local function server_settings()
-  return { repodoc = M.config.settings }
+  return { repodoc = M.settings_value() }
 end
 
 local function client_config(root)
   return {
     name = "repodoc",
     cmd = M.config.cmd,
+    cmd_cwd = M.server_cwd(),
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-    init_options = M.config.settings,
+    init_options = M.settings_value(),
     settings = server_settings(),
     handlers = M.handlers(),
+    on_attach = on_attach,
   }
 end
 
 local function start_legacy(bufnr)
   if vim.api.nvim_buf_get_name(bufnr) == "" or vim.bo[bufnr].buftype ~= "" then return end
+  if not M.command_ok() then return end
   local root = M.root_dir(bufnr)
   local conf = client_config(root)
   if M.api == "start" then
@@ -101,10 +159,24 @@ local function start_legacy(bufnr)
 end
 
 --- Handlers: $/progress still reaches Neovim's own handler (vim.lsp.status(), LspProgress);
---- when a generation ends, a message with its summary.
+--- when a generation ends, a message with its summary. workspace/configuration is answered with the
+--- settings as an object, whatever Neovim's merging made of an empty table.
 function M.handlers()
   local default = vim.lsp.handlers["$/progress"]
+  local default_configuration = vim.lsp.handlers["workspace/configuration"]
   return {
+    ["workspace/configuration"] = function(err, result, ctx, config)
+      local answers = {}
+      for i, item in ipairs(result and result.items or {}) do
+        if item.section == "repodoc" then
+          answers[i] = M.settings_value()
+        else
+          local other = default_configuration(err, { items = { item } }, ctx, config)
+          answers[i] = type(other) == "table" and other[1] or vim.NIL
+        end
+      end
+      return answers
+    end,
     ["$/progress"] = function(err, result, ctx, config)
       if default then default(err, result, ctx, config) end
       local value = result and result.value or {}
@@ -117,6 +189,7 @@ end
 
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
+  for _, problem in ipairs(M.settings_problems()) do notify(problem, vim.log.levels.WARN) end
   M.api = M.config._force_api
     or ((vim.lsp.config and vim.lsp.enable) and "config")
     or (vim.lsp.start and "start")
@@ -127,12 +200,23 @@ function M.setup(opts)
       filetypes = M.config.filetypes,
       root_markers = M.config.root_markers,
       -- a file outside any marked project still gets a root (its folder), so workspace features work
-      root_dir = function(bufnr, on_dir) on_dir(M.root_dir(bufnr)) end,
-      init_options = M.config.settings,
+      root_dir = function(bufnr, on_dir)
+        if M.command_ok() then on_dir(M.root_dir(bufnr)) end
+      end,
+      cmd_cwd = M.server_cwd(),
+      init_options = M.settings_value(),
       settings = server_settings(),
       handlers = M.handlers(),
     })
     vim.lsp.enable("repodoc")
+    -- vim.lsp.enable skips a missing command without a word: say it once
+    vim.api.nvim_create_autocmd("FileType", {
+      group = vim.api.nvim_create_augroup("repodoc_lsp", { clear = true }),
+      pattern = M.config.filetypes,
+      callback = function(args)
+        if vim.bo[args.buf].buftype == "" and vim.api.nvim_buf_get_name(args.buf) ~= "" then M.command_ok() end
+      end,
+    })
   else
     local group = vim.api.nvim_create_augroup("repodoc_lsp", { clear = true })
     vim.api.nvim_create_autocmd("FileType", {
@@ -173,15 +257,31 @@ local function open_page(which)
   end)
 end
 
+--- The message of a generation's summary, and its level (an error when pages could not be written).
+function M.summary_message(summary)
+  local message = string.format("%d pages written, %d unchanged, %d removed, %d conflicts (%.1f s)",
+    summary.written or 0, summary.unchanged or 0, summary.removed or 0, #(summary.conflicts or {}), summary.seconds or 0)
+  local errors = summary.errors or {}
+  if #errors == 0 then return message, vim.log.levels.INFO end
+  local lines = { message, #errors .. " pages could not be written:" }
+  for i, e in ipairs(errors) do
+    if i > 5 then
+      table.insert(lines, "  ... and " .. (#errors - 5) .. " more")
+      break
+    end
+    table.insert(lines, "  " .. tostring(e.path) .. ": " .. tostring(e.reason))
+  end
+  return table.concat(lines, "\n"), vim.log.levels.ERROR
+end
+
 function M.command(sub)
   if sub == "generate" then
     local client, bufnr = first_client()
     if not client then return notify("no repodoc server is running", vim.log.levels.WARN) end
     request(client, bufnr, "repodoc.generate", nil, function(summary)
       M.last_summary = summary
-      notify(string.format("%d pages written, %d unchanged, %d removed, %d conflicts (%.1f s)",
-        summary.written or 0, summary.unchanged or 0, summary.removed or 0,
-        #(summary.conflicts or {}), summary.seconds or 0))
+      local message, level = M.summary_message(summary)
+      notify(message, level)
     end)
   elseif sub == "open" then
     open_page("docs")

@@ -1,0 +1,28 @@
+-- The server command is missing: opening two Python files gives one clear message and starts nothing.
+-- Writes a JSON report to OUT_JSON.
+local OUT = assert(os.getenv("OUT_JSON"))
+local ROOT = assert(os.getenv("WORKSPACE"))
+local FORCE = os.getenv("FORCE_API")
+local report = { notifications = {}, errors = {} }
+local ok, err = pcall(function()
+  local notify = vim.notify
+  vim.notify = function(msg, level)
+    table.insert(report.notifications, { msg = msg, level = level })
+    return notify(msg, level)
+  end
+  local repodoc = require("repodoc")
+  repodoc.setup({ cmd = { "/nonexistent/bin/repodoc", "serve" }, _force_api = FORCE ~= "" and FORCE or nil })
+  report.api = repodoc.api
+  vim.cmd("filetype on")
+  vim.cmd("edit " .. vim.fn.fnameescape(ROOT .. "/pkg/use.py"))
+  vim.cmd("edit " .. vim.fn.fnameescape(ROOT .. "/pkg/core.py"))
+  vim.wait(1500)
+  report.clients = #repodoc.clients()
+  vim.cmd("checkhealth repodoc")
+  report.health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+end)
+if not ok then table.insert(report.errors, tostring(err)) end
+local f = assert(io.open(OUT, "w"))
+f:write(vim.fn.json_encode(report))
+f:close()
+vim.cmd("qall!")
