@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from repodoc_lsp import __version__
 from repodoc_lsp.config import ConfigError, load_settings
+
+if TYPE_CHECKING:
+    from repodoc_lsp.generate import Summary
+    from repodoc_lsp.workspace import ProgressFn
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_OUTPUT, EXIT_WORKERS, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
@@ -73,7 +78,14 @@ def _err(message: str) -> None:
     print(f"repodoc: error: {message}", file=sys.stderr)
 
 
+def _interrupted_early(*_: object) -> None:
+    print("repodoc: interrupted before any work", file=sys.stderr)
+    os._exit(EXIT_INTERRUPTED)
+
+
 def main(argv: list[str] | None = None) -> int:
+    # Ctrl-C while the modules load: a clear line, not a traceback (each command then sets its own)
+    signal.signal(signal.SIGINT, _interrupted_early)
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
@@ -89,7 +101,7 @@ def serve_main() -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from repodoc_lsp.server import run
+    from repodoc_lsp.server import run  # Ctrl-C meanwhile: _interrupted_early
 
     return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose, token_file=args.token_file)
 
@@ -132,15 +144,21 @@ def _generate(args: argparse.Namespace) -> int:
         settings = settings.replace(templates=str(Path(root, settings.templates).resolve()))
     cancel = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    reached: dict[str, tuple[int, int]] = {}  # phase -> (done, total): what an interrupted run did
+
+    def run(show: ProgressFn | None) -> Summary:
+        def progress(phase: str, done: int, total: int, where: str) -> None:
+            reached[phase] = (done, total)
+            if show is not None:
+                show(phase, done, total, where)
+
+        return generate(root, ws, check=args.check, jobs=args.jobs, progress=progress, cancel=cancel)
+
     try:
         ws = Workspace(root, settings, use_cache=not args.no_cache)
-        show = not args.quiet and not args.json and sys.stderr.isatty()
         try:
-            if show:
-                summary = _with_progress(lambda progress: generate(
-                    root, ws, check=args.check, jobs=args.jobs, progress=progress, cancel=cancel))
-            else:
-                summary = generate(root, ws, check=args.check, jobs=args.jobs, cancel=cancel)
+            bar = not args.quiet and not args.json and sys.stderr.isatty()
+            summary = _with_progress(run) if bar else run(None)
         except OutputError as exc:
             _err(str(exc))
             return EXIT_OUTPUT
@@ -149,7 +167,7 @@ def _generate(args: argparse.Namespace) -> int:
             return EXIT_WORKERS
     finally:
         signal.signal(signal.SIGINT, previous)
-    return _report(summary, args)
+    return _report(summary, args, reached)
 
 
 def _with_progress(run: Any) -> Any:
@@ -180,12 +198,18 @@ def _stderr_console() -> Any:
     return Console(stderr=True)
 
 
-def _report(summary: Any, args: argparse.Namespace) -> int:
+def _report(summary: Summary, args: argparse.Namespace, reached: dict[str, tuple[int, int]]) -> int:
     import json
 
     from repodoc_lsp.discover import capped
 
     out = sys.stdout
+    if summary.cancelled and "write" not in reached and not args.json:
+        done, total = reached.get("analyse", (0, 0))
+        kept = "not cached: --no-cache" if args.no_cache else "kept in the cache, so the next run starts from there"
+        print(f"repodoc: interrupted while analysing: {done} of {total} files analysed ({kept}), no page written, "
+              f"{summary.seconds:.2f} s", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if args.json:
         json.dump(summary.as_dict(), out, indent=2)
         out.write("\n")
@@ -196,8 +220,8 @@ def _report(summary: Any, args: argparse.Namespace) -> int:
         for c in summary.conflicts:
             print(f"repodoc: conflict: {Path(summary.out, c.page)}: {c.reason} (left as it is)", file=sys.stderr)
         if args.verbose:
-            for s in summary.skipped:
-                print(f"repodoc: skipped: {s.path}: {s.reason}", file=sys.stderr)
+            for skip in summary.skipped:
+                print(f"repodoc: skipped: {skip.path}: {skip.reason}", file=sys.stderr)
         for s in summary.stale:
             print(f"stale: {Path(summary.out, s.page)}: {s.reason}", file=out)
         if (cap := capped(summary.skipped)) is not None:
@@ -220,7 +244,9 @@ def _report(summary: Any, args: argparse.Namespace) -> int:
                   f"{summary.seconds:.2f} s -> {summary.out}",
                   file=out)
     if summary.cancelled:
-        print("repodoc: interrupted; pages written so far are complete", file=sys.stderr)
+        done, total = reached.get("write", (0, 0))
+        print(f"repodoc: interrupted while writing: {done} of {total} pages done; pages written so far are "
+              "complete", file=sys.stderr)
         return EXIT_INTERRUPTED
     if summary.errors:
         return EXIT_OUTPUT

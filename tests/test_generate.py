@@ -346,3 +346,31 @@ def test_parallel_workers_create_shared_folders(tmp_path: Path, cache_env: dict[
     root = make_workspace(tmp_path / "ws", files)
     summary = generate_json(root, cache_env, "--jobs", "2")
     assert summary["conflicts"] == [] and summary["written"] == 2 * 600 + 2 * 6
+
+
+def test_an_interrupted_run_says_what_it_did(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """Ctrl-C (SIGINT) during analysis: exit 130 and a line that says how far it got, not a
+    summary of zeros; the next run completes the tree."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    body = "".join(f"def f{i}(x):\n    '''Doc {i}.'''\n    return x + {i}\n\n" for i in range(60))
+    root = make_workspace(tmp_path / "ws", {f"p{i // 100}/m{i}.py": body for i in range(800)})
+    proc = subprocess.Popen([sys.executable, "-m", "repodoc_lsp", "generate", str(root)], env=cache_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not list(Path(cache_env["REPODOC_CACHE_DIR"]).glob("*")) and time.monotonic() < deadline:
+        time.sleep(0.02)  # the run has started its work (its cache is open)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    analysing = re.search(r"interrupted while analysing: (\d+) of 800 files analysed \(kept in the cache", err)
+    writing = re.search(r"interrupted while writing: (\d+) of (\d+) pages done", err)
+    assert analysing or writing, err
+    if analysing:
+        assert "repodoc: 0 files analysed" not in out and not (root / "docs").exists()
+    again = run_cli("generate", str(root), env=cache_env)
+    assert again.returncode == 0 and "repodoc: 800 files analysed" in again.stdout, again.stderr

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import signal
 import sys
 
 
@@ -32,6 +33,14 @@ def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = 
     # A tenth as often; cycles are still collected.
     gc.set_threshold(700, 10, 100)
     code = 1
+
+    def interrupted(*_: object) -> None:
+        # asyncio's own handler would cancel the main task while pygls' reader thread still
+        # waits for input, so the first Ctrl-C in a terminal did nothing: end now instead.
+        server.stop_background()
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, interrupted)
     try:
         if tcp:
             from repodoc_lsp.server.tcp import serve_tcp

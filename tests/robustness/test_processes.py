@@ -197,3 +197,37 @@ async def test_cancelling_a_generation_that_waits_on_a_stopped_process(tmp_path:
         assert answered < 2 and freed < 10, (answered, freed)
     finally:
         await _end(client, server, seen)
+
+
+@pytest.mark.parametrize("delay", [0.5, 2.0])
+def test_serve_in_a_terminal_ends_on_the_first_ctrl_c(tmp_path: Path, delay: float) -> None:
+    """`repodoc serve` started by hand in a terminal: one Ctrl-C ends it (exit 130, no traceback),
+    whether it comes while the server starts (0.5 s: still importing) or while it waits for input.
+    The first Ctrl-C used to be swallowed by asyncio while pygls' reader thread waited on stdin."""
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the server, its stdin a terminal
+        os.chdir(tmp_path)
+        os.execv(sys.executable, [sys.executable, "-m", "repodoc_lsp", "serve"])
+    output = b""
+    try:
+        time.sleep(delay)
+        os.write(fd, b"\x03")  # the terminal turns it into SIGINT for the foreground process
+        deadline = time.monotonic() + 10
+        status = None
+        while status is None and time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.05)[0]:
+                with contextlib.suppress(OSError):
+                    output += os.read(fd, 4096)
+            done, raw = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = os.waitstatus_to_exitcode(raw)
+        assert status == 130, (status, output)
+        assert b"Traceback" not in output, output
+    finally:
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(fd)
