@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from repodoc_lsp.render.markdown import code, docstring_markdown, fence
+from repodoc_lsp.render.docstrings import docstring_markdown
+from repodoc_lsp.render.markdown import code, fence
 
 CANDIDATES_SHOWN = 8
 _PREFIX = {"class": "class ", "function": "def ", "module": "module "}

@@ -23,7 +23,9 @@ def code(text: str) -> str:
     text = text.replace("\r", " ").replace("\n", " ")
     longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
-    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) or not text else ""
+    # One space each side is stripped by a reader, unless the content is only spaces.
+    edges = text.startswith(("`", " ")) or text.endswith(("`", " "))
+    pad = " " if not text or (edges and text.strip(" ")) else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
@@ -32,13 +34,17 @@ def escape_html(text: str) -> str:
 
 
 def esc(text: str) -> str:
-    """Plain text for a Markdown line: no HTML, no accidental emphasis or links."""
-    return _MD_SPECIAL.sub(r"\\\1", text.translate(_HTML))
+    """Plain text for a Markdown line: no HTML, no accidental emphasis or links, no line break."""
+    return _inert_start(_MD_SPECIAL.sub(r"\\\1", one_line(text).translate(_HTML)))
+
+
+# A backtick or tilde run at the start of a line; `\r` ends a line for CommonMark too.
+_FENCE_RUN = re.compile(r"(?:^|(?<=[\r\n]))[ \t]*(`{3,}|~{3,})")
 
 
 def fence(text: str, lang: str = "") -> str:
     """A fenced code block that no content can close early."""
-    longest = max((len(m) for m in re.findall(r"^[ \t]*(`{3,}|~{3,})", text, re.M)), default=0)
+    longest = max((len(m) for m in _FENCE_RUN.findall(text)), default=0)
     ticks = "`" * max(3, longest + 1)
     body = text if text.endswith("\n") or not text else text + "\n"
     return f"{ticks}{lang}\n{body}{ticks}"
@@ -79,24 +85,60 @@ def rel_link(from_page: str, to: str) -> str:
     return rel if rel.startswith(".") else f"./{rel}"
 
 
-_CODE_SPAN = re.compile(r"(`+)(?:.+?)\1")
+# A code span as CommonMark reads it: whole backtick runs, the opening one not escaped.
+_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`).+?(?<!`)\1(?!`)")
+# What may open a block at the start of a line (after the HTML is escaped): a heading, a setext
+# underline or thematic break, a quote, a list item, a fence, a table row, a link definition.
+_BLOCK_START = re.compile(
+    r"#|=|\+|>|\||`{3,}[^`]*$|~{3}|\d{1,9}[.)](?:\s|$)|[-*_](?:[ \t]*[-*_])*[ \t]*$|\[[^\]]*\]:"
+)
+_LIST_ITEM = re.compile(r"([-*])([ \t]+)(.*)$")
+_LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+
+
+def one_line(text: str) -> str:
+    """`text` with every line break (any that `str.splitlines` knows) made a space."""
+    return _LINE_BREAKS.sub(" ", text)
+
+
+def _inert_start(line: str) -> str:
+    """`line` with a backslash before anything that would open a block; `- ` and `* ` list items
+    are kept, with their content made inert the same way."""
+    prefix = ""
+    while True:
+        stripped = line.lstrip(" \t")
+        start = _BLOCK_START.match(stripped)
+        if start and stripped[0].isdigit():  # `1.` as `1\.`: a backslash only escapes punctuation
+            digits = len(stripped) - len(stripped.lstrip("0123456789"))
+            return f"{prefix}{stripped[:digits]}\\{stripped[digits:]}"
+        if start:
+            return f"{prefix}\\{stripped}"
+        item = _LIST_ITEM.match(stripped)
+        if not item:
+            return prefix + stripped
+        prefix += item.group(1) + item.group(2)
+        line = item.group(3)
+
+
+def _plain(text: str) -> str:
+    """Text outside code spans: no HTML, no link or image, no backtick that could pair with another
+    line's (a paragraph's code spans may cross lines)."""
+    return escape_html(text.replace("\\", "\\\\").replace("`", "\\`").replace("[", "\\["))
 
 
 def inline(text: str) -> str:
-    """One line of prose from the source: code spans kept, HTML escaped elsewhere,
-    and no accidental block syntax (headings, rules, quotes) at its start."""
+    """One line of prose from the source: its code spans kept, line breaks made spaces, and
+    elsewhere no HTML, no link, no stray backtick and no block syntax (heading, fence, rule, quote,
+    table, numbered list) at its start."""
+    text = one_line(text)
     out: list[str] = []
     last = 0
     for span in _CODE_SPAN.finditer(text):
-        out.append(escape_html(text[last : span.start()]))
+        out.append(_plain(text[last : span.start()]))
         out.append(span.group(0))
         last = span.end()
-    out.append(escape_html(text[last:]))
-    line = "".join(out)
-    stripped = line.lstrip()
-    if stripped.startswith(("#", "+", "=", ">", "|", "---", "***", "___")) or re.match(r"\d+[.)]\s", stripped):
-        line = "\\" + stripped
-    return line
+    out.append(_plain(text[last:]))
+    return _inert_start("".join(out))
 
 
 def size_human(n: int) -> str:
@@ -118,100 +160,3 @@ def first_line(doc: str | None) -> str:
         if line.strip():
             return line.strip()
     return ""
-
-
-_SECTION_HINT = re.compile(
-    r"^\s*(Args|Arguments|Parameters|Returns|Yields|Raises|Attributes|Example|Examples)\s*:?\s*$"
-    r"|^\s*:(param|returns?|raises?|type|rtype)\b",
-    re.M,
-)
-
-
-def prose(text: str) -> str:
-    """Docstring prose as Markdown: doctest and indented blocks fenced, the rest escaped."""
-    out: list[str] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.lstrip()
-        if stripped.startswith(">>>"):
-            block = []
-            while i < len(lines) and lines[i].strip():
-                block.append(lines[i].strip())
-                i += 1
-            out.append(fence("\n".join(block), "pycon"))
-            continue
-        if line.startswith(("    ", "\t")) and (not out or not out[-1].strip() or out[-1].endswith("::")):
-            block = []
-            while i < len(lines) and (lines[i].startswith(("    ", "\t")) or not lines[i].strip()):
-                block.append(lines[i])
-                i += 1
-            while block and not block[-1].strip():
-                block.pop()
-            indent = min(len(b) - len(b.lstrip()) for b in block if b.strip())
-            out.append(fence("\n".join(b[indent:] for b in block), ""))
-            out.append("")
-            continue
-        out.append(inline(stripped))
-        i += 1
-    return "\n".join(out).strip()
-
-
-def docstring_markdown(doc: str | None) -> str:
-    """A docstring (Google, NumPy or reST style, or plain) as Markdown."""
-    if not doc or not doc.strip():
-        return ""
-    if not _SECTION_HINT.search(doc):
-        return prose(doc)
-    try:
-        import docstring_parser
-
-        parsed = docstring_parser.parse(doc)
-    except Exception:
-        return prose(doc)
-    parts: list[str] = []
-    if parsed.short_description:
-        parts.append(prose(parsed.short_description))
-    if parsed.long_description:
-        parts.append(prose(parsed.long_description))
-    for title, group in (("**Parameters**", [p for p in parsed.params if p.args[:1] != ["attribute"]]),
-                         ("**Attributes**", [p for p in parsed.params if p.args[:1] == ["attribute"]])):
-        if group:
-            rows = [title, ""]
-            for p in group:
-                kind = f" ({code(p.type_name)})" if p.type_name else ""
-                desc = inline(" ".join((p.description or "").split()))
-                rows.append(f"- {code(p.arg_name)}{kind}: {desc}".rstrip(": "))
-            parts.append("\n".join(rows))
-    if parsed.returns and (parsed.returns.description or parsed.returns.type_name):
-        r = parsed.returns
-        label = "**Yields**" if r.is_generator else "**Returns**"
-        kind = f"{code(r.type_name)}: " if r.type_name else ""
-        parts.append(f"{label}: {kind}{inline(' '.join((r.description or '').split()))}".rstrip(": "))
-    examples = _doctest_blocks(doc)
-    if parsed.raises:
-        rows = ["**Raises**", ""]
-        for e in parsed.raises:
-            rows.append(f"- {code(e.type_name or 'Exception')}: {inline(' '.join((e.description or '').split()))}")
-        parts.append("\n".join(rows))
-    if examples:
-        parts.append("**Examples**\n\n" + "\n\n".join(fence(b, "pycon") for b in examples))
-    return "\n\n".join(p for p in parts if p)
-
-
-def _doctest_blocks(doc: str) -> list[str]:
-    blocks: list[list[str]] = []
-    current: list[str] | None = None
-    for line in doc.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(">>>"):
-            if current is None:
-                current = []
-                blocks.append(current)
-            current.append(stripped)
-        elif current is not None and stripped:
-            current.append(stripped)
-        else:
-            current = None
-    return ["\n".join(b) for b in blocks]

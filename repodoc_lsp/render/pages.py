@@ -29,6 +29,7 @@ from repodoc_lsp.analysis.model import (
 )
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.render import markdown as md
+from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 
 SAME_FOLDER_LIMIT = 30
@@ -47,8 +48,8 @@ _LINK_SPECIAL = re.compile(r"([\\`*\[\]|])")
 
 @functools.lru_cache(maxsize=8192)
 def link_text(text: str) -> str:
-    """A file name as link text: underscores inside words stay as they are."""
-    text = _LINK_SPECIAL.sub(r"\\\1", md.escape_html(text))
+    """A file name as link text: one line, no HTML; underscores inside words stay as they are."""
+    text = _LINK_SPECIAL.sub(r"\\\1", md.escape_html(md.one_line(text)))
     return _UNDERSCORE_EDGE.sub(r"\\_", text)
 
 
@@ -178,7 +179,7 @@ class Renderer:
             undefined=jinja2.StrictUndefined,
         )
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
-                                docmd=md.docstring_markdown, firstline=md.first_line,
+                                docmd=docstring_markdown, firstline=md.first_line,
                                 inline=md.inline, fragment=md.fragment)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._templates = {name: self.env.get_template(f"{name}.md.j2")
@@ -254,16 +255,13 @@ class Renderer:
         embed = text is not None and where.embed_max > 0 and size <= where.embed_max
         classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
         functions = [s for s in facts.symbols if s.kind is SymbolKind.FUNCTION]
-        methods_of: dict[str, list[Symbol]] = {}
-        for s in facts.symbols:
-            if s.kind is SymbolKind.METHOD:
-                methods_of.setdefault(s.container, []).append(s)
+        methods_of = _methods_by_class(facts.symbols, classes)
         deps = self._dependencies(page, facts.imports, inputs["links"])
         importers = [(r, self._link(page, docs_page(r))) for r in inputs["importers"]]
         tests = [(r, self._link(page, docs_page(r))) for r in inputs["tests"]]
         siblings = inputs["siblings"]
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
-        purpose = md.docstring_markdown(facts.module_doc) if facts.module_doc else ""
+        purpose = docstring_markdown(facts.module_doc) if facts.module_doc else ""
         if not purpose and facts.language is Language.MARKDOWN and facts.symbols:
             purpose = f"A Markdown document titled {md.code(facts.symbols[0].name)}."
         return self._templates["file_docs"].render(
@@ -333,7 +331,7 @@ class Renderer:
                                                                              "readme.txt", "readme")), None)
         purpose, purpose_from = "", ""
         if init and facts_of[init].module_doc:
-            purpose, purpose_from = md.docstring_markdown(facts_of[init].module_doc), init
+            purpose, purpose_from = docstring_markdown(facts_of[init].module_doc), init
         elif readme:
             first = next((s.name for s in facts_of[readme].symbols), "")
             purpose = f"Described by its README{': ' + md.code(first) if first else ''}."
@@ -374,6 +372,21 @@ class Renderer:
             index_href=self._link(page, folder_index(folder)), project=where.project,
             root=not folder,
         )
+
+
+def _methods_by_class(symbols: Iterable[Symbol], classes: list[Symbol]) -> dict[str, list[Symbol]]:
+    """Methods by the anchor of the class whose lines hold them: two classes of one name (defined
+    under `if`/`else`) each keep their own methods."""
+    same_name: dict[str, list[Symbol]] = {}
+    for c in classes:
+        same_name.setdefault(c.qualname, []).append(c)
+    methods_of: dict[str, list[Symbol]] = {}
+    for s in symbols:
+        if s.kind is SymbolKind.METHOD and s.container in same_name:
+            candidates = same_name[s.container]
+            owner = next((c for c in candidates if c.line <= s.line <= c.end_line), candidates[0])
+            methods_of.setdefault(owner.anchor, []).append(s)
+    return methods_of
 
 
 def _counts(facts: FileFacts) -> dict[str, int]:

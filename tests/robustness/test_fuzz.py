@@ -9,7 +9,7 @@ import ast
 import os
 import re
 
-from helpers import ast_keywords
+from helpers import DOCS_SECTIONS, KW_SECTIONS, ast_keywords, page_errors
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -62,21 +62,30 @@ def python_source(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _render(source: str) -> tuple[str, str]:
+def _render(source: str, rel: str = "m.py", sibling: str = "") -> tuple[str, str]:
     data = source.replace("\x00", "").encode("utf-8", "surrogatepass")
-    facts = analyse_source("m.py", data)
+    facts = analyse_source(rel, data)
+    names = [rel, *([sibling] if sibling and sibling != rel else [])]
+    all_facts = {r: facts for r in names}
     site = Site.build(project="fuzz", root="/r", out="/r/docs", embed_max=10**6,
-                      relations=Relations({"m.py": facts.imports}), facts={"m.py": facts},
-                      sizes={"m.py": len(data)}, folders=[""])
+                      relations=Relations({r: facts.imports for r in names}), facts=all_facts,
+                      sizes={r: len(data) for r in names}, folders=[""])
     renderer = Renderer()
-    return renderer.file_docs(site, "m.py", source), renderer.file_kw(site, "m.py")
+    return renderer.file_docs(site, rel, source), renderer.file_kw(site, rel)
+
+
+def _sound(docs: str, kw: str) -> None:
+    """Both pages parse as CommonMark with every section the format promises, in order."""
+    assert _fences_closed(docs) and _fences_closed(kw)
+    assert page_errors(docs, DOCS_SECTIONS) == []
+    assert page_errors(kw, KW_SECTIONS) == []
 
 
 def _fences_closed(text: str) -> bool:
     fence = None
     for line in text.split("\n"):
         m = re.match(r"^ {0,3}(`{3,}|~{3,})(.*)$", line)
-        if fence is None and m:
+        if fence is None and m and (m.group(1)[0] == "~" or "`" not in m.group(2)):  # as CommonMark reads it
             fence = m.group(1)
         elif fence is not None and m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
                 and not m.group(2).strip():
@@ -93,7 +102,7 @@ def test_keywords_equal_ast_and_pages_are_sound(source: str) -> None:
     expected = ast_keywords(tree)
     assert got == expected
     docs, kw = _render(source)
-    assert _fences_closed(docs) and _fences_closed(kw)
+    _sound(docs, kw)
     anchors = re.findall(r'<a id="([^"]+)"></a>', docs)
     assert len(anchors) == len(set(anchors))
     for target in re.findall(r"\]\(\./m\.py_docs\.md#([^)]+)\)", kw):
@@ -113,6 +122,30 @@ def test_any_text_never_crashes(text: str) -> None:
         except NotText:  # binary input is refused with a reason, not a crash
             assert "\x00" in text
     docs, kw = _render(text.encode("utf-8", "replace").decode("utf-8"))
-    assert _fences_closed(docs) and _fences_closed(kw)
+    _sound(docs, kw)
+
+
+DOCSTRING = st.lists(st.sampled_from([
+    "Args:", "    x (:class:`a.B`): value", "Returns:", "    int: y", "Note:", "    careful", ".. note::",
+    "    body", ".. warning:: w", "~~~~~", "```", "```python", "---", "# h", "<img src=x onerror=alert(1)>",
+    ">>> f()", "Example::", "", "    ", "\t", "1. one", "- item", "[r]: x",
+]) | TEXT, max_size=12).map("\n".join)
+# File names as a checkout may have them: backticks, HTML, blank lines, brackets, heading marks.
+FILE_NAMES = st.one_of(
+    st.sampled_from(["tool`<img src=x onerror=alert(1)>`.py", "a\n\n# injected\n\nb.py", "```.py", "~~~.md",
+                     "[x](y).py", "<script>.txt", "a|b.py", "#.py", "- x.py", "1. x.py", "a\r\nb.py"]),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"),
+            min_size=1, max_size=20).map(lambda n: n + ".py"),
+)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(FILE_NAMES, FILE_NAMES, DOCSTRING, DOCSTRING)
+def test_any_file_name_and_docstring_keep_the_page_whole(rel: str, sibling: str, doc: str, method_doc: str) -> None:
+    """A file name and docstrings of any text: both pages keep their structure, no live HTML."""
+    source = (f"{doc!r}\nclass C:\n    {method_doc!r}\n    def m(self):\n        {doc!r}\n"
+              f"def f():\n    {method_doc!r}\nif __name__ == '__main__':\n    f()\n")
+    docs, kw = _render(source, rel, sibling)
+    _sound(docs, kw)
 
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers import broken_links, strip_fences
+from helpers import DOCS_SECTIONS, KW_SECTIONS, broken_links, foreign_html, md_headings, page_errors, strip_fences
 
 NAMES = ["with space.py", "hash#1.py", "per%cent.py", "br[ack]ets (1).py", "ünïcode_名前.py", "back`tick.py",
          "dir with space/inner #2.py"]
@@ -61,4 +61,41 @@ def test_big_files_and_line_endings(tmp_path: Path) -> None:
     assert "**Syntax error**" in deep or "**`after`**" in (root / "docs/deep.py_kw.md").read_text()
     for page in (root / "docs").rglob("*.md"):
         strip_fences(page.read_text())  # every fence closed
+    assert broken_links(root / "docs") == []
+
+
+HOSTILE = {
+    "tool`<img src=x onerror=alert(1)>`.py": "def f():\n    '''A tool.'''\n\n\nif __name__ == '__main__':\n    f()\n",
+    "a\n\n# injected heading\n\nb.py": "'''Blank lines in my name.'''\nif __name__ == '__main__':\n    pass\n",
+    "~~~.py": "x = 1\n",
+    "```<script>alert(2).md": "# Title\n",
+    "<img src=y onerror=alert(3)>.txt": "words here\n",
+    "[x](javascript:alert(4)).py": "'''Link.'''\n",
+    "pkg\n\n## also injected/mod.py": "'''In a folder with blank lines.'''\n",
+}
+
+
+def test_hostile_file_names_stay_text(tmp_path: Path) -> None:
+    """File names with backticks, HTML and blank lines: every page keeps its structure, no live HTML
+    and no injected heading (in the file's own pages, its folder's pages and every sibling's Related Files)."""
+    root = tmp_path / "ws"
+    for name, text in HOSTILE.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / "plain.py").write_text("'''A sibling.'''\n")
+    summary = _generate(root, tmp_path)
+    assert summary["skipped"] == []
+    pages = sorted((root / "docs").rglob("*.md"))
+    assert len(pages) == 2 * (len(HOSTILE) + 1) + 4  # the root folder's and pkg's index.md and doc.md
+    for page in pages:
+        text = page.read_text()
+        assert foreign_html(text) == [], page
+        headings = [t for _, t in md_headings(text)]
+        assert not {"injected heading", "also injected"} & set(headings), (page, headings)
+        if page.name.endswith("_docs.md"):
+            assert page_errors(text, DOCS_SECTIONS) == [], page
+        elif page.name.endswith("_kw.md"):
+            assert page_errors(text, KW_SECTIONS) == [], page
+    tool = (root / "docs" / "tool`<img src=x onerror=alert(1)>`.py_docs.md").read_text()
+    assert "Run it as a script: ``python tool`<img src=x onerror=alert(1)>`.py``." in tool
     assert broken_links(root / "docs") == []

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from repodoc_lsp.render.markdown import code, docstring_markdown, fence, href, inline, rel_link, size_human
+from repodoc_lsp.render.docstrings import docstring_markdown
+from repodoc_lsp.render.markdown import code, fence, href, inline, rel_link, size_human
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -1,0 +1,235 @@
+"""Docstrings (Google, NumPy, Sphinx/reST or plain) as Markdown: every paragraph kept, nothing escapes.
+
+griffe's parsers split a docstring into sections (parameters, returns, raises, notes, warnings,
+examples, deprecations, ...); the text between them, reST directives (`.. note::`), literal blocks
+(`::`), doctests and roles (`:class:`x``) are rendered here. Every function is total: a docstring
+that no parser understands is rendered as prose, never an error.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import re
+from collections.abc import Iterable
+
+from repodoc_lsp.render.markdown import code, fence, inline
+
+_ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]+)`")
+_TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
+_MAX_DEPTH = 8  # nested directives and indented blocks rendered as text; deeper ones fenced
+_UNDERLINE = re.compile(r"([=\-~^\"'`#*+:.])\1{2,}")
+_DIRECTIVE = re.compile(r"^\.\.\s+([A-Za-z][\w:+-]*)::\s*(.*)$")
+_CODE_DIRECTIVES = {"code", "code-block", "sourcecode", "testcode", "doctest", "testsetup", "testoutput",
+                    "math", "highlight", "literalinclude", "parsed-literal"}
+_PARSER_OPTIONS = {"default": "google",
+                   "per_style_options": {"google": {"warnings": False, "returns_named_value": False},
+                                         "numpy": {"warnings": False}, "sphinx": {"warnings": False}}}
+_SECTION_TITLES = {"parameters": "Parameters", "other parameters": "Other Parameters",
+                   "type parameters": "Type Parameters", "attributes": "Attributes", "raises": "Raises",
+                   "warns": "Warns", "returns": "Returns", "yields": "Yields", "receives": "Receives",
+                   "functions": "Functions", "classes": "Classes", "type aliases": "Type Aliases",
+                   "modules": "Modules"}
+
+logging.getLogger("griffe").setLevel(logging.CRITICAL)
+
+
+def _role_text(match: re.Match[str]) -> str:
+    target = match.group(1).strip()
+    titled = _TITLED.match(target)
+    if titled and titled.group(1):
+        target = titled.group(1)
+    elif target.startswith("~"):
+        target = target[1:].rsplit(".", 1)[-1]
+    return "``" + target.lstrip("!~").replace("`", "") + "``"
+
+
+def roles_as_literals(text: str) -> str:
+    """reST roles (`:class:`~a.B``, `:func:`f``, `:math:`x``) as literals (``` ``B`` ```)."""
+    return _ROLE.sub(_role_text, text) if ":`" in text else text
+
+
+def clean(doc: str) -> str:
+    """A docstring with tabs expanded, common indentation removed and edges stripped."""
+    return inspect.cleandoc(doc.expandtabs(8).replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _block(lines: list[str], i: int, indent: int) -> tuple[list[str], int]:
+    """The lines from `i` that are blank or indented more than `indent`, trailing blanks dropped."""
+    block: list[str] = []
+    while i < len(lines) and (not lines[i].strip() or _indent_of(lines[i]) > indent):
+        block.append(lines[i])
+        i += 1
+    while block and not block[-1].strip():
+        block.pop()
+    return block, i
+
+
+def _dedent(block: list[str]) -> str:
+    indent = min((_indent_of(b) for b in block if b.strip()), default=0)
+    return "\n".join(b[indent:] if b.strip() else "" for b in block).lstrip("\n")
+
+
+def prose(text: str, depth: int = 0) -> str:
+    """Docstring text as Markdown: doctests, literal blocks and code directives fenced, notes and
+    other directives labelled, indented text kept as text (fenced below `_MAX_DEPTH` levels), every
+    other line made inert."""
+    out: list[str] = []
+    lines = text.expandtabs(8).splitlines()
+    i = 0
+    literal_next = False
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped:
+            out.append("")
+            i += 1
+            continue
+        indent = _indent_of(line)
+        if stripped.startswith(">>>"):
+            block = []
+            while i < len(lines) and lines[i].strip():
+                block.append(lines[i][indent:] if _indent_of(lines[i]) >= indent else lines[i].strip())
+                i += 1
+            out += ["", fence("\n".join(block), "pycon"), ""]
+            continue
+        directive = _DIRECTIVE.match(stripped)
+        if directive:
+            name, arg = directive.group(1).lower(), directive.group(2).strip()
+            body, i = _block(lines, i + 1, indent)
+            out += ["", *_directive(name, arg, _dedent(body), depth), ""]
+            literal_next = False
+            continue
+        if indent > 0 and (not out or not out[-1]):
+            indented, i = _block(lines, i, indent - 1)
+            text_of = _dedent(indented)
+            literal = literal_next or depth >= _MAX_DEPTH
+            out += ["", fence(text_of, "") if literal else prose(text_of, depth + 1), ""]
+            literal_next = False
+            continue
+        if stripped.endswith("::"):
+            literal_next = True
+            stripped = stripped[:-1] if len(stripped) > 2 and stripped[-3] != " " else stripped[:-2].rstrip()
+            if not stripped:
+                i += 1
+                continue
+        else:
+            literal_next = False
+        if i + 1 < len(lines) and _is_underline(lines[i + 1], stripped, indent):
+            out += ["", f"**{inline(roles_as_literals(stripped))}**", ""]  # a reST section title
+            i += 2
+            continue
+        out.append(inline(roles_as_literals(stripped)))
+        i += 1
+    return _squeeze(out)
+
+
+def _is_underline(line: str, title: str, indent: int) -> bool:
+    """Whether `line` underlines `title` as a reST section title (`Title` over `~~~~~`)."""
+    mark = line.strip()
+    return len(mark) >= len(title) and _indent_of(line) == indent and bool(_UNDERLINE.fullmatch(mark))
+
+
+def _squeeze(lines: Iterable[str]) -> str:
+    """Lines joined with at most one blank line between blocks, none at the edges."""
+    text = "\n".join(lines)
+    return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+
+
+def _directive(name: str, arg: str, body: str, depth: int) -> list[str]:
+    """A reST directive: code-like ones fenced, admonitions as a bold label, others named in code."""
+    if name in _CODE_DIRECTIVES:
+        lang = arg if name in ("code", "code-block", "sourcecode") and re.fullmatch(r"[\w+-]+", arg) else \
+            ("pycon" if name == "doctest" else "")
+        content = body if body.strip() else arg
+        return [fence(content, lang)] if content.strip() else []
+    label = name.replace("-", " ").replace("seealso", "see also").capitalize()
+    if name in ("versionadded", "versionchanged", "deprecated", "deprecated-removed"):
+        label = {"versionadded": "New in version", "versionchanged": "Changed in version"}.get(name, "Deprecated")
+        label += f" {arg}" if arg else ""
+        arg = ""
+    head = f"**{inline(label)}**" + (f": {inline(roles_as_literals(arg))}" if arg else "")
+    if depth >= _MAX_DEPTH:
+        return [head, "", fence(body, "")] if body.strip() else [head]
+    return [head, "", prose(body, depth + 1)] if body.strip() else [head]
+
+
+def _join(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _item(head: str, description: str) -> str:
+    """A list entry: the description inline when it is one line, else indented under the entry."""
+    body = prose(roles_as_literals(description)) if description.strip() else ""
+    if not body:
+        return f"- {head}"
+    if "\n\n" not in body and not body.startswith(("`" * 3, "~" * 3, "**")):
+        body = body.replace("\n", "\n  ")
+        return f"- {head}: {body}" if head else f"- {body}"
+    indented = "\n".join("  " + b if b else "" for b in body.split("\n"))
+    return f"- {head}\n\n{indented}" if head else f"-\n{indented}"
+
+
+def _type(annotation: object) -> str:
+    text = _join(str(annotation)) if annotation is not None else ""
+    return code(text.replace("``", "").strip("`")) if text else ""
+
+
+def _element(element: object) -> str:
+    name = _join(getattr(element, "name", "") or "")
+    kind = _type(getattr(element, "annotation", None))
+    head = " ".join(p for p in (code(name) if name else "", f"({kind})" if name and kind else kind) if p)
+    return _item(head, str(getattr(element, "description", "") or ""))
+
+
+def _section(section: object) -> str:
+    kind = str(getattr(getattr(section, "kind", None), "value", ""))
+    value = getattr(section, "value", None)
+    title = getattr(section, "title", None)
+    if isinstance(value, str):
+        return prose(value)
+    if kind == "examples" and isinstance(value, list):
+        parts = [f"**{inline(title or 'Examples')}**"]
+        for sub_kind, text in value:
+            parts.append(fence(text, "pycon") if "examples" in str(getattr(sub_kind, "value", sub_kind))
+                         else prose(str(text)))
+        return "\n\n".join(p for p in parts if p)
+    if kind == "admonition":
+        label = inline(_join(title) or str(getattr(value, "annotation", "") or "Note").capitalize())
+        body = prose(roles_as_literals(str(getattr(value, "description", "") or "")))
+        return f"**{label}**" + (f"\n\n{body}" if body else "")
+    if kind == "deprecated":
+        version = _join(str(getattr(value, "annotation", "") or getattr(value, "version", "") or ""))
+        body = prose(roles_as_literals(str(getattr(value, "description", "") or "")))
+        return f"**Deprecated{' ' + inline(version) if version else ''}**" + (f"\n\n{body}" if body else "")
+    if isinstance(value, list):
+        rows = [_element(e) for e in value]
+        label = inline(_join(title) or _SECTION_TITLES.get(kind, kind.capitalize() or "Section"))
+        if kind in ("returns", "yields", "receives") and len(rows) == 1 and "\n" not in rows[0]:
+            return f"**{label}**: {rows[0][2:]}"  # one value: on the label's line
+        return f"**{label}**\n\n" + "\n".join(rows) if rows else ""
+    return prose(str(value or ""))
+
+
+def _sections(text: str) -> list[object]:
+    from griffe import Docstring
+
+    return list(Docstring(text, parser="auto", parser_options=_PARSER_OPTIONS).parse())  # type: ignore[arg-type]
+
+
+def docstring_markdown(doc: str | None) -> str:
+    """A docstring as Markdown: its summary, text, sections and examples, all of it."""
+    if not doc or not doc.strip():
+        return ""
+    text = clean(doc)
+    literal = roles_as_literals(text)
+    try:
+        sections = _sections(literal)
+        rendered = [_section(s) for s in sections]
+    except Exception:  # a parser's failure on odd text: the docstring is still shown, as prose
+        return prose(text)
+    return "\n\n".join(r for r in rendered if r)

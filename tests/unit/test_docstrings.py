@@ -1,0 +1,79 @@
+"""Docstrings as Markdown: every paragraph and section kept, reST roles as code, nothing escapes."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import contained_errors
+
+from repodoc_lsp.render.docstrings import docstring_markdown, prose
+
+
+def test_google_sections_in_full() -> None:
+    doc = ("Sum.\n\nArgs:\n    x (int): first\n    device (:class:`torch.device`): where. Default: ``None``\n\n"
+           "Returns:\n    int: the sum\n\nRaises:\n    ValueError: bad\n\nNote:\n    Careful here.\n\n"
+           "Warning:\n    Slow on CPU.\n")
+    out = docstring_markdown(doc)
+    assert "- `x` (`int`): first" in out
+    assert "- `device` (`torch.device`): where. Default: ``None``" in out  # not garbled by the role
+    assert "**Returns**: `int`: the sum" in out and "- `ValueError`: bad" in out
+    assert "**Note**\n\nCareful here." in out and "**Warning**\n\nSlow on CPU." in out
+    assert not contained_errors(out)
+
+
+def test_numpy_and_sphinx_styles() -> None:
+    numpy = "Sum.\n\nParameters\n----------\nx : int\n    first\n\nSee Also\n--------\nprod : the product\n"
+    out = docstring_markdown(numpy)
+    assert "- `x` (`int`): first" in out and "prod" in out
+    rest = "Sum.\n\n:param x: first\n:type x: int\n:returns: the sum\n"
+    out = docstring_markdown(rest)
+    assert "`x`" in out and "first" in out and "the sum" in out
+
+
+def test_rest_directives_roles_and_literal_blocks() -> None:
+    doc = ("Load a :class:`~torch.nn.Module` with :func:`torch.load`.\n\n.. note::\n    Needs :attr:`x`.\n\n"
+           ".. warning:: Unsafe.\n\n.. deprecated:: 2.0\n    Use ``g``.\n\nExample::\n\n    f(1)\n\n"
+           ".. code-block:: python\n\n    g(2)\n")
+    out = docstring_markdown(doc)
+    assert "``Module``" in out and "``torch.load``" in out and ":class:" not in out
+    assert "**Note**\n\nNeeds ``x``." in out
+    assert "**Warning**: Unsafe." in out
+    assert "**Deprecated 2.0**\n\nUse ``g``." in out
+    assert "Example:\n\n```\nf(1)\n```" in out
+    assert "```python\ng(2)\n```" in out
+    assert not contained_errors(out)
+
+
+def test_every_paragraph_reaches_the_page() -> None:
+    """DataLoader-like: notes and warnings between and after the sections are all kept."""
+    doc = ("Data loader.\n\nArgs:\n    dataset (Dataset): from which to load.\n\n.. warning:: If the ``spawn``\n"
+           "    start method is used, ``worker_init_fn`` cannot be unpicklable.\n\n.. warning:: ``len(dataloader)``\n"
+           "    heuristic is based on the sampler.\n\nSee :ref:`multiprocessing-best-practices` on more details.\n")
+    out = docstring_markdown(doc)
+    for words in ("spawn", "unpicklable", "heuristic is based on the sampler", "multiprocessing-best-practices",
+                  "on more details", "from which to load"):
+        assert words in out, words
+
+
+@pytest.mark.parametrize("doc", [
+    "Summary.\n\n    \n\nMore.",  # an indented whitespace-only line: was ValueError from min()
+    "Summary.\n\n    \n    \n",
+    "Title\n~~~~~\n\nText after the underline.\n\n## Not a heading",
+    "Text\n```\nnever closed\n\n## Still text",
+    "~~~\nnever closed either",
+    "<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>",
+    "```<img src=x onerror=alert(1)>``",
+    "\\`<img src=x onerror=alert(1)>`",
+    "Text\n---\nText\n===\n- - -\n1. one\n[ref]: http://x",
+    "Args:\n    x (",
+    ".. note::",
+    "::\n\n    ",
+])
+def test_odd_docstrings_stay_inside_their_section(doc: str) -> None:
+    out = docstring_markdown(doc)
+    assert not contained_errors(out), out
+    assert not contained_errors(prose(doc))
+
+
+def test_reST_title_and_stray_fence_keep_their_text() -> None:
+    out = docstring_markdown("Title\n~~~~~\n\nText\n```\nmore")
+    assert "**Title**" in out and "more" in out and "~~~" not in out
