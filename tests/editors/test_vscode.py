@@ -88,59 +88,70 @@ def _hostile_checkout(ws: Path, tmp_path: Path) -> dict[str, Path]:
     return sentinels
 
 
-def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: Path,
-                                  immutable_folder: Callable[[Path], AbstractContextManager[bool]]) -> None:
+def _vscode_session(tmp_path: Path, ws: Path, extensions: list[Path], user_settings: dict, run_env: dict[str, str],
+                    report: Path) -> None:
+    """Installs `extensions` in a fresh code-server, opens `ws` in headless Chromium and waits for the probe's
+    `report`; every process of the session is ended after."""
+    user, exts = tmp_path / "user", tmp_path / "ext"
+    (user / "User").mkdir(parents=True)
+    (user / "User" / "settings.json").write_text(json.dumps({
+        "workbench.startupEditor": "none",
+        "security.workspace.trust.enabled": False, "telemetry.telemetryLevel": "off",
+        "extensions.autoCheckUpdates": False, "extensions.autoUpdate": False, "update.mode": "none", **user_settings}))
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"), "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+           "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"), "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
+           "REPODOC_CACHE_DIR": str(tmp_path / "cache")}
+    for package in extensions:
+        subprocess.run([str(CODE_SERVER), "--user-data-dir", str(user), "--extensions-dir", str(exts),
+                        "--install-extension", str(package), "--force"], env=env, check=True, capture_output=True,
+                       timeout=120)
+    port = _free_port()
+    server = subprocess.Popen(
+        [str(CODE_SERVER), "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
+         "--disable-update-check", "--disable-workspace-trust", "--user-data-dir", str(user), "--extensions-dir",
+         str(exts), str(ws)], env={**env, **run_env, "REPODOC_PROBE_OUT": str(report)}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        browser = subprocess.run(
+            ["node", str(EXT / "test" / "e2e" / "open_workbench.js"), f"http://127.0.0.1:{port}/?folder={ws}",
+             str(report), "150"], env={**env, "PLAYWRIGHT_CORE": str(PLAYWRIGHT)}, capture_output=True, text=True,
+            timeout=240)
+        assert report.exists(), browser.stderr[-2000:]
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)  # code-server, its extension host and the language server
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=10)
+
+
+def _requires_vscode() -> None:
     _require(CODE_SERVER.exists(), "code-server")
     _require(PLAYWRIGHT.is_dir() and Path("/usr/bin/chromium").exists(), "chromium and playwright-core")
+
+
+def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: Path,
+                                  immutable_folder: Callable[[Path], AbstractContextManager[bool]]) -> None:
+    _requires_vscode()
     probe, standin = _package("probe", tmp_path), _package("python-standin", tmp_path)
     ws = editor_workspace
     sentinels = _hostile_checkout(ws, tmp_path)
     # no repodoc.interpreter: the interpreter selected in the Python extension (a stand-in) runs the server
     chosen = _interpreter(tmp_path / "chosen-python", tmp_path / "chosen.log")
     chosen2 = _interpreter(tmp_path / "chosen-python-2", tmp_path / "chosen-2.log")
-    user, exts = tmp_path / "user", tmp_path / "ext"
-    (user / "User").mkdir(parents=True)
-    (user / "User" / "settings.json").write_text(json.dumps({
-        "workbench.startupEditor": "none",
-        "security.workspace.trust.enabled": False, "telemetry.telemetryLevel": "off",
-        "extensions.autoCheckUpdates": False, "extensions.autoUpdate": False, "update.mode": "none"}))
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"), "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-           "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"), "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
-           "REPODOC_CACHE_DIR": str(tmp_path / "cache")}
-    for package in (vsix, probe, standin):
-        subprocess.run([str(CODE_SERVER), "--user-data-dir", str(user), "--extensions-dir", str(exts),
-                        "--install-extension", str(package), "--force"], env=env, check=True, capture_output=True,
-                       timeout=120)
     report = tmp_path / "probe.json"
-    run_env = {**env, "REPODOC_PROBE_OUT": str(report), "REPODOC_STANDIN_PYTHON": str(chosen),
-               "REPODOC_STANDIN_PYTHON2": str(chosen2), "REPODOC_STANDIN_MARKER2": str(tmp_path / "chosen-2.log")}
-    port = _free_port()
+    run_env = {"REPODOC_STANDIN_PYTHON": str(chosen), "REPODOC_STANDIN_PYTHON2": str(chosen2),
+               "REPODOC_STANDIN_MARKER2": str(tmp_path / "chosen-2.log")}
     # a page folder nobody can write: the pages that cannot be written are named in the message
     with immutable_folder(ws / "docs" / "data") as immutable:
-        server = subprocess.Popen(
-            [str(CODE_SERVER), "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
-             "--disable-update-check", "--disable-workspace-trust", "--user-data-dir", str(user), "--extensions-dir",
-             str(exts), str(ws)], env=run_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        try:
-            for _ in range(100):
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.2)
-            browser = subprocess.run(
-                ["node", str(EXT / "test" / "e2e" / "open_workbench.js"), f"http://127.0.0.1:{port}/?folder={ws}",
-                 str(report), "150"], env={**env, "PLAYWRIGHT_CORE": str(PLAYWRIGHT)}, capture_output=True, text=True,
-                timeout=240)
-            assert report.exists(), browser.stderr[-2000:]
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)  # code-server, its extension host and the language server
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait(timeout=10)
+        _vscode_session(tmp_path, ws, [vsix, probe, standin], {}, run_env, report)
     result = json.loads(report.read_text())
     assert result["ok"], result.get("error")
     assert result["vscode"].startswith("1.100")
@@ -179,3 +190,18 @@ def test_extension_in_real_vscode(vsix: Path, tmp_path: Path, editor_workspace: 
         assert len(failed) == 1 and "data/notes.txt_docs.md: cannot write" in failed[0], ui["notifications"]
     others = [n for n in ui["notifications"] if n not in ignored and "pages written" not in n]
     assert not [n for n in others if "RepoDoc" in n], ui["notifications"]
+
+
+def test_bad_server_command_gives_one_message(vsix: Path, tmp_path: Path, editor_workspace: Path) -> None:
+    """A server command that exits at once: one error message, with the fix, and no other pop-up."""
+    _requires_vscode()
+    report = tmp_path / "probe.json"
+    _vscode_session(tmp_path, editor_workspace, [vsix, _package("probe", tmp_path)],
+                    {"repodoc.serverCommand": ["sh", "-c", "echo broken >&2; exit 3"]},
+                    {"REPODOC_PROBE_MODE": "bad-command"}, report)
+    result = json.loads(report.read_text())
+    assert result["ok"], result.get("error")
+    ui = json.loads((tmp_path / "probe-ui.json").read_text())
+    shown = [n for n in ui["notifications"] if "RepoDoc" in n or "repodoc" in n]
+    assert len(shown) == 1, ui["notifications"]
+    assert "failed" in shown[0] and "repodoc.serverCommand" in shown[0], shown

@@ -21,6 +21,22 @@ exports.activate = async () => {
   const out = process.env.REPODOC_PROBE_OUT;
   if (!out) return;
   const report = { vscode: vscode.version, ok: false, steps: [] };
+  if (process.env.REPODOC_PROBE_MODE === 'bad-command') {
+    // the server cannot start: let every message appear, then show them to the browser
+    report.mode = 'bad-command';
+    try {
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, 'pkg', 'use.py'));
+      await vscode.window.showTextDocument(doc);
+      await vscode.extensions.getExtension('repodoc.repodoc').activate();
+      await sleep(8000);
+      await vscode.commands.executeCommand('notifications.showList');
+      report.ok = true;
+    } catch (e) {
+      report.error = String((e && e.stack) || e);
+    }
+    fs.writeFileSync(out, JSON.stringify(report, null, 1));
+    return;
+  }
   try {
     const root = vscode.workspace.workspaceFolders[0].uri;
     const uri = vscode.Uri.joinPath(root, 'pkg', 'use.py');
