@@ -17,7 +17,7 @@ from pygls.lsp.server import LanguageServer
 from repodoc_lsp import __version__
 from repodoc_lsp.analysis.cursor import Cursor
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
-from repodoc_lsp.config import Settings
+from repodoc_lsp.config import Settings, apply
 from repodoc_lsp.discover import capped
 from repodoc_lsp.server.convert import path_of
 from repodoc_lsp.server.priority import Requests
@@ -74,6 +74,14 @@ class RepodocServer(LanguageServer):
         """Settings of a root; a bad value is told to the user once and replaced by its default."""
         editor = {**self.init_options, **self.editor_settings.get(path.resolve(), {})}
         settings, problems = settings_for(path, editor)
+        for problem in problems:
+            self.tell(f"repodoc: {problem}; using the default", types.MessageType.Warning)
+        return settings
+
+    def outside_settings(self) -> Settings:
+        """Settings for a file outside every root (hover only): the editor's, over the defaults;
+        nothing is read from the folder the file is in."""
+        settings, problems = apply(Settings(), self.init_options, source="settings", strict=False)
         for problem in problems:
             self.tell(f"repodoc: {problem}; using the default", types.MessageType.Warning)
         return settings

@@ -37,7 +37,7 @@ async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | 
     if path is None or path.suffix not in PYTHON_SUFFIXES:
         return None
     root = ls.root_for(path)
-    mode = root.settings.hover if root is not None else ls.settings_of(path.parent).hover
+    mode = root.settings.hover if root is not None else ls.outside_settings().hover
     if mode == "off":
         return None
     doc = ls.workspace.get_text_document(params.text_document.uri)

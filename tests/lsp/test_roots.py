@@ -33,10 +33,13 @@ async def _hover(client: LanguageClient, path: Path, needle: str) -> str:
 
 async def test_a_file_outside_the_workspace_gets_hover_only(client: LanguageClient, tmp_path: Path) -> None:
     root = build(tmp_path / "ws", SAMPLE)
-    outside = build(tmp_path / "vendored", VENDORED)
+    outside = build(tmp_path / "vendored", {**VENDORED, "pyproject.toml": VENDORED["pyproject.toml"]
+                                            + '[tool.repodoc]\nhover = "off"\nnonsense = 1\n'})
     await start(client, root, options={"cacheDir": str(tmp_path / "c")})
     assert await symbols(client, "Shape")
+    # its pyproject.toml is not read: its settings neither apply nor are complained about
     assert "Vendored, not ours." in await _hover(client, outside / "lib.py", "VendoredThing")
+    assert client.messages == []
     with pytest.raises(JsonRpcException, match="not in a workspace folder"):
         await client.workspace_execute_command_async(types.ExecuteCommandParams(
             command="repodoc.pagesFor", arguments=[(outside / "lib.py").as_uri()]))
