@@ -28,7 +28,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import io
 import os
+import pstats
 import shutil
 import sys
 from collections.abc import Callable
@@ -37,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import fmt_mb, fmt_s, median, scratch_folder, table, verdict, write_results
+from _common import REPO, fmt_mb, fmt_s, median, run_measured, scratch_folder, table, verdict, write_results
 from bench_generate import cold_and_warm
 from bench_lsp import HOVER_FILES, HoverPoint, Session, _progress, analyse_seconds, hover_points, run_session, summarise
 from corpus import ensure_corpus, python_files, stats
@@ -51,6 +53,7 @@ TARGET_SYMBOL_P95 = 0.030
 TARGET_SERVER_MEMORY = 1.0e9  # bytes, the server's process tree
 TARGET_INDEXING_HOVER = 1.5  # hover median during cold indexing / idle
 TARGET_TREE = 1.5  # generated tree on disk / the sources
+PROFILE_TOP = 30  # functions kept from the warm run's profile
 
 
 def workspace_copy(corpus: Path, dest: Path, limit: int | None, keep: list[str]) -> None:
@@ -101,6 +104,36 @@ def _session(label: str, server: str, command: str, root: Path, tmp: Path, point
     return session
 
 
+def _step(record: dict[str, Any], name: str, run: Callable[[], Any]) -> Any:
+    """One part of the measurement: a failure is recorded and printed, and the run goes on without it."""
+    try:
+        return run()
+    except Exception as exc:  # a broken part is a finding, not the end of a 15-minute run
+        message = f"{name}: {type(exc).__name__}: {exc}"[:3000]
+        record.setdefault("errors", []).append(message)
+        print(f"FAILED {message}", flush=True)
+        return None
+
+
+def profile_warm(root: Path, out: Path, cache: Path) -> dict[str, Any]:
+    """One more warm `repodoc generate` under cProfile (nothing is analysed or rendered, so no worker
+    runs: the profile is the whole run); the functions with the most cumulative time."""
+    prof = out.parent / "warm.prof"
+    cmd = [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "repodoc_lsp", "generate", str(root),
+           "--out", str(out), "--json", "--quiet"]
+    m = run_measured(cmd, env={**os.environ, "REPODOC_CACHE_DIR": str(cache)})
+    if m.proc.returncode != 0:
+        raise RuntimeError(f"exit {m.proc.returncode}: {m.proc.stderr[-2000:]}")
+    text = io.StringIO()
+    pstats.Stats(str(prof), stream=text).sort_stats("cumulative").print_stats(PROFILE_TOP)
+    rows = text.getvalue().split("   ncalls", 1)[-1].splitlines()[1:]  # the table without its header
+    prefixes = sorted({str(REPO) + "/", *(p + "/" for p in sys.path if p.endswith("-packages"))}, key=len)[::-1]
+    for prefix in prefixes:
+        rows = [row.replace(prefix, "") for row in rows]
+    return {"seconds": m.seconds, "columns": "ncalls tottime percall cumtime percall function",
+            "top": [row for row in rows if row.strip()]}
+
+
 def measure_corpus(label: str, corpus: Path, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
     """Generation, the analyse phase, the server and the peer on one corpus."""
     root = tmp / "ws" / corpus.name
@@ -108,26 +141,33 @@ def measure_corpus(label: str, corpus: Path, tmp: Path, args: argparse.Namespace
     workspace_copy(corpus, root, args.limit, [f"{torch.relative_to(root).as_posix()}/{f}" for f in HOVER_FILES])
     st = stats(root)
     print(f"{label}: {root}: {st.files} files, {st.lines:,} lines, {st.bytes / 1e6:.1f} MB", flush=True)
-    runs = cold_and_warm(root, tmp, floor_runs=1, cold_runs=1, warm_runs=args.warm_runs, jobs=args.jobs)
-    record: dict[str, Any] = {
-        "corpus": {"path": str(corpus), "files": st.files, "lines": st.lines, "bytes": st.bytes},
-        **{k: runs[k] for k in ("floor", "cold", "warm", "notes")},
-        "sources": disk_size(root, "*.py"),
-        "tree": disk_size(runs["out"]),
-        "cache": disk_size(runs["cache"]),
-    }
-    print(f"{label}: tree {record['tree']}, sources {record['sources']}", flush=True)
-    shutil.rmtree(runs["out"], ignore_errors=True)
-    record["analyse"] = analyse_seconds(root, tmp)
+    record: dict[str, Any] = {"corpus": {"path": str(corpus), "files": st.files, "lines": st.lines, "bytes": st.bytes},
+                              "errors": []}
+    runs = _step(record, "generate", lambda: cold_and_warm(
+        root, tmp, floor_runs=1, cold_runs=1, warm_runs=args.warm_runs, jobs=args.jobs))
+    if runs is not None:
+        record.update({k: runs[k] for k in ("floor", "cold", "warm", "notes")})
+        record.update(sources=disk_size(root, "*.py"), tree=disk_size(runs["out"]), cache=disk_size(runs["cache"]))
+        print(f"{label}: tree {record['tree']}, sources {record['sources']}", flush=True)
+        if args.profile:
+            record["profile"] = _step(record, "warm profile", lambda: profile_warm(root, runs["out"], runs["cache"]))
+            if record["profile"]:
+                seconds = fmt_s(record["profile"]["seconds"])
+                print(f"{label}: warm run under cProfile, {seconds}; by cumulative time:", flush=True)
+                print("\n".join(record["profile"]["top"][:PROFILE_TOP // 2]), flush=True)
+        shutil.rmtree(runs["out"], ignore_errors=True)
+    record["analyse"] = _step(record, "analyse phase", lambda: analyse_seconds(root, tmp)) or {}
     print(f"{label}: analyse phase, cold: {record['analyse']}", flush=True)
     points = _torch_points(root, torch)
-    repodoc = _session(f"repodoc on {label}", "repodoc", f"{sys.executable} -m repodoc_lsp serve", root, tmp, points,
-                       full=True)
-    record["server"] = {"summary": summarise(repodoc), "session": dataclasses.asdict(repodoc)}
+    repodoc = _step(record, "server", lambda: _session(
+        f"repodoc on {label}", "repodoc", f"{sys.executable} -m repodoc_lsp serve", root, tmp, points, full=True))
+    if repodoc is not None:
+        record["server"] = {"summary": summarise(repodoc), "session": dataclasses.asdict(repodoc)}
     if args.peer:
-        jedi = _session(f"jedi-language-server on {label}", "jedi", args.jedi_command, root, tmp, points,
-                        full=True, symbols=False)
-        record["peer"] = {"summary": summarise(jedi), "session": dataclasses.asdict(jedi)}
+        jedi = _step(record, "peer", lambda: _session(
+            f"jedi-language-server on {label}", "jedi", args.jedi_command, root, tmp, points, full=True, symbols=False))
+        if jedi is not None:
+            record["peer"] = {"summary": summarise(jedi), "session": dataclasses.asdict(jedi)}
     return record
 
 
@@ -144,52 +184,62 @@ def indexing_hovers(torch: Path, tmp: Path, limit: int | None) -> dict[str, Any]
 
 
 def figures(r: dict[str, Any]) -> dict[str, Any]:
-    """The measured values of one corpus, in the units of the targets."""
-    floor = r["floor"]["median"]
-    cold, warm = median([x["seconds"] for x in r["cold"]]), median([x["seconds"] for x in r["warm"]])
-    runs = r["cold"] + r["warm"]
-    server = r["server"]["summary"]
-    peer = r.get("peer", {}).get("summary", {})
-    analyse = r["analyse"].get("analyse")
-    return {
-        "floor": floor, "cold": cold, "warm": warm, "cold_ratio": cold / floor, "warm_ratio": warm / floor,
-        "cold_cpu": median([x["cpu_seconds"] for x in r["cold"]]), "floor_cpu": r["floor"]["cpu_median"],
-        "peak_rss": max(x["peak_rss"] for x in runs), "peak_pss": max(x["peak_pss"] for x in runs),
-        "tree": r["tree"]["allocated"], "tree_apparent": r["tree"]["apparent"], "pages": r["tree"]["files"],
-        "sources": r["sources"]["allocated"], "sources_apparent": r["sources"]["apparent"],
-        "tree_ratio": r["tree"]["allocated"] / r["sources"]["allocated"],
-        "tree_apparent_ratio": r["tree"]["apparent"] / r["sources"]["apparent"],
-        "cache": r["cache"]["apparent"],
-        "analyse": analyse, "indexing": server["indexing_done"], "first_symbol": server["first_symbol"],
-        "indexing_ratio": server["indexing_done"] / analyse if analyse and server["indexing_done"] else None,
-        "symbol_median": server["symbol_median"], "symbol_p95": server["symbol_p95"],
-        "exact_first": server["exact_first"],
-        "hover": server["hover_median"], "hover_empty": server["hover_empty"],
-        "peer_hover": peer.get("hover_median"), "peer_hover_empty": peer.get("hover_empty"),
-        "peer_rss": peer.get("peak_rss"),
-        "server_rss": server["peak_rss"], "server_pss": server["peak_pss"], "survivors": server["survivors"],
-    }
+    """The measured values of one corpus, in the units of the targets (None where a part failed)."""
+    f: dict[str, Any] = {"files": r["corpus"]["files"]}
+    if r.get("cold") and r.get("warm"):
+        floor = r["floor"]["median"]
+        cold, warm = median([x["seconds"] for x in r["cold"]]), median([x["seconds"] for x in r["warm"]])
+        runs = r["cold"] + r["warm"]
+        tree, sources = r["tree"], r["sources"]
+        f.update(floor=floor, cold=cold, warm=warm, cold_ratio=cold / floor, warm_ratio=warm / floor,
+                 cold_cpu=median([x["cpu_seconds"] for x in r["cold"]]), floor_cpu=r["floor"]["cpu_median"],
+                 peak_rss=max(x["peak_rss"] for x in runs), peak_pss=max(x["peak_pss"] for x in runs),
+                 peak_single=max(x["peak_single"] for x in runs),
+                 tree=tree["allocated"], tree_apparent=tree["apparent"], pages=tree["files"],
+                 sources=sources["allocated"], sources_apparent=sources["apparent"],
+                 tree_ratio=tree["allocated"] / sources["allocated"],
+                 tree_apparent_ratio=tree["apparent"] / sources["apparent"], cache=r["cache"]["apparent"])
+    f["analyse"] = r["analyse"].get("analyse")
+    server = r.get("server", {}).get("summary")
+    if server:
+        f.update(indexing=server["indexing_done"], first_symbol=server["first_symbol"],
+                 symbol_median=server["symbol_median"], symbol_p95=server["symbol_p95"],
+                 exact_first=server["exact_first"], hover=server["hover_median"], hover_empty=server["hover_empty"],
+                 server_rss=server["peak_rss"], server_pss=server["peak_pss"], survivors=server["survivors"])
+        if f["analyse"] and server["indexing_done"]:
+            f["indexing_ratio"] = server["indexing_done"] / f["analyse"]
+    peer = r.get("peer", {}).get("summary")
+    if peer:
+        f.update(peer_hover=peer["hover_median"], peer_hover_empty=peer["hover_empty"], peer_rss=peer["peak_rss"])
+    return f
+
+
+def _known(value: Any) -> bool:
+    return value is not None and value == value  # NaN != NaN
 
 
 def checks(f: dict[str, Any], during: dict[str, Any] | None) -> dict[str, bool | None]:
     """The issue's targets on one corpus's figures (None: not measured)."""
-    def known(value: Any, ok: bool) -> bool | None:
-        return None if value is None or value != value else ok  # NaN != NaN
+    def below(key: str, limit: Any, strict: bool = False) -> bool | None:
+        value = f.get(key)
+        if value is None or not _known(value) or not _known(limit):
+            return None
+        return bool(value < limit if strict else value <= limit)
 
     result = {
-        "cold <= 1.5x floor": f["cold_ratio"] <= TARGET_COLD,
-        "warm <= 0.1x floor": f["warm_ratio"] <= TARGET_WARM,
-        "peak memory of the CLI's tree < 1.5 GB (RSS sum)": f["peak_rss"] < TARGET_MEMORY,
-        "tree on disk <= 1.5x the sources": f["tree_ratio"] <= TARGET_TREE,
-        "server indexing <= 2x the CLI's analyse phase": known(f["indexing_ratio"], (f["indexing_ratio"] or 0)
-                                                               <= TARGET_INDEXING),
-        "workspace/symbol p95 < 30 ms": known(f["symbol_p95"], f["symbol_p95"] < TARGET_SYMBOL_P95),
-        "hover median <= jedi-language-server's": known(f["peer_hover"], f["hover"] <= (f["peer_hover"] or 0)),
-        "server RSS < 1 GB (tree sum)": f["server_rss"] < TARGET_SERVER_MEMORY,
+        "cold <= 1.5x floor": below("cold_ratio", TARGET_COLD),
+        "warm <= 0.1x floor": below("warm_ratio", TARGET_WARM),
+        "peak memory of the CLI's tree < 1.5 GB (RSS sum)": below("peak_rss", TARGET_MEMORY, strict=True),
+        "tree on disk <= 1.5x the sources": below("tree_ratio", TARGET_TREE),
+        "server indexing <= 2x the CLI's analyse phase": below("indexing_ratio", TARGET_INDEXING),
+        "workspace/symbol p95 < 30 ms": below("symbol_p95", TARGET_SYMBOL_P95, strict=True),
+        "hover median <= jedi-language-server's": below("hover", f.get("peer_hover")),
+        "server RSS < 1 GB (tree sum)": below("server_rss", TARGET_SERVER_MEMORY, strict=True),
     }
     if during is not None:
-        result["PyTorch: hover median during cold indexing <= 1.5x idle"] = known(
-            during["ratio"], (during["ratio"] or 0) <= TARGET_INDEXING_HOVER)
+        ratio = during["ratio"]
+        result["PyTorch: hover median during cold indexing <= 1.5x idle"] = (
+            None if ratio is None or not _known(ratio) else bool(ratio <= TARGET_INDEXING_HOVER))
     return result
 
 
@@ -200,32 +250,34 @@ def _ratio(x: float | None) -> str:
 def _get(key: str, fmt: Callable[[Any], str] = fmt_s) -> Callable[[dict[str, Any]], str]:
     def cell(f: dict[str, Any]) -> str:
         value = f.get(key)
-        return "n/a" if value is None or value != value else fmt(value)
+        return fmt(value) if _known(value) else "n/a"
     return cell
 
 
 ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
-    ("files / pages written", lambda f: f"{f['files']:,} / {f['pages']:,}"),
+    ("files / pages written", lambda f: f"{f['files']:,} / {f.get('pages', 'n/a'):,}"),
     ("floor (read + ast.parse, 1 process)", _get("floor")),
     ("cold generate", _get("cold")),
     ("  cold / floor", _get("cold_ratio", _ratio)),
-    ("  CPU time, cold (all processes) / floor", lambda f: f"{fmt_s(f['cold_cpu'])} / {fmt_s(f['floor_cpu'])}"),
+    ("  CPU time, cold (all processes) / floor", lambda f: f"{fmt_s(f.get('cold_cpu'))} / {fmt_s(f.get('floor_cpu'))}"),
     ("warm generate (median)", _get("warm")),
     ("  warm / floor", _get("warm_ratio", lambda x: f"{x:.3f}x")),
     ("peak memory, CLI tree: RSS sum", _get("peak_rss", fmt_mb)),
     ("  the same, PSS", _get("peak_pss", fmt_mb)),
+    ("  largest single process (RSS)", _get("peak_single", fmt_mb)),
     ("tree on disk / sources on disk",
-     lambda f: f"{fmt_mb(f['tree'])} / {fmt_mb(f['sources'])} = {_ratio(f['tree_ratio'])}"),
+     lambda f: f"{fmt_mb(f.get('tree'))} / {fmt_mb(f.get('sources'))} = {_ratio(f.get('tree_ratio'))}"),
     ("  ratio of apparent sizes", _get("tree_apparent_ratio", _ratio)),
     ("analysis cache (apparent size)", _get("cache", fmt_mb)),
     ("CLI analyse phase, cold", _get("analyse")),
     ("server: launch -> indexing ended, cold", _get("indexing")),
     ("  / the analyse phase", _get("indexing_ratio", _ratio)),
     ("server: first symbol answer", _get("first_symbol")),
-    ("workspace/symbol median / p95", lambda f: f"{fmt_s(f['symbol_median'])} / {fmt_s(f['symbol_p95'])}"),
+    ("workspace/symbol median / p95", lambda f: f"{fmt_s(f.get('symbol_median'))} / {fmt_s(f.get('symbol_p95'))}"),
     ("  exact name ranked first", _get("exact_first", str)),
-    ("hover median: repodoc / jedi-language-server", lambda f: f"{fmt_s(f['hover'])} / {fmt_s(f['peer_hover'])}"),
-    ("server tree peak: RSS sum / PSS", lambda f: f"{fmt_mb(f['server_rss'])} / {fmt_mb(f['server_pss'])}"),
+    ("hover median: repodoc / jedi-language-server",
+     lambda f: f"{fmt_s(f.get('hover'))} / {fmt_s(f.get('peer_hover'))}"),
+    ("server tree peak: RSS sum / PSS", lambda f: f"{fmt_mb(f.get('server_rss'))} / {fmt_mb(f.get('server_pss'))}"),
     ("jedi-language-server peak RSS", _get("peer_rss", fmt_mb)),
 ]
 
@@ -237,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warm-runs", type=int, default=3)
     parser.add_argument("--jobs", type=int, help="passed as --jobs (default: repodoc's own, one per core)")
     parser.add_argument("--no-peer", dest="peer", action="store_false", help="skip jedi-language-server")
+    parser.add_argument("--no-profile", dest="profile", action="store_false", help="skip the warm run under cProfile")
     parser.add_argument("--no-indexing-hovers", dest="during", action="store_false",
                         help="skip the hovers during PyTorch's cold indexing")
     parser.add_argument("--jedi-command", default=str(Path(sys.executable).with_name("jedi-language-server")))
@@ -254,13 +307,18 @@ def main(argv: list[str] | None = None) -> int:
         for label in corpora:
             (tmp / label).mkdir()
             records[label] = measure_corpus(label, sources[label](), tmp / label, args)
+        failed: dict[str, Any] = {}
         if args.during:
             (tmp / "indexing").mkdir()
-            during = indexing_hovers(ensure_corpus(), tmp / "indexing", args.limit)
+            during = _step(failed, "hovers during indexing", lambda: indexing_hovers(
+                ensure_corpus(), tmp / "indexing", args.limit))
+        if during is not None:
             print(f"hovers during PyTorch's cold indexing: {during['busy_count']} hovers, median "
                   f"{fmt_s(during['busy_median'])}; idle {fmt_s(during['idle_median'])}", flush=True)
+    raw = {"limit": args.limit, "jobs": args.jobs, "corpora": records, "indexing_hovers": during}
+    print(f"measurements: {write_results('scale', raw)}", flush=True)  # kept even if the summary fails
 
-    figs = {label: {"files": r["corpus"]["files"], **figures(r)} for label, r in records.items()}
+    figs = {label: figures(r) for label, r in records.items()}
     print()
     print(table([[title, *(cell(f) for f in figs.values())] for title, cell in ROWS],
                 ["metric", *figs]))
@@ -273,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table([[name, *(verdict(v[name]) if name in v else "" for v in verdicts.values())]
                  for name in verdicts[first]], [f"target (on {first})", *verdicts]))
-    notes = [f"{label}: {n}" for label, r in records.items() for n in r["notes"]]
+    notes = [f"{label}: {n}" for label, r in records.items() for n in r.get("notes", []) + r["errors"]]
+    notes += failed.get("errors", [])
     for label, r in records.items():
         for part in ("server", "peer"):
             session = r.get(part, {}).get("session", {})
@@ -284,8 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         notes.append(f"--limit {args.limit}: a slice of each corpus, not a measurement")
     for note in notes:
         print(f"note: {note}")
-    path = write_results("scale", {"limit": args.limit, "jobs": args.jobs, "corpora": records, "figures": figs,
-                                   "indexing_hovers": during, "checks": verdicts, "notes": notes})
+    path = write_results("scale", {**raw, "figures": figs, "checks": verdicts, "notes": notes})
     print(f"results: {path}")
     return 0
 
