@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from repodoc_lsp.generate import Summary
     from repodoc_lsp.workspace import ProgressFn
 
-EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_OUTPUT, EXIT_WORKERS, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_OUTPUT, EXIT_WORKERS, EXIT_BUSY, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
 
 EPILOG = """\
 exit codes:
@@ -29,6 +29,7 @@ exit codes:
   3    the output folder, or a page in it, cannot be written (disk full, permissions)
        or rendered; every other page is written
   4    worker processes were killed twice (out of memory?) or froze; pages written are whole
+  5    another run kept writing the output folder longer than REPODOC_LOCK_TIMEOUT (300 s)
   130  interrupted
 
 settings are read from [tool.repodoc] in ROOT/pyproject.toml; flags override them.
@@ -119,7 +120,7 @@ def _generate(args: argparse.Namespace) -> int:
     from repodoc_lsp.pool import WorkersLost
     from repodoc_lsp.server.roots import refusal
     from repodoc_lsp.workspace import Workspace, collect_less
-    from repodoc_lsp.writer import OutputError
+    from repodoc_lsp.writer import OutputBusy, OutputError
 
     collect_less()
 
@@ -159,6 +160,9 @@ def _generate(args: argparse.Namespace) -> int:
         try:
             bar = not args.quiet and not args.json and sys.stderr.isatty()
             summary = _with_progress(run) if bar else run(None)
+        except OutputBusy as exc:
+            _err(str(exc))
+            return EXIT_BUSY
         except OutputError as exc:
             _err(str(exc))
             return EXIT_OUTPUT

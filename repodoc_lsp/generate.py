@@ -20,7 +20,7 @@ from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.pages import GATHER, Page
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.workspace import NO_CHANGE, CancelToken, Change, ProgressFn, Workspace, default_jobs
-from repodoc_lsp.writer import Outcome, OutputError, Writer, WriteResult
+from repodoc_lsp.writer import LockWaitCancelled, Outcome, OutputError, Writer, WriteResult
 
 __all__ = ["OutputError", "Page", "Summary", "generate", "plan_pages", "write_pages"]
 
@@ -220,11 +220,12 @@ def regenerate(ws: Workspace, rels: Iterable[str], writer: Writer, renderer: Ren
         change |= ws.update_file(rel, (data or {}).get(rel))
     site = ws.site()
     pages = plan_pages(ws, site, change)
-    if change.structural:
-        removed, conflicts = writer.remove(set(writer.manifest) - {p.path for p in pages})
-        summary.removed.extend(removed)
-        summary.conflicts.extend(conflicts)
-    write_pages(pages, page_renderer(ws, renderer, site), writer, summary, remove_stale=False, pause=pause)
+    with writer.hold(pause=pause):  # one writer of the folder at a time; its manifest afresh
+        if change.structural:
+            removed, conflicts = writer.remove(set(writer.manifest) - {p.path for p in pages})
+            summary.removed.extend(removed)
+            summary.conflicts.extend(conflicts)
+        write_pages(pages, page_renderer(ws, renderer, site), writer, summary, remove_stale=False, pause=pause)
     summary.files = len(ws.facts)
     summary.seconds = time.perf_counter() - started
     return summary
@@ -247,8 +248,13 @@ def generate(
         writer = Writer(ws.out, check=check)
         renderer = renderer or Renderer(ws.settings.templates or None)
         site = ws.site()
-        write_pages(plan_pages(ws, site), page_renderer(ws, renderer, site), writer, summary,
-                    progress=progress, cancel=cancel,
-                    jobs=jobs or default_jobs(ws.settings), prepare=ws.facts.load_all)
+        pages = plan_pages(ws, site)
+        try:
+            with writer.hold(cancel=None if cancel is None else cancel.is_set):  # one run at a time
+                write_pages(pages, page_renderer(ws, renderer, site), writer, summary,
+                            progress=progress, cancel=cancel,
+                            jobs=jobs or default_jobs(ws.settings), prepare=ws.facts.load_all)
+        except LockWaitCancelled:
+            summary.cancelled = True
     summary.seconds = time.perf_counter() - started
     return summary

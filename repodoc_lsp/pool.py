@@ -71,8 +71,13 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
         pool = ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=context,
                                    initializer=watch_parent, initargs=(initializer,))
         lost: list[int] = []
+        futures: list[tuple[int, Future]] = []
         try:
-            futures = [(i, pool.submit(fn, chunks[i])) for i in todo]
+            try:
+                for i in todo:
+                    futures.append((i, pool.submit(fn, chunks[i])))
+            except BrokenProcessPool:  # a worker died already
+                lost = todo[len(futures):]
             for n, (_, fut) in enumerate(futures):
                 if (cancel is not None and cancel.is_set()) or not _finished(fut, cancel, what):
                     return  # cancelled

@@ -5,16 +5,24 @@ in the manifest; a file without the marker is a person's and is never
 overwritten or deleted (a conflict is reported instead); writes go to a
 temporary file renamed into place; an unchanged page is not rewritten; no
 path outside the output folder is written, whatever the symlinks say.
+
+One run writes an output folder at a time: `Writer.hold` takes an advisory lock on the
+folder itself (flock: released by the kernel when its holder dies, so never stale) and
+reads the manifest afresh. Temporary files carry the writing process's id; a sweep deletes
+only those whose process is gone.
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
+import fcntl
 import json
 import os
+import re
 import tempfile
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +31,19 @@ from repodoc_lsp.regular import read_regular
 
 MANIFEST = ".repodoc-manifest.json"
 _MARKER_BYTES = MARKER.encode()
+# A temporary file's writer: process id and start time (a reused id is not mistaken for it).
+_TEMPORARY = re.compile(r"\.repodoc-(?:(\d+)-(\d+)-)?.*\.tmp\Z")
+
+
+def _lock_seconds() -> float:
+    """How long a run waits for another to finish writing the same folder (REPODOC_LOCK_TIMEOUT)."""
+    try:
+        return max(0.0, float(os.environ.get("REPODOC_LOCK_TIMEOUT", "")))
+    except ValueError:
+        return 300.0
+
+
+LOCK_SECONDS = _lock_seconds()
 
 
 class Outcome(enum.Enum):
@@ -42,6 +63,14 @@ class WriteResult:
 
 class OutputError(Exception):
     """The output folder cannot be used at all (message names it)."""
+
+
+class OutputBusy(OutputError):
+    """Another run kept writing the output folder for longer than the wait allowed."""
+
+
+class LockWaitCancelled(Exception):
+    """Cancelled while waiting for another run to finish writing the output folder."""
 
 
 class Writer:
@@ -75,6 +104,42 @@ class Writer:
             self._ensure_out()
             self._atomic_write(self.out / MANIFEST, data.encode("utf-8"))
             self._saved = dict(self.manifest)
+
+    @contextlib.contextmanager
+    def hold(self, timeout: float | None = None, cancel: Callable[[], bool] | None = None,
+             pause: Callable[[], None] | None = None) -> Iterator[None]:
+        """Hold the output folder's lock (waiting up to `timeout`, LOCK_SECONDS by default,
+        while another run holds it; `pause` is called as it waits, `cancel()` stops the wait)
+        and read the manifest afresh: what a run that held it before wrote is known."""
+        if self.check:
+            yield
+            return
+        self._ensure_out()
+        try:
+            fd = os.open(self.out, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise OutputError(f"{self.out}: cannot open the output folder: {exc.strerror or exc}") from exc
+        try:
+            limit = LOCK_SECONDS if timeout is None else timeout
+            deadline = time.monotonic() + limit
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if cancel is not None and cancel():
+                        raise LockWaitCancelled(str(self.out)) from None
+                    if time.monotonic() > deadline:
+                        raise OutputBusy(f"{self.out}: another repodoc run is writing it (waited {limit:.0f} s; "
+                                         "REPODOC_LOCK_TIMEOUT sets the wait)") from None
+                    if pause is not None:
+                        pause()
+                    time.sleep(0.05)
+            self._load_manifest()
+            self._saved = dict(self.manifest)
+            yield
+        finally:
+            os.close(fd)  # forked workers that still hold it are gone by now
 
     # -- safety -------------------------------------------------------------------
     def _ensure_out(self) -> None:
@@ -165,7 +230,8 @@ class Writer:
                 raise OSError(0, f"{current} is a file, not a folder") from None
 
     def _atomic_write(self, path: Path, data: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=".repodoc-", suffix=".tmp", dir=path.parent)
+        pid = os.getpid()
+        fd, tmp = tempfile.mkstemp(prefix=f".repodoc-{pid}-{_started(pid)}-", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -213,12 +279,14 @@ class Writer:
         return removed, conflicts
 
     def sweep_temporaries(self) -> None:
-        """Delete temporary files left by a run that was killed mid-write."""
+        """Delete temporary files left by a run that was killed mid-write (their process is gone;
+        without a process id: left by an older version)."""
         if self.check or not os.path.isdir(self.out):
             return
         for folder, _dirs, files in os.walk(self.out):
             for name in files:
-                if name.startswith(".repodoc-") and name.endswith(".tmp"):
+                m = _TEMPORARY.match(name)
+                if m and not (m.group(1) and _alive(int(m.group(1)), int(m.group(2)))):
                     with contextlib.suppress(OSError):
                         os.unlink(os.path.join(folder, name))
 
@@ -230,3 +298,23 @@ class Writer:
             except OSError:
                 return
             folder = folder.parent
+
+
+def _started(pid: int) -> int:
+    """When process `pid` started (clock ticks since boot; 0: unknown, not Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return int(fh.read().rsplit(b")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _alive(pid: int, started: int) -> bool:
+    """True while the process that wrote a temporary file runs (not another with its id)."""
+    try:
+        os.kill(pid, 0)
+    except PermissionError:
+        pass
+    except (OverflowError, OSError):
+        return False
+    return not started or _started(pid) in (started, 0)
