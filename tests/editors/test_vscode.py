@@ -89,14 +89,16 @@ def _hostile_checkout(ws: Path, tmp_path: Path) -> dict[str, Path]:
 
 
 def _vscode_session(tmp_path: Path, ws: Path, extensions: list[Path], user_settings: dict, run_env: dict[str, str],
-                    report: Path) -> None:
+                    report: Path, *, trust: bool = False) -> None:
     """Installs `extensions` in a fresh code-server, opens `ws` in headless Chromium and waits for the probe's
-    `report`; every process of the session is ended after."""
+    `report`; every process of the session is ended after. trust: Workspace Trust on, so `ws` opens in
+    Restricted Mode (else it is off: every workspace is trusted)."""
     user, exts = tmp_path / "user", tmp_path / "ext"
     (user / "User").mkdir(parents=True)
     (user / "User" / "settings.json").write_text(json.dumps({
         "workbench.startupEditor": "none",
-        "security.workspace.trust.enabled": False, "telemetry.telemetryLevel": "off",
+        "security.workspace.trust.enabled": trust, "security.workspace.trust.startupPrompt": "never",
+        "telemetry.telemetryLevel": "off",
         "extensions.autoCheckUpdates": False, "extensions.autoUpdate": False, "update.mode": "none", **user_settings}))
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"), "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
            "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"), "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
@@ -108,9 +110,9 @@ def _vscode_session(tmp_path: Path, ws: Path, extensions: list[Path], user_setti
     port = _free_port()
     server = subprocess.Popen(
         [str(CODE_SERVER), "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
-         "--disable-update-check", "--disable-workspace-trust", "--user-data-dir", str(user), "--extensions-dir",
-         str(exts), str(ws)], env={**env, **run_env, "REPODOC_PROBE_OUT": str(report)}, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True)
+         "--disable-update-check", *([] if trust else ["--disable-workspace-trust"]), "--user-data-dir", str(user),
+         "--extensions-dir", str(exts), str(ws)], env={**env, **run_env, "REPODOC_PROBE_OUT": str(report)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         for _ in range(100):
             try:
@@ -205,3 +207,34 @@ def test_bad_server_command_gives_one_message(vsix: Path, tmp_path: Path, editor
     shown = [n for n in ui["notifications"] if "RepoDoc" in n or "repodoc" in n]
     assert len(shown) == 1, ui["notifications"]
     assert "failed" in shown[0] and "repodoc.serverCommand" in shown[0], shown
+
+
+def test_restricted_mode(vsix: Path, tmp_path: Path, editor_workspace: Path) -> None:
+    """An untrusted workspace: the extension works (limited support), the Python extension's interpreter
+    inside the checkout is not used, nor the workspace's own output folder."""
+    _requires_vscode()
+    ws = editor_workspace
+    checked_in = _interpreter(ws / ".venv-python", tmp_path / "checked-in.log")  # found by the Python extension
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _interpreter(bin_dir / "python3", tmp_path / "python3.log")
+    # the extension host takes PATH from a login shell: the person's profile puts this python3 first
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bash_profile").write_text(f'export PATH="{bin_dir}:$PATH"\n')
+    (home / ".profile").write_text(f'export PATH="{bin_dir}:$PATH"\n')
+    (ws / ".vscode").mkdir()
+    (ws / ".vscode" / "settings.json").write_text(json.dumps({"repodoc.outputDir": "site"}))
+    report = tmp_path / "probe.json"
+    _vscode_session(tmp_path, ws, [vsix, _package("probe", tmp_path), _package("python-standin", tmp_path)], {},
+                    {"REPODOC_PROBE_MODE": "untrusted", "REPODOC_STANDIN_PYTHON": str(checked_in), "HOME": str(home),
+                     "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, report, trust=True)
+    result = json.loads(report.read_text())
+    assert result["ok"], result.get("error")
+    assert result["trusted"] is False
+    assert result["symbols"][:2] == ["Widget", "make_widget"]
+    assert not (tmp_path / "checked-in.log").exists()
+    assert "-I -m repodoc_lsp serve" in (tmp_path / "python3.log").read_text()
+    # the workspace's outputDir is not used (VS Code itself hides the workspace values of the restricted
+    # settings from the extension in Restricted Mode, so there is nothing to report)
+    assert (ws / "docs" / "index.md").exists() and not (ws / "site").exists()
