@@ -17,6 +17,7 @@ from repodoc_lsp.render.markdown import code, fence, inline
 
 _ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]+)`")
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
+_TITLE_LINE = re.compile(r"^\s*(?:[A-Z][\w ]*:{1,2}|\.\. [\w:-]+::.*|([=\-~^\"'`#*+:.])\1{2,})\s*$")
 _MAX_DEPTH = 8  # nested directives and indented blocks rendered as text; deeper ones fenced
 _UNDERLINE = re.compile(r"([=\-~^\"'`#*+:.])\1{2,}")
 _DIRECTIVE = re.compile(r"^\.\.\s+([A-Za-z][\w:+-]*)::\s*(.*)$")
@@ -39,13 +40,12 @@ def _role_text(match: re.Match[str]) -> str:
     titled = _TITLED.match(target)
     if titled and titled.group(1):
         target = titled.group(1)
-    elif target.startswith("~"):
-        target = target[1:].rsplit(".", 1)[-1]
     return "``" + target.lstrip("!~").replace("`", "") + "``"
 
 
 def roles_as_literals(text: str) -> str:
-    """reST roles (`:class:`~a.B``, `:func:`f``, `:math:`x``) as literals (``` ``B`` ```)."""
+    """reST roles (`:class:`~a.B``, `:func:`f``, `:math:`x``) as literals (``` ``a.B`` ```: the whole
+    target, which says more on a page than Sphinx's short form)."""
     return _ROLE.sub(_role_text, text) if ":`" in text else text
 
 
@@ -199,9 +199,8 @@ def _section(section: object) -> str:
                          else prose(str(text)))
         return "\n\n".join(p for p in parts if p)
     if kind == "admonition":
-        label = inline(_join(title) or str(getattr(value, "annotation", "") or "Note").capitalize())
-        body = prose(roles_as_literals(str(getattr(value, "description", "") or "")))
-        return f"**{label}**" + (f"\n\n{body}" if body else "")
+        return _admonition(_join(title), _join(str(getattr(value, "annotation", "") or "")),
+                           str(getattr(value, "description", "") or ""))
     if kind == "deprecated":
         version = _join(str(getattr(value, "annotation", "") or getattr(value, "version", "") or ""))
         body = prose(roles_as_literals(str(getattr(value, "description", "") or "")))
@@ -213,6 +212,17 @@ def _section(section: object) -> str:
             return f"**{label}**: {rows[0][2:]}"  # one value: on the label's line
         return f"**{label}**\n\n" + "\n".join(rows) if rows else ""
     return prose(str(value or ""))
+
+
+def _admonition(title: str, kind: str, description: str) -> str:
+    """`Note:` (kind `note`, title `Note`) as **Note**; `name: text` (kind `name`) as **name**: text."""
+    slug = re.sub(r"\W+", "-", title.lower()).strip("-")
+    if not title or slug == kind:
+        head = f"**{inline(title or kind.capitalize() or 'Note')}**"
+    else:
+        head = f"**{inline(kind.replace('-', ' ').capitalize() if '-' in kind else kind)}**: {inline(title)}"
+    body = prose(roles_as_literals(description))
+    return head + (f"\n\n{body}" if body else "")
 
 
 def _sections(text: str) -> list[object]:
@@ -229,7 +239,27 @@ def docstring_markdown(doc: str | None) -> str:
     literal = roles_as_literals(text)
     try:
         sections = _sections(literal)
-        rendered = [_section(s) for s in sections]
+        rendered = "\n\n".join(r for r in (_section(s) for s in sections) if r)
     except Exception:  # a parser's failure on odd text: the docstring is still shown, as prose
         return prose(text)
-    return "\n\n".join(r for r in rendered if r)
+    return prose(text) if _loses_text(literal, rendered) else rendered
+
+
+_WORD = re.compile(r"\w+")
+# Words a parser rightly turns into structure: field markers, directive and section names.
+_MARKUP = frozenset({"param", "parameter", "arg", "argument", "key", "keyword", "type", "rtype", "returns", "return",
+                     "raises", "raise", "except", "exception", "yields", "yield", "ivar", "cvar", "var", "vartype",
+                     "optional", "note", "warning", "seealso", "deprecated", "versionadded", "versionchanged", "code",
+                     "block"})
+
+
+def _loses_text(source: str, rendered: str) -> bool:
+    """Whether some line of `source` (section titles and markup aside) has a word `rendered` lacks:
+    the parser dropped text it could not place, so the docstring is better shown as prose."""
+    have = set(_WORD.findall(rendered))
+    for line in source.splitlines():
+        if not _TITLE_LINE.match(line):
+            for word in _WORD.findall(line):
+                if word not in have and word.lower() not in _MARKUP:
+                    return True
+    return False

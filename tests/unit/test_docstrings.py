@@ -34,7 +34,7 @@ def test_rest_directives_roles_and_literal_blocks() -> None:
            ".. warning:: Unsafe.\n\n.. deprecated:: 2.0\n    Use ``g``.\n\nExample::\n\n    f(1)\n\n"
            ".. code-block:: python\n\n    g(2)\n")
     out = docstring_markdown(doc)
-    assert "``Module``" in out and "``torch.load``" in out and ":class:" not in out
+    assert "``torch.nn.Module``" in out and "``torch.load``" in out and ":class:" not in out
     assert "**Note**\n\nNeeds ``x``." in out
     assert "**Warning**: Unsafe." in out
     assert "**Deprecated 2.0**\n\nUse ``g``." in out
@@ -77,3 +77,15 @@ def test_odd_docstrings_stay_inside_their_section(doc: str) -> None:
 def test_reST_title_and_stray_fence_keep_their_text() -> None:
     out = docstring_markdown("Title\n~~~~~\n\nText\n```\nmore")
     assert "**Title**" in out and "more" in out and "~~~" not in out
+
+
+def test_text_a_parser_cannot_place_is_kept() -> None:
+    """An item's continuation lines at the item's indent (griffe drops them) and `name: text` blocks."""
+    doc = ("Find it.\n\nRaises:\n    RuntimeError: If the graph has subclass inputs; this\n"
+           "    is not supported as there is no correspondence\n    between inputs and grads.\n")
+    out = docstring_markdown(doc)
+    assert "between inputs and grads" in out and "RuntimeError" in out
+    doc = "Spec.\n\nget_metadata_fn: (guard, value) -> metadata\n    captures the minimum.\n"
+    out = docstring_markdown(doc)
+    assert "get_metadata_fn" in out and "captures the minimum" in out
+    assert not contained_errors(out)
