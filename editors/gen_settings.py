@@ -17,13 +17,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from repodoc_lsp.config import FIELDS, Field, Settings  # noqa: E402
+from repodoc_lsp.config import FIELDS, Field, Settings, Trust  # noqa: E402
 
 # Settings that are code or choose paths outside the workspace: taken from the person only (user
 # settings, command line, environment), never from a workspace's own settings (README "Trust").
-USER_ONLY_FIELDS = ("templates", "cache_dir", "python_path")
+USER_ONLY_FIELDS = tuple(f.name for f in FIELDS if f.trust is Trust.PERSON)
 # The output folder: a workspace may choose it only inside itself, and only when trusted.
-OUTPUT_FIELD = "output"
+OUTPUT_FIELD = next(f.name for f in FIELDS if f.trust is Trust.INSIDE)
 
 # Settings of the VS Code extension itself (never sent to the server).
 CLIENT_SETTINGS: dict[str, dict[str, Any]] = {
@@ -155,7 +155,8 @@ def _md_default(field: Field) -> str:
 def readme_table() -> str:
     rows = ["| pyproject key | editor key | default | meaning |", "| --- | --- | --- | --- |"]
     for field in FIELDS:
-        rows.append(f"| `{field.toml_key}` | `{field.editor_key}` | {_md_default(field)} | {field.help} |")
+        note = f"; yours only: refused in pyproject.toml (env `{field.env}`)" if _user_only(field) else ""
+        rows.append(f"| `{field.toml_key}` | `{field.editor_key}` | {_md_default(field)} | {field.help}{note} |")
     return "\n".join(rows)
 
 

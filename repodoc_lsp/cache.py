@@ -1,86 +1,184 @@
 """An on-disk cache of file facts, keyed by the digest of the file's content.
 
-One SQLite file shared by every workspace and process (the CLI's workers,
-the language server); a corrupt or unreadable cache is ignored, never fatal.
+One SQLite file per analysis version in the person's cache folder (folder 0700, files 0600),
+shared by every workspace and process. It holds data only: rows are JSON, checked against the
+facts model on load (a row of the wrong shape is a miss, never a crash and never code). A locked,
+corrupt or unreadable cache is skipped with a warning (`problem`), never fatal; rows unused for
+`KEEP_DAYS` and databases of other analysis versions are pruned.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import pickle
+import json
+import logging
+import os
 import sqlite3
+import stat
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+import cattrs
 
 from repodoc_lsp import __version__
 from repodoc_lsp.analysis.model import FileFacts, Import
 
 # Bump when analysis output changes for the same input.
-ANALYSIS_VERSION = f"{__version__}-4"
+ANALYSIS_VERSION = f"{__version__}-5"
+BUSY_SECONDS = 0.25  # a database another process holds locked longer than this is skipped
+KEEP_DAYS = 30  # rows unused for this long are deleted (checked once a day)
+OTHER_VERSION_SECONDS = 86_400  # databases of other versions untouched this long are deleted
+log = logging.getLogger(__name__)
+IMPORTS = tuple[Import, ...]
+
+
+def _converter() -> cattrs.Converter:
+    """Facts <-> JSON-ready data; structuring checks every scalar's type (no coercion)."""
+    conv = cattrs.Converter(detailed_validation=False, forbid_extra_keys=True, omit_if_default=True)
+
+    def exact(kind: type) -> Any:
+        def check(value: Any, _: Any) -> Any:
+            if type(value) is not kind:
+                raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+            return value
+        return check
+
+    for kind in (str, int, bool):
+        conv.register_structure_hook(kind, exact(kind))
+    return conv
+
+
+_CONVERT = _converter()
 
 
 def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
+def _today() -> int:
+    return int(time.time() // 86_400)
+
+
+def _private(path: Path, mode: int, *, folder: bool) -> None:
+    """Make `path` (created if missing) ours and private; OSError when it is not ours or a link."""
+    if folder:
+        path.mkdir(parents=True, exist_ok=True, mode=mode)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    else:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, mode)
+    try:
+        st = os.fstat(fd)
+        if st.st_uid != os.geteuid():
+            raise OSError(0, f"{path} belongs to another user")
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
 class FactsCache:
     def __init__(self, folder: Path | None) -> None:
         self._db: sqlite3.Connection | None = None
+        self.problem = ""  # why the cache is off, for the person (empty: on, or not asked for)
         if folder is None:
             return
+        path = folder / f"facts-{ANALYSIS_VERSION}.sqlite"
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"facts-{ANALYSIS_VERSION}.sqlite"
-            db = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, imports BLOB, data BLOB)")
+            if not folder.is_absolute():
+                raise OSError(0, "not an absolute path")
+            _private(folder, 0o700, folder=True)
+            _private(path, 0o600, folder=False)
+            for journal in ("-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    _private(Path(f"{path}{journal}"), 0o600, folder=False)
+            db = sqlite3.connect(path, timeout=BUSY_SECONDS, check_same_thread=False, isolation_level=None)
+            try:
+                db.execute("PRAGMA trusted_schema=OFF")
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("CREATE TABLE IF NOT EXISTS facts "
+                           "(key TEXT PRIMARY KEY, imports TEXT, data TEXT, used INTEGER)")
+                db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER)")
+                self._prune(db, folder)
+            except BaseException:
+                db.close()
+                raise
             self._db = db
-        except (OSError, sqlite3.Error):
-            self._db = None
+        except (OSError, sqlite3.Error) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            self.problem = f"analysis cache {path}: {why}; analysing without it"
+            log.warning("%s", self.problem)
+
+    @staticmethod
+    def _prune(db: sqlite3.Connection, folder: Path) -> None:
+        """Once a day: drop rows unused for KEEP_DAYS, and other versions' databases left alone."""
+        today = _today()
+        row = db.execute("SELECT value FROM meta WHERE name = 'pruned'").fetchone()
+        if row is not None and row[0] == today:
+            return
+        with db:
+            db.execute("BEGIN")
+            db.execute("DELETE FROM facts WHERE used IS NULL OR used < ?", (today - KEEP_DAYS,))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('pruned', ?)", (today,))
+        mine = f"facts-{ANALYSIS_VERSION}.sqlite"
+        for old in folder.glob("facts-*.sqlite*"):
+            if not old.name.startswith(mine):
+                with contextlib.suppress(OSError):
+                    if time.time() - old.lstat().st_mtime > OTHER_VERSION_SECONDS:
+                        old.unlink()
 
     @property
     def enabled(self) -> bool:
         return self._db is not None
 
-    def _select(self, column: str, keys: Iterable[str]) -> dict[str, Any]:
+    def _select(self, column: str, keys: Iterable[str], shape: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self._db is None:
             return out
         keys = list(keys)
+        stale: list[str] = []
+        today = _today()
         try:
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(f"SELECT key, {column} FROM facts WHERE key IN ({marks})", chunk)
-                for key, data in rows:
-                    with contextlib.suppress(Exception):
-                        out[key] = pickle.loads(data)
+                rows = self._db.execute(f"SELECT key, {column}, used FROM facts WHERE key IN ({marks})", chunk)
+                for key, data, used in rows:
+                    value = _load(data, shape)
+                    if value is not None:
+                        out[key] = value
+                        if used != today:
+                            stale.append(key)
+            if stale:  # at most one write per row and day: what is used is kept
+                with self._db:
+                    self._db.execute("BEGIN")
+                    self._db.executemany("UPDATE facts SET used = ? WHERE key = ?", [(today, k) for k in stale])
         except sqlite3.Error:
             pass
         return out
 
     def get_many(self, keys: Iterable[str]) -> dict[str, FileFacts]:
         """Whole facts by content digest (the ones the cache has)."""
-        return self._select("data", keys)
+        return self._select("data", keys, FileFacts)
 
     def get_imports_many(self, keys: Iterable[str]) -> dict[str, tuple[Import, ...]]:
         """Only the imports: enough to relate files when no page needs rendering."""
-        return self._select("imports", keys)
+        return self._select("imports", keys, IMPORTS)
 
     def put_many(self, items: Iterable[tuple[str, FileFacts]]) -> None:
         if self._db is None:
             return
-        rows = [(k, pickle.dumps(v.imports, protocol=pickle.HIGHEST_PROTOCOL),
-                 pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL)) for k, v in items]
+        today = _today()
+        rows = [(k, _dump(v.imports, IMPORTS), _dump(v, FileFacts), today) for k, v in items]
         if not rows:
             return
         try:
             with self._db:
                 self._db.execute("BEGIN")
-                self._db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?)", rows)
+                self._db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", rows)
         except sqlite3.Error:
             pass
 
@@ -89,3 +187,20 @@ class FactsCache:
             with contextlib.suppress(sqlite3.Error):
                 self._db.close()
             self._db = None
+
+
+def _dump(value: Any, shape: Any) -> str:
+    return json.dumps(_CONVERT.unstructure(value, shape), separators=(",", ":"), ensure_ascii=False)
+
+
+def _load(data: Any, shape: Any) -> Any:
+    """The row as `shape`, or None when it is not exactly that (a miss)."""
+    if not isinstance(data, str):
+        return None
+    try:
+        raw = json.loads(data)
+        if not isinstance(raw, dict if shape is FileFacts else list):
+            return None
+        return _CONVERT.structure(raw, shape)
+    except Exception:  # any way the data does not fit: a miss
+        return None

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from repodoc_lsp import __version__
-from repodoc_lsp.config import ConfigError, load_settings
+from repodoc_lsp.config import ConfigError, Settings, load_settings, output_problem
 
 if TYPE_CHECKING:
     from repodoc_lsp.generate import Summary
@@ -33,6 +33,9 @@ exit codes:
   130  interrupted
 
 settings are read from [tool.repodoc] in ROOT/pyproject.toml; flags override them.
+templates, cache-dir and python-path are never taken from the workspace (README "Trust"):
+use the flags or REPODOC_TEMPLATES, REPODOC_CACHE_DIR, REPODOC_PYTHON_PATH.
+the output folder must be inside ROOT unless --out names it.
 """
 
 
@@ -54,7 +57,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="write nothing; exit 1 and list stale pages if the tree is out of date")
     gen.add_argument("--include", action="append", metavar="PATTERN", help="only these files (repeatable)")
     gen.add_argument("--exclude", action="append", metavar="PATTERN", help="leave these out (repeatable)")
-    gen.add_argument("--templates", metavar="DIR", help="folder of template overrides")
+    gen.add_argument("--templates", metavar="DIR",
+                     help="folder of template overrides, relative to ROOT (rendered in a sandbox)")
+    gen.add_argument("--cache-dir", metavar="DIR", help="analysis cache folder (default: the user cache folder)")
     gen.add_argument("--embed-source-max-bytes", type=int, metavar="N",
                      help="embed sources up to N bytes (0: never)")
     gen.add_argument("--project-name", metavar="NAME", help="project name shown in pages")
@@ -112,12 +117,14 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         "output": args.out, "jobs": args.jobs, "include": args.include, "exclude": args.exclude,
         "templates": args.templates, "embed_source_max_bytes": args.embed_source_max_bytes,
         "project_name": args.project_name,
+        "cache_dir": str(Path(args.cache_dir).resolve()) if args.cache_dir else None,
     }
 
 
 def _generate(args: argparse.Namespace) -> int:
     from repodoc_lsp.generate import generate
     from repodoc_lsp.pool import WorkersLost
+    from repodoc_lsp.render.environment import TemplateFailure
     from repodoc_lsp.server.roots import refusal
     from repodoc_lsp.workspace import Workspace, collect_less
     from repodoc_lsp.writer import OutputBusy, OutputError
@@ -132,17 +139,23 @@ def _generate(args: argparse.Namespace) -> int:
         _err(f"{why}: not a workspace to document")
         return EXIT_USAGE
     try:
-        settings, _ = load_settings(root, _overrides(args), strict=True)
+        settings, problems = load_settings(root, _overrides(args), strict=True)
     except ConfigError as exc:
         _err(str(exc))
         return EXIT_USAGE
+    for problem in problems:  # settings refused (README "Trust"): their defaults apply
+        print(f"repodoc: warning: {problem}; using the default", file=sys.stderr)
     if args.out:  # a flag is relative to the working folder, a setting to the root
         settings = settings.replace(output=str(Path(args.out).resolve()))
-    if settings.templates and not Path(root, settings.templates).is_dir():
+    key = "--out" if args.out else "output" if settings.output == Settings().output \
+        else f"{root / 'pyproject.toml'} [tool.repodoc] output"
+    refused = output_problem(root, settings.output, key=key, may_leave=bool(args.out))
+    if refused:
+        _err(refused)
+        return EXIT_USAGE
+    if settings.templates and not Path(settings.templates).is_dir():
         _err(f"templates: {settings.templates}: not a folder")
         return EXIT_USAGE
-    if settings.templates:
-        settings = settings.replace(templates=str(Path(root, settings.templates).resolve()))
     cancel = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
     reached: dict[str, tuple[int, int]] = {}  # phase -> (done, total): what an interrupted run did
@@ -157,6 +170,8 @@ def _generate(args: argparse.Namespace) -> int:
 
     try:
         ws = Workspace(root, settings, use_cache=not args.no_cache)
+        if ws.cache.problem:
+            print(f"repodoc: warning: {ws.cache.problem}", file=sys.stderr)
         try:
             bar = not args.quiet and not args.json and sys.stderr.isatty()
             summary = _with_progress(run) if bar else run(None)
@@ -169,6 +184,9 @@ def _generate(args: argparse.Namespace) -> int:
         except WorkersLost as exc:
             _err(f"{exc}; run again (with fewer --jobs if memory is short)")
             return EXIT_WORKERS
+        except TemplateFailure as exc:  # the person's templates: nothing more is written
+            _err(f"{exc} (templates: {settings.templates})")
+            return EXIT_USAGE
     finally:
         signal.signal(signal.SIGINT, previous)
     return _report(summary, args, reached)

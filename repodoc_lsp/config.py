@@ -1,14 +1,19 @@
-"""One settings tree: defaults < `[tool.repodoc]` in pyproject.toml < command line or editor.
+"""One settings tree: defaults < `[tool.repodoc]` in pyproject.toml < environment < command line
+or editor.
 
 Every setting is declared once in `FIELDS` with its three spellings
-(Python, pyproject.toml, editor) and its type; strict loading (the CLI)
-raises `ConfigError` naming the key, lenient loading (the server) falls back
-to the default and reports the problem.
+(Python, pyproject.toml, editor), its type and whom it is taken from; strict
+loading (the CLI) raises `ConfigError` naming the key, lenient loading (the
+server) falls back to the default and reports the problem. A setting that is
+code or chooses a path outside the workspace (`Trust.PERSON`) is never taken
+from the workspace's pyproject.toml: it is refused there with a message and
+its default is used (README "Trust").
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import os
 import sys
 from collections.abc import Mapping
@@ -49,6 +54,14 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
 
+class Trust(enum.Enum):
+    """Who may set a setting."""
+
+    ANY = "any"  # the workspace's pyproject.toml too
+    PERSON = "person"  # code, or a path anywhere: command line, editor settings, environment only
+    INSIDE = "inside"  # a path the workspace may set only inside itself (see `output_problem`)
+
+
 @dataclass(frozen=True)
 class Field:
     name: str  # Python attribute
@@ -57,6 +70,8 @@ class Field:
     minimum: int | None = None
     editor_name: str = ""  # when the editor spelling is not the camelCase of `name`
     choices: tuple[str, ...] = ()  # the values a string may take, when they are few
+    trust: Trust = Trust.ANY
+    env: str = ""  # environment variable that sets it (the person's own)
 
     @property
     def toml_key(self) -> str:
@@ -71,18 +86,22 @@ class Field:
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("output", str, "output folder, relative to the workspace root", editor_name="outputDir"),
+    Field("output", str, "output folder, inside the workspace (`--out` may leave it)", editor_name="outputDir",
+          trust=Trust.INSIDE),
     Field("include", tuple, "gitignore-style patterns; when set, only matching files are inputs"),
     Field("exclude", tuple, "gitignore-style patterns excluded from the inputs"),
     Field("embed_source_max_bytes", int, "embed sources up to this size in _docs.md (0: never)", 0),
     Field("max_file_bytes", int, "files larger than this are skipped", 1),
     Field("project_name", str, "project name shown in pages (default: pyproject.toml, else folder)"),
-    Field("templates", str, "folder of Jinja2 templates overriding the built-in ones"),
+    Field("templates", str, "folder of Jinja2 templates overriding the built-in ones (sandboxed)",
+          trust=Trust.PERSON, env="REPODOC_TEMPLATES"),
     Field("jobs", int, "worker processes (0: one per core)", 0),
-    Field("cache_dir", str, "analysis cache folder (default: the user cache folder)"),
+    Field("cache_dir", str, "analysis cache folder (default: the user cache folder)",
+          trust=Trust.PERSON, env="REPODOC_CACHE_DIR"),
     Field("regenerate_on_save", bool, "language server: rewrite pages on save"),
     Field("max_workspace_symbols", int, "language server: most workspace/symbol results", 1),
-    Field("python_path", str, "language server: interpreter whose libraries jedi resolves"),
+    Field("python_path", str, "language server: interpreter whose libraries jedi resolves",
+          trust=Trust.PERSON, env="REPODOC_PYTHON_PATH"),
     Field("hover", str, "language server: full (signature, docstring, repodoc's facts), extras (only what "
           "repodoc adds, beside another Python language server) or off", choices=("full", "extras", "off")),
     Field("max_workspace_files", int, "files beyond this many in a workspace are left out, with a message", 1),
@@ -117,12 +136,14 @@ def _convert(field: Field, value: Any) -> Any:
 
 
 def apply(
-    base: Settings, values: Mapping[str, Any], *, source: str, strict: bool
+    base: Settings, values: Mapping[str, Any], *, source: str, strict: bool, workspace: bool = False
 ) -> tuple[Settings, list[str]]:
     """`base` with `values` applied (any spelling of the keys).
 
     strict: the first problem raises ConfigError. Lenient: a bad or unknown
-    key keeps its current value and the problem is returned.
+    key keeps its current value and the problem is returned. workspace: the
+    values come from the workspace, so `Trust.PERSON` keys are refused (a
+    returned problem even when strict: the default is used, nothing fails).
     """
     changes: dict[str, Any] = {}
     problems: list[str] = []
@@ -132,6 +153,11 @@ def apply(
             known = ", ".join(f.toml_key if "tool.repodoc" in source else f.editor_key for f in FIELDS)
             problem = f"{source}: unknown key {key!r} (known keys: {known})"
         elif value is None:
+            continue
+        elif workspace and field.trust is Trust.PERSON:
+            problems.append(f"{source}: {key}: refused: the workspace may not set it (it is code or a path "
+                            f"outside the workspace); set it on the command line, in your editor settings "
+                            f"or with {field.env}")
             continue
         else:
             try:
@@ -162,10 +188,32 @@ def read_pyproject(root: Path) -> dict[str, Any]:
     return section
 
 
+def _environment() -> dict[str, str]:
+    """The person's settings from environment variables (relative paths: from where they run)."""
+    return {f.name: os.path.abspath(os.path.expanduser(os.environ[f.env])) for f in FIELDS
+            if f.env and os.environ.get(f.env)}
+
+
+def _person_paths(root: Path, settings: Settings, problems: list[str]) -> Settings:
+    """The person's path settings made absolute (relative to the root, never to the process's
+    working folder); an interpreter that is not an executable file is refused."""
+    changes: dict[str, str] = {}
+    for field in FIELDS:
+        value = getattr(settings, field.name)
+        if field.trust is Trust.PERSON and value:
+            changes[field.name] = os.path.normpath(os.path.join(root.resolve(), os.path.expanduser(value)))
+    python = changes.get("python_path")
+    if python and not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        problems.append(f"settings: pythonPath: {python}: not an executable interpreter file")
+        changes["python_path"] = ""
+    return settings.replace(**changes)
+
+
 def load_settings(
     root: Path, overrides: Mapping[str, Any] | None = None, *, strict: bool = True
 ) -> tuple[Settings, list[str]]:
-    """Defaults < pyproject.toml < overrides."""
+    """Defaults < pyproject.toml (workspace: `Trust.PERSON` keys refused) < environment < overrides
+    (the person's: command line or editor). Returned problems never stopped the load."""
     problems: list[str] = []
     try:
         table = read_pyproject(root)
@@ -175,12 +223,13 @@ def load_settings(
         problems.append(str(exc))
         table = {}
     settings, found = apply(Settings(), table, source=f"{root / 'pyproject.toml'} [tool.repodoc]",
-                            strict=strict)
+                            strict=strict, workspace=True)
     problems += found
+    settings = settings.replace(**_environment())
     if overrides:
         settings, found = apply(settings, overrides, source="settings", strict=strict)
         problems += found
-    return settings, problems
+    return _person_paths(root, settings, problems), problems
 
 
 def project_name(root: Path, settings: Settings) -> str:
@@ -197,9 +246,40 @@ def project_name(root: Path, settings: Settings) -> str:
 
 
 def cache_dir(settings: Settings) -> Path:
-    if settings.cache_dir:
-        return Path(settings.cache_dir).expanduser()
-    if os.environ.get("REPODOC_CACHE_DIR"):
-        return Path(os.environ["REPODOC_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    """The analysis cache folder: the person's setting, REPODOC_CACHE_DIR, else the user cache folder
+    (a relative path here would depend on the working folder: `FactsCache` refuses it)."""
+    for value in (settings.cache_dir, os.environ.get("REPODOC_CACHE_DIR", "")):
+        if value:
+            return Path(os.path.abspath(os.path.expanduser(value)))
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "repodoc"
+
+
+def output_problem(root: Path, output: str, *, key: str = "output", may_leave: bool = False) -> str | None:
+    """Why `output` (relative to `root`) cannot be root's output folder, or None when it can.
+
+    It must resolve, symlinks followed, to a folder inside the workspace (`may_leave`: the person
+    gave it on the command line), not the workspace itself nor a folder holding it, and must not
+    hold Python sources (their pages would mix with them and they would no longer be inputs).
+    """
+    from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
+
+    root_real = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(root_real, os.path.expanduser(output)))
+    where = f"{key} {output!r}" + ("" if real == output else f" ({real})")
+    if os.path.lexists(real) and not os.path.isdir(real):
+        return f"{where}: exists and is not a folder"
+    if real == root_real or root_real.startswith(real.rstrip(os.sep) + os.sep):
+        return f"{where}: is the workspace folder or holds it; choose a folder of its own"
+    if not real.startswith(root_real + os.sep) and not may_leave:
+        return (f"{where}: outside the workspace {root_real}; only --out on the command line may "
+                "write outside it")
+    for folder, dirs, files in os.walk(real):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if name.endswith(PYTHON_SUFFIXES):
+                return (f"{where}: holds Python sources ({os.path.join(folder, name)}); "
+                        "choose a folder of its own")
+    return None

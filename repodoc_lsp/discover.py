@@ -10,6 +10,7 @@ from pathlib import Path
 import pathspec
 
 from repodoc_lsp.config import Settings
+from repodoc_lsp.modes import wider_reason
 from repodoc_lsp.regular import read_regular
 
 # Folders that are never inputs, whatever the ignore files say.
@@ -183,10 +184,14 @@ def discover(root: Path, settings: Settings) -> Discovery:
                 if _binary_name(rel):
                     found.skipped.append(Skipped(rel, "binary (by extension)"))
                     continue
-                size = entry.stat().st_size
+                st = entry.stat()
+                size, private = st.st_size, wider_reason(st.st_mode)
             except OSError as exc:
                 why = "symbolic link loop" if exc.errno == errno.ELOOP else f"unreadable: {exc.strerror or exc}"
                 found.skipped.append(Skipped(rel, why))
+                continue
+            if private:
+                found.skipped.append(Skipped(rel, private))
                 continue
             if size > settings.max_file_bytes:
                 found.skipped.append(Skipped(

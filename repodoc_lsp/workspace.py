@@ -23,6 +23,7 @@ from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
+from repodoc_lsp.modes import wider_reason
 from repodoc_lsp.pool import run_chunks
 from repodoc_lsp.regular import read_regular
 from repodoc_lsp.render import Site
@@ -136,12 +137,15 @@ class FactsStore(MutableMapping[str, FileFacts]):
             if not wanted:
                 return
             found = self._cache.get_many(set(wanted.values()))
+            repaired = []
             for rel, key in wanted.items():
                 facts = found.get(key)
-                if facts is None:  # gone from the cache meanwhile: analyse again
+                if facts is None:  # gone from the cache meanwhile, or damaged: analyse again
                     facts = analyse_path(str(self._root), rel).facts or FileFacts(Language.TEXT, 0)
+                    repaired.append((key, facts))
                 self._loaded[rel] = facts
                 self._pending.pop(rel, None)
+            self._cache.put_many(repaired)
 
     def __getitem__(self, rel: str) -> FileFacts:
         if rel in self._pending:
@@ -332,6 +336,13 @@ class Workspace:
 
         Returns what changed (false when nothing did).
         """
+        try:
+            private = wider_reason(os.stat(self.root / rel).st_mode)
+        except OSError:
+            private = ""
+        if private:  # its pages would widen who can read it
+            self.read_skipped[rel] = private
+            return self.remove_file(rel)
         if data is None:
             try:
                 data = read_regular(self.root / rel)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repodoc_lsp import MARKER, __version__
+from repodoc_lsp.modes import PAGE_MODE
 from repodoc_lsp.regular import read_regular
 
 MANIFEST = ".repodoc-manifest.json"
@@ -235,7 +236,7 @@ class Writer:
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
-            os.chmod(tmp, 0o644)
+            os.chmod(tmp, PAGE_MODE)  # what a new file gets: the umask decides, as for any file
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):

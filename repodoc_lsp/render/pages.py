@@ -15,8 +15,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import jinja2
-
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.analysis.model import (
     FileFacts,
@@ -30,6 +28,7 @@ from repodoc_lsp.analysis.model import (
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown
+from repodoc_lsp.render.environment import load, make_environment
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 
 SAME_FOLDER_LIMIT = 30
@@ -166,24 +165,12 @@ class Where:
 
 class Renderer:
     def __init__(self, templates: str | Path | None = None) -> None:
-        loaders: list[jinja2.BaseLoader] = []
-        if templates:
-            loaders.append(jinja2.FileSystemLoader(str(templates)))
-        loaders.append(jinja2.PackageLoader("repodoc_lsp.render", "templates"))
-        self.env = jinja2.Environment(
-            loader=jinja2.ChoiceLoader(loaders),
-            autoescape=False,
-            keep_trailing_newline=True,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            undefined=jinja2.StrictUndefined,
-        )
+        self.env = make_environment(templates)
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
                                 docmd=docstring_markdown, firstline=md.first_line,
                                 inline=md.inline, fragment=md.fragment)
         self.env.globals.update(marker=MARKER, version=__version__)
-        self._templates = {name: self.env.get_template(f"{name}.md.j2")
-                           for name in ("file_kw", "file_docs", "folder_index", "folder_doc")}
+        self._templates = load(self.env, ("file_kw", "file_docs", "folder_index", "folder_doc"))
 
     # -- helpers shared by the views -------------------------------------------------
     @staticmethod

@@ -23,7 +23,7 @@ from repodoc_lsp.server.convert import path_of
 from repodoc_lsp.server.priority import Requests
 from repodoc_lsp.server.protocol import RepodocProtocol
 from repodoc_lsp.server.roots import project_folder, refusal
-from repodoc_lsp.server.settings import SECTION, settings_for, unwrap
+from repodoc_lsp.server.settings import SECTION, output_refusal, settings_for, unwrap
 from repodoc_lsp.server.state import Root
 
 log = logging.getLogger(__name__)
@@ -70,10 +70,12 @@ class RepodocServer(LanguageServer):
         for key in [k for k in self.cursors if k[0] == folder]:
             del self.cursors[key]
 
+    def editor_of(self, path: Path) -> dict[str, Any]:
+        return {**self.init_options, **self.editor_settings.get(path.resolve(), {})}
+
     def settings_of(self, path: Path) -> Settings:
         """Settings of a root; a bad value is told to the user once and replaced by its default."""
-        editor = {**self.init_options, **self.editor_settings.get(path.resolve(), {})}
-        settings, problems = settings_for(path, editor)
+        settings, problems = settings_for(path, self.editor_of(path))
         for problem in problems:
             self.tell(f"repodoc: {problem}; using the default", types.MessageType.Warning)
         return settings
@@ -87,7 +89,15 @@ class RepodocServer(LanguageServer):
         return settings
 
     def make_root(self, path: Path, settings: Settings | None = None) -> Root:
-        return Root(path, settings or self.settings_of(path), pause=self.requests.step_aside)
+        settings = settings or self.settings_of(path)
+        root = Root(path, settings, pause=self.requests.step_aside)
+        root.output_refused = output_refusal(path, self.editor_of(path), settings)
+        if root.output_refused:
+            self.tell(f"repodoc: {root.output_refused}; no pages are written for {root.path}",
+                      types.MessageType.Error)
+        if root.ws.cache.problem:
+            self.tell(f"repodoc: {root.ws.cache.problem}", types.MessageType.Warning)
+        return root
 
     def add_root(self, folder: Path) -> Root | None:
         """A workspace folder becomes a root unless `roots.refusal` says why not (told once)."""

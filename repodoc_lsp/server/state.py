@@ -27,7 +27,7 @@ from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.regen_process import RegenProcess, RegenProcessError
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
-from repodoc_lsp.writer import MANIFEST, Writer
+from repodoc_lsp.writer import MANIFEST, OutputError, Writer
 
 log = logging.getLogger(__name__)
 MAX_REGEN_FAILURES = 3
@@ -54,6 +54,7 @@ class Root:
         self.regen_failures = 0  # after MAX_REGEN_FAILURES, pages are written here
         self._replica_behind: set[str] = set()  # files regenerated here since the process started
         self.closed = False
+        self.output_refused = ""  # why no page may be written (README "Trust"); set by the server
 
     def uri(self, rel: str) -> str:
         """The file URI of a workspace file, remembered: a symbol answer needs up to 200."""
@@ -158,6 +159,8 @@ class Root:
     def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
         """Scan the workspace here, then write the whole tree in the regeneration process
         (started anew: a replica of this scan), or here if it cannot run."""
+        if self.output_refused:
+            raise OutputError(f"{self.output_refused}; no pages are written")
         started = time.perf_counter()
         self.generated = True
         scanned = self.ws.scan(progress=progress, cancel=cancel)
@@ -189,6 +192,7 @@ class Root:
 
     def regenerate(self, rels: list[str], write: bool = True) -> Summary | None:
         """Files changed on disk: update the index, and (write=True) rewrite their pages."""
+        write = write and not self.output_refused
         inputs = [r for r in rels if r in self.ws.facts or self.ws.filter.is_input(self.path / r)]
         if not inputs:
             return None
