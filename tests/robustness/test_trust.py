@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import pickle
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -74,10 +75,19 @@ def test_person_templates_render_in_a_sandbox(tmp_path: Path, how: str) -> None:
         proc = run_cli("generate", str(root), "--templates", "tpl", env=_env(tmp_path))
     else:
         proc = run_cli("generate", str(root), env=_env(tmp_path, REPODOC_TEMPLATES=str(root / "tpl")))
-    assert proc.returncode == 2
-    assert "refused by the template sandbox" in proc.stderr and "file_kw.md.j2" in proc.stderr
+    assert proc.returncode == 3  # the page cannot be rendered: an error naming it, the others are written
+    assert "a.py_kw.md: cannot render: " in proc.stderr
+    assert "file_kw.md.j2: refused by the template sandbox" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not sentinel.exists()
+
+
+def test_a_broken_person_template_is_one_error_line(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "ws", {"a.py": SOURCE, "tpl/file_kw.md.j2": "{% if %}\n"})
+    proc = run_cli("generate", str(root), "--templates", "tpl", env=_env(tmp_path))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"repodoc: error: template {root / 'tpl/file_kw.md.j2'}: TemplateSyntaxError")
+    assert not (root / "docs").exists()
 
 
 def test_person_templates_still_work(tmp_path: Path) -> None:
@@ -126,15 +136,16 @@ def test_damaged_rows_are_misses(tmp_path: Path) -> None:
     pages = {p: p.read_bytes() for p in (root / "docs").rglob("*.md")}
     db = tmp_path / "cache" / f"facts-{ANALYSIS_VERSION}.sqlite"
     keys = [digest(files[f"m{i}.py"].encode()) for i in range(6)]
-    good = sqlite3.connect(db).execute("SELECT data FROM facts WHERE key = ?", (keys[0],)).fetchone()[0]
+    good, imports = sqlite3.connect(db).execute("SELECT data, imports FROM facts WHERE key = ?",
+                                                (keys[0],)).fetchone()
     wrong_type = json.loads(good)
     wrong_type["symbols"][0]["line"] = "1; import os"
     damaged = [
         ("not json", "{nope"),  # garbage
-        ("[]", json.dumps({"language": "python", "lines": 5, "surprise": 1})),  # unknown key
+        (imports, json.dumps({"language": "python", "lines": 5, "surprise": 1})),  # unknown key
         ('{"a": 1}', json.dumps(wrong_type)),  # imports of the wrong shape; a string for a line number
         ("[" * 100_000, "[" * 100_000),  # nested too deep
-        ("null", json.dumps({"language": "cobol", "lines": 1})),  # no such language
+        (imports, json.dumps({"language": "cobol", "lines": 1})),  # no such language
         (None, None),
     ]
     for key, (imports, data) in zip(keys, damaged, strict=True):
@@ -143,6 +154,10 @@ def test_damaged_rows_are_misses(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["files"] == 6 and summary["errors"] == [] and "Traceback" not in proc.stderr
+    assert {p: p.read_bytes() for p in (root / "docs").rglob("*.md")} == pages
+    shutil.rmtree(root / "docs")  # every page rendered: whole facts loaded from the damaged rows
+    proc = run_cli("generate", str(root), "--json", env=_env(tmp_path))
+    assert proc.returncode == 0 and json.loads(proc.stdout)["errors"] == [], proc.stderr
     assert {p: p.read_bytes() for p in (root / "docs").rglob("*.md")} == pages
     cache = FactsCache(tmp_path / "cache")  # every row was written again, whole
     assert len(cache.get_many(keys)) == 6 and len(cache.get_imports_many(keys)) == 6
@@ -342,7 +357,8 @@ async def test_server_person_settings_are_checked_and_sandboxed(client: Language
     await _until(lambda: client.messages)
     assert _messages(client) == [f"repodoc: settings: pythonPath: {tmp_path / 'no-such-python'}: not an "
                                  "executable interpreter file; using the default"]
-    with pytest.raises(JsonRpcException, match="refused by the template sandbox"):
-        await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    assert "a.py_kw.md" in [e["path"] for e in result["errors"]]  # every _kw.md page: the template's
+    assert all("refused by the template sandbox" in e["reason"] for e in result["errors"])
     assert not sentinel.exists()
     assert (tmp_path / "cache").stat().st_mode & 0o777 == 0o700
