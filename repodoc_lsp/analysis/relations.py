@@ -73,6 +73,8 @@ class Relations:
         self.name_users: dict[tuple[str, str], set[str]] = defaultdict(set)
         self._imports: dict[str, tuple[Import, ...]] = {}
         self._names: dict[str, list[tuple[str, str]]] = {}  # rel -> (target, name) it takes
+        # rel -> (category, target files, absolute module) of each import, in order
+        self.links: dict[str, tuple[tuple[str, tuple[str, ...], str], ...]] = {}
         for rel, imps in imports.items():
             self.update(rel, imps)
 
@@ -87,17 +89,28 @@ class Relations:
         self._imports[rel] = imps
         resolved: dict[Import, tuple[str, ...]] = {}
         names: list[tuple[str, str]] = []
+        links = []
         for imp in imps:
-            pairs = self.resolve(rel, imp)
-            resolved[imp] = tuple(dict.fromkeys(t for t, _ in pairs))
-            for target, name in pairs:
+            module = self.absolute(rel, imp)
+            pairs = self._resolve(module, imp)
+            if not pairs:
+                targets: tuple[str, ...] = ()
+            elif len(pairs) == 1:
+                targets = (pairs[0][0],)
+            else:
+                targets = tuple(dict.fromkeys(t for t, _ in pairs))
+            resolved[imp] = targets
+            links.append((self._category(imp, targets), targets, module))
+            for target in targets:
                 if target != rel:
                     self.imported_by[target].add(rel)
-                    if name:
-                        self.name_users[(target, name)].add(rel)
-                        names.append((target, name))
+            for target, name in pairs:
+                if name and target != rel:
+                    self.name_users[(target, name)].add(rel)
+                    names.append((target, name))
         self.targets[rel] = resolved
         self._names[rel] = names
+        self.links[rel] = tuple(links)
         new = {t for targets in resolved.values() for t in targets if t != rel}
         return old ^ new
 
@@ -132,9 +145,11 @@ class Relations:
         """One (file, name) per imported name: `from pkg import a` names the module `pkg.a`
         when it is a file of the workspace (name ""), else `pkg` (name "a"); `import pkg.mod`
         names `pkg.mod` only."""
-        module = self.absolute(rel, imp)
-        if module.startswith("."):
-            return []
+        return self._resolve(self.absolute(rel, imp), imp)
+
+    def _resolve(self, module: str, imp: Import) -> list[tuple[str, str]]:
+        if module.startswith(".") or (module and module.split(".", 1)[0] not in self.top_level):
+            return []  # every module of the workspace starts with a top-level name
         base = self.file_of.get(module) if module else None
         if not imp.names:
             return [(base, "")] if base else []
@@ -149,7 +164,10 @@ class Relations:
 
     def category(self, rel: str, imp: Import) -> str:
         """'workspace', 'stdlib' or 'third-party'."""
-        if imp.level or self.target(rel, imp):
+        return self._category(imp, self.targets_of(rel, imp))
+
+    def _category(self, imp: Import, targets: tuple[str, ...]) -> str:
+        if imp.level or targets:
             return "workspace"
         top = imp.module.split(".", 1)[0]
         if top in STDLIB:

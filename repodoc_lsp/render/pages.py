@@ -117,11 +117,9 @@ class Page:
         return _PATHS[self.kind](self.subject)
 
 
-def _import_links(site: Site, rel: str) -> list[tuple[str, tuple[str, ...], str]]:
+def _import_links(site: Site, rel: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
     """(category, target files, absolute module) of each import of `rel`, in order."""
-    rels = site.relations
-    return [(rels.category(rel, imp), rels.targets_of(rel, imp), rels.absolute(rel, imp))
-            for imp in rels.imports_of(rel)]
+    return site.relations.links.get(rel, ())
 
 
 def gather_kw(site: Site, rel: str) -> dict:
@@ -278,7 +276,7 @@ class Renderer:
         )
 
     def _dependencies(self, page: str, imports: Iterable[Import],
-                      links: list[tuple[str, tuple[str, ...], str]]) -> dict[str, list[dict]]:
+                      links: Iterable[tuple[str, tuple[str, ...], str]]) -> dict[str, list[dict]]:
         groups: dict[str, dict[str, dict]] = {"stdlib": {}, "third-party": {}, "workspace": {}}
         for imp, (cat, targets, absolute) in zip(imports, links, strict=True):
             entry = groups[cat].setdefault(imp.module, {
