@@ -55,6 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: cores)")
     gen.add_argument("--check", action="store_true",
                      help="write nothing; exit 1 and list stale pages if the tree is out of date")
+    gen.add_argument("--force", action="store_true",
+                     help="overwrite (or delete) generated pages a person edited, after copying each to PAGE.orig")
     gen.add_argument("--include", action="append", metavar="PATTERN", help="only these files (repeatable)")
     gen.add_argument("--exclude", action="append", metavar="PATTERN", help="leave these out (repeatable)")
     gen.add_argument("--templates", metavar="DIR",
@@ -166,7 +168,7 @@ def _generate(args: argparse.Namespace) -> int:
             if show is not None:
                 show(phase, done, total, where)
 
-        return generate(root, ws, check=args.check, jobs=args.jobs, progress=progress, cancel=cancel)
+        return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel)
 
     try:
         ws = Workspace(root, settings, use_cache=not args.no_cache)
@@ -239,6 +241,8 @@ def _report(summary: Summary, args: argparse.Namespace, reached: dict[str, tuple
         for e in summary.errors:
             print(f"repodoc: error: {Path(summary.out, e.page)}: {e.reason} (the previous page is kept)",
                   file=sys.stderr)
+        for a in summary.set_aside:
+            print(f"repodoc: overwritten: {Path(summary.out, a.page)}: {a.reason}", file=sys.stderr)
         for c in summary.conflicts:
             print(f"repodoc: conflict: {Path(summary.out, c.page)}: {c.reason} (left as it is)", file=sys.stderr)
         if args.verbose:

@@ -20,7 +20,7 @@ from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.pages import GATHER, Page
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.workspace import NO_CHANGE, CancelToken, Change, ProgressFn, Workspace, default_jobs
-from repodoc_lsp.writer import LockWaitCancelled, Outcome, OutputError, Writer, WriteResult
+from repodoc_lsp.writer import LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
 
 __all__ = ["OutputError", "Page", "Summary", "generate", "plan_pages", "write_pages"]
 
@@ -39,6 +39,7 @@ class Summary:
     conflicts: list[WriteResult] = field(default_factory=list)
     errors: list[WriteResult] = field(default_factory=list)
     stale: list[WriteResult] = field(default_factory=list)
+    set_aside: list[WriteResult] = field(default_factory=list)  # --force: edited pages copied aside
     seconds: float = 0.0
     cancelled: bool = False
 
@@ -51,6 +52,7 @@ class Summary:
             "conflicts": [{"path": c.page, "reason": c.reason} for c in self.conflicts],
             "errors": [{"path": e.page, "reason": e.reason} for e in self.errors],
             "stale": [{"path": s.page, "reason": s.reason} for s in self.stale],
+            "setAside": [{"path": s.page, "reason": s.reason} for s in self.set_aside],
             "seconds": round(self.seconds, 3), "cancelled": self.cancelled,
         }
 
@@ -120,7 +122,7 @@ def render_and_write(page: Page, render: RenderFn, writer: Writer) -> WriteResul
     return writer.write(page.path, content, page.key)
 
 
-def _render_chunk(start: int) -> list[tuple[WriteResult, tuple[str, int, int] | None]]:
+def _render_chunk(start: int) -> list[tuple[WriteResult, Record | None]]:
     assert _FORKED is not None
     pages, writer, render = _FORKED
     out = []
@@ -135,7 +137,7 @@ def _fork_is_safe() -> bool:
 
 
 def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, cancel: CancelToken | None,
-              pause: Callable[[], None] | None = None) -> Iterator[tuple[WriteResult, tuple[str, int, int] | None]]:
+              pause: Callable[[], None] | None = None) -> Iterator[tuple[WriteResult, Record | None]]:
     """Render and write `todo`: forked workers for many pages in a single-threaded process
     (the CLI), else in this process (the language server), calling `pause` before each page."""
     global _FORKED
@@ -183,6 +185,8 @@ def write_pages(
             writer.manifest[result.page] = record
         if result.outcome is Outcome.WRITTEN:
             summary.written.append(result.page)
+            if result.reason:
+                summary.set_aside.append(result)
         elif result.outcome is Outcome.UNCHANGED:
             summary.unchanged += 1
         elif result.outcome is Outcome.STALE:
@@ -232,11 +236,12 @@ def regenerate(ws: Workspace, rels: Iterable[str], writer: Writer, renderer: Ren
 
 
 def generate(
-    root: Path, ws: Workspace, *, check: bool = False, jobs: int | None = None,
+    root: Path, ws: Workspace, *, check: bool = False, force: bool = False, jobs: int | None = None,
     progress: ProgressFn | None = None, cancel: CancelToken | None = None,
     renderer: Renderer | None = None, rescan: bool = True,
 ) -> Summary:
-    """Write (or with check=True, compare) the whole documentation tree of `ws`."""
+    """Write (or with check=True, compare) the whole documentation tree of `ws`; force=True
+    overwrites pages a person edited after copying each to PAGE.orig."""
     started = time.perf_counter()
     summary = Summary(root=str(ws.root), out=str(ws.out))
     if (rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel)) or \
@@ -245,7 +250,7 @@ def generate(
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     if not summary.cancelled:
-        writer = Writer(ws.out, check=check)
+        writer = Writer(ws.out, check=check, force=force)
         renderer = renderer or Renderer(ws.settings.templates or None)
         site = ws.site()
         pages = plan_pages(ws, site)

@@ -1,8 +1,10 @@
 """Strings -> files in the output folder, and nothing else.
 
 Rules: a generated page carries `MARKER` on its first line and is recorded
-in the manifest; a file without the marker is a person's and is never
-overwritten or deleted (a conflict is reported instead); writes go to a
+in the manifest with a digest of what was written; a file without the marker
+is a person's and is never overwritten or deleted, nor is a page whose content
+differs from what repodoc wrote (a person's edit): a conflict is reported instead,
+and `force` overwrites or deletes it after copying it aside to `PAGE.orig`; writes go to a
 temporary file renamed into place; an unchanged page is not rewritten; no
 path outside the output folder is written, whatever the symlinks say.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -31,6 +34,9 @@ from repodoc_lsp.modes import PAGE_MODE
 from repodoc_lsp.regular import read_regular
 
 MANIFEST = ".repodoc-manifest.json"
+# Digests of pages about to be written, appended before each write and dropped when the
+# manifest is saved: a run killed in between leaves pages that are still repodoc's.
+JOURNAL = ".repodoc-journal"
 _MARKER_BYTES = MARKER.encode()
 # A temporary file's writer: process id and start time (a reused id is not mistaken for it).
 _TEMPORARY = re.compile(r"\.repodoc-(?:(\d+)-(\d+)-)?.*\.tmp\Z")
@@ -45,6 +51,13 @@ def _lock_seconds() -> float:
 
 
 LOCK_SECONDS = _lock_seconds()
+# page -> (render key, size, mtime_ns, digest of the bytes written; "" if not known)
+Record = tuple[str, int, int, str]
+EDITED = "changed since repodoc wrote it"
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class Outcome(enum.Enum):
@@ -75,14 +88,17 @@ class LockWaitCancelled(Exception):
 
 
 class Writer:
-    """Writes pages under `out`; `check=True` compares instead of writing."""
+    """Writes pages under `out`; `check=True` compares instead of writing; `force=True`
+    overwrites (and deletes) pages a person edited, after copying each aside."""
 
-    def __init__(self, out: Path, *, check: bool = False) -> None:
+    def __init__(self, out: Path, *, check: bool = False, force: bool = False) -> None:
         self.out = out
         self.check = check
+        self.force = force and not check
         self.out_real = os.path.realpath(out)
-        # page -> (render key, size, mtime_ns) of the file as written
-        self.manifest: dict[str, tuple[str, int, int]] = {}
+        self.manifest: dict[str, Record] = {}
+        self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
+        self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
         self._load_manifest()
         self._saved = dict(self.manifest)
 
@@ -92,9 +108,21 @@ class Writer:
             data = json.loads(read_regular(self.out / MANIFEST).decode("utf-8"))
             pages = data.get("pages", {})
             if isinstance(pages, dict):
-                self.manifest = {str(k): (str(v[0]), int(v[1]), int(v[2])) for k, v in pages.items()}
+                self.manifest = {str(k): (str(v[0]), int(v[1]), int(v[2]), str(v[3]) if len(v) > 3 else "")
+                                 for k, v in pages.items()}
         except (OSError, ValueError, AttributeError, TypeError, IndexError, KeyError):
             self.manifest = {}
+        with contextlib.suppress(OSError, ValueError):
+            for line in read_regular(self.out / JOURNAL).decode("utf-8").splitlines():
+                digest, _, page = line.partition(" ")
+                self._journaled.setdefault(page, set()).add(digest)
+
+    def _note(self, page: str, digest: str) -> None:
+        """Append `digest page` to the journal before the page is written."""
+        if self._journal is None or self._journal[0] != os.getpid():
+            fd = os.open(self.out / JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            self._journal = (os.getpid(), fd)
+        os.write(self._journal[1], f"{digest} {page}\n".encode())
 
     def save_manifest(self) -> None:
         if self.check or self.manifest == self._saved:
@@ -105,6 +133,11 @@ class Writer:
             self._ensure_out()
             self._atomic_write(self.out / MANIFEST, data.encode("utf-8"))
             self._saved = dict(self.manifest)
+            if self._journal is not None and self._journal[0] == os.getpid():
+                os.close(self._journal[1])
+                self._journal = None
+            self._journaled.clear()
+            os.unlink(self.out / JOURNAL)
 
     @contextlib.contextmanager
     def hold(self, timeout: float | None = None, cancel: Callable[[], bool] | None = None,
@@ -170,20 +203,39 @@ class Writer:
         """True when the page on disk is the one generated from the same inputs (no render needed):
         same key, and the file still has the size and modification time it was written with."""
         entry = self.manifest.get(page)
-        if entry is None or entry[0] != key:
+        if entry is None or entry[0] != key or not entry[3]:  # no digest yet (an older manifest)
             return False
         try:
             st = os.lstat(self.out / page)
         except OSError:
             return False
-        return (st.st_size, st.st_mtime_ns) == entry[1:]
+        return (st.st_size, st.st_mtime_ns) == entry[1:3]
 
-    def _record(self, page: str, key: str) -> None:
+    def _record(self, page: str, key: str, digest: str) -> None:
         try:
             st = os.lstat(self.out / page)
         except OSError:
             return
-        self.manifest[page] = (key, st.st_size, st.st_mtime_ns)
+        self.manifest[page] = (key, st.st_size, st.st_mtime_ns, digest)
+
+    def edited(self, page: str, current: bytes) -> bool:
+        """True when the page on disk is not what repodoc last wrote there (a person's edit)."""
+        entry = self.manifest.get(page)
+        if entry is None or not entry[3]:
+            return False
+        digest = content_digest(current)
+        return digest != entry[3] and digest not in self._journaled.get(page, ())
+
+    def _set_aside(self, path: Path) -> Path:
+        """Copy a page a person edited to the first free `PAGE.orig`, `PAGE.orig.2`, ..."""
+        n = 1
+        while True:
+            aside = path.with_name(path.name + (".orig" if n == 1 else f".orig.{n}"))
+            if not os.path.lexists(aside):
+                break
+            n += 1
+        self._atomic_write(aside, read_regular(path))
+        return aside
 
     def write(self, page: str, content: str, key: str) -> WriteResult:
         path = self.out / page
@@ -199,23 +251,30 @@ class Writer:
             return WriteResult(page, Outcome.CONFLICT, "a folder is in the way")
         if exists and not self.owned(path):
             return WriteResult(page, Outcome.CONFLICT, "a file repodoc did not generate is in the way")
+        current = None
         if exists:
-            try:
-                if read_regular(path) == data:
-                    if not self.check:
-                        self._record(page, key)
-                    return WriteResult(page, Outcome.UNCHANGED)
-            except OSError:
-                pass
+            with contextlib.suppress(OSError):
+                current = read_regular(path)
+            if current == data:
+                if not self.check:
+                    self._record(page, key, content_digest(data))
+                return WriteResult(page, Outcome.UNCHANGED)
+        edited = current is not None and self.edited(page, current)
+        if edited and not self.force:
+            return WriteResult(page, Outcome.CONFLICT, f"{EDITED} (kept; --force overwrites it after copying it "
+                                                       "to PAGE.orig)")
         if self.check:
             return WriteResult(page, Outcome.STALE, "differs" if exists else "missing")
         try:
+            aside = self._set_aside(path) if edited else None
             self._make_parents(path.parent)
+            digest = content_digest(data)
+            self._note(page, digest)
             self._atomic_write(path, data)
         except OSError as exc:
             return WriteResult(page, Outcome.ERROR, f"cannot write: {exc.strerror or exc}")
-        self._record(page, key)
-        return WriteResult(page, Outcome.WRITTEN)
+        self._record(page, key, digest)
+        return WriteResult(page, Outcome.WRITTEN, f"{EDITED}: copied to {aside.name}" if aside else "")
 
     def _make_parents(self, folder: Path) -> None:
         self._ensure_out()
@@ -245,8 +304,24 @@ class Writer:
 
     # -- removal ------------------------------------------------------------------
     def remove_stale(self, keep: set[str]) -> tuple[list[str], list[WriteResult]]:
-        """Delete generated pages of the manifest that are not in `keep`."""
+        """Delete generated pages not in `keep`: those of the manifest, and pages with the marker
+        that it does not know (a deleted manifest)."""
+        for page in self._unknown_pages(keep):
+            self.manifest[page] = ("", -1, -1, "")  # repodoc's by its marker: removable
         return self.remove(set(self.manifest) - keep)
+
+    def _unknown_pages(self, keep: set[str]) -> list[str]:
+        if not os.path.isdir(self.out):
+            return []
+        found = []
+        for folder, _dirs, files in os.walk(self.out):
+            rel = os.path.relpath(folder, self.out)
+            for name in files:
+                page = name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")
+                if name.endswith(".md") and page not in keep and page not in self.manifest \
+                        and self.owned(Path(folder, name)):
+                    found.append(page)
+        return found
 
     def remove(self, pages: Iterable[str]) -> tuple[list[str], list[WriteResult]]:
         """Delete these pages if repodoc generated them (in the manifest, marker on line 1).
@@ -267,10 +342,20 @@ class Writer:
                 if not self.check:
                     del self.manifest[page]
                 continue
+            try:
+                edited = self.edited(page, read_regular(path))
+            except OSError:
+                edited = False
+            if edited and not self.force:  # stays in the manifest: reported again until resolved
+                reason = f"no longer generated, but {EDITED} (kept; --force deletes it after copying it to PAGE.orig)"
+                conflicts.append(WriteResult(page, Outcome.CONFLICT, reason))
+                continue
             if self.check:
                 removed.append(page)
                 continue
             try:
+                if edited:
+                    self._set_aside(path)
                 path.unlink()
                 removed.append(page)
                 del self.manifest[page]
