@@ -215,6 +215,14 @@ def table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
     return "\n".join([line(cells[0]), rule, *(line(r) for r in cells[1:])])
 
 
+def markdown_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
+    """The same rows as a Markdown table (for bench/README.md)."""
+    def line(row: Sequence[object]) -> str:
+        return "| " + " | ".join(str(c).strip().replace("|", "/") for c in row) + " |"
+
+    return "\n".join([line(header), "|" + " --- |" * len(header), *(line(r) for r in rows)])
+
+
 def fmt_s(seconds: float | None) -> str:
     if seconds is None or math.isnan(seconds):
         return "n/a"

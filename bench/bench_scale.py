@@ -39,7 +39,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, fmt_mb, fmt_s, median, run_measured, scratch_folder, table, verdict, write_results
+from _common import (
+    REPO,
+    fmt_mb,
+    fmt_s,
+    markdown_table,
+    median,
+    run_measured,
+    scratch_folder,
+    table,
+    verdict,
+    write_results,
+)
 from bench_generate import cold_and_warm
 from bench_lsp import HOVER_FILES, HoverPoint, Session, _progress, analyse_seconds, hover_points, run_session, summarise
 from corpus import ensure_corpus, python_files, stats
@@ -218,68 +229,104 @@ def _known(value: Any) -> bool:
     return value is not None and value == value  # NaN != NaN
 
 
-def checks(f: dict[str, Any], during: dict[str, Any] | None) -> dict[str, bool | None]:
-    """The issue's targets on one corpus's figures (None: not measured)."""
-    def below(key: str, limit: Any, strict: bool = False) -> bool | None:
-        value = f.get(key)
-        if value is None or not _known(value) or not _known(limit):
-            return None
-        return bool(value < limit if strict else value <= limit)
-
-    result = {
-        "cold <= 1.5x floor": below("cold_ratio", TARGET_COLD),
-        "warm <= 0.1x floor": below("warm_ratio", TARGET_WARM),
-        "peak memory of the CLI's tree < 1.5 GB (RSS sum)": below("peak_rss", TARGET_MEMORY, strict=True),
-        "tree on disk <= 1.5x the sources": below("tree_ratio", TARGET_TREE),
-        "server indexing <= 2x the CLI's analyse phase": below("indexing_ratio", TARGET_INDEXING),
-        "workspace/symbol p95 < 30 ms": below("symbol_p95", TARGET_SYMBOL_P95, strict=True),
-        "hover median <= jedi-language-server's": below("hover", f.get("peer_hover")),
-        "server RSS < 1 GB (tree sum)": below("server_rss", TARGET_SERVER_MEMORY, strict=True),
-    }
-    if during is not None:
-        ratio = during["ratio"]
-        result["PyTorch: hover median during cold indexing <= 1.5x idle"] = (
-            None if ratio is None or not _known(ratio) else bool(ratio <= TARGET_INDEXING_HOVER))
-    return result
-
-
 def _ratio(x: float | None) -> str:
-    return "n/a" if x is None or x != x else f"{x:.2f}x"
+    return f"{x:.2f}x" if x is not None and _known(x) else "n/a"
 
 
-def _get(key: str, fmt: Callable[[Any], str] = fmt_s) -> Callable[[dict[str, Any]], str]:
+Cell = Callable[[dict[str, Any]], str]
+
+
+def _get(key: str, fmt: Callable[[Any], str] = fmt_s) -> Cell:
+    """A table cell: one figure, formatted ("n/a" when it was not measured)."""
     def cell(f: dict[str, Any]) -> str:
         value = f.get(key)
         return fmt(value) if _known(value) else "n/a"
     return cell
 
 
-ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
-    ("files / pages written", lambda f: f"{f['files']:,} / {f.get('pages', 'n/a'):,}"),
+def _join(*parts: Cell | str) -> Cell:
+    """A table cell made of other cells and text."""
+    return lambda f: "".join(p if isinstance(p, str) else p(f) for p in parts)
+
+
+_count = _get("files", "{:,}".format)
+_mb = {key: _get(key, fmt_mb) for key in ("peak_rss", "peak_pss", "tree", "sources", "server_rss", "server_pss")}
+
+ROWS: list[tuple[str, Cell]] = [
+    ("files / pages written", _join(_count, " / ", _get("pages", "{:,}".format))),
     ("floor (read + ast.parse, 1 process)", _get("floor")),
     ("cold generate", _get("cold")),
     ("  cold / floor", _get("cold_ratio", _ratio)),
-    ("  CPU time, cold (all processes) / floor", lambda f: f"{fmt_s(f.get('cold_cpu'))} / {fmt_s(f.get('floor_cpu'))}"),
+    ("  CPU time, cold (all processes) / floor", _join(_get("cold_cpu"), " / ", _get("floor_cpu"))),
     ("warm generate (median)", _get("warm")),
-    ("  warm / floor", _get("warm_ratio", lambda x: f"{x:.3f}x")),
-    ("peak memory, CLI tree: RSS sum", _get("peak_rss", fmt_mb)),
-    ("  the same, PSS", _get("peak_pss", fmt_mb)),
+    ("  warm / floor", _get("warm_ratio", "{:.3f}x".format)),
+    ("peak memory, CLI tree: RSS sum", _mb["peak_rss"]),
+    ("  the same, PSS", _mb["peak_pss"]),
     ("  largest single process (RSS)", _get("peak_single", fmt_mb)),
-    ("tree on disk / sources on disk",
-     lambda f: f"{fmt_mb(f.get('tree'))} / {fmt_mb(f.get('sources'))} = {_ratio(f.get('tree_ratio'))}"),
+    ("tree on disk / sources on disk", _join(_mb["tree"], " / ", _mb["sources"], " = ", _get("tree_ratio", _ratio))),
     ("  ratio of apparent sizes", _get("tree_apparent_ratio", _ratio)),
     ("analysis cache (apparent size)", _get("cache", fmt_mb)),
     ("CLI analyse phase, cold", _get("analyse")),
     ("server: launch -> indexing ended, cold", _get("indexing")),
     ("  / the analyse phase", _get("indexing_ratio", _ratio)),
     ("server: first symbol answer", _get("first_symbol")),
-    ("workspace/symbol median / p95", lambda f: f"{fmt_s(f.get('symbol_median'))} / {fmt_s(f.get('symbol_p95'))}"),
+    ("workspace/symbol median / p95", _join(_get("symbol_median"), " / ", _get("symbol_p95"))),
     ("  exact name ranked first", _get("exact_first", str)),
-    ("hover median: repodoc / jedi-language-server",
-     lambda f: f"{fmt_s(f.get('hover'))} / {fmt_s(f.get('peer_hover'))}"),
-    ("server tree peak: RSS sum / PSS", lambda f: f"{fmt_mb(f.get('server_rss'))} / {fmt_mb(f.get('server_pss'))}"),
+    ("hover median: repodoc / jedi-language-server", _join(_get("hover"), " / ", _get("peer_hover"))),
+    ("server tree peak: RSS sum / PSS", _join(_mb["server_rss"], " / ", _mb["server_pss"])),
     ("jedi-language-server peak RSS", _get("peer_rss", fmt_mb)),
 ]
+
+# The issue's targets: (name, figure, limit: a number or another figure, strictly below?, what is shown).
+TARGETS: list[tuple[str, str, float | str, bool, Cell]] = [
+    ("cold <= 1.5x floor", "cold_ratio", TARGET_COLD, False,
+     _join(_get("cold"), " / ", _get("floor"), " = ", _get("cold_ratio", _ratio))),
+    ("warm <= 0.1x floor", "warm_ratio", TARGET_WARM, False,
+     _join(_get("warm"), " = ", _get("warm_ratio", "{:.3f}x".format))),
+    ("peak memory of the CLI's tree < 1.5 GB (RSS sum)", "peak_rss", TARGET_MEMORY, True,
+     _join(_mb["peak_rss"], " (PSS ", _mb["peak_pss"], ")")),
+    ("tree on disk <= 1.5x the sources", "tree_ratio", TARGET_TREE, False,
+     _join(_mb["tree"], " / ", _mb["sources"], " = ", _get("tree_ratio", _ratio))),
+    ("server indexing <= 2x the CLI's analyse phase", "indexing_ratio", TARGET_INDEXING, False,
+     _join(_get("indexing"), " / ", _get("analyse"), " = ", _get("indexing_ratio", _ratio))),
+    ("workspace/symbol p95 < 30 ms", "symbol_p95", TARGET_SYMBOL_P95, True, _get("symbol_p95")),
+    ("hover median <= jedi-language-server's", "hover", "peer_hover", False,
+     _join(_get("hover"), " vs ", _get("peer_hover"))),
+    ("server RSS < 1 GB (tree sum)", "server_rss", TARGET_SERVER_MEMORY, True,
+     _join(_mb["server_rss"], " (PSS ", _mb["server_pss"], ")")),
+]
+DURING = "PyTorch: hover median during cold indexing <= 1.5x idle"
+
+
+def checks(f: dict[str, Any], during: dict[str, Any] | None) -> dict[str, bool | None]:
+    """The targets on one corpus's figures (None: not measured); `during` adds PyTorch's indexing hovers."""
+    result: dict[str, bool | None] = {}
+    for name, key, limit, strict, _ in TARGETS:
+        value, bound = f.get(key), f.get(limit) if isinstance(limit, str) else limit
+        if value is None or bound is None or not (_known(value) and _known(bound)):
+            result[name] = None
+        else:
+            result[name] = bool(value < bound if strict else value <= bound)
+    if during is not None:
+        ratio = during["ratio"]
+        result[DURING] = bool(ratio <= TARGET_INDEXING_HOVER) if ratio is not None and _known(ratio) else None
+    return result
+
+
+def target_rows(figs: dict[str, dict[str, Any]], verdicts: dict[str, dict[str, bool | None]],
+                during: dict[str, Any] | None) -> list[list[str]]:
+    """Per target: what each corpus measured and its verdict."""
+    shown = {name: cell for name, _, _, _, cell in TARGETS}
+    if during is not None:
+        shown[DURING] = lambda f: (f"{fmt_s(during['busy_median'])} / {fmt_s(during['idle_median'])} = "
+                                   f"{_ratio(during['ratio'])} ({during['busy_count']} hovers during indexing)")
+    rows = []
+    for name, cell in shown.items():
+        row = [name]
+        for label, f in figs.items():
+            row += [cell(f), verdict(verdicts[label][name])] if name in verdicts[label] else ["", ""]
+        rows.append(row)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -319,18 +366,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"measurements: {write_results('scale', raw)}", flush=True)  # kept even if the summary fails
 
     figs = {label: figures(r) for label, r in records.items()}
+    with_during = "torch" if "torch" in figs else corpora[0]  # the column of PyTorch's indexing hovers
+    verdicts = {label: checks(f, during if label == with_during else None) for label, f in figs.items()}
+    figures_rows = [[title, *(cell(f) for f in figs.values())] for title, cell in ROWS]
+    targets = target_rows(figs, verdicts, during)
+    target_header = ["target", *(x for label in figs for x in (label, ""))]
     print()
-    print(table([[title, *(cell(f) for f in figs.values())] for title, cell in ROWS],
-                ["metric", *figs]))
-    if during is not None:
-        print(f"\nPyTorch, hover median during cold indexing / idle: {fmt_s(during['busy_median'])} / "
-              f"{fmt_s(during['idle_median'])} = {_ratio(during['ratio'])} ({during['busy_count']} and "
-              f"{during['idle_count']} hovers; indexing ended {fmt_s(during['indexing_done'])} after launch)")
-    verdicts = {label: checks(f, during if label == corpora[0] else None) for label, f in figs.items()}
-    first = corpora[0]
+    print(table(figures_rows, ["metric", *figs]))
     print()
-    print(table([[name, *(verdict(v[name]) if name in v else "" for v in verdicts.values())]
-                 for name in verdicts[first]], [f"target (on {first})", *verdicts]))
+    print(table(targets, target_header))
     notes = [f"{label}: {n}" for label, r in records.items() for n in r.get("notes", []) + r["errors"]]
     notes += failed.get("errors", [])
     for label, r in records.items():
@@ -344,7 +388,9 @@ def main(argv: list[str] | None = None) -> int:
     for note in notes:
         print(f"note: {note}")
     path = write_results("scale", {**raw, "figures": figs, "checks": verdicts, "notes": notes})
-    print(f"results: {path}")
+    path.with_suffix(".md").write_text(
+        f"{markdown_table(figures_rows, ['metric', *figs])}\n\n{markdown_table(targets, target_header)}\n")
+    print(f"results: {path} (tables in Markdown: {path.with_suffix('.md').name})")
     return 0
 
 
