@@ -67,11 +67,7 @@ local ok, err = pcall(function()
     return answer.result
   end
 
-  -- wait for the index, then ask for symbols
-  wait(30000, function()
-    local r = vim.lsp.buf_request_sync(bufnr, "workspace/symbol", { query = "Widget" }, 5000)
-    return r and r[client.id] and r[client.id].result and #r[client.id].result > 0
-  end, "the index")
+  -- asked at once after start: the server answers from its first index (issue 16), no retry
   local symbols = sync("workspace/symbol", { query = "Widget" })
   report.symbols = vim.tbl_map(function(s) return s.name end, symbols)
   -- nothing was said at start: no notification, no server message, nothing in :messages
