@@ -216,7 +216,8 @@ def figures(r: dict[str, Any]) -> dict[str, Any]:
         f.update(indexing=server["indexing_done"], first_symbol=server["first_symbol"],
                  symbol_median=server["symbol_median"], symbol_p95=server["symbol_p95"],
                  exact_first=server["exact_first"], hover=server["hover_median"], hover_empty=server["hover_empty"],
-                 server_rss=server["peak_rss"], server_pss=server["peak_pss"], survivors=server["survivors"])
+                 server_rss=server["peak_rss"], server_pss=server["peak_pss"], survivors=server["survivors"],
+                 server_single=r["server"]["session"]["peak_single"])
         if f["analyse"] and server["indexing_done"]:
             f["indexing_ratio"] = server["indexing_done"] / f["analyse"]
     peer = r.get("peer", {}).get("summary")
@@ -274,6 +275,7 @@ ROWS: list[tuple[str, Cell]] = [
     ("  exact name ranked first", _get("exact_first", str)),
     ("hover median: repodoc / jedi-language-server", _join(_get("hover"), " / ", _get("peer_hover"))),
     ("server tree peak: RSS sum / PSS", _join(_mb["server_rss"], " / ", _mb["server_pss"])),
+    ("  largest single process (RSS)", _get("server_single", fmt_mb)),
     ("jedi-language-server peak RSS", _get("peer_rss", fmt_mb)),
 ]
 
