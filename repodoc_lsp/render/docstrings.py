@@ -17,6 +17,8 @@ from repodoc_lsp.render.markdown import code, fence, inline
 
 _ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]+)`")
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
+_GOOGLE_TITLE = re.compile(r"^(?:Args|Arguments|Parameters|Returns|Yields|Raises|Note|Warning|Examples?"
+                           r"|Attributes):\s*$", re.M)
 _TITLE_LINE = re.compile(r"^\s*(?:[A-Z][\w ]*:{1,2}|\.\. [\w:-]+::.*|([=\-~^\"'`#*+:.])\1{2,})\s*$")
 _MAX_DEPTH = 8  # nested directives and indented blocks rendered as text; deeper ones fenced
 _UNDERLINE = re.compile(r"([=\-~^\"'`#*+:.])\1{2,}")
@@ -226,9 +228,15 @@ def _admonition(title: str, kind: str, description: str) -> str:
 
 
 def _sections(text: str) -> list[object]:
+    """griffe's sections of `text`, its style detected; Google's when detection found no section
+    but the text has a Google section title (a reST underline can make it guess NumPy)."""
     from griffe import Docstring
 
-    return list(Docstring(text, parser="auto", parser_options=_PARSER_OPTIONS).parse())  # type: ignore[arg-type]
+    sections: list[object] = list(Docstring(text, parser="auto", parser_options=_PARSER_OPTIONS).parse())  # type: ignore[arg-type]
+    if len(sections) <= 1 and _GOOGLE_TITLE.search(text):
+        google = _PARSER_OPTIONS["per_style_options"]["google"]  # type: ignore[index]
+        sections = list(Docstring(text, parser="google", parser_options=google).parse())
+    return sections
 
 
 def docstring_markdown(doc: str | None) -> str:

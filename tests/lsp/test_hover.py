@@ -164,3 +164,34 @@ async def test_hover_modes_extras_off_and_a_bad_value(client: LanguageClient, tm
                                for m in client.log_messages + client.messages), timeout=15)
     hover = await wait_for(lambda: _hover(client, uri, text, "make_shape('x')"), timeout=15)
     assert hover.contents.value.startswith("```python\ndef make_shape(")
+
+
+async def test_hover_on_odd_docstrings_shows_them_whole(client: LanguageClient, tmp_path: Path) -> None:
+    """A docstring with an indented blank line (was `ValueError` from `min()`), a reST underline, a
+    stray fence, notes after the arguments and roles: the hover shows all of it, as sound Markdown."""
+    from helpers import contained_errors
+
+    root = build(tmp_path / "ws", {
+        "odd.py": ('def blank():\n    """Summary.\n\n        \n\n    Closing words.\n    """\n\n\n'
+                   'def fenced():\n    """Title\n    ~~~~~\n\n    Text\n    ```\n    after the fence.\n    """\n\n\n'
+                   'def put(device):\n    """Put it.\n\n    Args:\n'
+                   '        device (:class:`torch.device`): where it runs.\n\n'
+                   '    Note:\n        Read :func:`torch.load` first.\n    """\n'),
+        "user.py": "from odd import blank, fenced, put\nblank()\nfenced()\nput(1)\n",
+    })
+    await start(client, root, "visual-studio-code", options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "fenced"))
+    user = root / "user.py"
+    text = user.read_text()
+    uri = open_file(client, user)
+    expected = {"blank()\n": ["Summary.", "Closing words."],
+                "fenced()\n": ["**Title**", "Text", "after the fence."],
+                "put(1)": ["Put it.", "- `device` (`torch.device`): where it runs.", "**Note**",
+                           "Read ``torch.load`` first."]}
+    for needle, parts in expected.items():
+        hover = await _hover(client, uri, text, needle)
+        assert hover is not None, needle
+        value = hover.contents.value
+        for words in parts:
+            assert words in value, (words, value)
+        assert contained_errors(value.split("\n---\n", 1)[0]) == [], value
