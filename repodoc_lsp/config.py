@@ -262,7 +262,8 @@ def output_problem(root: Path, output: str, *, key: str = "output", may_leave: b
 
     It must resolve, symlinks followed, to a folder inside the workspace (`may_leave`: the person
     gave it on the command line), not the workspace itself nor a folder holding it, and must not
-    hold Python sources (their pages would mix with them and they would no longer be inputs).
+    hold Python sources: a package below it or a module in it (their pages would mix with them,
+    and they would no longer be inputs).
     """
     from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 
@@ -279,7 +280,14 @@ def output_problem(root: Path, output: str, *, key: str = "output", may_leave: b
     for folder, dirs, files in os.walk(real):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
-            if name.endswith(PYTHON_SUFFIXES):
+            if name in _PACKAGE_MARKERS or (folder == real and name.endswith(PYTHON_SUFFIXES)
+                                            and name not in _DOCS_TOOL_FILES):
                 return (f"{where}: holds Python sources ({os.path.join(folder, name)}); "
                         "choose a folder of its own")
     return None
+
+
+# What makes a folder hold sources: a package anywhere below it, or a module directly in it
+# (a docs folder's own `conf.py`, Sphinx's, is not a source).
+_PACKAGE_MARKERS = frozenset({"__init__.py", "__init__.pyi"})
+_DOCS_TOOL_FILES = frozenset({"conf.py"})

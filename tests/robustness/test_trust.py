@@ -231,7 +231,7 @@ def _outside_cases(tmp: Path) -> dict[str, tuple[str, str]]:
 def test_output_must_stay_inside_the_workspace(tmp_path: Path, case: str) -> None:
     lines, says = _outside_cases(tmp_path)[case]
     root = make_workspace(tmp_path / "ws", {"pyproject.toml": "[tool.repodoc]\n" + lines, "a.py": SOURCE,
-                                            "src/pkg/m.py": SOURCE})
+                                            "src/pkg/__init__.py": "", "src/pkg/m.py": SOURCE})
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     if case == "symlink":
@@ -246,6 +246,15 @@ def test_output_must_stay_inside_the_workspace(tmp_path: Path, case: str) -> Non
     assert not (tmp_path / "cache").exists()  # before any analysis
     assert list(elsewhere.iterdir()) == [] and not (tmp_path / "x").exists() and not (tmp_path / "abs").exists()
     assert sorted(p.name for p in root.rglob("*")) == before
+
+
+def test_a_docs_folder_with_its_own_conf_py_is_an_output_folder(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "ws", {"a.py": SOURCE, "docs/conf.py": "project = 'x'\n",
+                                            "docs/_ext/roles.py": "def setup(app):\n    pass\n",
+                                            "lib/tool.py": SOURCE})
+    assert run_cli("generate", str(root), env=_env(tmp_path)).returncode == 0
+    proc = run_cli("generate", str(root), "--out", str(root / "lib"), env=_env(tmp_path))
+    assert proc.returncode == 2 and f"holds Python sources ({root / 'lib/tool.py'})" in proc.stderr
 
 
 def test_out_flag_may_leave_the_workspace_but_not_be_a_file(tmp_path: Path) -> None:
@@ -362,3 +371,28 @@ async def test_server_person_settings_are_checked_and_sandboxed(client: Language
     assert all("refused by the template sandbox" in e["reason"] for e in result["errors"])
     assert not sentinel.exists()
     assert (tmp_path / "cache").stat().st_mode & 0o777 == 0o700
+
+
+async def test_server_skips_a_locked_cache(client: LanguageClient, tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "ws", {"a.py": SOURCE})
+    assert run_cli("generate", str(root), env=_env(tmp_path)).returncode == 0
+    holder = sqlite3.connect(tmp_path / "cache" / f"facts-{ANALYSIS_VERSION}.sqlite", isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("INSERT INTO facts VALUES ('held', '[]', '{}', 0)")
+    try:
+        await _start(client, root, {"cacheDir": str(tmp_path / "cache")})
+        await _until(lambda: client.messages)
+        assert "analysis cache" in client.messages[0].message and "locked" in client.messages[0].message
+        found: list = []
+
+        async def search() -> None:
+            found[:] = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="hello")) or []
+        for _ in range(100):
+            await search()
+            if found:
+                break
+            await asyncio.sleep(0.1)
+        assert [s.name for s in found] == ["hello"]  # analysed without the cache
+    finally:
+        holder.close()
