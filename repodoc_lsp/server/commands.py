@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from repodoc_lsp.server import failures
 from repodoc_lsp.server.app import RepodocServer  # at run time: pygls reads command annotations
 from repodoc_lsp.server.convert import path_of, uri_of
 
@@ -65,6 +66,7 @@ def register(server: RepodocServer) -> None:
         try:
             for root in roots:
                 summary = await asyncio.wrap_future(root.submit(root.generate, progress, cancel))
+                failures.report(ls, "generate", summary, always=True)
                 summaries.append(summary.as_dict())
                 if summary.cancelled:
                     break

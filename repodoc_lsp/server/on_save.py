@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from repodoc_lsp.server import failures
 from repodoc_lsp.server.convert import path_of
+from repodoc_lsp.writer import OutputError
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.app import RepodocServer
@@ -59,9 +61,13 @@ class SaveQueue:
     async def run(self, root: Root, rels: list[str]) -> None:
         try:
             write = root.settings.regenerate_on_save and root.has_tree()  # else the index only
-            await asyncio.wrap_future(root.submit(root.regenerate, rels, write))
+            summary = await asyncio.wrap_future(root.submit(root.regenerate, rels, write))
+        except OutputError as exc:  # the folder cannot be written at all, or another run holds it
+            failures.report_exception(self.ls, "on save", exc)
         except Exception:
             log.exception("regenerating %s failed", rels)
+        else:
+            failures.report(self.ls, "on save", summary)
 
     def cancel(self) -> None:
         for timer in self.timers.values():

@@ -132,3 +132,67 @@ async def test_the_regeneration_process_imports_nothing_from_the_workspace(tmp_p
         client.exit(None)
         await asyncio.wait_for(server.wait(), 10)
         await client.stop()
+
+
+async def test_full_disk_under_the_server_is_told_once_per_burst(tmp_path: Path) -> None:
+    """The server under a full disk (RLIMIT_FSIZE, as above): a burst of saves whose pages cannot be
+    written shows one window/showMessage naming a page and the reason, and a log line names every
+    page; `repodoc.generate` says so too; the old pages are kept."""
+    import asyncio
+
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    root = make_workspace(tmp_path / "ws", {f"m{i}.py": f"def f{i}():\n    pass\n" for i in range(5)})
+    assert _generate(root, tmp_path).returncode == 0
+    before = {p: p.read_bytes() for p in (root / "docs").rglob("*.md")}
+    log = tmp_path / "server.log"
+    messages: list[types.ShowMessageParams] = []
+    client = LanguageClient("full-disk-test", "1")
+    client.feature(types.WINDOW_SHOW_MESSAGE)(  # not the analysis cache's own warnings
+        lambda params: params.message.startswith(("repodoc on save", "repodoc generate")) and messages.append(params))
+    await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve", "--log-file", str(log),
+                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")},
+                          preexec_fn=_limit_file_size)
+    server = client._server  # type: ignore[attr-defined]
+    try:
+        await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                                             root_uri=root.as_uri()))
+        client.initialized(types.InitializedParams())
+        for _ in range(400):
+            if await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="f4")):
+                break
+            await asyncio.sleep(0.05)
+        big = "".join(f"def big_function_{i}():\n    '''{'x' * 80}'''\n" for i in range(400))
+        for name in ("m0.py", "m1.py"):  # one burst: two files, four pages that cannot be written
+            (root / name).write_text(big)
+            client.text_document_did_save(types.DidSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=(root / name).as_uri())))
+        for _ in range(400):
+            if messages:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)  # any second message of the burst would come by now
+        assert len(messages) == 1, [m.message for m in messages]
+        told = messages[0]
+        assert told.type == types.MessageType.Error
+        assert told.message.startswith(f"repodoc on save: {root / 'docs'}/") and " more could not" in told.message
+        assert "could not be written (cannot write: File too large); the previous pages are kept" in told.message
+        logged = log.read_text()
+        assert all(f"{root / 'docs' / page}: cannot write: File too large" in logged
+                   for page in ("m0.py_kw.md", "m0.py_docs.md", "m1.py_kw.md", "m1.py_docs.md")), logged
+        result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+        assert {e["path"] for e in result["errors"]} >= {"m0.py_kw.md", "m1.py_kw.md"}
+        for _ in range(100):
+            if len(messages) > 1:
+                break
+            await asyncio.sleep(0.05)
+        assert [m.message.split(":")[0] for m in messages] == ["repodoc on save", "repodoc generate"]
+        for path in before:
+            assert path.read_text().startswith("<!--"), path  # every page whole
+        assert (root / "docs" / "m0.py_kw.md").read_bytes() == before[root / "docs" / "m0.py_kw.md"]
+    finally:
+        await asyncio.wait_for(client.shutdown_async(None), 10)
+        client.exit(None)
+        await asyncio.wait_for(server.wait(), 10)
+        await client.stop()
