@@ -31,7 +31,7 @@ async def test_save_rewrites_only_what_changed(client: LanguageClient, tmp_path:
     client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     kw = root / "docs/pkg/shapes.py_kw.md"
     await wait_for(lambda: "**`saved_function`**" in kw.read_text(), 20)
-    assert (await symbols(client, "saved_function"))[0].name == "saved_function"
+    assert (await wait_for(lambda: symbols(client, "saved_function"), 10))[0].name == "saved_function"
     await wait_for(lambda: _mtimes(root / "docs")["pkg/doc.md"] != before["pkg/doc.md"], 10)
     changed = {p for p, m in _mtimes(root / "docs").items() if before.get(p) != m}
     assert changed == {"pkg/shapes.py_docs.md", "pkg/shapes.py_kw.md", "pkg/doc.md"}
@@ -114,7 +114,7 @@ async def test_pages_are_written_by_a_process_that_is_replaced_when_it_dies(
     await wait_for(lambda: not first.is_running() or first.status() == psutil.STATUS_ZOMBIE, 10)
     await save("after_kill")  # written by the server itself; a new process is started
     assert "probe_" not in kw.read_text()
-    assert (await symbols(client, "after_kill"))[0].name == "after_kill"
+    assert (await wait_for(lambda: symbols(client, "after_kill"), 10))[0].name == "after_kill"
     second = await wait_for(lambda: [p for p in regen_processes(server.pid) if p.pid != first.pid], 20)
     assert second[0].is_running()
     await save("with_new_process")
