@@ -23,6 +23,7 @@ from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
+from repodoc_lsp.graph import Graph, files_of
 from repodoc_lsp.modes import wider_reason
 from repodoc_lsp.pool import run_chunks
 from repodoc_lsp.regular import read_regular
@@ -59,13 +60,16 @@ class Change:
     files: frozenset[str] = frozenset()  # files analysed again, added or removed
     structural: bool = False  # files appeared or vanished: module names, folders, sibling lists
     related: frozenset[str] = frozenset()  # other files whose importers changed
+    # files defining something whose uses, bases or subclasses changed (the symbol graph's
+    # answers; empty while no graph is built)
+    xref: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.files)
 
     def __or__(self, other: Change) -> Change:
         return Change(self.files | other.files, self.structural or other.structural,
-                      self.related | other.related)
+                      self.related | other.related, self.xref | other.xref)
 
 
 NO_CHANGE = Change()
@@ -209,6 +213,7 @@ class Workspace:
         self.discovery_skipped: list[Skipped] = []
         self.read_skipped: dict[str, str] = {}
         self.relations = Relations({})
+        self._graph: Graph | None = None
         self.analysed = 0  # files analysed (not from the cache) by the last scan
         self.cached = 0
 
@@ -301,6 +306,7 @@ class Workspace:
         self.sizes = {r: s for r, s in sizes.items() if r in facts}
         self.folders = set(found.folders)
         self.relations = Relations(facts.imports())
+        self._graph = None
         return True
 
     # -- a replica (the language server's regeneration process) -------------------------
@@ -323,6 +329,7 @@ class Workspace:
         self.folders = set(state.folders)
         self.discovery_skipped, self.read_skipped = list(state.discovery_skipped), dict(state.read_skipped)
         self.relations = Relations(facts.imports())
+        self._graph = None
 
     # -- single files (the language server) ------------------------------------------
     def rel(self, path: Path) -> str | None:
@@ -371,8 +378,10 @@ class Workspace:
         if is_new:
             self.folders.update(_ancestors(rel))
             self.relations = Relations(self.facts.imports())
-            return Change(frozenset([rel]), structural=True)
-        return Change(frozenset([rel]), related=frozenset(self.relations.update(rel, result.facts.imports)))
+            return Change(frozenset([rel]), structural=True, xref=self._rebuild_graph())
+        related = frozenset(self.relations.update(rel, result.facts.imports))
+        xref = frozenset(files_of(self._graph.update(rel, result.facts))) if self._graph else frozenset()
+        return Change(frozenset([rel]), related=related, xref=xref)
 
     def remove_file(self, rel: str) -> Change:
         if rel not in self.facts:
@@ -380,7 +389,28 @@ class Workspace:
         del self.facts[rel], self.digests[rel], self.sizes[rel]
         self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
         self.relations = Relations(self.facts.imports())
-        return Change(frozenset([rel]), structural=True)
+        return Change(frozenset([rel]), structural=True, xref=self._rebuild_graph())
+
+    # -- the symbol graph -----------------------------------------------------------
+    def graph(self) -> Graph:
+        """The symbol graph, built on first use (every file's facts are loaded for it)."""
+        if self._graph is None:
+            self.facts.load_all()
+            self._graph = Graph(self.relations, self.facts)
+        return self._graph
+
+    @property
+    def graph_ready(self) -> Graph | None:
+        """The graph if it is built (a request must not build it)."""
+        return self._graph
+
+    def _rebuild_graph(self) -> frozenset[str]:
+        """Module names changed (a file appeared or vanished): a built graph is built anew.
+        Every file may be affected: the change is structural anyway."""
+        if self._graph is not None:
+            self._graph = None
+            self.graph()
+        return frozenset()
 
     # -- views --------------------------------------------------------------------
     @property

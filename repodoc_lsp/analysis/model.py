@@ -74,7 +74,9 @@ class Symbol:
 class Import:
     """One imported module; `names` are the names taken from it (`from m import a, b`).
 
-    `module` keeps relative dots (`..pkg`, `.`); `level` counts them.
+    `module` keeps relative dots (`..pkg`, `.`); `level` counts them. `asnames` are the
+    local names bound (`import a.b as c`: ("c",); `from m import a as b, c`: ("b", "c")),
+    empty from a file parso recovered; `star` marks `from m import *`.
     """
 
     module: str
@@ -82,6 +84,36 @@ class Import:
     line: int
     level: int = 0
     anchor: str = ""
+    asnames: tuple[str, ...] = ()
+    star: bool = False
+
+    def bindings(self) -> list[tuple[str, str]]:
+        """(local name, imported name) pairs; the imported name is "" for `import a.b` and
+        `import a.b as c`, which bind `a` and `c` to a module."""
+        if self.star:
+            return []
+        if not self.names:
+            local = self.asnames[0] if self.asnames else self.module.split(".", 1)[0]
+            return [(local, "")] if local else []
+        locals_ = self.asnames if len(self.asnames) == len(self.names) else self.names
+        return list(zip(locals_, self.names, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """A name assigned at module level or in a class body (`x = 1`, `x: int = 1`, a dataclass
+    field, an enum member), or `self.x = ...` at the top of `__init__`. `container` is the
+    class's qualname ("" at module level); `annotation` and `value` are source text, shortened."""
+
+    name: str
+    container: str
+    line: int
+    annotation: str = ""
+    value: str = ""
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.container}.{self.name}" if self.container else self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +150,19 @@ class FileFacts:
     syntax_error: SyntaxProblem | None = None
     has_main_block: bool = False
     all_names: tuple[str, ...] = ()
+    attributes: tuple[Attribute, ...] = ()
+    # Dotted names the file reads whose first part is imported or defined at module level
+    # (`nn.Linear`, `Linear`), with the lines they are on, one per text line:
+    # "nn.Linear 8,12\nL 15" (one string: cheap to cache); `reference_lines` reads it.
+    refs: str = ""
+
+    def reference_lines(self) -> list[tuple[str, tuple[int, ...]]]:
+        """`refs` as (dotted name, lines) pairs."""
+        found = []
+        for row in self.refs.split("\n") if self.refs else ():
+            name, _, lines = row.partition(" ")
+            found.append((name, tuple(int(n) for n in lines.split(","))))
+        return found
     extra: dict[str, str] = field(default_factory=dict)
 
     def keywords(self) -> dict[KeywordKind, list[tuple[str, str]]]:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from repodoc_lsp.analysis.model import (
+    Attribute,
     FileFacts,
     Finding,
     Import,
@@ -31,6 +32,7 @@ from repodoc_lsp.analysis.patterns import (
     slots_finding,
 )
 from repodoc_lsp.analysis.signature import signature_text
+from repodoc_lsp.analysis.xref import assigned, instance_attributes, references
 
 # Lines that may hold a risky call; the syntax tree is searched only around them.
 _RISKY_TEXT = re.compile(
@@ -152,6 +154,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     symbols: list[Symbol] = []
     imports: list[Import] = []
     findings: list[Finding] = []
+    attributes: list[Attribute] = []
     import_anchor: dict[str, str] = {}
     lines = text.split("\n")
     facts.module_doc = _docstring(tree)
@@ -207,23 +210,30 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                     )
                 )
                 findings.extend(def_findings(node, qual, decorators, is_async))
+                if is_method and node.name == "__init__":
+                    attributes.extend(instance_attributes(node, class_qual))
                 stack.append((node.body, qual + ".", "", False))
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     anchor = import_anchor.setdefault(alias.name, anchors.make(f"import-{alias.name}"))
-                    imports.append(Import(alias.name, (), node.lineno, 0, anchor))
+                    asnames = (alias.asname,) if alias.asname else ()
+                    imports.append(Import(alias.name, (), node.lineno, 0, anchor, asnames))
             elif isinstance(node, ast.ImportFrom):
                 module = "." * node.level + (node.module or "")
-                names = tuple(a.name for a in node.names if a.name != "*")
+                taken = [a for a in node.names if a.name != "*"]
+                names = tuple(a.name for a in taken)
                 anchor = import_anchor.setdefault(module, anchors.make(f"import-{module}"))
-                imports.append(Import(module, names, node.lineno, node.level, anchor))
+                imports.append(Import(module, names, node.lineno, node.level, anchor,
+                                      tuple(a.asname or a.name for a in taken), star=not taken))
             else:
                 if top:
                     if _is_main_guard(node):
                         facts.has_main_block = True
                     facts.all_names = facts.all_names or _all_names(node)
+                    attributes.extend(assigned(node, ""))
                 elif class_qual and prefix == class_qual + ".":
                     findings.extend(slots_finding(node, class_qual))
+                    attributes.extend(assigned(node, class_qual))
                 if type(node) in _COMPOUND_TYPES:
                     for block in _child_blocks(node):
                         stack.append((block, prefix, class_qual, top))
@@ -238,6 +248,13 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     facts.symbols = tuple(symbols)
     facts.imports = tuple(imports)
     facts.findings = tuple(findings)
+    attributes.sort(key=lambda a: a.line)
+    facts.attributes = tuple(attributes)
+    heads = {local for imp in imports for local, _ in imp.bindings()}
+    heads.update(s.name for s in symbols if not s.container)
+    heads.update(a.name for a in attributes if not a.container)
+    # what a star import binds is known only to the graph: every name is kept
+    facts.refs = references(tree, None if any(imp.star for imp in imports) else heads)
 
 
 # Words one of which every _RISKY_TEXT match contains, at most _RISKY_LEAD characters
@@ -368,7 +385,7 @@ def _from_parso(text: str, facts: FileFacts) -> None:
                     star = node.is_star_import()  # type: ignore[attr-defined]
                     names = () if star else tuple(p[-1].value for p in paths)
                     anchor = import_anchor.setdefault(mod, anchors.make(f"import-{mod}"))
-                    imports.append(Import(mod, names, line, level, anchor))
+                    imports.append(Import(mod, names, line, level, anchor, star=star))
             except (AttributeError, IndexError, TypeError):
                 pass
             continue

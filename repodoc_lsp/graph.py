@@ -1,0 +1,369 @@
+"""The workspace symbol graph: every definition, who names it, its bases and subclasses.
+
+Built from the analysis alone (nothing from the workspace is imported or run). A name is
+resolved the way Python would bind it: a file's own definitions, then its imports, then its
+star imports (a module's `__all__`, else its public names), then a submodule of a package;
+so `from .linear import Linear` in `torch/nn/modules/__init__.py` and `from .modules import *`
+in `torch/nn/__init__.py` make `torch.nn.Linear`, `nn.Linear` and `from torch.nn import
+Linear` all name `torch/nn/modules/linear.py`'s class. Attribute chains follow modules and
+classes (with members inherited from workspace classes); a value's type is never inferred.
+
+Incremental: `update` re-links one file; when the names it offers changed, the files whose
+resolution consulted it are re-linked too. Readers on other threads see whole values: the
+per-definition tables are replaced, never changed in place, once the graph is built.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from repodoc_lsp.analysis.model import FileFacts, Language, SymbolKind
+from repodoc_lsp.analysis.relations import Relations
+
+Key = tuple[str, str]  # (file, qualname); qualname "" is the module itself
+_NOWHERE: Key = ("", "")
+
+
+@dataclass(frozen=True, slots=True)
+class Def:
+    """A definition: kind is class, function, method, attribute or module."""
+
+    rel: str
+    qualname: str
+    kind: str
+    line: int
+
+    @property
+    def key(self) -> Key:
+        return (self.rel, self.qualname)
+
+    @property
+    def name(self) -> str:
+        return self.qualname.rpartition(".")[2] if self.qualname else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """Where a definition is named: a file, a line, and the definition around it ("" at module level)."""
+
+    rel: str
+    line: int
+    within: str
+
+
+class _View:
+    """What the graph keeps of one file."""
+
+    __slots__ = ("all_names", "bases", "bindings", "defs", "imported", "refs", "spans", "stars", "surface")
+
+    def __init__(self, rel: str, facts: FileFacts, relations: Relations) -> None:
+        self.defs: dict[str, Def] = {"": Def(rel, "", "module", 1)}
+        spans: list[tuple[int, int, str]] = []
+        self.bases: dict[str, tuple[str, ...]] = {}
+        for s in facts.symbols:
+            if s.kind is SymbolKind.HEADING:
+                continue
+            self.defs.setdefault(s.qualname, Def(rel, s.qualname, s.kind.value, s.line))
+            spans.append((s.line, s.end_line, s.qualname))
+            if s.kind is SymbolKind.CLASS:
+                self.bases[s.qualname] = tuple(b for b in (_base_name(b) for b in s.bases) if b)
+        for a in facts.attributes:
+            self.defs.setdefault(a.qualname, Def(rel, a.qualname, "attribute", a.line))
+        self.spans = sorted(spans)
+        # local name -> (absolute module, imported name or "" for the module itself, line)
+        self.bindings: dict[str, tuple[str, str, int]] = {}
+        self.imported: list[tuple[str, str, int]] = []  # every (module, name, line) imported
+        self.stars: list[str] = []
+        for imp in facts.imports:
+            module = relations.absolute(rel, imp)
+            if module.startswith("."):
+                continue
+            if imp.star:
+                self.stars.append(module)
+                continue
+            for local, name in imp.bindings():
+                self.imported.append((module, name, imp.line))
+                if not name and not imp.asnames:  # import a.b binds a
+                    self.bindings[local] = (local, "", imp.line)
+                else:
+                    self.bindings[local] = (module, name, imp.line)  # the last one binds, as in Python
+        self.all_names = facts.all_names
+        self.refs = facts.reference_lines()
+        self.surface = (frozenset(self.defs), tuple(sorted(self.bindings.items())), tuple(self.stars),
+                        facts.all_names, tuple(sorted(self.bases.items())))
+
+    def within(self, line: int) -> str:
+        """The innermost definition around `line` ("" at module level)."""
+        found = ""
+        at = bisect.bisect_right(self.spans, (line, float("inf"), ""))
+        for start, end, qual in self.spans[:at]:
+            if start <= line <= end and len(qual) >= len(found):
+                found = qual
+        return found
+
+
+def _base_name(text: str) -> str:
+    """The dotted name of a base class expression (`nn.Module`, `Generic[T]` -> `Generic`)."""
+    if "=" in text.split("[", 1)[0]:  # metaclass=..., total=False
+        return ""
+    name = text.split("[", 1)[0].split("(", 1)[0].strip()
+    return name if all(p.isidentifier() for p in name.split(".")) else ""
+
+
+class Graph:
+    """Definitions, uses, bases and subclasses of one workspace's Python files."""
+
+    def __init__(self, relations: Relations, facts: Mapping[str, FileFacts]) -> None:
+        self.relations = relations
+        self._views: dict[str, _View] = {}
+        self._memo: dict[tuple[str, str], tuple[Key | None, frozenset[str]]] = {}
+        self._out: dict[str, dict[Key, tuple[int, ...]]] = {}  # file -> what it names, on which lines
+        self._users: dict[Key, dict[str, tuple[int, ...]]] = {}  # definition -> file -> lines
+        self._bases: dict[Key, tuple[Key, ...]] = {}
+        self._classes: dict[str, list[Key]] = {}  # file -> its classes with workspace bases
+        self._subclasses: dict[Key, frozenset[Key]] = {}
+        self._deps: dict[str, frozenset[str]] = {}  # file -> files its resolution consulted
+        self._dependents: dict[str, set[str]] = {}
+        self._building = True
+        for rel, f in facts.items():
+            if f.language is Language.PYTHON:
+                self._views[rel] = _View(rel, f, relations)
+        for rel in self._views:
+            self._link(rel)
+        self._building = False
+
+    # -- queries --------------------------------------------------------------------
+    def definition(self, rel: str, qualname: str) -> Def | None:
+        view = self._views.get(rel)
+        return view.defs.get(qualname) if view else None
+
+    def definitions(self, rel: str) -> list[Def]:
+        view = self._views.get(rel)
+        return sorted(view.defs.values(), key=lambda d: (d.line, d.qualname)) if view else []
+
+    def at(self, rel: str, line: int) -> Def | None:
+        """The innermost definition whose span holds `line` (1-based)."""
+        view = self._views.get(rel)
+        if view is None:
+            return None
+        qual = view.within(line)
+        return view.defs.get(qual) if qual else None
+
+    def users(self, key: Key) -> dict[str, tuple[int, ...]]:
+        """Files other than its own that name the definition, with the lines."""
+        return {rel: lines for rel, lines in self._users.get(key, {}).items() if rel != key[0]}
+
+    def uses(self, key: Key) -> list[Use]:
+        """Every place the definition is named, its own file included, in file and line order."""
+        found = []
+        for rel, lines in sorted(self._users.get(key, {}).items()):
+            view = self._views.get(rel)
+            for line in lines:
+                found.append(Use(rel, line, view.within(line) if view else ""))
+        return found
+
+    def bases(self, key: Key) -> tuple[Key, ...]:
+        """The workspace classes a class names as its bases."""
+        return self._bases.get(key, ())
+
+    def subclasses(self, key: Key) -> list[Key]:
+        """Workspace classes that name this class as a base, direct only."""
+        return sorted(self._subclasses.get(key, ()))
+
+    def resolve(self, rel: str, dotted: str) -> Key | None:
+        """What a dotted name read in `rel` names (None: not a workspace definition)."""
+        return self._resolve(rel, dotted, set())
+
+    # -- changes --------------------------------------------------------------------
+    def update(self, rel: str, facts: FileFacts | None) -> set[Key]:
+        """Re-link one file (None: it is gone). Returns the definitions whose uses, bases or
+        subclasses changed. Files added or removed change module names: build a new graph."""
+        old = self._views.get(rel)
+        if facts is None or facts.language is not Language.PYTHON:
+            self._views.pop(rel, None)
+        else:
+            self._views[rel] = _View(rel, facts, self.relations)
+        new = self._views.get(rel)
+        relink = {rel}
+        if old is None or new is None or old.surface != new.surface:
+            relink |= self._dependents.get(rel, set())
+            self._memo.clear()
+        changed: set[Key] = set()
+        for other in sorted(relink):
+            changed |= self._link(other)
+        if new is None:
+            changed |= self._unlink(rel)
+        return changed
+
+    # -- linking ----------------------------------------------------------------------
+    def _unlink(self, rel: str) -> set[Key]:
+        changed = set()
+        for key in self._out.pop(rel, {}):
+            users = dict(self._users.get(key, {}))
+            users.pop(rel, None)
+            self._users[key] = users
+            changed.add(key)
+        for key in self._classes.pop(rel, ()):
+            bases = self._bases.pop(key, ())
+            for base in bases:
+                self._subclasses[base] = self._subclasses.get(base, frozenset()) - {key}
+                changed |= {key, base}
+        for dep in self._deps.pop(rel, frozenset()):
+            self._dependents.get(dep, set()).discard(rel)
+        return changed
+
+    def _link(self, rel: str) -> set[Key]:
+        """(Re)compute what `rel` names and its classes' bases; returns what changed."""
+        view = self._views.get(rel)
+        if view is None:
+            return set()
+        old_out = self._out.get(rel, {})
+        old_bases = {k: self._bases[k] for k in self._classes.get(rel, ())}
+        self._unlink(rel)
+        deps: set[str] = {rel}
+        out: dict[Key, set[int]] = {}
+        for module, name, line in view.imported:
+            target = self._import(module, name, deps, set())
+            if target is not None:
+                out.setdefault(target, set()).add(line)
+        for dotted, lines in view.refs:
+            parts = dotted.split(".")
+            key = self._lookup(rel, parts[0], deps, set())
+            for part in parts[1:]:
+                if key is None:
+                    break
+                out.setdefault(key, set()).update(lines)
+                key = self._member(key, part, deps, set())
+            if key is not None:
+                out.setdefault(key, set()).update(lines)
+        out.pop(_NOWHERE, None)
+        frozen = {k: tuple(sorted(v)) for k, v in out.items()}
+        self._out[rel] = frozen
+        for key, lines in frozen.items():
+            if self._building:
+                self._users.setdefault(key, {})[rel] = lines
+            else:
+                users = dict(self._users.get(key, {}))
+                users[rel] = lines
+                self._users[key] = users
+        for qual, names in view.bases.items():
+            found = []
+            for dotted in names:
+                target = self._resolve(rel, dotted, deps)
+                if target is not None and self._kind(target) == "class" and target != (rel, qual):
+                    found.append(target)
+            key = (rel, qual)
+            if found:
+                self._classes.setdefault(rel, []).append(key)
+                self._bases[key] = tuple(dict.fromkeys(found))
+                for base in self._bases[key]:
+                    self._subclasses[base] = self._subclasses.get(base, frozenset()) | {key}
+        self._deps[rel] = frozenset(deps)
+        for dep in deps:
+            self._dependents.setdefault(dep, set()).add(rel)
+        changed = {k for k in set(old_out) | set(frozen) if old_out.get(k) != frozen.get(k)}
+        new_bases = {k: self._bases[k] for k in self._classes.get(rel, ())}
+        for key in set(old_bases) | set(new_bases):
+            if old_bases.get(key) != new_bases.get(key):
+                changed |= {key, *old_bases.get(key, ()), *new_bases.get(key, ())}
+        return changed
+
+    def _resolve(self, rel: str, dotted: str, deps: set[str]) -> Key | None:
+        parts = dotted.split(".")
+        key = self._lookup(rel, parts[0], deps, set())
+        for part in parts[1:]:
+            if key is None:
+                return None
+            key = self._member(key, part, deps, set())
+        return key
+
+    def _kind(self, key: Key) -> str:
+        view = self._views.get(key[0])
+        d = view.defs.get(key[1]) if view else None
+        return d.kind if d else ""
+
+    def _module(self, module: str) -> Key | None:
+        rel = self.relations.file_of.get(module)
+        return (rel, "") if rel is not None and rel in self._views else None
+
+    def _import(self, module: str, name: str, deps: set[str], seen: set[tuple[str, str]]) -> Key | None:
+        """What `from module import name` (name "": `import module`) names: a name of the
+        module, else its submodule."""
+        if not name:
+            return self._module(module)
+        base = self._module(module)
+        if base is not None:
+            found = self._lookup(base[0], name, deps, seen)
+            if found is not None:
+                return found
+        return self._module(f"{module}.{name}" if module else name)
+
+    def _lookup(self, rel: str, name: str, deps: set[str], seen: set[tuple[str, str]]) -> Key | None:
+        """What `name` is in file `rel`'s namespace (a definition, an import, a star import,
+        a submodule), memoised with the files consulted."""
+        memo = self._memo.get((rel, name))
+        if memo is not None:
+            deps |= memo[1]
+            return memo[0]
+        if (rel, name) in seen:
+            return None
+        seen.add((rel, name))
+        mine: set[str] = {rel}
+        found = self._lookup_fresh(rel, name, mine, seen)
+        deps |= mine
+        self._memo[(rel, name)] = (found, frozenset(mine))
+        return found
+
+    def _lookup_fresh(self, rel: str, name: str, deps: set[str], seen: set[tuple[str, str]]) -> Key | None:
+        view = self._views.get(rel)
+        if view is None:
+            return None
+        if name in view.defs and name:
+            return (rel, name)
+        bound = view.bindings.get(name)
+        if bound is not None:
+            return self._import(bound[0], bound[1], deps, seen)
+        for module in view.stars:
+            star = self._module(module)
+            if star is None:
+                continue
+            exported = self._views[star[0]].all_names
+            if (name in exported) if exported else not name.startswith("_"):
+                found = self._lookup(star[0], name, deps, seen)
+                if found is not None:
+                    return found
+        if rel.endswith("__init__.py"):
+            package = self.relations.module_of.get(rel)
+            if package:
+                return self._module(f"{package}.{name}")
+        return None
+
+    def _member(self, key: Key, name: str, deps: set[str], seen: set[Key]) -> Key | None:
+        """`name` looked up on a module or a class (members inherited from workspace classes)."""
+        rel, qual = key
+        if not qual:
+            return self._lookup(rel, name, deps, set())
+        if key in seen or self._kind(key) != "class":
+            return None
+        seen.add(key)
+        deps.add(rel)
+        view = self._views[rel]
+        member = f"{qual}.{name}"
+        if member in view.defs:
+            return (rel, member)
+        bases = self._bases.get(key)
+        if bases is None:  # not linked yet (building): resolve the bases now
+            bases = tuple(b for d in view.bases.get(qual, ())
+                          if (b := self._resolve(rel, d, deps)) is not None and self._kind(b) == "class")
+        for base in bases:
+            found = self._member(base, name, deps, seen)
+            if found is not None:
+                return found
+        return None
+
+
+def files_of(keys: Iterable[Key]) -> set[str]:
+    """The files that define these definitions."""
+    return {rel for rel, _ in keys}

@@ -1,0 +1,138 @@
+"""The symbol graph on a small workspace: re-exports, aliases, stars, members, bases, updates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.config import Settings
+from repodoc_lsp.workspace import Workspace
+
+FILES = {
+    "torch/__init__.py": "from torch import nn\nfrom torch._tensor import Tensor\n__all__ = ['Tensor']\n",
+    "torch/_tensor.py": "class Tensor:\n    shape = ()\n\n    def add(self, other):\n        return self\n",
+    "torch/nn/__init__.py": "from .modules import *\nfrom . import functional as F\n",
+    "torch/nn/functional.py": "def relu(x):\n    return x\n\n\ndef _private(x):\n    return x\n",
+    "torch/nn/modules/__init__.py": (
+        "from .module import Module\nfrom .linear import Linear, Identity\n"
+        "__all__ = ['Module', 'Linear']\n"),
+    "torch/nn/modules/module.py": (
+        "class Module:\n    training: bool = True\n\n    def __init__(self):\n        self.hooks = {}\n\n"
+        "    def forward(self, x):\n        raise NotImplementedError\n"),
+    "torch/nn/modules/linear.py": (
+        "from .module import Module\n\n\nclass Identity(Module):\n    pass\n\n\n"
+        "class Linear(Module):\n    def forward(self, x):\n        return x\n"),
+    "app/models.py": (
+        "import torch\nimport torch.nn as nn\nfrom torch.nn import Linear as L\n\n\n"
+        "class Net(nn.Module):\n    def __init__(self):\n        self.fc = nn.Linear()\n\n"
+        "    def forward(self, x):\n        return torch.nn.functional.relu(self.fc(x))\n\n\n"
+        "def make():\n    return L(), Net()\n"),
+    "app/star.py": "from torch.nn import *\n\n\ndef f():\n    return Linear, Identity\n",
+    "app/tensors.py": (
+        "import torch\n\n\nclass MyTensor(torch.Tensor):\n    pass\n\n\n"
+        "def g(t):\n    return torch.Tensor.add(t, t), MyTensor.shape\n"),
+    "app/notes.md": "# Linear\n",
+}
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    for rel, text in FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    ws = Workspace(tmp_path, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    return ws
+
+
+LINEAR = ("torch/nn/modules/linear.py", "Linear")
+MODULE = ("torch/nn/modules/module.py", "Module")
+
+
+def test_analysis_gives_aliases_stars_attributes_and_references() -> None:
+    facts = analyse_source("m.py", FILES["app/models.py"].encode())
+    assert [b for i in facts.imports for b in i.bindings()] == [("torch", ""), ("nn", ""), ("L", "Linear")]
+    refs = dict(facts.reference_lines())
+    assert refs["nn.Linear"] == (8,) and refs["torch.nn.functional.relu"] == (11,) and refs["L"] == (15,)
+    assert "self.fc" not in refs and "x" not in refs  # only names bound at module level
+    star = analyse_source("s.py", FILES["app/star.py"].encode())
+    assert star.imports[0].star and star.imports[0].bindings() == []
+    module = analyse_source("m.py", FILES["torch/nn/modules/module.py"].encode())
+    assert [(a.qualname, a.annotation, a.value) for a in module.attributes] == [
+        ("Module.training", "bool", "True"), ("Module.hooks", "", "{}")]
+
+
+def test_uses_through_reexports_aliases_and_stars(ws: Workspace) -> None:
+    g = ws.graph()
+    assert g.resolve("app/models.py", "nn.Linear") == LINEAR
+    assert g.resolve("app/models.py", "L") == LINEAR
+    assert g.resolve("app/star.py", "Linear") == LINEAR
+    assert g.resolve("app/star.py", "Identity") is None  # not in modules' __all__
+    assert g.resolve("app/models.py", "torch.nn.functional.relu") == ("torch/nn/functional.py", "relu")
+    assert sorted(g.users(LINEAR)) == ["app/models.py", "app/star.py", "torch/nn/modules/__init__.py"]
+    assert g.users(LINEAR)["app/models.py"] == (3, 8, 15)
+    uses = [(u.rel, u.line, u.within) for u in g.uses(LINEAR) if u.rel == "app/models.py"]
+    assert uses == [("app/models.py", 3, ""), ("app/models.py", 8, "Net.__init__"), ("app/models.py", 15, "make")]
+
+
+def test_members_inherited_and_attributes(ws: Workspace) -> None:
+    g = ws.graph()
+    assert g.resolve("app/tensors.py", "torch.Tensor.add") == ("torch/_tensor.py", "Tensor.add")
+    assert g.resolve("app/tensors.py", "MyTensor.shape") == ("torch/_tensor.py", "Tensor.shape")  # inherited
+    assert g.resolve("app/models.py", "nn.Module.training") == ("torch/nn/modules/module.py", "Module.training")
+    assert g.definition("torch/nn/modules/module.py", "Module.hooks").kind == "attribute"
+    assert "app/tensors.py" in g.users(("torch/_tensor.py", "Tensor.shape"))
+
+
+def test_bases_and_subclasses(ws: Workspace) -> None:
+    g = ws.graph()
+    assert g.subclasses(MODULE) == [("app/models.py", "Net"), ("torch/nn/modules/linear.py", "Identity"), LINEAR]
+    assert g.bases(("app/models.py", "Net")) == (MODULE,)
+    assert g.subclasses(("torch/_tensor.py", "Tensor")) == [("app/tensors.py", "MyTensor")]
+
+
+def test_a_save_updates_the_graph_and_says_what_changed(ws: Workspace) -> None:
+    g = ws.graph()
+    change = ws.update_file("app/star.py", b"from torch.nn import Module\n\n\nclass Mine(Module):\n    pass\n")
+    assert ws.graph() is g  # updated in place, not rebuilt
+    assert "app/star.py" not in g.users(LINEAR)
+    assert ("app/star.py", "Mine") in g.subclasses(MODULE)
+    assert {"torch/nn/modules/linear.py", "torch/nn/modules/module.py", "app/star.py"} <= change.xref
+    # a re-export removed: every file that resolved through it follows
+    ws.update_file("torch/nn/modules/__init__.py", b"from .module import Module\n")
+    assert g.resolve("app/models.py", "nn.Linear") is None
+    assert sorted(g.users(LINEAR)) == []
+    ws.update_file("torch/nn/modules/__init__.py", FILES["torch/nn/modules/__init__.py"].encode())
+    assert g.resolve("app/models.py", "nn.Linear") == LINEAR
+
+
+def test_files_added_and_removed_rebuild(ws: Workspace) -> None:
+    ws.graph()
+    (ws.root / "app/more.py").write_text("from torch.nn.modules.linear import Linear\n")
+    change = ws.update_file("app/more.py")
+    assert change.structural and "app/more.py" in ws.graph().users(LINEAR)
+    (ws.root / "app/more.py").unlink()
+    ws.update_file("app/more.py")
+    assert "app/more.py" not in ws.graph().users(LINEAR)
+
+
+def test_bad_input_does_not_break_the_graph(tmp_path: Path) -> None:
+    files = {
+        "a/__init__.py": "from .b import *\nfrom .c import X\n",
+        "a/b.py": "from a import *\nfrom a import Y\nclass Y(Y):\n    pass\n",  # cycles, self base
+        "a/c.py": "from .c import X\nX.y.z\nclass Z(Missing, metaclass=M, **kw):\n    pass\n",
+        "a/broken.py": "from a import X\ndef f(:\n",
+        "a/deep.py": "import a\n" + "x = a" + ".b" * 40 + "\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    ws = Workspace(tmp_path, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    g = ws.graph()
+    assert g.resolve("a/c.py", "X") is None
+    assert g.bases(("a/b.py", "Y")) == ()
+    assert g.bases(("a/c.py", "Z")) == ()
+    assert g.resolve("a/deep.py", "a.b") == ("a/b.py", "")
