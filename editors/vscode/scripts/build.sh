@@ -4,9 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error
 npx tsc --noEmit -p .
-npm run -s build
 npm run -s test:unit
-rm -f repodoc-*.vsix
+rm -rf out/extension.js repodoc-*.vsix
+# no separate bundling step: `vsce package` alone builds the bundle (vscode:prepublish)
 npx vsce package --no-dependencies -o repodoc-0.1.0.vsix >/dev/null
 python3 - <<'PY'
 import json, sys, zipfile

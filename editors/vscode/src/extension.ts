@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as vscode from 'vscode';
 import { PythonExtension } from '@vscode/python-extension';
 import {
-  CloseAction, ErrorAction, ErrorHandler, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State,
+  CloseAction, DidChangeConfigurationNotification, ErrorAction, ErrorHandler, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State,
 } from 'vscode-languageclient/node';
 import {
   cannotStartMessage, checkServer, chooseInterpreter, ignoredMessage, InterpreterSource, ProgressTracker,
@@ -140,7 +140,8 @@ async function startClient(): Promise<LanguageClient | undefined> {
     documentSelector: [{ scheme: 'file', language: 'python' }, { scheme: 'file', language: 'markdown' }],
     outputChannel: output,
     initializationOptions: settings(),
-    synchronize: { configurationSection: 'repodoc' },
+    // no `synchronize.configurationSection`: it would push VS Code's merged values, workspace values of
+    // the user-only settings included; changes are sent by onDidChangeConfiguration below, filtered
     // a failed start is reported once, by startClient; a crash later restarts it as usual
     initializationFailedHandler: () => false,
     errorHandler: {
@@ -267,6 +268,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ clie
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('repodoc.interpreter') || e.affectsConfiguration('repodoc.serverCommand')) {
         await restart();
+      } else if (e.affectsConfiguration('repodoc') && client?.isRunning()) {
+        // the server settings as the trust model allows them; the server then asks for them again
+        await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { repodoc: settings() } });
       }
     }),
     // trust granted: the Python extension's interpreter inside the workspace and its output folder may now be used
