@@ -117,12 +117,14 @@ class EditMachine(RuleBasedStateMachine):
         shutil.rmtree(copy.parent)
         return pages
 
-    def after_edit(self, changed: list[str]) -> None:
+    def after_edit(self, changed: list[str], folders: list[str]) -> None:
+        """Check the step; `folders`: folders that vanished or appeared whole (a watcher may
+        report only them), their files being in `changed`."""
         raise NotImplementedError
 
-    def edited(self, changed: list[str]) -> None:
+    def edited(self, changed: list[str], folders: list[str] | None = None) -> None:
         self.steps += 1
-        self.after_edit(changed)
+        self.after_edit(changed, folders or [])
 
     # -- the edits -------------------------------------------------------------------
     @initialize(first=python_source())
@@ -168,7 +170,7 @@ class EditMachine(RuleBasedStateMachine):
             folder = data.draw(st.sampled_from(folders), label="rmtree")
             gone = [f for f in self.files() if f.startswith(folder + "/")]
             shutil.rmtree(self.ws / folder)
-            self.edited(gone)
+            self.edited(gone, [folder])
 
     @rule(data=st.data(), dest=st.sampled_from(FOLDERS))
     def rename_folder(self, data: st.DataObject, dest: str) -> None:
@@ -178,4 +180,4 @@ class EditMachine(RuleBasedStateMachine):
             gone = [f for f in self.files() if f.startswith(folder + "/")]
             (self.ws / dest).parent.mkdir(parents=True, exist_ok=True)
             os.replace(self.ws / folder, self.ws / dest)
-            self.edited(gone + [dest + f[len(folder):] for f in gone])
+            self.edited(gone + [dest + f[len(folder):] for f in gone], [folder, dest])

@@ -11,7 +11,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 
 class CliEdits(EditMachine):
-    def after_edit(self, changed: list[str]) -> None:
+    def after_edit(self, changed: list[str], folders: list[str]) -> None:
         proc = run_cli("generate", str(self.ws), "--quiet", env=self.env)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         check = run_cli("generate", str(self.ws), "--check", "--quiet", env=self.env)

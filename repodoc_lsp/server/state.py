@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -193,7 +194,7 @@ class Root:
     def regenerate(self, rels: list[str], write: bool = True) -> Summary | None:
         """Files changed on disk: update the index, and (write=True) rewrite their pages."""
         write = write and not self.output_refused
-        inputs = [r for r in rels if r in self.ws.facts or self.ws.filter.is_input(self.path / r)]
+        inputs = self._inputs(rels)
         if not inputs:
             return None
         summary = self._regenerate_elsewhere(inputs) if write and self.settings.regenerate_on_save else None
@@ -215,6 +216,24 @@ class Root:
         # saves without searches costs no snapshots on this thread, which shares the interpreter
         # with the hovers.
         return summary
+
+    def _inputs(self, rels: list[str]) -> list[str]:
+        """The input files among `rels`; a folder stands for every file below it, known or on
+        disk (a watcher may report only a folder deleted, moved or moved in)."""
+        inputs: dict[str, None] = {}
+        for rel in rels:
+            path = self.path / rel
+            if rel in self.ws.facts or (path.is_file() and self.ws.filter.is_input(path)):
+                inputs[rel] = None
+                continue
+            prefix = rel.rstrip("/") + "/"
+            inputs.update(dict.fromkeys(sorted(r for r in self.ws.facts if r.startswith(prefix))))
+            for folder, _dirs, files in os.walk(path):  # nothing if it is gone or not a folder
+                for name in sorted(files):
+                    path = Path(folder, name)
+                    if self.ws.filter.is_input(path):
+                        inputs[path.relative_to(self.path).as_posix()] = None
+        return list(inputs)
 
     def pages_for(self, rel: str) -> tuple[Path, Path]:
         docs, kw = pages_of_file(rel)

@@ -6,6 +6,7 @@ REPODOC_PROPERTY_EXAMPLES=100."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import threading
 import time
 from collections.abc import Coroutine, Iterator
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 from edits import SETTINGS, EditMachine, differences, tree
 from hypothesis.stateful import run_state_machine_as_test
-from lsp_helpers import SERVER
+from lsp_helpers import SAMPLE, SERVER, build, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -54,9 +55,14 @@ class ServerEdits(EditMachine):
             initialization_options={"cacheDir": str(self.home / "cache")}))
         return client
 
-    async def _notify(self, changed: list[str]) -> None:
+    async def _notify(self, changed: list[str], folders: list[str]) -> None:
         if self.steps == 1:  # the first tree: repodoc.generate
             await self.client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+            return
+        if folders and self.steps % 2 == 0:  # as VS Code reports a folder deleted, moved or moved in
+            kinds = {True: types.FileChangeType.Created, False: types.FileChangeType.Deleted}
+            self.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+                types.FileEvent(uri=(self.ws / f).as_uri(), type=kinds[(self.ws / f).is_dir()]) for f in folders]))
             return
         existing = [rel for rel in changed if (self.ws / rel).is_file()]
         gone = [rel for rel in changed if rel not in existing]
@@ -70,8 +76,8 @@ class ServerEdits(EditMachine):
         if events:
             self.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=events))
 
-    def after_edit(self, changed: list[str]) -> None:
-        self.call(self._notify(changed))
+    def after_edit(self, changed: list[str], folders: list[str]) -> None:
+        self.call(self._notify(changed, folders))
         fresh = self.fresh()
         deadline = time.monotonic() + SETTLE_SECONDS
         while (diff := differences(tree(self.ws / "docs"), fresh)) and time.monotonic() < deadline:
@@ -85,3 +91,18 @@ class ServerEdits(EditMachine):
 def test_server_incremental_equals_fresh(tmp_path: Path, loop: asyncio.AbstractEventLoop) -> None:
     machine = type("Run", (ServerEdits,), {"base": tmp_path, "loop": loop})
     run_state_machine_as_test(machine, settings=SETTINGS)
+
+
+async def test_folder_events_reach_every_file_below(client: LanguageClient, tmp_path: Path) -> None:
+    """A watcher may report only the folder of a deleted, moved or moved-in package."""
+    root = build(tmp_path / "ws", {**SAMPLE, "extra/__init__.py": '"""Extra."""\n', "extra/more.py": "x = 1\n"})
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "Shape"))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    assert (root / "docs/extra/more.py_docs.md").exists()
+    shutil.move(root / "extra", root / "moved")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=(root / "extra").as_uri(), type=types.FileChangeType.Deleted),
+        types.FileEvent(uri=(root / "moved").as_uri(), type=types.FileChangeType.Created)]))
+    await wait_for(lambda: (root / "docs/moved/more.py_docs.md").exists() and not (root / "docs/extra").exists(), 20)
+    assert "moved" in (root / "docs/index.md").read_text() and "extra" not in (root / "docs/index.md").read_text()
