@@ -8,10 +8,12 @@ that no parser understands is rendered as prose, never an error.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from repodoc_lsp.render.markdown import code, fence, inline
 
@@ -227,11 +229,19 @@ def _admonition(title: str, kind: str, description: str) -> str:
     return head + (f"\n\n{body}" if body else "")
 
 
+@functools.cache
+def _griffe_docstring() -> Any:
+    """griffe's `Docstring`, imported on first use (66 ms, not paid at start-up). Outside any
+    `try`: a missing griffe is an installation error, never hidden by the prose fallback."""
+    from griffe import Docstring
+
+    return Docstring
+
+
 def _sections(text: str) -> list[object]:
     """griffe's sections of `text`, its style detected; Google's when detection found no section
     but the text has a Google section title (a reST underline can make it guess NumPy)."""
-    from griffe import Docstring
-
+    Docstring = _griffe_docstring()
     sections: list[object] = list(Docstring(text, parser="auto", parser_options=_PARSER_OPTIONS).parse())  # type: ignore[arg-type]
     if len(sections) <= 1 and _GOOGLE_TITLE.search(text):
         google = _PARSER_OPTIONS["per_style_options"]["google"]  # type: ignore[index]
@@ -245,6 +255,7 @@ def docstring_markdown(doc: str | None) -> str:
         return ""
     text = clean(doc)
     literal = roles_as_literals(text)
+    _griffe_docstring()
     try:
         sections = _sections(literal)
         rendered = "\n\n".join(r for r in (_section(s) for s in sections) if r)
