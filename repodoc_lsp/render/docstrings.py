@@ -242,7 +242,7 @@ def _sections(text: str) -> list[object]:
     """griffe's sections of `text`, its style detected; Google's when detection found no section
     but the text has a Google section title (a reST underline can make it guess NumPy)."""
     Docstring = _griffe_docstring()
-    sections: list[object] = list(Docstring(text, parser="auto", parser_options=_PARSER_OPTIONS).parse())  # type: ignore[arg-type]
+    sections: list[object] = list(Docstring(text, parser="auto", parser_options=_PARSER_OPTIONS).parse())
     if len(sections) <= 1 and _GOOGLE_TITLE.search(text):
         google = _PARSER_OPTIONS["per_style_options"]["google"]  # type: ignore[index]
         sections = list(Docstring(text, parser="google", parser_options=google).parse())
