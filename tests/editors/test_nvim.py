@@ -115,3 +115,27 @@ def test_help_tags_are_current(tmp_path: Path) -> None:
                    check=True, capture_output=True, timeout=60)
     assert (PLUGIN / "doc" / "tags").read_text() == (tmp_path / "doc" / "tags").read_text(), \
         "run: nvim --headless --clean -c 'helptags editors/nvim/doc' -c qall!"
+
+
+@pytest.mark.parametrize(("version", "force"), [("0.7", ""), ("0.11", ""), ("0.11", "start")])
+def test_roots(tmp_path: Path, editor_workspace: Path, version: str, force: str) -> None:
+    """A file without a project marker gets hover only (no root: nothing written beside it on save); a
+    generated page belongs to its workspace, never to the output folder."""
+    nvim = _nvim(version)
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "tool.py").write_text('def helper():\n    """Help with things."""\n\n\nhelper()\n')
+    (stray / "todo.md").write_text("# todo\n")
+    env = _env(tmp_path, editor_workspace, tmp_path / "report.json", force)
+    subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(editor_workspace), "--quiet"], env=env,
+                   check=True, capture_output=True, timeout=120)
+    env["STRAY"] = str(stray)
+    proc = _run(nvim, "stray.lua", env, editor_workspace)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert proc.returncode == 0 and not report["errors"], (report, proc.stderr[-2000:])
+    assert report["stray_root"] is None and report["stray_folders"] == 0
+    assert "Help with things." in report["stray_hover"]
+    assert sorted(p.name for p in stray.iterdir()) == ["todo.md", "tool.py"]
+    assert report["page_root"] == str(editor_workspace)
+    assert not (editor_workspace / "docs" / "docs").exists()
+    assert report["clients"] == 2  # one without a root (both stray files), one for the workspace

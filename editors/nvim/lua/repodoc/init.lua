@@ -107,20 +107,33 @@ function M.clients(bufnr)
   return all
 end
 
---- The workspace root of a buffer: the nearest folder with a root marker, else the file's folder.
+local MANIFEST = ".repodoc-manifest.json" -- what repodoc writes in an output folder
+
+local function exists(path) return vim.loop.fs_stat(path) ~= nil end
+
+--- The workspace root of a buffer: the nearest folder above it with a root marker, or holding a
+--- docs tree (its output folder's manifest). An output folder, or a folder inside one, is never a
+--- root (its project above it is). nil when there is none: the file gets hover only, and no tree
+--- is written beside a stray file.
 function M.root_dir(bufnr, markers)
   local fname = vim.api.nvim_buf_get_name(bufnr)
   local dir = vim.fn.fnamemodify(fname, ":p:h")
-  local here = dir
+  local output = (M.config.settings or {}).outputDir or "docs"
+  local beside_tree -- the folder holding an output folder the file is in
   while dir and dir ~= "" do
-    for _, marker in ipairs(markers or M.config.root_markers) do
-      if vim.loop.fs_stat(dir .. "/" .. marker) then return dir end
-    end
     local parent = vim.fn.fnamemodify(dir, ":h")
+    if exists(dir .. "/" .. MANIFEST) then
+      beside_tree = beside_tree or parent
+    else
+      for _, marker in ipairs(markers or M.config.root_markers) do
+        if exists(dir .. "/" .. marker) then return dir end
+      end
+      if exists(dir .. "/" .. output .. "/" .. MANIFEST) then return dir end
+    end
     if parent == dir then break end
     dir = parent
   end
-  return here
+  return beside_tree
 end
 
 local function server_settings()
@@ -133,7 +146,7 @@ local function client_config(root)
     cmd = M.config.cmd,
     cmd_cwd = M.server_cwd(),
     root_dir = root,
-    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    workspace_folders = root and { { uri = vim.uri_from_fname(root), name = root } } or nil,
     init_options = M.settings_value(),
     settings = server_settings(),
     handlers = M.handlers(),
@@ -150,10 +163,11 @@ local function start_legacy(bufnr)
     vim.lsp.start(conf, { bufnr = bufnr })
     return
   end
-  local id = clients_by_root[root]
+  local key = root or "" -- one client for every file without a root (hover only)
+  local id = clients_by_root[key]
   if not id or vim.lsp.client_is_stopped(id) then
     id = vim.lsp.start_client(conf)
-    clients_by_root[root] = id
+    clients_by_root[key] = id
   end
   if id then vim.lsp.buf_attach_client(bufnr, id) end
 end
