@@ -21,6 +21,7 @@ import enum
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import re
 import tempfile
@@ -34,6 +35,7 @@ from repodoc_lsp.modes import PAGE_MODE
 from repodoc_lsp.regular import read_regular
 
 MANIFEST = ".repodoc-manifest.json"
+log = logging.getLogger(__name__)
 # Digests of pages about to be written, appended before each write and dropped when the
 # manifest is saved: a run killed in between leaves pages that are still repodoc's.
 JOURNAL = ".repodoc-journal"
@@ -97,6 +99,7 @@ class Writer:
         self.force = force and not check
         self.out_real = os.path.realpath(out)
         self.manifest: dict[str, Record] = {}
+        self._warned = False  # about a damaged manifest
         self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
         self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
         self._load_manifest()
@@ -104,18 +107,45 @@ class Writer:
 
     # -- manifest -----------------------------------------------------------------
     def _load_manifest(self) -> None:
+        """Read the manifest; a damaged one (or damaged entries) is ignored with a warning: the
+        pages it should list are rebuilt or recognised by their marker, and it is written anew."""
+        self.manifest = {}
         try:
-            data = json.loads(read_regular(self.out / MANIFEST).decode("utf-8"))
-            pages = data.get("pages", {})
-            if isinstance(pages, dict):
-                self.manifest = {str(k): (str(v[0]), int(v[1]), int(v[2]), str(v[3]) if len(v) > 3 else "")
-                                 for k, v in pages.items()}
-        except (OSError, ValueError, AttributeError, TypeError, IndexError, KeyError):
-            self.manifest = {}
+            raw = read_regular(self.out / MANIFEST)
+        except FileNotFoundError:
+            raw = None
+        except OSError as exc:
+            raw = None
+            self._damaged(f"unreadable: {exc.strerror or exc}")
+        if raw is not None:
+            try:
+                data = json.loads(raw.decode("utf-8"))
+            except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+                data = None
+                self._damaged(f"not JSON: {str(exc)[:80] or type(exc).__name__}")
+            pages = data.get("pages") if isinstance(data, dict) else None
+            if not isinstance(pages, dict):
+                if data is not None:
+                    self._damaged("no table of pages")
+                pages = {}
+            bad = 0
+            for page, value in pages.items():
+                entry = _manifest_entry(value)
+                if entry is None:
+                    bad += 1
+                else:
+                    self.manifest[page] = entry
+            if bad:
+                self._damaged(f"{bad} entries of the wrong form")
         with contextlib.suppress(OSError, ValueError):
             for line in read_regular(self.out / JOURNAL).decode("utf-8").splitlines():
                 digest, _, page = line.partition(" ")
                 self._journaled.setdefault(page, set()).add(digest)
+
+    def _damaged(self, why: str) -> None:
+        if not self._warned:  # once per run, however often it is read
+            self._warned = True
+            log.warning("repodoc: warning: %s: damaged manifest (%s): ignored, it is rebuilt", self.out / MANIFEST, why)
 
     def _note(self, page: str, digest: str) -> None:
         """Append `digest page` to the journal before the page is written."""
@@ -404,3 +434,14 @@ def _alive(pid: int, started: int) -> bool:
     except (OverflowError, OSError):
         return False
     return not started or _started(pid) in (started, 0)
+
+
+def _manifest_entry(value: object) -> tuple[str, int, int, str] | None:
+    """A manifest entry `[key, size, mtime_ns, digest?]` as a tuple; None when it has another form."""
+    if not isinstance(value, list) or len(value) not in (3, 4):
+        return None
+    key, size, mtime, *rest = value
+    if not (isinstance(key, str) and type(size) is int and type(mtime) is int
+            and all(isinstance(r, str) for r in rest)):
+        return None
+    return key, size, mtime, rest[0] if rest else ""

@@ -297,3 +297,33 @@ def test_a_folder_held_too_long_is_a_clear_error(tmp_path: Path) -> None:
     assert not list(docs.iterdir())  # nothing written meanwhile
     assert subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root)], env=env,
                           capture_output=True).returncode == 0
+
+
+# -- a damaged manifest ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content", [
+    b"1e999", b'{"pages": 1e999}', b'{"pages": {"pkg0/mod0.py_kw.md": ["k", 1e999, 1e999]}}',
+    b"[" * 200_000 + b"]" * 200_000, b'{"pages": ' + b'{"a": ' * 100_000 + b"1" + b"}" * 100_001,
+    b'{"pages": {"pkg0/mod0.py_kw.md": {"key": 1}, "pkg0/mod1.py_kw.md": "abcd", "index.md": [1, 2, 3]}}',
+    b'{"pages": [1, 2]}', b'"pages"', b"\xff\xfe\x00", b"",
+], ids=["inf", "pages-inf", "entry-inf", "nested-list", "nested-dict", "wrong-types", "list", "string",
+        "not-utf8", "empty"])
+def test_a_damaged_manifest_is_ignored_and_rebuilt(tmp_path: Path, content: bytes) -> None:
+    root = tmp_path / "ws"
+    env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")}
+    _workspace(root, 5, "x")
+    command = [sys.executable, "-m", "repodoc_lsp", "generate", str(root)]
+    assert subprocess.run(command, env=env, capture_output=True).returncode == 0
+    manifest = root / "docs" / ".repodoc-manifest.json"
+    manifest.write_bytes(content)
+    for args in (["--check"], []):
+        proc = subprocess.run([*command, *args], env=env, capture_output=True, text=True, timeout=120)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert f"repodoc: warning: {manifest}: damaged manifest (" in proc.stderr, proc.stderr
+        assert proc.stderr.count("damaged manifest") == 1, proc.stderr
+        assert proc.returncode == 0, proc.stderr
+    rebuilt = json.loads(manifest.read_text())["pages"]
+    assert len(rebuilt) == 2 * 5 + 2 * 2 and "pkg0/mod0.py_kw.md" in rebuilt
+    again = subprocess.run([*command, "--check"], env=env, capture_output=True, text=True)
+    assert again.returncode == 0 and again.stderr == "", again.stderr
