@@ -112,7 +112,7 @@ class Writer:
         self.manifest = {}
         try:
             raw = read_regular(self.out / MANIFEST)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # no tree yet (or no folder: said elsewhere)
             raw = None
         except OSError as exc:
             raw = None
