@@ -16,6 +16,7 @@ import logging
 import os
 import sqlite3
 import stat
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -80,11 +81,24 @@ def _private(path: Path, mode: int, *, folder: bool) -> None:
 
 
 class FactsCache:
+    """Opened on first use (by the thread that scans, never the server's event loop)."""
+
     def __init__(self, folder: Path | None) -> None:
+        self._folder = folder
         self._db: sqlite3.Connection | None = None
+        self._opening = threading.Lock()
+        self._opened = folder is None
         self.problem = ""  # why the cache is off, for the person (empty: on, or not asked for)
-        if folder is None:
-            return
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if not self._opened:
+            with self._opening:
+                if not self._opened:
+                    self._db = self._open(self._folder) if self._folder is not None else None
+                    self._opened = True
+        return self._db
+
+    def _open(self, folder: Path) -> sqlite3.Connection | None:
         path = folder / f"facts-{ANALYSIS_VERSION}.sqlite"
         try:
             if not folder.is_absolute():
@@ -106,11 +120,12 @@ class FactsCache:
             except BaseException:
                 db.close()
                 raise
-            self._db = db
+            return db
         except (OSError, sqlite3.Error) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             self.problem = f"analysis cache {path}: {why}; analysing without it"
             log.warning("%s", self.problem)
+            return None
 
     @staticmethod
     def _prune(db: sqlite3.Connection, folder: Path) -> None:
@@ -132,11 +147,12 @@ class FactsCache:
 
     @property
     def enabled(self) -> bool:
-        return self._db is not None
+        return self._connection() is not None
 
     def _select(self, column: str, keys: Iterable[str], shape: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        if self._db is None:
+        db = self._connection()
+        if db is None:
             return out
         keys = list(keys)
         stale: list[str] = []
@@ -145,7 +161,7 @@ class FactsCache:
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(f"SELECT key, {column}, used FROM facts WHERE key IN ({marks})", chunk)
+                rows = db.execute(f"SELECT key, {column}, used FROM facts WHERE key IN ({marks})", chunk)
                 for key, data, used in rows:
                     value = _load(data, shape)
                     if value is not None:
@@ -153,9 +169,9 @@ class FactsCache:
                         if used != today:
                             stale.append(key)
             if stale:  # at most one write per row and day: what is used is kept
-                with self._db:
-                    self._db.execute("BEGIN")
-                    self._db.executemany("UPDATE facts SET used = ? WHERE key = ?", [(today, k) for k in stale])
+                with db:
+                    db.execute("BEGIN")
+                    db.executemany("UPDATE facts SET used = ? WHERE key = ?", [(today, k) for k in stale])
         except sqlite3.Error:
             pass
         return out
@@ -169,24 +185,27 @@ class FactsCache:
         return self._select("imports", keys, IMPORTS)
 
     def put_many(self, items: Iterable[tuple[str, FileFacts]]) -> None:
-        if self._db is None:
+        db = self._connection()
+        if db is None:
             return
         today = _today()
         rows = [(k, _dump(v.imports, IMPORTS), _dump(v, FileFacts), today) for k, v in items]
         if not rows:
             return
         try:
-            with self._db:
-                self._db.execute("BEGIN")
-                self._db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", rows)
+            with db:
+                db.execute("BEGIN")
+                db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", rows)
         except sqlite3.Error:
             pass
 
     def close(self) -> None:
-        if self._db is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.close()
-            self._db = None
+        with self._opening:
+            self._opened = True  # closed: never opened again
+            if self._db is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.close()
+                self._db = None
 
 
 def _dump(value: Any, shape: Any) -> str:

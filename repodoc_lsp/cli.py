@@ -172,8 +172,6 @@ def _generate(args: argparse.Namespace) -> int:
 
     try:
         ws = Workspace(root, settings, use_cache=not args.no_cache)
-        if ws.cache.problem:
-            print(f"repodoc: warning: {ws.cache.problem}", file=sys.stderr)
         try:
             bar = not args.quiet and not args.json and sys.stderr.isatty()
             summary = _with_progress(run) if bar else run(None)
@@ -191,6 +189,8 @@ def _generate(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     finally:
         signal.signal(signal.SIGINT, previous)
+    if ws.cache.problem:  # known once the cache was first used (a locked one is skipped)
+        print(f"repodoc: warning: {ws.cache.problem}", file=sys.stderr)
     return _report(summary, args, reached)
 
 

@@ -95,8 +95,6 @@ class RepodocServer(LanguageServer):
         if root.output_refused:
             self.tell(f"repodoc: {root.output_refused}; no pages are written for {root.path}",
                       types.MessageType.Error)
-        if root.ws.cache.problem:
-            self.tell(f"repodoc: {root.ws.cache.problem}", types.MessageType.Warning)
         return root
 
     def add_root(self, folder: Path) -> Root | None:
@@ -159,7 +157,9 @@ class RepodocServer(LanguageServer):
         token = await self.begin_progress("RepoDoc: indexing", cancellable=False)
         progress = self.thread_progress(token, "analyse") if token else None
         try:
-            await asyncio.wrap_future(root.submit(root.scan, progress))
+            await asyncio.wrap_future(root.submit(root.scan, progress))  # opens the cache, off the loop
+            if root.ws.cache.problem:
+                self.tell(f"repodoc: {root.ws.cache.problem}", types.MessageType.Warning)
             if (cap := capped(root.ws.discovery_skipped)) is not None:
                 self.tell(f"repodoc: {root.path} has {cap.reason}", types.MessageType.Warning)
         except Exception as exc:  # a broken root must not take the server down
