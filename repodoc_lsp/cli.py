@@ -69,6 +69,22 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--json", action="store_true", help="print the summary as JSON")
     gen.add_argument("--verbose", "-v", action="store_true", help="list every skipped file")
     gen.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    chk = sub.add_parser("check", help="stale references in hand-written docs, and stale pages",
+                         description="Report references in Markdown, reST, text files and docstrings that no "
+                                     "longer resolve (file:line:col: message), and pages that generation "
+                                     "would change; exit 1 if there are any.")
+    chk.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    chk.add_argument("--format", choices=("text", "github"), default="text",
+                     help="github: GitHub Actions ::warning annotations")
+    changes = chk.add_mutually_exclusive_group()
+    changes.add_argument("--since", metavar="REF", help="only what changed since REF (git diff REF)")
+    changes.add_argument("--staged", action="store_true", help="only what is staged (git diff --cached)")
+    chk.add_argument("--no-pages", action="store_true", help="references only, not the generated pages")
+    chk.add_argument("--out", metavar="DIR", help="output folder of the pages (default: ROOT/docs)")
+    chk.add_argument("--cache-dir", metavar="DIR", help="analysis cache folder (default: the user cache folder)")
+    chk.add_argument("--no-cache", action="store_true", help="analyse every file again")
+    chk.set_defaults(jobs=None, include=None, exclude=None, templates=None, embed_source_max_bytes=None,
+                     project_name=None)
     srv = sub.add_parser("serve", help="run the language server (stdio by default)")
     srv.add_argument("--stdio", action="store_true", help="use stdio (the default)")
     srv.add_argument("--tcp", metavar="HOST:PORT",
@@ -99,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
         return _serve(args)
     if args.command == "generate":
         return _generate(args)
+    if args.command == "check":
+        from repodoc_lsp.refs.command import run_check
+
+        return run_check(args, _settings(Path(args.root), args, writes=not args.no_pages))
     _parser().print_help()
     return EXIT_USAGE
 
@@ -123,40 +143,50 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _generate(args: argparse.Namespace) -> int:
-    from repodoc_lsp.generate import generate
-    from repodoc_lsp.pool import WorkersLost
-    from repodoc_lsp.render.environment import TemplateFailure
+def _settings(root: Path, args: argparse.Namespace, *, writes: bool = True) -> Settings | None:
+    """The settings of ROOT with the flags over them; None (after one line saying why) when ROOT,
+    a setting or (writes=True: pages are written or compared) the output folder is refused."""
     from repodoc_lsp.server.roots import refusal
-    from repodoc_lsp.workspace import Workspace, collect_less
-    from repodoc_lsp.writer import OutputBusy, OutputError
 
-    collect_less()
-
-    root = Path(args.root)
     if not root.is_dir():
         _err(f"{root}: not a folder")
-        return EXIT_USAGE
+        return None
     if why := refusal(root):  # `/`, the home folder, a folder inside an output folder
         _err(f"{why}: not a workspace to document")
-        return EXIT_USAGE
+        return None
     try:
         settings, problems = load_settings(root, _overrides(args), strict=True)
     except ConfigError as exc:
         _err(str(exc))
-        return EXIT_USAGE
+        return None
     for problem in problems:  # settings refused (README "Trust"): their defaults apply
         print(f"repodoc: warning: {problem}; using the default", file=sys.stderr)
     if args.out:  # a flag is relative to the working folder, a setting to the root
         settings = settings.replace(output=str(Path(args.out).resolve()))
     key = "--out" if args.out else "output" if settings.output == Settings().output \
         else f"{root / 'pyproject.toml'} [tool.repodoc] output"
-    refused = output_problem(root, settings.output, key=key, may_leave=bool(args.out))
+    refused = output_problem(root, settings.output, key=key, may_leave=bool(args.out)) if writes else ""
     if refused:
         _err(refused)
-        return EXIT_USAGE
+        return None
     if settings.templates and not Path(settings.templates).is_dir():
         _err(f"templates: {settings.templates}: not a folder")
+        return None
+    return settings
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from repodoc_lsp.generate import generate
+    from repodoc_lsp.pool import WorkersLost
+    from repodoc_lsp.render.environment import TemplateFailure
+    from repodoc_lsp.workspace import Workspace, collect_less
+    from repodoc_lsp.writer import OutputBusy, OutputError
+
+    collect_less()
+
+    root = Path(args.root)
+    settings = _settings(root, args)
+    if settings is None:
         return EXIT_USAGE
     cancel = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())

@@ -1,0 +1,143 @@
+"""Check a workspace's hand-written docs: which files are docs, their references, the stale ones."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from repodoc_lsp import MARKER
+from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.index import SymbolIndex, entries_of
+from repodoc_lsp.refs.extract import HISTORY, Ref, markdown_refs, rest_refs
+from repodoc_lsp.refs.resolve import Resolver, Verdict
+from repodoc_lsp.workspace import Workspace
+
+MARKDOWN = (".md", ".markdown")
+REST = (".rst", ".rest", ".txt")
+
+
+@dataclass(frozen=True, slots=True)
+class Stale:
+    """A stale reference: where (1-based line, 0-based column in code points), what and why."""
+
+    rel: str
+    line: int
+    col: int
+    text: str
+    message: str
+    suggestion: str = ""
+    about: str = ""
+
+    def describe(self) -> str:
+        hint = f" (did you mean `{self.suggestion}`?)" if self.suggestion else ""
+        return f"{self.message}{hint}"
+
+
+@dataclass(slots=True)
+class Report:
+    stale: list[Stale]
+    files: int = 0  # files whose references were checked
+    references: int = 0
+
+
+def is_doc(rel: str) -> bool:
+    return rel.lower().endswith(MARKDOWN + REST) and not HISTORY.search(rel)
+
+
+def build_index(ws: Workspace) -> SymbolIndex:
+    """The keyword index of a scanned workspace (as the server's root holds it)."""
+    ws.facts.load_all()
+    index = SymbolIndex()
+    index.set_many((rel, entries_of(rel, ws.facts[rel], ws.relations.module_of.get(rel, ""))) for rel in ws.facts)
+    return index
+
+
+def docs_in_output(ws: Workspace) -> list[str]:
+    """Hand-written docs inside the output folder (never inputs of generation, often `docs/`
+    with a Sphinx or MkDocs project beside the pages): regular files, folder links not followed."""
+    out = ws.out
+    try:
+        rel_out = out.resolve().relative_to(ws.root)
+    except (OSError, ValueError):
+        return []
+    found = []
+    for folder, dirs, files in os.walk(out):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_build")))
+        for name in files:
+            path = os.path.join(folder, name)
+            if is_doc(name) and os.path.isfile(path) and not os.path.islink(path):
+                found.append((rel_out / os.path.relpath(path, out)).as_posix())
+    return found
+
+
+def doc_refs(rel: str, text: str) -> list[Ref]:
+    return markdown_refs(text) if rel.lower().endswith(MARKDOWN) else rest_refs(text)
+
+
+def docstring_refs(facts: FileFacts) -> list[tuple[int, Ref]]:
+    """(line of the definition, reference with its line within the docstring) of each docstring."""
+    found: list[tuple[int, Ref]] = []
+    if facts.module_doc:
+        found.extend((1, r) for r in rest_refs(facts.module_doc))
+    for sym in facts.symbols:
+        if sym.docstring:
+            found.extend((sym.line, r) for r in rest_refs(sym.docstring))
+    return found
+
+
+def check_workspace(ws: Workspace, index: SymbolIndex | None = None, only: Iterable[str] | None = None) -> Report:
+    """Every doc and Python docstring of `ws` (already scanned) checked against it; `only`: the
+    files a change touches (their own references, and references into them from anywhere)."""
+    index = index or build_index(ws)
+    resolver = Resolver(ws, index)
+    touched = set(only) if only is not None else None
+    report = Report([])
+    for rel in sorted({*ws.facts, *docs_in_output(ws)}):
+        if rel.endswith(".py") and rel in ws.facts:
+            facts = ws.facts.one(rel)
+            if facts is None:
+                continue
+            placed = docstring_refs(facts)
+            stale = [(at, r, v) for at, r in placed if (v := resolver.check(r, rel)) is not None]
+            found = _locate_in_source(ws, rel, stale)
+            count = len(placed)
+        elif is_doc(rel):
+            text = ws.read_text(rel)
+            if text is None or text.startswith(MARKER):  # a generated page
+                continue
+            refs = doc_refs(rel, text)
+            found = [_stale(rel, r.line, r.col, r, v) for r in refs if (v := resolver.check(r, rel)) is not None]
+            count = len(refs)
+        else:
+            continue
+        report.files += 1
+        report.references += count
+        if touched is not None:
+            found = [s for s in found if s.rel in touched or s.about in touched]
+        report.stale.extend(found)
+    return report
+
+
+def _stale(rel: str, line: int, col: int, ref: Ref, v: Verdict) -> Stale:
+    return Stale(rel, line, col, ref.text, v.message, v.suggestion, v.about)
+
+
+def _locate_in_source(ws: Workspace, rel: str, stale: list[tuple[int, Ref, Verdict]]) -> list[Stale]:
+    """Docstring references -> positions in the file: the reference's text searched from its
+    definition's line (docstrings are stored cleaned, so their own columns are not the file's)."""
+    if not stale:
+        return []
+    lines = (ws.read_text(rel) or "").split("\n")
+    out = []
+    for at, ref, verdict in stale:
+        start = at + ref.line - 2  # 0-based: the docstring's line `ref.line` is there or below
+        line, col = start + 1, 0
+        for i in range(start, min(len(lines), start + 200)):
+            found = lines[i].find(ref.text)
+            if found >= 0:
+                line, col = i + 1, found
+                break
+        out.append(_stale(rel, line, col, ref, verdict))
+    return out
+

@@ -1,0 +1,91 @@
+"""`repodoc check`: stale references (and stale pages) as `file:line:col: message` or GitHub annotations."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from repodoc_lsp.cli import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_STALE, EXIT_USAGE, EXIT_WORKERS
+from repodoc_lsp.config import Settings
+
+
+def _escape(value: str, *, prop: bool = False) -> str:
+    """GitHub's workflow-command escaping (properties also escape `:` and `,`)."""
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return value.replace(":", "%3A").replace(",", "%2C") if prop else value
+
+
+def _line(fmt: str, path: str, line: int, col: int, message: str) -> str:
+    if fmt == "github":
+        where = f"file={_escape(path, prop=True)}" + (f",line={line},col={col}" if line else "")
+        return f"::warning {where}::{_escape(message)}"
+    return f"{path}:{line}:{col}: {message}" if line else f"{path}: {message}"
+
+
+def run_check(args: argparse.Namespace, settings: Settings | None) -> int:
+    if settings is None:
+        return EXIT_USAGE
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return _run(args, settings)
+    except KeyboardInterrupt:
+        print("repodoc: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    from repodoc_lsp.generate import generate
+    from repodoc_lsp.pool import WorkersLost
+    from repodoc_lsp.refs.check import check_workspace
+    from repodoc_lsp.refs.git import GitError, changed_files
+    from repodoc_lsp.workspace import Workspace, collect_less
+    from repodoc_lsp.writer import OutputBusy, OutputError
+
+    collect_less()
+    started = time.perf_counter()
+    root = Path(args.root)
+    changed = None
+    if args.since or args.staged:
+        try:
+            changed = changed_files(root, since=args.since, staged=args.staged)
+        except GitError as exc:
+            print(f"repodoc: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    ws = Workspace(root, settings, use_cache=not args.no_cache)
+    if ws.cache.problem:
+        print(f"repodoc: warning: {ws.cache.problem}", file=sys.stderr)
+    stale_pages: list[tuple[str, str]] = []
+    try:
+        if args.no_pages:
+            ws.scan()
+        else:
+            summary = generate(root, ws, check=True)
+            stale_pages = [(str(Path(summary.out, s.page)), f"stale page: {s.reason}") for s in summary.stale]
+            stale_pages += [(str(Path(summary.out, c.page)), f"conflict: {c.reason}") for c in summary.conflicts]
+    except OutputBusy as exc:
+        print(f"repodoc: error: {exc}", file=sys.stderr)
+        return EXIT_BUSY
+    except OutputError as exc:
+        print(f"repodoc: error: {exc}", file=sys.stderr)
+        return EXIT_OUTPUT
+    except WorkersLost as exc:
+        print(f"repodoc: error: {exc}; run again", file=sys.stderr)
+        return EXIT_WORKERS
+    report = check_workspace(ws, only=changed)
+    shown = os.path.relpath(ws.root)
+    shown = "" if shown == "." else shown
+    for s in report.stale:
+        path = os.path.join(shown, s.rel) if shown else s.rel
+        print(_line(args.format, path, s.line, s.col + 1, s.describe()))
+    for page, reason in stale_pages:
+        print(_line(args.format, os.path.relpath(page), 0, 0, reason))
+    scope = f", {len(changed)} files changed" if changed is not None else ""
+    pages = "" if args.no_pages else f", {len(stale_pages)} pages stale"
+    print(f"repodoc: {report.references} references in {report.files} files checked{scope}, "
+          f"{len(report.stale)} stale{pages}, {time.perf_counter() - started:.2f} s",
+          file=sys.stderr if args.format == "github" else sys.stdout)
+    return EXIT_STALE if report.stale or stale_pages else EXIT_OK

@@ -1,0 +1,286 @@
+"""Hand-written docs -> the code-like references in them (names, links, paths), with positions.
+
+Markdown is read with markdown-it-py (code blocks, HTML and prose are never references; only code
+spans, MyST roles and links are looked at). reStructuredText, plain text and docstrings are read
+by a line scanner that knows literal blocks (`::`, code directives, doctest lines) and roles:
+docutils would parse reST fully but cannot read Sphinx roles and directives without Sphinx
+registering them (unknown ones become error nodes without reliable positions), and costs far
+more per docstring than this scan over PyTorch's 100,000 of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+NAME, LINK, PATH = "name", "link", "path"
+# Sphinx roles (and MyST's {role}) whose target is a Python object
+PY_ROLES = frozenset({"class", "func", "meth", "mod", "attr", "exc", "data", "obj", "const", "function",
+                      "method", "module", "attribute", "exception"})
+AUTODOC = re.compile(r"auto(class|function|method|module|attribute|exception|data|decorator)$")
+# a dotted Python name, optionally called: `pkg.mod.Class.method()`
+DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?")
+# one CamelCase name (a class, as people write them): `Widget`, `HTTPServer`; not `README`
+CAMEL = re.compile(r"_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\(\))?")
+# a relative path to a file: `src/pkg/mod.py`, `docs/guide.md` (no spaces, no wildcards)
+FILE_PATH = re.compile(r"(?:\./)?[\w.-]+(?:/[\w.-]+)*/[\w-][\w.-]*\.[A-Za-z0-9]{1,8}")
+FILE_SUFFIXES = frozenset({"py", "pyi", "pyx", "md", "rst", "txt", "toml", "cfg", "ini", "json", "yaml", "yml",
+                           "html", "js", "ts", "sh", "c", "h", "cpp", "cc", "hpp", "cu", "so", "whl", "gz", "zip",
+                           "tar", "lock", "in", "csv", "log", "xml", "env", "sql", "exe", "dll", "pth", "pt"})
+
+
+# History names what is gone on purpose: changelogs and release notes are not checked
+HISTORY = re.compile(r"(^|/)(changes|changelog|history|news|release[-_ ]?notes|whatsnew|what[-_]s[-_]new)"
+                      r"([-_.][^/]*)?$|(^|/)(changelog|changes|whatsnew|release[-_]?notes)(\.d)?/", re.IGNORECASE)
+# metasyntactic names: a span holding one is an example, not a reference
+PLACEHOLDERS = frozenset({"foo", "bar", "baz", "qux", "quux", "spam", "eggs", "ham", "func", "function", "method",
+                          "meth", "class", "cls", "klass", "obj", "myclass", "myfunc", "mymodule", "mypackage",
+                          "my_module", "my_package", "example", "xxx", "yyy", "someclass", "some_function",
+                          "something", "whatever", "attribute", "module", "package", "name"})
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """One reference as written. `line` is 1-based and `col` 0-based (code points) in the text
+    given; `text` is the span to replace (the target as written); `explicit`: a role, an
+    autodoc directive or a link, not just code-looking text; `module`: reST's current module."""
+
+    kind: str
+    text: str
+    line: int
+    col: int
+    explicit: bool = False
+    role: str = ""
+    module: str = ""
+
+
+def classify(body: str, line: int, col: int, *, role: str = "", module: str = "") -> Ref | None:
+    """A code span or role target -> a reference, or None when it is not code-like (or an example:
+    `attrs.Foo`, `mod.func()`)."""
+    if any(p.lower() in PLACEHOLDERS for p in re.split(r"[./()]", body.lstrip("~!."))):
+        return None
+    if role:
+        if role.split(":")[-1] not in PY_ROLES:
+            return None
+        if "<" in body and body.rstrip().endswith(">"):  # `title <target>`
+            start = body.rindex("<") + 1
+            col, body = col + start, body[start:-1]
+        stripped = body.lstrip("~!.")
+        col += len(body) - len(stripped)
+        if not re.fullmatch(r"[A-Za-z_][\w.]*(?:\(\))?", stripped):
+            return None
+        return Ref(NAME, stripped.removesuffix("()"), line, col, explicit=True, role=role, module=module)
+    if DOTTED.fullmatch(body) and not FILE_PATH.fullmatch(body):
+        if body.rsplit(".", 1)[-1].lower() in FILE_SUFFIXES:
+            return None  # `setup.py`, `conf.py`: a file name, not a name
+        return Ref(NAME, body.removesuffix("()"), line, col, module=module)
+    if CAMEL.fullmatch(body):
+        return Ref(NAME, body.removesuffix("()"), line, col, module=module)
+    if FILE_PATH.fullmatch(body) and not body.startswith(("/", "~")):
+        return Ref(PATH, body, line, col)
+    return None
+
+
+# -- Markdown -------------------------------------------------------------------------------
+_MD = MarkdownIt("commonmark").enable("table")
+_MYST_ROLE = re.compile(r"\{([\w:.+-]+)\}$")
+_MYST_LABEL = re.compile(r"^\(([^()\s]+)\)=\s*$", re.MULTILINE)
+
+
+def markdown_refs(text: str) -> list[Ref]:
+    lines = text.split("\n")
+    out: list[Ref] = []
+    for token in _MD.parse(text):
+        if token.type != "inline" or token.map is None or not token.children:
+            continue
+        first = token.map[0]
+        block = "\n".join(lines[first : token.map[1]])
+        cursor = 0
+        previous: Token | None = None
+        for child in token.children:
+            if child.type == "code_inline":
+                where, cursor = _locate(block, child.content, cursor)
+                line, col = _line_col(block, where, first)
+                role = ""
+                if previous is not None and previous.type == "text" and (m := _MYST_ROLE.search(previous.content)):
+                    role = m.group(1)
+                if (ref := classify(child.content, line, col, role=role)) is not None:
+                    out.append(ref)
+            elif child.type == "link_open":
+                href = str(child.attrs.get("href", ""))
+                raw = _raw_href(block, cursor, href)
+                where, cursor = _locate(block, raw, cursor)
+                if _is_relative(raw):
+                    line, col = _line_col(block, where, first)
+                    out.append(Ref(LINK, raw, line, col, explicit=True))
+            if child.type not in ("softbreak", "hardbreak"):
+                previous = child
+    return out
+
+
+def _raw_href(block: str, cursor: int, href: str) -> str:
+    """The link target as written (markdown-it percent-encodes it): the next `](target` in the block."""
+    m = re.compile(r"\]\(\s*<?([^)\s>]+)").search(block, cursor)
+    if m and _unquote(m.group(1)) == _unquote(href):
+        return m.group(1)
+    return href
+
+
+def _unquote(s: str) -> str:
+    from urllib.parse import unquote
+
+    return unquote(s)
+
+
+def _locate(block: str, needle: str, cursor: int) -> tuple[int, int]:
+    """Where `needle` is in `block` from `cursor` (-1: not found) and the cursor after it."""
+    at = block.find(needle, cursor) if needle else -1
+    return (at, at + len(needle)) if at >= 0 else (-1, cursor)
+
+
+def _line_col(block: str, offset: int, first: int) -> tuple[int, int]:
+    if offset < 0:
+        return first + 1, 0
+    before = block[:offset]
+    return first + 1 + before.count("\n"), offset - (before.rfind("\n") + 1)
+
+
+def _is_relative(href: str) -> bool:
+    if not href or href.startswith(("//", "/", "{", "<", "$")) or re.match(r"[A-Za-z][\w+.-]*:", href):
+        return False
+    path = href.split("#", 1)[0].split("?", 1)[0]
+    if path and "/" not in path and path.rsplit(".", 1)[-1].lower() not in FILE_SUFFIXES:
+        return False  # `attrs.frozen`, `genindex`: a MyST or Sphinx cross-reference, not a file
+    return not path.lower().endswith((".html", ".htm")) and "*" not in path
+
+
+def markdown_anchors(text: str) -> set[str]:
+    """The anchors a Markdown file has: GitHub's heading slugs, MyST `(label)=`, HTML ids and names."""
+    found: set[str] = set()
+    seen: dict[str, int] = {}
+    tokens = _MD.parse(text)
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and i + 1 < len(tokens):
+            inline = tokens[i + 1]
+            words = "".join(c.content for c in inline.children or () if c.type in ("text", "code_inline"))
+            slug = github_slug(words)
+            n = seen.get(slug, 0)
+            seen[slug] = n + 1
+            found.add(slug if n == 0 else f"{slug}-{n}")
+    found.update(m.group(1) for m in _MYST_LABEL.finditer(text))
+    found.update(re.findall(r"""\b(?:id|name)=["']([^"']+)["']""", text))
+    return found
+
+
+def github_slug(title: str) -> str:
+    return re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+
+
+# -- reStructuredText, plain text, docstrings ----------------------------------------------------
+_ROLE = re.compile(r"(?<![\w`]):((?:[\w+-]+:)?[\w+-]+):`([^`]+)`(?!`)")
+_LITERAL = re.compile(r"(?<![`\w])``([^`]+?)``(?![`\w])")
+_INTERPRETED = re.compile(r"(?<![`:\w])`([^`<>]+)`(?![`_\w])")
+_RST_LINK = re.compile(r"`[^`<]*<([^`<>]+)>`__?")
+_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:-]+)::\s*(.*)$")
+_CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput",
+                              "testsetup", "testcleanup", "literalinclude", "math", "raw", "parsed-literal",
+                              "productionlist", "highlight", "ipython", "jupyter-execute", "plot", "graphviz",
+                              "autoprogram", "click", "tabularcolumns", "csv-table", "only"})
+_MODULE_DIRECTIVES = frozenset({"module", "currentmodule", "py:module", "py:currentmodule", "automodule"})
+
+
+def rest_refs(text: str) -> list[Ref]:
+    out: list[Ref] = []
+    module = ""
+    for lineno, line, in_code in _rest_lines(text):
+        if in_code:
+            continue
+        d = _DIRECTIVE.match(line)
+        if d:
+            name, arg = d.group(2), d.group(3).strip()
+            if name in _MODULE_DIRECTIVES and re.fullmatch(r"[\w.]+", arg):
+                module = arg if arg != "None" else ""
+            if AUTODOC.match(name.removeprefix("py:")) and re.fullmatch(r"[\w.]+", arg):
+                out.append(Ref(NAME, arg, lineno, d.start(3), explicit=True, role=name, module=module))
+            continue
+        out.extend(_inline_rest(line, lineno, module))
+    return out
+
+
+def _inline_rest(line: str, lineno: int, module: str) -> Iterator[Ref]:
+    taken: list[tuple[int, int]] = []
+    for m in _ROLE.finditer(line):
+        taken.append(m.span())
+        ref = classify(m.group(2), lineno, m.start(2), role=m.group(1), module=module)
+        if ref is not None:
+            yield ref
+    for m in _RST_LINK.finditer(line):
+        taken.append(m.span())
+        if _is_relative(m.group(1)) and "/" in m.group(1):
+            yield Ref(LINK, m.group(1), lineno, m.start(1), explicit=True)
+    for pattern in (_LITERAL, _INTERPRETED):
+        for m in pattern.finditer(line):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            taken.append(m.span())
+            ref = classify(m.group(1), lineno, m.start(1), module=module)
+            if ref is not None:
+                yield ref
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _rest_lines(text: str) -> Iterator[tuple[int, str, bool]]:
+    """Each line (1-based) and whether it is code: literal blocks after `::`, bodies of code
+    directives and comments, doctest blocks (`>>>` to the next blank line) and fenced blocks."""
+    lines = text.split("\n")
+    skip_deeper: int | None = None  # lines indented more than this are code
+    doctest = False
+    fence = ""
+    for i, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if fence:
+            if stripped.startswith(fence):
+                fence = ""
+            yield i, line, True
+            continue
+        if skip_deeper is not None:
+            if not stripped or _indent(line) > skip_deeper:
+                yield i, line, True
+                continue
+            skip_deeper = None
+        if doctest:
+            if stripped:
+                yield i, line, True
+                continue
+            doctest = False
+        if stripped.startswith((">>>", "$ ", "% ")):
+            doctest = True
+            yield i, line, True
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            yield i, line, True
+            continue
+        d = _DIRECTIVE.match(line)
+        if d:
+            if d.group(2) in _CODE_DIRECTIVES:
+                skip_deeper = len(d.group(1))
+            yield i, line, False
+            continue
+        if stripped.startswith("..") and not stripped.startswith(".. _") and not stripped.startswith(".. |"):
+            skip_deeper = _indent(line)  # a comment, with what is indented under it
+            yield i, line, True
+            continue
+        if stripped.endswith("::"):
+            skip_deeper = _indent(line)
+            before = stripped[:-2].rstrip()
+            yield i, line if before else "", False
+            continue
+        yield i, line, False

@@ -1,0 +1,268 @@
+"""A reference -> resolved, or stale with a "did you mean", against the workspace's facts and files.
+
+Names resolve through the module table (`Relations.file_of`), the definitions in the facts and the
+keyword index. Precision first: a name whose top-level package is not a workspace module but is
+importable (the standard library, an installed package: `importlib.util.find_spec`, which finds
+without importing) is not the workspace's, nor is a dotted name that starts with anything else
+unknown (`self.x`, `response.json`); nothing of the workspace is imported or run.
+"""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+import importlib.util
+import posixpath
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from repodoc_lsp.analysis.model import SymbolKind
+from repodoc_lsp.index import MODULE, Entry, SymbolIndex
+from repodoc_lsp.refs.extract import HISTORY as _HISTORY
+from repodoc_lsp.refs.extract import LINK, NAME, PATH, Ref, markdown_anchors
+from repodoc_lsp.workspace import Workspace
+
+_BUILTINS = frozenset(dir(builtins))
+_CLASS, _FUNCTION, _METHOD = SymbolKind.CLASS.value, SymbolKind.FUNCTION.value, SymbolKind.METHOD.value
+_NO_MEMBERS = frozenset({"object", "Generic", "Protocol", "ABC"})  # bases that add no members worth naming
+_DYNAMIC = re.compile(r"import \*|^def __getattr__|globals\(\)", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Why a reference is stale, and the replacement for its text when there is one."""
+
+    message: str
+    suggestion: str = ""
+    about: str = ""  # the workspace file the name was looked up in (for --since)
+
+
+@lru_cache(maxsize=4096)
+def external(top: str) -> bool:
+    """True when `top` is an importable module outside the workspace (found, never imported)."""
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return True  # something is there; not ours to judge
+
+
+class Resolver:
+    def __init__(self, ws: Workspace, index: SymbolIndex) -> None:
+        self.ws = ws
+        self.index = index
+        self.file_of = ws.relations.file_of
+        self.top_level = ws.relations.top_level
+        self._texts: dict[str, str] = {}
+        self._anchors: dict[str, set[str]] = {}
+        self._bound: dict[str, bool] = {}
+        self._names_by_len: dict[int, list[str]] | None = None
+
+    # -- names -----------------------------------------------------------------------------
+    def name(self, ref: Ref, place: str = "") -> Verdict | None:
+        """None when `ref` resolves (or is not the workspace's); `place`: the file it is written in."""
+        target = ref.text
+        parts = target.split(".")
+        if parts[0] in _BUILTINS and len(parts) <= 2:
+            return None
+        for full in ([f"{ref.module}.{target}"] if ref.module else []) + [target]:
+            module, rest = self._module_prefix(full.split("."))
+            if module:
+                if ref.module and full != target and rest and self._attr(module, rest) is not None:
+                    continue  # not under the current module: try the name as written
+                return self._attr(module, rest, target)
+        if parts[0] in self.top_level and not external(parts[0]):
+            return self._missing_module(target)
+        entries = [e for e in self.index.lookup(parts[0]) if e.kind != SymbolKind.HEADING.value]
+        if entries:
+            return self._member(entries, parts[1:], target) if len(parts) > 1 else None
+        # unknown anywhere: code-looking text (``FDCapture``, `self.x`) may name anything; a role
+        # or directive says it is code: judged unless it is importable or bound somewhere
+        if not ref.explicit or external(parts[0]) or self._bound_anywhere(parts[0]):
+            return None
+        near = self._same_place(parts[0], place, 0.5) or self._closest(parts[0], 0.6)
+        suggestion = ".".join([near, *parts[1:]]) if near else ""
+        what = f"`{target}`" if len(parts) == 1 else f"`{target}`: `{parts[0]}`"
+        return Verdict(f"{what} is not defined in the workspace", suggestion)
+
+    def _module_prefix(self, parts: list[str]) -> tuple[str, list[str]]:
+        for i in range(len(parts), 0, -1):
+            name = ".".join(parts[:i])
+            if name in self.file_of:
+                return name, parts[i:]
+        return "", parts
+
+    def _attr(self, module: str, rest: list[str], target: str = "") -> Verdict | None:
+        if not rest:
+            return None
+        rel = self.file_of[module]
+        head = rest[0]
+        top = {e.name: e for e in self.index.file_entries(rel) if not e.container and e.kind != MODULE}
+        if head in top:
+            entry = top[head]
+            if len(rest) > 1 and entry.kind == _CLASS:
+                return self._member([entry], rest[1:], target)
+            return None
+        facts = self.ws.facts.one(rel)
+        if facts is not None and (head in facts.all_names or any(head in i.names or i.module == head
+                                                                  for i in facts.imports)):
+            return None
+        if f"{module}.{head}" in self.file_of or self._mentions(rel, head):
+            return None
+        near = difflib.get_close_matches(head, list(top), n=1, cutoff=0.5)
+        suggestion = target.replace(head, near[0], 1) if near and target else ""
+        return Verdict(f"`{target}`: `{head}` is not defined in {module} ({rel})", suggestion, rel)
+
+    def _member(self, entries: list[Entry], rest: list[str], target: str) -> Verdict | None:
+        classes = [e for e in entries if e.kind == _CLASS]
+        member = rest[0]
+        if len(classes) < len(entries) or (member.startswith("__") and member.endswith("__")):
+            return None  # a function's or module's attribute, or a special method: not followed
+        methods: list[str] = []
+        for cls in classes:
+            files: set[str] = set()
+            names = self._members(cls, methods, files, depth=0)
+            if names is None or member in names or any(self._mentions(rel, member) for rel in files) \
+                    or self._bound_anywhere(member):  # set from outside (`environment.extend(x=...)`)
+                return None
+        near = difflib.get_close_matches(member, methods, n=1, cutoff=0.5)
+        at = target.rfind(member)
+        suggestion = target[:at] + near[0] + target[at + len(member):] if near and at >= 0 else ""
+        return Verdict(f"`{target}`: `{member}` is not a member of {classes[0].name} ({classes[0].rel})",
+                       suggestion, classes[0].rel)
+
+    def _members(self, cls: Entry, into: list[str], files: set[str], depth: int) -> set[str] | None:
+        """Names defined in `cls` and its workspace bases (None: a base is not the workspace's,
+        or the class file binds names dynamically: anything may be a member)."""
+        qual = f"{cls.container}.{cls.name}" if cls.container else cls.name
+        names = {e.name for e in self.index.file_entries(cls.rel) if e.container == qual}
+        into.extend(sorted(names))
+        files.add(cls.rel)
+        facts = self.ws.facts.one(cls.rel)
+        symbol = next((s for s in facts.symbols if s.qualname == qual), None) if facts else None
+        for base in symbol.bases if symbol else ():
+            last = base.split("[")[0].split(".")[-1]
+            if last in _NO_MEMBERS or "=" in base:
+                continue
+            found = [e for e in self.index.lookup(last) if e.kind == _CLASS]
+            if not found or depth > 8:
+                return None  # `object` aside, a base from elsewhere (or too deep): not judged
+            for b in found:
+                more = self._members(b, into, files, depth + 1)
+                if more is None:
+                    return None
+                names |= more
+        return names
+
+    def _missing_module(self, target: str) -> Verdict:
+        parts = target.split(".")
+        names = [m for m in self.file_of if m.split(".")[0] == parts[0]]
+        for i in range(len(parts), 1, -1):
+            near = difflib.get_close_matches(".".join(parts[:i]), names, n=1, cutoff=0.6)
+            if near:
+                return Verdict(f"`{target}`: no module {'.'.join(parts[:i])} in the workspace",
+                               ".".join([near[0], *parts[i:]]))
+        return Verdict(f"`{target}`: no such module in the workspace")
+
+    def _mentions(self, rel: str, word: str, dynamic: bool = True) -> bool:
+        """True when the file binds `word` other than by a def or class the index knows: an
+        assignment (`word =`, `self.word =`, `word: int`), `as word`, `global word`; or defines
+        names dynamically (a star import, a module `__getattr__`, `globals()`). Assignments and
+        attributes are not in the index, so such a name is taken as defined (precision first)."""
+        text = self._texts.get(rel)
+        if text is None:
+            text = self._texts[rel] = self.ws.read_text(rel) or ""
+        if dynamic and _DYNAMIC.search(text):
+            return True
+        if word not in text:
+            return False
+        w = re.escape(word)
+        binds = re.compile(rf"(?:^|[\s,(*])(?:self\.|cls\.)?{w}\s*(?::[^=\n]*)?=(?!=)|^\s*{w}\s*:\s*\S"
+                           rf"|\bas\s+{w}\b|\b(?:global|nonlocal|def|class)\s+{w}\b|[\"']{w}[\"']\s*[,:)\]]"
+                           rf"|\bfor\s+(?:\w+\s*,\s*)*{w}\b", re.MULTILINE)
+        return bool(binds.search(text))
+
+    def _bound_anywhere(self, word: str) -> bool:
+        """True when some Python file of the workspace binds `word` (see `_mentions`)."""
+        found = self._bound.get(word)
+        if found is None:
+            found = self._bound[word] = any(self._mentions(rel, word, dynamic=False) for rel in self.ws.facts
+                                            if rel.endswith((".py", ".pyi")))
+        return found
+
+    def _same_place(self, name: str, place: str, cutoff: float) -> str:
+        """A near name defined in the file the reference is written in (a docstring's module)."""
+        if not place.endswith(".py"):
+            return ""
+        names = {e.name for e in self.index.file_entries(place) if e.kind in (_CLASS, _FUNCTION, _METHOD)}
+        near = difflib.get_close_matches(name, sorted(names), n=1, cutoff=cutoff)
+        return near[0] if near else ""
+
+    def _closest(self, name: str, cutoff: float) -> str:
+        if self._names_by_len is None:
+            by_len: dict[int, set[str]] = {}
+            for e in self.index.search("", limit=10**7):
+                if e.kind in (_CLASS, _FUNCTION):
+                    by_len.setdefault(len(e.name), set()).add(e.name)
+            self._names_by_len = {n: sorted(v) for n, v in by_len.items()}
+        spread = max(1, len(name) // 4)
+        pool = [n for k in range(len(name) - spread, len(name) + spread + 1) for n in self._names_by_len.get(k, ())]
+        near = difflib.get_close_matches(name, pool, n=1, cutoff=cutoff)
+        return near[0] if near else ""
+
+    # -- links and paths ---------------------------------------------------------------------
+    def link(self, ref: Ref, place: str) -> Verdict | None:
+        path, _, anchor = ref.text.partition("#")
+        from urllib.parse import unquote
+
+        path = unquote(path)
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(place), path)) if path else place
+        if target.startswith("../") or target == "..":
+            return None  # outside the workspace: not ours to judge
+        full = self.ws.root / target
+        if path and not full.exists():
+            if not path.endswith("/") and Path(str(full) + ".md").exists():
+                return None
+            return Verdict(f"link `{ref.text}`: {target} does not exist", self._near_path(ref.text, target))
+        if anchor and full.is_file() and target.lower().endswith((".md", ".markdown")):
+            anchors = self._anchors_of(target)
+            if anchor not in anchors and anchor.lower() not in anchors:
+                near = difflib.get_close_matches(anchor.lower(), sorted(anchors), n=1, cutoff=0.6)
+                return Verdict(f"link `{ref.text}`: no heading `#{anchor}` in {target}",
+                               f"{ref.text.partition('#')[0]}#{near[0]}" if near else "")
+        return None
+
+    def path(self, ref: Ref, place: str) -> Verdict | None:
+        text = ref.text.removeprefix("./")
+        first = text.split("/", 1)[0]
+        if not (self.ws.root / first).is_dir() or _HISTORY.search(text):
+            return None  # a path of some other tree (the reader's project, a URL path)
+        here = posixpath.normpath(posixpath.join(posixpath.dirname(place), text))
+        if (self.ws.root / text).exists() or (self.ws.root / here).exists():
+            return None
+        return Verdict(f"`{ref.text}` does not exist in the workspace", self._near_path(ref.text, text))
+
+    def _near_path(self, written: str, target: str) -> str:
+        base = posixpath.basename(target)
+        same = [r for r in self.ws.digests if posixpath.basename(r) == base]
+        pool = same or list(self.ws.digests)
+        near = difflib.get_close_matches(target, pool, n=1, cutoff=0.6)
+        if not near:
+            return ""
+        _, hash_, anchor = written.partition("#")
+        return near[0] + (f"#{anchor}" if hash_ else "")
+
+    def _anchors_of(self, rel: str) -> set[str]:
+        if rel not in self._anchors:
+            self._anchors[rel] = markdown_anchors(self.ws.read_text(rel) or "")
+        return self._anchors[rel]
+
+    def check(self, ref: Ref, place: str) -> Verdict | None:
+        if ref.kind == NAME:
+            return self.name(ref, place)
+        if ref.kind == LINK:
+            return self.link(ref, place)
+        if ref.kind == PATH:
+            return self.path(ref, place)
+        return None

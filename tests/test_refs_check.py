@@ -1,0 +1,209 @@
+"""`repodoc check`: stale references in a README, a reST page and a docstring after a rename, for real."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import make_workspace, run_cli
+
+BEFORE = {
+    "shapes/__init__.py": '"""Shapes."""\nfrom shapes.core import Widget\n',
+    "shapes/core.py": (
+        '"""Core shapes: see :class:`shapes.core.Widget`."""\n\n\n'
+        "class Widget:\n"
+        '    """Something to draw."""\n\n'
+        "    def draw(self):\n"
+        '        """Draw it."""\n\n\n'
+        "def helper():\n"
+        '    """Calls :meth:`Widget.draw` and :func:`json.dumps`, like `os.path.join`.\n\n'
+        "    Example::\n\n"
+        "        Nothing(here).is_checked\n"
+        '    """\n'
+    ),
+    "README.md": (
+        "# Shapes\n\n"
+        "Draw with `shapes.core.Widget` (or `Widget.draw()`); see the [guide](guide/intro.rst)\n"
+        "and [usage](#usage). Run `pip install shapes`, then `self.widget.draw()`.\n\n"
+        "```python\nfrom shapes.core import Nowhere\n```\n\n"
+        "## Usage\n\nThe code is in `shapes/core.py`.\n"
+    ),
+    "guide/intro.rst": (
+        "Intro\n=====\n\n"
+        ".. currentmodule:: shapes.core\n\n"
+        "The :class:`Widget` class, and :func:`~shapes.core.helper` in :mod:`shapes.core`.\n\n"
+        ".. code-block:: python\n\n"
+        "   shapes.core.Missing()\n"
+    ),
+}
+
+
+def _rename(root: Path) -> None:
+    """Widget becomes Gadget in the code only: the docs still name Widget."""
+    for rel in ("shapes/__init__.py", "shapes/core.py"):
+        path = root / rel
+        text = path.read_text()
+        text = text.replace("class Widget:", "class Gadget:").replace("import Widget", "import Gadget")
+        text = text.replace(":class:`shapes.core.Widget`", ":class:`shapes.core.Gadget`")
+        path.write_text(text)
+
+
+@pytest.fixture
+def renamed(tmp_path: Path) -> Path:
+    root = make_workspace(tmp_path / "ws", BEFORE)
+    _rename(root)
+    return root
+
+
+def test_before_the_rename_nothing_is_stale(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    root = make_workspace(tmp_path / "ws", BEFORE)
+    proc = run_cli("check", str(root), "--no-pages", env=cache_env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 stale" in proc.stdout
+
+
+def test_rename_is_reported_in_readme_rest_and_docstring(renamed: Path, cache_env: dict[str, str]) -> None:
+    proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=renamed)
+    assert proc.returncode == 1, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if not line.startswith("repodoc:")]
+    by_place = {line.split(": ", 1)[0]: line for line in lines}
+    # the README: line 3, column of the name in its code span (1-based)
+    readme = by_place["README.md:3:12"]
+    assert "`shapes.core.Widget`" in readme and "did you mean `shapes.core.Gadget`?" in readme
+    assert "`Widget.draw`" not in readme  # `Widget.draw()` in a code span: an unknown head is not judged
+    rest = by_place["guide/intro.rst:6:13"]
+    assert "`Widget`" in rest and "did you mean `Gadget`?" in rest
+    doc = by_place["shapes/core.py:12:21"]
+    assert "`Widget.draw`: `Widget` is not defined" in doc and "did you mean `Gadget.draw`?" in doc
+    # nothing else: links, paths, stdlib names, shell commands, code blocks all resolve or are not references
+    assert len(lines) == 3, proc.stdout
+
+
+def test_stale_links_anchors_and_paths(renamed: Path, cache_env: dict[str, str]) -> None:
+    (renamed / "README.md").write_text(
+        "# Shapes\n\n[guide](guide/intro.md), [gone](#usages), `shapes/old.py`, [ok](guide/intro.rst)\n\n"
+        "## Usage\n")
+    (renamed / "shapes/core.py").write_text("class Gadget:\n    pass\n")
+    (renamed / "guide/intro.rst").write_text("Intro\n=====\n")
+    proc = run_cli("check", str(renamed), "--no-pages", env=cache_env, cwd=renamed)
+    out = proc.stdout
+    assert proc.returncode == 1
+    assert "README.md:3:9: link `guide/intro.md`: guide/intro.md does not exist (did you mean `guide/intro.rst`?)" \
+        in out
+    assert "README.md:3:33: link `#usages`: no heading `#usages` in README.md (did you mean `#usage`?)" in out
+    assert "README.md:3:44: `shapes/old.py` does not exist in the workspace (did you mean `shapes/core.py`?)" in out
+    assert "3 stale" in out
+
+
+def test_github_format(renamed: Path, cache_env: dict[str, str]) -> None:
+    proc = run_cli("check", ".", "--no-pages", "--format", "github", env=cache_env, cwd=renamed)
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 3 and all(line.startswith("::warning file=") for line in lines)
+    assert "::warning file=README.md,line=3,col=12::`shapes.core.Widget`: `Widget` is not defined in shapes.core" \
+        in proc.stdout
+    assert "repodoc:" in proc.stderr  # the summary stays out of the annotations
+
+
+def test_stale_pages_fail_and_pass_after_generate(renamed: Path, cache_env: dict[str, str]) -> None:
+    for rel in ("README.md", "guide/intro.rst"):
+        (renamed / rel).write_text(BEFORE[rel].replace("Widget", "Gadget"))
+    (renamed / "shapes/core.py").write_text((renamed / "shapes/core.py").read_text().replace("Widget", "Gadget"))
+    proc = run_cli("check", str(renamed), env=cache_env)
+    assert proc.returncode == 1 and "stale page" in proc.stdout, proc.stdout
+    assert run_cli("generate", str(renamed), env=cache_env).returncode == 0
+    proc = run_cli("check", str(renamed), env=cache_env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 stale, 0 pages stale" in proc.stdout
+
+
+def test_bad_root_and_git_errors(tmp_path: Path, renamed: Path, cache_env: dict[str, str]) -> None:
+    proc = run_cli("check", str(tmp_path / "missing"), env=cache_env)
+    assert proc.returncode == 2 and "not a folder" in proc.stderr
+    proc = run_cli("check", str(renamed), "--since", "HEAD", "--no-pages", env=cache_env)
+    assert proc.returncode == 2 and "not in a git repository" in proc.stderr
+    no_git = {**cache_env, "PATH": str(tmp_path / "empty-bin")}
+    proc = run_cli("check", str(renamed), "--staged", "--no-pages", env=no_git)
+    assert proc.returncode == 2 and "git is not on the PATH" in proc.stderr
+    proc = run_cli("check", str(renamed), "--staged", "--since", "HEAD", env=cache_env)
+    assert proc.returncode == 2  # one or the other
+
+
+def _git(root: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env, timeout=60)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_staged_and_since_check_only_what_a_change_touches(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    root = make_workspace(tmp_path / "repo", {**BEFORE, "other.md": "See `shapes.core.Widget`.\n",
+                                              "lonely.md": "Old: `shapes.extra.Lost`.\n",
+                                              "shapes/extra.py": "def extra():\n    pass\n"})
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "first")
+    # nothing staged: nothing to report, whatever is stale elsewhere (lonely.md names shapes/extra.py)
+    proc = run_cli("check", ".", "--staged", "--no-pages", env=cache_env, cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 files changed" in proc.stdout
+    # stage the rename: the docs naming the renamed class are reported, lonely.md is not
+    _rename(root)
+    _git(root, "add", "shapes")
+    proc = run_cli("check", ".", "--staged", "--no-pages", env=cache_env, cwd=root)
+    assert proc.returncode == 1
+    assert "other.md:1:6: `shapes.core.Widget`" in proc.stdout
+    assert "README.md:3:12:" in proc.stdout and "lonely.md" not in proc.stdout
+    # fixing the docs (staged too) makes the hook pass
+    for rel in ("README.md", "guide/intro.rst", "other.md", "shapes/core.py"):
+        (root / rel).write_text((root / rel).read_text().replace("Widget", "Gadget"))
+    _git(root, "add", "-A")
+    proc = run_cli("check", ".", "--staged", "--no-pages", env=cache_env, cwd=root)
+    assert proc.returncode == 0, proc.stdout
+    _git(root, "commit", "-q", "-m", "rename")
+    # --since the first commit: the same change, committed
+    _git(root, "tag", "renamed")
+    (root / "other.md").write_text("See `shapes.core.Widget` again.\n")
+    proc = run_cli("check", ".", "--since", "renamed", "--no-pages", env=cache_env, cwd=root)
+    assert proc.returncode == 1 and "other.md:1:6:" in proc.stdout and "lonely.md" not in proc.stdout
+    proc = run_cli("check", ".", "--since", "no-such-ref", "--no-pages", env=cache_env, cwd=root)
+    assert proc.returncode == 2 and "repodoc: error:" in proc.stderr
+
+
+def _hook_entries() -> dict[str, list[str]]:
+    """id -> entry argv of .pre-commit-hooks.yaml (read as lines: no YAML library needed for two keys)."""
+    import re
+
+    from helpers import REPO
+
+    text = (REPO / ".pre-commit-hooks.yaml").read_text()
+    ids = re.findall(r"^- id: (\S+)$", text, re.MULTILINE)
+    entries = re.findall(r"^  entry: (.+)$", text, re.MULTILINE)
+    return {i: e.split() for i, e in zip(ids, entries, strict=True)}
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_pre_commit_hooks_fail_then_pass_after_the_fix(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    hooks = _hook_entries()
+    assert set(hooks) == {"repodoc-pages", "repodoc-refs"}
+    assert all(argv[0] == "repodoc" for argv in hooks.values())
+    root = make_workspace(tmp_path / "repo", BEFORE)
+    assert run_cli("generate", str(root), env=cache_env).returncode == 0
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "first")
+    _rename(root)
+    _git(root, "add", "-A")
+    for argv in hooks.values():  # what pre-commit runs, in the repository
+        proc = run_cli(*argv[1:], env=cache_env, cwd=root)
+        assert proc.returncode == 1, (argv, proc.stdout, proc.stderr)
+    for rel in ("README.md", "guide/intro.rst", "shapes/core.py"):
+        (root / rel).write_text((root / rel).read_text().replace("Widget", "Gadget"))
+    assert run_cli("generate", str(root), env=cache_env).returncode == 0
+    _git(root, "add", "-A")
+    for argv in hooks.values():
+        proc = run_cli(*argv[1:], env=cache_env, cwd=root)
+        assert proc.returncode == 0, (argv, proc.stdout, proc.stderr)
