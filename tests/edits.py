@@ -25,8 +25,11 @@ from repodoc_lsp import cli
 # Few examples by default (the CI run stays in tens of seconds); more with the variable.
 EXAMPLES = int(os.environ.get("REPODOC_PROPERTY_EXAMPLES", "4"))
 STEPS = int(os.environ.get("REPODOC_PROPERTY_STEPS", "8"))
+# REPODOC_PROPERTY_TALLY=FILE: count instead of failing: one line per sequence tried
+# ("ok", or "stale" and the step) is appended to FILE, and every sequence runs to its end.
+TALLY = os.environ.get("REPODOC_PROPERTY_TALLY", "")
 SETTINGS = settings(max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None,
-                    report_multiple_bugs=False)
+                    report_multiple_bugs=False, **({"database": None} if TALLY else {}))
 
 FOLDERS = ["", "foo", "pkg", "pkg/sub", "tests"]
 MODULES = ["a", "b", "c", "missing", "helpers", "test_a"]
@@ -90,6 +93,7 @@ class EditMachine(RuleBasedStateMachine):
         self.ws.mkdir(parents=True)
         self.env = {**os.environ, "REPODOC_CACHE_DIR": str(self.home / "cache")}
         self.steps = 0
+        self.failed = ""  # tally mode: the first failure of this sequence
 
     # -- the files -------------------------------------------------------------------
     def files(self) -> list[str]:
@@ -124,7 +128,18 @@ class EditMachine(RuleBasedStateMachine):
 
     def edited(self, changed: list[str], folders: list[str] | None = None) -> None:
         self.steps += 1
-        self.after_edit(changed, folders or [])
+        if not TALLY:
+            self.after_edit(changed, folders or [])
+        elif not self.failed:
+            try:
+                self.after_edit(changed, folders or [])
+            except AssertionError as exc:
+                self.failed = f"stale at step {self.steps}: {str(exc).splitlines()[0]}"
+
+    def teardown(self) -> None:
+        if TALLY:
+            with open(TALLY, "a", encoding="utf-8") as fh:
+                fh.write(f"{self.failed or 'ok'} ({self.steps} steps)\n")
 
     # -- the edits -------------------------------------------------------------------
     @initialize(first=python_source())

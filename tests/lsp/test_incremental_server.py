@@ -85,6 +85,7 @@ class ServerEdits(EditMachine):
         assert diff == [], f"after {changed}, {SETTLE_SECONDS} s later"
 
     def teardown(self) -> None:
+        super().teardown()
         self.call(asyncio.wait_for(self.client.shutdown_session(), 10), timeout=20)
 
 
