@@ -19,6 +19,7 @@ from repodoc_lsp.pool import run_chunks
 from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.pages import GATHER, Page
 from repodoc_lsp.render.paths import folder_of
+from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.workspace import NO_CHANGE, CancelToken, Change, ProgressFn, Workspace, default_jobs
 from repodoc_lsp.writer import LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
 
@@ -89,7 +90,8 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None) -> list[
     """The pages of the whole tree, or of those `change` may alter (all of them when files
     appeared or vanished), each keyed by a digest of everything its view reads."""
     s = ws.settings
-    base = _h(__version__, site.project, site.embed_max, site.root, site.out, _templates_stamp(s.templates))
+    base = _h(__version__, render_stamp(), site.project, site.embed_max, site.root, site.out,
+              _templates_stamp(s.templates))
     if change is None or change.structural:
         files, folders = set(ws.facts), set(ws.folders)
     else:

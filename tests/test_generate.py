@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import broken_links, generate_json, make_workspace, run_cli, strip_fences
+from helpers import REPO, broken_links, generate_json, make_workspace, run_cli, strip_fences
 
 from repodoc_lsp import MARKER
 
@@ -378,3 +378,25 @@ def test_an_interrupted_run_says_what_it_did(tmp_path: Path, cache_env: dict[str
         assert "repodoc: 0 files analysed" not in out and not (root / "docs").exists()
     again = run_cli("generate", str(root), env=cache_env)
     assert again.returncode == 0 and "repodoc: 800 files analysed" in again.stdout, again.stderr
+
+
+def test_pages_follow_a_new_renderer_of_the_same_version(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """Pages are keyed by the renderer too: a built-in template changed without a new version number
+    (a development install) rewrites the pages on the next run instead of keeping the old ones."""
+    import shutil
+
+    package = tmp_path / "site" / "repodoc_lsp"
+    shutil.copytree(REPO / "repodoc_lsp", package, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**cache_env, "PYTHONPATH": str(package.parent)}
+    root = make_workspace(tmp_path / "ws", {"a.py": "def f():\n    pass\n"})
+
+    def generate() -> dict:  # run from tmp_path: `python -m` puts the working folder first on the path
+        proc = run_cli("generate", str(root), "--json", env=env, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    generate()
+    template = package / "render" / "templates" / "file_kw.md.j2"
+    template.write_text(template.read_text().replace("## Keywords Extracted", "## Keywords Extracted\n\nRenderer 2."))
+    assert generate()["writtenPages"] == ["a.py_kw.md"]
+    assert "Renderer 2." in (root / "docs" / "a.py_kw.md").read_text()

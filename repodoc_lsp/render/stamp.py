@@ -1,0 +1,19 @@
+"""A digest of how pages are rendered: the built-in templates and the code that fills them."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+
+_RENDER = Path(__file__).resolve().parent
+
+
+@functools.cache
+def render_stamp() -> str:
+    """Changes whenever a built-in template or a rendering module changes, so a page key that
+    includes it makes pages written by another renderer (same version number) be rewritten."""
+    digest = hashlib.sha256()
+    for path in sorted([*_RENDER.glob("*.py"), *(_RENDER / "templates").glob("*.j2")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
