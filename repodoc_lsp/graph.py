@@ -16,6 +16,7 @@ per-definition tables are replaced, never changed in place, once the graph is bu
 from __future__ import annotations
 
 import bisect
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -126,6 +127,7 @@ class Graph:
         self._subclasses: dict[Key, frozenset[Key]] = {}
         self._deps: dict[str, frozenset[str]] = {}  # file -> files its resolution consulted
         self._dependents: dict[str, set[str]] = {}
+        self._lock = threading.Lock()  # resolution and updates (both fill the memo)
         self._building = True
         for rel, f in facts.items():
             if f.language is Language.PYTHON:
@@ -151,6 +153,13 @@ class Graph:
         qual = view.within(line)
         return view.defs.get(qual) if qual else None
 
+    def named(self, rel: str, line: int, name: str) -> Def | None:
+        """The definition of `name` on `line` of `rel` (a class, function or attribute)."""
+        view = self._views.get(rel)
+        if view is None:
+            return None
+        return next((d for d in view.defs.values() if d.line == line and d.qualname and d.name == name), None)
+
     def users(self, key: Key) -> dict[str, tuple[int, ...]]:
         """Files other than its own that name the definition, with the lines."""
         return {rel: lines for rel, lines in self._users.get(key, {}).items() if rel != key[0]}
@@ -174,12 +183,17 @@ class Graph:
 
     def resolve(self, rel: str, dotted: str) -> Key | None:
         """What a dotted name read in `rel` names (None: not a workspace definition)."""
-        return self._resolve(rel, dotted, set())
+        with self._lock:
+            return self._resolve(rel, dotted, set())
 
     # -- changes --------------------------------------------------------------------
     def update(self, rel: str, facts: FileFacts | None) -> set[Key]:
         """Re-link one file (None: it is gone). Returns the definitions whose uses, bases or
         subclasses changed. Files added or removed change module names: build a new graph."""
+        with self._lock:
+            return self._update(rel, facts)
+
+    def _update(self, rel: str, facts: FileFacts | None) -> set[Key]:
         old = self._views.get(rel)
         if facts is None or facts.language is not Language.PYTHON:
             self._views.pop(rel, None)

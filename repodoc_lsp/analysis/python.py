@@ -211,7 +211,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                 )
                 findings.extend(def_findings(node, qual, decorators, is_async))
                 if is_method and node.name == "__init__":
-                    attributes.extend(instance_attributes(node, class_qual))
+                    attributes.extend(instance_attributes(node, class_qual, lines))
                 stack.append((node.body, qual + ".", "", False))
             elif isinstance(node, ast.Import):
                 for alias in node.names:
@@ -230,10 +230,10 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                     if _is_main_guard(node):
                         facts.has_main_block = True
                     facts.all_names = facts.all_names or _all_names(node)
-                    attributes.extend(assigned(node, ""))
+                    attributes.extend(assigned(node, "", lines))
                 elif class_qual and prefix == class_qual + ".":
                     findings.extend(slots_finding(node, class_qual))
-                    attributes.extend(assigned(node, class_qual))
+                    attributes.extend(assigned(node, class_qual, lines))
                 if type(node) in _COMPOUND_TYPES:
                     for block in _child_blocks(node):
                         stack.append((block, prefix, class_qual, top))

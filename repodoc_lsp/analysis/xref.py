@@ -14,18 +14,20 @@ from repodoc_lsp.analysis.model import Attribute
 MAX_CHAIN = 6  # parts of a dotted name kept (`a.b.c.d.e.f`)
 MAX_TEXT = 80  # characters of an annotation or value kept
 
-_CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict)
-
-
-def _text(node: ast.AST | None) -> str:
-    if node is None:
+def _text(node: ast.expr | None, lines: list[str]) -> str:
+    """The source text of an expression (its first line), shortened: slicing the line costs
+    a fraction of `ast.unparse`."""
+    if node is None or node.end_col_offset is None:
         return ""
-    if isinstance(node, _CONTAINERS) and len(node.keys if isinstance(node, ast.Dict) else node.elts) > 8:
-        return "…"
-    try:
-        text = ast.unparse(node)
-    except (RecursionError, ValueError, AttributeError):
-        return "…"
+    line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
+    end = node.end_col_offset if node.end_lineno == node.lineno else None
+    if line.isascii():
+        text = line[node.col_offset : end]
+    else:  # offsets count UTF-8 bytes
+        text = line.encode("utf-8")[node.col_offset : end].decode("utf-8", "replace")
+    text = text.strip()
+    if end is None:
+        text += " …"
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
@@ -38,7 +40,7 @@ def _targets(node: ast.stmt) -> list[tuple[ast.expr, ast.expr | None, ast.expr |
     return []
 
 
-def assigned(node: ast.stmt, container: str) -> list[Attribute]:
+def assigned(node: ast.stmt, container: str, lines: list[str]) -> list[Attribute]:
     """Names an assignment binds in a module or class body (tuple targets unpacked)."""
     found = []
     for target, annotation, value in _targets(node):
@@ -46,12 +48,13 @@ def assigned(node: ast.stmt, container: str) -> list[Attribute]:
         one = len(names) == 1
         for t in names:
             if isinstance(t, ast.Name):
-                found.append(Attribute(t.id, container, node.lineno, _text(annotation),
-                                       _text(value) if one else ""))
+                found.append(Attribute(t.id, container, node.lineno, _text(annotation, lines),
+                                       _text(value, lines) if one else ""))
     return found
 
 
-def instance_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef, container: str) -> list[Attribute]:
+def instance_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef, container: str,
+                        lines: list[str]) -> list[Attribute]:
     """`self.x = ...` statements directly in `__init__`'s body (first of each name)."""
     if not init.args.args:
         return []
@@ -61,41 +64,49 @@ def instance_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef, container:
         for target, annotation, value in _targets(node):
             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                     and target.value.id == me and target.attr not in found):
-                found[target.attr] = Attribute(target.attr, container, node.lineno, _text(annotation),
-                                               _text(value))
+                found[target.attr] = Attribute(target.attr, container, node.lineno,
+                                               _text(annotation, lines), _text(value, lines))
     return list(found.values())
 
 
-# For each node type, the fields that may hold nodes (filled on first sight of the type).
-_FIELDS: dict[type, tuple[str, ...]] = {}
-_LEAVES = (ast.Constant, ast.expr_context, ast.operator, ast.cmpop, ast.unaryop, ast.boolop)
+# For each node type, the fields that may hold nodes (filled on first sight of the type);
+# constants, contexts and operators have none.
+_SKIP_FIELDS = frozenset(("ctx", "op", "ops", "kind", "type_comment", "conversion", "level", "is_async",
+                          "name", "names", "arg", "asname", "module", "simple",
+                          "lineno", "col_offset", "end_lineno", "end_col_offset"))
+_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: (), ast.Global: (), ast.Nonlocal: ()}
 
 
 def _fields(kind: type) -> tuple[str, ...]:
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        fields = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ())
-                                       if f not in ("ctx", "op", "kind", "type_comment"))
+    fields = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SKIP_FIELDS)
     return fields
 
 
 def references(tree: ast.AST, heads: set[str] | None) -> str:
     """Dotted names read anywhere in `tree` whose first part is in `heads` (None: any name,
-    for a file with a star import), each with the sorted lines it is on (`FileFacts.refs`)."""
+    for a file with a star import), each with the sorted lines it is on (`FileFacts.refs`).
+
+    The hottest loop of the analysis after parsing: one pass, fields known per node type,
+    lists pushed whole (a `str` pushed from `Import.names` and the like has no fields)."""
     found: dict[str, set[int]] = {}
-    name_t, attr_t = ast.Name, ast.Attribute
-    stack: list[ast.AST] = [tree]
-    pop, push = stack.pop, stack.append
+    name_t, attr_t, store_t, list_t = ast.Name, ast.Attribute, ast.Store, list
+    fields_of = _FIELDS
+    stack: list = [tree]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
         node = pop()
         kind = type(node)
         if kind is name_t:
-            if (heads is None or node.id in heads) and type(node.ctx) is not ast.Store:  # type: ignore[attr-defined]
-                found.setdefault(node.id, set()).add(node.lineno)  # type: ignore[attr-defined]
+            if (heads is None or node.id in heads) and type(node.ctx) is not store_t:
+                lines = found.get(node.id)
+                if lines is None:
+                    found[node.id] = {node.lineno}
+                else:
+                    lines.add(node.lineno)
             continue
         if kind is attr_t:
             parts = []
-            inner: ast.AST = node
+            inner = node
             while type(inner) is attr_t:
                 parts.append(inner.attr)
                 inner = inner.value
@@ -103,21 +114,19 @@ def references(tree: ast.AST, heads: set[str] | None) -> str:
                 if heads is None or inner.id in heads:
                     parts.append(inner.id)
                     parts.reverse()
-                    dotted = ".".join(parts[:MAX_CHAIN])
-                    found.setdefault(dotted, set()).add(node.lineno)  # type: ignore[attr-defined]
+                    found.setdefault(".".join(parts[:MAX_CHAIN]), set()).add(node.lineno)
             else:
                 push(inner)
             continue
-        if isinstance(node, _LEAVES):
-            continue
-        for field in _fields(kind):
-            value = getattr(node, field, None)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = _fields(kind)
+        for field in fields:
+            value = getattr(node, field)
             if value is None:
                 continue
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        push(item)
-            elif isinstance(value, ast.AST):
+            if type(value) is list_t:
+                extend(value)
+            else:
                 push(value)
     return "\n".join(f"{name} {','.join(map(str, sorted(lines)))}" for name, lines in sorted(found.items()))

@@ -19,6 +19,7 @@ from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.markdown import code, fence
 
 CANDIDATES_SHOWN = 8
+LINKS_SHOWN = 5  # files of "used by" and classes of "subclassed by" listed in a hover
 _PREFIX = {"class": "class ", "function": "def ", "module": "module "}
 
 
@@ -37,6 +38,25 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class Link:
+    """A name to show as code, and where it goes."""
+
+    label: str
+    uri: str
+
+
+@dataclass(frozen=True)
+class Xref:
+    """What the symbol graph knows of a workspace definition: the files that name it (the
+    first ones as links) and the classes that subclass it."""
+
+    used_by: int
+    users: tuple[Link, ...] = ()
+    subclasses: tuple[Link, ...] = ()
+    subclassed_by: int = 0
+
+
+@dataclass(frozen=True)
 class Definition:
     """A name jedi resolved, with what the workspace's own analysis adds."""
 
@@ -47,6 +67,7 @@ class Definition:
     where: str = ""  # "rel/path.py:LINE" inside the workspace, an absolute path outside
     facts: tuple[Fact, ...] = ()
     link: str = ""  # URI of its generated page, "" before the page is written
+    xref: Xref | None = None  # None: not a workspace definition, or the graph is not built yet
 
 
 @dataclass(frozen=True)
@@ -81,6 +102,27 @@ def _link_label(link: str) -> str:
     return PurePosixPath(page).name + (f"#{anchor}" if anchor else "")
 
 
+def _links(links: tuple[Link, ...], total: int, markdown: bool) -> str:
+    shown = [f"[{code(k.label)}]({k.uri})" if markdown and k.uri else (code(k.label) if markdown else k.label)
+             for k in links]
+    more = total - len(links)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def xref_lines(x: Xref, *, markdown: bool) -> list[str]:
+    """"Used by N files: ..." and "Subclassed by ..." (none for an unused, unsubclassed name)."""
+    lines = []
+    bold = "**" if markdown else ""
+    noun = "file" if x.used_by == 1 else "files"
+    if x.used_by:
+        lines.append(f"{bold}Used by{bold} {x.used_by} {noun}: {_links(x.users, x.used_by, markdown)}")
+    else:
+        lines.append(f"{bold}Used by{bold} no other workspace file")
+    if x.subclassed_by:
+        lines.append(f"{bold}Subclassed by{bold} {_links(x.subclasses, x.subclassed_by, markdown)}")
+    return lines
+
+
 def definition_text(d: Definition, *, markdown: bool, mode: str = "full") -> str:
     """The hover text of a resolved name ("" in mode `off`, or when `extras` has nothing to add)."""
     if mode == "off":
@@ -92,6 +134,8 @@ def definition_text(d: Definition, *, markdown: bool, mode: str = "full") -> str
         if d.where:
             parts.append(f"Defined in {d.where}")
         parts += [f.plain() for f in d.facts]
+        if d.xref is not None:
+            parts += xref_lines(d.xref, markdown=False)
         if d.link:
             parts.append(f"Documentation: {d.link}")
         return "\n\n".join(p for p in parts if p)
@@ -101,11 +145,13 @@ def definition_text(d: Definition, *, markdown: bool, mode: str = "full") -> str
         footer.append(f"**Defined in** {code(d.where)}")
     if d.facts:
         footer.append("**Index**: " + " · ".join(f.markdown() for f in d.facts))
+    if d.xref is not None:
+        footer += xref_lines(d.xref, markdown=True)
     if d.link:
         footer.append(f"[Documentation: {code(_link_label(d.link))}]({d.link})")
     if footer and full:
         parts.append("---\n\n" + "\n\n".join(footer))
-    elif footer and (d.facts or d.link):  # extras, for a workspace name: the other server's hover is above
+    elif footer and (d.facts or d.link or d.xref):  # extras, for a workspace name: the other server's hover is above
         parts.append("**repodoc** · " + "\n\n".join(footer))
     return "\n\n".join(p for p in parts if p)
 

@@ -213,10 +213,10 @@ class RepodocServer(LanguageServer):
 
 def create_server() -> RepodocServer:
     server = RepodocServer()
-    from repodoc_lsp.server import commands, hover, on_save, symbols
+    from repodoc_lsp.server import codelens, commands, hover, links, on_save, references, symbols
 
     _register_lifecycle(server)
-    for module in (hover, symbols, commands, on_save):
+    for module in (hover, symbols, commands, on_save, references, codelens, links):
         module.register(server)
     return server
 

@@ -14,9 +14,18 @@ from repodoc_lsp.analysis.cursor import CursorInfo, word_at
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.index import MODULE
-from repodoc_lsp.render.hover import CANDIDATES_SHOWN, Candidate, Definition, Fact, candidates_text, definition_text
+from repodoc_lsp.render.hover import (
+    CANDIDATES_SHOWN,
+    Candidate,
+    Definition,
+    Fact,
+    Xref,
+    candidates_text,
+    definition_text,
+)
 from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.roots import project_folder
+from repodoc_lsp.server.xref import xref_of
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.app import RepodocServer
@@ -107,16 +116,29 @@ def definition(ls: RepodocServer, info: CursorInfo) -> Definition:
     root = ls.root_for(info.module_path) if info.module_path else None
     where, link = "", ""
     facts: tuple[Fact, ...] = ()
+    xref = None
     if info.module_path is not None:
         if root is not None and root.contains(info.module_path):
             rel = root.rel(info.module_path)
             where = f"{rel}:{info.line}" if info.line else rel
             if rel in root.ws.facts:
                 facts, link = _index_facts(root, rel, info)
+                xref = _xref(root, rel, info)
         else:
             where = f"{info.module_path}:{info.line}" if info.line else str(info.module_path)
     return Definition(kind=info.kind, full_name=info.full_name, signatures=info.signatures,
-                      docstring=info.docstring, where=where, facts=facts, link=link)
+                      docstring=info.docstring, where=where, facts=facts, link=link, xref=xref)
+
+
+def _xref(root: Root, rel: str, info: CursorInfo) -> Xref | None:
+    """Used by and subclassed by, from the symbol graph (None before it is built)."""
+    graph = root.ws.graph_ready
+    if graph is None:
+        return None
+    if info.kind == "module":
+        return xref_of(root, graph, (rel, ""))
+    found = graph.named(rel, info.line, info.name) if info.line else None
+    return xref_of(root, graph, found.key) if found is not None else None
 
 
 def candidates(root: Root, name: str) -> list[Candidate]:

@@ -149,7 +149,10 @@ class Root:
             self.index.set_many((rel, self._entries(rel)) for rel in chunk)
         self.index.retain(set(rels))
         self.index.warm()
-        # What is alive now (facts, index) lives on: full collections of the heap skip it
+        if self.pause is not None:
+            self.pause()
+        self.ws.graph()  # the symbol graph (hover's "used by", references, code lenses)
+        # What is alive now (facts, index, graph) lives on: full collections of the heap skip it
         # (one took 0.2-0.8 s on PyTorch, and no request was answered meanwhile).
         gc.freeze()
 

@@ -63,3 +63,29 @@ def test_candidates_are_capped_and_counted() -> None:
     assert candidates_text("forward", found, markdown=True, mode="off") == ""
     assert candidates_text("forward", [], markdown=True) == ""
     assert "- method C0.forward in m0.py:0" in candidates_text("forward", found[:1], markdown=False)
+
+
+def test_used_by_and_subclassed_by_with_links_and_counts() -> None:
+    from dataclasses import replace
+
+    from repodoc_lsp.render.hover import Link, Xref
+
+    users = tuple(Link(f"pkg/u{i}.py", f"file:///ws/pkg/u{i}.py#L{i}") for i in range(5))
+    xref = Xref(used_by=12, users=users, subclasses=(Link("Circle", "file:///ws/pkg/shapes.py#L20"),),
+                subclassed_by=1)
+    text = definition_text(replace(FUNC, xref=xref), markdown=True)
+    assert ("**Used by** 12 files: [`pkg/u0.py`](file:///ws/pkg/u0.py#L0), [`pkg/u1.py`](file:///ws/pkg/u1.py#L1), "
+            "[`pkg/u2.py`](file:///ws/pkg/u2.py#L2), [`pkg/u3.py`](file:///ws/pkg/u3.py#L3), "
+            "[`pkg/u4.py`](file:///ws/pkg/u4.py#L4) and 7 more\n\n"
+            "**Subclassed by** [`Circle`](file:///ws/pkg/shapes.py#L20)\n\n[Documentation") in text
+    plain = definition_text(replace(FUNC, xref=xref), markdown=False)
+    assert "Used by 12 files: pkg/u0.py, pkg/u1.py, pkg/u2.py, pkg/u3.py, pkg/u4.py and 7 more" in plain
+    assert "Subclassed by Circle" in plain and "](" not in plain
+    # a file name with backticks stays one code span; nothing used: said once, no subclass line
+    odd = Xref(used_by=1, users=(Link("a`b.py", "file:///ws/a%60b.py#L1"),))
+    text = definition_text(replace(FUNC, xref=odd), markdown=True, mode="extras")
+    assert "**Used by** 1 file: [``a`b.py``](file:///ws/a%60b.py#L1)" in text and text.startswith("**repodoc**")
+    none = definition_text(replace(FUNC, xref=Xref(used_by=0)), markdown=True)
+    assert "**Used by** no other workspace file" in none and "Subclassed" not in none
+    library = Definition(kind="function", full_name="os.path.join", xref=Xref(used_by=0))
+    assert "Used by" in definition_text(library, markdown=True, mode="extras")
