@@ -100,7 +100,8 @@ def test_missing_server_command(tmp_path: Path, editor_workspace: Path, version:
     assert proc.returncode == 0 and not report.get("errors"), (report, proc.stderr[-2000:])
     messages = [n["msg"] for n in report["notifications"]]
     # one short message for two files, naming the command and where the fix is
-    assert messages == ["RepoDoc: server command '/nonexistent/bin/repodoc' not found: see :help repodoc-install"]
+    assert messages[0].startswith("RepoDoc: unknown setting 'outputdir' (known: outputDir, include,")
+    assert messages[1:] == ["RepoDoc: server command '/nonexistent/bin/repodoc' not found: see :help repodoc-install"]
     assert report["clients"] == 0
     assert "python3 -m venv" in report["health"] and "pip install /path/to/repodoc-lsp" in report["health"]
     assert "pip install repodoc-lsp" not in report["health"]

@@ -1,4 +1,5 @@
--- The server command is missing: opening two Python files gives one clear message and starts nothing.
+-- The server command is missing: opening two Python files gives one clear message and starts nothing;
+-- an unknown setting is reported by setup().
 -- Writes a JSON report to OUT_JSON.
 local OUT = assert(os.getenv("OUT_JSON"))
 local ROOT = assert(os.getenv("WORKSPACE"))
@@ -11,7 +12,9 @@ local ok, err = pcall(function()
     return notify(msg, level)
   end
   local repodoc = require("repodoc")
-  repodoc.setup({ cmd = { "/nonexistent/bin/repodoc", "serve" }, _force_api = FORCE ~= "" and FORCE or nil })
+  -- a misspelt setting is reported by setup()
+  repodoc.setup({ cmd = { "/nonexistent/bin/repodoc", "serve" }, settings = { outputdir = "site" },
+                  _force_api = FORCE ~= "" and FORCE or nil })
   report.api = repodoc.api
   vim.cmd("filetype on")
   vim.cmd("edit " .. vim.fn.fnameescape(ROOT .. "/pkg/use.py"))
