@@ -29,6 +29,7 @@ from repodoc_lsp.server.state import Root
 log = logging.getLogger(__name__)
 MAX_OUTSIDE_CURSORS = 8  # jedi states kept for folders of files outside every root (hover only)
 SYMBOLS_WAIT_SECONDS = 2.0  # workspace/symbol waits this long in all for a root's first index
+SETTINGS_QUIET_SECONDS = 0.3  # a burst of settings changes is applied once, after this much quiet
 
 
 class RepodocServer(LanguageServer):
@@ -44,6 +45,25 @@ class RepodocServer(LanguageServer):
         self.background: set[asyncio.Task] = set()
         self.stopping = False
         self.save_queue: Any = None  # on_save.SaveQueue
+        self._settings_timer: asyncio.TimerHandle | None = None
+        self._settings_lock: asyncio.Lock | None = None  # one pull of the settings at a time
+
+    def settings_changed(self) -> None:
+        """The editor's settings changed: pull them (and rescan the roots they change) once the
+        burst is over, not once per change (20 rescans piled up: RSS 148 -> 409 MB)."""
+        if self._settings_timer is not None:
+            self._settings_timer.cancel()
+        self._settings_timer = asyncio.get_running_loop().call_later(
+            SETTINGS_QUIET_SECONDS, lambda: self.spawn(self._apply_settings()))
+
+    async def _apply_settings(self) -> None:
+        self._settings_timer = None
+        if self.stopping:
+            return
+        if self._settings_lock is None:
+            self._settings_lock = asyncio.Lock()
+        async with self._settings_lock:
+            await pull_configuration(self, rebuild=True)
 
     # -- roots ----------------------------------------------------------------------
     def root_for(self, path: Path | None) -> Root | None:
@@ -249,7 +269,7 @@ def _register_lifecycle(server: RepodocServer) -> None:
         pushed = unwrap(params.settings) if isinstance(params.settings, dict) else {}
         if pushed:
             ls.init_options = {**ls.init_options, **pushed}
-        await pull_configuration(ls, rebuild=True)
+        ls.settings_changed()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: RepodocServer, params: types.DidChangeWorkspaceFoldersParams) -> None:

@@ -93,10 +93,15 @@ class Root:
                 self.index.set_many(batch)
                 batch.clear()
 
-        self.ws.scan(progress=progress, on_facts=on_facts)
+        if not self.ws.scan(progress=progress, on_facts=on_facts, cancel=self):
+            return  # closed meanwhile (settings changed, folder removed): a new root takes over
         self.index.set_many(batch)
         self._reindex_all()
         self.ready.set()
+
+    def is_set(self) -> bool:
+        """The cancel token of this root's scans: set once it is closed."""
+        return self.closed
 
     # -- the regeneration process ----------------------------------------------------------
     def _start_regen_process(self) -> None:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcInvalidParams
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.index import MODULE, Entry, entries_of
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from repodoc_lsp.server.app import RepodocServer
+
+MAX_QUERY = 256  # characters of a workspace/symbol query
 
 
 def entry_range(entry: Entry) -> types.Range:
@@ -29,6 +32,9 @@ def register(server: RepodocServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: RepodocServer, params: types.WorkspaceSymbolParams
                                ) -> list[types.SymbolInformation]:
+        if len(params.query) > MAX_QUERY:  # a megabyte took the index 20 s, every request waiting
+            raise JsonRpcInvalidParams(f"workspace/symbol: the query is {len(params.query):,} characters long; "
+                                       f"at most {MAX_QUERY} are searched")
         await ls.until_indexed()  # a first query right after start answers from the first index
         results: list[types.SymbolInformation] = []
         with ls.requests:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pytest
 from lsp_helpers import SAMPLE, build, start, symbols, wait_for
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 MORE = {
@@ -56,3 +59,15 @@ async def test_document_symbols_outline(client: LanguageClient, tmp_path: Path) 
         text_document=types.TextDocumentIdentifier(uri=(root / "pkg/shapes.py").as_uri())))
     outline = [(s.name, [c.name for c in s.children or []]) for s in result]
     assert outline == [("Shape", ["__init__", "area"]), ("Circle", ["area"]), ("make_shape", []), ("path_of", [])]
+
+
+async def test_a_query_too_long_is_a_clear_error(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", {**SAMPLE, **MORE})
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "Shape"))
+    with pytest.raises(JsonRpcException) as caught:
+        await asyncio.wait_for(symbols(client, "ab" * 500_000), 10)  # a megabyte
+    assert caught.value.code == -32602  # InvalidParams
+    assert "the query is 1,000,000 characters long; at most 256 are searched" in str(caught.value)
+    assert await symbols(client, "x" * 256) == []  # at the limit: searched
+    assert (await symbols(client, "FullyShardedDataParallel"))[0].name == "FullyShardedDataParallel"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from lsp_helpers import SAMPLE, build, start, symbols, wait_for
@@ -91,3 +92,25 @@ async def test_client_only_keys_are_not_reported(client: LanguageClient, tmp_pat
         settings={"repodoc": {**vscode_section, "cacheDir": str(tmp_path / "c")}}))
     assert (await symbols(client, "Shape"))[0].name == "Shape"
     assert client.messages == []
+
+
+async def test_a_burst_of_settings_changes_is_one_rescan(client: LanguageClient, tmp_path: Path) -> None:
+    many = "".join(f"def func_{i}():\n    pass\n" for i in range(50))
+    root = build(tmp_path / "ws", {**SAMPLE, "many.py": many})
+    await start(client, root, options={"cacheDir": str(tmp_path / "c")})
+    await wait_for(lambda: symbols(client, "Shape"))
+
+    def indexings() -> list[str]:
+        return [t for t in client.progress_reports if "indexing" in str(t)]
+
+    await wait_for(lambda: len(indexings()) == 1)
+    for i in range(20):  # a person dragging a slider, a settings sync
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"repodoc": {"cacheDir": str(tmp_path / "c"), "maxWorkspaceSymbols": 40 - i}}))
+        await asyncio.sleep(0.02)
+    await wait_for(lambda: len(indexings()) == 2)
+    await wait_for(lambda: len(client.progress_reports[indexings()[1]]) > 1
+                   and isinstance(client.progress_reports[indexings()[1]][-1], types.WorkDoneProgressEnd))
+    assert len(await symbols(client, "func_")) == 21  # the last one applies
+    await asyncio.sleep(1.0)
+    assert len(indexings()) == 2  # one rescan for the burst
