@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from repodoc_lsp.render.markdown import code, fence, inline
+from repodoc_lsp.render.markdown import code, fence, first_line, inline
 
 _ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]+)`")
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
@@ -51,6 +51,11 @@ def roles_as_literals(text: str) -> str:
     """reST roles (`:class:`~a.B``, `:func:`f``, `:math:`x``) as literals (``` ``a.B`` ```: the whole
     target, which says more on a page than Sphinx's short form)."""
     return _ROLE.sub(_role_text, text) if ":`" in text else text
+
+
+def summary_line(doc: str | None) -> str:
+    """A docstring's first non-blank line, its roles as literals (for one-line summaries)."""
+    return roles_as_literals(first_line(doc))
 
 
 def clean(doc: str) -> str:

@@ -27,7 +27,7 @@ from repodoc_lsp.analysis.model import (
 )
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.render import markdown as md
-from repodoc_lsp.render.docstrings import docstring_markdown
+from repodoc_lsp.render.docstrings import docstring_markdown, summary_line
 from repodoc_lsp.render.environment import load, make_environment
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 
@@ -165,7 +165,7 @@ class Renderer:
     def __init__(self, templates: str | Path | None = None) -> None:
         self.env = make_environment(templates)
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
-                                docmd=docstring_markdown, firstline=md.first_line,
+                                docmd=docstring_markdown, firstline=summary_line,
                                 inline=md.inline, fragment=md.fragment)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._templates = load(self.env, ("file_kw", "file_docs", "folder_index", "folder_doc"))
@@ -296,7 +296,7 @@ class Renderer:
         files = []
         for rel, _digest in inputs["files"]:
             facts = facts_of[rel]
-            summary = md.first_line(facts.module_doc)
+            summary = summary_line(facts.module_doc)
             if not summary and facts.language is Language.MARKDOWN and facts.symbols:
                 summary = facts.symbols[0].name
             files.append((posixpath.basename(rel), self._link(page, docs_page(rel)),
@@ -326,7 +326,7 @@ class Renderer:
         main_classes, main_functions = [], []
         for rel in files:
             for s in facts_of[rel].symbols:
-                entry = (s.name, rel, self._link(page, docs_page(rel), s.anchor), md.first_line(s.docstring))
+                entry = (s.name, rel, self._link(page, docs_page(rel), s.anchor), summary_line(s.docstring))
                 if s.kind is SymbolKind.CLASS and not s.container:
                     main_classes.append(entry)
                 elif s.kind is SymbolKind.FUNCTION and not s.container:

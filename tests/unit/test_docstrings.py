@@ -89,3 +89,11 @@ def test_text_a_parser_cannot_place_is_kept() -> None:
     out = docstring_markdown(doc)
     assert "get_metadata_fn" in out and "captures the minimum" in out
     assert not contained_errors(out)
+
+
+def test_summary_line_renders_roles() -> None:
+    from repodoc_lsp.render.docstrings import summary_line
+    from repodoc_lsp.render.markdown import inline
+
+    assert inline(summary_line("\n  Wraps :class:`~torch.nn.Module` <b>.\n\nMore.")) == \
+        "Wraps ``torch.nn.Module`` &lt;b&gt;."
