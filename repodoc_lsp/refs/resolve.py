@@ -26,6 +26,7 @@ from repodoc_lsp.workspace import Workspace
 
 _BUILTINS = frozenset(dir(builtins))
 _CLASS, _FUNCTION, _METHOD = SymbolKind.CLASS.value, SymbolKind.FUNCTION.value, SymbolKind.METHOD.value
+_LOOSE_ROLES = frozenset({"attr", "attribute", "data", "const", "obj"})
 _NO_MEMBERS = frozenset({"object", "Generic", "Protocol", "ABC"})  # bases that add no members worth naming
 _DYNAMIC = re.compile(r"import \*|^def __getattr__|globals\(\)", re.MULTILINE)
 
@@ -37,6 +38,36 @@ class Verdict:
     message: str
     suggestion: str = ""
     about: str = ""  # the workspace file the name was looked up in (for --since)
+
+
+_BINDER = re.compile(r"\b(?:as|global|nonlocal|def|class|for)\s+(?:\w+\s*,\s*)*$")
+_AFTER_ASSIGN = re.compile(r"\s*(?::[^=\n]*)?=(?!=)")
+_AFTER_ANNOTATION = re.compile(r"\s*:\s*\S")
+_KEY = re.compile(r"""["']\s*[,:)\]]""")
+
+
+def binds(text: str, word: str) -> bool:
+    """True when `text` binds `word` somewhere (see `Resolver._mentions`): each occurrence is
+    judged by the line around it."""
+    at = text.find(word)
+    n = len(word)
+    while at >= 0:
+        end = at + n
+        if (at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_")) and \
+                (end == len(text) or not (text[end].isalnum() or text[end] == "_")):
+            start = text.rfind("\n", 0, at) + 1
+            before = text[start:at]
+            if _BINDER.search(before):
+                return True
+            if before.endswith(("'", '"')) and _KEY.match(text, end):
+                return True
+            plain = not before or not (before[-1].isalnum() or before[-1] in "_.") or before.endswith(("self.", "cls."))
+            if plain and _AFTER_ASSIGN.match(text, end):
+                return True
+            if not before.strip() and _AFTER_ANNOTATION.match(text, end):
+                return True
+        at = text.find(word, at + 1)
+    return False
 
 
 @lru_cache(maxsize=4096)
@@ -56,7 +87,9 @@ class Resolver:
         self.top_level = ws.relations.top_level
         self._texts: dict[str, str] = {}
         self._anchors: dict[str, set[str]] = {}
-        self._bound: dict[str, bool] = {}
+        self._bound: dict[tuple[str, str], bool] = {}
+        self._dynamic_files: dict[str, bool] = {}
+        self._imports: frozenset[str] | None = None
         self._names_by_len: dict[int, list[str]] | None = None
 
     # -- names -----------------------------------------------------------------------------
@@ -76,11 +109,17 @@ class Resolver:
             return self._missing_module(target)
         entries = [e for e in self.index.lookup(parts[0]) if e.kind != SymbolKind.HEADING.value]
         if entries:
-            return self._member(entries, parts[1:], target) if len(parts) > 1 else None
+            if len(parts) == 1 or len(parts[0]) < 2 or not parts[0][0].isupper() \
+                    or (place.endswith(".py") and self._mentions(place, parts[0])):
+                return None  # `F.pad` after `import torch.nn.functional as F`, `tl.x`: not the index's class
+            return self._member(entries, parts[1:], target)
+        if len(parts) == 1 and ref.role.split(":")[-1] in _LOOSE_ROLES:
+            return None  # `:attr:`dim``: a parameter or an instance attribute, which the index does not hold
         # unknown anywhere: code-looking text (``FDCapture``, `self.x`) may name anything; a role
         # or directive says it is code: judged unless it is importable or bound somewhere
-        if not ref.explicit or external(parts[0]) or self._bound_anywhere(parts[0]):
-            return None
+        if not ref.explicit or external(parts[0]) or (len(parts) > 1 and not parts[0][:1].isupper()) \
+                or parts[0] in self._imported() or self._bound_near(parts[0], place):
+            return None  # (a lower-case dotted head is a module: of another Python version, say)
         near = self._same_place(parts[0], place, 0.5) or self._closest(parts[0], 0.6)
         suggestion = ".".join([near, *parts[1:]]) if near else ""
         what = f"`{target}`" if len(parts) == 1 else f"`{target}`: `{parts[0]}`"
@@ -124,7 +163,7 @@ class Resolver:
             files: set[str] = set()
             names = self._members(cls, methods, files, depth=0)
             if names is None or member in names or any(self._mentions(rel, member) for rel in files) \
-                    or self._bound_anywhere(member):  # set from outside (`environment.extend(x=...)`)
+                    or self._bound_near(member, cls.rel):  # set from outside (`env.extend(x=...)`)
                 return None
         near = difflib.get_close_matches(member, methods, n=1, cutoff=0.5)
         at = target.rfind(member)
@@ -165,31 +204,46 @@ class Resolver:
                                ".".join([near[0], *parts[i:]]))
         return Verdict(f"`{target}`: no such module in the workspace")
 
-    def _mentions(self, rel: str, word: str, dynamic: bool = True) -> bool:
-        """True when the file binds `word` other than by a def or class the index knows: an
-        assignment (`word =`, `self.word =`, `word: int`), `as word`, `global word`; or defines
-        names dynamically (a star import, a module `__getattr__`, `globals()`). Assignments and
-        attributes are not in the index, so such a name is taken as defined (precision first)."""
+    def _text(self, rel: str) -> str:
         text = self._texts.get(rel)
         if text is None:
             text = self._texts[rel] = self.ws.read_text(rel) or ""
-        if dynamic and _DYNAMIC.search(text):
-            return True
-        if word not in text:
-            return False
-        w = re.escape(word)
-        binds = re.compile(rf"(?:^|[\s,(*])(?:self\.|cls\.)?{w}\s*(?::[^=\n]*)?=(?!=)|^\s*{w}\s*:\s*\S"
-                           rf"|\bas\s+{w}\b|\b(?:global|nonlocal|def|class)\s+{w}\b|[\"']{w}[\"']\s*[,:)\]]"
-                           rf"|\bfor\s+(?:\w+\s*,\s*)*{w}\b", re.MULTILINE)
-        return bool(binds.search(text))
+        return text
 
-    def _bound_anywhere(self, word: str) -> bool:
-        """True when some Python file of the workspace binds `word` (see `_mentions`)."""
-        found = self._bound.get(word)
+    def _mentions(self, rel: str, word: str, dynamic: bool = True) -> bool:
+        """True when the file binds `word` other than by a def or class the index knows (an
+        assignment or keyword `word =`, `self.word =`, `word: int`, `as word`, `global word`,
+        `for word in`, a string key `"word":`) or (dynamic=True) makes names dynamically (a star
+        import, a module `__getattr__`, `globals()`). Assignments and attributes are not in the
+        index, so such a name is taken as defined (precision first). Each occurrence of the word
+        is judged by its line around it: no pattern runs over whole files."""
+        key = (rel, word)
+        found = self._bound.get(key)
         if found is None:
-            found = self._bound[word] = any(self._mentions(rel, word, dynamic=False) for rel in self.ws.facts
-                                            if rel.endswith((".py", ".pyi")))
+            text = self._text(rel)
+            found = self._bound[key] = binds(text, word)
+        return found or (dynamic and self._dynamic(rel))
+
+    def _dynamic(self, rel: str) -> bool:
+        found = self._dynamic_files.get(rel)
+        if found is None:
+            found = self._dynamic_files[rel] = bool(_DYNAMIC.search(self._text(rel)))
         return found
+
+    def _imported(self) -> frozenset[str]:
+        """Every name some workspace file imports (`from ._utils import UNSET`): defined somewhere."""
+        if self._imports is None:
+            names = {n for imps in self.ws.facts.imports().values() for i in imps for n in i.names}
+            self._imports = frozenset(names)
+        return self._imports
+
+    def _bound_near(self, word: str, place: str) -> bool:
+        """True when a Python file of `place`'s folder (a doc or a file outside packages: every
+        Python file of the workspace) binds `word`."""
+        folder = posixpath.dirname(place) if place.endswith(".py") else None
+        rels = [r for r in self.ws.facts if r.endswith((".py", ".pyi"))
+                and (folder is None or posixpath.dirname(r) == folder)]
+        return any(self._mentions(r, word, dynamic=False) for r in rels)
 
     def _same_place(self, name: str, place: str, cutoff: float) -> str:
         """A near name defined in the file the reference is written in (a docstring's module)."""
@@ -241,6 +295,8 @@ class Resolver:
         here = posixpath.normpath(posixpath.join(posixpath.dirname(place), text))
         if (self.ws.root / text).exists() or (self.ws.root / here).exists():
             return None
+        if not (self.ws.root / text).parent.is_dir():
+            return None  # a folder the workspace does not have (`torch/csrc/...` of a wheel): another tree
         return Verdict(f"`{ref.text}` does not exist in the workspace", self._near_path(ref.text, text))
 
     def _near_path(self, written: str, target: str) -> str:
