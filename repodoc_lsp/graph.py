@@ -96,13 +96,16 @@ class _View:
                         facts.all_names, tuple(sorted(self.bases.items())))
 
     def within(self, line: int) -> str:
-        """The innermost definition around `line` ("" at module level)."""
-        found = ""
+        """The innermost definition around `line` ("" at module level): the last one starting
+        at or before it that still holds it (spans nest)."""
         at = bisect.bisect_right(self.spans, (line, float("inf"), ""))
-        for start, end, qual in self.spans[:at]:
-            if start <= line <= end and len(qual) >= len(found):
-                found = qual
-        return found
+        for start, end, qual in reversed(self.spans[max(0, at - 64) : at]):
+            if start <= line <= end:
+                return qual
+        for start, end, qual in reversed(self.spans[: max(0, at - 64)]):  # a long run of siblings
+            if start <= line <= end:
+                return qual
+        return ""
 
 
 def _base_name(text: str) -> str:
@@ -160,9 +163,9 @@ class Graph:
             return None
         return next((d for d in view.defs.values() if d.line == line and d.qualname and d.name == name), None)
 
-    def users(self, key: Key) -> dict[str, tuple[int, ...]]:
-        """Files other than its own that name the definition, with the lines."""
-        return {rel: lines for rel, lines in self._users.get(key, {}).items() if rel != key[0]}
+    def users(self, key: Key, own: bool = False) -> dict[str, tuple[int, ...]]:
+        """Files other than its own (`own`: and its own) that name the definition, with the lines."""
+        return {rel: lines for rel, lines in self._users.get(key, {}).items() if own or rel != key[0]}
 
     def uses(self, key: Key) -> list[Use]:
         """Every place the definition is named, its own file included, in file and line order."""

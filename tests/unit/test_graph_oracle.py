@@ -217,3 +217,39 @@ def test_used_by_and_subclassed_by_match_an_independent_resolution(tmp_path: Pat
     assert _score(found_uses, oracle_uses) == (1.0, 1.0), (found_uses - oracle_uses, oracle_uses - found_uses)
     assert _score(found_subclasses, oracle_subclasses) == (1.0, 1.0), (
         found_subclasses - oracle_subclasses, oracle_subclasses - found_subclasses)
+
+
+def _answers(ws: Workspace) -> dict:
+    graph = ws.graph()
+    found = {}
+    for rel in sorted(ws.facts):
+        for d in graph.definitions(rel):
+            found[d.key] = (graph.users(d.key), graph.subclasses(d.key), graph.bases(d.key))
+    return found
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_saves_update_the_graph_as_a_fresh_build_would(tmp_path: Path, seed: int) -> None:
+    """Files rewritten one at a time (other seeds' versions: re-exports, bases and uses change),
+    one removed and one added: after each step the graph equals one built afresh."""
+    rng = random.Random(seed)
+    modules = generate(tmp_path / "ws", seed)
+    ws = Workspace(tmp_path / "ws", Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    ws.graph()
+    for i in range(3):  # other versions of every file
+        generate(tmp_path / f"v{i}", seed * 100 + i)
+    rels = sorted(modules.values())
+    for step in range(8):
+        version = rng.randrange(3)
+        rel = rng.choice(rels)
+        if step == 5:
+            (ws.root / rel).unlink()
+        else:
+            (ws.root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (ws.root / rel).write_bytes((tmp_path / f"v{version}" / rel).read_bytes())
+        change = ws.update_file(rel)
+        assert change.files <= {rel}
+        fresh = Workspace(ws.root, Settings(), use_cache=False)
+        fresh.scan(jobs=1)
+        assert _answers(ws) == _answers(fresh), f"step {step}: {rel}"
