@@ -120,3 +120,13 @@ def test_a_page_that_cannot_be_rendered_is_an_error_of_that_page(ws: Workspace, 
     assert "no_such_value" in summary.errors[0].reason
     assert (ws.out / "pkg/b.py_kw.md").read_bytes() == before  # the previous page stays
     assert "pkg/b.py_docs.md" in summary.written  # the rest is written
+
+
+def test_keys_follow_the_renderer(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A different renderer (code or built-in templates) re-keys every page, same version or not."""
+    from repodoc_lsp import generate as pipeline
+
+    before = {p.path: p.key for p in pipeline.plan_pages(ws, ws.site())}
+    monkeypatch.setattr(pipeline, "render_stamp", lambda: "another renderer")
+    after = {p.path: p.key for p in pipeline.plan_pages(ws, ws.site())}
+    assert before.keys() == after.keys() and all(before[p] != after[p] for p in before)
