@@ -226,7 +226,7 @@ def _section(section: object) -> str:
 def _admonition(title: str, kind: str, description: str) -> str:
     """`Note:` (kind `note`, title `Note`) as **Note**; `name: text` (kind `name`) as **name**: text."""
     slug = re.sub(r"\W+", "-", title.lower()).strip("-")
-    if not title or slug == kind:
+    if not title or slug.rstrip("s") == kind.rstrip("s"):  # `Notes` (NumPy) is of kind `note`
         head = f"**{inline(title or kind.capitalize() or 'Note')}**"
     else:
         head = f"**{inline(kind.replace('-', ' ').capitalize() if '-' in kind else kind)}**: {inline(title)}"

@@ -97,3 +97,11 @@ def test_summary_line_renders_roles() -> None:
 
     assert inline(summary_line("\n  Wraps :class:`~torch.nn.Module` <b>.\n\nMore.")) == \
         "Wraps ``torch.nn.Module`` &lt;b&gt;."
+
+
+def test_numpy_notes_warnings_and_google_deprecated() -> None:
+    out = docstring_markdown("F.\n\nParameters\n----------\nx : int, optional\n    The x.\n\nNotes\n-----\nA note.\n\n"
+                             "Warnings\n--------\nCareful.\n")
+    assert "**Notes**\n\nA note." in out and "**Warnings**\n\nCareful." in out and "- `x` (`int`): The x." in out
+    out = docstring_markdown("F.\n\nDeprecated:\n    1.0: Use g instead.\n")
+    assert "**Deprecated**" in out and "1.0: Use g instead." in out
