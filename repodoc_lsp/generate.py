@@ -20,7 +20,7 @@ from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.pages import GATHER, Page
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.stamp import render_stamp
-from repodoc_lsp.workspace import NO_CHANGE, CancelToken, Change, ProgressFn, Workspace, default_jobs
+from repodoc_lsp.workspace import CancelToken, Change, ProgressFn, Workspace, default_jobs
 from repodoc_lsp.writer import LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
 
 __all__ = ["OutputError", "Page", "Summary", "generate", "plan_pages", "write_pages"]
@@ -219,11 +219,7 @@ def regenerate(ws: Workspace, rels: Iterable[str], writer: Writer, renderer: Ren
     `pause` is called between files and between pages."""
     started = time.perf_counter()
     summary = Summary(root=str(ws.root), out=str(ws.out))
-    change = NO_CHANGE
-    for rel in rels:
-        if pause is not None:
-            pause()
-        change |= ws.update_file(rel, (data or {}).get(rel))
+    change = ws.update_files(rels, data, pause)  # one batch: relations rebuilt once
     site = ws.site()
     pages = plan_pages(ws, site, change)
     with writer.hold(pause=pause):  # one writer of the folder at a time; its manifest afresh

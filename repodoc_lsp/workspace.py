@@ -214,6 +214,7 @@ class Workspace:
         self.read_skipped: dict[str, str] = {}
         self.relations = Relations({})
         self._graph: Graph | None = None
+        self._batch = False  # update_files: the whole-workspace rebuilds wait for the batch's end
         self.analysed = 0  # files analysed (not from the cache) by the last scan
         self.cached = 0
 
@@ -338,6 +339,26 @@ class Workspace:
             return None
         return path.resolve().relative_to(self.root).as_posix()
 
+    def update_files(self, rels: Iterable[str], data: dict[str, bytes] | None = None,
+                     pause: Callable[[], None] | None = None) -> Change:
+        """`update_file` of each of `rels` (`pause` between files), as one batch: module names,
+        folders and the symbol graph are rebuilt once at its end (a checkout of 1,500 new files
+        rebuilt them 1,500 times)."""
+        change = NO_CHANGE
+        self._batch = True
+        try:
+            for rel in rels:
+                if pause is not None:
+                    pause()
+                change |= self.update_file(rel, (data or {}).get(rel))
+        finally:
+            self._batch = False
+            if change.structural:
+                self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
+                self.relations = Relations(self.facts.imports())
+                self._rebuild_graph()
+        return change
+
     def update_file(self, rel: str, data: bytes | None = None) -> Change:
         """Re-analyse one file (from `data`, else from disk; gone from disk: removed).
 
@@ -377,6 +398,8 @@ class Workspace:
         self.read_skipped.pop(rel, None)
         if is_new:
             self.folders.update(_ancestors(rel))
+            if self._batch:
+                return Change(frozenset([rel]), structural=True)
             self.relations = Relations(self.facts.imports())
             return Change(frozenset([rel]), structural=True, xref=self._rebuild_graph())
         related = frozenset(self.relations.update(rel, result.facts.imports))
@@ -387,6 +410,8 @@ class Workspace:
         if rel not in self.facts:
             return NO_CHANGE
         del self.facts[rel], self.digests[rel], self.sizes[rel]
+        if self._batch:
+            return Change(frozenset([rel]), structural=True)
         self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
         self.relations = Relations(self.facts.imports())
         return Change(frozenset([rel]), structural=True, xref=self._rebuild_graph())

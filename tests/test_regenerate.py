@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,43 @@ def test_keys_follow_the_renderer(ws: Workspace, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(pipeline, "render_stamp", lambda: "another renderer")
     after = {p.path: p.key for p in pipeline.plan_pages(ws, ws.site())}
     assert before.keys() == after.keys() and all(before[p] != after[p] for p in before)
+
+
+def test_a_burst_of_created_and_deleted_files_is_one_batch_equal_to_a_fresh_tree(
+        ws: Workspace, tmp_path: Path) -> None:
+    """A checkout: files appear (importing each other and old files) and vanish in one batch; the
+    relations are rebuilt once at its end, and the tree equals a fresh generation of the result."""
+    new = []
+    for i in range(60):
+        rel = f"pkg{i % 3}/n{i}.py"
+        (ws.root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws.root / rel).write_text(f"from pkg{(i + 1) % 3}.n{(i + 1) % 60} import f{(i + 1) % 60}\n"
+                                   f"from pkg.b import f\n\n\ndef f{i}():\n    pass\n")
+        new.append(rel)
+    (ws.root / "other/c.py").unlink()
+    rebuilt = []
+    relations_class = type(ws.relations)
+
+    class Counting(relations_class):  # type: ignore[misc,valid-type]
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            rebuilt.append(1)
+            super().__init__(*args, **kwargs)
+
+    import repodoc_lsp.workspace as workspace_module
+
+    original, workspace_module.Relations = workspace_module.Relations, Counting  # count, not replace
+    try:
+        regenerate(ws, [*new, "other/c.py"], Writer(ws.out), Renderer())
+    finally:
+        workspace_module.Relations = original
+    assert len(rebuilt) == 1
+    batch = tmp_path / "batch"
+    shutil.move(ws.out, batch)
+    generate(ws.root, Workspace(ws.root, ws.settings))  # fresh, into the same folder
+
+    def tree(out: Path) -> dict[str, str]:
+        return {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*.md")}
+
+    assert tree(batch) == tree(ws.out)
+    assert "other/c.py_docs.md" not in tree(batch)
+    assert "[`n1.py`]" in (batch / "pkg1/index.md").read_text()

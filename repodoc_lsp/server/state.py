@@ -211,10 +211,7 @@ class Root:
             if self.regen_process is not None:
                 self._replica_behind.update(inputs)
         else:  # pages written elsewhere, or none asked: the workspace and index follow the files
-            for rel in inputs:
-                if self.pause is not None:
-                    self.pause()
-                self.ws.update_file(rel)  # after the process: facts from the cache it filled
+            self.ws.update_files(inputs, pause=self.pause)  # after the process: facts from the cache it filled
         for rel in inputs:
             if rel in self.ws.facts:
                 self.index.set_file(rel, self._entries(rel))
