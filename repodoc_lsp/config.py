@@ -49,6 +49,7 @@ class Settings:
     python_path: str = ""
     hover: str = "full"
     max_workspace_files: int = 100_000
+    refs_ignore: tuple[str, ...] = ()
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
@@ -105,6 +106,8 @@ FIELDS: tuple[Field, ...] = (
     Field("hover", str, "language server: full (signature, docstring, repodoc's facts), extras (only what "
           "repodoc adds, beside another Python language server) or off", choices=("full", "extras", "off")),
     Field("max_workspace_files", int, "files beyond this many in a workspace are left out, with a message", 1),
+    Field("refs_ignore", tuple, "gitignore-style patterns of files whose stale references are not reported "
+          "(`repodoc check` and the language server's diagnostics; `**`: none)"),
 )
 _BY_KEY: dict[str, Field] = {}
 for _f in FIELDS:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+
+import pathspec
 
 from repodoc_lsp import MARKER
 from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.config import Settings
 from repodoc_lsp.index import SymbolIndex, entries_of
 from repodoc_lsp.refs.extract import HISTORY, Ref, markdown_refs, rest_refs
 from repodoc_lsp.refs.resolve import Resolver, Verdict
@@ -39,6 +43,12 @@ class Report:
     stale: list[Stale]
     files: int = 0  # files whose references were checked
     references: int = 0
+
+
+def ignored(settings: Settings) -> Callable[[str], bool]:
+    """Whether a file's references are left alone (the `refs-ignore` patterns)."""
+    spec = pathspec.GitIgnoreSpec.from_lines(settings.refs_ignore) if settings.refs_ignore else None
+    return (lambda rel: False) if spec is None else spec.match_file
 
 
 def is_doc(rel: str) -> bool:
@@ -92,23 +102,21 @@ def check_workspace(ws: Workspace, index: SymbolIndex | None = None, only: Itera
     index = index or build_index(ws)
     resolver = Resolver(ws, index)
     touched = set(only) if only is not None else None
+    skip = ignored(ws.settings)
     report = Report([])
     for rel in sorted({*ws.facts, *docs_in_output(ws)}):
+        if skip(rel):
+            continue
         if rel.endswith(".py") and rel in ws.facts:
             facts = ws.facts.one(rel)
             if facts is None:
                 continue
-            placed = docstring_refs(facts)
-            stale = [(at, r, v) for at, r in placed if (v := resolver.check(r, rel)) is not None]
-            found = _locate_in_source(ws, rel, stale)
-            count = len(placed)
+            found, count = check_docstrings(resolver, rel, facts, functools.partial(_source, ws, rel))
         elif is_doc(rel):
             text = ws.read_text(rel)
             if text is None or text.startswith(MARKER):  # a generated page
                 continue
-            refs = doc_refs(rel, text)
-            found = [_stale(rel, r.line, r.col, r, v) for r in refs if (v := resolver.check(r, rel)) is not None]
-            count = len(refs)
+            found, count = check_doc(resolver, rel, text)
         else:
             continue
         report.files += 1
@@ -119,16 +127,32 @@ def check_workspace(ws: Workspace, index: SymbolIndex | None = None, only: Itera
     return report
 
 
+def check_doc(resolver: Resolver, rel: str, text: str) -> tuple[list[Stale], int]:
+    """A Markdown, reST or text file's stale references, and how many references it has."""
+    refs = doc_refs(rel, text)
+    return [_stale(rel, r.line, r.col, r, v) for r in refs if (v := resolver.check(r, rel)) is not None], len(refs)
+
+
+def check_docstrings(resolver: Resolver, rel: str, facts: FileFacts,
+                     text: Callable[[], str]) -> tuple[list[Stale], int]:
+    """A Python file's stale docstring references (`text`: its source, read only when one is stale)."""
+    placed = docstring_refs(facts)
+    stale = [(at, r, v) for at, r in placed if (v := resolver.check(r, rel)) is not None]
+    return (_locate_in_source(text(), rel, stale) if stale else []), len(placed)
+
+
+def _source(ws: Workspace, rel: str) -> str:
+    return ws.read_text(rel) or ""
+
+
 def _stale(rel: str, line: int, col: int, ref: Ref, v: Verdict) -> Stale:
     return Stale(rel, line, col, ref.text, v.message, v.suggestion, v.about)
 
 
-def _locate_in_source(ws: Workspace, rel: str, stale: list[tuple[int, Ref, Verdict]]) -> list[Stale]:
+def _locate_in_source(source: str, rel: str, stale: list[tuple[int, Ref, Verdict]]) -> list[Stale]:
     """Docstring references -> positions in the file: the reference's text searched from its
     definition's line (docstrings are stored cleaned, so their own columns are not the file's)."""
-    if not stale:
-        return []
-    lines = (ws.read_text(rel) or "").split("\n")
+    lines = source.split("\n")
     out = []
     for at, ref, verdict in stale:
         start = at + ref.line - 2  # 0-based: the docstring's line `ref.line` is there or below
@@ -139,5 +163,4 @@ def _locate_in_source(ws: Workspace, rel: str, stale: list[tuple[int, Ref, Verdi
                 line, col = i + 1, found
                 break
         out.append(_stale(rel, line, col, ref, verdict))
-    return out
-
+    return list(dict.fromkeys(out))

@@ -70,6 +70,14 @@ def binds(text: str, word: str) -> bool:
     return False
 
 
+def _only_one_like(name: str, defined: dict[str, Entry]) -> list[str]:
+    """A renamed definition found at the same place: the module's only class (for a CamelCase
+    name) or only function (for a lower-case one), when no name is near enough."""
+    kind = _CLASS if name[:1].isupper() else _FUNCTION
+    same = [n for n, e in defined.items() if e.kind == kind]
+    return same if len(same) == 1 else []
+
+
 @lru_cache(maxsize=4096)
 def external(top: str) -> bool:
     """True when `top` is an importable module outside the workspace (found, never imported)."""
@@ -149,7 +157,7 @@ class Resolver:
             return None
         if f"{module}.{head}" in self.file_of or self._mentions(rel, head):
             return None
-        near = difflib.get_close_matches(head, list(top), n=1, cutoff=0.5)
+        near = difflib.get_close_matches(head, list(top), n=1, cutoff=0.5) or _only_one_like(head, top)
         suggestion = target.replace(head, near[0], 1) if near and target else ""
         return Verdict(f"`{target}`: `{head}` is not defined in {module} ({rel})", suggestion, rel)
 

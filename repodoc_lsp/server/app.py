@@ -19,6 +19,7 @@ from repodoc_lsp.analysis.cursor import Cursor
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.config import Settings, apply
 from repodoc_lsp.discover import capped
+from repodoc_lsp.server import ref_diagnostics
 from repodoc_lsp.server.convert import path_of
 from repodoc_lsp.server.priority import Requests
 from repodoc_lsp.server.protocol import RepodocProtocol
@@ -188,6 +189,8 @@ class RepodocServer(LanguageServer):
                 self.tell(f"repodoc: indexing {root.path} failed: {exc}", types.MessageType.Error)
         finally:
             root.indexed.set()
+            if not root.closed:
+                ref_diagnostics.refresh_root(self, root)  # documents opened meanwhile
             if token:
                 self.work_done_progress.end(token, types.WorkDoneProgressEnd(
                     message=f"{len(root.ws.facts)} files indexed"))
@@ -233,10 +236,10 @@ class RepodocServer(LanguageServer):
 
 def create_server() -> RepodocServer:
     server = RepodocServer()
-    from repodoc_lsp.server import codelens, commands, hover, links, on_save, references, symbols
+    from repodoc_lsp.server import codelens, commands, hover, links, on_save, ref_diagnostics, references, symbols
 
     _register_lifecycle(server)
-    for module in (hover, symbols, commands, on_save, references, codelens, links):
+    for module in (hover, symbols, commands, on_save, references, codelens, links, ref_diagnostics):
         module.register(server)
     return server
 
@@ -293,6 +296,8 @@ def _register_lifecycle(server: RepodocServer) -> None:
         folder, python_path = (root.path, root.settings.python_path) if root else (project_folder(path), "")
         if path.suffix in PYTHON_SUFFIXES:  # hovers will follow: parse it for jedi now
             ls.jedi.submit(ls.cursor_for(folder, python_path).prepare, params.text_document.text, path)
+        if root is not None and root.indexed.is_set():  # else the end of indexing does it
+            ls.spawn(ref_diagnostics.refresh(ls, params.text_document.uri))
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: RepodocServer, params: None) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from repodoc_lsp.server import failures
+from repodoc_lsp.server import failures, ref_diagnostics
 from repodoc_lsp.server.convert import path_of
 from repodoc_lsp.writer import OutputError
 
@@ -68,6 +68,9 @@ class SaveQueue:
             log.exception("regenerating %s failed", rels)
         else:
             failures.report(self.ls, "on save", summary)
+        finally:
+            if not root.closed:  # the saved docs, and docs naming what a saved source changed
+                ref_diagnostics.refresh_root(self.ls, root)
 
     def cancel(self) -> None:
         for timer in self.timers.values():

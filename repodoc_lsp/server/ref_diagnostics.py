@@ -1,0 +1,103 @@
+"""Stale references in open docs (Markdown, reST, text) and Python docstrings as diagnostics
+(Warning, source `repodoc`), refreshed on open and save and after a save changes the workspace;
+a quick fix replaces a stale name or link with the suggestion."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import posixpath
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.refs.check import Stale, check_doc, check_docstrings, ignored, is_doc
+from repodoc_lsp.refs.resolve import Resolver
+from repodoc_lsp.server.convert import path_of
+
+if TYPE_CHECKING:
+    from repodoc_lsp.server.app import RepodocServer
+    from repodoc_lsp.server.state import Root
+
+log = logging.getLogger(__name__)
+SOURCE = "repodoc"
+
+
+def wanted(rel: str) -> bool:
+    return rel.endswith(".py") or is_doc(rel)
+
+
+def stale_in(root: Root, rel: str, text: str) -> list[Stale]:
+    """The buffer's stale references (on the root's thread: the workspace does not change meanwhile)."""
+    resolver = Resolver(root.ws, root.index)
+    if rel.endswith(".py"):
+        try:
+            facts = analyse_source(posixpath.basename(rel), text.encode("utf-8", "surrogatepass"))
+        except Exception:
+            return []
+        return check_docstrings(resolver, rel, facts, lambda: text)[0]
+    return check_doc(resolver, rel, text)[0]
+
+
+def _diagnostic(s: Stale, lines: list[str], ls: RepodocServer) -> types.Diagnostic:
+    line = lines[s.line - 1].rstrip("\r\n") if 0 < s.line <= len(lines) else ""
+    start, end = s.col, s.col + len(s.text)
+    if not line.isascii():
+        codec = ls.workspace.position_codec
+        start, end = codec.client_num_units(line[:start]), codec.client_num_units(line[:end])
+    rng = types.Range(start=types.Position(line=s.line - 1, character=start),
+                      end=types.Position(line=s.line - 1, character=end))
+    return types.Diagnostic(range=rng, message=s.describe(), severity=types.DiagnosticSeverity.Warning,
+                            source=SOURCE, data={"suggestion": s.suggestion} if s.suggestion else None)
+
+
+async def refresh(ls: RepodocServer, uri: str) -> None:
+    """Compute and publish the diagnostics of one open document (none outside every root)."""
+    path = path_of(uri)
+    root = ls.root_for(path)
+    if root is None or path is None or ls.stopping:
+        return
+    rel = root.rel(path)
+    if not wanted(rel) or ignored(root.settings)(rel):
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        return
+    document = ls.workspace.get_text_document(uri)
+    text = document.source
+    try:
+        found = await asyncio.wrap_future(root.submit(stale_in, root, rel, text))
+    except Exception:  # a closed root, or a bug: no diagnostics rather than a broken server
+        log.exception("checking references of %s failed", rel)
+        return
+    lines = text.split("\n")
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+        uri=uri, version=document.version, diagnostics=[_diagnostic(s, lines, ls) for s in found]))
+
+
+def refresh_root(ls: RepodocServer, root: Root) -> None:
+    """After the workspace changed (indexed, a source saved): every open document of the root again."""
+    for uri in list(ls.workspace.text_documents):
+        path = path_of(uri)
+        if path is not None and ls.root_for(path) is root:
+            ls.spawn(refresh(ls, uri))
+
+
+def register(server: RepodocServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    def code_action(ls: RepodocServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        actions = []
+        for d in params.context.diagnostics:
+            suggestion = _suggestion(d.data) if d.source == SOURCE else ""
+            if suggestion:
+                edit = types.WorkspaceEdit(changes={params.text_document.uri: [
+                    types.TextEdit(range=d.range, new_text=suggestion)]})
+                actions.append(types.CodeAction(title=f"Replace with `{suggestion}`",
+                                                kind=types.CodeActionKind.QuickFix, diagnostics=[d], edit=edit,
+                                                is_preferred=True))
+        return actions or None
+
+
+def _suggestion(data: Any) -> str:
+    value = data.get("suggestion") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else ""

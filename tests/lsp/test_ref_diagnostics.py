@@ -1,0 +1,81 @@
+"""Stale references as diagnostics and their quick fix, against the real server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_helpers import build, start, symbols, wait_for
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+FILES = {
+    "shapes/__init__.py": '"""Shapes."""\n',
+    "shapes/core.py": ('"""Core."""\n\n\nclass Gadget:\n    """A gadget; older docs say :class:`Widget`."""\n\n'
+                       "    def draw(self):\n        pass\n"),
+    "README.md": "# Shapes\n\nDraw with `shapes.core.Widget` or `shapes.core.Gadget`.\n",
+    "guide.rst": "Guide\n=====\n\nThe :class:`shapes.core.Gadget` class.\n",
+}
+
+
+def _open(client: LanguageClient, path: Path, language: str) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id=language, version=1, text=path.read_text(encoding="utf-8"))))
+    return uri
+
+
+async def _session(client: LanguageClient, root: Path, configuration: dict | None = None) -> None:
+    await start(client, root, options={"cacheDir": str(root.parent / "cache")}, configuration=configuration)
+    await wait_for(lambda: symbols(client, "Gadget"))
+
+
+async def test_stale_name_in_markdown_and_docstring_and_its_quick_fix(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", FILES)
+    await _session(client, root)
+    readme = _open(client, root / "README.md", "markdown")
+    found = await wait_for(lambda: client.diagnostics.get(readme), 20)
+    assert len(found) == 1
+    d = found[0]
+    assert d.severity == types.DiagnosticSeverity.Warning and d.source == "repodoc"
+    assert d.range == types.Range(start=types.Position(line=2, character=11), end=types.Position(line=2, character=29))
+    assert "did you mean `shapes.core.Gadget`?" in d.message
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=readme), range=d.range,
+        context=types.CodeActionContext(diagnostics=[d])))
+    assert actions and len(actions) == 1
+    action = actions[0]
+    assert isinstance(action, types.CodeAction) and action.kind == types.CodeActionKind.QuickFix
+    assert action.edit is not None and action.edit.changes is not None
+    assert list(action.edit.changes[readme]) == [types.TextEdit(range=d.range, new_text="shapes.core.Gadget")]
+    core = _open(client, root / "shapes/core.py", "python")
+    in_doc = await wait_for(lambda: client.diagnostics.get(core), 20)
+    assert [x.range.start for x in in_doc] == [types.Position(line=4, character=40)]
+    assert "did you mean `Gadget`?" in in_doc[0].message
+    rst = _open(client, root / "guide.rst", "restructuredtext")
+    await wait_for(lambda: rst in client.diagnostics, 20)
+    assert len(client.diagnostics[rst]) == 0
+
+
+async def test_a_changed_source_updates_open_docs(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", {**FILES, "README.md": "# Shapes\n\nUse `shapes.core.Gadget`.\n"})
+    await _session(client, root)
+    readme = _open(client, root / "README.md", "markdown")
+    await wait_for(lambda: readme in client.diagnostics, 20)
+    assert len(client.diagnostics[readme]) == 0
+    core = root / "shapes/core.py"
+    core.write_text(core.read_text().replace("class Gadget", "class Gizmo"))
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=core.as_uri())))
+    found = await wait_for(lambda: client.diagnostics.get(readme), 20)
+    assert "`shapes.core.Gadget`: `Gadget` is not defined in shapes.core" in found[0].message
+    assert "did you mean `shapes.core.Gizmo`?" in found[0].message
+
+
+async def test_refs_ignore_turns_it_off_per_glob(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", FILES)
+    await _session(client, root, configuration={"refsIgnore": ["*.md"]})
+    readme = _open(client, root / "README.md", "markdown")
+    core = _open(client, root / "shapes/core.py", "python")
+    assert await wait_for(lambda: client.diagnostics.get(core), 20)
+    await wait_for(lambda: readme in client.diagnostics, 20)
+    assert len(client.diagnostics[readme]) == 0
