@@ -158,11 +158,7 @@ class FileFacts:
 
     def reference_lines(self) -> list[tuple[str, tuple[int, ...]]]:
         """`refs` as (dotted name, lines) pairs."""
-        found = []
-        for row in self.refs.split("\n") if self.refs else ():
-            name, _, lines = row.partition(" ")
-            found.append((name, tuple(int(n) for n in lines.split(","))))
-        return found
+        return reference_lines(self.refs)
     extra: dict[str, str] = field(default_factory=dict)
 
     def keywords(self) -> dict[KeywordKind, list[tuple[str, str]]]:
@@ -189,3 +185,12 @@ class FileFacts:
 
     def findings_in(self, category: FindingCategory) -> list[Finding]:
         return [f for f in self.findings if f.category is category]
+
+
+def reference_lines(refs: str) -> list[tuple[str, tuple[int, ...]]]:
+    """`FileFacts.refs` as (dotted name, lines) pairs."""
+    found = []
+    for row in refs.split("\n") if refs else ():
+        name, _, lines = row.partition(" ")
+        found.append((name, tuple(int(n) for n in lines.split(","))))
+    return found
