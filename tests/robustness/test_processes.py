@@ -231,3 +231,32 @@ def test_serve_in_a_terminal_ends_on_the_first_ctrl_c(tmp_path: Path, delay: flo
             os.kill(pid, 9)
             os.waitpid(pid, 0)
         os.close(fd)
+
+
+async def test_a_render_worker_killed_during_generate(tmp_path: Path) -> None:
+    """`repodoc.generate` while one of the regeneration process's forked render workers is SIGKILLed
+    (the out-of-memory killer): the generation completes with every page, no process is left."""
+    root = tmp_path / "ws"
+    _files(root, 400, body=30)
+    client, server = await _session(tmp_path, root)
+    seen: set[int] = set()
+    try:
+        request = asyncio.ensure_future(client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="repodoc.generate")))
+
+        def a_worker() -> Any:
+            for process in regen_processes(server.pid):
+                with contextlib.suppress(psutil.Error):
+                    if workers := process.children():
+                        seen.update({process.pid, *(w.pid for w in workers)})
+                        return workers[0]
+            return None
+
+        worker = await _until(a_worker, 60)
+        worker.kill()
+        result = await asyncio.wait_for(request, 60)
+        assert result["cancelled"] is False and result["errors"] == []
+        assert result["written"] + result["unchanged"] == 2 * 400 + 2 * 15  # every page
+        assert len(list((root / "docs").rglob("*.md"))) == 2 * 400 + 2 * 15
+    finally:
+        await _end(client, server, seen)
