@@ -207,3 +207,17 @@ def test_pre_commit_hooks_fail_then_pass_after_the_fix(tmp_path: Path, cache_env
     for argv in hooks.values():
         proc = run_cli(*argv[1:], env=cache_env, cwd=root)
         assert proc.returncode == 0, (argv, proc.stdout, proc.stderr)
+
+
+def test_refs_ignore_setting_leaves_files_alone(renamed: Path, cache_env: dict[str, str]) -> None:
+    (renamed / "pyproject.toml").write_text('[tool.repodoc]\nrefs-ignore = ["guide/", "shapes/*.py"]\n')
+    proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=renamed)
+    assert proc.returncode == 1
+    assert [line.split(":", 1)[0] for line in proc.stdout.splitlines() if not line.startswith("repodoc:")] \
+        == ["README.md"]
+    (renamed / "pyproject.toml").write_text('[tool.repodoc]\nrefs-ignore = ["**"]\n')
+    proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=renamed)
+    assert proc.returncode == 0 and "0 stale" in proc.stdout
+    (renamed / "pyproject.toml").write_text('[tool.repodoc]\nrefs-ignore = 3\n')
+    proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=renamed)
+    assert proc.returncode == 2 and "refs-ignore" in proc.stderr  # a bad setting names its key

@@ -297,10 +297,14 @@ class Resolver:
 
     def path(self, ref: Ref, place: str) -> Verdict | None:
         text = ref.text.removeprefix("./")
+        here = posixpath.normpath(posixpath.join(posixpath.dirname(place), text))
+        if text.startswith("../"):  # relative to the doc only
+            if here.startswith("../") or _HISTORY.search(here):
+                return None  # outside the workspace: not ours to judge
+            text = here
         first = text.split("/", 1)[0]
         if not (self.ws.root / first).is_dir() or _HISTORY.search(text):
             return None  # a path of some other tree (the reader's project, a URL path)
-        here = posixpath.normpath(posixpath.join(posixpath.dirname(place), text))
         if (self.ws.root / text).exists() or (self.ws.root / here).exists():
             return None
         if not (self.ws.root / text).parent.is_dir():
