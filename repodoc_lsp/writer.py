@@ -343,14 +343,13 @@ class Writer:
     def _unknown_pages(self, keep: set[str]) -> list[str]:
         if not os.path.isdir(self.out):
             return []
-        found = []
+        found: list[str] = []
+        known = keep | self.manifest.keys()
         for folder, _dirs, files in os.walk(self.out):
             rel = os.path.relpath(folder, self.out)
-            for name in files:
-                page = name if rel == "." else f"{rel}/{name}".replace(os.sep, "/")
-                if name.endswith(".md") and page not in keep and page not in self.manifest \
-                        and self.owned(Path(folder, name)):
-                    found.append(page)
+            prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+            found.extend(prefix + name for name in files if name.endswith(".md") and prefix + name not in known
+                         and self.owned(Path(folder, name)))
         return found
 
     def remove(self, pages: Iterable[str]) -> tuple[list[str], list[WriteResult]]:
