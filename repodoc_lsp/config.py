@@ -73,6 +73,7 @@ class Field:
     choices: tuple[str, ...] = ()  # the values a string may take, when they are few
     trust: Trust = Trust.ANY
     env: str = ""  # environment variable that sets it (the person's own)
+    live: bool = False  # the language server applies a change at once, without indexing the root again
 
     @property
     def toml_key(self) -> str:
@@ -99,12 +100,14 @@ FIELDS: tuple[Field, ...] = (
     Field("jobs", int, "worker processes (0: one per core)", 0),
     Field("cache_dir", str, "analysis cache folder (default: the user cache folder)",
           trust=Trust.PERSON, env="REPODOC_CACHE_DIR"),
-    Field("regenerate_on_save", bool, "language server: rewrite pages on save"),
-    Field("max_workspace_symbols", int, "language server: most workspace/symbol results", 1),
+    Field("regenerate_on_save", bool, "language server: rewrite pages on save", live=True),
+    Field("max_workspace_symbols", int, "language server: most workspace/symbol results", 1, live=True),
     Field("python_path", str, "language server: interpreter whose libraries jedi resolves",
           trust=Trust.PERSON, env="REPODOC_PYTHON_PATH"),
     Field("hover", str, "language server: full (signature, docstring, repodoc's facts), extras (only what "
-          "repodoc adds, beside another Python language server) or off", choices=("full", "extras", "off")),
+          "repodoc adds; the editor clients choose it when another Python language server is attached and "
+          "this is not set) or off", choices=("full", "extras", "off"),
+          live=True),
     Field("max_workspace_files", int, "files beyond this many in a workspace are left out, with a message", 1),
     Field("refs_ignore", tuple, "gitignore-style patterns of files whose stale references are not reported "
           "(`repodoc check` and the language server's diagnostics; `**`: none)"),
@@ -172,6 +175,12 @@ def apply(
             raise ConfigError(problem)
         problems.append(problem)
     return base.replace(**changes), problems
+
+
+def live_changes(old: Settings, new: Settings) -> dict[str, Any] | None:
+    """The changed values when every change is `live` (applied without indexing again), else None."""
+    changed = {f.name: getattr(new, f.name) for f in FIELDS if getattr(old, f.name) != getattr(new, f.name)}
+    return changed if all(_BY_KEY[name].live for name in changed) else None
 
 
 def read_pyproject(root: Path) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from pygls.lsp.server import LanguageServer
 from repodoc_lsp import __version__
 from repodoc_lsp.analysis.cursor import Cursor
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
-from repodoc_lsp.config import Settings, apply
+from repodoc_lsp.config import Settings, apply, live_changes
 from repodoc_lsp.discover import capped
 from repodoc_lsp.server import ref_diagnostics
 from repodoc_lsp.server.convert import path_of
@@ -328,6 +328,10 @@ async def pull_configuration(ls: RepodocServer, rebuild: bool = False) -> None:
     for path, root in list(ls.roots.items()):
         settings = ls.settings_of(path)
         if settings == root.given_settings:
+            continue
+        live = live_changes(root.given_settings, settings)
+        if live is not None:  # hover mode, result limits: no need to index again
+            root.given_settings, root.settings = settings, root.settings.replace(**live)
             continue
         root.close()
         fresh = ls.roots[path] = ls.make_root(path, settings)

@@ -140,3 +140,23 @@ def test_roots(tmp_path: Path, editor_workspace: Path, version: str, force: str)
     assert report["page_root"] == str(editor_workspace)
     assert not (editor_workspace / "docs" / "docs").exists()
     assert report["clients"] == 2  # one without a root (both stray files), one for the workspace
+
+
+@pytest.mark.parametrize(("version", "force"), [("0.7", ""), ("0.11", "")])
+def test_one_signature_beside_another_python_server(tmp_path: Path, editor_workspace: Path, version: str,
+                                                     force: str) -> None:
+    """With jedi-language-server attached to the same buffer, repodoc's hover shows only what it adds
+    (where, index facts, page link); the signature and docstring come once, from the other server."""
+    nvim = _nvim(version)
+    peer = Path(sys.executable).with_name("jedi-language-server")
+    assert peer.exists(), "jedi-language-server is a test dependency (pyproject's test extra)"
+    env = _env(tmp_path, editor_workspace, tmp_path / "report.json", force)
+    env["PEER_CMD_JSON"] = json.dumps([str(peer)])
+    subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(editor_workspace), "--quiet"], env=env,
+                   check=True, capture_output=True, timeout=120)
+    proc = _run(nvim, "beside.lua", env, editor_workspace)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert proc.returncode == 0 and not report["errors"], (report, proc.stderr[-2000:])
+    assert report["repodoc"].startswith("**repodoc** · **Defined in** `pkg/core.py:"), report
+    assert "core.py_docs.md#function-make_widget" in report["repodoc"]
+    assert "make_widget(" in report["peer"]  # the signature, from the other server alone

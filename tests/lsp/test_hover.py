@@ -155,9 +155,17 @@ async def test_hover_modes_extras_off_and_a_bad_value(client: LanguageClient, tm
     async def no_hover() -> bool:
         return await _hover(client, uri, text, "make_shape('x')") is None
 
+    def indexings() -> int:
+        return sum(1 for reports in client.progress_reports.values() for r in reports
+                   if isinstance(r, types.WorkDoneProgressBegin) and "indexing" in r.title)
+
+    before = indexings()
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
         settings={"repodoc": {"cacheDir": str(tmp_path / "cache"), "hover": "off"}}))
     await wait_for(no_hover, timeout=15)
+    with pytest.raises(TimeoutError):  # a live setting: the root is not indexed again
+        await wait_for(lambda: indexings() > before, timeout=3)
+    assert before >= 1
 
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
         settings={"repodoc": {"cacheDir": str(tmp_path / "cache"), "hover": "loud"}}))

@@ -7,7 +7,7 @@ import {
 } from 'vscode-languageclient/node';
 import {
   cannotStartMessage, checkServer, chooseInterpreter, ignoredMessage, InterpreterSource, ProgressTracker,
-  ServerCommand, serverCommand, serverSettings, statusText, Summary, summaryMessage,
+  hoverMode, ServerCommand, serverCommand, serverSettings, statusText, Summary, summaryMessage,
 } from './logic';
 
 let client: LanguageClient | undefined;
@@ -59,6 +59,11 @@ function settings(): Record<string, unknown> {
     const v = cfg.inspect(key);
     return v?.workspaceValue !== undefined || v?.workspaceFolderValue !== undefined;
   }).map((key) => `repodoc.${key}`);
+  const hover = hoverMode(cfg.inspect('hover'), vscode.extensions.all.map((e) => e.id),
+    vscode.workspace.getConfiguration('python').get<string>('languageServer'));
+  if (hover !== undefined) {
+    values.hover = hover;
+  }
   const fresh = [...ignored, ...fromWorkspace].filter((key) => !reportedIgnored.has(key));
   if (fresh.length > 0) {
     fresh.forEach((key) => reportedIgnored.add(key));

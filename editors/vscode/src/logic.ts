@@ -77,6 +77,24 @@ export function serverSettings(inspect: (key: string) => Inspected | undefined, 
   return { settings, ignored };
 }
 
+/** Extensions that show a Python hover of their own (signature and docstring). */
+export const PYTHON_HOVER_EXTENSIONS = ['ms-python.vscode-pylance', 'detachhead.basedpyright', 'ms-pyright.pyright'];
+
+/**
+ * `hover` when the person did not set it: `extras` beside another Python language server (one of
+ * PYTHON_HOVER_EXTENSIONS, or the Python extension running Jedi or Pylance), so a hover shows one
+ * signature and docstring; undefined to keep the setting's value.
+ */
+export function hoverMode(hover: Inspected | undefined, extensions: readonly string[], pythonLanguageServer?: string): string | undefined {
+  if (hover && (hover.globalValue ?? hover.workspaceValue ?? hover.workspaceFolderValue) !== undefined) {
+    return undefined;
+  }
+  const ids = extensions.map((id) => id.toLowerCase());
+  const beside = PYTHON_HOVER_EXTENSIONS.some((id) => ids.includes(id)) ||
+    (ids.includes('ms-python.python') && ['Jedi', 'Pylance'].includes(pythonLanguageServer ?? ''));
+  return beside ? 'extras' : undefined;
+}
+
 /** The message for workspace settings left out (one, naming every key). */
 export function ignoredMessage(ignored: readonly string[]): string {
   return `RepoDoc: this workspace's settings set ${ignored.join(', ')}, which RepoDoc takes from your user settings ` +

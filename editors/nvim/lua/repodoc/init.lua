@@ -36,11 +36,44 @@ local function notify(msg, level)
   vim.notify("RepoDoc: " .. msg, level or vim.log.levels.INFO)
 end
 
---- The settings as sent: an empty table as a JSON object (`{}`), never as `[]`.
-function M.settings_value()
+local beside = {} -- ids of repodoc clients that share a Python buffer with another hover server
+
+--- The settings as sent: an empty table as a JSON object (`{}`), never as `[]`. Unless the person set
+--- `hover`, a client beside another Python language server (Pylance, basedpyright,
+--- jedi-language-server...) gets `hover = "extras"`: one signature and docstring in the hover, not two.
+function M.settings_value(client_id)
   local s = M.config.settings or {}
+  if client_id and beside[client_id] and s.hover == nil then
+    s = vim.tbl_extend("force", s, { hover = "extras" })
+  end
   if next(s) == nil then return vim.empty_dict() end
   return s
+end
+
+function M.client_notify(client, method, params)
+  if modern then return client:notify(method, params) end
+  return client.notify(method, params)
+end
+
+--- Another client with hover attached to a Python buffer: switch that buffer's repodoc clients to
+--- `hover = "extras"` (once each; the server applies it without indexing again).
+function M.check_beside(bufnr)
+  if (M.config.settings or {}).hover ~= nil or vim.bo[bufnr].filetype ~= "python" then return end
+  local others = false
+  local all = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = bufnr }) or vim.lsp.buf_get_clients(bufnr)
+  for _, c in pairs(all) do
+    if c.name ~= "repodoc" and (c.server_capabilities or c.resolved_capabilities or {}).hoverProvider then
+      others = true
+    end
+  end
+  if not others then return end
+  for _, client in ipairs(M.clients(bufnr)) do
+    if not beside[client.id] and client.initialized ~= false then
+      beside[client.id] = true
+      M.client_notify(client, "workspace/didChangeConfiguration",
+        { settings = { repodoc = M.settings_value(client.id) } })
+    end
+  end
 end
 
 --- Problems with setup()'s `settings`: unknown keys (the server would refuse them).
@@ -85,11 +118,16 @@ function M.command_ok()
 end
 
 --- Before 0.10 Neovim does not map K to hover: map it in the buffers the client attaches to (unless
---- the buffer has its own K).
+--- the buffer has its own K). Before 0.8 there is no LspAttach event: another server that attached
+--- first is seen here, one that attaches later when K is pressed.
 local function on_attach(_, bufnr)
+  M.check_beside(bufnr)
   if vim.fn.has("nvim-0.10") == 1 then return end
   if vim.fn.maparg("K", "n", false, true).buffer == 1 then return end
-  vim.keymap.set("n", "K", vim.lsp.buf.hover, { buffer = bufnr, desc = "repodoc: hover" })
+  vim.keymap.set("n", "K", function()
+    M.check_beside(bufnr)
+    vim.lsp.buf.hover()
+  end, { buffer = bufnr, desc = "repodoc: hover" })
 end
 
 --- The repodoc clients (of a buffer, or all of them).
@@ -183,7 +221,7 @@ function M.handlers()
       local answers = {}
       for i, item in ipairs(result and result.items or {}) do
         if item.section == "repodoc" then
-          answers[i] = M.settings_value()
+          answers[i] = M.settings_value(ctx.client_id)
         else
           local other = default_configuration(err, { items = { item } }, ctx, config)
           answers[i] = type(other) == "table" and other[1] or vim.NIL
@@ -203,6 +241,12 @@ end
 
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
+  if vim.fn.exists("##LspAttach") == 1 then -- 0.8+: another server attaching after repodoc
+    vim.api.nvim_create_autocmd("LspAttach", {
+      group = vim.api.nvim_create_augroup("repodoc_beside", { clear = true }),
+      callback = function(args) M.check_beside(args.buf) end,
+    })
+  end
   for _, problem in ipairs(M.settings_problems()) do notify(problem, vim.log.levels.WARN) end
   M.api = M.config._force_api
     or ((vim.lsp.config and vim.lsp.enable) and "config")

@@ -171,3 +171,14 @@ test('status bar follows the server progress', () => {
   assert.equal(p.update('a', { kind: 'end' }), '$(sync~spin) RepoDoc: generating 40%');
   assert.equal(p.update(7, { kind: 'end' }), '$(book) RepoDoc');
 });
+
+test('hover: extras beside another Python language server, unless the person chose', () => {
+  const unset = { defaultValue: 'full' };
+  assert.equal(logic.hoverMode(unset, ['ms-python.vscode-pylance', 'repodoc.repodoc']), 'extras');
+  assert.equal(logic.hoverMode(unset, ['detachhead.basedpyright']), 'extras');
+  assert.equal(logic.hoverMode(unset, ['ms-python.python'], 'Jedi'), 'extras');
+  assert.equal(logic.hoverMode(unset, ['ms-python.python'], 'None'), undefined);
+  assert.equal(logic.hoverMode(unset, ['repodoc.repodoc']), undefined);
+  assert.equal(logic.hoverMode({ defaultValue: 'full', globalValue: 'full' }, ['ms-python.vscode-pylance']), undefined);
+  assert.equal(logic.hoverMode({ defaultValue: 'full', workspaceValue: 'off' }, ['ms-pyright.pyright']), undefined);
+});

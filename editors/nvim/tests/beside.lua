@@ -1,0 +1,61 @@
+-- Beside another Python language server (jedi-language-server here): repodoc switches itself to
+-- `hover = "extras"`, so a hover shows one signature and docstring, not two. Writes a JSON report
+-- to OUT_JSON.
+local OUT = assert(os.getenv("OUT_JSON"))
+local ROOT = assert(os.getenv("WORKSPACE"))
+local CMD = vim.fn.json_decode(assert(os.getenv("SERVER_CMD_JSON")))
+local PEER = vim.fn.json_decode(assert(os.getenv("PEER_CMD_JSON")))
+local FORCE = os.getenv("FORCE_API")
+local report = { errors = {} }
+
+local function wait(ms, fn, what)
+  assert(vim.wait(ms, fn, 50), "timed out waiting for " .. what)
+end
+
+local ok, err = pcall(function()
+  local repodoc = require("repodoc")
+  repodoc.setup({ cmd = CMD, _force_api = FORCE ~= "" and FORCE or nil })
+  vim.cmd("filetype on")
+  vim.cmd("edit " .. vim.fn.fnameescape(ROOT .. "/pkg/use.py"))
+  local bufnr = vim.api.nvim_get_current_buf()
+  wait(30000, function()
+    local cs = repodoc.clients(bufnr)
+    return #cs > 0 and cs[1].initialized
+  end, "repodoc")
+  local repo_id = repodoc.clients(bufnr)[1].id
+  -- the other server attaches after repodoc (the usual order is either)
+  local peer_conf = { name = "peer", cmd = PEER, root_dir = ROOT }
+  local peer_id
+  if vim.lsp.start then
+    peer_id = vim.lsp.start(peer_conf, { bufnr = bufnr })
+  else
+    peer_id = vim.lsp.start_client(peer_conf)
+    vim.lsp.buf_attach_client(bufnr, peer_id)
+  end
+  wait(30000, function()
+    local c = vim.lsp.get_client_by_id(peer_id)
+    return c ~= nil and c.initialized
+  end, "the peer")
+  vim.api.nvim_win_set_cursor(0, { 4, 3 })
+  if vim.fn.exists("##LspAttach") == 0 then vim.api.nvim_feedkeys("K", "x", false) end -- 0.7: K sees the peer
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = 3, character = 3 } }
+  local answers
+  wait(30000, function()
+    answers = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, 10000) or {}
+    local mine = answers[repo_id] and answers[repo_id].result
+    return mine ~= nil and not mine.contents.value:find("```", 1, true)
+  end, "repodoc's extras hover")
+  report.repodoc = answers[repo_id].result.contents.value
+  report.peer = answers[peer_id] and answers[peer_id].result and answers[peer_id].result.contents.value or vim.NIL
+end)
+if not ok then table.insert(report.errors, tostring(err)) end
+local f = assert(io.open(OUT, "w"))
+f:write(vim.fn.json_encode(report))
+f:close()
+local cs = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+for _, c in ipairs(cs) do require("repodoc").client_stop(c) end
+vim.wait(5000, function()
+  for _, c in ipairs(cs) do if not c.is_stopped() then return false end end
+  return true
+end, 50)
+vim.cmd("qall!")
