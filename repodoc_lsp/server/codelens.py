@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.server.app import RepodocServer  # at run time: pygls reads command annotations
-from repodoc_lsp.server.convert import path_of, uri_of
+from repodoc_lsp.server.convert import uri_of
+from repodoc_lsp.server.xref import graph_of
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root
@@ -24,12 +24,10 @@ KINDS = ("class", "function", "method")
 def register(server: RepodocServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
     def code_lens(ls: RepodocServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
-        path = path_of(params.text_document.uri)
-        root = ls.root_for(path) if path is not None and path.suffix in PYTHON_SUFFIXES else None
-        graph = root.ws.graph_ready if root is not None else None
-        if root is None or graph is None or path is None:
+        found = graph_of(ls, params.text_document.uri)
+        if found is None:
             return None
-        rel = root.rel(path)
+        root, graph, rel = found
         lenses = []
         for d in graph.definitions(rel):
             if d.kind in KINDS:

@@ -8,11 +8,9 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.graph import Graph, Key
 from repodoc_lsp.regular import read_regular
-from repodoc_lsp.server.convert import path_of
-from repodoc_lsp.server.xref import target
+from repodoc_lsp.server.xref import graph_of, target
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.app import RepodocServer
@@ -27,18 +25,16 @@ def register(server: RepodocServer) -> None:
 
 
 def _references(ls: RepodocServer, params: types.ReferenceParams) -> list[types.Location] | None:
-    path = path_of(params.text_document.uri)
-    root = ls.root_for(path) if path is not None and path.suffix in PYTHON_SUFFIXES else None
-    graph = root.ws.graph_ready if root is not None else None
-    if root is None or graph is None or path is None:
+    found = graph_of(ls, params.text_document.uri)
+    if found is None:
         return None
+    root, graph, rel = found
     doc = ls.workspace.get_text_document(params.text_document.uri)
     try:
         pos = doc.position_from_client_units(params.position)
         line_text = doc.lines[pos.line] if pos.line < len(doc.lines) else ""
     except (IndexError, ValueError):
         return None
-    rel = root.rel(path)
     key = target(graph, rel, line_text, pos.line + 1, pos.character)
     if key is None:
         return None

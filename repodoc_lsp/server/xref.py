@@ -6,14 +6,28 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.graph import Graph, Key
 from repodoc_lsp.render.hover import LINKS_SHOWN, Link, Xref
+from repodoc_lsp.server.convert import path_of
 
 if TYPE_CHECKING:
+    from repodoc_lsp.server.app import RepodocServer
     from repodoc_lsp.server.state import Root
 
 _DOTTED_LEFT = re.compile(r"[A-Za-z_][\w.]*$")
 _WORD_RIGHT = re.compile(r"^\w*")
+
+
+def graph_of(ls: RepodocServer, uri: str) -> tuple[Root, Graph, str] | None:
+    """For a Python file of a root whose graph is built: the root, its graph and the file's
+    path relative to the root; else None (the graph features answer nothing)."""
+    path = path_of(uri)
+    root = ls.root_for(path) if path is not None and path.suffix in PYTHON_SUFFIXES else None
+    graph = root.ws.graph_ready if root is not None else None
+    if root is None or graph is None or path is None:
+        return None
+    return root, graph, root.rel(path)
 
 
 def dotted_at(line_text: str, col: int) -> str:

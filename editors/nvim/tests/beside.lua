@@ -1,16 +1,14 @@
 -- Beside another Python language server (jedi-language-server here): repodoc switches itself to
 -- `hover = "extras"`, so a hover shows one signature and docstring, not two. Writes a JSON report
 -- to OUT_JSON.
-local OUT = assert(os.getenv("OUT_JSON"))
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/harness.lua")
 local ROOT = assert(os.getenv("WORKSPACE"))
 local CMD = vim.fn.json_decode(assert(os.getenv("SERVER_CMD_JSON")))
 local PEER = vim.fn.json_decode(assert(os.getenv("PEER_CMD_JSON")))
 local FORCE = os.getenv("FORCE_API")
 local report = { errors = {} }
 
-local function wait(ms, fn, what)
-  assert(vim.wait(ms, fn, 50), "timed out waiting for " .. what)
-end
+local wait = H.wait
 
 local ok, err = pcall(function()
   local repodoc = require("repodoc")
@@ -49,13 +47,4 @@ local ok, err = pcall(function()
   report.peer = answers[peer_id] and answers[peer_id].result and answers[peer_id].result.contents.value or vim.NIL
 end)
 if not ok then table.insert(report.errors, tostring(err)) end
-local f = assert(io.open(OUT, "w"))
-f:write(vim.fn.json_encode(report))
-f:close()
-local cs = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
-for _, c in ipairs(cs) do require("repodoc").client_stop(c) end
-vim.wait(5000, function()
-  for _, c in ipairs(cs) do if not c.is_stopped() then return false end end
-  return true
-end, 50)
-vim.cmd("qall!")
+H.finish(report)

@@ -1,30 +1,16 @@
 -- End-to-end: the plugin starts the real server on WORKSPACE, then hover, workspace/symbol,
 -- :RepoDoc generate (with $/progress), an edit written with :w, :RepoDoc open, :checkhealth.
 -- Writes a JSON report to OUT_JSON; exits 0 only if every step worked.
-local OUT = assert(os.getenv("OUT_JSON"))
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/harness.lua")
 local ROOT = assert(os.getenv("WORKSPACE"))
 local CMD = vim.fn.json_decode(assert(os.getenv("SERVER_CMD_JSON")))
 local FORCE = os.getenv("FORCE_API")
 local report = { nvim = tostring(vim.version().major .. "." .. vim.version().minor .. "." .. vim.version().patch),
                  ok = false, errors = {}, progress = {}, notifications = {}, server_messages = {} }
 
-local function finish(code)
-  local f = assert(io.open(OUT, "w"))
-  f:write(vim.fn.json_encode(report))
-  f:close()
-  local repodoc = require("repodoc")
-  local cs = repodoc.clients()
-  for _, c in ipairs(cs) do repodoc.client_stop(c) end
-  vim.wait(5000, function()
-    for _, c in ipairs(cs) do if not c.is_stopped() then return false end end
-    return true
-  end, 50)
-  vim.cmd(code == 0 and "qall!" or ("cquit " .. code))
-end
+local function finish(code) H.finish(report, code) end
 
-local function wait(ms, fn, what)
-  assert(vim.wait(ms, fn, 50), "timed out waiting for " .. what)
-end
+local wait = H.wait
 
 local ok, err = pcall(function()
   local notify = vim.notify

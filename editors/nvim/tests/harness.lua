@@ -1,0 +1,23 @@
+-- Shared by the headless test scripts (loaded with dofile): a wait with a deadline, and the end of a
+-- run (the report written as JSON to OUT_JSON, every LSP client stopped within 5 s, Neovim quit).
+local H = {}
+
+function H.wait(ms, fn, what)
+  assert(vim.wait(ms, fn, 50), "timed out waiting for " .. what)
+end
+
+--- Write `report`, stop the clients, quit with `code` (0: :qall!, else :cquit code).
+function H.finish(report, code)
+  local f = assert(io.open(assert(os.getenv("OUT_JSON")), "w"))
+  f:write(vim.fn.json_encode(report))
+  f:close()
+  local cs = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  for _, c in ipairs(cs) do require("repodoc").client_stop(c) end
+  vim.wait(5000, function()
+    for _, c in ipairs(cs) do if not c.is_stopped() then return false end end
+    return true
+  end, 50)
+  vim.cmd((code or 0) == 0 and "qall!" or ("cquit " .. code))
+end
+
+return H
