@@ -210,15 +210,15 @@ class RepodocServer(LanguageServer):
     def thread_progress(self, token: str, only_phase: str | None = None,
                         cancel: threading.Event | None = None) -> Any:
         """A progress callback for worker threads: reports on the event loop, at most 10 a second,
-        and turns a user's cancel of the token into `cancel`."""
+        and turns a user's cancel of the token into `cancel` at once (not at the next report: the
+        rest of the work may take less time than the wait for it)."""
         loop = asyncio.get_running_loop()
         last = [0.0]
+        fut = self.work_done_progress.tokens.get(token)
+        if cancel is not None and fut is not None:
+            fut.add_done_callback(lambda f: cancel.set() if f.cancelled() else None)
 
         def progress(phase: str, done: int, total: int, where: str) -> None:
-            if cancel is not None:
-                fut = self.work_done_progress.tokens.get(token)
-                if fut is not None and fut.cancelled():
-                    cancel.set()
             if only_phase and phase != only_phase:
                 return
             now = time.monotonic()

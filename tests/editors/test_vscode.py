@@ -238,3 +238,21 @@ def test_restricted_mode(vsix: Path, tmp_path: Path, editor_workspace: Path) -> 
     # the workspace's outputDir is not used (VS Code itself hides the workspace values of the restricted
     # settings from the extension in Restricted Mode, so there is nothing to report)
     assert (ws / "docs" / "index.md").exists() and not (ws / "site").exists()
+
+
+def test_one_signature_beside_another_python_server(vsix: Path, tmp_path: Path, editor_workspace: Path) -> None:
+    """With another Python language server's extension installed (a Pylance stand-in), RepoDoc's hover
+    shows only what it adds: one signature in the hover VS Code shows, the other server's."""
+    _requires_vscode()
+    report = tmp_path / "probe.json"
+    _vscode_session(tmp_path, editor_workspace, [vsix, _package("probe", tmp_path),
+                                                 _package("pylance-standin", tmp_path)],
+                    {"repodoc.interpreter": sys.executable}, {"REPODOC_PROBE_MODE": "beside"}, report)
+    result = json.loads(report.read_text())
+    assert result["ok"], (result.get("error"), result.get("lastHovers"), result.get("summary"))
+    hovers = result["hovers"]
+    signatures = [h for h in hovers if "def make_" in h]
+    assert len(signatures) == 1 and "(STANDIN) def make_shape" in signatures[0], hovers
+    ours = [h for h in hovers if "repodoc" in h]
+    assert len(ours) == 1 and ours[0].startswith("**repodoc** · **Defined in** `pkg/core.py:"), hovers
+    assert "#function-make_widget" in ours[0]

@@ -37,6 +37,29 @@ exports.activate = async () => {
     fs.writeFileSync(out, JSON.stringify(report, null, 1));
     return;
   }
+  if (process.env.REPODOC_PROBE_MODE === 'beside') {
+    // Another Python language server's hover is there: RepoDoc's adds only what it lacks
+    report.mode = 'beside';
+    try {
+      const uri = vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, 'pkg', 'use.py');
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc);
+      await vscode.extensions.getExtension('repodoc.repodoc').activate();
+      report.summary = await vscode.commands.executeCommand('repodoc.generateDocumentation');
+      const at = doc.positionAt(doc.getText().indexOf("make_shape('x')"));
+      report.hovers = await until('both hovers', async () => {
+        const hovers = await vscode.commands.executeCommand('vscode.executeHoverProvider', uri, at);
+        const texts = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value)));
+        report.lastHovers = texts;
+        return texts.length >= 2 ? texts : undefined;
+      }, 60);
+      report.ok = true;
+    } catch (e) {
+      report.error = String((e && e.stack) || e);
+    }
+    fs.writeFileSync(out, JSON.stringify(report, null, 1));
+    return;
+  }
   if (process.env.REPODOC_PROBE_MODE === 'untrusted') {
     // Restricted Mode: the extension still serves the workspace, under the trust model
     report.mode = 'untrusted';
