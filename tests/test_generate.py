@@ -400,3 +400,10 @@ def test_pages_follow_a_new_renderer_of_the_same_version(tmp_path: Path, cache_e
     template.write_text(template.read_text().replace("## Keywords Extracted", "## Keywords Extracted\n\nRenderer 2."))
     assert generate()["writtenPages"] == ["a.py_kw.md"]
     assert "Renderer 2." in (root / "docs" / "a.py_kw.md").read_text()
+
+
+def test_star_import_listed_with_its_star(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    root = make_workspace(tmp_path / "ws", {"m.py": "from os.path import *\nfrom os.path import join\n"})
+    generate_json(root, cache_env)
+    text = (root / "docs/m.py_docs.md").read_text(encoding="utf-8")
+    assert "`os.path` ([line 1](../m.py#L1), [line 2](../m.py#L2)): `*`, `join`" in text

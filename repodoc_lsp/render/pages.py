@@ -283,7 +283,8 @@ class Renderer:
                 "module": imp.module, "anchor": imp.anchor, "lines": [], "names": [],
                 "href": "", "target": "", "absolute": absolute})
             entry["lines"].append(imp.line)
-            entry["names"].extend(n for n in imp.names if n not in entry["names"])
+            taken = (*imp.names, "*") if imp.star else imp.names  # `from m import *` shows its `*`
+            entry["names"].extend(n for n in taken if n not in entry["names"])
             if targets and not entry["href"]:
                 entry["href"] = self._link(page, docs_page(targets[0]))
                 entry["target"] = targets[0]
