@@ -25,7 +25,7 @@ from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
 from repodoc_lsp.graph import Graph, files_of
 from repodoc_lsp.modes import wider_reason
-from repodoc_lsp.pool import run_chunks
+from repodoc_lsp.pool import lower_priority, run_chunks
 from repodoc_lsp.regular import read_regular
 from repodoc_lsp.render import Site
 
@@ -33,6 +33,13 @@ from repodoc_lsp.render import Site
 PARALLEL_THRESHOLD = 48
 
 ProgressFn = Callable[[str, int, int, str], None]  # phase, done, total, message
+
+
+def _background_worker() -> None:
+    """An analysis worker of the language server: below its requests for the CPU (a hover during
+    cold indexing of PyTorch took 1.8x its idle time with workers at the server's priority)."""
+    lower_priority()
+    collect_less()
 
 
 def collect_less() -> None:
@@ -280,14 +287,15 @@ class Workspace:
             chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
             ctx: multiprocessing.context.BaseContext
+            setup = collect_less
             if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
                 ctx = multiprocessing.get_context("fork")  # the CLI: cheapest start
-            else:  # the language server has threads: never fork it
+            else:  # the language server has threads: never fork it; its requests come first
                 server = multiprocessing.get_context("forkserver")
                 server.set_forkserver_preload(["repodoc_lsp.workspace"])
-                ctx = server
+                ctx, setup = server, _background_worker
             for results in run_chunks(functools.partial(_analyse_chunk, str(self.root)), chunks,
-                                      workers=workers, context=ctx, initializer=collect_less,
+                                      workers=workers, context=ctx, initializer=setup,
                                       cancel=cancel, what="analysis"):
                 for result in results:
                     take(result)

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from repodoc_lsp.generate import Summary
+from repodoc_lsp.pool import lower_priority
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,6 @@ CLOSE_WAIT_SECONDS = 1.0  # for a process that failed, then it is killed
 _PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 _BOOT = (f"import sys; sys.path[:] = [{_PACKAGE_PARENT!r}] + [p for p in sys.path if p != '']; "
          "from repodoc_lsp.server.regen_process import main; main()")
-NICE = 10
 POLL_SECONDS = 0.1  # how often a waiting server looks at the cancel token
 HEARTBEAT_SECONDS = 1.0  # a working process says so at least this often
 
@@ -345,8 +345,7 @@ def _serve(fd_in: int, fd_out: int) -> None:
 def main() -> None:
     fd_out = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print cannot corrupt the channel
-    with contextlib.suppress(OSError):
-        os.nice(NICE)  # background work: the scheduler gives a core to the server's requests first
+    lower_priority()  # background work: the scheduler gives a core to the server's requests first
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
         _serve(sys.stdin.fileno(), fd_out)
     os._exit(0)  # nothing left to write: skip freeing the replica (a tenth of a second on PyTorch)

@@ -18,6 +18,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
+from repodoc_lsp.pool import BACKGROUND_NICE
+
 
 def _tree(pid: int) -> set[int]:
     try:
@@ -26,12 +28,24 @@ def _tree(pid: int) -> set[int]:
         return set()
 
 
+def _workers_nice(server_pid: int) -> dict[int, int]:
+    """Nice values of the analysis workers: the children of the server's fork server."""
+    found: dict[int, int] = {}
+    try:
+        for child in psutil.Process(server_pid).children():
+            if "forkserver" in " ".join(child.cmdline()):
+                found.update({w.pid: w.nice() for w in child.children()})
+    except psutil.Error:
+        pass
+    return found
+
+
 async def test_exit_leaves_no_process(tmp_path: Path) -> None:
     root = tmp_path / "ws"
-    for i in range(120):  # enough files for the parallel analysis pool
+    for i in range(120):  # enough files for the parallel analysis pool, and work enough to see it
         path = root / f"pkg{i // 30}" / f"mod{i}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"def func_{i}():\n    pass\n")
+        path.write_text(f"def func_{i}():\n    pass\n" + "".join(f"def g{j}(x):\n    return x\n" for j in range(300)))
     (root / "docs").mkdir()  # a docs tree exists (its manifest), so a save writes pages
     (root / "docs/.repodoc-manifest.json").write_text('{"pages": {}}')
     client = LanguageClient("process-test", "1")
@@ -44,13 +58,25 @@ async def test_exit_leaves_no_process(tmp_path: Path) -> None:
     await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
                                                          root_uri=root.as_uri()))
     client.initialized(types.InitializedParams())
+    workers: dict[int, int] = {}
+
+    async def watch() -> None:  # meanwhile: the first symbol search waits for the first index
+        while True:
+            seen.update(_tree(server.pid))
+            workers.update(_workers_nice(server.pid))
+            await asyncio.sleep(0.01)
+
+    watcher = asyncio.ensure_future(watch())
     for _ in range(400):
-        seen |= _tree(server.pid)
         if await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="func_119")):
             break
         await asyncio.sleep(0.025)
+    watcher.cancel()
     seen |= _tree(server.pid)
     assert len(seen) > 1, "the analysis pool was not used: the test proves nothing"
+    # the analysis workers run below the server's requests (hovers during indexing)
+    background = min(19, psutil.Process(server.pid).nice() + BACKGROUND_NICE)
+    assert workers and all(n == background for n in workers.values()), (workers, background)
     # A save starts the regeneration process; exit comes while it may still be loading.
     client.text_document_did_save(types.DidSaveTextDocumentParams(
         text_document=types.TextDocumentIdentifier(uri=(root / "pkg0/mod0.py").as_uri())))
@@ -60,6 +86,11 @@ async def test_exit_leaves_no_process(tmp_path: Path) -> None:
             break
         await asyncio.sleep(0.05)
     assert regen, "no regeneration process: the test proves less than it says"
+    for _ in range(100):  # it lowers its own priority first thing
+        if all(p.nice() == background for p in regen):
+            break
+        await asyncio.sleep(0.05)
+    assert all(p.nice() == background for p in regen)
     seen |= {p.pid for p in regen}
     await asyncio.wait_for(client.shutdown_async(None), 10)
     client.exit(None)
