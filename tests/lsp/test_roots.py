@@ -65,7 +65,10 @@ async def test_files_opened_in_many_outside_folders_cost_nothing_lasting(client:
         lib = f'class Vendored{i}:\n    """Doc {i}."""\n'
         outside = build(tmp_path / f"vendored{i}", {**VENDORED, "lib.py": lib})
         assert f"Doc {i}." in await _hover(client, outside / "lib.py", f"Vendored{i}")
-    assert server.num_threads() <= threads and server.num_fds() <= fds + 2, (threads, fds, server.num_fds())
+    # A root each would add 25 worker threads; pygls' and asyncio's own pools may start up to 10
+    # threads of theirs meanwhile (they grow on demand: this failed about one run in five at `<= threads`)
+    assert server.num_threads() < threads + 12 and server.num_fds() <= fds + 2, \
+        (threads, server.num_threads(), fds, server.num_fds())
     assert await symbols(client, "Vendored") == []
 
 
