@@ -16,11 +16,7 @@ local ok, err = pcall(function()
   vim.cmd("filetype on")
   vim.cmd("edit " .. vim.fn.fnameescape(ROOT .. "/pkg/use.py"))
   local bufnr = vim.api.nvim_get_current_buf()
-  wait(30000, function()
-    local cs = repodoc.clients(bufnr)
-    return #cs > 0 and cs[1].initialized
-  end, "repodoc")
-  local repo_id = repodoc.clients(bufnr)[1].id
+  local repo_id = H.client_of(bufnr).id
   -- the other server attaches after repodoc (the usual order is either)
   local peer_conf = { name = "peer", cmd = PEER, root_dir = ROOT }
   local peer_id

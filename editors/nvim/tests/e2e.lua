@@ -37,11 +37,7 @@ local ok, err = pcall(function()
   vim.cmd("filetype on")
   vim.cmd("edit " .. vim.fn.fnameescape(ROOT .. "/pkg/use.py"))
   local bufnr = vim.api.nvim_get_current_buf()
-  wait(30000, function()
-    local cs = repodoc.clients(bufnr)
-    return #cs > 0 and cs[1].initialized
-  end, "the plugin to start the server")
-  local client = repodoc.clients(bufnr)[1]
+  local client = H.client_of(bufnr)
   report.root_dir = client.config.root_dir
 
   local function sync(method, params)

@@ -6,6 +6,16 @@ function H.wait(ms, fn, what)
   assert(vim.wait(ms, fn, 50), "timed out waiting for " .. what)
 end
 
+--- The buffer's repodoc client, once it is initialized (30 s at most).
+function H.client_of(bufnr)
+  local repodoc = require("repodoc")
+  H.wait(30000, function()
+    local cs = repodoc.clients(bufnr)
+    return #cs > 0 and cs[1].initialized
+  end, "the server for " .. vim.api.nvim_buf_get_name(bufnr))
+  return repodoc.clients(bufnr)[1]
+end
+
 --- Write `report`, stop the clients, quit with `code` (0: :qall!, else :cquit code).
 function H.finish(report, code)
   local f = assert(io.open(assert(os.getenv("OUT_JSON")), "w"))

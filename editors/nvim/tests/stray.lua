@@ -8,20 +8,12 @@ local CMD = vim.fn.json_decode(assert(os.getenv("SERVER_CMD_JSON")))
 local FORCE = os.getenv("FORCE_API")
 local report = { errors = {} }
 
-local wait = H.wait
-
 local ok, err = pcall(function()
   local repodoc = require("repodoc")
   repodoc.setup({ cmd = CMD, _force_api = FORCE ~= "" and FORCE or nil })
   vim.cmd("filetype on")
 
-  local function client_of(bufnr)
-    wait(30000, function()
-      local cs = repodoc.clients(bufnr)
-      return #cs > 0 and cs[1].initialized
-    end, "the server for " .. vim.api.nvim_buf_get_name(bufnr))
-    return repodoc.clients(bufnr)[1]
-  end
+  local client_of = H.client_of
 
   -- a stray Python file: hover, but no root
   vim.cmd("edit " .. vim.fn.fnameescape(STRAY .. "/tool.py"))
