@@ -95,8 +95,11 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None) -> list[
     if change is None or change.structural:
         files, folders = set(ws.facts), set(ws.folders)
     else:
-        files = set(change.files | change.related) & set(ws.facts)
-        folders = {folder_of(r) for r in change.files | change.related} & ws.folders
+        touched = change.files | change.related | change.xref
+        if site.graph is not None:  # pages listing members inherited from a changed class
+            touched |= site.graph.heirs(change.files | change.xref)
+        files = set(touched) & set(ws.facts)
+        folders = {folder_of(r) for r in touched} & ws.folders
     pages: list[Page] = []
     for kind, subjects in (("docs", files), ("kw", files), ("index", folders), ("doc", folders)):
         gather = GATHER[kind]

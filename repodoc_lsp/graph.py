@@ -92,8 +92,8 @@ class _View:
                     self.bindings[local] = (module, name, imp.line)  # the last one binds, as in Python
         self.all_names = facts.all_names
         self.refs = facts.refs  # the facts' own string, read when the file is linked (23 MB less on PyTorch)
-        self.surface = (frozenset(self.defs), tuple(sorted(self.bindings.items())), tuple(self.stars),
-                        facts.all_names, tuple(sorted(self.bases.items())))
+        self.surface = (frozenset((q, d.kind) for q, d in self.defs.items()), tuple(sorted(self.bindings.items())),
+                        tuple(self.stars), facts.all_names, tuple(sorted(self.bases.items())))
 
     def within(self, line: int) -> str:
         """The innermost definition around `line` ("" at module level): the last one starting
@@ -184,6 +184,18 @@ class Graph:
     def subclasses(self, key: Key) -> list[Key]:
         """Workspace classes that name this class as a base, direct only."""
         return sorted(self._subclasses.get(key, ()))
+
+    def heirs(self, rels: Iterable[str]) -> set[str]:
+        """The files of every class deriving, at any depth, from a class of `rels` (their pages
+        list members inherited from `rels`)."""
+        todo = [d.key for rel in rels for d in self.definitions(rel) if d.kind == "class"]
+        seen: set[Key] = set()
+        while todo:
+            for sub in self._subclasses.get(todo.pop(), ()):
+                if sub not in seen:
+                    seen.add(sub)
+                    todo.append(sub)
+        return files_of(seen)
 
     def resolve(self, rel: str, dotted: str) -> Key | None:
         """What a dotted name read in `rel` names (None: not a workspace definition)."""

@@ -458,9 +458,11 @@ class Workspace:
                       key=lambda s: s.path)
 
     def site(self) -> Site:
+        """The workspace as pages see it, with its symbol graph (built here if it is not yet)."""
         return Site.build(project=self.project, root=self.root.as_posix(), out=self.out.as_posix(),
                           embed_max=self.settings.embed_source_max_bytes, relations=self.relations,
-                          facts=self.facts, sizes=self.sizes, folders=self.folders, digests=self.digests)
+                          facts=self.facts, sizes=self.sizes, folders=self.folders, digests=self.digests,
+                          graph=self.graph())
 
     def read_text(self, rel: str) -> str | None:
         from repodoc_lsp.analysis.source import decode, language_for

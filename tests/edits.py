@@ -38,6 +38,7 @@ IMPORTS = [
     "import pkg.sub.c", "from pkg import a, b", "from pkg import a", "from pkg import helpers, sub",
     "from pkg.sub import c", "from foo import b as bb", "from . import a", "from .a import x",
     "from .. import b", "from tests import helpers", "from a import f", "import b",
+    "from a import K", "from pkg.a import K, f", "from .b import K",
 ]
 DOCS = ['"""A module."""', '"""Other words.\n\nA second paragraph.\n"""', '"""Uses `pkg`."""']
 BODIES = [
@@ -45,6 +46,8 @@ BODIES = [
     'class K:\n    """K things."""\n\n    def m(self):\n        pass\n',
     "def test_it():\n    assert True\n",
     "x = 1\n",
+    'class L(K):\n    """Derives from K, wherever K comes from."""\n\n    size: int = 2\n',
+    "def g(k: K) -> K:\n    return f(k)\n",
 ]
 TEXTS = {"README.md": "# Title\n\n## Part\n", "notes.txt": "plain words\n", "data.json": '{"a": 1}\n'}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import itertools
 import re
 from collections.abc import Iterator
@@ -178,7 +179,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                         line=node.lineno,
                         col=node.col_offset,
                         end_line=node.end_lineno or node.lineno,
-                        anchor=anchors.make(f"class-{qual}"),
+                        anchor="",  # given in line order below
                         container=prefix[:-1],
                         decorators=decorators,
                         bases=bases,
@@ -201,7 +202,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                         line=node.lineno,
                         col=node.col_offset,
                         end_line=node.end_lineno or node.lineno,
-                        anchor=anchors.make(f"{kind.value}-{qual}"),
+                        anchor="",
                         container=prefix[:-1],
                         signature=_signature(node, lines),
                         is_async=is_async,
@@ -239,6 +240,10 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                         stack.append((block, prefix, class_qual, top))
 
     symbols.sort(key=lambda s: (s.line, s.col))
+    # Anchors in line order, so the first definition of a qualname has the plain
+    # `kind-qualname` (the graph's definition, which other pages link to).
+    symbol_anchors = _Anchors()
+    symbols = [dataclasses.replace(s, anchor=symbol_anchors.make(f"{s.kind.value}-{s.qualname}")) for s in symbols]
     imports.sort(key=lambda i: i.line)
     findings.extend(import_findings(imports))
     risky_lines = _risky_lines(text)

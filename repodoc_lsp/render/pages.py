@@ -26,6 +26,7 @@ from repodoc_lsp.analysis.model import (
     SymbolKind,
 )
 from repodoc_lsp.analysis.relations import Relations, is_test_file
+from repodoc_lsp.graph import Def, Graph
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown, summary_line
 from repodoc_lsp.render.environment import load, make_environment
@@ -68,12 +69,14 @@ class Site:
     child_folders: dict[str, list[str]] = field(default_factory=dict)
     child_files: dict[str, list[str]] = field(default_factory=dict)
     files_below: dict[str, int] = field(default_factory=dict)  # folder -> files at any depth
+    graph: Graph | None = None  # the symbol graph (None: pages say nothing of uses and subclasses)
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
               facts: Mapping[str, FileFacts], sizes: dict[str, int], folders: Iterable[str],
-              digests: Mapping[str, str] | None = None) -> Site:
-        site = cls(project, root, out, embed_max, relations, facts, sizes, sorted(folders), digests or {})
+              digests: Mapping[str, str] | None = None, graph: Graph | None = None) -> Site:
+        site = cls(project, root, out, embed_max, relations, facts, sizes, sorted(folders), digests or {},
+                   graph=graph)
         site.index_tree()
         return site
 
@@ -126,12 +129,42 @@ def gather_kw(site: Site, rel: str) -> dict:
     return {"digest": site.digests.get(rel)}
 
 
+def def_anchor(d: Def) -> str:
+    """The anchor of a graph definition on its file's page (symbols are anchored in line order,
+    so the first of a qualname has the plain `kind-qualname`; attributes are anchored by the page)."""
+    return f"{'attr' if d.kind == 'attribute' else d.kind}-{d.qualname}"
+
+
+def _xref(site: Site, rel: str) -> dict[str, dict]:
+    """What the symbol graph says of `rel`'s classes and functions, by anchor: the files using each
+    (with how many lines), the subclasses of each class (file, qualname, anchor). Part of the page's key:
+    the planner re-gathers the pages of files whose graph answers changed (`Change.xref`)."""
+    graph = site.graph
+    if graph is None:
+        return {}
+    found: dict[str, dict] = {}
+    for d in graph.definitions(rel):
+        if d.kind not in ("class", "function"):
+            continue
+        users = graph.users(d.key)
+        subs = []
+        for key in graph.subclasses(d.key) if d.kind == "class" else ():
+            sub = graph.definition(*key)
+            if sub is not None:
+                subs.append((sub.rel, sub.qualname, def_anchor(sub)))
+        if users or subs:
+            found[def_anchor(d)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
+                                                 key=lambda u: (-u[1], u[0])),
+                                 "subclasses": subs}
+    return found
+
+
 def gather_docs(site: Site, rel: str) -> dict:
     rels = site.relations
     return {"digest": site.digests.get(rel), "size": site.sizes.get(rel, 0),
             "module": rels.module_of.get(rel, ""), "importers": rels.importers(rel), "tests": rels.tests_of(rel),
             "siblings": [r for r in site.child_files.get(folder_of(rel), []) if r != rel],
-            "links": _import_links(site, rel)}
+            "links": _import_links(site, rel), "xref": _xref(site, rel)}
 
 
 def gather_index(site: Site, folder: str) -> dict:
@@ -263,7 +296,7 @@ class Renderer:
             is_test=is_test_file(rel),
             test_functions=[s.name for s in facts.symbols
                             if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and s.name.startswith("test")],
-            doctest_in=doctest_in,
+            doctest_in=doctest_in, xref=self._xref_links(page, inputs["xref"]),
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
             security=facts.findings_in(FindingCategory.SECURITY),
@@ -274,6 +307,13 @@ class Renderer:
             folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
             project=where.project,
         )
+
+    def _xref_links(self, page: str, xref: dict[str, dict]) -> dict[str, dict]:
+        """Used by and subclassed by, as links, by the anchor of the definition."""
+        return {anchor: {
+            "users": [(r, n, self._link(page, docs_page(r))) for r, n in x["users"]],
+            "subclasses": [(r, qual, self._link(page, docs_page(r), sub)) for r, qual, sub in x["subclasses"]],
+        } for anchor, x in xref.items()}
 
     def _dependencies(self, page: str, imports: Iterable[Import],
                       links: Iterable[tuple[str, tuple[str, ...], str]]) -> dict[str, list[dict]]:
