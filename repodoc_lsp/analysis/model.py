@@ -124,6 +124,9 @@ class Finding:
     label: str
     line: int
     detail: str
+    # security findings: "risky" (dangerous whatever the values at run time) or "check"
+    # (the danger depends on a value known only at run time); "" elsewhere
+    level: str = ""
 
 
 @dataclass(frozen=True, slots=True)

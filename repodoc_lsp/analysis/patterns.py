@@ -7,6 +7,7 @@ guess from text.
 from __future__ import annotations
 
 import ast
+import re
 from bisect import bisect_left
 from collections.abc import Iterable
 
@@ -18,7 +19,6 @@ SECURITY = FindingCategory.SECURITY
 
 _ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "enum.Enum", "enum.IntEnum",
                "enum.StrEnum", "enum.Flag", "enum.IntFlag"}
-_CONCURRENCY = {"threading", "multiprocessing", "concurrent.futures", "asyncio"}
 
 
 def _tail(expr: str) -> str:
@@ -93,17 +93,6 @@ def def_findings(
     return out
 
 
-def import_findings(imports: Iterable[Import]) -> list[Finding]:
-    out: list[Finding] = []
-    seen: set[str] = set()
-    for imp in imports:
-        for mod in (imp.module, *(f"{imp.module}.{n}" for n in imp.names)):
-            if mod in _CONCURRENCY and mod not in seen:
-                seen.add(mod)
-                out.append(Finding(PERF, "concurrency", imp.line, f"uses `{mod}` for concurrent work"))
-    return out
-
-
 def _dotted(node: ast.expr) -> str | None:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
@@ -116,17 +105,24 @@ def _dotted(node: ast.expr) -> str | None:
 
 
 def _aliases(imports: Iterable[Import]) -> dict[str, str]:
-    """Local name -> the dotted name it stands for (approximate: `as` names are not kept)."""
+    """Local name -> the dotted name it stands for (`import a.b as c`: c -> a.b; `import a.b`:
+    a -> a; `from m import x as y`: y -> m.x); relative imports are left out."""
     table: dict[str, str] = {}
     for imp in imports:
         if imp.level:
             continue
-        if imp.names:
-            for name in imp.names:
-                table.setdefault(name, f"{imp.module}.{name}")
-        else:
-            table.setdefault(imp.module.split(".", 1)[0], imp.module.split(".", 1)[0])
+        module = imp.module if imp.asnames or imp.names else imp.module.split(".", 1)[0]
+        for local, name in imp.bindings():
+            table.setdefault(local, f"{module}.{name}" if name else module)
     return table
+
+
+def _resolve(node: ast.expr, aliases: dict[str, str]) -> str | None:
+    name = _dotted(node)
+    if name is None:
+        return None
+    head, _, rest = name.partition(".")
+    return aliases.get(head, head) + ("." + rest if rest else "")
 
 
 def _kw(call: ast.Call, name: str) -> ast.expr | None:
@@ -136,15 +132,32 @@ def _kw(call: ast.Call, name: str) -> ast.expr | None:
     return None
 
 
-def _is_true(node: ast.expr | None) -> bool:
-    return isinstance(node, ast.Constant) and node.value is True
+def _arg(call: ast.Call, index: int, name: str) -> ast.expr | None:
+    """The argument at `index` or passed as `name=`."""
+    return call.args[index] if len(call.args) > index else _kw(call, name)
 
+
+def _show(node: ast.expr | None) -> str:
+    """A value for a page: a dotted name in code, else a description (never source text that
+    could break the Markdown)."""
+    name = _dotted(node) if node is not None else None
+    return f"`{name}`" if name else "an expression"
+
+
+RISKY = "risky"
+CHECK = "check"
 
 _UNPICKLE = {"pickle.load", "pickle.loads", "pickle.Unpickler", "cPickle.load", "cPickle.loads",
+             "_pickle.load", "_pickle.loads", "_pickle.Unpickler",
              "dill.load", "dill.loads", "marshal.load", "marshal.loads", "shelve.open",
              "joblib.load"}
+_PICKLE_MODULES = {"pickle", "cPickle", "_pickle", "dill"}
 _SUBPROCESS = {"subprocess.run", "subprocess.call", "subprocess.check_call",
                "subprocess.check_output", "subprocess.Popen"}
+_SHELL = {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput"}
+_TORCH_LOAD = {"torch.load", "torch.serialization.load"}
+_YAML_UNSAFE_LOADERS = {"Loader", "UnsafeLoader", "FullLoader", "CLoader", "CUnsafeLoader", "CFullLoader"}
+_IMPORT_BY_NAME = {"__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__"}
 
 
 def _nodes_around(tree: ast.AST, lines: list[int]) -> Iterable[ast.AST]:
@@ -162,43 +175,268 @@ def _nodes_around(tree: ast.AST, lines: list[int]) -> Iterable[ast.AST]:
             stack.append(child)
 
 
+class _Bindings:
+    """What the whole file binds, read once and only when a rule needs it: `name = Callee(...)`
+    assignments (flow-insensitive) and the file's classes with their bases."""
+
+    def __init__(self, tree: ast.Module, aliases: dict[str, str]) -> None:
+        self.tree = tree
+        self.aliases = aliases
+        self._calls: dict[str, set[str]] | None = None
+        self._bases: dict[str, list[str]] = {}
+
+    def calls(self, name: str) -> set[str]:
+        if self._calls is None:
+            self._calls = {}
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                    callee = _resolve(node.value.func, self.aliases)
+                    if callee:
+                        for target in node.targets:
+                            if isinstance(target, ast.Name):
+                                self._calls.setdefault(target.id, set()).add(callee)
+                elif isinstance(node, ast.ClassDef):
+                    self._bases.setdefault(node.name, []).extend(
+                        b for b in (_resolve(base, self.aliases) for base in node.bases) if b)
+        return self._calls.get(name, set())
+
+    def unpickler_class(self, callee: str, seen: frozenset[str] = frozenset()) -> bool:
+        """`callee` is an unpickler: its name ends with `Unpickler`, or it is a class of this file
+        deriving from one."""
+        if callee.rsplit(".", 1)[-1].endswith("Unpickler"):
+            return True
+        self.calls("")  # the classes are read with the assignments
+        if callee in seen or callee not in self._bases:
+            return False
+        return any(self.unpickler_class(b, seen | {callee}) for b in self._bases[callee])
+
+
+def _unpickler_of(receiver: ast.expr, bindings: _Bindings) -> str | None:
+    """The unpickler class `receiver` is an instance of (`Unpickler(f)` itself, or a name
+    assigned from such a call), else None."""
+    if isinstance(receiver, ast.Call):
+        callees = {c for c in (_resolve(receiver.func, bindings.aliases),) if c}
+    elif isinstance(receiver, ast.Name):
+        callees = bindings.calls(receiver.id)
+    else:
+        return None
+    found = sorted(c for c in callees if bindings.unpickler_class(c))
+    return found[0] if found else None
+
+
+def _security(node: ast.Call, name: str, full: str, bindings: _Bindings) -> Finding | None:
+    line = node.lineno
+    tail = node.func.attr if isinstance(node.func, ast.Attribute) else full.rsplit(".", 1)[-1]
+    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+
+    def risky(label: str, detail: str) -> Finding:
+        return Finding(SECURITY, label, line, detail, RISKY)
+
+    def check(label: str, detail: str) -> Finding:
+        return Finding(SECURITY, label, line, detail, CHECK)
+
+    if full in ("eval", "exec", "builtins.eval", "builtins.exec"):
+        code = _arg(node, 0, "source")
+        if code is None or isinstance(code, ast.Constant):
+            return None  # no argument, or code written in the file
+        return check(tail, f"`{name}()` of {_show(code)}: runs whatever code that holds at run time")
+    if full in _IMPORT_BY_NAME:
+        module = _arg(node, 0, "name")
+        if module is None or isinstance(module, ast.Constant):
+            return None
+        return check(tail, f"`{name}()` of {_show(module)}: which module is imported (and its code run) "
+                           "is known only at run time")
+    if tail == "exec_module" and receiver is not None:
+        return check("exec_module", f"`{name}()` runs the code of a module located at run time")
+    if full in _UNPICKLE:
+        return risky("deserialisation", f"`{name}()` can run arbitrary code when loading untrusted data")
+    if full in _TORCH_LOAD:
+        weights_only = _kw(node, "weights_only")
+        if weights_only is None or (isinstance(weights_only, ast.Constant) and weights_only.value is None):
+            passes = " (unless `**` arguments pass it)" if any(k.arg is None for k in node.keywords) else ""
+            return check("torch.load", f"`{name}()` leaves `weights_only` to its default{passes}: True from "
+                                       "PyTorch 2.6, False before; when False it unpickles arbitrary objects")
+        if isinstance(weights_only, ast.Constant):
+            if weights_only.value:
+                return None
+            return risky("torch.load", f"`{name}(..., weights_only=False)` unpickles arbitrary objects")
+        flag = _dotted(weights_only)
+        shown = f"`{name}(..., weights_only={flag})`" if flag else f"`{name}()` with `weights_only` computed"
+        return check("torch.load", f"{shown}: unpickles arbitrary objects when that is false at run time")
+    if full == "yaml.unsafe_load":
+        return risky("yaml.load", f"`{name}()` can build arbitrary objects")
+    if full == "yaml.load":
+        loader = _arg(node, 1, "Loader")
+        if loader is None:
+            return risky("yaml.load", f"`{name}()` without a Loader can build arbitrary objects "
+                                      "(PyYAML before 5.1; 6.0 refuses the call)")
+        text = _dotted(loader) or ""
+        loader_full = _resolve(loader, bindings.aliases) or ""
+        if "Safe" in text or text.rsplit(".", 1)[-1] == "BaseLoader":
+            return None
+        if loader_full.startswith("yaml.") or text in _YAML_UNSAFE_LOADERS:
+            return risky("yaml.load", f"`{name}()` with `{text}` can build arbitrary objects")
+        return check("yaml.load", f"`{name}()` with the Loader {_show(loader)} holds at run time: "
+                                  "arbitrary objects unless it is a safe loader")
+    if full in _SUBPROCESS:
+        shell = _kw(node, "shell")
+        if shell is None or (isinstance(shell, ast.Constant) and not shell.value):
+            return None
+        if isinstance(shell, ast.Constant):
+            return risky("shell=True", f"`{name}(..., shell=True)` passes a string to the shell")
+        return check("shell=", f"`{name}(..., shell=...)` with {_show(shell)}: the command goes to the "
+                               "shell when that is true at run time")
+    if full in _SHELL:
+        command = _arg(node, 0, "cmd")
+        if command is None or isinstance(command, ast.Constant):
+            return risky("shell command", f"`{name}()` runs a shell command")
+        return check("shell command", f"`{name}()` runs the shell command {_show(command)} holds at "
+                                      "run time")
+    if full == "tempfile.mktemp":
+        return risky("mktemp", f"`{name}()` is race-prone; `tempfile.mkstemp` is safe")
+    if tail in ("load", "loads") and receiver is not None:
+        owner = _dotted(receiver)
+        imported = owner is not None and owner.split(".", 1)[0] in bindings.aliases
+        cls = _unpickler_of(receiver, bindings) if tail == "load" and not imported else None
+        if cls and cls not in _UNPICKLE:
+            return check("deserialisation", f"`{name}()` unpickles through `{cls}`: arbitrary code "
+                                            "from untrusted data unless its `find_class` restricts it")
+        last = owner.rsplit(".", 1)[-1].lower() if owner else ""
+        if owner and "pickle" in last and _resolve(receiver, bindings.aliases) not in _PICKLE_MODULES:
+            what = "unpickler" if "unpickler" in last else "module"
+            return check("deserialisation", f"`{name}()` unpickles with the {what} `{owner}` holds at run "
+                                            "time: arbitrary code from untrusted data")
+    return None
+
+
 def call_findings(tree: ast.Module, imports: Iterable[Import], lines: list[int]) -> list[Finding]:
-    """Risky calls on or spanning `lines`, resolved through the file's imports
-    (`from pickle import loads` counts)."""
+    """Risky calls, and calls to check, on or spanning `lines`, resolved through the file's
+    imports (`from pickle import loads` counts)."""
     aliases = _aliases(imports)
+    bindings = _Bindings(tree, aliases)
     out: list[Finding] = []
     for node in _nodes_around(tree, lines):
         if not isinstance(node, ast.Call):
             continue
         name = _dotted(node.func)
-        if name is None:
+        if name is not None:
+            head, _, rest = name.partition(".")
+            full = aliases.get(head, head) + ("." + rest if rest else "")
+        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call):
+            inner = _dotted(node.func.value.func)  # Unpickler(f).load()
+            if inner is None:
+                continue
+            name, full = f"{inner}(...).{node.func.attr}", ""
+        else:
             continue
-        head, _, rest = name.partition(".")
-        full = aliases.get(head, head) + ("." + rest if rest else "")
-        line = node.lineno
-        if full in ("eval", "exec", "builtins.eval", "builtins.exec"):
-            out.append(Finding(SECURITY, full.rsplit(".", 1)[-1], line,
-                               f"`{name}()` runs arbitrary code if its input is not trusted"))
-        elif full in _UNPICKLE:
-            out.append(Finding(SECURITY, "deserialisation", line,
-                               f"`{name}()` can run arbitrary code when loading untrusted data"))
-        elif full == "yaml.unsafe_load" or (
-            full == "yaml.load" and "Safe" not in ast.unparse(_kw(node, "Loader") or ast.Constant(""))
-            and not (len(node.args) > 1 and "Safe" in ast.unparse(node.args[1]))
-        ):
-            out.append(Finding(SECURITY, "yaml.load", line,
-                               f"`{name}()` without a safe Loader can build arbitrary objects"))
-        elif full in _SUBPROCESS and _is_true(_kw(node, "shell")):
-            out.append(Finding(SECURITY, "shell=True", line,
-                               f"`{name}(..., shell=True)` passes a string to the shell"))
-        elif full in ("os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput"):
-            out.append(Finding(SECURITY, "shell command", line, f"`{name}()` runs a shell command"))
-        elif full == "torch.load":
-            weights_only = _kw(node, "weights_only")
-            if weights_only is None or (isinstance(weights_only, ast.Constant) and weights_only.value is False):
-                out.append(Finding(SECURITY, "torch.load", line,
-                                   f"`{name}()` without `weights_only=True` unpickles arbitrary objects"))
-        elif full == "tempfile.mktemp":
-            out.append(Finding(SECURITY, "mktemp", line,
-                               f"`{name}()` is race-prone; `tempfile.mkstemp` is safe"))
+        found = _security(node, name, full, bindings)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+# Concurrency: what a file starts or shares, by the call (or base class) that does it.
+_CONCURRENCY_ROOTS = ("threading", "_thread", "multiprocessing", "torch.multiprocessing",
+                      "concurrent.futures", "asyncio")
+_THREAD_SYNC = ("Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore", "Event", "Barrier")
+_CONCURRENT_CALLS: dict[str, tuple[str, str]] = {
+    "threading.Thread": ("threads", "creates a thread"),
+    "threading.Timer": ("threads", "creates a timer thread"),
+    "_thread.start_new_thread": ("threads", "starts a thread"),
+    "threading.local": ("thread-local state", "keeps state per thread"),
+    **{f"threading.{n}": ("thread synchronisation", "synchronises threads") for n in _THREAD_SYNC},
+    "multiprocessing.Process": ("processes", "creates a process"),
+    "multiprocessing.spawn": ("processes", "starts processes"),
+    "multiprocessing.start_processes": ("processes", "starts processes"),
+    "multiprocessing.Pool": ("process pool", "a process pool"),
+    "multiprocessing.pool.Pool": ("process pool", "a process pool"),
+    "multiprocessing.pool.ThreadPool": ("thread pool", "a thread pool"),
+    "multiprocessing.dummy.Pool": ("thread pool", "a thread pool"),
+    **{f"multiprocessing.{n}": ("inter-process communication", "passes data between processes")
+       for n in ("Queue", "SimpleQueue", "JoinableQueue", "Pipe", "Manager")},
+    **{f"multiprocessing.{n}": ("process synchronisation", "shares state between processes")
+       for n in (*_THREAD_SYNC, "Value", "Array")},
+    "concurrent.futures.ThreadPoolExecutor": ("thread pool", "a thread pool"),
+    "concurrent.futures.ProcessPoolExecutor": ("process pool", "a process pool"),
+    "asyncio.run": ("event loop", "runs an event loop"),
+    "asyncio.new_event_loop": ("event loop", "creates an event loop"),
+    **{f"asyncio.{n}": ("concurrent coroutines", "runs coroutines concurrently")
+       for n in ("gather", "wait", "as_completed", "create_task", "ensure_future", "TaskGroup")},
+    "asyncio.to_thread": ("threads", "runs a function in a thread"),
+    "asyncio.run_coroutine_threadsafe": ("threads", "hands a coroutine to another thread's loop"),
+}
+_CONCURRENT_BASES: dict[str, tuple[str, str]] = {
+    "threading.Thread": ("threads", "is a thread class"),
+    "multiprocessing.Process": ("processes", "is a process class"),
+}
+
+
+def _concurrency_name(full: str) -> str:
+    """`torch.multiprocessing.Pool` -> `multiprocessing.Pool` (the same API)."""
+    return full[len("torch."):] if full.startswith("torch.multiprocessing.") else full
+
+
+def _name_pattern(local: str, target: str) -> str | None:
+    """A regex for where `local` (bound to `target`) may reach a concurrency API, or None."""
+    for root in _CONCURRENCY_ROOTS:
+        if target == root or target.startswith(root + "."):
+            return re.escape(local) + r"\b"
+        if root.startswith(target + "."):
+            rest = root[len(target) + 1:].split(".")
+            return re.escape(local) + "".join(r"\s*\.\s*" + re.escape(p) for p in rest) + r"\b"
+    return None
+
+
+def _lines_naming(text: str, names: Iterable[tuple[str, str]]) -> list[int]:
+    patterns = sorted({p for local, target in names if (p := _name_pattern(local, target))})
+    if not patterns:
+        return []
+    found = re.finditer(r"(?<![\w.])(?:" + "|".join(patterns) + ")", text)
+    return sorted({text.count("\n", 0, m.start()) + 1 for m in found})
+
+
+def concurrency_findings(tree: ast.Module, imports: Iterable[Import], text: str) -> list[Finding]:
+    """Threads, processes, pools, locks and event loops the file creates (calls and base classes
+    resolved through its imports; `ctx = multiprocessing.get_context(...)` counts), never a mere
+    import."""
+    aliases = _aliases(imports)
+    out: list[Finding] = []
+    seen: set[int] = set()
+    names = list(aliases.items())
+    while names:
+        lines = _lines_naming(text, names)
+        names = []
+        for node in _nodes_around(tree, lines) if lines else ():
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                callee = _resolve(node.value.func, aliases)
+                if callee and _concurrency_name(callee) == "multiprocessing.get_context":
+                    for target in node.targets:
+                        if isinstance(target, ast.Name) and target.id not in aliases:
+                            aliases[target.id] = "multiprocessing"
+                            names.append((target.id, "multiprocessing"))
+            if isinstance(node, ast.ClassDef):
+                for base in node.bases:
+                    full = _resolve(base, aliases)
+                    what = _CONCURRENT_BASES.get(_concurrency_name(full or ""))
+                    if what:
+                        out.append(Finding(PERF, what[0], node.lineno,
+                                           f"`{node.name}` {what[1]} (subclasses `{_dotted(base)}`)"))
+            elif isinstance(node, ast.Call):
+                written = _dotted(node.func)
+                full = _resolve(node.func, aliases) if written else None
+                func = node.func
+                if written is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+                    inner = _resolve(func.value.func, aliases)  # get_context("spawn").Process(...)
+                    if inner and _concurrency_name(inner) == "multiprocessing.get_context":
+                        written = f"{_dotted(func.value.func)}(...).{func.attr}"
+                        full = f"multiprocessing.{func.attr}"
+                what = _CONCURRENT_CALLS.get(_concurrency_name(full or ""))
+                if what and written:
+                    given = _kw(node, "target")
+                    runs = _dotted(given) if given is not None else None
+                    shown = f"{written}(target={runs})" if runs else written
+                    out.append(Finding(PERF, what[0], node.lineno, f"{what[1]}: `{shown}`"))
     return out

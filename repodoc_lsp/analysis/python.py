@@ -28,8 +28,8 @@ from repodoc_lsp.analysis.model import (
 from repodoc_lsp.analysis.patterns import (
     call_findings,
     class_findings,
+    concurrency_findings,
     def_findings,
-    import_findings,
     slots_finding,
 )
 from repodoc_lsp.analysis.signature import signature_text
@@ -37,9 +37,10 @@ from repodoc_lsp.analysis.xref import assigned, instance_attributes, references
 
 # Lines that may hold a risky call; the syntax tree is searched only around them.
 _RISKY_TEXT = re.compile(
-    r"\b(?:eval|exec|system|popen|getoutput|getstatusoutput|mktemp|unsafe_load|Unpickler|loads?)\s*\("
+    r"\b(?:eval|exec|exec_module|__import__|import_module|system|popen|getoutput|getstatusoutput|mktemp"
+    r"|unsafe_load|Unpickler|loads?)\s*\("
     r"|\b(?:pickle|cPickle|dill|marshal|shelve|yaml|joblib|torch)\.(?:loads?|open|Unpickler)\b"
-    r"|\bshell\s*=\s*True"
+    r"|\bshell\s*="
 )
 
 
@@ -245,7 +246,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     symbol_anchors = _Anchors()
     symbols = [dataclasses.replace(s, anchor=symbol_anchors.make(f"{s.kind.value}-{s.qualname}")) for s in symbols]
     imports.sort(key=lambda i: i.line)
-    findings.extend(import_findings(imports))
+    findings.extend(concurrency_findings(tree, imports, text))
     risky_lines = _risky_lines(text)
     if risky_lines:
         findings.extend(call_findings(tree, imports, risky_lines))
@@ -265,8 +266,8 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
 # Words one of which every _RISKY_TEXT match contains, at most _RISKY_LEAD characters
 # after the match's start (`cPickle.` before `load`). Finding them with str.find and
 # matching the pattern only around them is several times faster than a regex scan.
-_RISKY_WORDS = ("eval", "exec", "system", "popen", "getoutput", "getstatusoutput", "mktemp",
-                "load", "Unpickler", "open", "shell")
+_RISKY_WORDS = ("eval", "exec", "__import__", "import_module", "system", "popen", "getoutput",
+                "getstatusoutput", "mktemp", "load", "Unpickler", "open", "shell")
 _RISKY_LEAD = 16
 _RISKY_SPAN = 200  # how far past the word a match may end (spaces before `(` or `= True`)
 
