@@ -153,6 +153,17 @@ def size_human(n: int) -> str:
     return f"{n:,} bytes ({scaled:.2f} {unit})"
 
 
+def size_short(n: int) -> str:
+    """`41.2 KB` (one decimal; `512 bytes` under a kilobyte)."""
+    if n < 1024:
+        return f"{n:,} {'byte' if n == 1 else 'bytes'}"
+    scaled = n / 1024
+    unit = "KB"
+    if scaled >= 1024:
+        scaled, unit = scaled / 1024, "MB"
+    return f"{scaled:,.1f} {unit}"
+
+
 def first_line(doc: str | None) -> str:
     if not doc:
         return ""

@@ -32,8 +32,7 @@ from repodoc_lsp.render.docstrings import docstring_markdown, summary_line
 from repodoc_lsp.render.environment import load, make_environment
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 
-SAME_FOLDER_LIMIT = 30
-MAIN_SYMBOLS_LIMIT = 40
+LIST_LIMIT = 20  # a longer list shows this many, then its count, breakdown and folded whole
 
 _LANG_FENCE = {".py": "python", ".pyi": "python", ".md": "markdown", ".toml": "toml",
                ".json": "json", ".yml": "yaml", ".yaml": "yaml", ".sh": "sh", ".js": "javascript",
@@ -51,6 +50,37 @@ def link_text(text: str) -> str:
     """A file name as link text: one line, no HTML; underscores inside words stay as they are."""
     text = _LINK_SPECIAL.sub(r"\\\1", md.escape_html(md.one_line(text)))
     return _UNDERSCORE_EDGE.sub(r"\\_", text)
+
+
+def folder_label(folder: str) -> str:
+    """A folder as a group of a long list: `` `torch/nn/` ``, `` `./` `` for the root."""
+    return md.code(folder + "/" if folder else "./")
+
+
+def nearest(rel: str, others: Iterable[str]) -> list[str]:
+    """`others` ordered by closeness to `rel` in the tree: most folders shared first, then the
+    shallower, then by path."""
+    mine = rel.split("/")[:-1]
+
+    def key(other: str) -> tuple[int, int, str]:
+        theirs = other.split("/")[:-1]
+        shared = 0
+        for a, b in zip(mine, theirs):  # noqa: B905 (lengths differ on purpose)
+            if a != b:
+                break
+            shared += 1
+        return (-shared, len(theirs), other)
+    return sorted(others, key=key)
+
+
+def list_groups(items: Iterable[Mapping], order: str = "count") -> list[dict]:
+    """The groups of a long list (the `groups` filter of `long_list`): `{"name", "entries"}` with
+    the items of each in their `key` order; the groups by size (largest first) or by `name`."""
+    by_group: dict[str, list[Mapping]] = {}
+    for item in items:
+        by_group.setdefault(item["group"], []).append(item)
+    groups = sorted(by_group.items(), key=(lambda g: g[0]) if order == "name" else (lambda g: (-len(g[1]), g[0])))
+    return [{"name": name, "entries": sorted(found, key=lambda i: i["key"])} for name, found in groups]
 
 
 @dataclass
@@ -168,8 +198,10 @@ def gather_docs(site: Site, rel: str) -> dict:
 
 
 def gather_index(site: Site, folder: str) -> dict:
+    files = site.child_files.get(folder, [])
     return {"subfolders": [(f, site.files_below.get(f, 0)) for f in site.child_folders.get(folder, [])],
-            "files": [(r, site.digests.get(r)) for r in site.child_files.get(folder, [])]}
+            "files": [(r, site.digests.get(r)) for r in files],
+            "importers": {r: len(site.relations.importers(r)) for r in files} if len(files) > LIST_LIMIT else {}}
 
 
 def gather_doc(site: Site, folder: str) -> dict:
@@ -199,7 +231,7 @@ class Renderer:
         self.env = make_environment(templates)
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
                                 docmd=docstring_markdown, firstline=summary_line,
-                                inline=md.inline, fragment=md.fragment)
+                                inline=md.inline, fragment=md.fragment, groups=list_groups)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._templates = load(self.env, ("file_kw", "file_docs", "folder_index", "folder_doc"))
 
@@ -212,6 +244,12 @@ class Renderer:
     def _src(where: Where, page: str, rel: str) -> str:
         target = posixpath.join(where.root, rel)
         return md.href(posixpath.relpath(target, posixpath.dirname(posixpath.join(where.out, page))))
+
+    def _file_item(self, page: str, rel: str, note: str = "", group: str | None = None) -> dict:
+        """A file as an item of `long_list`: its path linked to its page, counted in its folder."""
+        return {"text": link_text(rel), "short": link_text(posixpath.basename(rel)), "key": rel,
+                "href": self._link(page, docs_page(rel)), "note": note,
+                "group": folder_label(folder_of(rel)) if group is None else group}
 
     def _line_links(self, where: Where, page: str, rel: str) -> Callable[[int], str]:
         """`line -> link to that line of the source`, with the path worked out once."""
@@ -275,9 +313,9 @@ class Renderer:
         functions = [s for s in facts.symbols if s.kind is SymbolKind.FUNCTION]
         methods_of = _methods_by_class(facts.symbols, classes)
         deps = self._dependencies(page, facts.imports, inputs["links"])
-        importers = [(r, self._link(page, docs_page(r))) for r in inputs["importers"]]
-        tests = [(r, self._link(page, docs_page(r))) for r in inputs["tests"]]
-        siblings = inputs["siblings"]
+        importers = [self._file_item(page, r) for r in nearest(rel, inputs["importers"])]
+        tests = [self._file_item(page, r) for r in nearest(rel, inputs["tests"])]
+        related = self._related(page, rel, inputs)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
         purpose = docstring_markdown(facts.module_doc) if facts.module_doc else ""
         if not purpose and facts.language is Language.MARKDOWN and facts.symbols:
@@ -300,8 +338,8 @@ class Renderer:
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
             security=facts.findings_in(FindingCategory.SECURITY),
-            siblings=[(r, "./" + md.href(docs_page(posixpath.basename(r)))) for r in siblings[:SAME_FOLDER_LIMIT]],
-            siblings_more=max(0, len(siblings) - SAME_FOLDER_LIMIT),
+            related=related, related_cut=len(set(inputs["importers"]) - set(inputs["tests"])) > LIST_LIMIT,
+            source_label=self._source_label(facts, size),
             kw_href=self._link(page, kw_page(rel)), docs_href=self._link(page, page),
             index_href=self._link(page, folder_index(folder_of(rel))),
             folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
@@ -314,6 +352,32 @@ class Renderer:
             "users": [(r, n, self._link(page, docs_page(r))) for r, n in x["users"]],
             "subclasses": [(r, qual, self._link(page, docs_page(r), sub)) for r, qual, sub in x["subclasses"]],
         } for anchor, x in xref.items()}
+
+    @staticmethod
+    def _source_label(facts: FileFacts, size: int) -> str:
+        """`1,003 lines, 41.2 KB`: the summary of the folded source."""
+        return f"{facts.lines:,} {'line' if facts.lines == 1 else 'lines'}, {md.size_short(size)}"
+
+    def _related(self, page: str, rel: str, inputs: dict) -> list[dict]:
+        """Related Files: the files `rel` imports, its tests, the files importing it (the nearest
+        `LIST_LIMIT`: all of them are under "Imported by"), then its folder's other files."""
+        seen = {rel}
+        related = []
+        importers = nearest(rel, (r for r in inputs["importers"] if r not in set(inputs["tests"])))
+        imported = [t for cat, targets, _absolute in inputs["links"] if cat == "workspace" for t in targets]
+        for relation, rels in (("it imports", imported),
+                               ("test", inputs["tests"]), ("imports it", importers[:LIST_LIMIT]),
+                               ("same folder", inputs["siblings"])):
+            for r in rels:
+                if r not in seen:
+                    seen.add(r)
+                    item = self._file_item(page, r, f" ({relation})", group=relation)
+                    if relation == "same folder":
+                        item["text"] = item["short"]
+                    else:
+                        item["short"] = item["text"]
+                    related.append(item)
+        return related
 
     def _dependencies(self, page: str, imports: Iterable[Import],
                       links: Iterable[tuple[str, tuple[str, ...], str]]) -> dict[str, list[dict]]:
@@ -340,8 +404,14 @@ class Renderer:
             summary = summary_line(facts.module_doc)
             if not summary and facts.language is Language.MARKDOWN and facts.symbols:
                 summary = facts.symbols[0].name
-            files.append((posixpath.basename(rel), self._link(page, docs_page(rel)),
-                          self._link(page, kw_page(rel)), summary, _counts(facts)))
+            name = posixpath.basename(rel)
+            note = f" ([keywords]({self._link(page, kw_page(rel))}))" + (f": {md.inline(summary)}" if summary else "")
+            files.append({"text": md.code(name), "short": md.code(name), "key": name, "note": note,
+                          "href": self._link(page, docs_page(rel)), "group": md.code(_extension(name))})
+        if len(files) > LIST_LIMIT:  # the most imported first; a short list stays in name order
+            used = inputs["importers"]
+            files.sort(key=lambda f: (-used.get(posixpath.join(folder, f["key"]) if folder else f["key"], 0),
+                                      f["key"]))
         return self._templates["folder_index"].render(
             folder=folder, page=page, title=folder or where.project, subfolders=subfolders,
             files=files, doc_href=self._link(page, folder_doc(folder)),
@@ -364,15 +434,20 @@ class Renderer:
             purpose_from = readme
         languages = Counter(facts_of[r].language.value for r in files)
         lines = sum(facts_of[r].lines for r in files)
-        main_classes, main_functions = [], []
+        main_classes: list[dict] = []
+        main_functions: list[dict] = []
         for rel in files:
+            base = posixpath.basename(rel)
             for s in facts_of[rel].symbols:
-                entry = (s.name, rel, self._link(page, docs_page(rel), s.anchor), summary_line(s.docstring))
-                if s.kind is SymbolKind.CLASS and not s.container:
-                    main_classes.append(entry)
-                elif s.kind is SymbolKind.FUNCTION and not s.container:
-                    main_functions.append(entry)
-        public = lambda entries: sorted(entries, key=lambda e: (e[0].startswith("_"), e[0].lower(), e[1]))  # noqa: E731
+                if s.container or s.kind not in (SymbolKind.CLASS, SymbolKind.FUNCTION):
+                    continue
+                summary = summary_line(s.docstring)
+                entry = {"text": md.code(s.name), "short": md.code(s.name), "key": (s.name.lower(), rel),
+                         "href": self._link(page, docs_page(rel), s.anchor), "group": md.code(base),
+                         "note": f" in {md.code(base)}" + (f": {md.inline(summary)}" if summary else "")}
+                (main_classes if s.kind is SymbolKind.CLASS else main_functions).append(entry)
+        public = lambda entries: sorted(  # noqa: E731
+            entries, key=lambda e: (e["key"][0].startswith("_"), e["key"]))
         inside = set(files)
         deps: dict[str, Counter[str]] = {"workspace": Counter(), "stdlib": Counter(), "third-party": Counter()}
         used_by: set[str] = set()
@@ -390,14 +465,18 @@ class Renderer:
             purpose_from=purpose_from, purpose_href=self._link(page, docs_page(purpose_from)) if purpose_from else "",
             n_files=len(files), languages=sorted(languages.items()), lines=lines,
             n_folders=inputs["n_folders"],
-            main_classes=public(main_classes)[:MAIN_SYMBOLS_LIMIT], n_classes=len(main_classes),
-            main_functions=public(main_functions)[:MAIN_SYMBOLS_LIMIT], n_functions=len(main_functions),
+            main_classes=public(main_classes), main_functions=public(main_functions),
             ws_deps=[(t, self._link(page, docs_page(t)), n) for t, n in sorted(deps["workspace"].items())],
             stdlib_deps=sorted(deps["stdlib"]), third_deps=sorted(deps["third-party"]),
-            used_by=[(r, self._link(page, docs_page(r))) for r in sorted(used_by)],
+            used_by=[self._file_item(page, r) for r in nearest(posixpath.join(folder, "_"), used_by)],
             index_href=self._link(page, folder_index(folder)), project=where.project,
             root=not folder,
         )
+
+
+def _extension(name: str) -> str:
+    ext = posixpath.splitext(name)[1]
+    return ext if ext else "no extension"
 
 
 def _methods_by_class(symbols: Iterable[Symbol], classes: list[Symbol]) -> dict[str, list[Symbol]]:

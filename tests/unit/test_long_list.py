@@ -1,0 +1,92 @@
+"""Long lists (`long_list` in `_macros.md.j2`): the most relevant 20, the count and breakdown by
+folder, then every entry folded in <details>; nothing dropped, and the page still parses."""
+
+from __future__ import annotations
+
+import re
+
+from helpers import DOCS_SECTIONS, foreign_html, md_tokens, page_errors
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.analysis.relations import Relations
+from repodoc_lsp.render import Renderer, Site
+from repodoc_lsp.render.pages import list_groups, nearest
+
+_MACRO = '{% from "_macros.md.j2" import long_list %}{{ long_list(items, "files") }}'
+
+
+def _items(paths: list[str]) -> list[dict]:
+    return [{"text": p, "short": p.rsplit("/", 1)[-1], "key": p, "href": f"{p}.md",
+             "group": "`" + (p.rsplit("/", 1)[0] + "/" if "/" in p else "./") + "`", "note": ""} for p in paths]
+
+
+def _render(items: list[dict]) -> str:
+    return Renderer().env.from_string(_MACRO).render(items=items)
+
+
+def _links(text: str) -> list[str]:
+    return re.findall(r"\]\(([^)]*)\)", text)
+
+
+def test_a_short_list_is_every_entry_once_in_order() -> None:
+    paths = [f"z/f{i:02}.py" for i in range(20, 0, -1)]
+    out = _render(_items(paths))
+    assert _links(out) == [f"{p}.md" for p in paths]
+    assert "<details>" not in out and "in all" not in out
+
+
+def test_a_long_list_shows_20_then_count_and_folders_then_all_folded() -> None:
+    paths = [f"a/x{i:02}.py" for i in range(30)] + [f"b/y{i}.py" for i in range(10)] + [f"r{i}.py" for i in range(5)]
+    paths = paths[::-1]  # the order given is the order of relevance
+    out = _render(_items(paths))
+    shown, folded = out.split("<details>", 1)
+    assert _links(shown) == [f"{p}.md" for p in paths[:20]]
+    assert "45 files in all; by folder: `a/` 30, `b/` 10, `./` 5." in shown
+    assert folded.startswith("<summary>All 45 files</summary>\n\n") and folded.rstrip().endswith("</details>")
+    assert sorted(_links(folded)) == sorted(f"{p}.md" for p in paths)  # nothing dropped, none twice
+    rows = [line for line in folded.splitlines() if line.startswith("- ")]
+    assert [r.split(":", 1)[0] for r in rows] == ["- `./`", "- `a/`", "- `b/`"]  # one line per folder
+    assert "[x00.py](a/x00.py.md), [x01.py](a/x01.py.md)" in folded
+    page = f"# T\n\n## S\n\n{out}\n\n## E\n"
+    assert foreign_html(page) == []
+    bullets = [t for t in md_tokens(page) if t.type == "list_item_open"]
+    assert len(bullets) == 20 + 3
+
+
+def test_groups_by_size_and_by_name() -> None:
+    items = _items(["b/1.py", "a/1.py", "b/2.py", "c/1.py", "b/0.py"])
+    assert [(g["name"], [i["key"] for i in g["entries"]]) for g in list_groups(items)] == [
+        ("`b/`", ["b/0.py", "b/1.py", "b/2.py"]), ("`a/`", ["a/1.py"]), ("`c/`", ["c/1.py"])]
+    assert [g["name"] for g in list_groups(items, "name")] == ["`a/`", "`b/`", "`c/`"]
+
+
+def test_nearest_puts_the_same_package_first() -> None:
+    assert nearest("torch/nn/modules/linear.py", ["test/test_nn.py", "torch/ao/q.py", "torch/nn/init.py",
+                                                  "torch/nn/modules/conv.py", "torch/a/b/c.py", "setup.py"]) == [
+        "torch/nn/modules/conv.py", "torch/nn/init.py", "torch/ao/q.py", "torch/a/b/c.py", "setup.py",
+        "test/test_nn.py"]
+
+
+def _site(files: dict[str, str]) -> Site:
+    facts = {rel: analyse_source(rel, text.encode()) for rel, text in files.items()}
+    folders = {""} | {rel.rsplit("/", 1)[0] for rel in files if "/" in rel}
+    return Site.build(project="p", root="/r", out="/r/docs", embed_max=10**6,
+                      relations=Relations({rel: f.imports for rel, f in facts.items()}), facts=facts,
+                      sizes={rel: len(t) for rel, t in files.items()}, folders=folders)
+
+
+def test_a_file_imported_by_25_files_folds_its_importers_and_related_files() -> None:
+    files = {"pkg/__init__.py": "", "pkg/core.py": '"""Core."""\nX = 1\n'}
+    files |= {f"pkg/user{i:02}.py": "from pkg import core\n" for i in range(15)}
+    files |= {f"app/use{i:02}.py": "from pkg.core import X\n" for i in range(10)}
+    site = _site(files)
+    page = Renderer().file_docs(site, "pkg/core.py", files["pkg/core.py"])
+    assert page_errors(page, DOCS_SECTIONS) == []
+    imported_by = page.split("### Imported by", 1)[1].split("\n## ", 1)[0]
+    shown, folded = imported_by.split("<details>", 1)
+    assert len(_links(shown)) == 20 and all("user" in link for link in _links(shown)[:15])  # nearest first
+    assert "25 importing files in all; by folder: `pkg/` 15, `app/` 10." in shown
+    assert len(_links(folded)) == 25
+    related = page.split("## Related Files", 1)[1].split("\n## ", 1)[0]
+    assert "the nearest 20 of the 25 files importing it (all under [Imported by](#imported-by))" in related
+    assert '<a id="imported-by"></a>' in page
