@@ -78,6 +78,15 @@ def _templates_stamp(folder: str) -> str:
 RenderFn = Callable[[Page], str]
 
 
+def site_of(ws: Workspace) -> Site:
+    """The workspace as pages see it (the view layer's `Site`), with its symbol graph (built
+    here if it is not yet)."""
+    return Site.build(project=ws.project, root=ws.root.as_posix(), out=ws.out.as_posix(),
+                      embed_max=ws.settings.embed_source_max_bytes, relations=ws.relations,
+                      facts=ws.facts, sizes=ws.sizes, folders=ws.folders, digests=ws.digests,
+                      graph=ws.graph())
+
+
 def page_renderer(ws: Workspace, renderer: Renderer, site: Site) -> RenderFn:
     """`page -> its Markdown` (a docs page embeds the source as it is on disk)."""
     def render(page: Page) -> str:
@@ -223,7 +232,7 @@ def regenerate(ws: Workspace, rels: Iterable[str], writer: Writer, renderer: Ren
     started = time.perf_counter()
     summary = Summary(root=str(ws.root), out=str(ws.out))
     change = ws.update_files(rels, data, pause)  # one batch: relations rebuilt once
-    site = ws.site()
+    site = site_of(ws)
     pages = plan_pages(ws, site, change)
     with writer.hold(pause=pause):  # one writer of the folder at a time; its manifest afresh
         if change.structural:
@@ -253,7 +262,7 @@ def generate(
     if not summary.cancelled:
         writer = Writer(ws.out, check=check, force=force)
         renderer = renderer or Renderer(ws.settings.templates or None)
-        site = ws.site()
+        site = site_of(ws)
         pages = plan_pages(ws, site)
         try:
             with writer.hold(cancel=None if cancel is None else cancel.is_set):  # one run at a time

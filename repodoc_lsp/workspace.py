@@ -1,7 +1,9 @@
-"""The analysed state of one workspace: discover -> read -> facts (cached, in parallel) -> relations.
+"""The analysed state of one workspace: discover -> facts (`facts.py`: read, analysed in
+parallel, cached) -> relations -> symbol graph.
 
 Shared by `repodoc generate` and the language server; the server keeps one
-`Workspace` per root and updates single files as they are saved.
+`Workspace` per root and updates single files as they are saved (each update returns
+a `Change`, which the page planner takes).
 """
 
 from __future__ import annotations
@@ -12,22 +14,22 @@ import multiprocessing
 import os
 import posixpath
 import threading
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
+from repodoc_lsp.analysis import FileFacts, Language
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
+from repodoc_lsp.facts import Analysed, FactsStore, analyse_bytes, analyse_chunk, analyse_path
 from repodoc_lsp.graph import Graph, files_of
 from repodoc_lsp.modes import wider_reason
 from repodoc_lsp.pool import lower_priority, run_chunks
 from repodoc_lsp.regular import read_regular
-from repodoc_lsp.render import Site
 
 # Below this many files to analyse, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 48
@@ -80,119 +82,6 @@ class Change:
 
 
 NO_CHANGE = Change()
-
-
-@dataclass(frozen=True, slots=True)
-class Analysed:
-    rel: str
-    digest: str
-    size: int
-    facts: FileFacts | None
-    skip_reason: str = ""
-
-
-def analyse_path(root: str, rel: str) -> Analysed:
-    """Read and analyse one file; every failure becomes a skip reason, never an exception."""
-    path = os.path.join(root, rel)
-    try:
-        data = read_regular(path)
-    except OSError as exc:
-        return Analysed(rel, "", 0, None, f"unreadable: {exc.strerror or exc}")
-    return analyse_bytes(rel, data)
-
-
-def analyse_bytes(rel: str, data: bytes) -> Analysed:
-    key = digest(data)
-    try:
-        facts = analyse_source(posixpath.basename(rel), data)
-    except NotText as exc:
-        return Analysed(rel, key, len(data), None, str(exc))
-    except (RecursionError, MemoryError):
-        return Analysed(rel, key, len(data), None, "too deeply nested to analyse")
-    return Analysed(rel, key, len(data), facts)
-
-
-def _analyse_chunk(root: str, rels: list[str]) -> list[Analysed]:
-    return [analyse_path(root, rel) for rel in rels]
-
-
-class FactsStore(MutableMapping[str, FileFacts]):
-    """rel -> facts. Facts the cache already holds are loaded on first use, so a run
-    in which no page changes reads only each file's imports from the cache."""
-
-    def __init__(self, root: Path, cache: FactsCache) -> None:
-        self._root = root
-        self._cache = cache
-        # Loads come from the worker thread (pages, index) and from requests (a hover's file).
-        self._loading = threading.Lock()
-        self._loaded: dict[str, FileFacts] = {}
-        self._pending: dict[str, str] = {}  # rel -> digest, in the cache, not loaded yet
-        self._imports: dict[str, tuple[Import, ...]] = {}
-
-    def add_cached(self, rel: str, key: str, imports: tuple[Import, ...]) -> None:
-        self._loaded.pop(rel, None)
-        self._pending[rel] = key
-        self._imports[rel] = imports
-
-    def imports(self) -> dict[str, tuple[Import, ...]]:
-        return self._imports
-
-    def load_all(self) -> None:
-        """Load every pending file's facts (before rendering, or for the symbol index)."""
-        self.load(list(self._pending))
-
-    def load(self, rels: Iterable[str]) -> None:
-        """Load these files' facts if they are pending (in batches: callers can work in between)."""
-        with self._loading:
-            wanted = {rel: key for rel in rels if (key := self._pending.get(rel)) is not None}
-            if not wanted:
-                return
-            found = self._cache.get_many(set(wanted.values()))
-            repaired = []
-            for rel, key in wanted.items():
-                facts = found.get(key)
-                if facts is None:  # gone from the cache meanwhile, or damaged: analyse again
-                    facts = analyse_path(str(self._root), rel).facts or FileFacts(Language.TEXT, 0)
-                    repaired.append((key, facts))
-                self._loaded[rel] = facts
-                self._pending.pop(rel, None)
-            self._cache.put_many(repaired)
-
-    def __getitem__(self, rel: str) -> FileFacts:
-        if rel in self._pending:
-            self.load_all()
-        return self._loaded[rel]
-
-    def one(self, rel: str) -> FileFacts | None:
-        """One file's facts, loading only that file if need be (a request cannot wait for all)."""
-        if rel in self._pending:
-            self.load([rel])
-        return self.loaded(rel)
-
-    def loaded(self, rel: str) -> FileFacts | None:
-        """The facts of `rel` if they are loaded (None: pending or unknown)."""
-        return self._loaded.get(rel)
-
-    def __setitem__(self, rel: str, facts: FileFacts) -> None:
-        self._pending.pop(rel, None)
-        self._loaded[rel] = facts
-        self._imports[rel] = facts.imports
-
-    def __delitem__(self, rel: str) -> None:
-        if rel not in self._loaded and rel not in self._pending:
-            raise KeyError(rel)
-        self._loaded.pop(rel, None)
-        self._pending.pop(rel, None)
-        self._imports.pop(rel, None)
-
-    def __contains__(self, rel: object) -> bool:
-        return rel in self._imports
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._imports)
-
-    def __len__(self) -> int:
-        return len(self._imports)
 
 
 def default_jobs(settings: Settings) -> int:
@@ -294,7 +183,7 @@ class Workspace:
                 server = multiprocessing.get_context("forkserver")
                 server.set_forkserver_preload(["repodoc_lsp.workspace"])
                 ctx, setup = server, _background_worker
-            for results in run_chunks(functools.partial(_analyse_chunk, str(self.root)), chunks,
+            for results in run_chunks(functools.partial(analyse_chunk, str(self.root)), chunks,
                                       workers=workers, context=ctx, initializer=setup,
                                       cancel=cancel, what="analysis"):
                 for result in results:
@@ -456,13 +345,6 @@ class Workspace:
     def skipped(self) -> list[Skipped]:
         return sorted([*self.discovery_skipped, *(Skipped(r, why) for r, why in self.read_skipped.items())],
                       key=lambda s: s.path)
-
-    def site(self) -> Site:
-        """The workspace as pages see it, with its symbol graph (built here if it is not yet)."""
-        return Site.build(project=self.project, root=self.root.as_posix(), out=self.out.as_posix(),
-                          embed_max=self.settings.embed_source_max_bytes, relations=self.relations,
-                          facts=self.facts, sizes=self.sizes, folders=self.folders, digests=self.digests,
-                          graph=self.graph())
 
     def read_text(self, rel: str) -> str | None:
         from repodoc_lsp.analysis.source import decode, language_for

@@ -127,9 +127,9 @@ def test_keys_follow_the_renderer(ws: Workspace, monkeypatch: pytest.MonkeyPatch
     """A different renderer (code or built-in templates) re-keys every page, same version or not."""
     from repodoc_lsp import generate as pipeline
 
-    before = {p.path: p.key for p in pipeline.plan_pages(ws, ws.site())}
+    before = {p.path: p.key for p in pipeline.plan_pages(ws, pipeline.site_of(ws))}
     monkeypatch.setattr(pipeline, "render_stamp", lambda: "another renderer")
-    after = {p.path: p.key for p in pipeline.plan_pages(ws, ws.site())}
+    after = {p.path: p.key for p in pipeline.plan_pages(ws, pipeline.site_of(ws))}
     assert before.keys() == after.keys() and all(before[p] != after[p] for p in before)
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings
-from repodoc_lsp.workspace import FactsStore, Workspace
+from repodoc_lsp.facts import FactsStore
+from repodoc_lsp.workspace import Workspace
 
 
 def _source(i: int) -> bytes:

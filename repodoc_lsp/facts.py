@@ -1,0 +1,131 @@
+"""Facts loading: one file's bytes read and analysed (every failure a skip reason), chunks of
+files analysed in worker processes, and `FactsStore`, the facts of a workspace's files,
+loaded from the cache on first use.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import threading
+from collections.abc import Iterable, Iterator, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
+from repodoc_lsp.analysis.source import NotText
+from repodoc_lsp.cache import FactsCache, digest
+from repodoc_lsp.regular import read_regular
+
+
+@dataclass(frozen=True, slots=True)
+class Analysed:
+    rel: str
+    digest: str
+    size: int
+    facts: FileFacts | None
+    skip_reason: str = ""
+
+
+def analyse_path(root: str, rel: str) -> Analysed:
+    """Read and analyse one file; every failure becomes a skip reason, never an exception."""
+    path = os.path.join(root, rel)
+    try:
+        data = read_regular(path)
+    except OSError as exc:
+        return Analysed(rel, "", 0, None, f"unreadable: {exc.strerror or exc}")
+    return analyse_bytes(rel, data)
+
+
+def analyse_bytes(rel: str, data: bytes) -> Analysed:
+    key = digest(data)
+    try:
+        facts = analyse_source(posixpath.basename(rel), data)
+    except NotText as exc:
+        return Analysed(rel, key, len(data), None, str(exc))
+    except (RecursionError, MemoryError):
+        return Analysed(rel, key, len(data), None, "too deeply nested to analyse")
+    return Analysed(rel, key, len(data), facts)
+
+
+def analyse_chunk(root: str, rels: list[str]) -> list[Analysed]:
+    return [analyse_path(root, rel) for rel in rels]
+
+
+class FactsStore(MutableMapping[str, FileFacts]):
+    """rel -> facts. Facts the cache already holds are loaded on first use, so a run
+    in which no page changes reads only each file's imports from the cache."""
+
+    def __init__(self, root: Path, cache: FactsCache) -> None:
+        self._root = root
+        self._cache = cache
+        # Loads come from the worker thread (pages, index) and from requests (a hover's file).
+        self._loading = threading.Lock()
+        self._loaded: dict[str, FileFacts] = {}
+        self._pending: dict[str, str] = {}  # rel -> digest, in the cache, not loaded yet
+        self._imports: dict[str, tuple[Import, ...]] = {}
+
+    def add_cached(self, rel: str, key: str, imports: tuple[Import, ...]) -> None:
+        self._loaded.pop(rel, None)
+        self._pending[rel] = key
+        self._imports[rel] = imports
+
+    def imports(self) -> dict[str, tuple[Import, ...]]:
+        return self._imports
+
+    def load_all(self) -> None:
+        """Load every pending file's facts (before rendering, or for the symbol index)."""
+        self.load(list(self._pending))
+
+    def load(self, rels: Iterable[str]) -> None:
+        """Load these files' facts if they are pending (in batches: callers can work in between)."""
+        with self._loading:
+            wanted = {rel: key for rel in rels if (key := self._pending.get(rel)) is not None}
+            if not wanted:
+                return
+            found = self._cache.get_many(set(wanted.values()))
+            repaired = []
+            for rel, key in wanted.items():
+                facts = found.get(key)
+                if facts is None:  # gone from the cache meanwhile, or damaged: analyse again
+                    facts = analyse_path(str(self._root), rel).facts or FileFacts(Language.TEXT, 0)
+                    repaired.append((key, facts))
+                self._loaded[rel] = facts
+                self._pending.pop(rel, None)
+            self._cache.put_many(repaired)
+
+    def __getitem__(self, rel: str) -> FileFacts:
+        if rel in self._pending:
+            self.load_all()
+        return self._loaded[rel]
+
+    def one(self, rel: str) -> FileFacts | None:
+        """One file's facts, loading only that file if need be (a request cannot wait for all)."""
+        if rel in self._pending:
+            self.load([rel])
+        return self.loaded(rel)
+
+    def loaded(self, rel: str) -> FileFacts | None:
+        """The facts of `rel` if they are loaded (None: pending or unknown)."""
+        return self._loaded.get(rel)
+
+    def __setitem__(self, rel: str, facts: FileFacts) -> None:
+        self._pending.pop(rel, None)
+        self._loaded[rel] = facts
+        self._imports[rel] = facts.imports
+
+    def __delitem__(self, rel: str) -> None:
+        if rel not in self._loaded and rel not in self._pending:
+            raise KeyError(rel)
+        self._loaded.pop(rel, None)
+        self._pending.pop(rel, None)
+        self._imports.pop(rel, None)
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._imports
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._imports)
+
+    def __len__(self) -> int:
+        return len(self._imports)
