@@ -185,6 +185,27 @@ class Graph:
         """Workspace classes that name this class as a base, direct only."""
         return sorted(self._subclasses.get(key, ()))
 
+    def members(self, key: Key) -> list[Def]:
+        """The definitions directly inside a class (methods, attributes, nested classes), in line order."""
+        prefix = key[1] + "."
+        return [d for d in self.definitions(key[0])
+                if d.qualname.startswith(prefix) and "." not in d.qualname[len(prefix):]]
+
+    def ancestors(self, key: Key) -> list[Key]:
+        """The workspace classes a class derives from at any depth, nearest first (depth-first,
+        left to right, each once: Python's method resolution order when bases do not share ancestors)."""
+        found: list[Key] = []
+        seen = {key}
+        todo = list(reversed(self._bases.get(key, ())))
+        while todo:
+            base = todo.pop()
+            if base in seen:
+                continue
+            seen.add(base)
+            found.append(base)
+            todo.extend(reversed(self._bases.get(base, ())))
+        return found
+
     def heirs(self, rels: Iterable[str]) -> set[str]:
         """The files of every class deriving, at any depth, from a class of `rels` (their pages
         list members inherited from `rels`)."""

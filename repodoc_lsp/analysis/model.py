@@ -103,13 +103,15 @@ class Import:
 class Attribute:
     """A name assigned at module level or in a class body (`x = 1`, `x: int = 1`, a dataclass
     field, an enum member), or `self.x = ...` at the top of `__init__`. `container` is the
-    class's qualname ("" at module level); `annotation` and `value` are source text, shortened."""
+    class's qualname ("" at module level); `annotation` and `value` are source text, shortened;
+    `instance` marks `self.x` in `__init__`."""
 
     name: str
     container: str
     line: int
     annotation: str = ""
     value: str = ""
+    instance: bool = False
 
     @property
     def qualname(self) -> str:

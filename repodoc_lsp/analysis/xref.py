@@ -65,7 +65,7 @@ def instance_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef, container:
             if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                     and target.value.id == me and target.attr not in found):
                 found[target.attr] = Attribute(target.attr, container, node.lineno,
-                                               _text(annotation, lines), _text(value, lines))
+                                               _text(annotation, lines), _text(value, lines), instance=True)
     return list(found.values())
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.analysis.model import (
+    Attribute,
     FileFacts,
     FindingCategory,
     Import,
@@ -182,10 +183,30 @@ def _xref(site: Site, rel: str) -> dict[str, dict]:
             sub = graph.definition(*key)
             if sub is not None:
                 subs.append((sub.rel, sub.qualname, def_anchor(sub)))
-        if users or subs:
+        inherited = _inherited(graph, d) if d.kind == "class" else []
+        if users or subs or inherited:
             found[def_anchor(d)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
                                                  key=lambda u: (-u[1], u[0])),
-                                 "subclasses": subs}
+                                 "subclasses": subs, "inherited": inherited}
+    return found
+
+
+def _inherited(graph: Graph, cls: Def) -> list[tuple[str, str, str, list[tuple[str, str]]]]:
+    """Public members a class inherits from workspace classes: per ancestor (file, qualname,
+    anchor), the (name, anchor) of each member the class and its nearer ancestors do not define."""
+    taken = {m.name for m in graph.members(cls.key)}
+    found = []
+    for key in graph.ancestors(cls.key):
+        origin = graph.definition(*key)
+        if origin is None:
+            continue
+        members = []
+        for m in graph.members(key):
+            if m.name not in taken and not m.name.startswith("_"):
+                members.append((m.name, def_anchor(m)))
+            taken.add(m.name)
+        if members:
+            found.append((origin.rel, origin.qualname, def_anchor(origin), members))
     return found
 
 
@@ -312,6 +333,7 @@ class Renderer:
         classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
         functions = [s for s in facts.symbols if s.kind is SymbolKind.FUNCTION]
         methods_of = _methods_by_class(facts.symbols, classes)
+        attributes_of, module_names = _attributes(facts, classes)
         deps = self._dependencies(page, facts.imports, inputs["links"])
         importers = [self._file_item(page, r) for r in nearest(rel, inputs["importers"])]
         tests = [self._file_item(page, r) for r in nearest(rel, inputs["tests"])]
@@ -328,7 +350,8 @@ class Renderer:
             module=inputs["module"], embed=embed, source=text or "",
             fence_lang=_LANG_FENCE.get(ext.lower(), ""), embed_max=where.embed_max,
             src_href=self._src(where, page, rel), line_href=self._line_links(where, page, rel),
-            classes=classes, functions=functions, methods_of=methods_of,
+            classes=classes, functions=functions, methods_of=methods_of, attributes_of=attributes_of,
+            module_names=module_names,
             headings=[s for s in facts.symbols if s.kind is SymbolKind.HEADING],
             counts=_counts(facts), deps=deps, importers=importers, tests=tests,
             is_test=is_test_file(rel),
@@ -347,10 +370,13 @@ class Renderer:
         )
 
     def _xref_links(self, page: str, xref: dict[str, dict]) -> dict[str, dict]:
-        """Used by and subclassed by, as links, by the anchor of the definition."""
+        """Used by, subclassed by and inherited members, as links, by the anchor of the definition."""
         return {anchor: {
             "users": [(r, n, self._link(page, docs_page(r))) for r, n in x["users"]],
             "subclasses": [(r, qual, self._link(page, docs_page(r), sub)) for r, qual, sub in x["subclasses"]],
+            "inherited": [(r, qual, self._link(page, docs_page(r), origin),
+                           [(name, self._link(page, docs_page(r), member)) for name, member in members])
+                          for r, qual, origin, members in x["inherited"]],
         } for anchor, x in xref.items()}
 
     @staticmethod
@@ -477,6 +503,55 @@ class Renderer:
 def _extension(name: str) -> str:
     ext = posixpath.splitext(name)[1]
     return ext if ext else "no extension"
+
+
+_ENUM_BASES = frozenset(("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"))
+_FIELD_BASES = frozenset(("NamedTuple", "TypedDict"))
+_DATACLASS = re.compile(r"^(?:\w+\.)*(?:dataclass|define|frozen|mutable|attrs|s)\b")
+
+
+def _attribute_title(c: Symbol) -> str:
+    """What a class's attributes are called on its entry: enum members, fields or attributes."""
+    bases = {b.split("[", 1)[0].rsplit(".", 1)[-1] for b in c.bases}
+    if bases & _ENUM_BASES:
+        return "Members"
+    if bases & _FIELD_BASES or any(_DATACLASS.match(d) for d in c.decorators):
+        return "Fields"
+    return "Attributes"
+
+
+def _attribute_entry(a: Attribute, anchor: str) -> dict:
+    text = ("self." if a.instance else "") + a.name + (f": {a.annotation}" if a.annotation else "") + (f" = {a.value}" if a.value else "")
+    return {"name": a.name, "anchor": anchor, "text": text, "line": a.line, "instance": a.instance}
+
+
+def _attributes(facts: FileFacts, classes: list[Symbol]) -> tuple[dict[str, dict], list[dict]]:
+    """Each class's attributes (by the class's anchor: a title and the first assignment of each
+    name, class body before `self.x` in `__init__`) and the module-level names (`__all__` aside),
+    anchored `attr-qualname`."""
+    same_name: dict[str, list[Symbol]] = {}
+    for c in classes:
+        same_name.setdefault(c.qualname, []).append(c)
+    seen: set[str] = set()
+    of_class: dict[str, dict] = {}
+    module: list[dict] = []
+    for a in sorted(facts.attributes, key=lambda a: (a.instance, a.line)):
+        if a.qualname in seen or a.qualname == "__all__":
+            continue
+        seen.add(a.qualname)
+        entry = _attribute_entry(a, f"attr-{a.qualname}")
+        if not a.container:
+            module.append(entry)
+            continue
+        candidates = same_name.get(a.container)
+        if not candidates:
+            continue
+        owner = next((c for c in candidates if c.line <= a.line <= c.end_line), candidates[0])
+        of_class.setdefault(owner.anchor, {"title": _attribute_title(owner), "entries": []})["entries"].append(entry)
+    for group in of_class.values():
+        group["entries"].sort(key=lambda e: (e["instance"], e["line"]))
+    module.sort(key=lambda e: e["line"])
+    return of_class, module
 
 
 def _methods_by_class(symbols: Iterable[Symbol], classes: list[Symbol]) -> dict[str, list[Symbol]]:

@@ -1,0 +1,158 @@
+"""The API on file pages: attributes and fields (extracted with `ast`), module-level names, and
+what the symbol graph adds (used by, subclassed by, inherited members), as a reader sees them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import DOCS_SECTIONS, make_workspace, page_errors
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.config import Settings
+from repodoc_lsp.render import Renderer
+from repodoc_lsp.workspace import Workspace
+
+MODELS = '''"""Models."""
+import enum
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+LIMIT: int = 10
+NAME = "models"
+A, B = 1, 2
+__all__ = ["Colour", "Point"]
+
+
+class Colour(enum.Enum):
+    RED = 1
+    GREEN = 2
+
+
+@dataclass(frozen=True)
+class Point:
+    x: int
+    tags: list[str] = field(default_factory=list)
+
+
+class Pair(NamedTuple):
+    left: int
+    right: int = 0
+
+
+class Base:
+    """A base."""
+
+    kind: str = "base"
+
+    def __init__(self, size):
+        self.size = size
+        self.kind = "set"
+        if size:
+            self.hidden = 1
+
+    def run(self):
+        pass
+
+    def stop(self):
+        pass
+
+    def _private(self):
+        pass
+'''
+
+USER = '''from models import Base, Point
+
+
+class Child(Base):
+    def run(self):
+        return Point(1)
+
+
+class GrandChild(Child):
+    extra = 1
+
+
+def make() -> Base:
+    return Child(1)
+'''
+
+
+def test_attributes_are_extracted_with_types_defaults_and_where_they_are_set() -> None:
+    facts = analyse_source("models.py", MODELS.encode())
+    got = {(a.container, a.name): (a.annotation, a.value, a.instance) for a in facts.attributes}
+    assert got[("", "LIMIT")] == ("int", "10", False)
+    assert got[("", "NAME")] == ("", '"models"', False)
+    assert got[("", "A")] == ("", "", False) and got[("", "B")] == ("", "", False)  # unpacked: no value
+    assert got[("Colour", "RED")] == ("", "1", False)
+    assert got[("Point", "tags")] == ("list[str]", "field(default_factory=list)", False)
+    assert got[("Pair", "right")] == ("int", "0", False)
+    assert got[("Base", "size")] == ("", "size", True)
+    assert ("Base", "hidden") not in got  # under an `if`: not certain, not listed
+
+
+def test_two_definitions_of_one_name_are_anchored_in_line_order() -> None:
+    source = ("import sys\nif sys.platform == 'win32':\n    class Impl:\n        pass\n"
+              "else:\n    class Impl:\n        pass\n")
+    facts = analyse_source("m.py", source.encode())
+    assert [(s.line, s.anchor) for s in facts.symbols] == [(3, "class-Impl"), (6, "class-Impl-2")]
+
+
+def _pages(tmp_path: Path) -> tuple[Workspace, dict[str, str]]:
+    root = make_workspace(tmp_path / "ws", {"models.py": MODELS, "user.py": USER, "other.py": "import models\n"})
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    site, renderer = ws.site(), Renderer()
+    return ws, {rel: renderer.file_docs(site, rel, ws.read_text(rel)) for rel in ("models.py", "user.py")}
+
+
+def _entry(page: str, anchor: str) -> str:
+    after = page.split(f'<a id="{anchor}"></a>\n', 1)[1]
+    return after.split("\n#### ", 1)[0].split("\n### ", 1)[0].split("\n## ", 1)[0]
+
+
+def test_class_entries_list_fields_members_and_attributes(tmp_path: Path) -> None:
+    _ws, pages = _pages(tmp_path)
+    page = pages["models.py"]
+    assert page_errors(page, DOCS_SECTIONS) == []
+    colour = _entry(page, "class-Colour")
+    assert "**Members**" in colour and '<a id="attr-Colour.RED"></a>`RED = 1`' in colour
+    point = _entry(page, "class-Point")
+    assert "**Fields**" in point and "`tags: list[str] = field(default_factory=list)`" in point
+    assert "**Fields**" in _entry(page, "class-Pair")
+    base = _entry(page, "class-Base")
+    assert "**Attributes**" in base
+    assert '<a id="attr-Base.kind"></a>`kind: str = "base"`' in base  # the class body first
+    assert '<a id="attr-Base.size"></a>`self.size = size`' in base and "in `__init__`" in base
+    assert base.count("attr-Base.kind") == 1  # one entry per name
+    names = page.split("### Module-level names", 1)[1].split("\n## ", 1)[0]
+    assert '<a id="attr-LIMIT"></a>`LIMIT: int = 10`' in names and "`NAME = \"models\"`" in names
+    assert "__all__" not in names and "attr-A" in names and "attr-B" in names
+
+
+def test_used_by_subclassed_by_and_inherited_members_link_their_pages(tmp_path: Path) -> None:
+    _ws, pages = _pages(tmp_path)
+    base = _entry(pages["models.py"], "class-Base")
+    assert "- **Subclassed by**: [`Child`](./user.py_docs.md#class-Child) in `user.py`" in base
+    assert "- **Used by**: 1 file: [user.py](./user.py_docs.md) (" in base  # other.py names only the module
+    assert "**Used by**: 1 file" in _entry(pages["models.py"], "class-Point")
+    grand = _entry(pages["user.py"], "class-GrandChild")
+    inherited = grand.split("**Inherited from workspace classes**", 1)[1]
+    # run comes from Child (it overrides Base's), stop and the attributes from Base; no private names
+    assert "- from [`Child`](./user.py_docs.md#class-Child): [`run`](./user.py_docs.md#method-Child.run)" in inherited
+    base_line = next(line for line in inherited.splitlines() if "from [`Base`]" in line)
+    for name, anchor in (("kind", "attr-Base.kind"), ("stop", "method-Base.stop"), ("size", "attr-Base.size")):
+        assert f"[`{name}`](./models.py_docs.md#{anchor})" in base_line
+    assert "`run`" not in base_line and "_private" not in base_line and "__init__" not in base_line
+    assert page_errors(pages["user.py"], DOCS_SECTIONS) == []
+
+
+def test_a_change_to_a_base_class_replans_the_pages_of_its_heirs(tmp_path: Path) -> None:
+    from repodoc_lsp.generate import plan_pages
+
+    ws, _pages_ = _pages(tmp_path)
+    before = {p.path: p.key for p in plan_pages(ws, ws.site())}
+    (ws.root / "models.py").write_text(MODELS + "\n    def more(self):\n        pass\n")
+    change = ws.update_file("models.py")
+    planned = {p.path: p.key for p in plan_pages(ws, ws.site(), change)}
+    assert "user.py_docs.md" in planned and planned["user.py_docs.md"] != before["user.py_docs.md"]
+    assert "other.py_docs.md" not in planned
