@@ -521,7 +521,8 @@ def _attribute_title(c: Symbol) -> str:
 
 
 def _attribute_entry(a: Attribute, anchor: str) -> dict:
-    text = ("self." if a.instance else "") + a.name + (f": {a.annotation}" if a.annotation else "") + (f" = {a.value}" if a.value else "")
+    text = ("self." if a.instance else "") + a.name + (f": {a.annotation}" if a.annotation else "") \
+        + (f" = {a.value}" if a.value else "")
     return {"name": a.name, "anchor": anchor, "text": text, "line": a.line, "instance": a.instance}
 
 

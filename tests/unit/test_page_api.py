@@ -149,7 +149,7 @@ def test_used_by_subclassed_by_and_inherited_members_link_their_pages(tmp_path: 
 def test_a_change_to_a_base_class_replans_the_pages_of_its_heirs(tmp_path: Path) -> None:
     from repodoc_lsp.generate import plan_pages
 
-    ws, _pages_ = _pages(tmp_path)
+    ws, _ = _pages(tmp_path)
     before = {p.path: p.key for p in plan_pages(ws, ws.site())}
     (ws.root / "models.py").write_text(MODELS + "\n    def more(self):\n        pass\n")
     change = ws.update_file("models.py")
