@@ -9,6 +9,7 @@ from helpers import DOCS_SECTIONS, make_workspace, page_errors
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
+from repodoc_lsp.generate import plan_pages, site_of
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.workspace import Workspace
 
@@ -101,7 +102,7 @@ def _pages(tmp_path: Path) -> tuple[Workspace, dict[str, str]]:
     root = make_workspace(tmp_path / "ws", {"models.py": MODELS, "user.py": USER, "other.py": "import models\n"})
     ws = Workspace(root, Settings(), use_cache=False)
     ws.scan(jobs=1)
-    site, renderer = ws.site(), Renderer()
+    site, renderer = site_of(ws), Renderer()
     return ws, {rel: renderer.file_docs(site, rel, ws.read_text(rel)) for rel in ("models.py", "user.py")}
 
 
@@ -147,12 +148,10 @@ def test_used_by_subclassed_by_and_inherited_members_link_their_pages(tmp_path: 
 
 
 def test_a_change_to_a_base_class_replans_the_pages_of_its_heirs(tmp_path: Path) -> None:
-    from repodoc_lsp.generate import plan_pages
-
     ws, _ = _pages(tmp_path)
-    before = {p.path: p.key for p in plan_pages(ws, ws.site())}
+    before = {p.path: p.key for p in plan_pages(ws, site_of(ws))}
     (ws.root / "models.py").write_text(MODELS + "\n    def more(self):\n        pass\n")
     change = ws.update_file("models.py")
-    planned = {p.path: p.key for p in plan_pages(ws, ws.site(), change)}
+    planned = {p.path: p.key for p in plan_pages(ws, site_of(ws), change)}
     assert "user.py_docs.md" in planned and planned["user.py_docs.md"] != before["user.py_docs.md"]
     assert "other.py_docs.md" not in planned
