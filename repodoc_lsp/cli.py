@@ -14,12 +14,20 @@ from typing import TYPE_CHECKING, Any
 
 from repodoc_lsp import __version__
 from repodoc_lsp.config import ConfigError, Settings, load_settings, output_problem
+from repodoc_lsp.exits import (
+    EXIT_BUSY,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_OUTPUT,
+    EXIT_STALE,
+    EXIT_USAGE,
+    EXIT_WORKERS,
+)
 
 if TYPE_CHECKING:
     from repodoc_lsp.generate import Summary
     from repodoc_lsp.workspace import ProgressFn
 
-EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_OUTPUT, EXIT_WORKERS, EXIT_BUSY, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
 
 EPILOG = """\
 exit codes:

@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from repodoc_lsp.cli import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_STALE, EXIT_USAGE, EXIT_WORKERS
 from repodoc_lsp.config import Settings
+from repodoc_lsp.exits import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_STALE, EXIT_USAGE, EXIT_WORKERS
 
 
 def _escape(value: str, *, prop: bool = False) -> str:

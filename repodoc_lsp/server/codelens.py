@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from repodoc_lsp.server.app import RepodocServer  # at run time: pygls reads command annotations
 from repodoc_lsp.server.convert import uri_of
+from repodoc_lsp.server.server import RepodocServer  # at run time: pygls resolves a command's annotations
 from repodoc_lsp.server.xref import graph_of
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from repodoc_lsp.server import failures
-from repodoc_lsp.server.app import RepodocServer  # at run time: pygls reads command annotations
 from repodoc_lsp.server.convert import path_of, uri_of
+from repodoc_lsp.server.server import RepodocServer  # at run time: pygls resolves a command's annotations
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root

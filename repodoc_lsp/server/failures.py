@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from repodoc_lsp.server.server import RepodocServer
+
 if TYPE_CHECKING:
     from repodoc_lsp.generate import Summary
-    from repodoc_lsp.server.app import RepodocServer
 
 log = logging.getLogger(__name__)
 QUIET_SECONDS = 10.0  # after a message, failures of the same root are only logged for this long

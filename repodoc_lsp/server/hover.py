@@ -25,10 +25,10 @@ from repodoc_lsp.render.hover import (
 )
 from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.roots import project_folder
+from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import xref_of
 
 if TYPE_CHECKING:
-    from repodoc_lsp.server.app import RepodocServer
     from repodoc_lsp.server.state import Root
 
 log = logging.getLogger(__name__)

@@ -4,16 +4,13 @@ the file's page, each class and function name to its place there), once the page
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.server.convert import path_of, uri_of
-
-if TYPE_CHECKING:
-    from repodoc_lsp.server.app import RepodocServer
+from repodoc_lsp.server.server import RepodocServer
 
 _DEF = re.compile(r"\b(?:def|class)\s+(\w+)")
 

@@ -15,10 +15,10 @@ from lsprotocol import types
 
 from repodoc_lsp.server import failures, ref_diagnostics
 from repodoc_lsp.server.convert import path_of
+from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.writer import OutputError
 
 if TYPE_CHECKING:
-    from repodoc_lsp.server.app import RepodocServer
     from repodoc_lsp.server.state import Root
 
 # Saves are handled after this much quiet time, but never later than MAX_WAIT_SECONDS after
@@ -82,7 +82,7 @@ class SaveQueue:
 
 def register(server: RepodocServer) -> None:
     queue = SaveQueue(server)
-    server.save_queue = queue
+    server.on_shutdown.append(queue.cancel)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: RepodocServer, params: types.DidSaveTextDocumentParams) -> None:

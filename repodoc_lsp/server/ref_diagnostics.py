@@ -15,9 +15,9 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.refs.check import Stale, check_doc, check_docstrings, ignored, is_doc
 from repodoc_lsp.refs.resolve import Resolver
 from repodoc_lsp.server.convert import path_of
+from repodoc_lsp.server.server import RepodocServer
 
 if TYPE_CHECKING:
-    from repodoc_lsp.server.app import RepodocServer
     from repodoc_lsp.server.state import Root
 
 log = logging.getLogger(__name__)

@@ -10,10 +10,10 @@ from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.graph import Graph, Key
 from repodoc_lsp.regular import read_regular
+from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import graph_of, target
 
 if TYPE_CHECKING:
-    from repodoc_lsp.server.app import RepodocServer
     from repodoc_lsp.server.state import Root
 
 

@@ -11,11 +11,11 @@ from pygls.exceptions import JsonRpcInvalidParams
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.index import MODULE, Entry, entries_of
 from repodoc_lsp.server.convert import SYMBOL_KINDS, path_of
+from repodoc_lsp.server.server import RepodocServer
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from repodoc_lsp.server.app import RepodocServer
 
 MAX_QUERY = 256  # characters of a workspace/symbol query
 

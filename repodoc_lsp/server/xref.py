@@ -10,9 +10,9 @@ from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.graph import Graph, Key
 from repodoc_lsp.render.hover import LINKS_SHOWN, Link, Xref
 from repodoc_lsp.server.convert import path_of
+from repodoc_lsp.server.server import RepodocServer
 
 if TYPE_CHECKING:
-    from repodoc_lsp.server.app import RepodocServer
     from repodoc_lsp.server.state import Root
 
 _DOTTED_LEFT = re.compile(r"[A-Za-z_][\w.]*$")
