@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from repodoc_lsp import __version__
 from repodoc_lsp.config import ConfigError, Settings, load_settings, output_problem
 from repodoc_lsp.exits import (
+    EXIT_BROKEN_PIPE,
     EXIT_BUSY,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -39,6 +40,7 @@ exit codes:
   4    worker processes were killed twice (out of memory?) or froze; pages written are whole
   5    another run kept writing the output folder longer than REPODOC_LOCK_TIMEOUT (300 s)
   130  interrupted
+  141  the reader of the output went away (`repodoc generate --json | head`)
 
 settings are read from [tool.repodoc] in ROOT/pyproject.toml; flags override them.
 templates, cache-dir and python-path are never taken from the workspace (README "Trust"):
@@ -116,6 +118,18 @@ def _interrupted_early(*_: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
+    except BrokenPipeError:
+        # The reader went away (`repodoc generate --json | head`): no traceback. Python's recipe
+        # (the `signal` module's "Note on SIGPIPE"): stdout to /dev/null, so the flush at exit is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     # Ctrl-C while the modules load: a clear line, not a traceback (each command then sets its own)
     signal.signal(signal.SIGINT, _interrupted_early)
     args = _parser().parse_args(argv)

@@ -329,6 +329,23 @@ def test_summary_line_and_help(tmp_path: Path, cache_env: dict[str, str]) -> Non
     assert run_cli("--version").stdout.strip() == "repodoc-lsp 0.1.0"
 
 
+def test_a_closed_pipe_is_quiet(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """`repodoc generate --json | head`: the reader is gone before the summary is printed; exit
+    141 (as a shell reports SIGPIPE) without a traceback, the pages written."""
+    import subprocess
+    import sys
+
+    root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n"})
+    proc = subprocess.Popen([sys.executable, "-m", "repodoc_lsp", "generate", str(root), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cache_env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the run prints anything: its write meets a closed pipe
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, stderr
+    assert stderr == ""
+    assert (root / "docs/a.py_docs.md").is_file()
+
+
 def test_output_folder_is_a_file(tmp_path: Path, cache_env: dict[str, str]) -> None:
     root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "docs": "not a folder\n"})
     proc = run_cli("generate", str(root), env=cache_env)
