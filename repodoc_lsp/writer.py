@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repodoc_lsp import MARKER, __version__
+from repodoc_lsp.config import env_seconds
 from repodoc_lsp.modes import PAGE_MODE
 from repodoc_lsp.regular import read_regular
 
@@ -44,15 +45,8 @@ _MARKER_BYTES = MARKER.encode()
 _TEMPORARY = re.compile(r"\.repodoc-(?:(\d+)-(\d+)-)?.*\.tmp\Z")
 
 
-def _lock_seconds() -> float:
-    """How long a run waits for another to finish writing the same folder (REPODOC_LOCK_TIMEOUT)."""
-    try:
-        return max(0.0, float(os.environ.get("REPODOC_LOCK_TIMEOUT", "")))
-    except ValueError:
-        return 300.0
-
-
-LOCK_SECONDS = _lock_seconds()
+# How long a run waits for another to finish writing the same folder.
+LOCK_SECONDS = env_seconds("REPODOC_LOCK_TIMEOUT", 300.0)
 # page -> (render key, size, mtime_ns, digest of the bytes written; "" if not known)
 Record = tuple[str, int, int, str]
 EDITED = "changed since repodoc wrote it"

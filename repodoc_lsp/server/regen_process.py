@@ -41,6 +41,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from repodoc_lsp.config import env_seconds
 from repodoc_lsp.generate import Summary
 from repodoc_lsp.pool import lower_priority
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
@@ -55,17 +56,7 @@ _BOOT = (f"import sys; sys.path[:] = [{_PACKAGE_PARENT!r}] + [p for p in sys.pat
          "from repodoc_lsp.server.regen_process import main; main()")
 POLL_SECONDS = 0.1  # how often a waiting server looks at the cancel token
 HEARTBEAT_SECONDS = 1.0  # a working process says so at least this often
-
-
-def _timeout() -> float:
-    """Seconds without a message after which the process is taken for stuck (REPODOC_PROCESS_TIMEOUT)."""
-    try:
-        return max(0.5, float(os.environ.get("REPODOC_PROCESS_TIMEOUT", "")))
-    except ValueError:
-        return 30.0
-
-
-TIMEOUT_SECONDS = _timeout()
+TIMEOUT_SECONDS = env_seconds("REPODOC_PROCESS_TIMEOUT", 30.0, minimum=0.5)  # silent this long: taken for stuck
 READY_SECONDS = max(120.0, TIMEOUT_SECONDS)  # loading the replica (seconds on PyTorch)
 CANCEL_SECONDS = min(5.0, TIMEOUT_SECONDS)  # a cancelled generation ends within this, or is killed
 _PIPE_BUF = 4096  # a write of this much to a pipe that select calls writable does not block

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from repodoc_lsp.config import ConfigError, Settings, apply, load_settings, project_name
+from repodoc_lsp.config import ConfigError, Settings, apply, env_seconds, load_settings, project_name
 
 
 def test_defaults_then_pyproject_then_overrides(tmp_path: Path) -> None:
@@ -26,3 +26,14 @@ def test_strict_names_the_key_and_lenient_falls_back() -> None:
 
 def test_project_name_falls_back_to_folder(tmp_path: Path) -> None:
     assert project_name(tmp_path, Settings()) == tmp_path.name
+
+
+def test_env_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """REPODOC_LOCK_TIMEOUT and REPODOC_PROCESS_TIMEOUT: a number, at least the minimum; else the default."""
+    monkeypatch.delenv("REPODOC_TEST_SECONDS", raising=False)
+    assert env_seconds("REPODOC_TEST_SECONDS", 30.0, minimum=0.5) == 30.0
+    for value, expected in (("2.5", 2.5), ("0", 0.5), ("-3", 0.5), ("seven", 30.0), ("", 30.0)):
+        monkeypatch.setenv("REPODOC_TEST_SECONDS", value)
+        assert env_seconds("REPODOC_TEST_SECONDS", 30.0, minimum=0.5) == expected, value
+    monkeypatch.setenv("REPODOC_TEST_SECONDS", "-3")
+    assert env_seconds("REPODOC_TEST_SECONDS", 300.0) == 0.0
