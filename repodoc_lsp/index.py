@@ -68,9 +68,9 @@ def _group_order(e: Entry) -> tuple[int, str, int]:
 
 class SymbolIndex:
     """Thread safe. Writers update the index in place, file by file, under a lock; searches
-    read an immutable snapshot taken after the last change, lookups the live groups. After a
-    save on PyTorch (55,000 entries) a snapshot costs about 20 ms: copies of the tables, and a new
-    blob of names only when the save added or removed a name; the index is never rebuilt whole."""
+    read an immutable snapshot taken after the last change, lookups the live groups. A snapshot
+    after a save copies the tables, and builds a new blob of names only when the save added or
+    removed a name; the index is never rebuilt whole (what it costs: bench/README.md)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -211,8 +211,8 @@ class SymbolIndex:
 
     def lookup(self, name: str) -> list[Entry]:
         """Entries with exactly this name (case-sensitive). Reads the live table, not a snapshot:
-        a hover after a save must not pay for the snapshot a search needs (about 20 ms on PyTorch);
-        a group is replaced whole, never changed in place, so no lock is needed."""
+        a hover after a save must not pay for the snapshot a search needs; a group is replaced
+        whole, never changed in place, so no lock is needed."""
         return [e for e in self._groups.get(name.lower(), ()) if e.name == name]
 
     def search(self, query: str, limit: int = 200) -> list[Entry]:

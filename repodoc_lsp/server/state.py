@@ -217,9 +217,8 @@ class Root:
                 self.index.set_file(rel, self._entries(rel))
             else:
                 self.index.remove_file(rel)
-        # No snapshot here: the next search takes one (about 20 ms on PyTorch), so a stream of
-        # saves without searches costs no snapshots on this thread, which shares the interpreter
-        # with the hovers.
+        # No snapshot here: the next search takes one, so a stream of saves without searches
+        # costs no snapshots on this thread, which shares the interpreter with the hovers.
         return summary
 
     def _inputs(self, rels: list[str]) -> list[str]:

@@ -32,7 +32,7 @@ def register(server: RepodocServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: RepodocServer, params: types.WorkspaceSymbolParams
                                ) -> list[types.SymbolInformation]:
-        if len(params.query) > MAX_QUERY:  # a megabyte took the index 20 s, every request waiting
+        if len(params.query) > MAX_QUERY:  # a megabyte-long query kept every request waiting
             raise JsonRpcInvalidParams(f"workspace/symbol: the query is {len(params.query):,} characters long; "
                                        f"at most {MAX_QUERY} are searched")
         await ls.until_indexed()  # a first query right after start answers from the first index
