@@ -66,7 +66,7 @@ def _group_order(e: Entry) -> tuple[int, str, int]:
     return (_KIND_ORDER.get(e.kind, 9), e.rel, e.line)
 
 
-class SymbolIndex:
+class KeywordIndex:
     """Thread safe. Writers update the index in place, file by file, under a lock; searches
     read an immutable snapshot taken after the last change, lookups the live groups. A snapshot
     after a save copies the tables, and builds a new blob of names only when the save added or

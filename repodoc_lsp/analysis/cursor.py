@@ -18,7 +18,7 @@ import jedi
 class CursorInfo:
     name: str
     full_name: str
-    kind: str  # jedi's type: class, function, module, instance, statement, param, keyword, ...
+    jedi_type: str  # jedi's type: class, function, module, instance, statement, param, keyword, ...
     signatures: tuple[str, ...]
     docstring: str
     module_path: Path | None
@@ -91,6 +91,6 @@ class Cursor:
             docstring = name.docstring(raw=True)
         except Exception:
             docstring = ""
-        return CursorInfo(name=name.name, full_name=name.full_name or name.name, kind=name.type,
+        return CursorInfo(name=name.name, full_name=name.full_name or name.name, jedi_type=name.type,
                           signatures=signatures, docstring=docstring, module_path=name.module_path,
                           line=name.line, column=name.column)

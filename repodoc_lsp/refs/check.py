@@ -12,7 +12,7 @@ import pathspec
 from repodoc_lsp import MARKER
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.config import Settings
-from repodoc_lsp.index import SymbolIndex, entries_of
+from repodoc_lsp.index import KeywordIndex, entries_of
 from repodoc_lsp.refs.extract import HISTORY, Ref, markdown_refs, rest_refs
 from repodoc_lsp.refs.resolve import Resolver, Verdict
 from repodoc_lsp.workspace import Workspace
@@ -55,10 +55,10 @@ def is_doc(rel: str) -> bool:
     return rel.lower().endswith(MARKDOWN + REST) and not HISTORY.search(rel)
 
 
-def build_index(ws: Workspace) -> SymbolIndex:
+def build_index(ws: Workspace) -> KeywordIndex:
     """The keyword index of a scanned workspace (as the server's root holds it)."""
     ws.facts.load_all()
-    index = SymbolIndex()
+    index = KeywordIndex()
     index.set_many((rel, entries_of(rel, ws.facts[rel], ws.relations.module_of.get(rel, ""))) for rel in ws.facts)
     return index
 
@@ -96,7 +96,7 @@ def docstring_refs(facts: FileFacts) -> list[tuple[int, Ref]]:
     return found
 
 
-def check_workspace(ws: Workspace, index: SymbolIndex | None = None, only: Iterable[str] | None = None) -> Report:
+def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iterable[str] | None = None) -> Report:
     """Every doc and Python docstring of `ws` (already scanned) checked against it; `only`: the
     files a change touches (their own references, and references into them from anywhere)."""
     index = index or build_index(ws)

@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from repodoc_lsp.analysis.model import SymbolKind
-from repodoc_lsp.index import MODULE, Entry, SymbolIndex
+from repodoc_lsp.index import MODULE, Entry, KeywordIndex
 from repodoc_lsp.refs.extract import HISTORY as _HISTORY
 from repodoc_lsp.refs.extract import LINK, NAME, PATH, Ref, markdown_anchors
 from repodoc_lsp.workspace import Workspace
@@ -88,7 +88,7 @@ def external(top: str) -> bool:
 
 
 class Resolver:
-    def __init__(self, ws: Workspace, index: SymbolIndex) -> None:
+    def __init__(self, ws: Workspace, index: KeywordIndex) -> None:
         self.ws = ws
         self.index = index
         self.file_of = ws.relations.file_of

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root
 
 SHOW_PAGE = "repodoc.showPage"
-KINDS = ("class", "function", "method")
+LENS_KINDS = ("class", "function", "method")  # definitions of the graph that get a lens
 
 
 def register(server: RepodocServer) -> None:
@@ -30,7 +30,7 @@ def register(server: RepodocServer) -> None:
         root, graph, rel = found
         lenses = []
         for d in graph.definitions(rel):
-            if d.kind in KINDS:
+            if d.kind in LENS_KINDS:
                 at = types.Position(line=d.line - 1, character=0)
                 lenses.append(types.CodeLens(range=types.Range(start=at, end=at),
                                              data={"root": str(root.path), "rel": rel, "qualname": d.qualname}))

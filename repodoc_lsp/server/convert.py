@@ -16,7 +16,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.index import MODULE
 
-SYMBOL_KINDS = {
+LSP_SYMBOL_KINDS = {  # the keyword index's kinds (`Entry.kind`) -> LSP's
     SymbolKind.CLASS.value: types.SymbolKind.Class,
     SymbolKind.FUNCTION.value: types.SymbolKind.Function,
     SymbolKind.METHOD.value: types.SymbolKind.Method,

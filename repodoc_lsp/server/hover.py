@@ -49,7 +49,7 @@ async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | 
     mode = root.settings.hover if root is not None else ls.outside_settings().hover
     if mode == "off":
         return None
-    doc = ls.workspace.get_text_document(params.text_document.uri)
+    doc = ls.document(params.text_document.uri)
     source = doc.source
     try:
         pos = doc.position_from_client_units(params.position)
@@ -63,16 +63,16 @@ async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | 
         info = None
     formats = get_capability(ls.client_capabilities, "text_document.hover.content_format",
                              [types.MarkupKind.Markdown])
-    kind = types.MarkupKind.Markdown if types.MarkupKind.Markdown in (formats or [types.MarkupKind.Markdown]) \
+    markup = types.MarkupKind.Markdown if types.MarkupKind.Markdown in (formats or [types.MarkupKind.Markdown]) \
         else types.MarkupKind.PlainText
-    markdown = kind is types.MarkupKind.Markdown
+    markdown = markup is types.MarkupKind.Markdown
     if info is not None:
         value = definition_text(definition(ls, info), markdown=markdown, mode=mode)
     else:  # jedi cannot tell (an attribute of an untyped object, say): what the index has of that name
         name = word_at(source, pos.line + 1, pos.character)
         value = candidates_text(name, candidates(root, name), markdown=markdown, mode=mode) \
             if root is not None and name else ""
-    return types.Hover(contents=types.MarkupContent(kind=kind, value=value)) if value else None
+    return types.Hover(contents=types.MarkupContent(kind=markup, value=value)) if value else None
 
 
 def _page_link(root: Root, rel: str, anchor: str = "") -> str:
@@ -81,12 +81,12 @@ def _page_link(root: Root, rel: str, anchor: str = "") -> str:
     return uri_of(docs, anchor) if docs.exists() else ""
 
 
-def _index_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact, ...], str]:
-    """Facts about the definition from the workspace's own analysis, and its page link."""
+def _workspace_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact, ...], str]:
+    """Facts about the definition from the workspace's own analysis (not the keyword index), and its page link."""
     ws = root.ws
     facts = ws.facts.one(rel)
     module = ws.relations.module_of.get(rel, rel)
-    if info.kind == "module" or facts is None:
+    if info.jedi_type == "module" or facts is None:
         found: list[Fact] = []
         if facts is not None:
             classes = sum(1 for s in facts.symbols if s.kind is SymbolKind.CLASS)
@@ -122,11 +122,11 @@ def definition(ls: RepodocServer, info: CursorInfo) -> Definition:
             rel = root.rel(info.module_path)
             where = f"{rel}:{info.line}" if info.line else rel
             if rel in root.ws.facts:
-                facts, link = _index_facts(root, rel, info)
+                facts, link = _workspace_facts(root, rel, info)
                 xref = _xref(root, rel, info)
         else:
             where = f"{info.module_path}:{info.line}" if info.line else str(info.module_path)
-    return Definition(kind=info.kind, full_name=info.full_name, signatures=info.signatures,
+    return Definition(kind=info.jedi_type, full_name=info.full_name, signatures=info.signatures,
                       docstring=info.docstring, where=where, facts=facts, link=link, xref=xref)
 
 
@@ -135,7 +135,7 @@ def _xref(root: Root, rel: str, info: CursorInfo) -> Xref | None:
     graph = root.ws.graph_ready
     if graph is None:
         return None
-    if info.kind == "module":
+    if info.jedi_type == "module":
         return xref_of(root, graph, (rel, ""))
     found = graph.named(rel, info.line, info.name) if info.line else None
     return xref_of(root, graph, found.key) if found is not None else None

@@ -27,8 +27,8 @@ def register(server: RepodocServer) -> None:
         facts = root.ws.facts.one(rel) if rel in root.ws.facts else None
         if facts is None or not docs.exists():
             return None
-        lines = ls.workspace.get_text_document(params.text_document.uri).lines
-        codec = ls.workspace.position_codec
+        lines = ls.document(params.text_document.uri).lines
+        codec = ls.position_codec
         first = lines[0].rstrip("\r\n") if lines else ""
         found = [types.DocumentLink(range=_range(0, 0, max(len(first), 1), first, codec), target=uri_of(docs),
                                     tooltip=f"Documentation of {rel}")]

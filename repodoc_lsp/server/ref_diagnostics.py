@@ -44,7 +44,7 @@ def _diagnostic(s: Stale, lines: list[str], ls: RepodocServer) -> types.Diagnost
     line = lines[s.line - 1].rstrip("\r\n") if 0 < s.line <= len(lines) else ""
     start, end = s.col, s.col + len(s.text)
     if not line.isascii():
-        codec = ls.workspace.position_codec
+        codec = ls.position_codec
         start, end = codec.client_num_units(line[:start]), codec.client_num_units(line[:end])
     rng = types.Range(start=types.Position(line=s.line - 1, character=start),
                       end=types.Position(line=s.line - 1, character=end))
@@ -62,7 +62,7 @@ async def refresh(ls: RepodocServer, uri: str) -> None:
     if not wanted(rel) or ignored(root.settings)(rel):
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         return
-    document = ls.workspace.get_text_document(uri)
+    document = ls.document(uri)
     text = document.source
     try:
         found = await asyncio.wrap_future(root.submit(stale_in, root, rel, text))
@@ -76,7 +76,7 @@ async def refresh(ls: RepodocServer, uri: str) -> None:
 
 def refresh_root(ls: RepodocServer, root: Root) -> None:
     """After the workspace changed (indexed, a source saved): every open document of the root again."""
-    for uri in list(ls.workspace.text_documents):
+    for uri in ls.open_documents():
         path = path_of(uri)
         if path is not None and ls.root_for(path) is root:
             ls.spawn(refresh(ls, uri))

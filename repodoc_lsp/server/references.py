@@ -29,7 +29,7 @@ def _references(ls: RepodocServer, params: types.ReferenceParams) -> list[types.
     if found is None:
         return None
     root, graph, rel = found
-    doc = ls.workspace.get_text_document(params.text_document.uri)
+    doc = ls.document(params.text_document.uri)
     try:
         pos = doc.position_from_client_units(params.position)
         line_text = doc.lines[pos.line] if pos.line < len(doc.lines) else ""
@@ -38,7 +38,7 @@ def _references(ls: RepodocServer, params: types.ReferenceParams) -> list[types.
     key = target(graph, rel, line_text, pos.line + 1, pos.character)
     if key is None:
         return None
-    return locations(root, graph, key, params.context.include_declaration, ls.workspace.position_codec)
+    return locations(root, graph, key, params.context.include_declaration, ls.position_codec)
 
 
 def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> list[types.Location]:

@@ -14,6 +14,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
+from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp import __version__
 from repodoc_lsp.analysis.cursor import Cursor
@@ -125,11 +127,25 @@ class RepodocServer(LanguageServer):
                 return
             await asyncio.sleep(0.02)
 
-    def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+    def tell(self, message: str, message_type: types.MessageType = types.MessageType.Info) -> None:
         """window/showMessage, once per distinct message."""
         if message not in self.told:
             self.told.add(message)
-            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+            self.window_show_message(types.ShowMessageParams(type=message_type, message=message))
+
+    # -- open documents: pygls keeps them in what it calls the workspace (`self.workspace`);
+    # repodoc's workspace is a root's `ws`. Features read documents through these only.
+    def document(self, uri: str) -> TextDocument:
+        return self.workspace.get_text_document(uri)
+
+    def open_documents(self) -> list[str]:
+        """The URIs of the documents open in the editor."""
+        return list(self.workspace.text_documents)
+
+    @property
+    def position_codec(self) -> PositionCodec:
+        """Code points <-> the client's units (utf-16 for VS Code, utf-8 for Neovim 0.11)."""
+        return self.workspace.position_codec
 
     def spawn(self, coro: Any) -> asyncio.Task:
         task = asyncio.ensure_future(coro)

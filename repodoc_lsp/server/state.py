@@ -1,4 +1,4 @@
-"""One workspace root as the server holds it: analysed workspace, symbol index, writer.
+"""One workspace root as the server holds it: analysed workspace, keyword index, writer.
 
 Every change of a root's workspace runs on the root's own single worker thread, so
 scans, generation and on-save regeneration never overlap; requests (hover, symbols)
@@ -22,7 +22,7 @@ from typing import Any
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.config import Settings
 from repodoc_lsp.generate import Summary, generate, regenerate
-from repodoc_lsp.index import Entry, SymbolIndex, entries_of
+from repodoc_lsp.index import Entry, KeywordIndex, entries_of
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.server.convert import uri_of
@@ -42,7 +42,7 @@ class Root:
             settings = settings.replace(templates=str((self.path / settings.templates).resolve()))
         self.settings = settings
         self.ws = Workspace(self.path, settings)
-        self.index = SymbolIndex()
+        self.index = KeywordIndex()
         self.renderer = Renderer(settings.templates or None)
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"repodoc-{self.path.name}")
         self.ready = threading.Event()

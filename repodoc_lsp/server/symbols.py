@@ -10,7 +10,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.index import MODULE, Entry, entries_of
-from repodoc_lsp.server.convert import SYMBOL_KINDS, path_of
+from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of
 from repodoc_lsp.server.server import RepodocServer
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def register(server: RepodocServer) -> None:
                     break
                 for e in root.index.search(params.query, limit):
                     results.append(types.SymbolInformation(
-                        name=e.name, kind=SYMBOL_KINDS[e.kind], container_name=e.container or None,
+                        name=e.name, kind=LSP_SYMBOL_KINDS[e.kind], container_name=e.container or None,
                         location=types.Location(uri=root.uri(e.rel), range=entry_range(e))))
         return results
 
@@ -58,7 +58,8 @@ def register(server: RepodocServer) -> None:
         hierarchical = get_capability(
             ls.client_capabilities, "text_document.document_symbol.hierarchical_document_symbol_support", False)
         if not hierarchical:
-            return [types.SymbolInformation(name=e.name, kind=SYMBOL_KINDS[e.kind], container_name=e.container or None,
+            return [types.SymbolInformation(name=e.name, kind=LSP_SYMBOL_KINDS[e.kind],
+                                            container_name=e.container or None,
                                             location=types.Location(uri=params.text_document.uri,
                                                                     range=entry_range(e))) for e in entries]
         return outline(entries)
@@ -72,7 +73,7 @@ def _entries(ls: RepodocServer, path: Path, uri: str) -> list[Entry]:
         if found:
             return [e for e in found if e.kind != MODULE]
     # not indexed (excluded, or not analysed yet): the buffer's own text
-    source = ls.workspace.get_text_document(uri).source
+    source = ls.document(uri).source
     try:
         facts = analyse_source(path.name, source.encode("utf-8", "surrogatepass"))
     except Exception:
@@ -88,7 +89,7 @@ def outline(entries: list[Entry]) -> list[types.DocumentSymbol]:
     for e in sorted(entries, key=lambda e: (e.line, e.col)):
         rng = entry_range(e)
         kids: list[types.DocumentSymbol] = []
-        node = types.DocumentSymbol(name=e.name, kind=SYMBOL_KINDS[e.kind], range=rng,
+        node = types.DocumentSymbol(name=e.name, kind=LSP_SYMBOL_KINDS[e.kind], range=rng,
                                     selection_range=types.Range(start=rng.start, end=rng.start), children=kids)
         children[id(node)] = kids
         parent = by_key.get(e.container) if e.container else None

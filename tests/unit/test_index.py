@@ -1,11 +1,11 @@
-"""The symbol index is updated in place, file by file: after any sequence of changes it must
+"""The keyword index is updated in place, file by file: after any sequence of changes it must
 answer as the documented ranking says, computed here by brute force over every entry."""
 
 from __future__ import annotations
 
 import random
 
-from repodoc_lsp.index import Entry, SymbolIndex, word_starts
+from repodoc_lsp.index import Entry, KeywordIndex, word_starts
 
 NAMES = ["Module", "module", "MODULE", "DataLoader", "dataloader", "data_loader", "FullyShardedDataParallel",
          "fsdp", "relu", "ReLU", "relu_", "conv_transpose2d", "ConvTranspose2d", "Adam", "adam", "_adam",
@@ -20,7 +20,7 @@ def _entries(rng: random.Random, rel: str) -> list[Entry]:
             for line in sorted(rng.sample(range(1, 400), rng.randint(0, 12)))]
 
 
-def _answers(index: SymbolIndex) -> dict[str, list[Entry]]:
+def _answers(index: KeywordIndex) -> dict[str, list[Entry]]:
     return {q: index.search(q, 25) for q in QUERIES} | {f"={n}": index.lookup(n) for n in NAMES}
 
 
@@ -69,7 +69,7 @@ def _reference(files: dict[str, list[Entry]]) -> dict[str, list[Entry]]:
 
 def test_updates_in_place_answer_as_a_fresh_index() -> None:
     rng = random.Random(7)
-    live = SymbolIndex()
+    live = KeywordIndex()
     # a first batch of many new names (sorted afresh), then small changes (kept sorted in place)
     files = {"bulk.py": [Entry(f"Extra{i}Name", "function", "", "bulk.py", i + 1, 0, i + 1) for i in range(100)]}
     live.set_many(files.items())
@@ -97,7 +97,7 @@ def test_updates_in_place_answer_as_a_fresh_index() -> None:
 
 
 def test_a_search_keeps_its_snapshot_while_the_index_changes() -> None:
-    index = SymbolIndex()
+    index = KeywordIndex()
     index.set_file("a.py", [Entry("Alpha", "class", "", "a.py", 1, 0, 9)])
     before = index.search("alpha")
     index.remove_file("a.py")
@@ -110,7 +110,7 @@ def test_a_search_keeps_its_snapshot_while_the_index_changes() -> None:
 def test_a_lookup_after_a_change_reads_the_live_index() -> None:
     """Hovers look a name up after every save: they read the live groups, because the snapshot
     a search needs costs about 20 ms on PyTorch after each change."""
-    index = SymbolIndex()
+    index = KeywordIndex()
     index.set_file("a.py", [Entry("Alpha", "class", "", "a.py", 1, 0, 9)])
     index.search("alpha")  # takes a snapshot
     index.set_file("b.py", [Entry("Alpha", "function", "", "b.py", 2, 0, 3)])
