@@ -1,0 +1,122 @@
+"""The language server's pure pieces: URIs, settings objects, which folders may be roots,
+outlines, the dotted name at a cursor, reference columns in the client's units, merged
+summaries. (The features themselves are tested over stdio in tests/lsp.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from repodoc_lsp.analysis.model import SymbolKind
+from repodoc_lsp.index import MODULE, Entry
+from repodoc_lsp.server.commands import _merge
+from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of, uri_of
+from repodoc_lsp.server.ref_diagnostics import _suggestion, wanted
+from repodoc_lsp.server.references import _location, _word
+from repodoc_lsp.server.roots import output_folder_around, project_folder, refusal
+from repodoc_lsp.server.settings import unwrap
+from repodoc_lsp.server.symbols import entry_range, outline
+from repodoc_lsp.server.xref import dotted_at
+from repodoc_lsp.writer import MANIFEST
+
+
+def test_uris_round_trip_and_every_index_kind_has_an_lsp_kind(tmp_path: Path) -> None:
+    path = tmp_path / "a dir" / "café#1.py"
+    uri = uri_of(path)
+    assert uri.startswith("file://") and " " not in uri and "#1" not in uri
+    assert path_of(uri) == path
+    assert uri_of(path, "class-A").endswith("#class-A")
+    assert path_of("untitled:Untitled-1") is None
+    assert set(LSP_SYMBOL_KINDS) == {k.value for k in SymbolKind} | {MODULE}
+
+
+def test_unwrap_takes_the_repodoc_section_flat_or_nested() -> None:
+    assert unwrap({"repodoc": {"hover": "off", "trace": "verbose"}}) == {"hover": "off"}
+    assert unwrap({"hover": "off", "serverCommand": ["x"], "interpreter": "py"}) == {"hover": "off"}
+    assert unwrap({"repodoc": []}) == {} and unwrap({"repodoc": None}) == {}  # Lua's {} is sent as []
+    assert unwrap([]) == {} and unwrap(None) == {} and unwrap("x") == {}
+
+
+def test_which_folders_may_be_roots(tmp_path: Path) -> None:
+    assert "root of the file system" in refusal(Path("/"))
+    assert "home folder" in refusal(Path.home())
+    assert "system folder" in refusal(Path("/proc/self"))
+    ws = tmp_path / "ws"
+    (ws / "docs" / "pkg").mkdir(parents=True)
+    assert refusal(ws) == ""
+    (ws / "docs" / MANIFEST).write_text("{}")
+    assert output_folder_around((ws / "docs" / "pkg").resolve()) == (ws / "docs").resolve()
+    assert "inside the repodoc output folder" in refusal(ws / "docs" / "pkg")
+    assert refusal(ws) == ""
+
+
+def test_project_folder_of_a_file_outside_every_root(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / "src" / "pkg").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("")
+    assert project_folder(project / "src" / "pkg" / "m.py") == project.resolve()
+    lone = tmp_path / "lone" / "deep"
+    lone.mkdir(parents=True)
+    assert project_folder(lone / "m.py") in {lone.resolve(), *lone.resolve().parents}
+
+
+def _e(name: str, kind: str, container: str, line: int, end_line: int, col: int = 0) -> Entry:
+    return Entry(name, kind, container, "m.py", line, col, end_line)
+
+
+def test_outline_nests_entries_under_their_containers() -> None:
+    entries = [_e("m", "method", "A", 3, 4, 4), _e("A", "class", "", 1, 5), _e("inner", "function", "A.m", 4, 4, 8),
+               _e("f", "function", "", 7, 8), _e("Title", "heading", "", 10, 10), _e("Sub", "heading", "Title", 12, 12)]
+    top = outline(entries)
+    assert [(s.name, s.kind) for s in top] == [("A", types.SymbolKind.Class), ("f", types.SymbolKind.Function),
+                                               ("Title", types.SymbolKind.String)]
+    a = top[0]
+    assert [c.name for c in a.children or []] == ["m"]
+    assert [c.name for c in (a.children or [])[0].children or []] == ["inner"]
+    assert [c.name for c in top[2].children or []] == ["Sub"]
+    assert a.range == types.Range(start=types.Position(line=0, character=0), end=types.Position(line=4, character=0))
+    assert entry_range(_e("x", "function", "", 1, 1, 4)).end == types.Position(line=0, character=4)
+
+
+@pytest.mark.parametrize(("line", "col", "expected"), [
+    ("x = nn.Linear(3)", 8, "nn.Linear"), ("x = nn.Linear(3)", 4, "nn"), ("a.b.c", 5, "a.b.c"),
+    ("  foo", 2, "foo"), ("x = 3.5", 5, ""), ("", 0, ""), ("obj..attr", 6, "obj.attr"),
+])
+def test_dotted_at(line: str, col: int, expected: str) -> None:
+    assert dotted_at(line, col) == expected
+
+
+def test_reference_columns_are_whole_words_in_the_clients_units() -> None:
+    assert _word("Shape, shape_of(Shape)", "Shape") == 0
+    assert _word("MyShape = Shape", "Shape") == 10
+    assert _word("Shapes only", "Shape") == -1
+    text = "é = Shape()"
+    loc = _location("file:///m.py", 3, "😀 = Shape()", "Shape", PositionCodec(types.PositionEncodingKind.Utf16))
+    assert loc.range.start == types.Position(line=2, character=5)  # the emoji is two UTF-16 units
+    loc = _location("file:///m.py", 3, "😀 = Shape()", "Shape", PositionCodec(types.PositionEncodingKind.Utf8))
+    assert loc.range.start.character == 7 and loc.range.end.character == 12  # four UTF-8 bytes
+    loc = _location("file:///m.py", 1, text, "Nowhere", PositionCodec())
+    assert (loc.range.start.character, loc.range.end.character) == (0, len(text))  # not spelt there: the line
+
+
+def test_diagnostics_pieces() -> None:
+    assert wanted("pkg/m.py") and wanted("README.md") and wanted("docs/guide.rst") and not wanted("data.csv")
+    assert _suggestion({"suggestion": "pkg.Gadget"}) == "pkg.Gadget"
+    assert _suggestion({"suggestion": 3}) == "" and _suggestion(None) == "" and _suggestion("x") == ""
+
+
+def test_summaries_of_several_roots_merge() -> None:
+    def summary(written: int, cancelled: bool) -> dict:
+        return {"files": 1, "analysed": 1, "cached": 0, "written": written, "unchanged": 2, "removed": 0,
+                "skipped": [], "conflicts": [{"path": "x"}], "errors": [], "stale": [],
+                "writtenPages": ["p"] * written, "removedPages": [], "seconds": 0.25, "cancelled": cancelled}
+
+    one = summary(1, False)
+    assert _merge([one]) is one
+    merged = _merge([one, summary(2, True)])
+    assert merged["written"] == 3 and merged["writtenPages"] == ["p"] * 3 and merged["unchanged"] == 4
+    assert merged["conflicts"] == [{"path": "x"}, {"path": "x"}] and merged["seconds"] == 0.5
+    assert merged["cancelled"] is True and len(merged["roots"]) == 2
