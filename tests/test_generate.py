@@ -191,19 +191,6 @@ def test_check_mode(demo: tuple[Path, dict], cache_env: dict[str, str]) -> None:
     assert not (root / "docs/pkg/new.py_docs.md").exists()
 
 
-def test_edited_generated_page_is_kept_until_forced(demo: tuple[Path, dict], cache_env: dict[str, str]) -> None:
-    root, _ = demo
-    page = root / "docs/pkg/b.py_kw.md"
-    good = page.read_text()
-    page.write_text(good + "my edit\n")
-    summary = generate_json(root, cache_env)
-    assert summary["writtenPages"] == [] and [c["path"] for c in summary["conflicts"]] == ["pkg/b.py_kw.md"]
-    assert page.read_text() == good + "my edit\n"
-    summary = generate_json(root, cache_env, "--force")
-    assert summary["writtenPages"] == ["pkg/b.py_kw.md"] and page.read_text() == good
-    assert (root / "docs/pkg/b.py_kw.md.orig").read_text() == good + "my edit\n"
-
-
 def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, cache_env: dict[str, str]) -> None:
     root = make_workspace(tmp_path / "ws", {
         "ok.py": "def fine():\n    pass\n",

@@ -1,0 +1,120 @@
+"""writer.Writer's rules, with their outcomes as values: a page is written whole and only when
+it changed; a person's file, a person's edit, a link out of the folder are conflicts, never
+overwritten or deleted (force: copied aside first); check mode writes nothing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from repodoc_lsp import MARKER
+from repodoc_lsp.writer import EDITED, MANIFEST, Outcome, Writer
+
+
+def page(text: str) -> str:
+    return f"{MARKER}\n{text}\n"
+
+
+def _write(out: Path, pages: dict[str, str], **kwargs: bool) -> dict[str, tuple[Outcome, str]]:
+    writer = Writer(out, **kwargs)
+    with writer.hold():
+        results = {p: writer.write(p, text, key=text) for p, text in pages.items()}
+        writer.save_manifest()
+    return {p: (r.outcome, r.reason) for p, r in results.items()}
+
+
+def test_written_then_unchanged_and_not_rewritten(tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    assert _write(out, {"a.md": page("one"), "sub/b.md": page("two")}) == {
+        "a.md": (Outcome.WRITTEN, ""), "sub/b.md": (Outcome.WRITTEN, "")}
+    assert (out / "sub/b.md").read_text() == page("two") and (out / MANIFEST).is_file()
+    before = (out / "a.md").stat().st_mtime_ns
+    assert _write(out, {"a.md": page("one")}) == {"a.md": (Outcome.UNCHANGED, "")}
+    assert (out / "a.md").stat().st_mtime_ns == before
+    writer = Writer(out)
+    assert writer.unchanged("a.md", page("one")) and not writer.unchanged("a.md", "another key")
+    assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_a_persons_file_is_never_overwritten_or_deleted(tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "index.md").write_text("# My Sphinx index\n")
+    (out / "folder.md").mkdir()
+    results = _write(out, {"index.md": page("ours"), "folder.md": page("x"), "c.md": page("c")})
+    assert results["index.md"] == (Outcome.CONFLICT, "a file repodoc did not generate is in the way")
+    assert results["folder.md"] == (Outcome.CONFLICT, "a folder is in the way")
+    assert (out / "index.md").read_text() == "# My Sphinx index\n"
+    writer = Writer(out)
+    with writer.hold():
+        removed, conflicts = writer.remove_stale(keep=set())
+        writer.save_manifest()
+    assert removed == ["c.md"] and conflicts == []
+    assert (out / "index.md").read_text() == "# My Sphinx index\n" and not (out / "c.md").exists()
+
+
+def test_an_edited_page_is_kept_until_forced_then_copied_aside(tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    _write(out, {"a.md": page("one"), "b.md": page("b")})
+    edited = page("one") + "A note a person added.\n"
+    (out / "a.md").write_text(edited)
+    (outcome, reason), = _write(out, {"a.md": page("two")}).values()
+    assert outcome is Outcome.CONFLICT and reason.startswith(EDITED)
+    assert (out / "a.md").read_text() == edited
+    assert _write(out, {"a.md": page("two")}, check=True)["a.md"][0] is Outcome.CONFLICT  # reported again
+    assert _write(out, {"a.md": page("two")}, force=True) == {
+        "a.md": (Outcome.WRITTEN, f"{EDITED}: copied to a.md.orig")}
+    assert (out / "a.md").read_text() == page("two") and (out / "a.md.orig").read_text() == edited
+    (out / "b.md").write_text(page("b") + "mine\n")  # an edited page whose source is gone
+    writer = Writer(out)
+    with writer.hold():
+        removed, conflicts = writer.remove_stale(keep={"a.md"})
+    assert removed == [] and [c.page for c in conflicts] == ["b.md"] and (out / "b.md").exists()
+    writer = Writer(out, force=True)
+    with writer.hold():
+        removed, _ = writer.remove_stale(keep={"a.md"})
+    assert removed == ["b.md"] and (out / "b.md.orig").read_text() == page("b") + "mine\n"
+
+
+def test_check_mode_compares_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    _write(out, {"a.md": page("one"), "gone.md": page("g")})
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    results = _write(out, {"a.md": page("changed"), "new.md": page("n")}, check=True)
+    assert results == {"a.md": (Outcome.STALE, "differs"), "new.md": (Outcome.STALE, "missing")}
+    writer = Writer(out, check=True)
+    assert writer.remove_stale(keep={"a.md", "new.md"}) == (["gone.md"], [])
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_pages_with_the_marker_are_ours_without_the_manifest(tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    _write(out, {"a.md": page("a"), "sub/old.md": page("old")})
+    (out / "notes.md").write_text("mine\n")
+    (out / MANIFEST).unlink()
+    writer = Writer(out)
+    with writer.hold():
+        removed, conflicts = writer.remove_stale(keep={"a.md"})
+    assert removed == ["sub/old.md"] and conflicts == [] and not (out / "sub").exists()
+    assert (out / "notes.md").read_text() == "mine\n"
+
+
+def test_nothing_is_written_through_a_link_out_of_the_folder(tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.md").write_text("theirs\n")
+    out.mkdir()
+    os.symlink(elsewhere, out / "pkg")
+    os.symlink(elsewhere / "x.md", out / "link.md")
+    results = _write(out, {"pkg/a.md": page("a"), "link.md": page("l")})
+    assert results["pkg/a.md"] == (Outcome.CONFLICT, "its folder links outside the output folder")
+    assert results["link.md"] == (Outcome.CONFLICT, "a symbolic link is in the way")
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["x.md"] and (elsewhere / "x.md").read_text() == "theirs\n"
+
+
+def test_a_page_must_carry_the_marker(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="marker"):
+        Writer(tmp_path / "docs").write("a.md", "no marker\n", key="k")
