@@ -27,7 +27,7 @@ from repodoc_lsp.analysis.model import (
     SymbolKind,
 )
 from repodoc_lsp.analysis.relations import Relations, is_test_file
-from repodoc_lsp.graph import Def, Graph
+from repodoc_lsp.graph import Def, Graph, base_name
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown, summary_line
 from repodoc_lsp.render.environment import load, make_environment
@@ -184,11 +184,59 @@ def _xref(site: Site, rel: str) -> dict[str, dict]:
             if sub is not None:
                 subs.append((sub.rel, sub.qualname, def_anchor(sub)))
         inherited = _inherited(graph, d) if d.kind == "class" else []
-        if users or subs or inherited:
+        bases = _bases(graph, d, site.facts[rel]) if d.kind == "class" else {}
+        if users or subs or inherited or bases:
             found[def_anchor(d)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
                                                  key=lambda u: (-u[1], u[0])),
-                                 "subclasses": subs, "inherited": inherited}
+                                 "subclasses": subs, "inherited": inherited, "bases": bases}
     return found
+
+
+def _bases(graph: Graph, cls: Def, facts: FileFacts) -> dict[str, tuple[str, str, str]]:
+    """The base class expressions of a class (as written) that name workspace classes:
+    text -> (file, qualname, anchor)."""
+    resolved = set(graph.bases(cls.key))
+    if not resolved:
+        return {}
+    symbol = next((s for s in facts.symbols if s.qualname == cls.qualname and s.kind is SymbolKind.CLASS), None)
+    found = {}
+    for text in symbol.bases if symbol is not None else ():
+        key = graph.resolve(cls.rel, base_name(text)) if base_name(text) else None
+        base = graph.definition(*key) if key in resolved and key is not None else None
+        if base is not None:
+            found[text] = (base.rel, base.qualname, def_anchor(base))
+    return found
+
+
+DIAGRAM_NODES = 20
+_MERMAID_UNSAFE = re.compile(r"[^\w./ ()-]")
+
+
+def _hierarchy(rel: str, classes: list[Symbol], xref: dict[str, dict]) -> dict | None:
+    """A Mermaid flowchart of this file's classes and the workspace classes they derive from
+    (an arrow from each class to its base), when at least three classes are related; at most
+    `DIAGRAM_NODES` nodes, the edges left out counted."""
+    edges = []
+    for c in classes:
+        for r, qual, _anchor in (xref.get(c.anchor) or {}).get("bases", {}).values():
+            edges.append(((rel, c.qualname), (r, qual)))
+    nodes: dict[tuple[str, str], str] = {}
+    shown, left = [], 0
+    for sub, base in edges:
+        new = [n for n in dict.fromkeys((sub, base)) if n not in nodes]
+        if len(nodes) + len(new) > DIAGRAM_NODES:
+            left += 1
+            continue
+        for n in new:
+            nodes[n] = f"n{len(nodes)}"
+        shown.append(f"  {nodes[sub]} --> {nodes[base]}")
+    if len(nodes) < 3:
+        return None
+    lines = ["flowchart BT"]
+    for (r, qual), ident in nodes.items():
+        label = qual if r == rel else f"{qual} ({posixpath.basename(r)})"
+        lines.append(f'  {ident}["{_MERMAID_UNSAFE.sub("_", label)}"]')
+    return {"text": "\n".join(lines + shown), "nodes": len(nodes), "edges": len(shown), "left": left}
 
 
 def _inherited(graph: Graph, cls: Def) -> list[tuple[str, str, str, list[tuple[str, str]]]]:
@@ -358,6 +406,7 @@ class Renderer:
             test_functions=[s.name for s in facts.symbols
                             if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and s.name.startswith("test")],
             doctest_in=doctest_in, xref=self._xref_links(page, inputs["xref"]),
+            hierarchy=_hierarchy(rel, classes, inputs["xref"]),
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
             security=facts.findings_in(FindingCategory.SECURITY),
@@ -377,6 +426,7 @@ class Renderer:
             "inherited": [(r, qual, self._link(page, docs_page(r), origin),
                            [(name, self._link(page, docs_page(r), member)) for name, member in members])
                           for r, qual, origin, members in x["inherited"]],
+            "bases": {text: self._link(page, docs_page(r), base) for text, (r, _q, base) in x["bases"].items()},
         } for anchor, x in xref.items()}
 
     @staticmethod

@@ -155,3 +155,27 @@ def test_a_change_to_a_base_class_replans_the_pages_of_its_heirs(tmp_path: Path)
     planned = {p.path: p.key for p in plan_pages(ws, site_of(ws), change)}
     assert "user.py_docs.md" in planned and planned["user.py_docs.md"] != before["user.py_docs.md"]
     assert "other.py_docs.md" not in planned
+
+
+def test_bases_are_linked_and_a_hierarchy_is_drawn_when_three_classes_are_related(tmp_path: Path) -> None:
+    _ws, pages = _pages(tmp_path)
+    design = pages["user.py"].split("## Architecture & Design", 1)[1].split("\n## ", 1)[0]
+    assert "- `Child` derives from [`Base`](./models.py_docs.md#class-Base)" in design
+    assert "- `GrandChild` derives from [`Child`](./user.py_docs.md#class-Child)" in design
+    chart = design.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert chart.splitlines() == ["flowchart BT", '  n0["Child"]', '  n1["Base (models.py)"]', '  n2["GrandChild"]',
+                                  "  n0 --> n1", "  n2 --> n0"]
+    # one class deriving from one workspace class: no diagram
+    assert "```mermaid" not in pages["models.py"]
+
+
+def test_a_large_hierarchy_is_capped_and_says_what_was_left_out(tmp_path: Path) -> None:
+    classes = "".join(f"class C{i}(Root):\n    pass\n\n\n" for i in range(30))
+    root = make_workspace(tmp_path / "ws", {"m.py": "class Root:\n    pass\n\n\n" + classes})
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    page = Renderer().file_docs(site_of(ws), "m.py", ws.read_text("m.py"))
+    chart = page.split("```mermaid\n", 1)[1].split("```", 1)[0]
+    assert sum(1 for line in chart.splitlines() if line.endswith('"]')) == 20
+    assert "(20 classes; 11 more links to further classes left out;" in page
+    assert page_errors(page, DOCS_SECTIONS) == []
