@@ -32,8 +32,10 @@ from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown, summary_line
 from repodoc_lsp.render.environment import load, make_environment
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
+from repodoc_lsp.render.purpose import Purpose, file_purpose
 
 LIST_LIMIT = 20  # a longer list shows this many, then its count, breakdown and folded whole
+DIAGRAM_NODES = 12  # files in a folder's import diagram
 
 _LANG_FENCE = {".py": "python", ".pyi": "python", ".md": "markdown", ".toml": "toml",
                ".json": "json", ".yml": "yaml", ".yaml": "yaml", ".sh": "sh", ".js": "javascript",
@@ -278,7 +280,23 @@ def gather_doc(site: Site, folder: str) -> dict:
     return {"files": [(r, site.digests.get(r)) for r in files],
             "n_folders": len(site.child_folders.get(folder, [])),
             "links": {r: _import_links(site, r) for r in files},
-            "importers": {r: site.relations.importers(r) for r in files}}
+            "importers": {r: site.relations.importers(r) for r in files},
+            "users": {r: _users_by_name(site, r) for r in files}}
+
+
+def _users_by_name(site: Site, rel: str) -> dict[str, int]:
+    """How many other files use each module-level class and function of `rel` (the symbol graph;
+    only those used at all)."""
+    graph = site.graph
+    if graph is None:
+        return {}
+    found = {}
+    for d in graph.definitions(rel):
+        if d.kind in ("class", "function") and "." not in d.qualname:
+            n = len(graph.users(d.key))
+            if n:
+                found[d.qualname] = n
+    return found
 
 
 GATHER: dict[str, Callable[[Site, str], dict]] = {"docs": gather_docs, "kw": gather_kw, "index": gather_index,
@@ -387,9 +405,9 @@ class Renderer:
         tests = [self._file_item(page, r) for r in nearest(rel, inputs["tests"])]
         related = self._related(page, rel, inputs)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
-        purpose = docstring_markdown(facts.module_doc) if facts.module_doc else ""
-        if not purpose and facts.language is Language.MARKDOWN and facts.symbols:
-            purpose = f"A Markdown document titled {md.code(facts.symbols[0].name)}."
+        purpose = file_purpose(rel, facts)
+        if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
+            purpose = Purpose(docstring_markdown(facts.module_doc))
         return self._templates["file_docs"].render(
             rel=rel, page=page, name=posixpath.basename(rel), ext=ext or "(none)",
             folder=folder_of(rel) or ".", facts=facts, lang=facts.language.value,
@@ -477,11 +495,8 @@ class Renderer:
         files = []
         for rel, _digest in inputs["files"]:
             facts = facts_of[rel]
-            summary = summary_line(facts.module_doc)
-            if not summary and facts.language is Language.MARKDOWN and facts.symbols:
-                summary = facts.symbols[0].name
             name = posixpath.basename(rel)
-            note = f" ([keywords]({self._link(page, kw_page(rel))}))" + (f": {md.inline(summary)}" if summary else "")
+            note = f" ([keywords]({self._link(page, kw_page(rel))})): {_purpose_line(file_purpose(rel, facts))}"
             files.append({"text": md.code(name), "short": md.code(name), "key": name, "note": note,
                           "href": self._link(page, docs_page(rel)), "group": md.code(_extension(name))})
         if len(files) > LIST_LIMIT:  # the most imported first; a short list stays in name order
@@ -508,22 +523,31 @@ class Renderer:
             first = next((s.name for s in facts_of[readme].symbols), "")
             purpose = f"Described by its README{': ' + md.code(first) if first else ''}."
             purpose_from = readme
+        used = inputs["importers"]
+        telling = [] if purpose else [
+            (posixpath.basename(r), self._link(page, docs_page(r)), _purpose_line(file_purpose(r, facts_of[r])))
+            for r in sorted(files, key=lambda r: (-len(used[r]), r))[:3]]
+        edges = {(rel, t) for rel in files for cat, targets, _absolute in inputs["links"][rel] if cat == "workspace"
+                 for t in targets if t != rel and t in set(files)}
         languages = Counter(facts_of[r].language.value for r in files)
         lines = sum(facts_of[r].lines for r in files)
         main_classes: list[dict] = []
         main_functions: list[dict] = []
         for rel in files:
             base = posixpath.basename(rel)
+            users = inputs["users"][rel]
             for s in facts_of[rel].symbols:
                 if s.container or s.kind not in (SymbolKind.CLASS, SymbolKind.FUNCTION):
                     continue
                 summary = summary_line(s.docstring)
+                n = users.get(s.qualname, 0)
+                used = f" (used by {n:,} {'file' if n == 1 else 'files'})" if n else ""
                 entry = {"text": md.code(s.name), "short": md.code(s.name), "key": (s.name.lower(), rel),
-                         "href": self._link(page, docs_page(rel), s.anchor), "group": md.code(base),
-                         "note": f" in {md.code(base)}" + (f": {md.inline(summary)}" if summary else "")}
+                         "href": self._link(page, docs_page(rel), s.anchor), "group": md.code(base), "users": n,
+                         "note": f" in {md.code(base)}{used}" + (f": {md.inline(summary)}" if summary else "")}
                 (main_classes if s.kind is SymbolKind.CLASS else main_functions).append(entry)
-        public = lambda entries: sorted(  # noqa: E731
-            entries, key=lambda e: (e["key"][0].startswith("_"), e["key"]))
+        public = lambda entries: sorted(  # noqa: E731  the most used first, then public before private
+            entries, key=lambda e: (-e["users"], e["key"][0].startswith("_"), e["key"]))
         inside = set(files)
         deps: dict[str, Counter[str]] = {"workspace": Counter(), "stdlib": Counter(), "third-party": Counter()}
         used_by: set[str] = set()
@@ -538,7 +562,8 @@ class Renderer:
             used_by.update(r for r in inputs["importers"][rel] if r not in inside and folder_of(r) != folder)
         return self._templates["folder_doc"].render(
             folder=folder, page=page, title=folder or where.project, purpose=purpose,
-            purpose_from=purpose_from, purpose_href=self._link(page, docs_page(purpose_from)) if purpose_from else "",
+            purpose_from=purpose_from, telling=telling, diagram=import_diagram(edges),
+            purpose_href=self._link(page, docs_page(purpose_from)) if purpose_from else "",
             n_files=len(files), languages=sorted(languages.items()), lines=lines,
             n_folders=inputs["n_folders"],
             main_classes=public(main_classes), main_functions=public(main_functions),
@@ -548,6 +573,35 @@ class Renderer:
             index_href=self._link(page, folder_index(folder)), project=where.project,
             root=not folder,
         )
+
+
+def import_diagram(edges: set[tuple[str, str]], cap: int = DIAGRAM_NODES) -> dict | None:
+    """A Mermaid flowchart of imports between files (`importer -> imported`), at most `cap` files:
+    the most connected, then by path; with how many files and imports were left out."""
+    if not edges:
+        return None
+    degree: Counter[str] = Counter()
+    for a, b in edges:
+        degree[a] += 1
+        degree[b] += 1
+    kept = sorted(degree, key=lambda r: (-degree[r], r))[:cap]
+    ids = {r: f"f{i}" for i, r in enumerate(sorted(kept))}
+    shown = sorted((a, b) for a, b in edges if a in ids and b in ids)
+    lines = ["flowchart LR"]
+    lines += [f'  {ids[r]}["{_mermaid_label(posixpath.basename(r))}"]' for r in sorted(kept)]
+    lines += [f"  {ids[a]} --> {ids[b]}" for a, b in shown]
+    return {"text": "\n".join(lines), "files": len(kept), "left_files": len(degree) - len(kept),
+            "left_edges": len(edges) - len(shown)}
+
+
+def _mermaid_label(text: str) -> str:
+    """A file name inside a quoted Mermaid label: quotes, markup and line breaks as entities."""
+    return "".join(f"#{ord(ch)};" if ch in '"<>&#`\\' or not ch.isprintable() else ch for ch in text)
+
+
+def _purpose_line(purpose: Purpose) -> str:
+    """A purpose as one line of a list, saying where a derived one came from."""
+    return f"{purpose.text} *(from {purpose.origin})*" if purpose.derived else purpose.text
 
 
 def _extension(name: str) -> str:

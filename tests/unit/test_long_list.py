@@ -90,3 +90,20 @@ def test_a_file_imported_by_25_files_folds_its_importers_and_related_files() -> 
     related = page.split("## Related Files", 1)[1].split("\n## ", 1)[0]
     assert "the nearest 20 of the 25 files importing it (all under [Imported by](#imported-by))" in related
     assert '<a id="imported-by"></a>' in page
+
+
+def test_import_diagram_keeps_the_most_connected_files_and_counts_the_rest() -> None:
+    from repodoc_lsp.render.pages import import_diagram
+    edges = {("a/hub.py", f"a/m{i:02}.py") for i in range(15)} | {("a/m00.py", "a/m01.py"), ('a/q"<x>.py', "a/hub.py")}
+    d = import_diagram(edges, cap=5)
+    assert d is not None and d["files"] == 5
+    assert d["left_files"] == 17 - 5
+    nodes = re.findall(r'^  (f\d+)\["([^"]*)"\]$', d["text"], re.M)
+    arrows = re.findall(r"^  (f\d+) --> (f\d+)$", d["text"], re.M)
+    names = dict(nodes)
+    assert {"hub.py", "m00.py", "m01.py"} <= set(names.values())  # the most connected
+    assert d["left_edges"] == len(edges) - len(arrows)
+    assert all(a in names and b in names for a, b in arrows)
+    assert import_diagram(set()) is None
+    odd = import_diagram({('a/q"<x>`.py', "a/b.py")})
+    assert odd is not None and 'f1["q#34;#60;x#62;#96;.py"]' in odd["text"]  # no quote, markup or fence

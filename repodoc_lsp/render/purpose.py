@@ -1,0 +1,134 @@
+"""A purpose line for every file: what the file says it is for, else what its content shows.
+
+The module docstring's first sentence when there is one; else a line derived from the file's own
+facts, never invented: its `__all__`, its main definitions and their docstrings, its module-level
+names, its imports, or what little it holds. A derived line says what it was derived from, so a
+reader can tell the author's words from repodoc's. Only the file's facts are read (no other file,
+no graph): the line is the same on the file's page, its folder's `index.md` and `doc.md`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+from repodoc_lsp.analysis.model import FileFacts, Language, Symbol, SymbolKind
+from repodoc_lsp.render import markdown as md
+from repodoc_lsp.render.docstrings import clean, roles_as_literals
+
+SHOWN_NAMES = 3  # names listed in a derived line before "and N more"
+MAX_SUMMARY = 240  # characters of a docstring's sentence kept in a one-line summary
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"'])")
+
+
+@dataclass(frozen=True, slots=True)
+class Purpose:
+    """`text`: one line of Markdown; `origin`: "" when the file says it (its module docstring or
+    title), else what the line was derived from (Markdown, e.g. "its definitions")."""
+
+    text: str
+    origin: str = ""
+
+    @property
+    def derived(self) -> bool:
+        return bool(self.origin)
+
+
+def first_sentence(doc: str | None) -> str:
+    """A docstring's first paragraph as one line, cut to its first sentence when that is long
+    (`MAX_SUMMARY` characters at most, cut at a word with `…`); roles as literals. Plain text."""
+    if not doc or not doc.strip():
+        return ""
+    paragraph = " ".join(line.strip() for line in clean(doc).split("\n\n", 1)[0].splitlines())
+    paragraph = roles_as_literals(" ".join(paragraph.split()))
+    if len(paragraph) > MAX_SUMMARY // 2:
+        paragraph = _SENTENCE_END.split(paragraph, 1)[0]
+    if len(paragraph) > MAX_SUMMARY:
+        paragraph = paragraph[:MAX_SUMMARY].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+    return paragraph
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(md.code(n) for n in names[:SHOWN_NAMES])
+    more = len(names) - SHOWN_NAMES
+    return f"{shown} and {more:,} more" if more > 0 else shown
+
+
+def _kind_names(kind: str, names: list[str]) -> str:
+    plural = {"class": "classes", "function": "functions"}.get(kind, kind + "s")
+    return f"{kind if len(names) == 1 else plural} {_names(names)}"
+
+
+def _main(symbols: list[Symbol]) -> Symbol | None:
+    """The definition whose docstring speaks for the file: a public class, else a public function,
+    with a docstring (in file order)."""
+    for kind in (SymbolKind.CLASS, SymbolKind.FUNCTION):
+        for s in symbols:
+            if s.kind is kind and not s.name.startswith("_") and first_sentence(s.docstring):
+                return s
+    return None
+
+
+def _said(s: Symbol) -> str:
+    return f"{md.code(s.name)}: {md.inline(first_sentence(s.docstring))}"
+
+
+def file_purpose(rel: str, facts: FileFacts) -> Purpose:
+    """The purpose line of `rel` (see the module's docstring)."""
+    if facts.language is Language.MARKDOWN:
+        title = next((s.name for s in facts.symbols if s.kind is SymbolKind.HEADING), "")
+        if title:
+            return Purpose(f"A Markdown document titled {md.code(title)}.")
+        return Purpose(f"A Markdown document of {facts.lines:,} lines without headings.", "its contents")
+    if facts.language is not Language.PYTHON:
+        ext = posixpath.splitext(rel)[1]
+        kind = f"A text file ({md.code(ext)})" if ext else "A text file"
+        return Purpose(f"{kind} of {facts.lines:,} {'line' if facts.lines == 1 else 'lines'}.", "its name and size")
+    said = first_sentence(facts.module_doc)
+    if said:
+        return Purpose(md.inline(said))
+    return _derived(rel, facts)
+
+
+def _derived(rel: str, facts: FileFacts) -> Purpose:
+    top = [s for s in facts.symbols if not s.container and s.kind in (SymbolKind.CLASS, SymbolKind.FUNCTION)]
+    main = _main(top)
+    if facts.all_names:
+        names = list(dict.fromkeys(facts.all_names))
+        main = next((s for n in names for s in top if s.name == n and first_sentence(s.docstring)), None)
+        text = f"Public API (`__all__`): {_names(names)}."
+        if main:
+            return Purpose(f"{text} {_said(main)}", f"`__all__` and the docstring of {md.code(main.name)}")
+        return Purpose(text, "`__all__`")
+    if top:
+        public = [s for s in top if not s.name.startswith("_")] or top
+        parts = [_kind_names(kind.value, [s.name for s in public if s.kind is kind])
+                 for kind in (SymbolKind.CLASS, SymbolKind.FUNCTION) if any(s.kind is kind for s in public)]
+        text = f"Defines {' and '.join(parts)}."
+        if main:
+            return Purpose(f"{text} {_said(main)}", f"its definitions and the docstring of {md.code(main.name)}")
+        return Purpose(text, "its definitions")
+    names = [a.name for a in facts.attributes if not a.container]
+    if names:
+        return Purpose(f"Sets module-level {'name' if len(set(names)) == 1 else 'names'} "
+                       f"{_names(list(dict.fromkeys(names)))}; defines no class or function.", "its assignments")
+    if facts.imports:
+        modules = list(dict.fromkeys(i.module for i in facts.imports))
+        taken = list(dict.fromkeys(n for i in facts.imports for n in i.names))
+        if posixpath.basename(rel) == "__init__.py" and taken:
+            return Purpose(f"Gathers {_names(taken)} from {_names(modules)} into the package.", "its imports")
+        return Purpose(f"Imports {_names(modules)}; defines nothing.", "its imports")
+    if facts.syntax_error:
+        return Purpose(f"Does not parse (line {facts.syntax_error.line}); nothing could be read from it.",
+                       "its contents")
+    if posixpath.basename(rel) == "__init__.py":
+        folder = posixpath.dirname(rel)
+        what = f"makes {md.code(folder)} a package" if folder else "marks the root as a package"
+        if facts.lines == 0:
+            return Purpose(f"An empty `__init__.py`: it {what}.", "its contents")
+        return Purpose(f"An `__init__.py` with no definitions or imports: it {what}.", "its contents")
+    if facts.lines == 0:
+        return Purpose("An empty file.", "its contents")
+    return Purpose(f"{facts.lines:,} {'line' if facts.lines == 1 else 'lines'} with no definitions, "
+                   "assignments or imports.", "its contents")
