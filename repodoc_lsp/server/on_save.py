@@ -86,6 +86,8 @@ def register(server: RepodocServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: RepodocServer, params: types.DidSaveTextDocumentParams) -> None:
+        if ls.typing is not None:  # a saved doc's diagnostics now, not after its pages
+            ls.typing.saved(params.text_document.uri)
         queue.add(path_of(params.text_document.uri))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)

@@ -1,6 +1,8 @@
 """Stale references in open docs (Markdown, reST, text) and Python docstrings as diagnostics
-(Warning, source `repodoc`), refreshed on open and save and after a save changes the workspace;
-a quick fix replaces a stale name or link with the suggestion."""
+(Warning, source `repodoc`), computed from the editor's text (saved or not): on open, at once on
+save, CHANGE_QUIET_SECONDS after the last change while typing, and again for every open document
+of a root after a save or a watched file changed its workspace; a quick fix replaces a stale name
+or link with the suggestion."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SOURCE = "repodoc"
+CHANGE_QUIET_SECONDS = 0.3  # while typing: checked this long after the last change, not per keystroke
 
 
 def wanted(rel: str) -> bool:
@@ -56,19 +59,23 @@ async def refresh(ls: RepodocServer, uri: str) -> None:
     """Compute and publish the diagnostics of one open document (none outside every root)."""
     path = path_of(uri)
     root = ls.root_for(path)
-    if root is None or path is None or ls.stopping:
-        return
+    if root is None or path is None or ls.stopping or not root.indexed.is_set():
+        return  # a root being indexed: the end of indexing refreshes every open document
     rel = root.rel(path)
     if not wanted(rel) or ignored(root.settings)(rel):
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         return
+    if uri not in ls.open_documents():
+        return  # closed meanwhile
     document = ls.document(uri)
-    text = document.source
+    text, version = document.source, document.version
     try:
         found = await asyncio.wrap_future(root.submit(stale_in, root, rel, text))
     except Exception:  # a closed root, or a bug: no diagnostics rather than a broken server
         log.exception("checking references of %s failed", rel)
         return
+    if uri not in ls.open_documents() or ls.document(uri).version != version:
+        return  # changed or closed meanwhile: the newer text's own check publishes
     lines = text.split("\n")
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
         uri=uri, version=document.version, diagnostics=[_diagnostic(s, lines, ls) for s in found]))
@@ -82,7 +89,57 @@ def refresh_root(ls: RepodocServer, root: Root) -> None:
             ls.spawn(refresh(ls, uri))
 
 
+class Typing:
+    """Checks of documents being edited: one per document, CHANGE_QUIET_SECONDS after its last
+    change (a newer change cancels the pending one), at once on save."""
+
+    def __init__(self, ls: RepodocServer) -> None:
+        self.ls = ls
+        self.timers: dict[str, asyncio.TimerHandle] = {}
+
+    def changed(self, uri: str) -> None:
+        self._drop(uri)
+        if not self.ls.stopping:
+            self.timers[uri] = asyncio.get_running_loop().call_later(CHANGE_QUIET_SECONDS, self._fire, uri)
+
+    def saved(self, uri: str) -> None:
+        """A saved doc is checked now (a saved source waits for the index: its save's refresh)."""
+        self._drop(uri)
+        path = path_of(uri)
+        if path is not None and not path.name.endswith(".py") and not self.ls.stopping:
+            self.ls.spawn(refresh(self.ls, uri))
+
+    def closed(self, uri: str) -> None:
+        self._drop(uri)
+        self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def cancel(self) -> None:
+        for uri in list(self.timers):
+            self._drop(uri)
+
+    def _drop(self, uri: str) -> None:
+        timer = self.timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _fire(self, uri: str) -> None:
+        self.timers.pop(uri, None)
+        if not self.ls.stopping:
+            self.ls.spawn(refresh(self.ls, uri))
+
+
 def register(server: RepodocServer) -> None:
+    typing = server.typing = Typing(server)
+    server.on_shutdown.append(typing.cancel)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: RepodocServer, params: types.DidChangeTextDocumentParams) -> None:
+        typing.changed(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: RepodocServer, params: types.DidCloseTextDocumentParams) -> None:
+        typing.closed(params.text_document.uri)
+
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     def code_action(ls: RepodocServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:

@@ -43,6 +43,7 @@ class RepodocServer(LanguageServer):
         self.background: set[asyncio.Task] = set()
         self.stopping = False
         self.on_shutdown: list[Callable[[], None]] = []  # features' own clean-up at `shutdown`
+        self.typing: Any = None  # ref_diagnostics.Typing: checks of documents being edited
 
     # -- roots ----------------------------------------------------------------------
     def root_for(self, path: Path | None) -> Root | None:

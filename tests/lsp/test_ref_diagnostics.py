@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from lsp_helpers import build, start, symbols, wait_for
 from lsprotocol import types
@@ -79,3 +80,77 @@ async def test_refs_ignore_turns_it_off_per_glob(client: LanguageClient, tmp_pat
     assert await wait_for(lambda: client.diagnostics.get(core), 20)
     await wait_for(lambda: readme in client.diagnostics, 20)
     assert len(client.diagnostics[readme]) == 0
+
+
+def _record(client: LanguageClient) -> list[types.PublishDiagnosticsParams]:
+    """Every publishDiagnostics the server sends (the client keeps only the last per document)."""
+    seen: list[types.PublishDiagnosticsParams] = []
+    features = client.protocol.fm.features
+    keep = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def publish(*args: Any) -> None:
+        seen.append(args[-1])
+        keep(*args)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    return seen
+
+
+def _change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+
+
+async def test_unsaved_changes_are_checked_once_typing_pauses(client: LanguageClient, tmp_path: Path) -> None:
+    """Markdown, reST and a docstring edited without saving: one check of the last text each, from
+    the buffer (the files on disk say otherwise)."""
+    import asyncio
+
+    seen = _record(client)
+    root = build(tmp_path / "ws", {**FILES, "README.md": "# Shapes\n\nUse `shapes.core.Gadget`.\n"})
+    await _session(client, root)
+    readme = _open(client, root / "README.md", "markdown")
+    await wait_for(lambda: any(p.uri == readme for p in seen), 20)
+    for version, name in enumerate(("W", "Wi", "Wid", "Widg", "Widget"), start=2):  # typing
+        _change(client, readme, version, f"# Shapes\n\nUse `shapes.core.{name}`.\n")
+        await asyncio.sleep(0.05)
+    await wait_for(lambda: any(p.uri == readme and p.version == 6 for p in seen), 20)
+    after_open = [p for p in seen if p.uri == readme][1:]
+    assert [p.version for p in after_open] == [6]  # the last text only, not one check per keystroke
+    (d,) = after_open[0].diagnostics
+    assert d.range == types.Range(start=types.Position(line=2, character=5), end=types.Position(line=2, character=23))
+    assert "did you mean `shapes.core.Gadget`?" in d.message
+    _change(client, readme, 7, "# Shapes\n\nUse `shapes.core.Gadget`.\n")  # fixed, still unsaved
+    await wait_for(lambda: any(p.uri == readme and p.version == 7 for p in seen), 20)
+    assert not client.diagnostics[readme]
+
+    rst = _open(client, root / "guide.rst", "restructuredtext")
+    await wait_for(lambda: any(p.uri == rst for p in seen), 20)
+    _change(client, rst, 2, "Guide\n=====\n\nThe :class:`shapes.core.Widget` class.\n")
+    found = await wait_for(lambda: client.diagnostics.get(rst), 20)
+    assert found[0].range.start == types.Position(line=3, character=12)
+
+    core = _open(client, root / "shapes/core.py", "python")
+    assert await wait_for(lambda: client.diagnostics.get(core), 20)  # :class:`Widget` on disk
+    text = (root / "shapes/core.py").read_text().replace(":class:`Widget`", ":class:`Gadget`")
+    _change(client, core, 2, text)
+    await wait_for(lambda: any(p.uri == core and p.version == 2 for p in seen), 20)
+    assert not client.diagnostics[core]
+
+
+async def test_a_saved_doc_is_checked_without_waiting_for_its_pages(client: LanguageClient, tmp_path: Path) -> None:
+    seen = _record(client)
+    root = build(tmp_path / "ws", {**FILES, "README.md": "# Shapes\n\nUse `shapes.core.Gadget`.\n"})
+    await _session(client, root)
+    readme = _open(client, root / "README.md", "markdown")
+    await wait_for(lambda: any(p.uri == readme for p in seen), 20)
+    stale = "# Shapes\n\nUse `shapes.core.Widget`.\n"
+    _change(client, readme, 2, stale)
+    (root / "README.md").write_text(stale)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=readme)))
+    assert await wait_for(lambda: client.diagnostics.get(readme), 20)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=readme)))
+    await wait_for(lambda: list(client.diagnostics.get(readme, [1])) == [], 20)  # closed: its warnings go
