@@ -15,7 +15,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.context import BaseContext
@@ -59,6 +59,56 @@ def lower_priority() -> None:
     """Run below the language server's requests: the scheduler gives them a core first."""
     with contextlib.suppress(OSError):
         os.nice(BACKGROUND_NICE)
+
+
+def children() -> list[int]:
+    """The ids of this process's children, zombies included (Linux: read from /proc; elsewhere
+    none are known)."""
+    me, found = os.getpid(), []
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    fields = stat.read().rpartition(b")")[2].split()  # after "(command name)"
+            except OSError:
+                continue  # gone meanwhile
+            if len(fields) > 1 and fields[1] == str(me).encode():
+                found.append(int(name))
+    return found
+
+
+def end_children(grace: Iterable[int] = (), seconds: float = 2.0) -> None:
+    """Before this process exits: give the children in `grace` up to `seconds` to end by
+    themselves, then SIGKILL every child left (a stopped one too) and wait for each, so that
+    none outlives this process, running or unreaped."""
+    deadline = time.monotonic() + seconds
+    waiting = set(grace)
+    while waiting:
+        for pid in list(waiting):
+            if _reaped(pid):
+                waiting.discard(pid)
+        if not waiting or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    left = children()
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + seconds  # a process in uninterruptible sleep dies when it wakes
+    while left and time.monotonic() < deadline:
+        left = [pid for pid in left if not _reaped(pid)]
+        if left:
+            time.sleep(0.01)
+
+
+def _reaped(pid: int) -> bool:
+    """Wait for child `pid` without blocking: True when it has ended (or is not a child)."""
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
+    except ChildProcessError:
+        return True
 
 
 def _poll_parent(parent: int) -> None:  # pragma: no cover - not Linux

@@ -126,6 +126,10 @@ class RegenProcess:
             name="repodoc-regen-start", daemon=True)
         self._sender.start()
 
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
     def _fds(self) -> tuple[int, int]:
         proc = self._proc
         if proc is None or proc.stdin is None or proc.stdout is None or proc.stdout.closed:

@@ -20,6 +20,7 @@ from pygls.workspace.position_codec import PositionCodec
 from repodoc_lsp import __version__
 from repodoc_lsp.analysis.cursor import Cursor
 from repodoc_lsp.config import Settings, apply
+from repodoc_lsp.pool import end_children
 from repodoc_lsp.server.priority import Requests
 from repodoc_lsp.server.protocol import RepodocProtocol
 from repodoc_lsp.server.roots import refusal
@@ -28,6 +29,7 @@ from repodoc_lsp.server.state import Root
 
 MAX_OUTSIDE_CURSORS = 8  # jedi states kept for folders of files outside every root (hover only)
 SYMBOLS_WAIT_SECONDS = 2.0  # workspace/symbol waits this long in all for a root's first index
+EXIT_SECONDS = 2.0  # at exit, a regeneration process finishes the pages under way for this long
 
 
 class RepodocServer(LanguageServer):
@@ -158,12 +160,17 @@ class RepodocServer(LanguageServer):
         return bool(get_capability(self.client_capabilities, "window.work_done_progress", False))
 
     def stop_background(self) -> None:
+        """At exit: stop the background work, and end every child process (the regeneration
+        processes get EXIT_SECONDS to finish the pages under way; then each child is killed,
+        a stopped one too, and waited for)."""
         self.stopping = True
         for task in list(self.background):
             task.cancel()
         self.jedi.shutdown(wait=False, cancel_futures=True)
+        writing = [root.regen_process.pid for root in self.roots.values() if root.regen_process is not None]
         for root in self.roots.values():
             root.close()
+        end_children([pid for pid in writing if pid is not None], EXIT_SECONDS)
 
     async def begin_progress(self, title: str, *, cancellable: bool) -> str | None:
         if not self.supports_progress():

@@ -291,3 +291,33 @@ async def test_a_render_worker_killed_during_generate(tmp_path: Path) -> None:
         assert len(list((root / "docs").rglob("*.md"))) == 2 * 400 + 2 * 15
     finally:
         await _end(client, server, seen)
+
+
+async def test_exit_with_a_stopped_regeneration_process(tmp_path: Path) -> None:
+    """The regeneration process SIGSTOPped (stopped, a frozen cgroup) when the session ends: the
+    server kills it after its exit deadline and waits for it, so no process is left in /proc, not
+    even unreaped (before: it stayed stopped for ever, a child of nobody)."""
+    root = tmp_path / "ws"
+    _files(root, 60)
+    client, server = await _session(tmp_path, root)
+    await asyncio.wait_for(client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="repodoc.generate")), 60)  # the process writes the tree
+    [stopped] = regen_processes(server.pid)
+    children = [p for p in psutil.Process(server.pid).children(recursive=True)]
+    stopped.suspend()  # SIGSTOP
+    await asyncio.wait_for(client.shutdown_async(None), 10)
+    client.exit(None)
+    try:
+        await asyncio.wait_for(server.wait(), 10)  # the deadline (2 s) and the kill, with room
+    except TimeoutError:
+        raise AssertionError("the server did not exit within 10 s") from None
+    finally:
+        await client.stop()
+    assert server.returncode == 0
+    # Its children are gone from /proc: ended and waited for by the server itself.
+    left = [(p.pid, p.status()) for p in children if os.path.exists(f"/proc/{p.pid}") and p.is_running()]
+    for process in children:  # not left behind by a failed test
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    assert not left, left
+    assert stopped.pid in {p.pid for p in children}
