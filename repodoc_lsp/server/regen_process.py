@@ -39,7 +39,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from repodoc_lsp.config import env_seconds
 from repodoc_lsp.generate import Summary
@@ -47,6 +47,8 @@ from repodoc_lsp.pool import lower_priority
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
 
 log = logging.getLogger(__name__)
+stderr_log = logging.getLogger(f"{__name__}.stderr")  # what the process writes on its stderr
+MAX_LINE = 4096  # a longer line is logged in pieces
 CLOSE_WAIT_SECONDS = 1.0  # for a process that failed, then it is killed
 # Not `python -m`: that puts the working folder (often the workspace, which may have a `types.py`
 # or a `signal/`) first on sys.path. `-c` puts "" there: dropped before anything is imported,
@@ -103,6 +105,15 @@ def waiting(fd: int, timeout: float = 0) -> bool:
     return bool(select.select([fd], [], [], timeout)[0])
 
 
+def _relay(stream: IO[bytes]) -> None:
+    """Log each line the process writes on its stderr (warnings such as a damaged manifest, as
+    the CLI prints them; a traceback if it fails) in the server, until every writer closes it."""
+    with contextlib.suppress(OSError, ValueError), stream:
+        while raw := stream.readline(MAX_LINE):
+            if line := raw.decode("utf-8", "replace").rstrip():
+                stderr_log.warning("%s", line)
+
+
 class RegenProcessError(Exception):
     """The process could not start, or ended: the caller regenerates in its own process."""
 
@@ -117,8 +128,11 @@ class RegenProcess:
         self._cancel_sent: float | None = None  # when a CANCEL of the generation under way was sent
         self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
             [sys.executable, "-c", _BOOT],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             close_fds=True)
+        if self._proc.stderr is not None:  # its warnings (a damaged manifest) and failures: the server's log
+            threading.Thread(target=_relay, args=(self._proc.stderr,), name="repodoc-regen-stderr",
+                             daemon=True).start()
         # It loads the server's view of the workspace while the server goes on; the view is
         # written by a thread, as the process reads it only after its imports (a quarter second).
         self._sender: threading.Thread | None = threading.Thread(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import psutil
@@ -143,3 +144,38 @@ async def test_the_whole_tree_is_written_by_the_process_which_then_takes_the_sav
     await wait_for(lambda: "**`after_generate`**" in kw.read_text(), 20)
     assert process.io_counters().write_chars - written >= kw.stat().st_size  # its replica was ready
     assert regen_processes(server.pid) == [process]
+
+
+def _manifest_pages(manifest: Path) -> dict:
+    try:
+        data = json.loads(manifest.read_text())
+    except (ValueError, RecursionError):
+        return {}
+    return data.get("pages") or {} if isinstance(data, dict) else {}
+
+
+async def test_a_damaged_manifest_met_by_the_process_reaches_the_person(
+        client: LanguageClient, tmp_path: Path) -> None:
+    """The regeneration process meets a damaged manifest while the server runs: its warning (on
+    its stderr, which went nowhere) is in the server's log (window/logMessage) for each save, and
+    shown (window/showMessage) once for the burst; the pages are written and the manifest rebuilt."""
+    root = build(tmp_path / "ws", SAMPLE)
+    await _generated(client, root)  # the process wrote the tree: it takes the saves
+    server = client._server  # type: ignore[attr-defined]
+    [process] = regen_processes(server.pid)
+    manifest, shapes = root / "docs/.repodoc-manifest.json", root / "pkg/shapes.py"
+    kw = root / "docs/pkg/shapes.py_kw.md"
+    original = shapes.read_text()
+    for n, damage in enumerate(["1e999", '{"pages": ' + "[" * 30000]):
+        manifest.write_text(damage)
+        await _save(client, shapes, original + f"\n\ndef after_damage_{n}():\n    pass\n")
+        await wait_for(lambda n=n: f"**`after_damage_{n}`**" in kw.read_text(), 20)
+        await wait_for(lambda n=n: sum("damaged manifest" in m.message for m in client.log_messages) > n, 10)
+        await wait_for(lambda: _manifest_pages(manifest), 10)  # rebuilt
+    logged = [m for m in client.log_messages if "damaged manifest" in m.message]
+    assert [m.type for m in logged] == [types.MessageType.Warning] * 2
+    assert logged[0].message.startswith(f"repodoc: warning: {manifest}: damaged manifest (")
+    shown = [m for m in client.messages if "damaged manifest" in m.message]
+    assert [(m.type, m.message) for m in shown] == [(types.MessageType.Warning, logged[0].message)]
+    assert not [m for m in client.log_messages if "Traceback" in m.message]
+    assert regen_processes(server.pid) == [process]  # the process wrote them, and lives on
