@@ -247,11 +247,11 @@ class RegenProcess:
     def close(self) -> None:
         """End the process without waiting: its stdin closes, so it ends once the regeneration
         under way (if any) is written, or at the next page of a whole tree, as the server
-        exits; still starting, it is killed."""
+        exits; still starting (no work given yet), it is killed."""
         proc = self._proc
         if proc is None:
             return
-        if self._sender is not None and self._sender.is_alive():
+        if not self._ready:  # loading the workspace: nothing of it is worth waiting for
             with contextlib.suppress(OSError):
                 proc.kill()
         with contextlib.suppress(OSError, ValueError):
