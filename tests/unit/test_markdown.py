@@ -16,6 +16,8 @@ def test_code_span_holds_any_text(text: str, expected: str) -> None:
 def test_fence_is_longer_than_any_fence_inside() -> None:
     assert fence("a\n````\nb", "py") == "`````py\na\n````\nb\n`````"
     assert fence("x", "") == "```\nx\n```"
+    assert fence("a\r  ~~~~~\nb") == "``````\na\r  ~~~~~\nb\n``````"  # tildes, after a lone CR, indented
+    assert fence("a ```` b\n") == "```\na ```` b\n```"  # not at a line's start: no fence
 
 
 def test_href_encodes_what_breaks_links() -> None:
