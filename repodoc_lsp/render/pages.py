@@ -439,8 +439,10 @@ class Renderer:
     def _xref_links(self, page: str, xref: dict[str, dict]) -> dict[str, dict]:
         """Used by, subclassed by and inherited members, as links, by the anchor of the definition."""
         return {anchor: {
-            "users": [(r, n, self._link(page, docs_page(r))) for r, n in x["users"]],
-            "subclasses": [(r, qual, self._link(page, docs_page(r), sub)) for r, qual, sub in x["subclasses"]],
+            "users": [self._file_item(page, r, f" ({n} {'line' if n == 1 else 'lines'})") for r, n in x["users"]],
+            "subclasses": [{"text": md.code(qual), "short": md.code(qual), "key": f"{r}\0{qual}",
+                            "href": self._link(page, docs_page(r), sub), "group": folder_label(folder_of(r)),
+                            "note": f" in {md.code(r)}"} for r, qual, sub in x["subclasses"]],
             "inherited": [(r, qual, self._link(page, docs_page(r), origin),
                            [(name, self._link(page, docs_page(r), member)) for name, member in members])
                           for r, qual, origin, members in x["inherited"]],

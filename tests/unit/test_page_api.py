@@ -133,9 +133,10 @@ def test_class_entries_list_fields_members_and_attributes(tmp_path: Path) -> Non
 def test_used_by_subclassed_by_and_inherited_members_link_their_pages(tmp_path: Path) -> None:
     _ws, pages = _pages(tmp_path)
     base = _entry(pages["models.py"], "class-Base")
-    assert "- **Subclassed by**: [`Child`](./user.py_docs.md#class-Child) in `user.py`" in base
-    assert "- **Used by**: 1 file: [user.py](./user.py_docs.md) (" in base  # other.py names only the module
-    assert "**Used by**: 1 file" in _entry(pages["models.py"], "class-Point")
+    assert "**Subclassed by** (1):\n\n- [`Child`](./user.py_docs.md#class-Child) in `user.py`\n" in base
+    # other.py names only the module; user.py names it on 3 lines (import, base, annotation)
+    assert "**Used by** (1 file, most lines first):\n\n- [user.py](./user.py_docs.md) (3 lines)\n" in base
+    assert "**Used by** (1 file" in _entry(pages["models.py"], "class-Point")
     grand = _entry(pages["user.py"], "class-GrandChild")
     inherited = grand.split("**Inherited from workspace classes**", 1)[1]
     # run comes from Child (it overrides Base's), stop and the attributes from Base; no private names
@@ -178,4 +179,19 @@ def test_a_large_hierarchy_is_capped_and_says_what_was_left_out(tmp_path: Path) 
     chart = page.split("```mermaid\n", 1)[1].split("```", 1)[0]
     assert sum(1 for line in chart.splitlines() if line.endswith('"]')) == 20
     assert "(20 classes; 11 more links to further classes left out;" in page
+    assert page_errors(page, DOCS_SECTIONS) == []
+
+
+def test_a_long_used_by_list_shows_twenty_and_folds_the_rest(tmp_path: Path) -> None:
+    files = {"lib.py": "def f():\n    pass\n"}
+    files.update({f"app/u{i:02}.py": "from lib import f\n" + "f()\n" * (i % 3) for i in range(25)})
+    root = make_workspace(tmp_path / "ws", files)
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    page = Renderer().file_docs(site_of(ws), "lib.py", ws.read_text("lib.py"))
+    used = page.split("**Used by** (25 files, most lines first):", 1)[1].split("\n## ", 1)[0]
+    shown = used.split("<details>", 1)[0]
+    assert shown.count("\n- [") == 20 and shown.index("(3 lines)") < shown.index("(1 line)")
+    folded = used.split("<details>", 1)[1]
+    assert all(f"[u{i:02}.py](./app/u{i:02}.py_docs.md)" in folded for i in range(25))
     assert page_errors(page, DOCS_SECTIONS) == []
