@@ -65,3 +65,15 @@ def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
         cli.main(["--version"])
     assert capsys.readouterr().out.strip() == "repodoc-lsp 0.1.0"
     assert _run(capsys)[0] == EXIT_USAGE  # no command: the help, exit 2
+
+
+def test_check_lines_as_text_and_as_github_annotations() -> None:
+    from repodoc_lsp.refs.command import _line
+
+    assert _line("text", "README.md", 3, 12, "`a.B`: gone") == "README.md:3:12: `a.B`: gone"
+    assert _line("text", "docs/x.md", 0, 0, "stale page: differs") == "docs/x.md: stale page: differs"
+    assert _line("github", "README.md", 3, 12, "`a.B`: gone") == "::warning file=README.md,line=3,col=12::`a.B`: gone"
+    # workflow-command escaping: % CR LF everywhere, and : , in properties (a path may hold them)
+    assert _line("github", "a:b,c%.md", 1, 1, "50%\nnext") == \
+        "::warning file=a%3Ab%2Cc%25.md,line=1,col=1::50%25%0Anext"
+    assert _line("github", "docs/x.md", 0, 0, "stale") == "::warning file=docs/x.md::stale"
