@@ -1,15 +1,25 @@
 """A checkout that creates many files at once, as the server's regeneration sees it.
 
-`python bench/bench_burst.py [--files 3000] [--new 1500]`: a synthetic workspace of FILES
-Python files importing each other, its tree generated; then NEW files are created and their
-pages written as one batch (`generate.regenerate`, what the regeneration process does with
-one didChangeWatchedFiles), against a full `repodoc generate` of the final tree (a warm cache
-for the old files, as in the editor). Goal (issue 14): the batch takes no longer.
+`python bench/bench_burst.py [--files 3000] [--new 1500] [--server] [--runs 1]`: a synthetic
+workspace of FILES Python files importing each other, its tree generated; then NEW files are
+created and their pages written as one batch (`generate.regenerate`, what the regeneration
+process does with one didChangeWatchedFiles), against a full `repodoc generate` of the final
+tree (a warm cache for the old files, as in the editor). Goal (issue 14): the batch takes no
+longer.
+
+`--server`: the same through a real `repodoc serve` over stdio. `repodoc.generate` writes the
+tree of the old files; the NEW files are written and announced in one didChangeWatchedFiles;
+1 s later a file is changed and `repodoc.generateFile` asked for it (a save that must be
+answered). The batch is timed from the notification to the last page of the new files on disk
+(their modification times); the save by how long after that its answer came. Goals: batch /
+full generate <= 1, the save answered within 1 s of the batch. Also the server's RSS (and its
+process tree's) before and after the batch.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import shutil
 import subprocess
@@ -17,6 +27,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def _module(i: int, files: int) -> str:
@@ -40,7 +53,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=3000)
     parser.add_argument("--new", type=int, default=1500)
+    parser.add_argument("--server", action="store_true", help="through `repodoc serve` (see above)")
+    parser.add_argument("--runs", type=int, default=1, help="--server: sessions (medians)")
     args = parser.parse_args()
+    if args.server:
+        asyncio.run(server_main(args.files, args.new, args.runs))
+        return
     from repodoc_lsp.config import load_settings
     from repodoc_lsp.generate import generate, regenerate
     from repodoc_lsp.render import Renderer
@@ -70,6 +88,134 @@ def main() -> None:
               f"(cold pages, warm cache): {batch / full:.2f}x")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _full_generate(root: Path) -> float:
+    """A full `repodoc generate` of `root` into an empty folder (warm cache): seconds."""
+    out = root.parent / "full-docs"
+    shutil.rmtree(out, ignore_errors=True)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root), "--out", str(out), "--quiet"],
+                   check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - started
+    shutil.rmtree(out, ignore_errors=True)
+    return seconds
+
+
+async def server_session(scratch: Path, files: int, new: int) -> dict[str, Any]:
+    import psutil
+    from _common import tree_rss
+    from bench_lsp import BenchClient, _drain, _indexed, capabilities
+    from lsprotocol import types as t
+
+    root = scratch / "ws"
+    old = files - new
+    _write(root, range(old), files)
+    client = BenchClient({})
+    await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve", env=dict(os.environ), cwd=str(scratch))
+    proc = client._server
+    assert proc is not None
+    stderr: list[bytes] = []
+    drain = asyncio.ensure_future(_drain(proc.stderr, stderr))
+    server = psutil.Process(proc.pid)
+    try:
+        await client.initialize_async(t.InitializeParams(
+            capabilities=capabilities(), process_id=os.getpid(), root_uri=root.as_uri(),
+            workspace_folders=[t.WorkspaceFolder(uri=root.as_uri(), name=root.name)]))
+        client.initialized(t.InitializedParams())
+        await asyncio.sleep(0.5)
+        await _indexed(client, 600)
+        await client.workspace_execute_command_async(t.ExecuteCommandParams(command="repodoc.generate"))
+        rss_before, tree_before = server.memory_info().rss, tree_rss(server)[0]
+        rels = _write(root, range(old, files), files)
+        wall = time.time()
+        client.workspace_did_change_watched_files(t.DidChangeWatchedFilesParams(changes=[
+            t.FileEvent(uri=(root / rel).as_uri(), type=t.FileChangeType.Created) for rel in rels]))
+        await asyncio.sleep(1.0)
+        saved = root / "pkg0/mod1.py"
+        saved.write_text(saved.read_text() + "\n\ndef saved_after_checkout():\n    pass\n")
+        answer: Any = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+            command="repodoc.generateFile", arguments=[saved.as_uri()]))
+        answered = time.time()
+        assert any(p.endswith("mod1.py_kw.md") for p in answer["written"]), answer
+        pages = [root / "docs" / f"{rel}{kind}" for rel in rels for kind in ("_docs.md", "_kw.md")]
+        batch_end = max(p.stat().st_mtime for p in pages)
+        rss_after, tree_after = server.memory_info().rss, tree_rss(server)[0]
+        settings = [await _settings_burst(client, server, n) for n in range(3)]
+        await asyncio.wait_for(client.shutdown_async(None), 30)
+        client.exit(None)
+        await asyncio.wait_for(proc.wait(), 30)
+    finally:
+        drain.cancel()
+        await client.stop()
+    full = _full_generate(root)
+    return {"batch": batch_end - wall, "save_after_batch": answered - batch_end, "full": full,
+            "rss_before": rss_before, "rss_after": rss_after, "tree_before": tree_before, "tree_after": tree_after,
+            "settings": settings}
+
+
+async def _settings_burst(client: Any, server: Any, n: int) -> dict[str, float]:
+    """20 didChangeConfiguration 20 ms apart, each with another maxFileBytes (a setting that needs
+    a rescan), as a settings sync or a slider does; waits for the rescan's indexing to end.
+    The server's RSS before (idle), at its peak and after (seconds later)."""
+    from lsprotocol import types as t
+
+    def indexings() -> list[str]:
+        return [tok for tok, title in client.progress_titles.items() if "index" in title.lower()]
+
+    def ended() -> int:
+        return sum(1 for _, tok, kind in client.progress_log if kind == "end" and tok in indexings())
+
+    before, ends, peak = server.memory_info().rss, ended(), [0]
+
+    async def sample() -> None:
+        while True:
+            peak[0] = max(peak[0], server.memory_info().rss)
+            await asyncio.sleep(0.05)
+
+    sampler = asyncio.ensure_future(sample())
+    started = time.perf_counter()
+    for i in range(20):
+        client.workspace_did_change_configuration(t.DidChangeConfigurationParams(
+            settings={"repodoc": {"maxFileBytes": 1_000_000 - 100 * n - i}}))
+        await asyncio.sleep(0.02)
+    while ended() <= ends and time.perf_counter() - started < 600:
+        await asyncio.sleep(0.05)
+    rescans = len(indexings())
+    await asyncio.sleep(2.0)  # what stays
+    sampler.cancel()
+    after = server.memory_info().rss
+    print(f"  settings burst {n + 1}: RSS idle {before / 2**20:.0f} MB, peak {peak[0] / 2**20:.0f} MB "
+          f"({peak[0] / before:.2f}x), after {after / 2**20:.0f} MB ({after / before:.2f}x); "
+          f"{time.perf_counter() - started - 2:.1f} s to the end of the rescan; indexing runs so far: {rescans}",
+          flush=True)
+    return {"idle": before, "peak": peak[0], "after": after}
+
+
+async def server_main(files: int, new: int, runs: int) -> None:
+    from _common import median
+
+    results = []
+    for run in range(runs):
+        scratch = Path(tempfile.mkdtemp(prefix="repodoc-burst-"))
+        os.environ["REPODOC_CACHE_DIR"] = str(scratch / "cache")
+        try:
+            r = await server_session(scratch, files, new)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        results.append(r)
+        print(f"run {run + 1}: batch {r['batch']:.2f} s, full generate {r['full']:.2f} s "
+              f"({r['batch'] / r['full']:.2f}x); save answered {r['save_after_batch']:.2f} s after the batch; "
+              f"server RSS {r['rss_before'] / 2**20:.0f} -> {r['rss_after'] / 2**20:.0f} MB, "
+              f"tree {r['tree_before'] / 2**20:.0f} -> {r['tree_after'] / 2**20:.0f} MB", flush=True)
+    batch, full = median([r["batch"] for r in results]), median([r["full"] for r in results])
+    save = median([r["save_after_batch"] for r in results])
+    first, last = results[0]["settings"][0], results[0]["settings"][-1]
+    print(f"settings bursts (20 changes each): peak {first['peak'] / first['idle']:.2f}x the idle server, "
+          f"after the third {last['after'] / first['idle']:.2f}x the idle server before the first")
+    print(f"server, {new} new files in a {files}-file workspace (median of {runs}): batch {batch:.2f} s / "
+          f"full generate {full:.2f} s = {batch / full:.2f}x (goal <= 1); save answered {save:.2f} s after "
+          f"the batch (goal <= 1 s)")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from repodoc_lsp.writer import MANIFEST, OutputError, Writer
 
 log = logging.getLogger(__name__)
 MAX_REGEN_FAILURES = 3
+INDEX_BATCH = 256  # files whose symbols enter the index together
 
 
 class Root:
@@ -142,7 +143,7 @@ class Root:
         self._replica_behind.clear()
         return summary
 
-    def _reindex_all(self, batch: int = 256) -> None:
+    def _reindex_all(self, batch: int = INDEX_BATCH) -> None:
         """Index every file, a batch at a time: searches answer from each batch as it lands
         (facts from the cache are loaded lazily, so a warm start is mostly this loop)."""
         rels = list(self.ws.facts)
@@ -212,11 +213,16 @@ class Root:
                 self._replica_behind.update(inputs)
         else:  # pages written elsewhere, or none asked: the workspace and index follow the files
             self.ws.update_files(inputs, pause=self.pause)  # after the process: facts from the cache it filled
-        for rel in inputs:
-            if rel in self.ws.facts:
-                self.index.set_file(rel, self._entries(rel))
-            else:
-                self.index.remove_file(rel)
+        # A batch at a time: each group of names the batch touches is sorted once (a file at a
+        # time, 1,500 new files took 18 s on a loaded machine, and the save after them waited).
+        present = [rel for rel in inputs if rel in self.ws.facts]
+        for start in range(0, len(present), INDEX_BATCH):
+            if self.pause is not None and start:
+                self.pause()
+            batch = [(rel, self._entries(rel)) for rel in present[start : start + INDEX_BATCH]]
+            self.index.set_many(batch)
+        if len(present) < len(inputs):  # files gone: dropped together
+            self.index.retain(set(self.ws.facts))
         # No snapshot here: the next search takes one, so a stream of saves without searches
         # costs no snapshots on this thread, which shares the interpreter with the hovers.
         return summary
