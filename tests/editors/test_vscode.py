@@ -256,3 +256,25 @@ def test_one_signature_beside_another_python_server(vsix: Path, tmp_path: Path, 
     ours = [h for h in hovers if "repodoc" in h]
     assert len(ours) == 1 and ours[0].startswith("**repodoc** · **Defined in** `pkg/core.py:"), hovers
     assert "#function-make_widget" in ours[0]
+
+
+def test_stale_reference_diagnostic_and_quick_fix(vsix: Path, tmp_path: Path, editor_workspace: Path) -> None:
+    """A class renamed (Gizmo -> Gadget) and a README still naming the old one: VS Code lists the Warning
+    from `repodoc`, its code-action provider offers the quick fix, and the applied edit puts the new name."""
+    _requires_vscode()
+    ws = editor_workspace
+    (ws / "pkg" / "gizmo.py").write_text('"""Gizmos."""\n\n\nclass Gadget:\n    """Was Gizmo."""\n')
+    readme = ws / "README.md"
+    readme.write_text(readme.read_text() + "\nThe `pkg.gizmo.Gizmo` class does the rest.\n")
+    report = tmp_path / "probe.json"
+    _vscode_session(tmp_path, ws, [vsix, _package("probe", tmp_path)], {"repodoc.interpreter": sys.executable},
+                    {"REPODOC_PROBE_MODE": "refs"}, report)
+    result = json.loads(report.read_text())
+    assert result["ok"], result.get("error")
+    assert result["count"] == 1 and result["severity"] == "Warning", result
+    assert "did you mean `pkg.gizmo.Gadget`?" in result["message"]
+    assert result["fixes"] == ["Replace with `pkg.gizmo.Gadget`"] and result["applied"] is True
+    assert result["fixed"] == "The `pkg.gizmo.Gadget` class does the rest."
+    assert result["after"] == 0  # the unsaved fixed text, checked after typing stops
+    assert result["saved"] is True, result
+    assert readme.read_text().endswith("The `pkg.gizmo.Gadget` class does the rest.\n")

@@ -60,6 +60,39 @@ exports.activate = async () => {
     fs.writeFileSync(out, JSON.stringify(report, null, 1));
     return;
   }
+  if (process.env.REPODOC_PROBE_MODE === 'refs') {
+    // A README naming a renamed class: the Warning from `repodoc`, and its quick fix applied
+    report.mode = 'refs';
+    try {
+      const uri = vscode.Uri.joinPath(vscode.workspace.workspaceFolders[0].uri, 'README.md');
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc);
+      await vscode.extensions.getExtension('repodoc.repodoc').activate();
+      const ours = () => vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'repodoc');
+      const found = await until('a repodoc diagnostic in README.md', () => (ours().length ? ours() : undefined), 90);
+      const d = found[0];
+      report.count = found.length;
+      report.severity = d.severity === vscode.DiagnosticSeverity.Warning ? 'Warning' : String(d.severity);
+      report.message = d.message;
+      report.line = d.range.start.line;
+      const actions = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', uri, d.range,
+        vscode.CodeActionKind.QuickFix.value);
+      const fixes = actions.filter((a) => a.edit && a.kind && a.kind.value === 'quickfix');
+      report.fixes = fixes.map((a) => a.title);
+      report.applied = await vscode.workspace.applyEdit(fixes[0].edit);
+      report.fixed = doc.lineAt(d.range.start.line).text;
+      // the fixed text is checked as typed text is (didChange), before any save
+      await until('the diagnostic to go once fixed', () => ours().length === 0, 30);
+      report.dirty = doc.isDirty;
+      report.saved = await vscode.workspace.saveAll(false);
+      report.after = ours().length;
+      report.ok = true;
+    } catch (e) {
+      report.error = String((e && e.stack) || e);
+    }
+    fs.writeFileSync(out, JSON.stringify(report, null, 1));
+    return;
+  }
   if (process.env.REPODOC_PROBE_MODE === 'untrusted') {
     // Restricted Mode: the extension still serves the workspace, under the trust model
     report.mode = 'untrusted';
