@@ -16,6 +16,7 @@ per-definition tables are replaced, never changed in place, once the graph is bu
 from __future__ import annotations
 
 import bisect
+import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -57,7 +58,8 @@ class Use:
 class _View:
     """What the graph keeps of one file."""
 
-    __slots__ = ("all_names", "bases", "bindings", "defs", "imported", "refs", "spans", "stars", "surface")
+    __slots__ = ("all_names", "bases", "bindings", "defs", "imported", "mentions", "refs", "spans", "stars",
+                 "surface")
 
     def __init__(self, rel: str, facts: FileFacts, relations: Relations) -> None:
         self.defs: dict[str, Def] = {"": Def(rel, "", "module", 1)}
@@ -91,6 +93,7 @@ class _View:
                 else:
                     self.bindings[local] = (module, name, imp.line)  # the last one binds, as in Python
         self.all_names = facts.all_names
+        self.mentions = mentions(facts)
         self.refs = facts.refs  # the facts' own string, read when the file is linked (23 MB less on PyTorch)
         self.surface = (frozenset((q, d.kind) for q, d in self.defs.items()), tuple(sorted(self.bindings.items())),
                         tuple(self.stars), facts.all_names, tuple(sorted(self.bases.items())))
@@ -106,6 +109,20 @@ class _View:
             if start <= line <= end:
                 return qual
         return ""
+
+
+# A Python role's target (`:class:`~a.B``) or a dotted name in backticks (``a.b``, `a.b`).
+_MENTION = re.compile(r":(?:[\w+-]+:)*(?:class|func|meth|mod|attr|exc|data|obj|const):`[~!]?([A-Za-z_][\w.]*)`"
+                      r"|(?<!`)``?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)``?(?!`)")
+
+
+def mentions(facts: FileFacts) -> tuple[str, ...]:
+    """The names a file's docstrings mention in roles or backticks (a page links them)."""
+    found: set[str] = set()
+    for doc in (facts.module_doc, *(s.docstring for s in facts.symbols)):
+        if doc and "`" in doc:
+            found.update(a or b for a, b in _MENTION.findall(doc))
+    return tuple(sorted(n.rstrip(".") for n in found if n.rstrip(".")))
 
 
 def base_name(text: str) -> str:
@@ -130,6 +147,8 @@ class Graph:
         self._subclasses: dict[Key, frozenset[Key]] = {}
         self._deps: dict[str, frozenset[str]] = {}  # file -> files its resolution consulted
         self._dependents: dict[str, set[str]] = {}
+        self._mentioned: dict[str, dict[str, Key]] = {}  # file -> name its docstrings mention -> definition
+        self._marks: dict[str, int] = {}  # file -> digest of its mentions' definitions and kinds
         self._lock = threading.Lock()  # resolution and updates (both fill the memo)
         self._building = True
         for rel, f in facts.items():
@@ -206,6 +225,11 @@ class Graph:
             todo.extend(reversed(self._bases.get(base, ())))
         return found
 
+    def mentioned(self, rel: str) -> dict[str, Key]:
+        """The names `rel`'s docstrings mention (roles, backticked dotted names) that resolve,
+        in the file's namespace or as an absolute dotted name, to workspace definitions."""
+        return self._mentioned.get(rel, {})
+
     def heirs(self, rels: Iterable[str]) -> set[str]:
         """The files of every class deriving, at any depth, from a class of `rels` (their pages
         list members inherited from `rels`)."""
@@ -264,6 +288,7 @@ class Graph:
                 changed |= {key, base}
         for dep in self._deps.pop(rel, frozenset()):
             self._dependents.get(dep, set()).discard(rel)
+        self._mentioned.pop(rel, None)
         return changed
 
     def _link(self, rel: str) -> set[Key]:
@@ -312,10 +337,22 @@ class Graph:
                 self._bases[key] = tuple(dict.fromkeys(found))
                 for base in self._bases[key]:
                     self._subclasses[base] = self._subclasses.get(base, frozenset()) | {key}
+        mentioned = {}
+        for dotted in view.mentions:
+            target = self._resolve(rel, dotted, deps) or self._absolute(dotted, deps)
+            if target is not None and target != _NOWHERE:
+                mentioned[dotted] = target
+        if mentioned:
+            self._mentioned[rel] = mentioned
+        mark = hash(frozenset((name, key, self._kind(key)) for name, key in mentioned.items()))
+        old_mark = self._marks.get(rel)
+        self._marks[rel] = mark
         self._deps[rel] = frozenset(deps)
         for dep in deps:
             self._dependents.setdefault(dep, set()).add(rel)
         changed = {k for k in set(old_out) | set(frozen) if old_out.get(k) != frozen.get(k)}
+        if not self._building and old_mark != mark:
+            changed.add((rel, ""))  # its page's links from docstrings
         new_bases = {k: self._bases[k] for k in self._classes.get(rel, ())}
         for key in set(old_bases) | set(new_bases):
             if old_bases.get(key) != new_bases.get(key):
@@ -330,6 +367,18 @@ class Graph:
                 return None
             key = self._member(key, part, deps, set())
         return key
+
+    def _absolute(self, dotted: str, deps: set[str]) -> Key | None:
+        """A dotted name read from the workspace's top: its longest module prefix, then members."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            key = self._module(".".join(parts[:i]))
+            if key is None:
+                continue
+            for part in parts[i:]:
+                key = self._member(key, part, deps, set()) if key is not None else None
+            return key
+        return None
 
     def _kind(self, key: Key) -> str:
         view = self._views.get(key[0])

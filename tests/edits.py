@@ -40,7 +40,8 @@ IMPORTS = [
     "from .. import b", "from tests import helpers", "from a import f", "import b",
     "from a import K", "from pkg.a import K, f", "from .b import K",
 ]
-DOCS = ['"""A module."""', '"""Other words.\n\nA second paragraph.\n"""', '"""Uses `pkg`."""']
+DOCS = ['"""A module."""', '"""Other words.\n\nA second paragraph.\n"""', '"""Uses `pkg`."""',
+        '"""See :class:`a.K`, ``pkg.a.f`` and `pkg.sub.c.L`."""']
 BODIES = [
     "def f():\n    return 1\n",
     'class K:\n    """K things."""\n\n    def m(self):\n        pass\n',

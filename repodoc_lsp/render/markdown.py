@@ -174,3 +174,30 @@ def first_line(doc: str | None) -> str:
         if line.strip():
             return line.strip()
     return ""
+
+
+_SPAN = re.compile(r"(?<![`\\\[])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_FENCE_LINE = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)$")
+
+
+def link_code_spans(text: str, links: dict[str, str]) -> str:
+    """Markdown with each code span whose content is a key of `links` made a link to its value
+    (`` `a.B` `` -> ``[`a.B`](href)``); fenced blocks, spans already in link text and spans
+    across lines are left as they are."""
+    if not links or "`" not in text:
+        return text
+    out = []
+    fence = ""
+    for line in text.split("\n"):
+        opened = _FENCE_LINE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
+                    and not opened.group(2).strip():
+                fence = ""
+        elif opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+            fence = opened.group(1)
+        else:
+            line = _SPAN.sub(lambda m: f"[{m.group(0)}]({links[k]})" if (k := m.group(2).strip()) in links
+                             else m.group(0), line)
+        out.append(line)
+    return "\n".join(out)

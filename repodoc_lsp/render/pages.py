@@ -260,12 +260,26 @@ def _inherited(graph: Graph, cls: Def) -> list[tuple[str, str, str, list[tuple[s
     return found
 
 
+def _doc_links(site: Site, rel: str) -> dict[str, tuple[str, str]]:
+    """Names the file's docstrings mention that resolve to workspace definitions: name ->
+    (file, anchor: "" for a module). The graph reports the file in `Change.xref` when these change."""
+    graph = site.graph
+    found: dict[str, tuple[str, str]] = {}
+    for name, key in (graph.mentioned(rel) if graph is not None else {}).items():
+        d = graph.definition(*key) if graph is not None else None
+        if d is None or d.name == "__all__":
+            continue
+        found[name] = (d.rel, def_anchor(d) if d.qualname else "")
+    return found
+
+
 def gather_docs(site: Site, rel: str) -> dict:
     rels = site.relations
     return {"digest": site.digests.get(rel), "size": site.sizes.get(rel, 0),
             "module": rels.module_of.get(rel, ""), "importers": rels.importers(rel), "tests": rels.tests_of(rel),
             "siblings": [r for r in site.child_files.get(folder_of(rel), []) if r != rel],
-            "links": _import_links(site, rel), "xref": _xref(site, rel)}
+            "links": _import_links(site, rel), "xref": _xref(site, rel),
+            "doclinks": _doc_links(site, rel)}
 
 
 def gather_index(site: Site, folder: str) -> dict:
@@ -318,7 +332,7 @@ class Renderer:
         self.env = make_environment(templates)
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
                                 docmd=docstring_markdown, firstline=summary_line,
-                                inline=md.inline, fragment=md.fragment, groups=list_groups)
+                                inline=md.inline, fragment=md.fragment, xlinks=md.link_code_spans, groups=list_groups)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._templates = load(self.env, ("file_kw", "file_docs", "folder_index", "folder_doc"))
 
@@ -424,6 +438,7 @@ class Renderer:
             test_functions=[s.name for s in facts.symbols
                             if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and s.name.startswith("test")],
             doctest_in=doctest_in, xref=self._xref_links(page, inputs["xref"]),
+            doclinks={name: self._link(page, docs_page(r), anchor) for name, (r, anchor) in inputs["doclinks"].items()},
             hierarchy=_hierarchy(rel, classes, inputs["xref"]),
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),

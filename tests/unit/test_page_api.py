@@ -195,3 +195,35 @@ def test_a_long_used_by_list_shows_twenty_and_folds_the_rest(tmp_path: Path) -> 
     folded = used.split("<details>", 1)[1]
     assert all(f"[u{i:02}.py](./app/u{i:02}.py_docs.md)" in folded for i in range(25))
     assert page_errors(page, DOCS_SECTIONS) == []
+
+
+def test_names_in_docstrings_link_to_their_entries_and_follow_changes(tmp_path: Path) -> None:
+    files = {"pkg/__init__.py": "from .core import Thing\n",
+             "pkg/core.py": "class Thing:\n    def go(self):\n        pass\n",
+             "app.py": ('"""App."""\n\n\ndef run():\n    """Runs a :class:`~pkg.Thing` (see ``pkg.core.Thing.go``,\n'
+                        '    `pkg.nothing`, `os.path`).\n\n    ```\n    `pkg.Thing` in a fence\n    ```\n    """\n')}
+    root = make_workspace(tmp_path / "ws", files)
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    page = Renderer().file_docs(site_of(ws), "app.py", ws.read_text("app.py"))
+    assert "[``pkg.Thing``](./pkg/core.py_docs.md#class-Thing)" in page
+    assert "[``pkg.core.Thing.go``](./pkg/core.py_docs.md#method-Thing.go)" in page
+    assert "`pkg.nothing`" in page and "[`pkg.nothing`]" not in page and "[`os.path`]" not in page
+    assert "`pkg.Thing` in a fence" in page  # fenced code is left alone
+    assert page_errors(page, DOCS_SECTIONS) == []
+    # Thing becomes a function: app.py's page is planned again and links the new anchor
+    (root / "pkg/core.py").write_text("def Thing():\n    pass\n")
+    change = ws.update_file("pkg/core.py")
+    assert "app.py" in change.xref
+    page = Renderer().file_docs(site_of(ws), "app.py", ws.read_text("app.py"))
+    assert "[``pkg.Thing``](./pkg/core.py_docs.md#function-Thing)" in page and "Thing.go``]" not in page
+
+
+def test_code_spans_become_links_outside_fences_only() -> None:
+    from repodoc_lsp.render.markdown import link_code_spans
+
+    links = {"a.B": "./a.py_docs.md#class-B"}
+    text = "See `a.B` and ``a.B`` and [`a.B`](x) and \\`a.B\\`.\n\n````\n`a.B`\n```\n`a.B`\n````\n`a.B`"
+    assert link_code_spans(text, links).split("\n") == [
+        "See [`a.B`](./a.py_docs.md#class-B) and [``a.B``](./a.py_docs.md#class-B) and [`a.B`](x) and \\`a.B\\`.",
+        "", "````", "`a.B`", "```", "`a.B`", "````", "[`a.B`](./a.py_docs.md#class-B)"]
