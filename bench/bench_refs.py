@@ -10,7 +10,8 @@ filled; medians of --runs. Each --docs DIR (an unpacked source distribution, say
 corpus or the DIRs.
 
 --saves N (the 200 ms target): the language server over stdio on a copy of PyTorch's sources plus a
-README.md (in a temporary folder) naming 200 of its classes and functions, 3 of them stale; once
+README.md (in a temporary folder) naming up to 200 of its classes and functions and a few misspelt ones
+(the report prints how many diagnostics each save gets); once
 indexed, N saves of the open README (didChange + didSave, a different line each time): the time
 from didSave to the publishDiagnostics of that version, beside the round trip of a trivial request
 (`textDocument/codeAction` with no diagnostics, answered without the workspace) measured in the
