@@ -22,11 +22,12 @@ def main() -> int:
     started = time.perf_counter()
     from repodoc_lsp.config import load_settings
     from repodoc_lsp.generate import generate
-    from repodoc_lsp.workspace import Workspace, collect_less
+    from repodoc_lsp.runtime import enter_cli
+    from repodoc_lsp.workspace import Workspace
 
-    collect_less()  # as the CLI does
+    runtime = enter_cli()  # as the CLI does
     settings, _ = load_settings(root, {"output": str(out.resolve()), "jobs": jobs}, strict=True)
-    ws = Workspace(root, settings)
+    ws = Workspace(root, settings, runtime=runtime)
     imported = time.perf_counter()
     ws.scan(jobs=jobs)
     scanned = time.perf_counter()

@@ -62,6 +62,7 @@ def main() -> None:
     from repodoc_lsp.config import load_settings
     from repodoc_lsp.generate import generate, regenerate
     from repodoc_lsp.render import Renderer
+    from repodoc_lsp.runtime import CLI
     from repodoc_lsp.workspace import Workspace
     from repodoc_lsp.writer import Writer
 
@@ -72,7 +73,7 @@ def main() -> None:
         old = args.files - args.new
         _write(root, range(old), args.files)
         settings, _ = load_settings(root, {})
-        ws = Workspace(root, settings)
+        ws = Workspace(root, settings, runtime=CLI)  # a single-threaded process, as the CLI
         generate(root, ws)
         new = _write(root, range(old, args.files), args.files)
         started = time.perf_counter()

@@ -201,10 +201,11 @@ def _generate(args: argparse.Namespace) -> int:
     from repodoc_lsp.generate import generate
     from repodoc_lsp.pool import WorkersLost
     from repodoc_lsp.render.environment import TemplateFailure
-    from repodoc_lsp.workspace import Workspace, collect_less
+    from repodoc_lsp.runtime import enter_cli
+    from repodoc_lsp.workspace import Workspace
     from repodoc_lsp.writer import OutputBusy, OutputError
 
-    collect_less()
+    runtime = enter_cli()
 
     root = Path(args.root)
     settings = _settings(root, args)
@@ -223,7 +224,7 @@ def _generate(args: argparse.Namespace) -> int:
         return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel)
 
     try:
-        ws = Workspace(root, settings, use_cache=not args.no_cache)
+        ws = Workspace(root, settings, use_cache=not args.no_cache, runtime=runtime)
         try:
             bar = not args.quiet and not args.json and sys.stderr.isatty()
             summary = _with_progress(run) if bar else run(None)

@@ -5,9 +5,7 @@ workspace facts -> page plan (each page keyed by what its view reads) -> render 
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -20,7 +18,8 @@ from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.pages import GATHER, Page
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.stamp import render_stamp
-from repodoc_lsp.workspace import CancelToken, Change, ProgressFn, Workspace, default_jobs
+from repodoc_lsp.runtime import LIBRARY, Runtime, default_jobs
+from repodoc_lsp.workspace import CancelToken, Change, ProgressFn, Workspace
 from repodoc_lsp.writer import LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
 
 __all__ = ["OutputError", "Page", "Summary", "generate", "plan_pages", "write_pages"]
@@ -146,20 +145,16 @@ def _render_chunk(start: int) -> list[tuple[WriteResult, Record | None]]:
     return out
 
 
-def _fork_is_safe() -> bool:
-    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
-
-
 def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, cancel: CancelToken | None,
-              pause: Callable[[], None] | None = None) -> Iterator[tuple[WriteResult, Record | None]]:
-    """Render and write `todo`: forked workers for many pages in a single-threaded process
-    (the CLI), else in this process (the language server), calling `pause` before each page."""
+              pause: Callable[[], None] | None, runtime: Runtime) -> Iterator[tuple[WriteResult, Record | None]]:
+    """Render and write `todo`: forked workers for many pages when the runtime forks (the CLI,
+    the server's page process), else in this process, calling `pause` before each page."""
     global _FORKED
-    if jobs > 1 and len(todo) >= PARALLEL_PAGES and _fork_is_safe():
+    if jobs > 1 and len(todo) >= PARALLEL_PAGES and runtime.forks():
         _FORKED = (todo, writer, render)
         try:
             for chunk in run_chunks(_render_chunk, range(0, len(todo), _CHUNK), workers=jobs,
-                                    context=multiprocessing.get_context("fork"), cancel=cancel,
+                                    context=runtime.context(), cancel=cancel,
                                     what="writing pages"):
                 yield from chunk
         finally:
@@ -177,6 +172,7 @@ def write_pages(
     pages: Iterable[Page], render: RenderFn, writer: Writer, summary: Summary, *, progress: ProgressFn | None = None,
     cancel: CancelToken | None = None, remove_stale: bool = True, jobs: int = 1,
     prepare: Callable[[], None] | None = None, pause: Callable[[], None] | None = None,
+    runtime: Runtime = LIBRARY,
 ) -> None:
     """Render and write the pages whose inputs changed; then drop pages of vanished sources.
     `pause` is called between pages (the server lets requests go first)."""
@@ -193,7 +189,7 @@ def write_pages(
     if todo and prepare is not None:
         prepare()  # e.g. load facts before workers fork
     done = summary.unchanged
-    for result, record in _rendered(todo, render, writer, jobs, cancel, pause):
+    for result, record in _rendered(todo, render, writer, jobs, cancel, pause, runtime):
         done += 1
         if record is not None:
             writer.manifest[result.page] = record
@@ -268,7 +264,8 @@ def generate(
             with writer.hold(cancel=None if cancel is None else cancel.is_set):  # one run at a time
                 write_pages(pages, page_renderer(ws, renderer, site), writer, summary,
                             progress=progress, cancel=cancel,
-                            jobs=jobs or default_jobs(ws.settings), prepare=ws.facts.load_all)
+                            jobs=jobs or default_jobs(ws.settings), prepare=ws.facts.load_all,
+                            runtime=ws.runtime)
         except LockWaitCancelled:
             summary.cancelled = True
     summary.seconds = time.perf_counter() - started

@@ -27,7 +27,6 @@ POLL_SECONDS = 0.1  # how often a waiting caller looks at its cancel token
 # No chunk finished for this long: the workers are stopped or frozen, not slow.
 STALL_SECONDS = 600.0
 _PR_SET_PDEATHSIG = 1
-BACKGROUND_NICE = 10  # the language server's background processes: its requests get a core first
 
 
 class Cancel(Protocol):
@@ -53,12 +52,6 @@ def watch_parent(then: Callable[[], None] | None = None) -> None:
         os._exit(1)
     if then is not None:
         then()
-
-
-def lower_priority() -> None:
-    """Run below the language server's requests: the scheduler gives them a core first."""
-    with contextlib.suppress(OSError):
-        os.nice(BACKGROUND_NICE)
 
 
 def children() -> list[int]:

@@ -9,11 +9,8 @@ a `Change`, which the page planner takes).
 from __future__ import annotations
 
 import functools
-import gc
-import multiprocessing
 import os
 import posixpath
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,33 +25,14 @@ from repodoc_lsp.discover import InputFilter, Skipped, discover
 from repodoc_lsp.facts import Analysed, FactsStore, analyse_bytes, analyse_chunk, analyse_path
 from repodoc_lsp.graph import Graph, files_of
 from repodoc_lsp.modes import wider_reason
-from repodoc_lsp.pool import lower_priority, run_chunks
+from repodoc_lsp.pool import run_chunks
 from repodoc_lsp.regular import read_regular
+from repodoc_lsp.runtime import LIBRARY, Runtime, default_jobs, no_cycle_collection
 
 # Below this many files to analyse, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 48
 
 ProgressFn = Callable[[str, int, int, str], None]  # phase, done, total, message
-
-
-def _background_worker() -> None:
-    """An analysis worker of the language server: below its requests for the CPU (a hover during
-    cold indexing of PyTorch took 1.8x its idle time with workers at the server's priority)."""
-    lower_priority()
-    collect_less()
-
-
-def collect_less() -> None:
-    """Tune the cycle collector for bulk analysis and rendering.
-
-    Parsing creates millions of short-lived objects without reference cycles
-    (syntax trees, freed by reference counting), and with the default thresholds
-    Python walks every live object again and again: about a fifth of the analysis
-    time on PyTorch. Objects alive now (imported modules) leave the scans for good.
-    Called once by the CLI and in each analysis worker.
-    """
-    gc.freeze()
-    gc.set_threshold(100_000, 50, 100)
 
 
 class CancelToken(Protocol):
@@ -84,18 +62,11 @@ class Change:
 NO_CHANGE = Change()
 
 
-def default_jobs(settings: Settings) -> int:
-    if settings.jobs > 0:
-        return settings.jobs
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 class Workspace:
-    def __init__(self, root: Path, settings: Settings, *, use_cache: bool = True) -> None:
+    def __init__(self, root: Path, settings: Settings, *, use_cache: bool = True,
+                 runtime: Runtime = LIBRARY) -> None:
         self.root = root.resolve()
+        self.runtime = runtime  # chosen by the entry point: how worker processes start
         self.settings = settings
         self.out = (self.root / settings.output).resolve() if not os.path.isabs(settings.output) \
             else Path(settings.output)
@@ -175,16 +146,9 @@ class Workspace:
         if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
             chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
-            ctx: multiprocessing.context.BaseContext
-            setup = collect_less
-            if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
-                ctx = multiprocessing.get_context("fork")  # the CLI: cheapest start
-            else:  # the language server has threads: never fork it; its requests come first
-                server = multiprocessing.get_context("forkserver")
-                server.set_forkserver_preload(["repodoc_lsp.workspace"])
-                ctx, setup = server, _background_worker
             for results in run_chunks(functools.partial(analyse_chunk, str(self.root)), chunks,
-                                      workers=workers, context=ctx, initializer=setup,
+                                      workers=workers, context=self.runtime.context(),
+                                      initializer=self.runtime.worker_setup(),
                                       cancel=cancel, what="analysis"):
                 for result in results:
                     take(result)
@@ -318,13 +282,8 @@ class Workspace:
         """The symbol graph, built on first use (every file's facts are loaded for it)."""
         if self._graph is None:
             self.facts.load_all()
-            collecting = gc.isenabled()
-            gc.disable()  # it makes no cycles, and full collections of the facts took 10x its time
-            try:
+            with no_cycle_collection():  # full collections of the facts took 10x its time
                 self._graph = Graph(self.relations, self.facts)
-            finally:
-                if collecting:
-                    gc.enable()
         return self._graph
 
     @property

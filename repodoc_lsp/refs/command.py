@@ -42,10 +42,11 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     from repodoc_lsp.pool import WorkersLost
     from repodoc_lsp.refs.check import check_workspace
     from repodoc_lsp.refs.git import GitError, changed_files
-    from repodoc_lsp.workspace import Workspace, collect_less
+    from repodoc_lsp.runtime import enter_cli
+    from repodoc_lsp.workspace import Workspace
     from repodoc_lsp.writer import OutputBusy, OutputError
 
-    collect_less()
+    runtime = enter_cli()
     started = time.perf_counter()
     root = Path(args.root)
     changed = None
@@ -55,7 +56,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
         except GitError as exc:
             print(f"repodoc: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
-    ws = Workspace(root, settings, use_cache=not args.no_cache)
+    ws = Workspace(root, settings, use_cache=not args.no_cache, runtime=runtime)
     if ws.cache.problem:
         print(f"repodoc: warning: {ws.cache.problem}", file=sys.stderr)
     stale_pages: list[tuple[str, str]] = []

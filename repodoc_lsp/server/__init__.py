@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import signal
@@ -16,6 +15,7 @@ def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = 
         token_file: str | None = None) -> int:
     """Serve on stdio (default) or on a loopback `HOST:PORT` with a token (see `tcp`); returns
     the exit code of the LSP `exit`, 2 for a bad address or token."""
+    from repodoc_lsp.runtime import enter_server
     from repodoc_lsp.server.app import create_server
 
     level = logging.DEBUG if verbose else logging.WARNING
@@ -23,15 +23,7 @@ def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = 
         logging.basicConfig(filename=log_file, level=level, format="%(asctime)s %(name)s %(message)s")
     else:
         logging.basicConfig(stream=sys.stderr, level=level, format="repodoc-lsp: %(message)s")
-    server = create_server()
-    # A request's thread waits at most this long for the interpreter lock that a busy
-    # background thread holds (default 5 ms, paid up to three times per hover).
-    sys.setswitchinterval(0.001)
-    # After indexing the heap is frozen (state.Root), so Python's rule of collecting the oldest
-    # generation only when it grew by a quarter no longer holds it back: full collections of
-    # jedi's caches (40-50 ms, each stalling a request) came every few seconds under load.
-    # A tenth as often; cycles are still collected.
-    gc.set_threshold(700, 10, 100)
+    server = create_server(enter_server())
     code = 1
 
     def interrupted(*_: object) -> None:

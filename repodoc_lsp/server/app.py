@@ -4,6 +4,7 @@ handlers on `RepodocServer` (each imports the server type; nothing imports this 
 
 from __future__ import annotations
 
+from repodoc_lsp.runtime import SERVER, Runtime
 from repodoc_lsp.server import (
     codelens,
     commands,
@@ -20,8 +21,9 @@ from repodoc_lsp.server.server import RepodocServer
 FEATURES = (lifecycle, hover, symbols, commands, on_save, references, codelens, links, ref_diagnostics)
 
 
-def create_server() -> RepodocServer:
-    server = RepodocServer()
+def create_server(runtime: Runtime = SERVER) -> RepodocServer:
+    """The server; `runtime`: the process policy its entry point chose (`runtime.enter_server`)."""
+    server = RepodocServer(runtime)
     for module in FEATURES:
         module.register(server)
     return server

@@ -43,7 +43,7 @@ from typing import IO, Any
 
 from repodoc_lsp.config import env_seconds
 from repodoc_lsp.generate import Summary
-from repodoc_lsp.pool import lower_priority
+from repodoc_lsp.runtime import Runtime
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
 
 log = logging.getLogger(__name__)
@@ -301,10 +301,9 @@ class _Cancel:
         return self._set
 
 
-def _serve(fd_in: int, fd_out: int) -> None:
+def _serve(fd_in: int, fd_out: int, runtime: Runtime) -> None:
     from repodoc_lsp.generate import generate, regenerate
     from repodoc_lsp.render import Renderer
-    from repodoc_lsp.workspace import collect_less
     from repodoc_lsp.writer import Writer
 
     def reply(status: str, value: Any) -> None:
@@ -315,8 +314,7 @@ def _serve(fd_in: int, fd_out: int) -> None:
     except EOFError:
         return
     try:
-        collect_less()
-        ws = Workspace(root, settings)
+        ws = Workspace(root, settings, runtime=runtime)
         ws.restore(state)  # the server's view, facts from the cache its analysis filled
         ws.facts.load_all()  # page renders need them: load them before the first save
         renderer = Renderer(settings.templates or None)
@@ -352,9 +350,13 @@ def _serve(fd_in: int, fd_out: int) -> None:
 
 
 def main() -> None:
+    from repodoc_lsp.runtime import enter_page_process
+
     fd_out = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print cannot corrupt the channel
-    lower_priority()  # background work: the scheduler gives a core to the server's requests first
+    # Below the server's requests, the cycle collector tuned for bulk work; no threads, so
+    # render workers are forked as the CLI's are.
+    runtime = enter_page_process()
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
-        _serve(sys.stdin.fileno(), fd_out)
+        _serve(sys.stdin.fileno(), fd_out, runtime)
     os._exit(0)  # nothing left to write: skip freeing the replica (a tenth of a second on PyTorch)

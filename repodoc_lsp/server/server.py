@@ -21,6 +21,7 @@ from repodoc_lsp import __version__
 from repodoc_lsp.analysis.cursor import Cursor
 from repodoc_lsp.config import Settings, apply
 from repodoc_lsp.pool import end_children
+from repodoc_lsp.runtime import Runtime
 from repodoc_lsp.server.priority import Requests
 from repodoc_lsp.server.protocol import RepodocProtocol
 from repodoc_lsp.server.roots import refusal
@@ -33,8 +34,9 @@ EXIT_SECONDS = 2.0  # at exit, a regeneration process finishes the pages under w
 
 
 class RepodocServer(LanguageServer):
-    def __init__(self) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         super().__init__("repodoc-lsp", __version__, protocol_cls=RepodocProtocol, max_workers=4)
+        self.runtime = runtime  # chosen by the entry point (`runtime.enter_server`)
         self.roots: dict[Path, Root] = {}
         self.init_options: dict[str, Any] = {}
         self.editor_settings: dict[Path, dict[str, Any]] = {}
@@ -92,7 +94,7 @@ class RepodocServer(LanguageServer):
 
     def make_root(self, path: Path, settings: Settings | None = None) -> Root:
         settings = settings or self.settings_of(path)
-        root = Root(path, settings, pause=self.requests.step_aside)
+        root = Root(path, settings, self.runtime, pause=self.requests.step_aside)
         root.output_refused = output_refusal(path, self.editor_of(path), settings)
         if root.output_refused:
             self.tell(f"repodoc: {root.output_refused}; no pages are written for {root.path}",

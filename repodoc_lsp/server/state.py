@@ -9,7 +9,6 @@ cannot run.
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import threading
@@ -25,6 +24,7 @@ from repodoc_lsp.generate import Summary, generate, regenerate
 from repodoc_lsp.index import Entry, KeywordIndex, entries_of
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.render.paths import pages_of_file
+from repodoc_lsp.runtime import Runtime, settle
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.regen_process import RegenProcess, RegenProcessError
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
@@ -36,13 +36,14 @@ INDEX_BATCH = 256  # files whose symbols enter the index together
 
 
 class Root:
-    def __init__(self, path: Path, settings: Settings, pause: Callable[[], None] | None = None) -> None:
+    def __init__(self, path: Path, settings: Settings, runtime: Runtime,
+                 pause: Callable[[], None] | None = None) -> None:
         self.path = path.resolve()
         self.given_settings = settings
         if settings.templates:
             settings = settings.replace(templates=str((self.path / settings.templates).resolve()))
         self.settings = settings
-        self.ws = Workspace(self.path, settings)
+        self.ws = Workspace(self.path, settings, runtime=runtime)
         self.index = KeywordIndex()
         self.renderer = Renderer(settings.templates or None)
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"repodoc-{self.path.name}")
@@ -158,9 +159,7 @@ class Root:
         if self.pause is not None:
             self.pause()
         self.ws.graph()  # the symbol graph (hover's "used by", references, code lenses)
-        # What is alive now (facts, index, graph) lives on: full collections of the heap skip it
-        # (one took 0.2-0.8 s on PyTorch, and no request was answered meanwhile).
-        gc.freeze()
+        settle()  # what is alive now (facts, index, graph) is left out of full collections
 
     def _entries(self, rel: str) -> list[Entry]:
         """A file's index entries, its module among them (known once the workspace is scanned)."""
