@@ -64,7 +64,6 @@ def main() -> None:
     from repodoc_lsp.render import Renderer
     from repodoc_lsp.runtime import CLI
     from repodoc_lsp.workspace import Workspace
-    from repodoc_lsp.writer import Writer
 
     scratch = Path(tempfile.mkdtemp(prefix="repodoc-burst-"))
     os.environ["REPODOC_CACHE_DIR"] = str(scratch / "cache")
@@ -77,7 +76,7 @@ def main() -> None:
         generate(root, ws)
         new = _write(root, range(old, args.files), args.files)
         started = time.perf_counter()
-        summary = regenerate(ws, new, Writer(ws.out), Renderer(None))
+        summary = regenerate(ws, new, Renderer(None))
         batch = time.perf_counter() - started
         shutil.rmtree(root / "docs")
         started = time.perf_counter()

@@ -1,5 +1,6 @@
-"""The pipeline, shared by the CLI and the language server:
-workspace facts -> page plan (each page keyed by what its view reads) -> render what changed -> write.
+"""The page pipeline, one for the CLI and the language server, whichever process runs it:
+a `Job` (the whole tree, or files changed on disk) -> workspace facts -> `Site` -> page plan
+(each page keyed by what its view reads) -> render what changed -> write (`run`).
 """
 
 from __future__ import annotations
@@ -13,16 +14,18 @@ from pathlib import Path
 
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.discover import Skipped
-from repodoc_lsp.pool import run_chunks
+from repodoc_lsp.pool import WorkersLost, run_chunks
 from repodoc_lsp.render import Renderer, Site
+from repodoc_lsp.render.environment import TemplateFailure
 from repodoc_lsp.render.pages import GATHER, Page
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.stamp import render_stamp
-from repodoc_lsp.runtime import LIBRARY, Runtime, default_jobs
+from repodoc_lsp.runtime import Runtime, default_jobs
 from repodoc_lsp.workspace import CancelToken, Change, ProgressFn, Workspace
 from repodoc_lsp.writer import LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
 
-__all__ = ["OutputError", "Page", "Summary", "generate", "plan_pages", "write_pages"]
+__all__ = ["RUN_ERRORS", "Job", "OutputError", "Page", "Plan", "Summary", "generate", "plan_pages", "regenerate",
+           "run"]
 
 
 @dataclass
@@ -116,6 +119,28 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None) -> list[
     return pages
 
 
+@dataclass(frozen=True, slots=True)
+class Job:
+    """What a run writes, as data (the server sends it as it is to the process that writes)."""
+
+    files: tuple[str, ...] | None = None  # None: the whole tree; else files changed on disk
+    check: bool = False  # compare with the tree on disk, write nothing
+    force: bool = False  # overwrite pages a person edited, after copying each aside
+    jobs: int | None = None  # render workers for the whole tree (None: the `jobs` setting)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The pages a run renders, each keyed by what its view reads, and what it deletes."""
+
+    pages: list[Page]
+    whole: bool  # the whole tree: generated pages not planned go (even unknown to the manifest)
+    structural: bool  # files appeared or vanished: pages of the manifest not planned go
+
+
+# The failures of a run as a whole (not of one page), raised the same wherever it runs.
+RUN_ERRORS = (OutputError, WorkersLost, TemplateFailure)
+
 # Pages to render before worker processes pay off.
 PARALLEL_PAGES = 400
 _CHUNK = 40
@@ -168,26 +193,26 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
         yield render_and_write(page, render, writer), None
 
 
-def write_pages(
-    pages: Iterable[Page], render: RenderFn, writer: Writer, summary: Summary, *, progress: ProgressFn | None = None,
-    cancel: CancelToken | None = None, remove_stale: bool = True, jobs: int = 1,
-    prepare: Callable[[], None] | None = None, pause: Callable[[], None] | None = None,
-    runtime: Runtime = LIBRARY,
-) -> None:
-    """Render and write the pages whose inputs changed; then drop pages of vanished sources.
-    `pause` is called between pages (the server lets requests go first)."""
-    pages = list(pages)
-    total = len(pages)
+def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jobs: int, runtime: Runtime,
+           progress: ProgressFn | None, cancel: CancelToken | None, pause: Callable[[], None] | None,
+           prepare: Callable[[], None]) -> None:
+    """Render and write the planned pages whose key changed, then delete what the plan says
+    is gone; the writer holds the output folder."""
+    total = len(plan.pages)
     todo = []
-    for page in pages:
+    for page in plan.pages:
         if not writer.check and writer.unchanged(page.path, page.key):
             summary.unchanged += 1
         else:
             todo.append(page)
-    if remove_stale:  # a whole run: also clear what a killed run left
+    if plan.whole:  # also clear what a killed run left
         writer.sweep_temporaries()
-    if todo and prepare is not None:
-        prepare()  # e.g. load facts before workers fork
+    elif plan.structural:  # pages of files and folders that vanished
+        removed, conflicts = writer.remove(set(writer.manifest) - {p.path for p in plan.pages})
+        summary.removed.extend(removed)
+        summary.conflicts.extend(conflicts)
+    if todo and plan.whole:
+        prepare()  # load every file's facts before workers fork
     done = summary.unchanged
     for result, record in _rendered(todo, render, writer, jobs, cancel, pause, runtime):
         done += 1
@@ -209,8 +234,8 @@ def write_pages(
             progress("write", done, total, folder_of(result.page))
     if cancel is not None and cancel.is_set():
         summary.cancelled = True
-    if remove_stale and not summary.cancelled:
-        removed, conflicts = writer.remove_stale({p.path for p in pages})
+    if plan.whole and not summary.cancelled:  # pages of vanished sources, known or only marked
+        removed, conflicts = writer.remove_stale({p.path for p in plan.pages})
         if writer.check:
             summary.stale.extend(WriteResult(p, Outcome.STALE, "would be removed") for p in removed)
         else:
@@ -219,26 +244,46 @@ def write_pages(
     writer.save_manifest()
 
 
-def regenerate(ws: Workspace, rels: Iterable[str], writer: Writer, renderer: Renderer,
-               data: dict[str, bytes] | None = None, pause: Callable[[], None] | None = None) -> Summary:
-    """Update `rels` (from `data`, else from disk; gone: removed) and rewrite the pages
-    the change can alter; for saves in the editor. When files appeared or vanished, every
-    page is planned (the keys decide what is written) and pages of vanished sources go.
-    `pause` is called between files and between pages."""
+def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | None = None,
+        cancel: CancelToken | None = None, pause: Callable[[], None] | None = None) -> Summary:
+    """The page pipeline, the same in every process that runs it (the CLI, the server's page
+    process, the server itself when that process cannot run): files of `job` updated in `ws`
+    -> plan -> render -> write.
+
+    The contract: `progress(phase, done, total, where)` as pages are done; `cancel.is_set()`
+    looked at while waiting for the output folder and between pages (a cancelled run writes
+    whole pages only, deletes nothing and says `cancelled`); `pause()` between files and
+    pages (the server lets its requests go first). A page that cannot be rendered or written
+    is an error of that page, in `Summary.errors`; the run's own failures raise `RUN_ERRORS`.
+    """
     started = time.perf_counter()
     summary = Summary(root=str(ws.root), out=str(ws.out))
-    change = ws.update_files(rels, data, pause)  # one batch: relations rebuilt once
+    change = None if job.files is None else ws.update_files(job.files, pause=pause)  # one batch
+    if cancel is not None and cancel.is_set():
+        summary.cancelled = True
+        return summary
     site = site_of(ws)
-    pages = plan_pages(ws, site, change)
-    with writer.hold(pause=pause):  # one writer of the folder at a time; its manifest afresh
-        if change.structural:
-            removed, conflicts = writer.remove(set(writer.manifest) - {p.path for p in pages})
-            summary.removed.extend(removed)
-            summary.conflicts.extend(conflicts)
-        write_pages(pages, page_renderer(ws, renderer, site), writer, summary, remove_stale=False, pause=pause)
+    plan = Plan(plan_pages(ws, site, change), whole=change is None,
+                structural=change is not None and change.structural)
+    writer = Writer(ws.out, check=job.check, force=job.force)
+    try:
+        with writer.hold(cancel=None if cancel is None else cancel.is_set, pause=pause):  # one run at a time
+            _write(plan, page_renderer(ws, renderer, site), writer, summary,
+                   jobs=(job.jobs or default_jobs(ws.settings)) if plan.whole else 1, runtime=ws.runtime,
+                   progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all)
+    except LockWaitCancelled:
+        summary.cancelled = True
     summary.files = len(ws.facts)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def regenerate(ws: Workspace, rels: Iterable[str], renderer: Renderer, *, progress: ProgressFn | None = None,
+               cancel: CancelToken | None = None, pause: Callable[[], None] | None = None) -> Summary:
+    """Files changed on disk (saves in the editor): `rels` updated from disk (gone: removed)
+    and the pages the change can alter rewritten. When files appeared or vanished, every page
+    is planned (the keys decide what is written) and pages of vanished sources go."""
+    return run(ws, Job(files=tuple(rels)), renderer, progress=progress, cancel=cancel, pause=pause)
 
 
 def generate(
@@ -246,27 +291,15 @@ def generate(
     progress: ProgressFn | None = None, cancel: CancelToken | None = None,
     renderer: Renderer | None = None, rescan: bool = True,
 ) -> Summary:
-    """Write (or with check=True, compare) the whole documentation tree of `ws`; force=True
-    overwrites pages a person edited after copying each to PAGE.orig."""
+    """Scan `ws` (rescan=True), then write (or with check=True, compare) its whole tree;
+    force=True overwrites pages a person edited after copying each to PAGE.orig."""
     started = time.perf_counter()
-    summary = Summary(root=str(ws.root), out=str(ws.out))
-    if (rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel)) or \
-            (cancel is not None and cancel.is_set()):
-        summary.cancelled = True
+    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel):  # cancelled: nothing written
+        summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)
+    else:
+        summary = run(ws, Job(check=check, force=force, jobs=jobs),
+                      renderer or Renderer(ws.settings.templates or None), progress=progress, cancel=cancel)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
-    if not summary.cancelled:
-        writer = Writer(ws.out, check=check, force=force)
-        renderer = renderer or Renderer(ws.settings.templates or None)
-        site = site_of(ws)
-        pages = plan_pages(ws, site)
-        try:
-            with writer.hold(cancel=None if cancel is None else cancel.is_set):  # one run at a time
-                write_pages(pages, page_renderer(ws, renderer, site), writer, summary,
-                            progress=progress, cancel=cancel,
-                            jobs=jobs or default_jobs(ws.settings), prepare=ws.facts.load_all,
-                            runtime=ws.runtime)
-        except LockWaitCancelled:
-            summary.cancelled = True
     summary.seconds = time.perf_counter() - started
     return summary

@@ -12,7 +12,6 @@ from repodoc_lsp.config import load_settings
 from repodoc_lsp.generate import generate, regenerate
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.workspace import Workspace
-from repodoc_lsp.writer import Writer
 
 
 @pytest.fixture
@@ -33,7 +32,7 @@ def _mtimes(out: Path) -> dict[str, int]:
 def test_edit_rewrites_the_file_and_its_importers_only(ws: Workspace) -> None:
     before = _mtimes(ws.out)
     (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
-    summary = regenerate(ws, ["pkg/b.py"], Writer(ws.out), Renderer())
+    summary = regenerate(ws, ["pkg/b.py"], Renderer())
     assert set(summary.written) == {"pkg/b.py_docs.md", "pkg/b.py_kw.md", "pkg/doc.md"}
     assert "**`g`**" in (ws.out / "pkg/b.py_kw.md").read_text()
     after = _mtimes(ws.out)
@@ -42,7 +41,7 @@ def test_edit_rewrites_the_file_and_its_importers_only(ws: Workspace) -> None:
 
 def test_new_file_updates_siblings_and_folders(ws: Workspace) -> None:
     (ws.root / "pkg/new.py").write_text("import pkg.b\n")
-    summary = regenerate(ws, ["pkg/new.py"], Writer(ws.out), Renderer())
+    summary = regenerate(ws, ["pkg/new.py"], Renderer())
     assert {"pkg/new.py_docs.md", "pkg/new.py_kw.md", "pkg/index.md", "pkg/a.py_docs.md",
             "pkg/b.py_docs.md"} <= set(summary.written)
     assert "[pkg/new.py](./new.py_docs.md)" in (ws.out / "pkg/b.py_docs.md").read_text()
@@ -51,7 +50,7 @@ def test_new_file_updates_siblings_and_folders(ws: Workspace) -> None:
 
 def test_deleted_file_and_emptied_folder_lose_their_pages(ws: Workspace) -> None:
     (ws.root / "other/c.py").unlink()
-    summary = regenerate(ws, ["other/c.py"], Writer(ws.out), Renderer())
+    summary = regenerate(ws, ["other/c.py"], Renderer())
     assert set(summary.removed) == {"other/c.py_docs.md", "other/c.py_kw.md", "other/index.md", "other/doc.md"}
     assert not (ws.out / "other").exists()
     assert "other/" not in (ws.out / "index.md").read_text()
@@ -60,7 +59,7 @@ def test_deleted_file_and_emptied_folder_lose_their_pages(ws: Workspace) -> None
 
 def test_syntax_error_still_updates_keywords(ws: Workspace) -> None:
     (ws.root / "pkg/b.py").write_text("def f():\n    pass\n\ndef half(:\n")
-    regenerate(ws, ["pkg/b.py"], Writer(ws.out), Renderer())
+    regenerate(ws, ["pkg/b.py"], Renderer())
     text = (ws.out / "pkg/b.py_kw.md").read_text()
     assert "**`half`**" in text and "**`f`**" in text
 
@@ -76,7 +75,7 @@ def test_a_replica_from_state_sees_later_changes_and_fills_the_cache(ws: Workspa
     replica.restore(state)
     assert set(replica.facts) == set(ws.facts) and replica.folders == ws.folders
     assert dict(replica.relations.imported_by) == dict(ws.relations.imported_by)
-    summary = regenerate(replica, ["pkg/b.py", "pkg/new.py"], Writer(ws.out), Renderer())
+    summary = regenerate(replica, ["pkg/b.py", "pkg/new.py"], Renderer())
     assert {"pkg/b.py_kw.md", "pkg/new.py_docs.md", "pkg/new.py_kw.md", "pkg/index.md"} <= set(summary.written)
     assert "**`g`**" in (ws.out / "pkg/b.py_kw.md").read_text()
     assert broken_links(ws.out) == []
@@ -104,10 +103,10 @@ def test_a_package_appearing_rewrites_pages_that_named_it(ws: Workspace) -> None
     """`import foo.missing` is third-party until a folder `foo` appears: the importer's page
     changes although none of its import targets do (the issue's stale page)."""
     (ws.root / "other/c.py").write_text("import foo.missing\n")
-    regenerate(ws, ["other/c.py"], Writer(ws.out), Renderer())
+    regenerate(ws, ["other/c.py"], Renderer())
     (ws.root / "foo").mkdir()
     (ws.root / "foo/__init__.py").write_text('"""foo"""\n')
-    summary = regenerate(ws, ["foo/__init__.py"], Writer(ws.out), Renderer())
+    summary = regenerate(ws, ["foo/__init__.py"], Renderer())
     assert "other/c.py_docs.md" in summary.written
     assert generate(ws.root, Workspace(ws.root, ws.settings), check=True).stale == []
 
@@ -116,7 +115,7 @@ def test_a_page_that_cannot_be_rendered_is_an_error_of_that_page(ws: Workspace, 
     before = (ws.out / "pkg/b.py_kw.md").read_bytes()
     templates = make_workspace(tmp_path / "tpl", {"file_kw.md.j2": "{{ marker }}\n{{ no_such_value }}\n"})
     (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
-    summary = regenerate(ws, ["pkg/b.py"], Writer(ws.out), Renderer(templates))
+    summary = regenerate(ws, ["pkg/b.py"], Renderer(templates))
     assert [(e.page, e.reason.split(":")[0]) for e in summary.errors] == [("pkg/b.py_kw.md", "cannot render")]
     assert "no_such_value" in summary.errors[0].reason
     assert (ws.out / "pkg/b.py_kw.md").read_bytes() == before  # the previous page stays
@@ -157,7 +156,7 @@ def test_a_burst_of_created_and_deleted_files_is_one_batch_equal_to_a_fresh_tree
 
     original, workspace_module.Relations = workspace_module.Relations, Counting  # count, not replace
     try:
-        regenerate(ws, [*new, "other/c.py"], Writer(ws.out), Renderer())
+        regenerate(ws, [*new, "other/c.py"], Renderer())
     finally:
         workspace_module.Relations = original
     assert len(rebuilt) == 1

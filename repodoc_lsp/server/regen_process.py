@@ -1,4 +1,4 @@
-"""Pages written in a process of its own: regeneration on save, and the whole tree.
+"""The page pipeline (`generate.run`) in a process of its own: pages of saved files, and the whole tree.
 
 The server's interpreter answers hovers with jedi. Regeneration (analysis of the saved
 file, rendering, writing, the manifest) on one of its threads shared the interpreter lock
@@ -9,7 +9,11 @@ workspace (facts from the shared cache: about 90 MB on PyTorch) and writes the p
 server then updates its own workspace from the cache the process filled, without
 analysing the file a second time. The whole tree (`repodoc.generate`) is written here too,
 after the server's scan: this process has no threads, so it renders with forked workers
-as the CLI does (the server's interpreter cannot fork), and reports progress as it goes.
+as the CLI does (the server's interpreter cannot fork). Each request is a `generate.Job`,
+run by the same pipeline as in the CLI and in the server's fallback (`worker.py`), with the
+same contract: progress and heartbeats come back as it goes, a cancel goes in, the summary
+comes back, and the run's own failures (`RUN_ERRORS`) are raised in the server as they were
+raised here.
 
 The channel is the process's stdin and stdout: length-prefixed pickles, read with plain
 `os.read` so that `select` tells exactly whether a message is waiting (nothing else is
@@ -42,7 +46,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from repodoc_lsp.config import env_seconds
-from repodoc_lsp.generate import Summary
+from repodoc_lsp.generate import RUN_ERRORS, Job, Summary
 from repodoc_lsp.runtime import Runtime
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
 
@@ -63,7 +67,7 @@ READY_SECONDS = max(120.0, TIMEOUT_SECONDS)  # loading the replica (seconds on P
 CANCEL_SECONDS = min(5.0, TIMEOUT_SECONDS)  # a cancelled generation ends within this, or is killed
 _PIPE_BUF = 4096  # a write of this much to a pipe that select calls writable does not block
 _HEADER = struct.Struct("!Q")  # the length of the pickle that follows
-GENERATE, CANCEL = ("generate",), ("cancel",)  # messages besides a list of files to regenerate
+CANCEL = ("cancel",)  # the message besides a `Job`
 
 
 def put(fd: int, message: Any, deadline: float | None = None) -> None:
@@ -115,12 +119,11 @@ def _relay(stream: IO[bytes]) -> None:
 
 
 class RegenProcessError(Exception):
-    """The process could not start, or ended: the caller regenerates in its own process."""
+    """The process could not start, or ended: the caller runs the pipeline in its own process."""
 
 
 class RegenProcess:
-    """The server's side: start the process, send it the files to regenerate or the whole
-    tree to write, stop it."""
+    """The server's side: start the process, send it jobs, stop it."""
 
     def __init__(self, ws: Workspace) -> None:
         self._lock = threading.Lock()  # one request at a time (the root's thread), or close
@@ -175,28 +178,24 @@ class RegenProcess:
                 self._ready = True
             return True
 
-    def regenerate(self, rels: list[str]) -> Summary:
-        """Regenerate the pages of `rels` (as `generate.regenerate` does) in the process."""
-        self.ready(wait=True)
-        with self._lock:
-            status, value = self._exchange(rels)
-            while status == "progress":  # a heartbeat
-                status, value = self._next(None)
-        return self._summary(status, value)
-
-    def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary | None:
-        """Write the whole tree of the workspace the process was started with (as
-        `generate.generate` does after a scan). None: cancelled before the process was ready."""
-        if not self.ready(wait=True, cancel=cancel):
-            return None
+    def run(self, job: Job, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
+        """`generate.run(job)` in the process, on the replica it holds (the workspace as it was
+        when the process started, plus the files of every job since): the same pipeline, its
+        progress and cancel passed through; the run's own failures (`RUN_ERRORS`) raised here
+        as they were raised there. RegenProcessError: the process failed or did not answer."""
+        self.ready(wait=True, cancel=cancel)
         with self._lock:
             self._cancel_sent = None
-            status, value = self._exchange(GENERATE, cancel=cancel)
-            while status == "progress":
+            status, value = self._exchange(job, cancel=cancel)
+            while status == "progress":  # progress, or a heartbeat (None)
                 if progress is not None and value is not None:
                     progress(*value)
                 status, value = self._next(cancel)
-        return self._summary(status, value)
+        if status == "raise" and isinstance(value, RUN_ERRORS):
+            raise value
+        if status != "ok" or not isinstance(value, Summary):
+            raise RegenProcessError(f"page writing failed in its process:\n{value}")
+        return value
 
     def _next(self, cancel: CancelToken | None) -> tuple[str, Any]:
         """The next message; a cancel meanwhile is sent on (the lock is held)."""
@@ -215,12 +214,6 @@ class RegenProcess:
                 raise TimeoutError(f"no answer {CANCEL_SECONDS:.0f} s after a cancel")
             if now - since > TIMEOUT_SECONDS:
                 raise TimeoutError(f"no answer for {TIMEOUT_SECONDS:.0f} s (stopped or frozen?)")
-
-    @staticmethod
-    def _summary(status: str, value: Any) -> Summary:
-        if status != "ok" or not isinstance(value, Summary):
-            raise RegenProcessError(f"page writing failed in its process:\n{value}")
-        return value
 
     def _exchange(self, message: Any, cancel: CancelToken | None = None) -> tuple[str, Any]:
         """Send `message` (None: nothing) and read the answer, every step with a deadline; the
@@ -283,28 +276,30 @@ class RegenProcess:
 
 
 class _Cancel:
-    """The process's cancel token: set by a message from the server, or by the end of the
-    channel (the server is gone: nobody waits for the rest of the tree)."""
+    """The process's cancel token: set by a CANCEL from the server, or by the end of the
+    channel when `on_close` (the server is gone: nobody waits for the rest of the tree;
+    the pages of saved files are finished)."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, on_close: bool) -> None:
         self.fd = fd
+        self.on_close = on_close
         self._set = False
         self.closed = False
 
     def is_set(self) -> bool:
-        if not self._set and waiting(self.fd):
+        if not self._set and not self.closed and waiting(self.fd):
             try:
                 get(self.fd)  # the only message the server sends meanwhile is CANCEL
+                self._set = True
             except EOFError:
                 self.closed = True
-            self._set = True
+                self._set = self.on_close
         return self._set
 
 
 def _serve(fd_in: int, fd_out: int, runtime: Runtime) -> None:
-    from repodoc_lsp.generate import generate, regenerate
+    from repodoc_lsp.generate import run
     from repodoc_lsp.render import Renderer
-    from repodoc_lsp.writer import Writer
 
     def reply(status: str, value: Any) -> None:
         put(fd_out, (status, value))
@@ -334,18 +329,17 @@ def _serve(fd_in: int, fd_out: int, runtime: Runtime) -> None:
             message = get(fd_in)
         except EOFError:
             return
-        if message == CANCEL:  # came after the generation it was meant for ended
+        if not isinstance(message, Job):  # a CANCEL that came after the run it was meant for
             continue
-        cancel = _Cancel(fd_in) if message == GENERATE else None
+        cancel = _Cancel(fd_in, on_close=message.files is None)
         try:
-            if cancel is not None:  # forked render workers: this process has no threads
-                reply("ok", generate(root, ws, renderer=renderer, rescan=False, cancel=cancel,
-                                     progress=lambda *args: reply("progress", args)))
-            else:  # the manifest as it is on disk now (the server may have written the whole tree)
-                reply("ok", regenerate(ws, message, Writer(ws.out), renderer, pause=heartbeat))
+            reply("ok", run(ws, message, renderer, cancel=cancel, pause=heartbeat,
+                            progress=lambda *args: reply("progress", args)))
+        except RUN_ERRORS as exc:  # the run's own failure: the server raises it as it is
+            reply("raise", exc)
         except Exception:
             reply("error", traceback.format_exc())
-        if cancel is not None and cancel.closed:
+        if cancel.closed:
             return
 
 

@@ -169,7 +169,7 @@ class RepodocServer(LanguageServer):
         for task in list(self.background):
             task.cancel()
         self.jedi.shutdown(wait=False, cancel_futures=True)
-        writing = [root.regen_process.pid for root in self.roots.values() if root.regen_process is not None]
+        writing = [root.worker.process.pid for root in self.roots.values() if root.worker.process is not None]
         for root in self.roots.values():
             root.close()
         end_children([pid for pid in writing if pid is not None], EXIT_SECONDS)

@@ -1,10 +1,9 @@
-"""One workspace root as the server holds it: analysed workspace, keyword index, writer.
+"""One workspace root as the server holds it: analysed workspace, keyword index, worker.
 
-Every change of a root's workspace runs on the root's own single worker thread, so
-scans, generation and on-save regeneration never overlap; requests (hover, symbols)
-read the index, which is safe to read while it is being filled. Pages of saved files
-are written by the root's regeneration process (see `regen_process`), or here when it
-cannot run.
+Every change of a root's workspace runs on its worker's single thread, so scans,
+generation and on-save regeneration never overlap; requests (hover, symbols) read the
+index, which is safe to read while it is being filled. Pages are written by the worker
+(`worker.py`: the page process, or this process when that cannot run).
 """
 
 from __future__ import annotations
@@ -14,24 +13,23 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.config import Settings
-from repodoc_lsp.generate import Summary, generate, regenerate
+from repodoc_lsp.generate import Job, Summary
 from repodoc_lsp.index import Entry, KeywordIndex, entries_of
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.runtime import Runtime, settle
 from repodoc_lsp.server.convert import uri_of
-from repodoc_lsp.server.regen_process import RegenProcess, RegenProcessError
+from repodoc_lsp.server.worker import Worker
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
-from repodoc_lsp.writer import MANIFEST, OutputError, Writer
+from repodoc_lsp.writer import MANIFEST, OutputError
 
 log = logging.getLogger(__name__)
-MAX_REGEN_FAILURES = 3
 INDEX_BATCH = 256  # files whose symbols enter the index together
 
 
@@ -45,17 +43,13 @@ class Root:
         self.settings = settings
         self.ws = Workspace(self.path, settings, runtime=runtime)
         self.index = KeywordIndex()
-        self.renderer = Renderer(settings.templates or None)
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"repodoc-{self.path.name}")
+        self.worker = Worker(self.ws, Renderer(settings.templates or None), self.path.name, pause)
         self.ready = threading.Event()
         self.indexed = threading.Event()  # the first indexing ended (well or not)
         self.wait_until: float | None = None  # workspace/symbol waits for `indexed` until then
         self.generated = False  # repodoc.generate ran for this root in this session
         self.pause = pause  # called between units of background work: requests go first
         self._uris: dict[str, str] = {}
-        self.regen_process: RegenProcess | None = None  # started by the first save
-        self.regen_failures = 0  # after MAX_REGEN_FAILURES, pages are written here
-        self._replica_behind: set[str] = set()  # files regenerated here since the process started
         self.closed = False
         self.output_refused = ""  # why no page may be written (README "Trust"); set by the server
 
@@ -67,7 +61,7 @@ class Root:
         return uri
 
     def submit(self, fn: Any, *args: Any, **kwargs: Any) -> Future:
-        return self.worker.submit(fn, *args, **kwargs)
+        return self.worker.submit(fn, *args, **kwargs)  # on the root's thread
 
     def contains(self, path: Path) -> bool:
         try:
@@ -105,45 +99,6 @@ class Root:
         """The cancel token of this root's scans: set once it is closed."""
         return self.closed
 
-    # -- the regeneration process ----------------------------------------------------------
-    def _start_regen_process(self) -> None:
-        """A regeneration process with the workspace as it is now. It loads it (facts from the
-        cache) in parallel with the server; saves are handled here until it is ready."""
-        self._stop_regen_process()
-        if self.closed or self.regen_failures >= MAX_REGEN_FAILURES:
-            return
-        try:
-            self.regen_process = RegenProcess(self.ws)
-        except OSError as exc:
-            self.regen_failures = MAX_REGEN_FAILURES
-            log.warning("no regeneration process (%s): saved files are regenerated in the server", exc)
-
-    def _stop_regen_process(self) -> None:
-        if self.regen_process is not None:
-            self.regen_process.close()
-            self.regen_process = None
-        self._replica_behind.clear()
-
-    def _regenerate_elsewhere(self, inputs: list[str]) -> Summary | None:
-        """The pages of `inputs` written by the regeneration process; None when it is not
-        ready (the first save starts it) or failed: the caller writes them here."""
-        process = self.regen_process
-        if process is None:
-            self._start_regen_process()
-            return None
-        try:
-            if not process.ready():
-                return None
-            # Files regenerated here meanwhile are news to its replica (their pages are up to date).
-            summary = process.regenerate(sorted(set(inputs) | self._replica_behind))
-        except RegenProcessError as exc:
-            log.warning("%s; regenerating in the server", exc)
-            self.regen_failures += 1
-            self._start_regen_process()  # a new one, for the next save
-            return None
-        self._replica_behind.clear()
-        return summary
-
     def _reindex_all(self, batch: int = INDEX_BATCH) -> None:
         """Index every file, a batch at a time: searches answer from each batch as it lands
         (facts from the cache are loaded lazily, so a warm start is mostly this loop)."""
@@ -166,52 +121,33 @@ class Root:
         return entries_of(rel, self.ws.facts[rel], self.ws.relations.module_of.get(rel, ""))
 
     def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
-        """Scan the workspace here, then write the whole tree in the regeneration process
-        (started anew: a replica of this scan), or here if it cannot run."""
+        """Scan the workspace here, then write the whole tree through the worker (in the page
+        process, started anew as a replica of this scan, or here if it cannot run)."""
         if self.output_refused:
             raise OutputError(f"{self.output_refused}; no pages are written")
         started = time.perf_counter()
         self.generated = True
-        scanned = self.ws.scan(progress=progress, cancel=cancel)
-        self._stop_regen_process()
-        summary = None
-        if scanned:
-            self._start_regen_process()  # it loads the workspace while the index is rebuilt
+        if self.ws.scan(progress=progress, cancel=cancel):
+            self.worker.restart()  # it loads the workspace while the index is rebuilt
             self._reindex_all()
-            summary = self._generate_elsewhere(progress, cancel)
-        if summary is None:  # no process, or cancelled (then nothing is written): as the CLI does
-            summary = generate(self.path, self.ws, progress=progress, cancel=cancel, renderer=self.renderer,
-                               rescan=False)
-        # The scan's counts (the process's replica analysed nothing); none for a cancelled scan.
-        summary.analysed, summary.cached = (self.ws.analysed, self.ws.cached) if scanned else (0, 0)
+            summary = self.worker.write(Job(), progress, cancel)
+            summary.analysed, summary.cached = self.ws.analysed, self.ws.cached  # the scan's counts
+        else:  # cancelled (then nothing is written), as the CLI does
+            summary = Summary(root=str(self.ws.root), out=str(self.ws.out), cancelled=True)
+        summary.files, summary.skipped = len(self.ws.facts), self.ws.skipped
         summary.seconds = time.perf_counter() - started
         return summary
 
-    def _generate_elsewhere(self, progress: ProgressFn | None, cancel: CancelToken | None) -> Summary | None:
-        process = self.regen_process
-        if process is None:
-            return None
-        try:
-            return process.generate(progress, cancel)
-        except RegenProcessError as exc:
-            log.warning("%s; writing the tree in the server", exc)
-            self.regen_failures += 1
-            self._stop_regen_process()  # the next save starts one
-            return None
-
     def regenerate(self, rels: list[str], write: bool = True) -> Summary | None:
         """Files changed on disk: update the index, and (write=True) rewrite their pages."""
-        write = write and not self.output_refused
         inputs = self._inputs(rels)
         if not inputs:
             return None
-        summary = self._regenerate_elsewhere(inputs) if write and self.settings.regenerate_on_save else None
-        if write and summary is None:
-            summary = regenerate(self.ws, inputs, Writer(self.ws.out), self.renderer, pause=self.pause)
-            if self.regen_process is not None:
-                self._replica_behind.update(inputs)
-        else:  # pages written elsewhere, or none asked: the workspace and index follow the files
-            self.ws.update_files(inputs, pause=self.pause)  # after the process: facts from the cache it filled
+        summary = None
+        if write and not self.output_refused:
+            summary = self.worker.write(Job(files=tuple(inputs)))
+        else:  # no pages asked: the workspace and index follow the files
+            self.ws.update_files(inputs, pause=self.pause)
         # A batch at a time: each group of names the batch touches is sorted once (a file at a
         # time, 1,500 new files took 18 s on a loaded machine, and the save after them waited).
         present = [rel for rel in inputs if rel in self.ws.facts]
@@ -250,6 +186,5 @@ class Root:
 
     def close(self) -> None:
         self.closed = True
-        self.worker.shutdown(wait=False, cancel_futures=True)
-        self._stop_regen_process()
+        self.worker.close()
         self.ws.cache.close()
