@@ -35,7 +35,8 @@ from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder
 from repodoc_lsp.render.purpose import Purpose, file_purpose
 
 LIST_LIMIT = 20  # a longer list shows this many, then its count, breakdown and folded whole
-DIAGRAM_NODES = 12  # files in a folder's import diagram
+PAGE_LIMIT = 100_000  # bytes: a file page whose embedded source would take it past this leaves it out
+IMPORT_DIAGRAM_NODES = 12  # files in a folder's import diagram (doc.md)
 
 _LANG_FENCE = {".py": "python", ".pyi": "python", ".md": "markdown", ".toml": "toml",
                ".json": "json", ".yml": "yaml", ".yaml": "yaml", ".sh": "sh", ".js": "javascript",
@@ -332,7 +333,8 @@ class Renderer:
         self.env = make_environment(templates)
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
                                 docmd=docstring_markdown, firstline=summary_line,
-                                inline=md.inline, fragment=md.fragment, xlinks=md.link_code_spans, groups=list_groups)
+                                inline=md.inline, fragment=md.fragment, xlinks=md.link_code_spans, groups=list_groups,
+                                kb=md.size_short)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._templates = load(self.env, ("file_kw", "file_docs", "folder_index", "folder_doc"))
 
@@ -417,12 +419,12 @@ class Renderer:
         deps = self._dependencies(page, facts.imports, inputs["links"])
         importers = [self._file_item(page, r) for r in nearest(rel, inputs["importers"])]
         tests = [self._file_item(page, r) for r in nearest(rel, inputs["tests"])]
-        related = self._related(page, rel, inputs)
+        related, related_counts = self._related(page, rel, inputs)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
         purpose = file_purpose(rel, facts)
         if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
             purpose = Purpose(docstring_markdown(facts.module_doc))
-        return self._templates["file_docs"].render(
+        context = dict(
             rel=rel, page=page, name=posixpath.basename(rel), ext=ext or "(none)",
             folder=folder_of(rel) or ".", facts=facts, lang=facts.language.value,
             type_label=_TYPE_LABEL[facts.language] + (f" ({ext})" if facts.language is Language.TEXT and ext else ""),
@@ -443,13 +445,21 @@ class Renderer:
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
             security=facts.findings_in(FindingCategory.SECURITY),
-            related=related, related_cut=len(set(inputs["importers"]) - set(inputs["tests"])) > LIST_LIMIT,
+            related=related, related_counts=related_counts,
             source_label=self._source_label(facts, size),
             kw_href=self._link(page, kw_page(rel)), docs_href=self._link(page, page),
             index_href=self._link(page, folder_index(folder_of(rel))),
             folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
-            project=where.project,
+            project=where.project, page_limit=PAGE_LIMIT, with_source=0, without_source=0,
         )
+        out = self._templates["file_docs"].render(**context)
+        if embed and len(out.encode()) > PAGE_LIMIT:  # the source is what a reader can open elsewhere
+            context.update(embed=False, source="", with_source=len(out.encode()))
+            out = self._templates["file_docs"].render(**context)
+        if len(out.encode()) > PAGE_LIMIT:  # say so, where the source would be
+            context.update(without_source=len(out.encode()))
+            out = self._templates["file_docs"].render(**context)
+        return out
 
     def _xref_links(self, page: str, xref: dict[str, dict]) -> dict[str, dict]:
         """Used by, subclassed by and inherited members, as links, by the anchor of the definition."""
@@ -469,26 +479,31 @@ class Renderer:
         """`1,003 lines, 41.2 KB`: the summary of the folded source."""
         return f"{facts.lines:,} {'line' if facts.lines == 1 else 'lines'}, {md.size_short(size)}"
 
-    def _related(self, page: str, rel: str, inputs: dict) -> list[dict]:
-        """Related Files: the files `rel` imports, its tests, the files importing it (the nearest
-        `LIST_LIMIT`: all of them are under "Imported by"), then its folder's other files."""
+    def _related(self, page: str, rel: str, inputs: dict) -> tuple[list[dict], dict[str, int]]:
+        """Related Files: the first `LIST_LIMIT` of the files `rel` imports, its tests, the files
+        importing it (nearest first), then its folder's other files; and how many of each there are
+        in all (each file counted once, under its first relation). Every one of them is listed in
+        full elsewhere (Dependencies, Imported by, Testing & Usage, the folder index), so the rest
+        is counted here, not repeated."""
         seen = {rel}
-        related = []
-        importers = nearest(rel, (r for r in inputs["importers"] if r not in set(inputs["tests"])))
+        related: list[dict] = []
+        counts: dict[str, int] = {}
+        tests = set(inputs["tests"])
+        importers = nearest(rel, (r for r in inputs["importers"] if r not in tests))
         imported = [t for cat, targets, _absolute in inputs["links"] if cat == "workspace" for t in targets]
-        for relation, rels in (("it imports", imported),
-                               ("test", inputs["tests"]), ("imports it", importers[:LIST_LIMIT]),
+        for relation, rels in (("it imports", imported), ("test", inputs["tests"]), ("imports it", importers),
                                ("same folder", inputs["siblings"])):
             for r in rels:
-                if r not in seen:
-                    seen.add(r)
+                if r in seen:
+                    continue
+                seen.add(r)
+                counts[relation] = counts.get(relation, 0) + 1
+                if len(related) < LIST_LIMIT:
                     item = self._file_item(page, r, f" ({relation})", group=relation)
                     if relation == "same folder":
                         item["text"] = item["short"]
-                    else:
-                        item["short"] = item["text"]
                     related.append(item)
-        return related
+        return related, counts
 
     def _dependencies(self, page: str, imports: Iterable[Import],
                       links: Iterable[tuple[str, tuple[str, ...], str]]) -> dict[str, list[dict]]:
@@ -592,7 +607,7 @@ class Renderer:
         )
 
 
-def import_diagram(edges: set[tuple[str, str]], cap: int = DIAGRAM_NODES) -> dict | None:
+def import_diagram(edges: set[tuple[str, str]], cap: int = IMPORT_DIAGRAM_NODES) -> dict | None:
     """A Mermaid flowchart of imports between files (`importer -> imported`), at most `cap` files:
     the most connected, then by path; with how many files and imports were left out."""
     if not edges:
