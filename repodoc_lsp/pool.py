@@ -47,7 +47,7 @@ def watch_parent(then: Callable[[], None] | None = None) -> None:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     else:  # pragma: no cover - not Linux
-        threading.Thread(target=_poll_parent, args=(parent,), daemon=True).start()
+        threading.Thread(target=poll_parent, args=(parent,), daemon=True).start()
     if os.getppid() != parent:  # it died before the kernel was told
         os._exit(1)
     if then is not None:
@@ -104,7 +104,8 @@ def _reaped(pid: int) -> bool:
         return True
 
 
-def _poll_parent(parent: int) -> None:  # pragma: no cover - not Linux
+def poll_parent(parent: int) -> None:
+    """End this process (os._exit) once its parent `parent` is gone (checked every second)."""
     while os.getppid() == parent:
         time.sleep(1.0)
     os._exit(1)

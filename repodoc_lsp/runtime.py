@@ -38,7 +38,7 @@ class Runtime:
         if self.fork and "fork" in multiprocessing.get_all_start_methods():
             return multiprocessing.get_context("fork")
         server = multiprocessing.get_context("forkserver")
-        server.set_forkserver_preload(["repodoc_lsp.facts", "repodoc_lsp.runtime"])
+        server.set_forkserver_preload(["repodoc_lsp.facts", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard"])
         return server
 
     def forks(self) -> bool:

@@ -383,3 +383,36 @@ async def test_a_checkout_of_1500_files_then_a_save(tmp_path: Path) -> None:
         assert diff == [], diff[:20]
     finally:
         await _end(client, server, seen)
+
+
+async def test_a_server_killed_while_it_indexes_leaves_no_process(tmp_path: Path) -> None:
+    """The server SIGKILLed while its analysis workers run (the out-of-memory killer): the fork
+    server and its workers end too (before: each worker held the fork server's "alive" pipe, so
+    neither noticed, and they waited for work for ever)."""
+    root = tmp_path / "ws"
+    _files(root, 400, body=60)
+    client = LanguageClient("process-test", "1")
+    client.feature(types.WORKSPACE_CONFIGURATION)(lambda params: [{} for _ in params.items])
+    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve",
+                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")})
+    server = client._server  # type: ignore[attr-defined]
+    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                                         root_uri=root.as_uri()))
+    client.initialized(types.InitializedParams())
+    workers = await _until(lambda: _workers_nice(server.pid), 60)  # the pool is analysing
+    seen = [psutil.Process(p) for p in _tree(server.pid) - {server.pid}]
+    assert len(workers) >= 1 and len(seen) >= 2, seen  # the fork server and its workers
+    server.kill()
+    await asyncio.wait_for(server.wait(), 10)
+    with contextlib.suppress(Exception):  # the pipes may be held by what is left: not waited for
+        await asyncio.wait_for(client.stop(), 5)
+    deadline = time.monotonic() + 20  # the fork server looks for its parent once a second
+    while (alive := [p for p in seen if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]) \
+            and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    left = [(p.pid, " ".join(p.cmdline())[:80]) for p in alive]
+    for process in alive:  # not left behind by a failed test
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    assert not left, left
