@@ -105,7 +105,7 @@ def check(docs: Path, sources: Path) -> int:
     by_section: Counter[str] = Counter()
     no_purpose: list[Path] = []
     anchor_cache: dict[Path, set[str]] = {}
-    parsed: dict[Path, tuple[str, list]] = {}
+    hrefs: dict[Path, list[str]] = {}  # links only: a tree's tokens would not fit in memory
     for page in pages:
         text, tokens, headings = read(page)
         sizes[page] = len(text.encode())
@@ -113,7 +113,7 @@ def check(docs: Path, sources: Path) -> int:
         if found := structure(page.name, text, headings):
             broken[page] = found
         anchor_cache[page] = anchors(text, headings)
-        parsed[page] = (text, tokens)
+        hrefs[page] = links(tokens)
         if page.name.endswith("_docs.md"):
             section = ""
             for part in re.split(r"\n(?=## )", text)[1:]:  # a `## ` line of an embedded source stays in its section
@@ -123,8 +123,8 @@ def check(docs: Path, sources: Path) -> int:
             purpose = purpose_of(text)
             if not purpose or purpose.startswith(_NO_PURPOSE):
                 no_purpose.append(page)
-    for page, (_text, tokens) in parsed.items():
-        for href in links(tokens):
+    for page, found_links in hrefs.items():
+        for href in found_links:
             if re.match(r"[a-z][a-z0-9+.-]*:", href, re.I):
                 continue  # http:, mailto: ...: not a page of the tree
             path, _, fragment = href.partition("#")
