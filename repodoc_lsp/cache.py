@@ -188,10 +188,13 @@ class FactsCache:
         db = self._connection()
         if db is None:
             return
-        today = _today()
-        rows = [(k, _dump(v.imports, IMPORTS), _dump(v, FileFacts), today) for k, v in items]
-        if not rows:
+        items = list(items)
+        if not items:
             return
+        today = _today()
+        # Encoded one row at a time as SQLite takes them: the rows of a whole cold scan held at once
+        # were the CLI's peak of memory (JSON of every file's facts beside the facts themselves).
+        rows = ((k, _dump(v.imports, IMPORTS), _dump(v, FileFacts), today) for k, v in items)
         try:
             with db:
                 db.execute("BEGIN")
