@@ -5,6 +5,7 @@ a `Job` (the whole tree, or files changed on disk) -> workspace facts -> `Site` 
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import time
@@ -170,13 +171,26 @@ def _render_chunk(start: int) -> list[tuple[WriteResult, Record | None]]:
     return out
 
 
+_KIND_ORDER = {"docs": 0, "kw": 1, "index": 2, "doc": 3}
+
+
+def _by_folder(page: Page) -> tuple[str, int, str]:
+    folder = page.subject if page.kind in ("index", "doc") else folder_of(page.subject)
+    return folder, _KIND_ORDER.get(page.kind, 4), page.subject
+
+
 def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, cancel: CancelToken | None,
               pause: Callable[[], None] | None, runtime: Runtime) -> Iterator[tuple[WriteResult, Record | None]]:
     """Render and write `todo`: forked workers for many pages when the runtime forks (the CLI,
     the server's page process), else in this process, calling `pause` before each page."""
     global _FORKED
     if jobs > 1 and len(todo) >= PARALLEL_PAGES and runtime.forks():
-        _FORKED = (todo, writer, render)
+        # A folder's pages side by side: a worker reads the facts of the files of its chunks, and
+        # what it reads (reference counts) stops being shared with the parent.
+        _FORKED = (sorted(todo, key=_by_folder), writer, render)
+        # What is alive now leaves the cycle collector's scans: a full collection in a worker
+        # would write to every inherited object and unshare all of the parent's memory.
+        gc.freeze()
         try:
             for chunk in run_chunks(_render_chunk, range(0, len(todo), _CHUNK), workers=jobs,
                                     context=runtime.context(), cancel=cancel,
@@ -184,6 +198,7 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
                 yield from chunk
         finally:
             _FORKED = None
+            gc.unfreeze()
         return
     for page in todo:
         if pause is not None:
