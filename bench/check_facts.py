@@ -17,6 +17,13 @@ Markdown text (markdown-it-py for links). Fact kinds, each with precision and re
   package; a module is its path from the root with `/` -> `.` and `__init__` dropped.
 - test: an importer whose name or folder says test (test_*.py, *_test.py, conftest.py, a
   `tests`/`test`/`testing` folder).
+- risky call: (risky|check, label, line) of Security & Safety: a call dangerous whatever the values
+  at run time is risky, one whose danger depends on a value known only at run time is check (rules
+  in security_facts, read from the whole tree: repodoc searches only around lines its text search
+  picks).
+- performance: (label, line) of Performance Considerations: caching and compilation decorators,
+  `__slots__`, and the threads, processes, pools, locks and event loops a file creates (a call or
+  base class resolved through its imports; never an import alone).
 Links: every relative link of every page resolves to a file, its `#anchor` to an `<a id>` or a
 heading of the target page, and a source link's `#L<n>` to a line of the source.
 """
@@ -40,7 +47,7 @@ sys.path.insert(0, str(BENCH))
 
 from check_pages import generate  # noqa: E402
 
-KINDS = ("symbol", "count", "import", "imported name", "importer", "test")
+KINDS = ("symbol", "count", "import", "imported name", "importer", "test", "risky call", "performance")
 Fact = tuple[object, ...]
 ImportFact = tuple[str, int, tuple[str, ...], int, "str | None"]
 
@@ -131,6 +138,226 @@ def reference(root: Path) -> tuple[dict[str, Source], dict[str, set[str]]]:
     return sources, importers
 
 
+# Security and performance, re-derived from the rules of FORMAT.md/issue 15 with a walk of the whole
+# tree (repodoc looks only around lines its text search picks; a miss there shows up here).
+def _name(node: ast.AST | None) -> str | None:
+    """`a.b.c` of a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    return ".".join([node.id, *parts]) if isinstance(node, ast.Name) else None
+
+
+class Names:
+    """What the file's imports (level 0, in line order, first binding wins) bind each local name to."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        found = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+        self.table: dict[str, str] = {}
+        for node in sorted(found, key=lambda n: n.lineno):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    top = a.name.split(".")[0]
+                    self.table.setdefault(a.asname or top, a.name if a.asname else top)
+            elif node.level == 0 and node.module:
+                for a in node.names:
+                    if a.name != "*":
+                        self.table.setdefault(a.asname or a.name, f"{node.module}.{a.name}")
+
+    def full(self, node: ast.AST | None) -> str | None:
+        name = _name(node)
+        if name is None:
+            return None
+        head, dot, rest = name.partition(".")
+        return self.table.get(head, head) + dot + rest
+
+
+def _keyword(call: ast.Call, key: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == key), None)
+
+
+def _first(call: ast.Call, key: str, index: int = 0) -> ast.expr | None:
+    return call.args[index] if len(call.args) > index else _keyword(call, key)
+
+
+def _literal(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant)
+
+
+PICKLERS = {f"{m}.{f}" for m in ("pickle", "cPickle", "_pickle", "dill", "marshal") for f in ("load", "loads")} | {
+    "pickle.Unpickler", "_pickle.Unpickler", "shelve.open", "joblib.load"}
+SHELL_CALLS = {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput"}
+POPEN_LIKE = {"subprocess." + f for f in ("run", "call", "check_call", "check_output", "Popen")}
+
+
+def security_facts(tree: ast.Module) -> set[Fact]:
+    """(level, label, line) of every risky call and call to check."""
+    names = Names(tree)
+    made: dict[str, set[str]] = defaultdict(set)  # name -> what calls it was assigned from
+    bases: dict[str, list[str]] = defaultdict(list)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and (f := names.full(node.value.func)):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    made[t.id].add(f)
+        elif isinstance(node, ast.ClassDef):
+            bases[node.name] += [b for b in map(names.full, node.bases) if b]
+
+    def unpickler(cls: str, path: tuple[str, ...] = ()) -> bool:
+        if cls.split(".")[-1].endswith("Unpickler"):
+            return True
+        return cls not in path and any(unpickler(b, (*path, cls)) for b in bases.get(cls, ()))
+
+    found: set[Fact] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        method = func.attr if isinstance(func, ast.Attribute) else None
+        full = names.full(func)
+        if full is None and not (method and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)
+                                 and _name(func.value.func)):
+            continue
+        full = full or ""
+        last = method or full.split(".")[-1]
+        line = node.lineno
+        fact: tuple[str, str] | None = None
+        if full in ("eval", "exec", "builtins.eval", "builtins.exec"):
+            arg = _first(node, "source")
+            fact = ("check", last) if arg is not None and not _literal(arg) else None
+        elif full in ("__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__"):
+            arg = _first(node, "name")
+            fact = ("check", last) if arg is not None and not _literal(arg) else None
+        elif method == "exec_module":
+            fact = ("check", "exec_module")
+        elif full in PICKLERS:
+            fact = ("risky", "deserialisation")
+        elif full in ("torch.load", "torch.serialization.load"):
+            w = _keyword(node, "weights_only")
+            if w is None or (isinstance(w, ast.Constant) and w.value is None):
+                fact = ("check", "torch.load")
+            elif isinstance(w, ast.Constant):
+                fact = None if w.value else ("risky", "torch.load")
+            else:
+                fact = ("check", "torch.load")
+        elif full == "yaml.unsafe_load":
+            fact = ("risky", "yaml.load")
+        elif full == "yaml.load":
+            loader = _first(node, "Loader", 1)
+            written = _name(loader) or ""
+            if loader is None:
+                fact = ("risky", "yaml.load")
+            elif "Safe" in written or written.split(".")[-1] == "BaseLoader":
+                fact = None
+            elif (names.full(loader) or "").startswith("yaml.") or written in (
+                    "Loader", "UnsafeLoader", "FullLoader", "CLoader", "CUnsafeLoader", "CFullLoader"):
+                fact = ("risky", "yaml.load")
+            else:
+                fact = ("check", "yaml.load")
+        elif full in POPEN_LIKE:
+            shell = _keyword(node, "shell")
+            if shell is not None and not (isinstance(shell, ast.Constant) and not shell.value):
+                fact = ("risky", "shell=True") if _literal(shell) else ("check", "shell=")
+        elif full in SHELL_CALLS:
+            cmd = _first(node, "cmd")
+            fact = ("risky" if cmd is None or _literal(cmd) else "check", "shell command")
+        elif full == "tempfile.mktemp":
+            fact = ("risky", "mktemp")
+        elif method in ("load", "loads") and isinstance(func, ast.Attribute):
+            owner = func.value
+            owner_name = _name(owner)
+            classes: set[str] = set()
+            if method == "load" and not (owner_name and owner_name.split(".")[0] in names.table):
+                if isinstance(owner, ast.Call):
+                    classes = {c for c in [names.full(owner.func)] if c}
+                elif isinstance(owner, ast.Name):
+                    classes = made.get(owner.id, set())
+            through_unpickler = any(unpickler(c) and c not in PICKLERS for c in classes)
+            pickle_named = bool(owner_name) and "pickle" in str(owner_name).split(".")[-1].lower() and \
+                names.full(owner) not in ("pickle", "cPickle", "_pickle", "dill")
+            if through_unpickler or pickle_named:
+                fact = ("check", "deserialisation")
+        if fact:
+            found.add((*fact, line))
+    return found
+
+
+CONCURRENT = {
+    **dict.fromkeys(["threading.Thread", "threading.Timer", "_thread.start_new_thread", "asyncio.to_thread",
+                     "asyncio.run_coroutine_threadsafe"], "threads"),
+    "threading.local": "thread-local state",
+    **{f"threading.{n}": "thread synchronisation"
+       for n in ("Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore", "Event", "Barrier")},
+    **dict.fromkeys(["multiprocessing.Process", "multiprocessing.spawn", "multiprocessing.start_processes"],
+                    "processes"),
+    **dict.fromkeys(["multiprocessing.Pool", "multiprocessing.pool.Pool", "concurrent.futures.ProcessPoolExecutor"],
+                    "process pool"),
+    **dict.fromkeys(["multiprocessing.pool.ThreadPool", "multiprocessing.dummy.Pool",
+                     "concurrent.futures.ThreadPoolExecutor"], "thread pool"),
+    **{f"multiprocessing.{n}": "inter-process communication"
+       for n in ("Queue", "SimpleQueue", "JoinableQueue", "Pipe", "Manager")},
+    **{f"multiprocessing.{n}": "process synchronisation"
+       for n in ("Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore", "Event", "Barrier", "Value",
+                 "Array")},
+    "asyncio.run": "event loop", "asyncio.new_event_loop": "event loop",
+    **{f"asyncio.{n}": "concurrent coroutines"
+       for n in ("gather", "wait", "as_completed", "create_task", "ensure_future", "TaskGroup")},
+}
+
+
+def performance_facts(tree: ast.Module) -> set[Fact]:
+    """(label, line) of caching and compilation decorators, `__slots__` in a class body, and the
+    threads, processes, pools, locks and event loops the file creates."""
+    names = Names(tree)
+
+    def api(full: str | None) -> str:
+        full = full or ""
+        return full[len("torch."):] if full.startswith("torch.multiprocessing.") else full
+
+    for node in ast.walk(tree):  # ctx = multiprocessing.get_context(...): ctx stands for multiprocessing
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                api(names.full(node.value.func)) == "multiprocessing.get_context":
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    names.table.setdefault(t.id, "multiprocessing")
+    found: set[Fact] = set()
+
+    def class_body(stmts: list[ast.stmt]) -> None:
+        for s in stmts:
+            if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__" for t in s.targets):
+                found.add(("__slots__", s.lineno))
+            elif isinstance(s, ast.If | ast.Try | ast.For | ast.While | ast.With):
+                for block in ("body", "orelse", "finalbody", "handlers"):
+                    for part in getattr(s, block, []):
+                        class_body(part.body if isinstance(part, ast.ExceptHandler) else [part])
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for dec in node.decorator_list:
+                target = dec.func if isinstance(dec, ast.Call) else dec
+                written = _name(target) or ""
+                if written.split(".")[-1] in ("lru_cache", "cache", "cached_property"):
+                    found.add(("caching", node.lineno))
+                elif written in ("torch.jit.script", "torch.compile", "jit", "numba.jit", "njit", "numba.njit",
+                                 "torch.jit.ignore", "torch.jit.unused"):
+                    found.add(("compilation", node.lineno))
+        elif isinstance(node, ast.ClassDef):
+            class_body(node.body)
+            for base in node.bases:
+                if api(names.full(base)) in ("threading.Thread", "multiprocessing.Process"):
+                    found.add(("threads" if "Thread" in api(names.full(base)) else "processes", node.lineno))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            full = names.full(func)
+            if full is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and \
+                    api(names.full(func.value.func)) == "multiprocessing.get_context":
+                full = f"multiprocessing.{func.attr}"
+            if label := CONCURRENT.get(api(full)):
+                found.add((label, node.lineno))
+    return found
+
+
 _ANCHOR = re.compile(r'<a id="(class|function|method)-([^"]+)"></a>')
 _LINE = re.compile(r"\[line (\d+)\]")
 _OVERVIEW = re.compile(r"of ([\d,]+) lines? defining (\d+) class(?:es)?, (\d+) functions? and (\d+) methods?, "
@@ -182,9 +409,22 @@ def page_facts(text: str, page_rel: str) -> dict[str, set[Fact]]:
                 out.add((page_rel, posixpath.normpath(posixpath.join(folder, path))[: -len("_docs.md")]))
         return out
 
+    risky_part, _, check_part = section(body, "## Security & Safety", "\n## ").partition("\nTo check (")
+    security = {(level, *entry) for level, part in (("risky", risky_part), ("check", check_part))
+                for entry in _findings(part)}
     return {"symbol": symbols, "count": counts, "import": imports, "imported name": names,
             "importer": linked(section(body, "### Imported by", "\n## ")),
-            "test": linked(section(body, "## Testing & Usage", "\n## "))}
+            "test": linked(section(body, "## Testing & Usage", "\n## ")),
+            "risky call": security,
+            "performance": set(_findings(section(body, "## Performance Considerations", "\n## ")))}
+
+
+_FINDING = re.compile(r"^- \*\*(.+?)\*\* \(\[line (\d+)\]", re.MULTILINE)
+
+
+def _findings(part: str) -> list[Fact]:
+    """(label, line) of each `- **label** ([line N](...)): ...` entry (Markdown escapes undone)."""
+    return [(re.sub(r"\\(.)", r"\1", m.group(1)), int(m.group(2))) for m in _FINDING.finditer(part)]
 
 
 def source_facts(src: Source, importers: set[str]) -> dict[str, set[Fact]]:
@@ -193,7 +433,9 @@ def source_facts(src: Source, importers: set[str]) -> dict[str, set[Fact]]:
             "import": {(m, line) for m, line, *_ in imports},
             "imported name": {(m, n) for m, _, ns, *_ in imports for n in ns},
             "importer": {(src.rel, r) for r in importers},
-            "test": {(src.rel, r) for r in importers if is_test(r)}}
+            "test": {(src.rel, r) for r in importers if is_test(r)},
+            "risky call": security_facts(src.tree) if src.tree else set(),
+            "performance": performance_facts(src.tree) if src.tree else set()}
 
 
 _MD = MarkdownIt("commonmark")

@@ -30,6 +30,7 @@ from repodoc_lsp.analysis.patterns import (
     class_findings,
     concurrency_findings,
     def_findings,
+    line_numbers,
     slots_finding,
 )
 from repodoc_lsp.analysis.signature import signature_text
@@ -281,7 +282,7 @@ def _risky_lines(text: str) -> list[int]:
             for match in _RISKY_TEXT.finditer(text, max(0, at - _RISKY_LEAD), at + _RISKY_SPAN):
                 starts.add(match.start())
             at = text.find(word, at + 1)
-    return sorted({text.count("\n", 0, start) + 1 for start in starts})
+    return line_numbers(text, starts)
 
 
 def _broken_defs(children: list, prefix: str, class_qual: str, anchors: _Anchors) -> list[Symbol]:

@@ -108,6 +108,9 @@ def test_security_details_name_the_value_and_why() -> None:
      [("inter-process communication", 3, "passes data between processes: `ctx.Queue`"),
       ("processes", 4, "creates a process: `ctx.Process(target=worker)`"),
       ("process pool", 5, "a process pool: `multiprocessing.get_context(...).Pool`")]),
+    # a line naming both the context and the module is read before the context's assignment
+    ("import multiprocessing as mp\nctx = mp.get_context('spawn')\np = ctx.Process(target=mp.current_process)\n",
+     [("processes", 3, "creates a process: `ctx.Process(target=mp.current_process)`")]),
     ("import torch.multiprocessing as mp\nmp.spawn(fn, nprocs=2)\n",
      [("processes", 2, "starts processes: `mp.spawn`")]),
     ("from multiprocessing.pool import ThreadPool\nThreadPool(4)\n",
