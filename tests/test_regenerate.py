@@ -33,8 +33,11 @@ def test_edit_rewrites_the_file_and_its_importers_only(ws: Workspace) -> None:
     before = _mtimes(ws.out)
     (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
     summary = regenerate(ws, ["pkg/b.py"], Renderer())
-    assert set(summary.written) == {"pkg/b.py_docs.md", "pkg/b.py_kw.md", "pkg/doc.md"}
+    # the folder's pages carry b.py's purpose line, derived from its definitions (no docstring)
+    assert set(summary.written) == {"pkg/b.py_docs.md", "pkg/b.py_kw.md", "pkg/doc.md", "pkg/index.md"}
     assert "**`g`**" in (ws.out / "pkg/b.py_kw.md").read_text()
+    line = next(x for x in (ws.out / "pkg/index.md").read_text().splitlines() if "b.py_docs.md" in x)
+    assert "`g`" in line and "`f`" not in line
     after = _mtimes(ws.out)
     assert {p for p in before if before[p] != after[p]} == set(summary.written)
 
