@@ -23,7 +23,7 @@ from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.runtime import Runtime, default_jobs
 from repodoc_lsp.workspace import CancelToken, Change, ProgressFn, Workspace
-from repodoc_lsp.writer import LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
+from repodoc_lsp.writer import CLI_FORCE, LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
 
 __all__ = ["RUN_ERRORS", "Job", "OutputError", "Page", "Plan", "Summary", "generate", "plan_pages", "regenerate",
            "run"]
@@ -127,6 +127,7 @@ class Job:
     files: tuple[str, ...] | None = None  # None: the whole tree; else files changed on disk
     check: bool = False  # compare with the tree on disk, write nothing
     force: bool = False  # overwrite pages a person edited, after copying each aside
+    force_hint: str = CLI_FORCE  # how the person asks for that, named in a conflict's reason
     jobs: int | None = None  # render workers for the whole tree (None: the `jobs` setting)
 
 
@@ -280,7 +281,7 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
     site = site_of(ws)
     plan = Plan(plan_pages(ws, site, change), whole=change is None,
                 structural=change is not None and change.structural)
-    writer = Writer(ws.out, check=job.check, force=job.force)
+    writer = Writer(ws.out, check=job.check, force=job.force, force_hint=job.force_hint)
     try:
         with writer.hold(cancel=None if cancel is None else cancel.is_set, pause=pause):  # one run at a time
             _write(plan, page_renderer(ws, renderer, site), writer, summary,

@@ -50,6 +50,10 @@ LOCK_SECONDS = env_seconds("REPODOC_LOCK_TIMEOUT", 300.0)
 # page -> (render key, size, mtime_ns, digest of the bytes written; "" if not known)
 Record = tuple[str, int, int, str]
 EDITED = "changed since repodoc wrote it"
+# How a person overwrites an edited page, named in the conflict's reason (the server names its command).
+CLI_FORCE = "--force"
+SERVER_FORCE = ('repodoc.generate with {"force": true} (VS Code: "RepoDoc: Generate, Overwriting Edited Pages"; '
+                "Neovim: :RepoDoc! generate)")
 
 
 def content_digest(data: bytes) -> str:
@@ -87,10 +91,11 @@ class Writer:
     """Writes pages under `out`; `check=True` compares instead of writing; `force=True`
     overwrites (and deletes) pages a person edited, after copying each aside."""
 
-    def __init__(self, out: Path, *, check: bool = False, force: bool = False) -> None:
+    def __init__(self, out: Path, *, check: bool = False, force: bool = False, force_hint: str = CLI_FORCE) -> None:
         self.out = out
         self.check = check
         self.force = force and not check
+        self.force_hint = force_hint  # how the person forces it, in a conflict's reason
         self.out_real = os.path.realpath(out)
         self.manifest: dict[str, Record] = {}
         self._warned = False  # about a damaged manifest
@@ -285,8 +290,8 @@ class Writer:
                 return WriteResult(page, Outcome.UNCHANGED)
         edited = current is not None and self.edited(page, current)
         if edited and not self.force:
-            return WriteResult(page, Outcome.CONFLICT, f"{EDITED} (kept; --force overwrites it after copying it "
-                                                       "to PAGE.orig)")
+            return WriteResult(page, Outcome.CONFLICT, f"{EDITED} (kept; {self.force_hint} overwrites it after "
+                                                       "copying it to PAGE.orig)")
         if self.check:
             return WriteResult(page, Outcome.STALE, "differs" if exists else "missing")
         try:
@@ -370,7 +375,8 @@ class Writer:
             except OSError:
                 edited = False
             if edited and not self.force:  # stays in the manifest: reported again until resolved
-                reason = f"no longer generated, but {EDITED} (kept; --force deletes it after copying it to PAGE.orig)"
+                reason = (f"no longer generated, but {EDITED} (kept; {self.force_hint} deletes it after copying it "
+                          "to PAGE.orig)")
                 conflicts.append(WriteResult(page, Outcome.CONFLICT, reason))
                 continue
             if self.check:

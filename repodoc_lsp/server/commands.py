@@ -49,13 +49,18 @@ def _merge(summaries: list[dict]) -> dict:
 def register(server: RepodocServer) -> None:
     @server.command(GENERATE)
     async def generate(ls: RepodocServer, *args: Any) -> dict:
-        """Write the whole tree of every root (or of `[{"root": uri}]`), with cancellable progress."""
+        """Write the whole tree of every root (or of `[{"root": uri}]`), with cancellable progress;
+        `[{"force": true}]` overwrites pages a person edited, after copying each to PAGE.orig."""
         roots = list(ls.roots.values())
-        if args and isinstance(args[0], dict) and args[0].get("root"):
-            path = path_of(args[0]["root"])
+        options = args[0] if args and isinstance(args[0], dict) else {}
+        force = options.get("force", False)
+        if not isinstance(force, bool):
+            raise JsonRpcInvalidParams(f'"force" must be true or false, not {force!r:.40}')
+        if options.get("root"):
+            path = path_of(options["root"])
             root = ls.roots.get(path.resolve()) if path else None
             if root is None:
-                raise JsonRpcInvalidParams(f"not a workspace folder: {args[0]['root']}")
+                raise JsonRpcInvalidParams(f"not a workspace folder: {options['root']}")
             roots = [root]
         if not roots:
             raise JsonRpcInvalidParams("no workspace folder is open")
@@ -65,7 +70,7 @@ def register(server: RepodocServer) -> None:
         summaries = []
         try:
             for root in roots:
-                summary = await asyncio.wrap_future(root.submit(root.generate, progress, cancel))
+                summary = await asyncio.wrap_future(root.submit(root.generate, progress, cancel, force=force))
                 failures.report(ls, "generate", summary, always=True)
                 summaries.append(summary.as_dict())
                 if summary.cancelled:

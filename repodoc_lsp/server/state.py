@@ -27,7 +27,7 @@ from repodoc_lsp.runtime import Runtime, settle
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.worker import Worker
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
-from repodoc_lsp.writer import MANIFEST, OutputError
+from repodoc_lsp.writer import MANIFEST, SERVER_FORCE, OutputError
 
 log = logging.getLogger(__name__)
 INDEX_BATCH = 256  # files whose symbols enter the index together
@@ -120,9 +120,11 @@ class Root:
         """A file's index entries, its module among them (known once the workspace is scanned)."""
         return entries_of(rel, self.ws.facts[rel], self.ws.relations.module_of.get(rel, ""))
 
-    def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
+    def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None, *,
+                 force: bool = False) -> Summary:
         """Scan the workspace here, then write the whole tree through the worker (in the page
-        process, started anew as a replica of this scan, or here if it cannot run)."""
+        process, started anew as a replica of this scan, or here if it cannot run); `force`
+        overwrites pages a person edited after copying each to PAGE.orig."""
         if self.output_refused:
             raise OutputError(f"{self.output_refused}; no pages are written")
         started = time.perf_counter()
@@ -130,7 +132,7 @@ class Root:
         if self.ws.scan(progress=progress, cancel=cancel):
             self.worker.restart()  # it loads the workspace while the index is rebuilt
             self._reindex_all()
-            summary = self.worker.write(Job(), progress, cancel)
+            summary = self.worker.write(Job(force=force, force_hint=SERVER_FORCE), progress, cancel)
             summary.analysed, summary.cached = self.ws.analysed, self.ws.cached  # the scan's counts
         else:  # cancelled (then nothing is written), as the CLI does
             summary = Summary(root=str(self.ws.root), out=str(self.ws.out), cancelled=True)
@@ -145,7 +147,7 @@ class Root:
             return None
         summary = None
         if write and not self.output_refused:
-            summary = self.worker.write(Job(files=tuple(inputs)))
+            summary = self.worker.write(Job(files=tuple(inputs), force_hint=SERVER_FORCE))
         else:  # no pages asked: the workspace and index follow the files
             self.ws.update_files(inputs, pause=self.pause)
         # A batch at a time: each group of names the batch touches is sorted once (a file at a

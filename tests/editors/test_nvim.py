@@ -87,6 +87,10 @@ def test_plugin_end_to_end(tmp_path: Path, editor_workspace: Path, version: str,
     assert generating[-1]["kind"] == "end"
     assert any(n.startswith("RepoDoc: documentation ") for n in report["notifications"])
     assert report["regenerated"] is True
+    # a page the person edited: kept, and the message says how to overwrite it; :RepoDoc! generate does
+    assert report["edited_kept"] is True and report["edited_conflicts"] == ["pkg/use.py_kw.md"], report
+    assert "1 pages you edited were kept: :RepoDoc! generate overwrites them" in report["edited_message"]
+    assert report["forced_conflicts"] == 0 and report["forced_page_clean"] and report["forced_orig"], report
     assert report["opened"] == "use.py_docs.md" and report["windows"] == 2
     assert "repodoc-lsp" in report["health"] and "version: repodoc-lsp 0.1.0" in report["health"]
 

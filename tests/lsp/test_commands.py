@@ -90,3 +90,37 @@ async def test_a_persons_files_in_the_output_folder_survive_generate_and_saves(c
     removed = await client.workspace_execute_command_async(_command("repodoc.generate"))
     assert removed["removed"] == 0
     assert {path: path.read_text() for path in mine} == mine
+
+
+async def test_generate_with_force_overwrites_edited_pages_after_copying_them(client: LanguageClient,
+                                                                               tmp_path: Path) -> None:
+    """Issue 13: a person's edit of a generated page is a conflict that says how to overwrite it;
+    `repodoc.generate` with `{"force": true}` overwrites it (and deletes an edited page whose source
+    is gone) after copying each to PAGE.orig, as `repodoc generate --force` does."""
+    root = build(tmp_path / "ws", {**SAMPLE, "gone.py": "def f():\n    pass\n"})
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    first = await client.workspace_execute_command_async(_command("repodoc.generate"))
+    assert first["conflicts"] == []
+    page, orphan = root / "docs/pkg/shapes.py_docs.md", root / "docs/gone.py_kw.md"
+    fresh = page.read_text()
+    page.write_text(fresh.replace("## File Metadata", "## File Metadata\n\nMy own note.", 1))
+    orphan.write_text(orphan.read_text() + "\nmy note\n")
+    (root / "gone.py").unlink()
+
+    kept = await client.workspace_execute_command_async(_command("repodoc.generate"))
+    reasons = {c["path"]: c["reason"] for c in kept["conflicts"]}
+    how = 'repodoc.generate with {"force": true}'
+    assert set(reasons) == {"pkg/shapes.py_docs.md", "gone.py_kw.md"}, reasons
+    assert reasons["pkg/shapes.py_docs.md"].startswith("changed since repodoc wrote it (kept; " + how)
+    assert "overwrites it after copying it to PAGE.orig" in reasons["pkg/shapes.py_docs.md"]
+    assert how in reasons["gone.py_kw.md"] and "deletes it" in reasons["gone.py_kw.md"]
+    assert "--force" not in str(reasons) and "My own note." in page.read_text() and orphan.exists()
+
+    with pytest.raises(JsonRpcException, match="force"):
+        await client.workspace_execute_command_async(_command("repodoc.generate", {"force": "yes"}))
+    forced = await client.workspace_execute_command_async(_command("repodoc.generate", {"force": True}))
+    assert forced["conflicts"] == [], forced["conflicts"]
+    assert page.read_text() == fresh and "My own note." in Path(f"{page}.orig").read_text()
+    assert not orphan.exists() and "my note" in Path(f"{orphan}.orig").read_text()
+    again = await client.workspace_execute_command_async(_command("repodoc.generate"))
+    assert again["conflicts"] == [] and again["written"] == 0

@@ -1,5 +1,6 @@
 -- End-to-end: the plugin starts the real server on WORKSPACE, then hover, workspace/symbol,
--- :RepoDoc generate (with $/progress), an edit written with :w, :RepoDoc open, :checkhealth.
+-- :RepoDoc generate (with $/progress), an edit written with :w, an edited page kept then overwritten
+-- with :RepoDoc! generate, :RepoDoc open, :checkhealth.
 -- Writes a JSON report to OUT_JSON; exits 0 only if every step worked.
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h") .. "/harness.lua")
 local ROOT = assert(os.getenv("WORKSPACE"))
@@ -103,6 +104,24 @@ local ok, err = pcall(function()
     return table.concat(vim.fn.readfile(kw), "\n"):find("written_in_nvim", 1, true) ~= nil
   end, "the page regenerated on save")
   report.regenerated = true
+
+  -- a page the person edited: kept by :RepoDoc generate (the message says how to overwrite it),
+  -- overwritten by :RepoDoc! generate after a copy to PAGE.orig (issue 13)
+  local edited = ROOT .. "/docs/pkg/use.py_kw.md"
+  vim.fn.writefile(vim.list_extend(vim.fn.readfile(edited), { "", "my own note" }), edited)
+  repodoc.last_summary = nil
+  vim.cmd("RepoDoc generate")
+  wait(60000, function() return repodoc.last_summary ~= nil end, ":RepoDoc generate with an edited page")
+  report.edited_kept = table.concat(vim.fn.readfile(edited), "\n"):find("my own note", 1, true) ~= nil
+  report.edited_conflicts = vim.tbl_map(function(c) return c.path end, repodoc.edited_conflicts(repodoc.last_summary))
+  report.edited_message = (repodoc.summary_message(repodoc.last_summary))
+  repodoc.last_summary = nil
+  vim.cmd("RepoDoc! generate")
+  wait(60000, function() return repodoc.last_summary ~= nil end, ":RepoDoc! generate")
+  report.forced_conflicts = #repodoc.edited_conflicts(repodoc.last_summary)
+  report.forced_page_clean = table.concat(vim.fn.readfile(edited), "\n"):find("my own note", 1, true) == nil
+  report.forced_orig = vim.fn.filereadable(edited .. ".orig") == 1
+    and table.concat(vim.fn.readfile(edited .. ".orig"), "\n"):find("my own note", 1, true) ~= nil
 
   vim.cmd("RepoDoc open")
   wait(10000, function() return vim.api.nvim_buf_get_name(0):find("use.py_docs.md", 1, true) ~= nil end,

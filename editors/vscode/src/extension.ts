@@ -7,7 +7,8 @@ import {
 } from 'vscode-languageclient/node';
 import {
   cannotStartMessage, checkServer, chooseInterpreter, ignoredMessage, InterpreterSource, ProgressTracker,
-  hoverMode, ServerCommand, serverCommand, serverSettings, statusText, Summary, summaryMessage,
+  editedConflicts, hoverMode, overwriteQuestion, ServerCommand, serverCommand, serverSettings, statusText, Summary,
+  summaryMessage,
 } from './logic';
 
 let client: LanguageClient | undefined;
@@ -197,7 +198,7 @@ function logErrors(summary: Summary): void {
   }
 }
 
-async function generate(): Promise<Summary | undefined> {
+async function generate(force = false): Promise<Summary | undefined> {
   if (!client) {
     void vscode.window.showWarningMessage('RepoDoc: the server is not running.');
     return undefined;
@@ -205,21 +206,35 @@ async function generate(): Promise<Summary | undefined> {
   const summary = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'RepoDoc: generating documentation', cancellable: true },
     async (progress, token) => {
-      const result = await client!.sendRequest(ExecuteCommandRequest.type, { command: 'repodoc.generate', arguments: [] }, token);
+      const result = await client!.sendRequest(ExecuteCommandRequest.type,
+        { command: 'repodoc.generate', arguments: force ? [{ force: true }] : [] }, token);
       return result as Summary;
     },
   );
   logErrors(summary);
+  const overwrite = editedConflicts(summary).length ? ['Overwrite Edited Pages'] : [];
   if (summary.errors?.length) {
-    void vscode.window.showErrorMessage(summaryMessage(summary), 'Show Output').then((choice) => {
-      if (choice) {
+    void vscode.window.showErrorMessage(summaryMessage(summary), 'Show Output', ...overwrite).then((choice) => {
+      if (choice === 'Show Output') {
         output.show();
+      } else if (choice) {
+        void generateOverwriting();
       }
     });
   } else {
-    void vscode.window.showInformationMessage(summaryMessage(summary));
+    void vscode.window.showInformationMessage(summaryMessage(summary), ...overwrite).then((choice) => {
+      if (choice) {
+        void generateOverwriting();
+      }
+    });
   }
   return summary;
+}
+
+/** Generate, overwriting the pages a person edited (each copied to PAGE.orig first), once confirmed. */
+async function generateOverwriting(): Promise<Summary | undefined> {
+  const choice = await vscode.window.showWarningMessage(overwriteQuestion(), { modal: true }, 'Overwrite');
+  return choice === 'Overwrite' ? generate(true) : undefined;
 }
 
 async function openPage(which: 'docs' | 'kw'): Promise<vscode.Uri | undefined> {
@@ -264,7 +279,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ clie
   status.show();
   safeCwd = storageFolder(context);
   context.subscriptions.push(output, status,
-    vscode.commands.registerCommand('repodoc.generateDocumentation', generate),
+    vscode.commands.registerCommand('repodoc.generateDocumentation', () => generate()),
+    vscode.commands.registerCommand('repodoc.generateOverwritingEdited', generateOverwriting),
     vscode.commands.registerCommand('repodoc.openDocumentation', () => openPage('docs')),
     vscode.commands.registerCommand('repodoc.openKeywordIndex', () => openPage('kw')),
     vscode.commands.registerCommand('repodoc.showOutput', () => output.show()),

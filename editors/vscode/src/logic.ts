@@ -191,8 +191,23 @@ export function checkServer(cmd: ServerCommand, cwd?: string, source: Interprete
 export interface PathReason { path?: string; reason?: string }
 
 export interface Summary {
-  written?: number; unchanged?: number; removed?: number; conflicts?: unknown[]; skipped?: unknown[];
+  written?: number; unchanged?: number; removed?: number; conflicts?: PathReason[]; skipped?: unknown[];
   errors?: PathReason[]; seconds?: number; cancelled?: boolean;
+}
+
+/** The palette title of the command that overwrites pages a person edited. */
+export const OVERWRITE_TITLE = 'RepoDoc: Generate, Overwriting Edited Pages';
+
+/** The conflicts that are generated pages a person edited (the server keeps them until forced). */
+export function editedConflicts(summary: Summary): PathReason[] {
+  return (summary.conflicts ?? []).filter((c) => (c.reason ?? '').startsWith('changed since repodoc wrote it') ||
+    (c.reason ?? '').startsWith('no longer generated, but changed since repodoc wrote it'));
+}
+
+/** The question asked before overwriting edited pages. */
+export function overwriteQuestion(): string {
+  return 'RepoDoc: generate the documentation and overwrite the generated pages you edited? ' +
+    'Each edited page is copied to PAGE.orig first; pages RepoDoc did not write are never touched.';
 }
 
 /** The notification shown when generation ends (its severity: an error when pages could not be written). */
@@ -204,11 +219,13 @@ export function summaryMessage(summary: Summary): string {
   if (summary.cancelled) {
     return `RepoDoc: generation cancelled after ${summary.written ?? 0} pages (every page written is complete).${failed}`;
   }
-  const conflicts = summary.conflicts?.length ?? 0;
+  const edited = editedConflicts(summary).length;
+  const others = (summary.conflicts?.length ?? 0) - edited;
   const skipped = summary.skipped?.length ?? 0;
   return `RepoDoc: ${summary.written ?? 0} pages written, ${summary.unchanged ?? 0} unchanged, ` +
     `${summary.removed ?? 0} removed` + (skipped ? `, ${skipped} files skipped` : '') +
-    (conflicts ? `, ${conflicts} conflicts (files not written by RepoDoc are left alone)` : '') +
+    (others ? `, ${others} conflicts (files not written by RepoDoc are left alone)` : '') +
+    (edited ? `, ${edited} pages you edited kept ("${OVERWRITE_TITLE}" overwrites them after copying each to PAGE.orig)` : '') +
     ` in ${(summary.seconds ?? 0).toFixed(1)} s.${failed}`;
 }
 

@@ -315,12 +315,26 @@ local function open_page(which)
   end)
 end
 
+--- The conflicts of a summary that are generated pages a person edited (kept until forced).
+function M.edited_conflicts(summary)
+  return vim.tbl_filter(function(c)
+    local reason = tostring(c.reason or "")
+    return reason:find("changed since repodoc wrote it", 1, true) ~= nil
+  end, summary.conflicts or {})
+end
+
 --- The message of a generation's summary, and its level (an error when pages could not be written).
 function M.summary_message(summary)
+  local edited = #M.edited_conflicts(summary)
   local message = string.format("%d pages written, %d unchanged, %d removed, %d conflicts (%.1f s)",
-    summary.written or 0, summary.unchanged or 0, summary.removed or 0, #(summary.conflicts or {}), summary.seconds or 0)
+    summary.written or 0, summary.unchanged or 0, summary.removed or 0, #(summary.conflicts or {}) - edited,
+    summary.seconds or 0)
+  if edited > 0 then
+    message = message .. string.format("\n%d pages you edited were kept: :RepoDoc! generate overwrites them "
+      .. "after copying each to PAGE.orig", edited)
+  end
   local errors = summary.errors or {}
-  if #errors == 0 then return message, vim.log.levels.INFO end
+  if #errors == 0 then return message, edited > 0 and vim.log.levels.WARN or vim.log.levels.INFO end
   local lines = { message, #errors .. " pages could not be written:" }
   for i, e in ipairs(errors) do
     if i > 5 then
@@ -332,11 +346,15 @@ function M.summary_message(summary)
   return table.concat(lines, "\n"), vim.log.levels.ERROR
 end
 
-function M.command(sub)
+function M.command(sub, opts)
+  local force = opts ~= nil and opts.bang == true
+  if force and sub ~= "generate" then
+    return notify(":RepoDoc! is for generate only (it overwrites the pages you edited)", vim.log.levels.ERROR)
+  end
   if sub == "generate" then
     local client, bufnr = first_client()
     if not client then return notify("no repodoc server is running", vim.log.levels.WARN) end
-    request(client, bufnr, "repodoc.generate", nil, function(summary)
+    request(client, bufnr, "repodoc.generate", force and { { force = true } } or nil, function(summary)
       M.last_summary = summary
       local message, level = M.summary_message(summary)
       notify(message, level)

@@ -127,6 +127,19 @@ test('the summary names the pages that could not be written', () => {
   assert.match(logic.summaryMessage({ cancelled: true, written: 1, errors: [{ path: 'p', reason: 'r' }] }), /cancelled.*1 pages could not be written: p: r/);
 });
 
+test('pages a person edited: the summary says how to overwrite them, apart from files RepoDoc did not write', () => {
+  const summary = { written: 0, unchanged: 5, removed: 0, seconds: 1, conflicts: [
+    { path: 'pkg/a.py_docs.md', reason: 'changed since repodoc wrote it (kept; repodoc.generate with {"force": true} ...)' },
+    { path: 'gone.py_kw.md', reason: 'no longer generated, but changed since repodoc wrote it (kept; ...)' },
+    { path: 'notes.md', reason: 'a file repodoc did not generate is in the way' }] };
+  assert.deepEqual(logic.editedConflicts(summary).map((c) => c.path), ['pkg/a.py_docs.md', 'gone.py_kw.md']);
+  assert.equal(logic.summaryMessage(summary), 'RepoDoc: 0 pages written, 5 unchanged, 0 removed, ' +
+    '1 conflicts (files not written by RepoDoc are left alone), 2 pages you edited kept ' +
+    '("RepoDoc: Generate, Overwriting Edited Pages" overwrites them after copying each to PAGE.orig) in 1.0 s.');
+  assert.deepEqual(logic.editedConflicts({ conflicts: [{ path: 'x', reason: 'a folder is in the way' }] }), []);
+  assert.match(logic.overwriteQuestion(), /copied to PAGE\.orig first/);
+});
+
 test('summary and status texts', () => {
   assert.equal(logic.summaryMessage({ written: 3, unchanged: 2, removed: 1, conflicts: [{}], skipped: [], seconds: 1.25 }),
     'RepoDoc: 3 pages written, 2 unchanged, 1 removed, 1 conflicts (files not written by RepoDoc are left alone) in 1.3 s.');
