@@ -81,6 +81,14 @@ def _templates_stamp(folder: str) -> str:
 RenderFn = Callable[[Page], str]
 
 
+def inputs_stamp(ws: Workspace) -> str:
+    """A digest of everything the whole tree is made of: each file's content, the settings,
+    the project, the paths, the templates and this version. When it equals the one a complete
+    run recorded in the manifest, every planned page would have the key it has there."""
+    return _h(__version__, render_stamp(), ws.project, ws.root.as_posix(), ws.out.as_posix(), repr(ws.settings),
+              _templates_stamp(ws.settings.templates), sorted(ws.digests.items()))
+
+
 def site_of(ws: Workspace) -> Site:
     """The workspace as pages see it (the view layer's `Site`), with its symbol graph (built
     here if it is not yet)."""
@@ -278,15 +286,24 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
     if cancel is not None and cancel.is_set():
         summary.cancelled = True
         return summary
-    site = site_of(ws)
-    plan = Plan(plan_pages(ws, site, change), whole=change is None,
-                structural=change is not None and change.structural)
+    inputs = inputs_stamp(ws) if change is None else ""
     writer = Writer(ws.out, check=job.check, force=job.force, force_hint=job.force_hint)
     try:
         with writer.hold(cancel=None if cancel is None else cancel.is_set, pause=pause):  # one run at a time
-            _write(plan, page_renderer(ws, renderer, site), writer, summary,
-                   jobs=(job.jobs or default_jobs(ws.settings)) if plan.whole else 1, runtime=ws.runtime,
-                   progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all)
+            if inputs and writer.inputs == inputs and writer.intact():
+                # the tree on disk is the tree of these very inputs: no page to plan or render
+                writer.sweep_temporaries()
+                summary.unchanged = len(writer.manifest)
+            else:
+                site = site_of(ws)
+                plan = Plan(plan_pages(ws, site, change), whole=change is None,
+                            structural=change is not None and change.structural)
+                _write(plan, page_renderer(ws, renderer, site), writer, summary,
+                       jobs=(job.jobs or default_jobs(ws.settings)) if plan.whole else 1, runtime=ws.runtime,
+                       progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all)
+                complete = not (summary.cancelled or summary.errors or summary.conflicts or summary.stale)
+                writer.inputs = inputs if complete else ""
+                writer.save_manifest()
     except LockWaitCancelled:
         summary.cancelled = True
     summary.files = len(ws.facts)

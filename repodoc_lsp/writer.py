@@ -98,17 +98,22 @@ class Writer:
         self.force_hint = force_hint  # how the person forces it, in a conflict's reason
         self.out_real = os.path.realpath(out)
         self.manifest: dict[str, Record] = {}
+        # a digest of every input of the whole tree, when the manifest's pages are exactly the
+        # tree of those inputs (set by a complete run of the whole tree, cleared by any other)
+        self.inputs = ""
         self._warned = False  # about a damaged manifest
         self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
         self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
         self._load_manifest()
         self._saved = dict(self.manifest)
+        self._saved_inputs = self.inputs
 
     # -- manifest -----------------------------------------------------------------
     def _load_manifest(self) -> None:
         """Read the manifest; a damaged one (or damaged entries) is ignored with a warning: the
         pages it should list are rebuilt or recognised by their marker, and it is written anew."""
         self.manifest = {}
+        self.inputs = ""
         try:
             raw = read_regular(self.out / MANIFEST)
         except (FileNotFoundError, NotADirectoryError):  # no tree yet (or no folder: said elsewhere)
@@ -127,6 +132,8 @@ class Writer:
                 if data is not None:
                     self._damaged("no table of pages")
                 pages = {}
+            inputs = data.get("inputs") if isinstance(data, dict) else None
+            self.inputs = inputs if isinstance(inputs, str) else ""
             bad = 0
             for page, value in pages.items():
                 entry = _manifest_entry(value)
@@ -154,14 +161,17 @@ class Writer:
         os.write(self._journal[1], f"{digest} {page}\n".encode())
 
     def save_manifest(self) -> None:
-        if self.check or self.manifest == self._saved:
+        if self.check or (self.manifest == self._saved and self.inputs == self._saved_inputs):
             return
-        data = json.dumps({"generator": f"repodoc-lsp {__version__}", "pages": dict(sorted(self.manifest.items()))},
-                          separators=(",", ":"), ensure_ascii=False)  # C encoder: fast
+        table = {"generator": f"repodoc-lsp {__version__}", "pages": dict(sorted(self.manifest.items()))}
+        if self.inputs:
+            table["inputs"] = self.inputs
+        data = json.dumps(table, separators=(",", ":"), ensure_ascii=False)  # C encoder: fast
         with contextlib.suppress(OSError, OutputError):
             self._ensure_out()
             self._atomic_write(self.out / MANIFEST, data.encode("utf-8"))
             self._saved = dict(self.manifest)
+            self._saved_inputs = self.inputs
             if self._journal is not None and self._journal[0] == os.getpid():
                 os.close(self._journal[1])
                 self._journal = None
@@ -200,6 +210,7 @@ class Writer:
                     time.sleep(0.05)
             self._load_manifest()
             self._saved = dict(self.manifest)
+            self._saved_inputs = self.inputs
             yield
         finally:
             os.close(fd)  # forked workers that still hold it are gone by now
@@ -239,6 +250,18 @@ class Writer:
         except OSError:
             return False
         return (st.st_size, st.st_mtime_ns) == entry[1:3]
+
+    def intact(self) -> bool:
+        """True when every page of the manifest is on disk as it was written (its size and
+        modification time)."""
+        for page, (_key, size, mtime_ns, digest) in self.manifest.items():
+            try:
+                st = os.lstat(self.out / page)
+            except OSError:
+                return False
+            if not digest or (st.st_size, st.st_mtime_ns) != (size, mtime_ns):
+                return False
+        return bool(self.manifest)
 
     def _record(self, page: str, key: str, digest: str) -> None:
         try:
