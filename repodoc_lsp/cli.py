@@ -126,6 +126,13 @@ def main(argv: list[str] | None = None) -> int:
         # (the `signal` module's "Note on SIGPIPE"): stdout to /dev/null, so the flush at exit is quiet.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    if code == EXIT_INTERRUPTED and argv is None:  # the program itself, not a call from Python
+        # End at once: a worker killed while it sent a result can leave concurrent.futures'
+        # manager thread blocked on the half-sent message, and Python joins that thread at exit
+        # (the CLI hung after saying "interrupted while analysing", 1 interrupt in 10 or so).
+        # Pages are written whole and the cache commits as it goes: nothing is lost.
+        sys.stderr.flush()
+        os._exit(code)
     return code
 
 
