@@ -85,8 +85,14 @@ def inputs_stamp(ws: Workspace) -> str:
     """A digest of everything the whole tree is made of: each file's content, the settings,
     the project, the paths, the templates and this version. When it equals the one a complete
     run recorded in the manifest, every planned page would have the key it has there."""
-    return _h(__version__, render_stamp(), ws.project, ws.root.as_posix(), ws.out.as_posix(), repr(ws.settings),
-              _templates_stamp(ws.settings.templates), sorted(ws.digests.items()))
+    return _h(_run_stamp(ws), repr(ws.settings), sorted(ws.digests.items()))
+
+
+def _run_stamp(ws: Workspace) -> str:
+    """What every page of a run is made with besides its view: this version, the renderer, the
+    project, the embedding limit, the paths and the person's templates."""
+    return _h(__version__, render_stamp(), ws.project, ws.settings.embed_source_max_bytes, ws.root.as_posix(),
+              ws.out.as_posix(), _templates_stamp(ws.settings.templates))
 
 
 def site_of(ws: Workspace) -> Site:
@@ -109,9 +115,7 @@ def page_renderer(ws: Workspace, renderer: Renderer, site: Site) -> RenderFn:
 def plan_pages(ws: Workspace, site: Site, change: Change | None = None) -> list[Page]:
     """The pages of the whole tree, or of those `change` may alter (all of them when files
     appeared or vanished), each keyed by a digest of everything its view reads."""
-    s = ws.settings
-    base = _h(__version__, render_stamp(), site.project, site.embed_max, site.root, site.out,
-              _templates_stamp(s.templates))
+    base = _run_stamp(ws)
     if change is None or change.structural:
         files, folders = set(ws.facts), set(ws.folders)
     else:
