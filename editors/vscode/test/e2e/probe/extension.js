@@ -70,14 +70,21 @@ exports.activate = async () => {
       await vscode.extensions.getExtension('repodoc.repodoc').activate();
       const ours = () => vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'repodoc');
       const found = await until('a repodoc diagnostic in README.md', () => (ours().length ? ours() : undefined), 90);
-      const d = found[0];
       report.count = found.length;
+      // the quick fix comes from the diagnostic VS Code holds when asked: ask until it is offered
+      // (a diagnostic republished meanwhile gives an empty answer once), within a deadline
+      const { d, fixes } = await until('a quick fix for the diagnostic', async () => {
+        const now = ours();
+        if (!now.length) return undefined;
+        const actions = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', uri, now[0].range,
+          vscode.CodeActionKind.QuickFix.value);
+        const offered = (actions || []).filter((a) => a.edit && a.kind && a.kind.value === 'quickfix');
+        report.lastActions = (actions || []).map((a) => a.title);
+        return offered.length ? { d: now[0], fixes: offered } : undefined;
+      }, 60);
       report.severity = d.severity === vscode.DiagnosticSeverity.Warning ? 'Warning' : String(d.severity);
       report.message = d.message;
       report.line = d.range.start.line;
-      const actions = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', uri, d.range,
-        vscode.CodeActionKind.QuickFix.value);
-      const fixes = actions.filter((a) => a.edit && a.kind && a.kind.value === 'quickfix');
       report.fixes = fixes.map((a) => a.title);
       report.applied = await vscode.workspace.applyEdit(fixes[0].edit);
       report.fixed = doc.lineAt(d.range.start.line).text;
