@@ -71,7 +71,7 @@ class _View:
             self.defs.setdefault(s.qualname, Def(rel, s.qualname, s.kind.value, s.line))
             spans.append((s.line, s.end_line, s.qualname))
             if s.kind is SymbolKind.CLASS:
-                self.bases[s.qualname] = tuple(b for b in (base_name(b) for b in s.bases) if b)
+                self.bases.setdefault(s.qualname, tuple(b for b in (base_name(b) for b in s.bases) if b))
         for a in facts.attributes:
             self.defs.setdefault(a.qualname, Def(rel, a.qualname, "attribute", a.line))
         self.spans = sorted(spans)

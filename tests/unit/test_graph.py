@@ -136,3 +136,15 @@ def test_bad_input_does_not_break_the_graph(tmp_path: Path) -> None:
     assert g.bases(("a/b.py", "Y")) == ()
     assert g.bases(("a/c.py", "Z")) == ()
     assert g.resolve("a/deep.py", "a.b") == ("a/b.py", "")
+
+
+def test_a_class_defined_twice_keeps_the_bases_of_the_definition_it_records(tmp_path: Path) -> None:
+    """`if/else` definitions of one class name: the graph records the first one, its line and its bases."""
+    (tmp_path / "m.py").write_text(
+        "class A:\n    pass\n\n\nclass B:\n    pass\n\n\n"
+        "if FLAG:\n    class C(A):\n        pass\nelse:\n    class C(B):\n        pass\n")
+    ws = Workspace(tmp_path, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    g = ws.graph()
+    assert g.bases(("m.py", "C")) == (("m.py", "A"),)
+    assert g.subclasses(("m.py", "A")) == [("m.py", "C")] and g.subclasses(("m.py", "B")) == []
