@@ -58,6 +58,11 @@ def summary_line(doc: str | None) -> str:
     return roles_as_literals(first_line(doc))
 
 
+def docstring_rest(doc: str | None) -> int:
+    """How many lines of a docstring follow its summary line (what a brief page leaves in the source)."""
+    return max(0, len(clean(doc).splitlines()) - 1) if doc else 0
+
+
 def clean(doc: str) -> str:
     """A docstring with tabs expanded, common indentation removed and edges stripped."""
     return inspect.cleandoc(doc.expandtabs(8).replace("\r\n", "\n").replace("\r", "\n"))

@@ -29,7 +29,7 @@ from repodoc_lsp.analysis.model import (
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.graph import Def, Graph, base_name
 from repodoc_lsp.render import markdown as md
-from repodoc_lsp.render.docstrings import docstring_markdown, summary_line
+from repodoc_lsp.render.docstrings import docstring_markdown, docstring_rest, summary_line
 from repodoc_lsp.render.environment import load, make_environment
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 from repodoc_lsp.render.purpose import Purpose, file_purpose
@@ -242,22 +242,25 @@ def _hierarchy(rel: str, classes: list[Symbol], xref: dict[str, dict]) -> dict |
     return {"text": "\n".join(lines + shown), "nodes": len(nodes), "edges": len(shown), "left": left}
 
 
-def _inherited(graph: Graph, cls: Def) -> list[tuple[str, str, str, list[tuple[str, str]]]]:
-    """Public members a class inherits from workspace classes: per ancestor (file, qualname,
-    anchor), the (name, anchor) of each member the class and its nearer ancestors do not define."""
+def _inherited(graph: Graph, cls: Def) -> list[tuple[str, str, str, list[str], list[str]]]:
+    """Public members a class inherits from workspace classes: per ancestor (file, qualname, anchor),
+    the names of the members the class and its nearer ancestors do not define, and the names of the
+    ancestor's other public members (those they redefine). The ancestor's own entry lists and
+    anchors each member, so one link to it serves them all."""
     taken = {m.name for m in graph.members(cls.key)}
     found = []
     for key in graph.ancestors(cls.key):
         origin = graph.definition(*key)
         if origin is None:
             continue
-        members = []
+        members: list[str] = []
+        redefined: list[str] = []
         for m in graph.members(key):
-            if m.name not in taken and not m.name.startswith("_"):
-                members.append((m.name, def_anchor(m)))
+            if not m.name.startswith("_") and m.name not in members and m.name not in redefined:
+                (redefined if m.name in taken else members).append(m.name)
             taken.add(m.name)
         if members:
-            found.append((origin.rel, origin.qualname, def_anchor(origin), members))
+            found.append((origin.rel, origin.qualname, def_anchor(origin), members, redefined))
     return found
 
 
@@ -334,6 +337,7 @@ class Renderer:
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
                                 docmd=docstring_markdown, firstline=summary_line,
                                 inline=md.inline, fragment=md.fragment, xlinks=md.link_code_spans, groups=list_groups,
+                                docrest=docstring_rest,
                                 kb=md.size_short)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._templates = load(self.env, ("file_kw", "file_docs", "folder_index", "folder_doc"))
@@ -450,14 +454,14 @@ class Renderer:
             kw_href=self._link(page, kw_page(rel)), docs_href=self._link(page, page),
             index_href=self._link(page, folder_index(folder_of(rel))),
             folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
-            project=where.project, page_limit=PAGE_LIMIT, with_source=0, without_source=0,
+            project=where.project, page_limit=PAGE_LIMIT, with_source=0, without_source=0, brief=False,
         )
         out = self._templates["file_docs"].render(**context)
         if embed and len(out.encode()) > PAGE_LIMIT:  # the source is what a reader can open elsewhere
             context.update(embed=False, source="", with_source=len(out.encode()))
             out = self._templates["file_docs"].render(**context)
-        if len(out.encode()) > PAGE_LIMIT:  # say so, where the source would be
-            context.update(without_source=len(out.encode()))
+        if len(out.encode()) > PAGE_LIMIT:  # brief: docstrings cut to their first line, counts for lists
+            context.update(without_source=len(out.encode()), brief=True)
             out = self._templates["file_docs"].render(**context)
         return out
 
@@ -468,9 +472,9 @@ class Renderer:
             "subclasses": [{"text": md.code(qual), "short": md.code(qual), "key": f"{r}\0{qual}",
                             "href": self._link(page, docs_page(r), sub), "group": folder_label(folder_of(r)),
                             "note": f" in {md.code(r)}"} for r, qual, sub in x["subclasses"]],
-            "inherited": [(r, qual, self._link(page, docs_page(r), origin),
-                           [(name, self._link(page, docs_page(r), member)) for name, member in members])
-                          for r, qual, origin, members in x["inherited"]],
+            "inherited": [{"rel": r, "qual": qual, "href": self._link(page, docs_page(r), origin),
+                           "members": members, "redefined": redefined}
+                          for r, qual, origin, members, redefined in x["inherited"]],
             "bases": {text: self._link(page, docs_page(r), base) for text, (r, _q, base) in x["bases"].items()},
         } for anchor, x in xref.items()}
 

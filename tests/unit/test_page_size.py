@@ -41,3 +41,13 @@ def test_a_page_whose_analysis_alone_is_too_long_says_how_long() -> None:
     page = _page(source)
     original = page.split("## Original Source", 1)[1].split("\n## ", 1)[0]
     assert "(its analysis alone takes " in original and "def f0" not in original
+
+
+def test_a_page_over_the_limit_shortens_docstrings_keeps_every_anchor_and_says_so() -> None:
+    source = "".join(f'def f{i}():\n    """Summary {i}.\n\n    {"More words. " * 20}\n    """\n' for i in range(400))
+    page = _page(source)
+    assert len(page.encode()) <= PAGE_LIMIT and page_errors(page, DOCS_SECTIONS) == []
+    analysis = page.split("## Detailed Analysis", 1)[1].split("\n## ", 1)[0]
+    assert analysis.lstrip().startswith("*Shortened:* in full, this page's analysis takes 1")
+    assert "Summary 7. ([2 more lines](../m.py#L36))" in analysis and "More words" not in analysis
+    assert all(f'<a id="function-f{i}"></a>' in analysis for i in range(400))
