@@ -1,0 +1,139 @@
+"""cache.FactsCache: facts by content digest in a private SQLite file; every row that is not
+exactly facts is a miss, a cache that cannot be used is a `problem`, never an exception."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from repodoc_lsp import cache as cache_module
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.cache import ANALYSIS_VERSION, FactsCache, digest
+
+SOURCES = {f"m{i}.py": f"import os\nfrom pkg import thing{i}\n\ndef f{i}(x: int) -> int:\n    '''Doc {i}.'''\n"
+           "    return x\n" for i in range(4)}
+
+
+def _filled(folder: Path) -> tuple[FactsCache, list[str]]:
+    cache = FactsCache(folder)
+    items = [(digest(text.encode()), analyse_source(rel, text.encode())) for rel, text in SOURCES.items()]
+    cache.put_many(items)
+    return cache, [k for k, _ in items]
+
+
+def test_facts_round_trip_by_digest(tmp_path: Path) -> None:
+    cache, keys = _filled(tmp_path / "c")
+    try:
+        got = cache.get_many([*keys, "0" * 40])
+        assert set(got) == set(keys)  # an unknown key is a miss
+        for (rel, text), key in zip(SOURCES.items(), keys, strict=True):
+            assert got[key] == analyse_source(rel, text.encode())
+        imports = cache.get_imports_many(keys)
+        assert imports[keys[1]] == got[keys[1]].imports and [i.module for i in imports[keys[1]]] == ["os", "pkg"]
+        assert digest(b"x") == digest(b"x") != digest(b"y") and len(digest(b"x")) == 40
+    finally:
+        cache.close()
+    assert FactsCache(tmp_path / "c").get_many(keys).keys() == set(keys)  # on disk, for the next process
+
+
+def test_rows_that_are_not_exactly_facts_are_misses(tmp_path: Path) -> None:
+    cache, keys = _filled(tmp_path / "c")
+    cache.close()
+    good = json.loads(sqlite3.connect(tmp_path / "c" / f"facts-{ANALYSIS_VERSION}.sqlite").execute(
+        "SELECT data FROM facts WHERE key = ?", (keys[0],)).fetchone()[0])
+    wrong_type = {**good, "symbols": [{**good["symbols"][0], "line": "1; import os"}]}
+    damaged = {"garbage": ("not json", "{nope"),
+               "unknown key": ("[]", json.dumps({"language": "python", "lines": 5, "surprise": 1})),
+               "wrong types": ('{"a": 1}', json.dumps(wrong_type)),
+               "too deep": ("[" * 100_000, "[" * 100_000),
+               "no such language": ("[]", json.dumps({"language": "cobol", "lines": 1})),
+               "null": (None, None)}
+    db = sqlite3.connect(tmp_path / "c" / f"facts-{ANALYSIS_VERSION}.sqlite")
+    with db:
+        db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",
+                       [(name, imports, data, 0) for name, (imports, data) in damaged.items()])
+    db.close()
+    cache = FactsCache(tmp_path / "c")
+    try:
+        assert cache.get_many(damaged) == {}
+        # the imports column is read on its own: its valid rows (`[]`) are hits
+        assert cache.get_imports_many(damaged) == {"unknown key": (), "no such language": ()}
+        assert set(cache.get_many(keys)) == set(keys)  # the good rows are still read
+    finally:
+        cache.close()
+
+
+def test_the_cache_is_private_and_pruned(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    folder.mkdir(mode=0o755)
+    old, other = folder / "facts-0.0.1-1.sqlite", folder / "facts-9.9.9-1.sqlite"
+    old.write_bytes(b"an old version's database")
+    os.utime(old, (time.time() - 3 * 86_400,) * 2)
+    other.write_bytes(b"another version, used today")
+    cache, keys = _filled(folder)
+    path = folder / f"facts-{ANALYSIS_VERSION}.sqlite"
+    cache.close()
+    assert folder.stat().st_mode & 0o777 == 0o700 and path.stat().st_mode & 0o777 == 0o600
+    assert not old.exists() and other.exists()
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE facts SET used = 1 WHERE key = ?", (keys[0],))  # unused since 1970
+        db.execute("DELETE FROM meta")  # not pruned today
+    db.close()
+    os.chmod(path, 0o644)
+    cache = FactsCache(folder)
+    try:
+        assert set(cache.get_many(keys)) == set(keys[1:])
+        assert path.stat().st_mode & 0o777 == 0o600
+    finally:
+        cache.close()
+
+
+@pytest.mark.parametrize("how", ["relative", "a file", "locked"])
+def test_a_cache_that_cannot_be_used_is_a_problem_not_an_error(tmp_path: Path, how: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "c"
+    holder = None
+    if how == "relative":
+        folder = Path("relative-cache")
+        monkeypatch.chdir(tmp_path)
+    elif how == "a file":
+        folder.write_text("not a folder\n")
+    else:
+        made = FactsCache(folder)
+        assert made.enabled
+        made.close()
+        monkeypatch.setattr(cache_module, "BUSY_SECONDS", 0.05)
+        holder = sqlite3.connect(folder / f"facts-{ANALYSIS_VERSION}.sqlite", isolation_level=None)
+        holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+        holder.execute("BEGIN EXCLUSIVE")
+        holder.execute("INSERT INTO facts VALUES ('held', '[]', '{}', 0)")
+    try:
+        cache = FactsCache(folder)
+        facts = analyse_source("a.py", b"x = 1\n")
+        cache.put_many([("k", facts)])  # nothing raised
+        assert cache.get_many(["k"]) == {}
+        assert not cache.enabled and cache.problem.startswith("analysis cache ")
+        assert cache.problem.endswith("; analysing without it")
+        assert not (tmp_path / "relative-cache").exists()
+        cache.close()
+    finally:
+        if holder is not None:
+            holder.close()
+
+
+def test_no_folder_means_no_cache_and_no_problem() -> None:
+    cache = FactsCache(None)
+    cache.put_many([("k", analyse_source("a.py", b"x = 1\n"))])
+    assert cache.get_many(["k"]) == {} and not cache.enabled and cache.problem == ""
+
+
+def test_a_closed_cache_is_never_opened_again(tmp_path: Path) -> None:
+    cache, keys = _filled(tmp_path / "c")
+    cache.close()
+    assert cache.get_many(keys) == {} and not cache.enabled

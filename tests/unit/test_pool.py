@@ -1,0 +1,90 @@
+"""pool: worker processes whose death is noticed (the work is redone once, then `WorkersLost`),
+that stop when cancelled, and that never outlive the process that started them."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from repodoc_lsp import pool
+
+FORK = multiprocessing.get_context("fork")
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+def _die_once(arg: tuple[int, str]) -> int:
+    """Chunk 3 kills its worker the first time it is run (the marker file remembers)."""
+    n, marker = arg
+    if n == 3 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(9)  # as the out-of-memory killer would
+    return n
+
+
+def _die(n: int) -> int:
+    if n == 1:
+        os._exit(9)
+    return n
+
+
+def _slow(n: int) -> int:
+    time.sleep(0.5)
+    return n
+
+
+def test_results_come_in_the_chunks_order() -> None:
+    assert list(pool.run_chunks(_square, list(range(12)), workers=2, context=FORK)) == [n * n for n in range(12)]
+
+
+def test_the_work_of_a_killed_worker_is_redone_once(tmp_path: Path) -> None:
+    marker = str(tmp_path / "died")
+    got = list(pool.run_chunks(_die_once, [(n, marker) for n in range(8)], workers=2, context=FORK))
+    assert os.path.exists(marker)  # a worker did die
+    assert sorted(got) == list(range(8))  # every chunk once: what others finished is kept
+
+
+def test_workers_dying_twice_is_a_clear_error() -> None:
+    before = set(pool.children())
+    with pytest.raises(pool.WorkersLost, match=r"^analysis: worker processes died twice .* of 4 parts were not done"):
+        list(pool.run_chunks(_die, list(range(4)), workers=2, context=FORK, what="analysis"))
+    assert set(pool.children()) <= before  # the broken pools' workers are gone
+
+
+def test_a_cancel_stops_the_run_and_its_workers() -> None:
+    cancel = threading.Event()
+    results = pool.run_chunks(_slow, list(range(20)), workers=2, context=FORK, cancel=cancel)
+    before = set(pool.children())  # (other tests may have left a fork server)
+    first = next(results)
+    cancel.set()
+    assert list(results) == [] and first == 0  # nothing after the cancel
+    assert set(pool.children()) <= before  # its workers killed and joined
+
+
+# In a process of its own: end_children ends every child of the process that calls it.
+END_CHILDREN = """
+import os, subprocess
+from repodoc_lsp import pool
+polite = subprocess.Popen(["sleep", "0.1"])
+stuck = subprocess.Popen(["sleep", "60"])
+stopped = subprocess.Popen(["sleep", "60"])
+os.kill(stopped.pid, 19)  # SIGSTOP
+assert {polite.pid, stuck.pid, stopped.pid} <= set(pool.children()), pool.children()
+pool.end_children(grace=[polite.pid], seconds=2.0)
+print(pool.children())
+"""
+
+
+def test_end_children_kills_and_reaps_what_is_left() -> None:
+    done = subprocess.run([sys.executable, "-c", END_CHILDREN], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\n", done.stdout  # none left, a stopped one neither, not even unreaped

@@ -1,0 +1,131 @@
+"""refs.git (the files a change touches, from git's diff), refs.resolve (a reference -> resolved or
+stale with a "did you mean") and refs.check (which files are docs, their stale references), on a
+workspace scanned in this process."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import make_workspace
+
+from repodoc_lsp.config import Settings
+from repodoc_lsp.refs import check
+from repodoc_lsp.refs.extract import LINK, NAME, PATH, Ref
+from repodoc_lsp.refs.git import GitError, changed_files
+from repodoc_lsp.refs.resolve import Resolver, binds, external
+from repodoc_lsp.workspace import Workspace
+
+FILES = {
+    "shapes/__init__.py": '"""Shapes."""\nfrom shapes.core import Gadget\n',
+    "shapes/core.py": ('"""Core: see :class:`shapes.core.Widget`."""\n\n\nclass Gadget:\n    """Drawn."""\n\n'
+                       "    def draw(self):\n        pass\n\n\ndef helper():\n"
+                       '    """Calls :meth:`Gadget.draw` and :func:`json.dumps`."""\n'),
+    "README.md": ("# Shapes\n\nUse `shapes.core.Widget` and `shapes.core.Gadget`; see [the guide](guide/intro.rst),\n"
+                  "[usage](#usage), [nothing](#nowhere) and `guide/missing.rst`.\n\n## Usage\n"),
+    "guide/intro.rst": "Intro\n=====\n\nThe :class:`shapes.core.Gadget` class; :func:`shapes.core.helpr`.\n",
+    "CHANGELOG.md": "Removed `shapes.core.Widget`.\n",
+    "docs/notes.md": "Hand-written beside the pages: `shapes.core.Widget`.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    root = make_workspace(tmp_path_factory.mktemp("refs") / "ws", FILES)
+    workspace = Workspace(root, Settings(), use_cache=False)
+    workspace.scan(jobs=1)
+    return workspace
+
+
+def _where(report: check.Report) -> list[tuple[str, int, int, str, str]]:
+    return [(s.rel, s.line, s.col, s.text, s.suggestion) for s in report.stale]
+
+
+def test_every_stale_reference_of_docs_and_docstrings_once(ws: Workspace) -> None:
+    report = check.check_workspace(ws)
+    assert _where(report) == [
+        ("README.md", 3, 5, "shapes.core.Widget", "shapes.core.Gadget"),
+        ("README.md", 4, 27, "#nowhere", ""),
+        ("README.md", 4, 42, "guide/missing.rst", "guide/intro.rst"),
+        ("docs/notes.md", 1, 32, "shapes.core.Widget", "shapes.core.Gadget"),  # docs in the output folder too
+        ("guide/intro.rst", 4, 46, "shapes.core.helpr", "shapes.core.helper"),
+        ("shapes/core.py", 1, 21, "shapes.core.Widget", "shapes.core.Gadget"),  # located in the source
+    ]
+    widget = report.stale[0]
+    assert widget.describe() == ("`shapes.core.Widget`: `Widget` is not defined in shapes.core (shapes/core.py) "
+                                 "(did you mean `shapes.core.Gadget`?)")
+    assert widget.about == "shapes/core.py"
+    assert (report.files, report.references) == (5, 12)  # CHANGELOG.md: history, never checked
+
+
+def test_only_the_files_a_change_touches(ws: Workspace) -> None:
+    assert {s.rel for s in check.check_workspace(ws, only={"guide/intro.rst"}).stale} == {"guide/intro.rst"}
+    about = check.check_workspace(ws, only={"shapes/core.py"}).stale  # references into a changed module
+    assert {s.rel for s in about} == {"README.md", "docs/notes.md", "shapes/core.py", "guide/intro.rst"}
+
+
+def test_docs_and_ignored_files() -> None:
+    assert check.is_doc("README.md") and check.is_doc("guide/x.RST") and check.is_doc("notes.txt")
+    assert not check.is_doc("CHANGES.rst") and not check.is_doc("changelog.d/1.md") and not check.is_doc("a.py")
+    skip = check.ignored(Settings(refs_ignore=("vendor/**", "*.txt")))
+    assert skip("vendor/x/README.md") and skip("notes.txt") and not skip("README.md")
+    assert not check.ignored(Settings())("anything.md")
+
+
+def test_resolver_verdicts(ws: Workspace) -> None:
+    resolver = Resolver(ws, check.build_index(ws))
+
+    def verdict(kind: str, text: str, place: str = "README.md", **extra: object) -> str | None:
+        found = resolver.check(Ref(kind, text, 1, 0, **extra), place)  # type: ignore[arg-type]
+        return None if found is None else found.message
+
+    assert verdict(NAME, "shapes.core.Gadget.draw") is None
+    assert verdict(NAME, "os.path.join") is None and verdict(NAME, "len") is None  # not the workspace's
+    assert verdict(NAME, "self.widget.draw") is None  # starts with something unknown
+    assert verdict(NAME, "shapes.core.Gadget.paint") == \
+        "`shapes.core.Gadget.paint`: `paint` is not a member of Gadget (shapes/core.py)"
+    assert verdict(NAME, "shapes.nothing") == \
+        "`shapes.nothing`: `nothing` is not defined in shapes (shapes/__init__.py)"
+    assert verdict(NAME, "Gizmo", explicit=True, role="class") == "`Gizmo` is not defined in the workspace"
+    assert verdict(NAME, "Gizmo") is None  # a lone code-looking word without a role
+    assert verdict(LINK, "guide/intro.rst") is None and verdict(LINK, "../elsewhere.md") is None
+    assert verdict(LINK, "#usage") is None and verdict(LINK, "#Usage") is None
+    assert verdict(LINK, "guide/gone.rst") == "link `guide/gone.rst`: guide/gone.rst does not exist"
+    assert verdict(PATH, "guide/intro.rst") is None and verdict(PATH, "src/other/tree.py") is None
+    assert verdict(PATH, "shapes/gone.py") == "`shapes/gone.py` does not exist in the workspace"
+
+
+def test_binds_judges_each_occurrence_by_its_line() -> None:
+    assert binds("import numpy as np\n", "np") and binds("for item, other in x:\n", "other")
+    assert binds("    self.cache = {}\n", "cache") and binds("size: int = 1\n", "size")
+    assert binds("config = {'verbose': 1}\n", "verbose") and binds("def run(self):\n", "run")
+    assert not binds("x == size\n", "size") and not binds("print(sizes)\n", "size")
+    assert not binds("obj.size = 1\n", "size")  # another object's attribute
+    assert external("json") and external("os") and not external("shapes_no_such_module_xyz")
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+def test_changed_files_from_git(tmp_path: Path) -> None:
+    repo = make_workspace(tmp_path / "repo", {"ws/a.py": "x = 1\n", "ws/b.md": "# B\n", "other/c.py": "y = 2\n"})
+    _git(repo, "init", "-q")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    (repo / "ws/a.py").write_text("x = 2\n")
+    (repo / "ws/b.md").unlink()
+    (repo / "other/c.py").write_text("y = 3\n")  # outside the root asked about
+    root = repo / "ws"
+    assert changed_files(root, since="HEAD") == {"a.py", "b.md"}  # deleted files too
+    assert changed_files(root, staged=True) == set()
+    _git(repo, "add", "ws/a.py")
+    assert changed_files(root, staged=True) == {"a.py"}
+    with pytest.raises(GitError, match="not a revision"):
+        changed_files(root, since="--output=/tmp/x")
+    with pytest.raises(GitError, match=r"unknown revision|bad revision|ambiguous argument"):
+        changed_files(root, since="no-such-ref")
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(GitError, match="is not in a git repository"):
+        changed_files(tmp_path / "plain")
