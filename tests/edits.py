@@ -113,12 +113,20 @@ class EditMachine(RuleBasedStateMachine):
         path.write_text(text, encoding="utf-8")
         return [rel]
 
+    def cli(self, *args: str) -> tuple[int, str]:
+        """`repodoc ARGS` in this process (its own entry point, this run's cache): exit code and
+        output. A subprocess per call cost more than the step (Python and the imports each time);
+        `repodoc generate` as a process is tested end to end in test_generate.py and test_incremental.py."""
+        with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()) as err:
+            code = cli.main([*args, "--cache-dir", self.env["REPODOC_CACHE_DIR"]])
+        return code, out.getvalue() + err.getvalue()
+
     def fresh(self) -> dict[str, bytes]:
         """A fresh generation of a copy of the workspace (same folder name, no cache)."""
         copy = self.home / f"fresh{self.steps}" / "ws"
         shutil.copytree(self.ws, copy, ignore=lambda folder, names: ["docs"] if Path(folder) == self.ws else [])
         # In this process (the CLI's own entry point): a subprocess per step costs more than the step.
-        with contextlib.redirect_stdout(io.StringIO()) as printed:
+        with contextlib.redirect_stdout(io.StringIO()) as printed, contextlib.redirect_stderr(printed):
             code = cli.main(["generate", str(copy), "--no-cache", "--quiet"])
         assert code == 0, printed.getvalue()
         pages = tree(copy / "docs")

@@ -36,8 +36,44 @@ def run_cli(*args: str, env: Mapping[str, str] | None = None, cwd: Path | None =
                           env=dict(env) if env is not None else None, cwd=cwd, timeout=timeout)
 
 
+def cli_here(*args: str, env: Mapping[str, str] | None = None, cwd: Path | None = None,
+             timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """`repodoc ARGS` through the CLI's entry point (`cli.main`) in this process, with `env`'s
+    REPODOC_* variables and `cwd` for the call: what `run_cli` returns, without starting Python
+    and importing everything again (a second or more per run on 2 loaded cores). For the tests of
+    what a run does; the CLI as a process (exit codes, streams, signals, `python -m`) keeps its
+    own end-to-end tests with `run_cli`."""
+    import contextlib
+    import io
+    import os
+    import signal
+
+    from repodoc_lsp import cli
+
+    del timeout  # a run in this process is bounded by the test's own timeout
+    saved_env = {k: v for k, v in os.environ.items() if k.startswith("REPODOC_")}
+    wanted = {k: v for k, v in (env or {}).items() if k.startswith("REPODOC_")} if env is not None else saved_env
+    saved_cwd, saved_sigint = os.getcwd(), signal.getsignal(signal.SIGINT)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        for key in saved_env:
+            del os.environ[key]
+        os.environ.update(wanted)
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(list(args))
+    finally:
+        os.chdir(saved_cwd)
+        signal.signal(signal.SIGINT, saved_sigint)
+        for key in [k for k in os.environ if k.startswith("REPODOC_")]:
+            del os.environ[key]
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(["repodoc", *args], code, out.getvalue(), err.getvalue())
+
+
 def generate_json(root: Path, env: Mapping[str, str], *extra: str) -> dict:
-    proc = run_cli("generate", str(root), "--json", *extra, env=env)
+    proc = cli_here("generate", str(root), "--json", *extra, env=env)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import REPO, broken_links, generate_json, make_workspace, run_cli, strip_fences
+from helpers import REPO, broken_links, cli_here, generate_json, make_workspace, run_cli, strip_fences
 
 from repodoc_lsp import MARKER
 
@@ -54,10 +54,13 @@ def demo(tmp_path: Path, cache_env: dict[str, str]) -> tuple[Path, dict]:
 
 @pytest.fixture(scope="module")
 def demo_tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    """One generated tree of PKG for the tests that only read it (one run of the CLI, not one each)."""
+    """One generated tree of PKG for the tests that only read it (one run of the CLI, not one each):
+    the CLI as a process, end to end (`generate_json` runs it in this process)."""
     base = tmp_path_factory.mktemp("demo")
     root = make_workspace(base / "ws", PKG)
-    return root, generate_json(root, {**os.environ, "REPODOC_CACHE_DIR": str(base / "_cache")})
+    proc = run_cli("generate", str(root), "--json", env={**os.environ, "REPODOC_CACHE_DIR": str(base / "_cache")})
+    assert proc.returncode == 0, proc.stderr
+    return root, json.loads(proc.stdout)
 
 
 def test_every_file_and_folder_gets_its_pages(demo_tree: tuple[Path, dict]) -> None:
@@ -173,7 +176,7 @@ def test_person_files_in_output_are_never_touched(tmp_path: Path, cache_env: dic
     assert (root / "docs/a.py_docs.md").read_text().startswith(MARKER)
     for _ in range(2):  # again, and after the source is gone
         generate_json(root, cache_env)
-        proc = run_cli("generate", str(root), "--check", env=cache_env)
+        proc = cli_here("generate", str(root), "--check", env=cache_env)
         assert proc.returncode == 1
         (root / "a.py").unlink(missing_ok=True)
     for path, data in mine.items():
@@ -183,9 +186,9 @@ def test_person_files_in_output_are_never_touched(tmp_path: Path, cache_env: dic
 
 def test_check_mode(demo: tuple[Path, dict], cache_env: dict[str, str]) -> None:
     root, _ = demo
-    assert run_cli("generate", str(root), "--check", env=cache_env).returncode == 0
+    assert cli_here("generate", str(root), "--check", env=cache_env).returncode == 0
     (root / "pkg/new.py").write_text("def f():\n    pass\n")
-    proc = run_cli("generate", str(root), "--check", env=cache_env)
+    proc = cli_here("generate", str(root), "--check", env=cache_env)
     assert proc.returncode == 1
     assert "pkg/new.py_docs.md: missing" in proc.stdout and "pkg/index.md: differs" in proc.stdout
     assert not (root / "docs/pkg/new.py_docs.md").exists()
@@ -216,7 +219,7 @@ def test_bad_inputs_are_skipped_with_reasons(tmp_path: Path, cache_env: dict[str
     syntax = (root / "docs/syntax.py_docs.md").read_text()
     assert "**Syntax error** at [line 4]" in syntax
     assert _kw_sections((root / "docs/syntax.py_kw.md").read_text())["Functions"] == ["broken", "ok"]
-    small = run_cli("generate", str(root), "--json", "--out", str(tmp_path / "o2"), env=cache_env)
+    small = cli_here("generate", str(root), "--json", "--out", str(tmp_path / "o2"), env=cache_env)
     assert small.returncode == 0
     assert broken_links(root / "docs") == []
 
@@ -278,7 +281,7 @@ def test_each_imported_module_lists_its_importer(tmp_path: Path, cache_env: dict
         importers = text.split("### Imported by", 1)[1].split("##", 1)[0]
         assert "[tests/test_ab.py](../tests/test_ab.py_docs.md)" in importers, page
         assert "[tests/test_ab.py](../tests/test_ab.py_docs.md)" in text.split("## Testing & Usage", 1)[1], page
-    assert run_cli("generate", str(root), "--check", env=cache_env).returncode == 0
+    assert cli_here("generate", str(root), "--check", env=cache_env).returncode == 0
 
 
 def test_summary_line(tmp_path: Path, cache_env: dict[str, str]) -> None:
@@ -315,10 +318,16 @@ def test_started_inside_a_workspace_that_shadows_the_stdlib(tmp_path: Path, cach
 
 
 def test_parallel_workers_create_shared_folders(tmp_path: Path, cache_env: dict[str, str]) -> None:
-    files = {f"deep/a/b/c/d/m{i}.py": f"def f{i}():\n    pass\n" for i in range(600)}
+    # 250 files: 512 pages, past generate.PARALLEL_PAGES (400), so two forked workers write them
+    from repodoc_lsp.generate import PARALLEL_PAGES
+
+    files = {f"deep/a/b/c/d/m{i}.py": f"def f{i}():\n    pass\n" for i in range(250)}
+    assert 2 * len(files) >= PARALLEL_PAGES, "too few pages for the workers: the test proves nothing"
     root = make_workspace(tmp_path / "ws", files)
-    summary = generate_json(root, cache_env, "--jobs", "2")
-    assert summary["conflicts"] == [] and summary["written"] == 2 * 600 + 2 * 6
+    proc = run_cli("generate", str(root), "--json", "--jobs", "2", env=cache_env)  # forks: in a process of its own
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["conflicts"] == [] and summary["written"] == 2 * 250 + 2 * 6
 
 
 def test_an_interrupted_run_says_what_it_did(tmp_path: Path, cache_env: dict[str, str]) -> None:
@@ -329,7 +338,9 @@ def test_an_interrupted_run_says_what_it_did(tmp_path: Path, cache_env: dict[str
     import sys
     import time
 
-    body = "".join(f"def f{i}(x):\n    '''Doc {i}.'''\n    return x + {i}\n\n" for i in range(60))
+    # 800 files (the hang it guards against came with many results in flight), short ones: the next
+    # run renders all 1,600 pages, which was most of the time of this test with 60 functions each
+    body = "".join(f"def f{i}(x):\n    '''Doc {i}.'''\n    return x + {i}\n\n" for i in range(15))
     root = make_workspace(tmp_path / "ws", {f"p{i // 100}/m{i}.py": body for i in range(800)})
     proc = subprocess.Popen([sys.executable, "-m", "repodoc_lsp", "generate", str(root)], env=cache_env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

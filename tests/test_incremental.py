@@ -1,6 +1,9 @@
-"""Incremental equals fresh, through the real CLI: after every random edit, `repodoc generate`
-on the kept tree, then `--check`, then the tree compared byte for byte with a fresh generation
-of a copy of the workspace. More examples: REPODOC_PROPERTY_EXAMPLES=100."""
+"""Incremental equals fresh, through the CLI's entry point: after every random edit, `repodoc
+generate` on the kept tree, then `--check`, then the tree compared byte for byte with a fresh
+generation of a copy of the workspace (each run in this process, `cli.main`, with the run's own
+cache on disk: what one run leaves for the next is the manifest, the pages and the cache, as
+between processes). The CLI as a process: `test_package_appearing_after_its_import`. More
+examples: REPODOC_PROPERTY_EXAMPLES=100."""
 
 from __future__ import annotations
 
@@ -12,10 +15,10 @@ from hypothesis.stateful import run_state_machine_as_test
 
 class CliEdits(EditMachine):
     def after_edit(self, changed: list[str], folders: list[str]) -> None:
-        proc = run_cli("generate", str(self.ws), "--quiet", env=self.env)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        check = run_cli("generate", str(self.ws), "--check", "--quiet", env=self.env)
-        assert check.returncode == 0, f"--check after {changed}: " + check.stdout + check.stderr
+        code, output = self.cli("generate", str(self.ws), "--quiet")
+        assert code == 0, output
+        code, output = self.cli("generate", str(self.ws), "--check", "--quiet")
+        assert code == 0, f"--check after {changed}: " + output
         assert differences(tree(self.ws / "docs"), self.fresh()) == []
 
 

@@ -1,12 +1,12 @@
 """A person's edit of a generated page is never lost; pages with the marker are repodoc's
-even when the manifest is gone (the real CLI)."""
+even when the manifest is gone (the CLI's entry point, run in this process: `cli_here`)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from helpers import generate_json, make_workspace, run_cli
+from helpers import cli_here, generate_json, make_workspace
 
 
 def _edit(page: Path) -> str:
@@ -21,21 +21,21 @@ def test_an_edited_page_is_a_conflict_until_forced(tmp_path: Path, cache_env: di
     page = root / "docs/a.py_docs.md"
     edited = _edit(page)
     (root / "a.py").write_text("x = 2\n\n\ndef f():\n    pass\n")  # the page would change
-    proc = run_cli("generate", str(root), env=cache_env)
+    proc = cli_here("generate", str(root), env=cache_env)
     assert proc.returncode == 0, proc.stderr
     assert "conflict:" in proc.stderr and "a.py_docs.md: changed since repodoc wrote it" in proc.stderr
     assert page.read_text() == edited
     assert "**`f`**" in (root / "docs/a.py_kw.md").read_text()  # the rest is written
-    check = run_cli("generate", str(root), "--check", env=cache_env)
+    check = cli_here("generate", str(root), "--check", env=cache_env)
     assert check.returncode == 1 and "1 conflicts" in check.stdout
-    forced = run_cli("generate", str(root), "--force", "--json", env=cache_env)
+    forced = cli_here("generate", str(root), "--force", "--json", env=cache_env)
     assert forced.returncode == 0, forced.stderr
     summary = json.loads(forced.stdout)
     assert summary["setAside"] == [{"path": "a.py_docs.md",
                                     "reason": "changed since repodoc wrote it: copied to a.py_docs.md.orig"}]
     assert (root / "docs/a.py_docs.md.orig").read_text() == edited
     assert "A note a person added." not in page.read_text() and "f()" in page.read_text()
-    assert run_cli("generate", str(root), "--check", env=cache_env).returncode == 0
+    assert cli_here("generate", str(root), "--check", env=cache_env).returncode == 0
 
 
 def test_an_edited_page_of_a_deleted_source_stays(tmp_path: Path, cache_env: dict[str, str]) -> None:
@@ -59,10 +59,10 @@ def test_pages_with_the_marker_are_ours_without_the_manifest(tmp_path: Path, cac
     generate_json(root, cache_env)
     (root / "docs/.repodoc-manifest.json").unlink()
     (root / "sub/c.py").unlink()
-    check = run_cli("generate", str(root), "--check", env=cache_env)
+    check = cli_here("generate", str(root), "--check", env=cache_env)
     assert check.returncode == 1
     assert "sub/c.py_docs.md: would be removed" in check.stdout and "sub/doc.md: would be removed" in check.stdout
     summary = generate_json(root, cache_env)
     assert sorted(summary["removedPages"]) == ["sub/c.py_docs.md", "sub/c.py_kw.md", "sub/doc.md", "sub/index.md"]
     assert not (root / "docs/sub").exists() and (root / "docs/notes.md").read_text() == "mine\n"
-    assert run_cli("generate", str(root), "--check", env=cache_env).returncode == 0
+    assert cli_here("generate", str(root), "--check", env=cache_env).returncode == 0

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import make_workspace, run_cli
+from helpers import cli_here, make_workspace, run_cli
 
 BEFORE = {
     "shapes/__init__.py": '"""Shapes."""\nfrom shapes.core import Widget\n',
@@ -60,7 +60,7 @@ def renamed(tmp_path: Path) -> Path:
 
 def test_before_the_rename_nothing_is_stale(tmp_path: Path, cache_env: dict[str, str]) -> None:
     root = make_workspace(tmp_path / "ws", BEFORE)
-    proc = run_cli("check", str(root), "--no-pages", env=cache_env)
+    proc = cli_here("check", str(root), "--no-pages", env=cache_env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 stale" in proc.stdout
 
@@ -88,7 +88,7 @@ def test_stale_links_anchors_and_paths(renamed: Path, cache_env: dict[str, str])
         "## Usage\n")
     (renamed / "shapes/core.py").write_text("class Gadget:\n    pass\n")
     (renamed / "guide/intro.rst").write_text("Intro\n=====\n")
-    proc = run_cli("check", str(renamed), "--no-pages", env=cache_env, cwd=renamed)
+    proc = cli_here("check", str(renamed), "--no-pages", env=cache_env, cwd=renamed)
     out = proc.stdout
     assert proc.returncode == 1
     assert "README.md:3:9: link `guide/intro.md`: guide/intro.md does not exist (did you mean `guide/intro.rst`?)" \
@@ -99,7 +99,7 @@ def test_stale_links_anchors_and_paths(renamed: Path, cache_env: dict[str, str])
 
 
 def test_github_format(renamed: Path, cache_env: dict[str, str]) -> None:
-    proc = run_cli("check", ".", "--no-pages", "--format", "github", env=cache_env, cwd=renamed)
+    proc = cli_here("check", ".", "--no-pages", "--format", "github", env=cache_env, cwd=renamed)
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
     assert len(lines) == 3 and all(line.startswith("::warning file=") for line in lines)
@@ -112,10 +112,10 @@ def test_stale_pages_fail_and_pass_after_generate(renamed: Path, cache_env: dict
     for rel in ("README.md", "guide/intro.rst"):
         (renamed / rel).write_text(BEFORE[rel].replace("Widget", "Gadget"))
     (renamed / "shapes/core.py").write_text((renamed / "shapes/core.py").read_text().replace("Widget", "Gadget"))
-    proc = run_cli("check", str(renamed), env=cache_env)
+    proc = cli_here("check", str(renamed), env=cache_env)
     assert proc.returncode == 1 and "stale page" in proc.stdout, proc.stdout
-    assert run_cli("generate", str(renamed), env=cache_env).returncode == 0
-    proc = run_cli("check", str(renamed), env=cache_env)
+    assert cli_here("generate", str(renamed), env=cache_env).returncode == 0
+    proc = cli_here("check", str(renamed), env=cache_env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 stale, 0 pages stale" in proc.stdout
 
@@ -147,13 +147,13 @@ def test_staged_and_since_check_only_what_a_change_touches(tmp_path: Path, cache
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "first")
     # nothing staged: nothing to report, whatever is stale elsewhere (lonely.md names shapes/extra.py)
-    proc = run_cli("check", ".", "--staged", "--no-pages", env=cache_env, cwd=root)
+    proc = cli_here("check", ".", "--staged", "--no-pages", env=cache_env, cwd=root)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 files changed" in proc.stdout
     # stage the rename: the docs naming the renamed class are reported, lonely.md is not
     _rename(root)
     _git(root, "add", "shapes")
-    proc = run_cli("check", ".", "--staged", "--no-pages", env=cache_env, cwd=root)
+    proc = cli_here("check", ".", "--staged", "--no-pages", env=cache_env, cwd=root)
     assert proc.returncode == 1
     assert "other.md:1:6: `shapes.core.Widget`" in proc.stdout
     assert "README.md:3:12:" in proc.stdout and "lonely.md" not in proc.stdout
@@ -161,15 +161,15 @@ def test_staged_and_since_check_only_what_a_change_touches(tmp_path: Path, cache
     for rel in ("README.md", "guide/intro.rst", "other.md", "shapes/core.py"):
         (root / rel).write_text((root / rel).read_text().replace("Widget", "Gadget"))
     _git(root, "add", "-A")
-    proc = run_cli("check", ".", "--staged", "--no-pages", env=cache_env, cwd=root)
+    proc = cli_here("check", ".", "--staged", "--no-pages", env=cache_env, cwd=root)
     assert proc.returncode == 0, proc.stdout
     _git(root, "commit", "-q", "-m", "rename")
     # --since the first commit: the same change, committed
     _git(root, "tag", "renamed")
     (root / "other.md").write_text("See `shapes.core.Widget` again.\n")
-    proc = run_cli("check", ".", "--since", "renamed", "--no-pages", env=cache_env, cwd=root)
+    proc = cli_here("check", ".", "--since", "renamed", "--no-pages", env=cache_env, cwd=root)
     assert proc.returncode == 1 and "other.md:1:6:" in proc.stdout and "lonely.md" not in proc.stdout
-    proc = run_cli("check", ".", "--since", "no-such-ref", "--no-pages", env=cache_env, cwd=root)
+    proc = cli_here("check", ".", "--since", "no-such-ref", "--no-pages", env=cache_env, cwd=root)
     assert proc.returncode == 2 and "repodoc: error:" in proc.stderr
 
 
@@ -211,13 +211,13 @@ def test_pre_commit_hooks_fail_then_pass_after_the_fix(tmp_path: Path, cache_env
 
 def test_refs_ignore_setting_leaves_files_alone(renamed: Path, cache_env: dict[str, str]) -> None:
     (renamed / "pyproject.toml").write_text('[tool.repodoc]\nrefs-ignore = ["guide/", "shapes/*.py"]\n')
-    proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=renamed)
+    proc = cli_here("check", ".", "--no-pages", env=cache_env, cwd=renamed)
     assert proc.returncode == 1
     assert [line.split(":", 1)[0] for line in proc.stdout.splitlines() if not line.startswith("repodoc:")] \
         == ["README.md"]
     (renamed / "pyproject.toml").write_text('[tool.repodoc]\nrefs-ignore = ["**"]\n')
-    proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=renamed)
+    proc = cli_here("check", ".", "--no-pages", env=cache_env, cwd=renamed)
     assert proc.returncode == 0 and "0 stale" in proc.stdout
     (renamed / "pyproject.toml").write_text('[tool.repodoc]\nrefs-ignore = 3\n')
-    proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=renamed)
+    proc = cli_here("check", ".", "--no-pages", env=cache_env, cwd=renamed)
     assert proc.returncode == 2 and "refs-ignore" in proc.stderr  # a bad setting names its key
