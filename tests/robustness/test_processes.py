@@ -219,7 +219,7 @@ async def test_cancelling_a_generation_that_waits_on_a_stopped_process(tmp_path:
         def writing() -> Any:  # its forked workers are writing pages
             return next((p for p in regen_processes(server.pid) if p.children()), None)
 
-        process = await _until(writing, 60)
+        process = await _until(writing, 120)  # a bound for hangs only (the replica loads first)
         seen |= _tree(process.pid)
         process.suspend()  # SIGSTOP while the root's thread waits for its next message
         started = time.monotonic()
