@@ -9,7 +9,7 @@ import gc
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,8 +17,9 @@ from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.discover import Skipped
 from repodoc_lsp.pool import WorkersLost, run_chunks
 from repodoc_lsp.render import Renderer, Site
+from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.render.environment import TemplateFailure
-from repodoc_lsp.render.pages import GATHER, Page
+from repodoc_lsp.render.pages import GATHER, Page, anchor_state
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.runtime import Runtime, default_jobs
@@ -95,13 +96,29 @@ def _run_stamp(ws: Workspace) -> str:
               ws.out.as_posix(), _templates_stamp(ws.settings.templates))
 
 
-def site_of(ws: Workspace) -> Site:
+def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None) -> Site:
     """The workspace as pages see it (the view layer's `Site`), with its symbol graph (built
-    here if it is not yet)."""
-    return Site.build(project=ws.project, root=ws.root.as_posix(), out=ws.out.as_posix(),
+    here if it is not yet) and the anchors the manifest recorded of its file pages."""
+    site = Site.build(project=ws.project, root=ws.root.as_posix(), out=ws.out.as_posix(),
                       embed_max=ws.settings.embed_source_max_bytes, relations=ws.relations,
                       facts=ws.facts, sizes=ws.sizes, folders=ws.folders, digests=ws.digests,
                       graph=ws.graph())
+    site.anchors = dict(anchors or {})  # as the run found them: pages settled meanwhile change the writer's
+    return site
+
+
+def settle_anchors(site: Site, writer: Writer) -> Callable[[Page], None]:
+    """`page -> None`, called for each page that is on disk as planned: a file page's anchors
+    as it holds them now go to the manifest (the history of its rename aliases)."""
+    def settle(page: Page) -> None:
+        if page.kind != "docs" or writer.check:
+            return
+        state = anchor_state(site, page.subject)
+        if state is None:
+            writer.anchors.pop(page.path, None)
+        else:
+            writer.anchors[page.path] = state
+    return settle
 
 
 def page_renderer(ws: Workspace, renderer: Renderer, site: Site) -> RenderFn:
@@ -223,16 +240,20 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
 
 def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jobs: int, runtime: Runtime,
            progress: ProgressFn | None, cancel: CancelToken | None, pause: Callable[[], None] | None,
-           prepare: Callable[[], None]) -> None:
+           prepare: Callable[[], None], settle: Callable[[Page], None] | None = None) -> None:
     """Render and write the planned pages whose key changed, then delete what the plan says
-    is gone; the writer holds the output folder."""
+    is gone; the writer holds the output folder. `settle(page)` is called for each page left
+    or written as planned."""
     total = len(plan.pages)
     todo = []
     for page in plan.pages:
         if not writer.check and writer.unchanged(page.path, page.key):
             summary.unchanged += 1
+            if settle is not None and page.path not in writer.anchors:
+                settle(page)
         else:
             todo.append(page)
+    planned = {page.path: page for page in todo}
     if plan.whole:  # also clear what a killed run left
         writer.sweep_temporaries()
     elif plan.structural:  # pages of files and folders that vanished
@@ -246,6 +267,8 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
         done += 1
         if record is not None:
             writer.manifest[result.page] = record
+        if settle is not None and result.outcome in (Outcome.WRITTEN, Outcome.UNCHANGED):
+            settle(planned[result.page])
         if result.outcome is Outcome.WRITTEN:
             summary.written.append(result.page)
             if result.reason:
@@ -299,12 +322,13 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                 writer.sweep_temporaries()
                 summary.unchanged = len(writer.manifest)
             else:
-                site = site_of(ws)
+                site = site_of(ws, writer.anchors)
                 plan = Plan(plan_pages(ws, site, change), whole=change is None,
                             structural=change is not None and change.structural)
                 _write(plan, page_renderer(ws, renderer, site), writer, summary,
                        jobs=(job.jobs or default_jobs(ws.settings)) if plan.whole else 1, runtime=ws.runtime,
-                       progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all)
+                       progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all,
+                       settle=settle_anchors(site, writer))
                 complete = not (summary.cancelled or summary.errors or summary.conflicts or summary.stale)
                 writer.inputs = inputs if complete else ""
                 writer.save_manifest()

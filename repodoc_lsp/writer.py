@@ -34,6 +34,7 @@ from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.config import env_seconds
 from repodoc_lsp.modes import PAGE_MODE
 from repodoc_lsp.regular import read_regular
+from repodoc_lsp.render.anchors import AnchorState, state_from_json
 
 MANIFEST = ".repodoc-manifest.json"
 log = logging.getLogger(__name__)
@@ -101,12 +102,15 @@ class Writer:
         # a digest of every input of the whole tree, when the manifest's pages are exactly the
         # tree of those inputs (set by a complete run of the whole tree, cleared by any other)
         self.inputs = ""
+        # file page -> its anchors as last written (rename aliases: `render/anchors.py`)
+        self.anchors: dict[str, AnchorState] = {}
         self._warned = False  # about a damaged manifest
         self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
         self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
         self._load_manifest()
         self._saved = dict(self.manifest)
         self._saved_inputs = self.inputs
+        self._saved_anchors = dict(self.anchors)
 
     # -- manifest -----------------------------------------------------------------
     def _load_manifest(self) -> None:
@@ -114,6 +118,7 @@ class Writer:
         pages it should list are rebuilt or recognised by their marker, and it is written anew."""
         self.manifest = {}
         self.inputs = ""
+        self.anchors = {}
         try:
             raw = read_regular(self.out / MANIFEST)
         except (FileNotFoundError, NotADirectoryError):  # no tree yet (or no folder: said elsewhere)
@@ -143,6 +148,19 @@ class Writer:
                     self.manifest[page] = entry
             if bad:
                 self._damaged(f"{bad} entries of the wrong form")
+            anchors = data.get("anchors", {}) if isinstance(data, dict) else {}
+            if not isinstance(anchors, dict):
+                self._damaged("no table of anchors")
+                anchors = {}
+            bad = 0
+            for page, value in anchors.items():
+                state = state_from_json(value) if page in self.manifest else None
+                if state is None:
+                    bad += 1
+                else:
+                    self.anchors[page] = state
+            if bad:
+                self._damaged(f"{bad} anchor entries of the wrong form")
         with contextlib.suppress(OSError, ValueError):
             for line in read_regular(self.out / JOURNAL).decode("utf-8").splitlines():
                 digest, _, page = line.partition(" ")
@@ -161,17 +179,23 @@ class Writer:
         os.write(self._journal[1], f"{digest} {page}\n".encode())
 
     def save_manifest(self) -> None:
-        if self.check or (self.manifest == self._saved and self.inputs == self._saved_inputs):
+        if self.check or (self.manifest == self._saved and self.inputs == self._saved_inputs
+                          and self.anchors == self._saved_anchors):
             return
-        table = {"generator": f"repodoc-lsp {__version__}", "pages": dict(sorted(self.manifest.items()))}
+        table: dict[str, object] = {"generator": f"repodoc-lsp {__version__}",
+                                    "pages": dict(sorted(self.manifest.items()))}
         if self.inputs:
             table["inputs"] = self.inputs
+        anchors = {page: state.as_json() for page, state in sorted(self.anchors.items()) if page in self.manifest}
+        if anchors:
+            table["anchors"] = anchors
         data = json.dumps(table, separators=(",", ":"), ensure_ascii=False)  # C encoder: fast
         with contextlib.suppress(OSError, OutputError):
             self._ensure_out()
             self._atomic_write(self.out / MANIFEST, data.encode("utf-8"))
             self._saved = dict(self.manifest)
             self._saved_inputs = self.inputs
+            self._saved_anchors = dict(self.anchors)
             if self._journal is not None and self._journal[0] == os.getpid():
                 os.close(self._journal[1])
                 self._journal = None
@@ -211,6 +235,7 @@ class Writer:
             self._load_manifest()
             self._saved = dict(self.manifest)
             self._saved_inputs = self.inputs
+            self._saved_anchors = dict(self.anchors)
             yield
         finally:
             os.close(fd)  # forked workers that still hold it are gone by now
@@ -387,11 +412,13 @@ class Writer:
             if not os.path.lexists(path):
                 if not self.check:
                     del self.manifest[page]
+                    self.anchors.pop(page, None)
                 continue
             if os.path.islink(path) or not self.owned(path) or not self._inside(str(path.parent)):
                 conflicts.append(WriteResult(page, Outcome.CONFLICT, "no longer generated, but not ours to delete"))
                 if not self.check:
                     del self.manifest[page]
+                    self.anchors.pop(page, None)
                 continue
             try:
                 edited = self.edited(page, read_regular(path))
@@ -411,6 +438,7 @@ class Writer:
                 path.unlink()
                 removed.append(page)
                 del self.manifest[page]
+                self.anchors.pop(page, None)
                 self._prune(path.parent)
             except OSError as exc:
                 conflicts.append(WriteResult(page, Outcome.CONFLICT, f"cannot delete: {exc.strerror or exc}"))

@@ -1,15 +1,17 @@
 """Random edits of a small workspace for the incremental == fresh property tests.
 
 `EditMachine` applies edits (modules, packages, imports of modules that may appear later,
-tests, docstrings, non-Python files; added, changed, deleted, renamed) to a folder on disk
-and calls `after_edit` with the paths touched; subclasses run the incremental path there and
-compare the kept tree with a fresh generation elsewhere, byte for byte.
+tests, docstrings, non-Python files; added, changed, deleted, renamed; classes and functions
+renamed in place) to a folder on disk and calls `after_edit` with the paths touched; subclasses
+run the incremental path there and compare the kept tree with a fresh generation elsewhere, byte
+for byte, less the rename aliases the kept manifest records.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -21,6 +23,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from repodoc_lsp import cli
+from repodoc_lsp.render.anchors import strip_aliases
+from repodoc_lsp.writer import MANIFEST
 
 # Few examples by default (the CI run stays in tens of seconds); more with the variable.
 EXAMPLES = int(os.environ.get("REPODOC_PROPERTY_EXAMPLES", "4"))
@@ -50,6 +54,8 @@ BODIES = [
     'class L(K):\n    """Derives from K, wherever K comes from."""\n\n    size: int = 2\n',
     "def g(k: K) -> K:\n    return f(k)\n",
 ]
+# Definitions renamed in place (`rename_definition`): a line of BODIES, the same line renamed.
+RENAMES = [("class K:\n", "class J:\n"), ("def f():\n", "def h():\n"), ("    def m(self):", "    def n(self):")]
 TEXTS = {"README.md": "# Title\n\n## Part\n", "notes.txt": "plain words\n", "data.json": '{"a": 1}\n'}
 
 
@@ -73,9 +79,15 @@ def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
 
 
 def tree(out: Path) -> dict[str, bytes]:
-    """Every file of a docs tree but the manifest (it holds modification times)."""
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and p.name != ".repodoc-manifest.json"}
+    """Every file of a docs tree but the manifest (it holds modification times), less exactly the
+    rename aliases the manifest records (a fresh generation has no history to keep them from)."""
+    pages = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+             if p.is_file() and p.name != MANIFEST}
+    manifest = out / MANIFEST
+    for page, state in (json.loads(manifest.read_text()).get("anchors", {}) if manifest.exists() else {}).items():
+        if state.get("aliases") and page in pages:
+            pages[page] = strip_aliases(pages[page].decode(), state["aliases"]).encode()
+    return pages
 
 
 def differences(kept: dict[str, bytes], fresh: dict[str, bytes]) -> list[str]:
@@ -189,6 +201,16 @@ class EditMachine(RuleBasedStateMachine):
                 (self.ws / new).parent.mkdir(parents=True, exist_ok=True)
                 os.replace(self.ws / rel, self.ws / new)
                 self.edited([rel, new])
+
+    @rule(data=st.data(), which=st.sampled_from(RENAMES))
+    def rename_definition(self, data: st.DataObject, which: tuple[str, str]) -> None:
+        """A class or function renamed in place, its body kept: the kept page holds the old
+        anchor as an alias (a fresh one cannot), which the comparison strips as the manifest says."""
+        old, new = which
+        files = [f for f in self.files() if f.endswith(".py") and old in (self.ws / f).read_text(encoding="utf-8")]
+        if files:
+            rel = data.draw(st.sampled_from(files), label="rename in")
+            self.edited(self.write(rel, (self.ws / rel).read_text(encoding="utf-8").replace(old, new, 1)))
 
     @rule(data=st.data())
     def delete_folder(self, data: st.DataObject) -> None:

@@ -1,5 +1,6 @@
 """The page pipeline's contract (`generate.run`), the same in the server's page process as here:
-the same pages written, the run's own failures raised as they are, progress passed through."""
+the same pages written (rename aliases too), the run's own failures raised as they are, progress
+passed through."""
 
 from __future__ import annotations
 
@@ -46,6 +47,8 @@ def test_the_page_process_runs_the_same_pipeline(tmp_path: Path) -> None:
         assert sorted(remote.written) == sorted(local.written) and remote.written
         assert remote.errors == local.errors == []
         assert _tree(there.out) == _tree(here.out)
+        # f renamed g (the same body): its old anchor is kept beside the new one, in both
+        assert '<a id="function-g"></a><a id="function-f"></a>' in (there.out / "pkg/b.py_docs.md").read_text()
         assert reports and reports[-1] == ("write", len(remote.written) + remote.unchanged,
                                            len(remote.written) + remote.unchanged)
 

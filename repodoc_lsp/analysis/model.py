@@ -68,6 +68,10 @@ class Symbol:
     bases: tuple[str, ...] = ()
     docstring: str | None = None
     level: int = 0  # heading level for Markdown headings
+    # classes, functions and methods of a file that parses: a digest of the definition's source
+    # (its `def`/`class` line to its last line) with its own name blanked out, so a renamed
+    # definition whose body is the same has the same digest (`render/anchors.py`); "" otherwise
+    body: str = ""
 
 
 @dataclass(frozen=True, slots=True)

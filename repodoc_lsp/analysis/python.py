@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import hashlib
 import itertools
 import re
 from collections.abc import Iterator
@@ -61,6 +62,30 @@ class _Anchors:
         n = self._seen.get(base, 0) + 1
         self._seen[base] = n
         return base if n == 1 else f"{base}-{n}"
+
+
+_DEF_NAME = re.compile(r"\b(?:def|class)\s+(\w+)")
+
+
+def line_starts(lines: list[str]) -> list[int]:
+    """The offset of each line of `"\\n".join(lines)`, and one past the end."""
+    return [0, *itertools.accumulate(len(line) + 1 for line in lines)]
+
+
+def body_digest(text: str, starts: list[int], first: int, last: int, name: str) -> str:
+    """A digest of the definition on lines `first`..`last` (1-based) with its name blanked on its
+    `def`/`class` line: a renamed definition whose source is otherwise the same has the same one.
+    32 bits: it is compared only with the other definitions of one file, and it is kept for each
+    of them in the manifest."""
+    if not 0 < first <= last < len(starts):
+        return ""
+    begin, head_end, end = starts[first - 1], starts[first] - 1, starts[last] - 1
+    m = _DEF_NAME.search(text, begin, head_end)
+    if m is not None and m.group(1) == name:
+        body = f"{text[begin:m.start(1)]}\0{text[m.end(1):end]}"
+    else:
+        body = text[begin:end]
+    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
 
 
 def _unparse(node: ast.AST | None) -> str:
@@ -160,6 +185,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     attributes: list[Attribute] = []
     import_anchor: dict[str, str] = {}
     lines = text.split("\n")
+    starts = line_starts(lines)
     facts.module_doc = _docstring(tree)
 
     # (statements, qualname prefix, enclosing class qualname or "" , is module level)
@@ -186,6 +212,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                         decorators=decorators,
                         bases=bases,
                         docstring=_docstring(node),
+                        body=body_digest(text, starts, node.lineno, node.end_lineno or node.lineno, node.name),
                     )
                 )
                 findings.extend(class_findings(node, qual, decorators, bases))
@@ -210,6 +237,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                         is_async=is_async,
                         decorators=decorators,
                         docstring=_docstring(node),
+                        body=body_digest(text, starts, node.lineno, node.end_lineno or node.lineno, node.name),
                     )
                 )
                 findings.extend(def_findings(node, qual, decorators, is_async))

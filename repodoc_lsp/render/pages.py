@@ -29,6 +29,8 @@ from repodoc_lsp.analysis.model import (
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.graph import Def, Graph, base_name
 from repodoc_lsp.render import markdown as md
+from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack
+from repodoc_lsp.render.anchors import aliases as anchor_aliases
 from repodoc_lsp.render.docstrings import docstring_markdown, docstring_rest, summary_line
 from repodoc_lsp.render.environment import load, make_environment
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
@@ -104,6 +106,9 @@ class Site:
     child_files: dict[str, list[str]] = field(default_factory=dict)
     files_below: dict[str, int] = field(default_factory=dict)  # folder -> files at any depth
     graph: Graph | None = None  # the symbol graph (None: pages say nothing of uses and subclasses)
+    # file page -> its anchors as the manifest recorded them when it was last written (the
+    # history behind rename aliases, `render/anchors.py`; empty: a fresh generation)
+    anchors: Mapping[str, AnchorState] = field(default_factory=dict)
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
@@ -277,13 +282,29 @@ def _doc_links(site: Site, rel: str) -> dict[str, tuple[str, str]]:
     return found
 
 
+def _aliases(site: Site, rel: str) -> dict[str, str]:
+    """The anchors of `rel`'s page that renamed definitions had (old -> new), from the page's
+    recorded history (`render/anchors.py`)."""
+    before = site.anchors.get(docs_page(rel))
+    return {} if before is None else anchor_aliases(before, site.digests.get(rel, ""), site.facts[rel])
+
+
+def anchor_state(site: Site, rel: str) -> AnchorState | None:
+    """What the manifest records of `rel`'s page once it is written as `render` makes it now
+    (None: nothing to record: no definition and no alias, or no digest of the source)."""
+    src = site.digests.get(rel, "")
+    defs = definitions(site.facts[rel]) if src else {}
+    held = _aliases(site, rel) if src else {}
+    return AnchorState(src, pack(defs), held) if defs or held else None
+
+
 def gather_docs(site: Site, rel: str) -> dict:
     rels = site.relations
     return {"digest": site.digests.get(rel), "size": site.sizes.get(rel, 0),
             "module": rels.module_of.get(rel, ""), "importers": rels.importers(rel), "tests": rels.tests_of(rel),
             "siblings": [r for r in site.child_files.get(folder_of(rel), []) if r != rel],
             "links": _import_links(site, rel), "xref": _xref(site, rel),
-            "doclinks": _doc_links(site, rel)}
+            "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel)}
 
 
 def gather_index(site: Site, folder: str) -> dict:
@@ -445,7 +466,7 @@ class Renderer:
                             if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and s.name.startswith("test")],
             doctest_in=doctest_in, xref=self._xref_links(page, inputs["xref"]),
             doclinks={name: self._link(page, docs_page(r), anchor) for name, (r, anchor) in inputs["doclinks"].items()},
-            hierarchy=_hierarchy(rel, classes, inputs["xref"]),
+            hierarchy=_hierarchy(rel, classes, inputs["xref"]), aka=alias_markup(inputs["aliases"]),
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
             security=facts.findings_in(FindingCategory.SECURITY),
