@@ -12,7 +12,7 @@ import itertools
 import re
 import threading
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 
 from repodoc_lsp.analysis.model import FileFacts, SymbolKind
@@ -90,6 +90,7 @@ class KeywordIndex:
         self._initials: list[str] = []
         self._names_changed: set[str] = set()
         self._initials_changed: set[str] = set()
+        self._subsequences = _Subsequences()
         self._snapshot: _Snapshot | None = None
 
     def set_file(self, rel: str, entries: list[Entry]) -> None:
@@ -196,6 +197,7 @@ class KeywordIndex:
     def _take_snapshot(self) -> _Snapshot:
         names = _sorted_keys(self._names, self._names_changed, self._word_starts)
         if names is not self._names:
+            self._subsequences.update(self._names_changed, self._word_starts)
             self._names = names
             self._blob = "\n" + "\n".join(names) + "\n"
             self._starts = list(itertools.accumulate((len(n) + 1 for n in names[:-1]), initial=1)) if names else []
@@ -203,7 +205,7 @@ class KeywordIndex:
         self._names_changed, self._initials_changed = set(), set()
         return _Snapshot(by_lower=dict(self._groups), names=self._names, blob=self._blob, starts=self._starts,
                          word_starts=dict(self._word_starts), initials=self._initials,
-                         by_initials=dict(self._by_initials))
+                         by_initials=dict(self._by_initials), subsequences=self._subsequences.view())
 
     def warm(self) -> None:
         """Take the search snapshot now (on a worker thread), not in the next search."""
@@ -257,6 +259,132 @@ def _subsequence(q: str) -> str:
     return "".join(parts)
 
 
+def _bits(slots: list[int]) -> int:
+    """An int with these bits set."""
+    if len(slots) < 8:
+        return sum(1 << s for s in set(slots))
+    table = bytearray((max(slots) >> 3) + 1)
+    for s in slots:
+        table[s >> 3] |= 1 << (s & 7)
+    return int.from_bytes(table, "little")
+
+
+class _Subsequences:
+    """The prefilter of the subsequence rank. Names are kept by length, each in a slot of its
+    length until it is removed; per length and character, an int whose bit `slot` is set when
+    that slot's name holds the character. A name holds a query as a subsequence only if it
+    holds each of its characters: the candidates among the names of one length are the AND of
+    a few ints (in C), and only they meet the regex. Updated in place from the names added or
+    removed since the last snapshot (after a save, a few ints); a view for a snapshot copies
+    only the tables of the lengths that changed."""
+
+    def __init__(self) -> None:
+        self._slots: dict[int, list[str]] = {}  # length -> the name in each slot ("" when free)
+        self._free: dict[int, list[int]] = {}
+        self._slot_of: dict[str, int] = {}
+        self._bits: dict[int, dict[str, int]] = {}  # length -> character -> slots holding it
+        self._views: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}
+
+    def update(self, changed: Iterable[str], present: Container[str]) -> None:
+        """Add the names of `changed` that are in `present`, drop the others."""
+        off: dict[int, dict[str, list[int]]] = {}
+        on: dict[int, dict[str, list[int]]] = {}
+        added = []
+        for name in changed:
+            if name in present:
+                if name not in self._slot_of:
+                    added.append(name)
+                continue
+            slot = self._slot_of.pop(name, None)
+            if slot is None:
+                continue
+            n = len(name)
+            self._slots[n][slot] = ""
+            self._free.setdefault(n, []).append(slot)
+            chars = off.setdefault(n, {})
+            for c in set(name):
+                chars.setdefault(c, []).append(slot)
+        for name in added:
+            n = len(name)
+            slots = self._slots.setdefault(n, [])
+            free = self._free.get(n)
+            if free:
+                slot = free.pop()
+                slots[slot] = name
+            else:
+                slot = len(slots)
+                slots.append(name)
+            self._slot_of[name] = slot
+            chars = on.setdefault(n, {})
+            for c in set(name):
+                if c in chars:
+                    chars[c].append(slot)
+                else:
+                    chars[c] = [slot]
+        for n, chars in off.items():
+            bits = self._bits[n]
+            for c, cleared in chars.items():
+                left = bits[c] & ~_bits(cleared)
+                if left:
+                    bits[c] = left
+                else:
+                    del bits[c]
+            self._views.pop(n, None)
+        for n, chars in on.items():
+            bits = self._bits.setdefault(n, {})
+            for c, slots_on in chars.items():
+                bits[c] = bits.get(c, 0) | _bits(slots_on)
+            self._views.pop(n, None)
+
+    def view(self) -> _SubsequenceView:
+        for n, slots in self._slots.items():
+            if n not in self._views:
+                self._views[n] = (tuple(slots), dict(self._bits[n]))
+        return _SubsequenceView(dict(self._views), sorted(n for n, (_, bits) in self._views.items() if bits))
+
+
+@dataclass(frozen=True, slots=True)
+class _SubsequenceView:
+    by_length: dict[int, tuple[tuple[str, ...], dict[str, int]]]  # the name in each slot, the slots of each character
+    lengths: list[int]  # sorted, of lengths with names
+
+    def search(self, q: str, by_lower: dict[str, tuple[Entry, ...]], taken: set[str], wanted: int) -> list[str]:
+        """Names holding `q` as a subsequence, not in `taken`, shortest first, length by length
+        until their entries number at least `wanted` (the part of a rank sorted by length and
+        name that the results show is then complete)."""
+        q = q.replace("\n", "")  # names never hold a newline
+        chars = set(q)
+        pattern = re.compile(_subsequence(q))
+        found: list[str] = []
+        seen: set[str] = set()
+        count = 0
+        for n in self.lengths[bisect_left(self.lengths, len(q)):]:
+            slots, bits = self.by_length[n]
+            candidates = -1
+            for c in chars:
+                candidates &= bits.get(c, 0)
+                if not candidates:
+                    break
+            if not candidates:
+                continue
+            flags = bin(candidates)[:1:-1]  # bit i of the int is flags[i]
+            names = []
+            i = flags.find("1")
+            while i != -1:
+                names.append(slots[i])
+                i = flags.find("1", i + 1)
+            text = "\n".join(names)
+            for m in pattern.finditer(text):
+                name = names[m.start() // (n + 1)]
+                if name not in taken and name not in seen:
+                    seen.add(name)
+                    found.append(name)
+                    count += len(by_lower[name])
+            if count >= wanted:
+                break
+        return found
+
+
 @dataclass(frozen=True, slots=True)
 class _Snapshot:
     by_lower: dict[str, tuple[Entry, ...]]
@@ -266,6 +394,7 @@ class _Snapshot:
     word_starts: dict[str, frozenset[int]]
     initials: list[str]  # sorted
     by_initials: dict[str, frozenset[str]]
+    subsequences: _SubsequenceView
 
     def _name_at(self, offset: int) -> int:
         return bisect_right(self.starts, offset) - 1
@@ -280,7 +409,7 @@ class _Snapshot:
         ranks: list[list[str]] = []
 
         def add(rank: list[str]) -> bool:
-            fresh = [n for n in rank if n not in taken]
+            fresh = [n for n in dict.fromkeys(rank) if n not in taken]  # a name once, in its best rank
             taken.update(fresh)
             ranks.append(fresh)
             return sum(len(self.by_lower[n]) for r in ranks for n in r) >= limit
@@ -295,6 +424,7 @@ class _Snapshot:
         boundary: list[str] = []
         plain: list[str] = []
         seen: set[str] = set()
+        seen_boundary: set[str] = set()
         if "\n" not in q:
             pos = self.blob.find(q)
             while pos != -1:
@@ -303,14 +433,14 @@ class _Snapshot:
                 inner = pos - self.starts[idx]
                 if inner > 0 and name not in taken:
                     if inner in self.word_starts[name]:
-                        if name not in seen:
+                        if name not in seen_boundary:  # also after a plain occurrence in the same name
                             boundary.append(name)
-                            seen.add(name)
+                            seen_boundary.add(name)
                     elif name not in seen:
                         plain.append(name)
                         seen.add(name)
                 pos = self.blob.find(q, pos + 1)
-        plain = [n for n in plain if n not in set(boundary)]
+        plain = [n for n in plain if n not in seen_boundary]
         lo = bisect_left(self.initials, q)
         hi = bisect_left(self.initials, q + "\uffff", lo)
         acronyms = [n for ini in self.initials[lo:hi] for n in self.by_initials[ini]]
@@ -318,11 +448,8 @@ class _Snapshot:
             return self._emit(ranks, limit, query.strip())
         if add(plain):
             return self._emit(ranks, limit, query.strip())
-        pattern = re.compile(_subsequence(q))
-        found: dict[str, None] = {}
-        for m in pattern.finditer(self.blob):
-            found.setdefault(self.names[self._name_at(m.start())])
-        add(list(found))
+        shown = sum(len(self.by_lower[n]) for r in ranks for n in r)
+        add(self.subsequences.search(q, self.by_lower, taken, limit - shown))
         return self._emit(ranks, limit, query.strip())
 
     def _emit(self, ranks: list[list[str]], limit: int, query: str = "") -> list[Entry]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from repodoc_lsp.index import Entry, KeywordIndex, word_starts
 
 NAMES = ["Module", "module", "MODULE", "DataLoader", "dataloader", "data_loader", "FullyShardedDataParallel",
@@ -24,7 +27,8 @@ def _answers(index: KeywordIndex) -> dict[str, list[Entry]]:
     return {q: index.search(q, 25) for q in QUERIES} | {f"={n}": index.lookup(n) for n in NAMES}
 
 
-def _reference(files: dict[str, list[Entry]]) -> dict[str, list[Entry]]:
+def _reference(files: dict[str, list[Entry]], queries: list[str] = QUERIES, limit: int = 25,
+               names: list[str] = NAMES) -> dict[str, list[Entry]]:
     """The documented ranking, by brute force over every entry."""
     order = {"class": 0, "function": 1, "module": 2, "method": 3, "heading": 4}
     groups: dict[str, list[Entry]] = {}
@@ -52,17 +56,18 @@ def _reference(files: dict[str, list[Entry]]) -> dict[str, list[Entry]]:
         inner = {i for i in range(1, len(name)) if name.startswith(q, i)}
         if inner & starts(name) or any(ini.startswith(q) for ini in initials(name)):
             return 2
-        return 3 if inner else 4 if subsequence(q, name) else 5
+        return 3 if inner else 4 if subsequence(q.replace("\n", ""), name) else 5
 
     out: dict[str, list[Entry]] = {}
-    for query in QUERIES:
+    for query in queries:
+        query = query.strip()
         q = query.lower()
         ranked = sorted((rank(q, n), len(n), n) for n in groups if not q or rank(q, n) < 5)
         found: list[Entry] = []
         for _, _, name in ranked:
             found.extend(sorted(groups[name], key=lambda e: bool(query) and e.name != query))
-        out[query] = found[:25]
-    for n in NAMES:
+        out[query] = found[:limit]
+    for n in names:
         out[f"={n}"] = [e for e in groups.get(n.lower(), ()) if e.name == n]
     return out
 
@@ -118,3 +123,37 @@ def test_a_lookup_after_a_change_reads_the_live_index() -> None:
     assert index.lookup("alpha") == []  # the exact spelling
     assert index._snapshot is None  # left for the next search to take
     assert [e.rel for e in index.search("Alpha")] == ["a.py", "b.py"]
+
+
+# few letters, cases, digits and word separators: names that share characters, humps and initials
+_NAME = st.text(st.sampled_from("aAbBcC1_. "), min_size=1, max_size=9).filter(lambda n: n.strip() == n)
+_QUERY = st.text(st.sampled_from("aAbBcC1_. \n"), min_size=0, max_size=5)
+_FILE = st.lists(st.tuples(_NAME, st.sampled_from(["class", "function", "method", "module", "heading"])),
+                 max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(first=st.dictionaries(st.sampled_from(["a.py", "b.py", "c.md", "d.py"]), _FILE, max_size=4),
+       second=st.dictionaries(st.sampled_from(["a.py", "b.py", "c.md", "e.py"]), st.none() | _FILE, max_size=3),
+       queries=st.lists(_QUERY, min_size=1, max_size=6), limit=st.integers(1, 12))
+def test_search_ranks_as_the_reference_over_random_names(first: dict, second: dict, queries: list[str],
+                                                          limit: int) -> None:
+    """Every rank, the subsequence rank's prefilter and its stop once enough names are shown
+    included: the same entries in the same order as the brute-force reference, after indexing
+    and after files change (names removed, added, slots reused)."""
+    def entries(rel: str, pairs: list[tuple[str, str]]) -> list[Entry]:
+        return [Entry(name, kind, "", rel, line, 0, line) for line, (name, kind) in enumerate(pairs, 1)]
+
+    index = KeywordIndex()
+    files = {rel: entries(rel, pairs) for rel, pairs in first.items()}
+    index.set_many(files.items())
+    for step in (1, 2):
+        answers = {q.strip(): index.search(q, limit) for q in queries}
+        assert answers == _reference(files, queries, limit, []), f"step {step}"
+        for rel, pairs in second.items():
+            if pairs is None:
+                index.remove_file(rel)
+                files.pop(rel, None)
+            else:
+                files[rel] = entries(rel, pairs)
+                index.set_file(rel, files[rel])
