@@ -125,7 +125,7 @@ def page_renderer(ws: Workspace, renderer: Renderer, site: Site) -> RenderFn:
     """`page -> its Markdown` (a docs page embeds the source as it is on disk)."""
     def render(page: Page) -> str:
         text = ws.read_text(page.subject) if page.kind == "docs" else None
-        return renderer.render(site, page.kind, page.subject, text)
+        return renderer.render(site, page.kind, page.subject, text, page.inputs)
     return render
 
 
@@ -144,8 +144,9 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None) -> list[
     pages: list[Page] = []
     for kind, subjects in (("docs", files), ("kw", files), ("index", folders), ("doc", folders)):
         gather = GATHER[kind]
-        pages.extend(Page(kind, subject, _h(base, kind, subject, gather(site, subject)))
-                     for subject in sorted(subjects))
+        for subject in sorted(subjects):
+            inputs = gather(site, subject)
+            pages.append(Page(kind, subject, _h(base, kind, subject, inputs), inputs))
     return pages
 
 

@@ -58,8 +58,8 @@ class Use:
 class _View:
     """What the graph keeps of one file."""
 
-    __slots__ = ("all_names", "bases", "bindings", "defs", "imported", "mentions", "refs", "spans", "stars",
-                 "surface")
+    __slots__ = ("_members", "_ordered", "all_names", "bases", "bindings", "defs", "imported", "mentions", "refs",
+                 "spans", "stars", "surface")
 
     def __init__(self, rel: str, facts: FileFacts, relations: Relations) -> None:
         self.defs: dict[str, Def] = {"": Def(rel, "", "module", 1)}
@@ -97,6 +97,25 @@ class _View:
         self.refs = facts.refs  # the facts' own string, read when the file is linked (23 MB less on PyTorch)
         self.surface = (frozenset((q, d.kind) for q, d in self.defs.items()), tuple(sorted(self.bindings.items())),
                         tuple(self.stars), facts.all_names, tuple(sorted(self.bases.items())))
+        self._ordered: tuple[Def, ...] | None = None
+        self._members: dict[str, tuple[Def, ...]] | None = None
+
+    def ordered(self) -> tuple[Def, ...]:
+        """The definitions in line order (then by qualname), sorted once: pages ask for them per
+        class and per ancestor (`Graph.members`)."""
+        if self._ordered is None:
+            self._ordered = tuple(sorted(self.defs.values(), key=lambda d: (d.line, d.qualname)))
+        return self._ordered
+
+    def members(self, qualname: str) -> tuple[Def, ...]:
+        """The definitions directly inside `qualname`, in line order."""
+        if self._members is None:
+            members: dict[str, list[Def]] = {}
+            for d in self.ordered():
+                if d.qualname:
+                    members.setdefault(d.qualname.rpartition(".")[0], []).append(d)
+            self._members = {q: tuple(ds) for q, ds in members.items()}
+        return self._members.get(qualname, ())
 
     def within(self, line: int) -> str:
         """The innermost definition around `line` ("" at module level): the last one starting
@@ -166,7 +185,7 @@ class Graph:
 
     def definitions(self, rel: str) -> list[Def]:
         view = self._views.get(rel)
-        return sorted(view.defs.values(), key=lambda d: (d.line, d.qualname)) if view else []
+        return list(view.ordered()) if view else []
 
     def at(self, rel: str, line: int) -> Def | None:
         """The innermost definition whose span holds `line` (1-based)."""
@@ -206,9 +225,8 @@ class Graph:
 
     def members(self, key: Key) -> list[Def]:
         """The definitions directly inside a class (methods, attributes, nested classes), in line order."""
-        prefix = key[1] + "."
-        return [d for d in self.definitions(key[0])
-                if d.qualname.startswith(prefix) and "." not in d.qualname[len(prefix):]]
+        view = self._views.get(key[0])
+        return list(view.members(key[1])) if view and key[1] else []
 
     def ancestors(self, key: Key) -> list[Key]:
         """The workspace classes a class derives from at any depth, nearest first (depth-first,
