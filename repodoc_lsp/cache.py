@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cattrs
 
@@ -53,6 +53,19 @@ def _converter() -> cattrs.Converter:
 
 
 _CONVERT = _converter()
+
+
+class Encoded(NamedTuple):
+    """A file's row as the cache stores it: the JSON of its imports and of its whole facts."""
+
+    imports: str
+    data: str
+
+
+def encode(facts: FileFacts) -> Encoded:
+    """The row of `facts`, made where the facts are made (an analysis worker encodes its files,
+    so the process that writes the cache does not encode every file of a cold scan alone)."""
+    return Encoded(_dump(facts.imports, IMPORTS), _dump(facts, FileFacts))
 
 
 def digest(data: bytes) -> str:
@@ -184,23 +197,26 @@ class FactsCache:
         """Only the imports: enough to relate files when no page needs rendering."""
         return self._select("imports", keys, IMPORTS)
 
-    def put_many(self, items: Iterable[tuple[str, FileFacts]]) -> None:
+    def put_many(self, items: Iterable[tuple[str, FileFacts | Encoded]]) -> bool:
+        """Store facts (or rows `encode` made) by digest, in one transaction. False when the
+        cache is off or the write failed (locked by another process, full disk)."""
         db = self._connection()
         if db is None:
-            return
+            return False
         items = list(items)
         if not items:
-            return
+            return True
         today = _today()
         # Encoded one row at a time as SQLite takes them: the rows of a whole cold scan held at once
         # were the CLI's peak of memory (JSON of every file's facts beside the facts themselves).
-        rows = ((k, _dump(v.imports, IMPORTS), _dump(v, FileFacts), today) for k, v in items)
+        rows = ((k, *(v if isinstance(v, Encoded) else encode(v)), today) for k, v in items)
         try:
             with db:
                 db.execute("BEGIN")
                 db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", rows)
         except sqlite3.Error:
-            pass
+            return False
+        return True
 
     def close(self) -> None:
         with self._opening:

@@ -5,6 +5,7 @@ loaded from the cache on first use.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import posixpath
 import threading
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
 from repodoc_lsp.analysis.source import NotText
-from repodoc_lsp.cache import FactsCache, digest
+from repodoc_lsp.cache import Encoded, FactsCache, digest, encode
 from repodoc_lsp.regular import read_regular
 
 
@@ -25,6 +26,7 @@ class Analysed:
     size: int
     facts: FileFacts | None
     skip_reason: str = ""
+    encoded: Encoded | None = None  # the cache's row of `facts`, when a worker made it
 
 
 def analyse_path(root: str, rel: str) -> Analysed:
@@ -49,7 +51,14 @@ def analyse_bytes(rel: str, data: bytes) -> Analysed:
 
 
 def analyse_chunk(root: str, rels: list[str]) -> list[Analysed]:
-    return [analyse_path(root, rel) for rel in rels]
+    """In a worker: each file analysed, with its cache row encoded here (in parallel)."""
+    out = []
+    for rel in rels:
+        result = analyse_path(root, rel)
+        if result.facts is not None:
+            result = dataclasses.replace(result, encoded=encode(result.facts))
+        out.append(result)
+    return out
 
 
 class FactsStore(MutableMapping[str, FileFacts]):

@@ -19,7 +19,7 @@ from typing import Protocol
 from repodoc_lsp.analysis import FileFacts, Language
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
-from repodoc_lsp.cache import FactsCache, digest
+from repodoc_lsp.cache import Encoded, FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
 from repodoc_lsp.facts import Analysed, FactsStore, analyse_bytes, analyse_chunk, analyse_path
@@ -31,6 +31,7 @@ from repodoc_lsp.runtime import LIBRARY, Runtime, default_jobs, no_cycle_collect
 
 # Below this many files to analyse, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 48
+STORE_BATCH = 256  # new cache rows written together during a scan
 
 ProgressFn = Callable[[str, int, int, str], None]  # phase, done, total, message
 
@@ -123,10 +124,21 @@ class Workspace:
         cached_count = done = len(facts)
         if progress:
             progress("analyse", done, total, "")
-        new: list[tuple[str, FileFacts]] = []
+        new = 0
+        # New rows go to the cache in batches as they arrive (the parent waits on the workers
+        # meanwhile), not all at the end while the workers are idle; after a failed write
+        # (the cache locked by another process) the scan does not wait on it again.
+        rows: list[tuple[str, FileFacts | Encoded]] = []
+        storing = True
+
+        def store() -> None:
+            nonlocal storing
+            if rows and storing:
+                storing = self.cache.put_many(rows)
+            rows.clear()
 
         def take(result: Analysed) -> None:
-            nonlocal done
+            nonlocal done, new
             done += 1
             if result.facts is None:
                 read_skipped[result.rel] = result.skip_reason
@@ -137,7 +149,10 @@ class Workspace:
                     on_facts(result.rel, result.facts)
                 digests[result.rel] = result.digest
                 sizes[result.rel] = result.size
-                new.append((result.digest, result.facts))
+                new += 1
+                rows.append((result.digest, result.encoded or result.facts))
+                if len(rows) >= STORE_BATCH:
+                    store()
             if progress:
                 progress("analyse", done, total, posixpath.dirname(result.rel))
 
@@ -159,10 +174,10 @@ class Workspace:
                     cancelled = True
                     break
                 take(analyse_path(str(self.root), rel))
-        self.cache.put_many(new)
+        store()
         if cancelled:
             return False
-        self.analysed, self.cached = len(new), cached_count
+        self.analysed, self.cached = new, cached_count
         self.discovery_skipped, self.read_skipped = found.skipped, read_skipped
         self.facts, self.digests = facts, {r: d for r, d in digests.items() if r in facts}
         self.sizes = {r: s for r, s in sizes.items() if r in facts}

@@ -12,7 +12,7 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings
 from repodoc_lsp.facts import FactsStore
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.workspace import STORE_BATCH, Workspace
 
 
 def _source(i: int) -> bytes:
@@ -97,3 +97,22 @@ def test_a_rescan_keeps_loaded_facts_of_unchanged_files_and_a_cancelled_one_chan
     assert ws.scan(jobs=1, cancel=Cancelled()) is False
     assert (dict(ws.digests), ws.facts, ws.cached, ws.analysed) == before
     ws.cache.close()
+
+
+def test_a_parallel_scan_stores_the_rows_its_workers_encoded_and_a_rescan_reads_them(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    sources = {f"m{i}.py": _source(i) for i in range(STORE_BATCH + 44)}  # more than one batch of rows
+    for rel, data in sources.items():
+        (root / rel).write_bytes(data)
+    settings = Settings().replace(cache_dir=str(tmp_path / "cache"))
+    ws = Workspace(root, settings)
+    assert ws.scan(jobs=2) and ws.analysed == len(sources)
+    ws.cache.close()
+    again = Workspace(root, settings)
+    assert again.scan(jobs=2) and again.cached == len(sources) and again.analysed == 0
+    for rel, data in list(sources.items())[::50]:  # the rows read back are the facts an analysis here makes
+        assert again.facts[rel] == analyse_source(rel, data)
+    rows = again.cache.get_many([digest(data) for data in sources.values()])
+    assert len(rows) == len(sources)
+    again.cache.close()
