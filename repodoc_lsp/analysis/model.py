@@ -201,5 +201,5 @@ def reference_lines(refs: str) -> list[tuple[str, tuple[int, ...]]]:
     found = []
     for row in refs.split("\n") if refs else ():
         name, _, lines = row.partition(" ")
-        found.append((name, tuple(int(n) for n in lines.split(","))))
+        found.append((name, tuple(map(int, lines.split(",")))))
     return found

@@ -259,8 +259,10 @@ def _sections(text: str) -> list[object]:
     return sections
 
 
+@functools.lru_cache(maxsize=2048)
 def docstring_markdown(doc: str | None) -> str:
-    """A docstring as Markdown: its summary, text, sections and examples, all of it."""
+    """A docstring as Markdown: its summary, text, sections and examples, all of it (kept for
+    the same text: a page over the size limit is rendered again, and docstrings repeat)."""
     if not doc or not doc.strip():
         return ""
     text = clean(doc)

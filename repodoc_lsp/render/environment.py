@@ -7,6 +7,7 @@ data, so a template can only format what it is given: it never runs code (README
 from __future__ import annotations
 
 from pathlib import Path
+from types import FunctionType
 from typing import Any
 
 import jinja2
@@ -46,6 +47,7 @@ def _failure(name: str, exc: jinja2.TemplateError) -> TemplateFailure:
 # checked as usual when a template goes further (`facts.extra.update` is still refused).
 _DATA_TYPES = frozenset({Symbol, Import, Attribute, Finding, SyntaxProblem, FileFacts, LoopContext})
 _DICT_ATTRIBUTES = frozenset(dir(dict))
+_OWN_MODULES = frozenset({"repodoc_lsp.render.pages"})  # where the functions a view passes are defined
 
 
 class PageEnvironment(ImmutableSandboxedEnvironment):
@@ -66,6 +68,29 @@ class PageEnvironment(ImmutableSandboxedEnvironment):
                 except (KeyError, TypeError):
                     pass
         return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        # `selectattr("container")` and the like read an attribute through `getitem`: the sandbox
+        # tries `obj[argument]` (a TypeError for these types), then the attribute with its checks.
+        if type(obj) in _DATA_TYPES and type(argument) is str and argument[:1] != "_":
+            try:
+                return getattr(obj, argument)
+            except AttributeError:
+                pass
+        return super().getitem(obj, argument)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        # The views' own plain functions (`line_href`) are safe to call: what the sandbox and
+        # `Context.call` would do for them, without their checks (a page calls them thousands of times).
+        if type(__obj) is FunctionType and __obj.__module__ in _OWN_MODULES and not hasattr(__obj, "jinja_pass_arg"):
+            kwargs.pop("_block_vars", None)
+            kwargs.pop("_loop_vars", None)
+            try:
+                return __obj(*args, **kwargs)
+            except StopIteration:
+                return __context.environment.undefined("value was undefined because a callable raised a "
+                                                       "StopIteration exception")
+        return super().call(__context, __obj, *args, **kwargs)
 
 
 def make_environment(templates: str | Path | None) -> jinja2.Environment:

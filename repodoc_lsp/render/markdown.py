@@ -7,6 +7,7 @@ any backtick run inside them.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from urllib.parse import quote
@@ -69,8 +70,10 @@ def href(path: str, fragment: str = "") -> str:
     return _quote(path, "/.-_~") + ("#" + _quote(fragment, "/.-_~:") if fragment else "")
 
 
+@functools.lru_cache(maxsize=16384)
 def rel_link(from_page: str, to: str) -> str:
-    """Relative path from the folder of `from_page` to `to`.
+    """Relative path from the folder of `from_page` to `to` (kept: a page links the same pages
+    again and again, for each member and use).
 
     Both are POSIX paths relative to one base (or both absolute); the result
     never depends on the process's working folder.

@@ -9,6 +9,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.render.environment import PageEnvironment
+from repodoc_lsp.render.pages import folder_label
 
 SOURCE = b'"""Doc."""\nimport os\nfrom a import b as c\n\n@dec\nclass K(Base):\n    """K."""\n    x: int = 1\n' \
          b"    def m(self, y=2):\n        pass\n\ndef f(*a):\n    eval(a)\n"
@@ -27,12 +28,18 @@ EXPRESSIONS = [
     "{{ d.href }} {{ d.items()|list }} {{ d.get('href') }} {{ d['lines'] }} {{ d.lines }}",
     "{{ facts.no_such_thing is defined }} {{ d.missing is defined }} {{ facts.syntax_error }}",
     "{{ loop_data|map(attribute='name')|join(',') }}",
+    # attributes read through `getitem` (the filters' attribute lookups, subscripts)
+    "{{ loop_data|selectattr('bases')|list|length }} {{ loop_data|rejectattr('container')|map(attribute='kind')|list }}"
+    " {{ facts.symbols[0]['name'] }} {{ facts['lines'] }} {{ facts['nothing'] is defined }}",
+    # a view's own function called in a loop (the loop's variables are not its arguments)
+    "{% for s in loop_data %}{{ fn(s.name) }}{% set n = loop.index %}{{ fn(s.container ~ n) }}{% endfor %}",
 ]
 # What the sandbox refuses must stay refused on repodoc's own data too.
 REFUSED = [
     "{{ facts.__class__ }}", "{{ facts.symbols[0].__init__ }}", "{{ facts._private }}",
     "{{ facts.extra.update({'a': 'b'}) }}", "{{ facts.extra.clear() }}", "{{ d.update({}) }}",
     "{{ facts.symbols[0].__class__.__mro__ }}", "{% for s in facts.symbols %}{{ loop.__class__ }}{% endfor %}",
+    "{{ facts['__class__'] }}", "{{ facts.symbols[0]['_private'] }}", "{{ facts['extra'].update({}) }}",
 ]
 
 
@@ -42,7 +49,7 @@ def _env(cls: type[jinja2.Environment]) -> jinja2.Environment:
 
 def _outcome(env: jinja2.Environment, source: str) -> str:
     data = {"facts": FACTS, "d": {"href": "x.md", "lines": [1, 2], "items": "shadowed"},
-            "loop_data": list(FACTS.symbols)}
+            "loop_data": list(FACTS.symbols), "fn": folder_label}
     try:
         return env.from_string(source).render(**data)
     except jinja2.TemplateError as exc:
