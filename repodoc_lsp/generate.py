@@ -125,7 +125,7 @@ def page_renderer(ws: Workspace, renderer: Renderer, site: Site) -> RenderFn:
     """`page -> its Markdown` (a docs page embeds the source as it is on disk)."""
     def render(page: Page) -> str:
         text = ws.read_text(page.subject) if page.kind == "docs" else None
-        return renderer.render(site, page.kind, page.subject, text, page.inputs)
+        return renderer.render(site, page.kind, page.subject, text)
     return render
 
 
@@ -144,9 +144,11 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None) -> list[
     pages: list[Page] = []
     for kind, subjects in (("docs", files), ("kw", files), ("index", folders), ("doc", folders)):
         gather = GATHER[kind]
-        for subject in sorted(subjects):
-            inputs = gather(site, subject)
-            pages.append(Page(kind, subject, _h(base, kind, subject, inputs), inputs))
+        # The gathered inputs are hashed, not kept: kept for every page, they would live in the
+        # parent and in every render worker it forks; the worker gathers its page again (cheap
+        # since the graph groups class members once).
+        pages.extend(Page(kind, subject, _h(base, kind, subject, gather(site, subject)))
+                     for subject in sorted(subjects))
     return pages
 
 

@@ -152,8 +152,6 @@ class Page:
     kind: str  # one of PAGE_KINDS
     subject: str  # the file (docs, kw) or folder (index, doc)
     key: str
-    # what `GATHER[kind]` gave when the page was keyed (the renderer reads it, not a second gathering)
-    inputs: dict | None = field(default=None, compare=False, repr=False)
 
     @property
     def path(self) -> str:
@@ -387,14 +385,11 @@ class Renderer:
         return lambda line: f"{base}#L{line}"
 
     # -- pages ------------------------------------------------------------------------
-    def render(self, site: Site, kind: str, subject: str, text: str | None = None,
-               inputs: dict | None = None) -> str:
+    def render(self, site: Site, kind: str, subject: str, text: str | None = None) -> str:
         """The page `kind` of `subject`: its view reads the site's constants, what
-        `GATHER[kind]` gathers (`inputs`, when the planner has gathered it already), and the
-        facts of the files named there, nothing else."""
+        `GATHER[kind]` gathers, and the facts of the files named there, nothing else."""
         where = Where(site.project, site.root, site.out, site.embed_max)
-        if inputs is None:
-            inputs = GATHER[kind](site, subject)
+        inputs = GATHER[kind](site, subject)
         if kind == "kw":
             return self._file_kw(where, subject, site.facts[subject])
         if kind == "docs":
