@@ -445,6 +445,9 @@ class Renderer:
         importers = [self._file_item(page, r) for r in nearest(rel, inputs["importers"])]
         tests = [self._file_item(page, r) for r in nearest(rel, inputs["tests"])]
         related, related_counts = self._related(page, rel, inputs)
+        related_groups: dict[str, list[dict]] = {}
+        for item in related:
+            related_groups.setdefault(item["group"], []).append(item)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
         purpose = file_purpose(rel, facts)
         if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
@@ -470,7 +473,7 @@ class Renderer:
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
             security=facts.findings_in(FindingCategory.SECURITY),
-            related=related, related_counts=related_counts,
+            related=related, related_groups=list(related_groups.items()), related_counts=related_counts,
             source_label=self._source_label(facts, size),
             kw_href=self._link(page, kw_page(rel)), docs_href=self._link(page, page),
             index_href=self._link(page, folder_index(folder_of(rel))),
@@ -506,7 +509,8 @@ class Renderer:
 
     def _related(self, page: str, rel: str, inputs: dict) -> tuple[list[dict], dict[str, int]]:
         """Related Files: the first `LIST_LIMIT` of the files `rel` imports, its tests, the files
-        importing it (nearest first), then its folder's other files; and how many of each there are
+        importing it (nearest first), then its folder's other files (`group`: the relation; a file
+        of the page's folder by its name, others by path); and how many of each there are
         in all (each file counted once, under its first relation). Every one of them is listed in
         full elsewhere (Dependencies, Imported by, Testing & Usage, the folder index), so the rest
         is counted here, not repeated."""
@@ -524,8 +528,8 @@ class Renderer:
                 seen.add(r)
                 counts[relation] = counts.get(relation, 0) + 1
                 if len(related) < LIST_LIMIT:
-                    item = self._file_item(page, r, f" ({relation})", group=relation)
-                    if relation == "same folder":
+                    item = self._file_item(page, r, group=relation)
+                    if folder_of(r) == folder_of(rel):  # its folder is the page's: the name says it
                         item["text"] = item["short"]
                     related.append(item)
         return related, counts
