@@ -18,13 +18,17 @@ from __future__ import annotations
 import bisect
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from repodoc_lsp.analysis.model import FileFacts, Language, SymbolKind, reference_lines
 from repodoc_lsp.analysis.relations import Relations
 
 Key = tuple[str, str]  # (file, qualname); qualname "" is the module itself
+# A dependency on a module name (whichever file is that module, or none), beside the files a
+# resolution consulted: files that appear or vanish re-link only the files that looked up
+# their names. No file's path starts with it.
+_NAME = "\x00"
 _NOWHERE: Key = ("", "")
 
 
@@ -164,19 +168,16 @@ class Graph:
         self._bases: dict[Key, tuple[Key, ...]] = {}
         self._classes: dict[str, list[Key]] = {}  # file -> its classes with workspace bases
         self._subclasses: dict[Key, frozenset[Key]] = {}
-        self._deps: dict[str, frozenset[str]] = {}  # file -> files its resolution consulted
-        self._dependents: dict[str, set[str]] = {}
+        self._deps: dict[str, frozenset[str]] = {}  # file -> files (and _NAME + module names) its resolution consulted
+        self._dependents: dict[str, set[str]] = {}  # file or _NAME + module name -> files that consulted it
         self._mentioned: dict[str, dict[str, Key]] = {}  # file -> name its docstrings mention -> definition
         self._marks: dict[str, int] = {}  # file -> digest of its mentions' definitions and kinds
+        self._names: dict[str, str] = {}  # module name -> _NAME + module name
         self._lock = threading.Lock()  # resolution and updates (both fill the memo)
-        self._building = True
         for rel, f in facts.items():
             if f.language is Language.PYTHON:
                 self._views[rel] = _View(rel, f, relations)
-        for rel in self._views:
-            self._link(rel)
-        self._building = False
-        self._memo.clear()  # it holds a set of files per name looked up: a lot to keep
+        self._relink(set(self._views), set())
 
     # -- queries --------------------------------------------------------------------
     def definition(self, rel: str, qualname: str) -> Def | None:
@@ -267,56 +268,121 @@ class Graph:
 
     # -- changes --------------------------------------------------------------------
     def update(self, rel: str, facts: FileFacts | None) -> set[Key]:
-        """Re-link one file (None: it is gone). Returns the definitions whose uses, bases or
-        subclasses changed. Files added or removed change module names: build a new graph."""
+        """Re-link one file (None: it is gone) whose module name did not change (files added or
+        removed: `restructure`). Returns the definitions whose uses, bases or subclasses changed,
+        and `(file, "")` of files whose docstring mentions resolve elsewhere."""
         with self._lock:
-            return self._update(rel, facts)
+            return self._update({rel: facts})
 
-    def _update(self, rel: str, facts: FileFacts | None) -> set[Key]:
-        old = self._views.get(rel)
-        if facts is None or facts.language is not Language.PYTHON:
-            self._views.pop(rel, None)
-        else:
-            self._views[rel] = _View(rel, facts, self.relations)
-        new = self._views.get(rel)
-        relink = {rel}
-        if old is None or new is None or old.surface != new.surface:
-            relink |= self._dependents.get(rel, set())
-            self._memo.clear()
+    def restructure(self, relations: Relations, changed: Mapping[str, FileFacts | None],
+                    facts: Callable[[str], FileFacts | None]) -> set[Key]:
+        """Files appeared or vanished: `relations` holds the workspace's new module names and
+        `changed` the facts of every file added, changed or removed (None) since the graph last
+        heard. Re-links those files, files whose module name changed (`facts` gives theirs),
+        files that looked up a name now of another file (or of none) and files that consulted
+        a file whose names changed; not the rest. Returns what `update` does."""
+        with self._lock:
+            old, self.relations = self.relations, relations
+            renamed = [n for n in old.file_of.keys() | relations.file_of.keys()
+                       if old.file_of.get(n) != relations.file_of.get(n)]
+            # looked up as such, or (no workspace module started so) as their top level
+            names = {_NAME + n for n in renamed} | {_NAME + top for n in renamed
+                                                     if (top := n.partition(".")[0]) not in old.top_level}
+            moved = {rel for rel in old.module_of.keys() | relations.module_of.keys()
+                     if rel not in changed and old.module_of.get(rel) != relations.module_of.get(rel)}
+            return self._update({**changed, **{rel: facts(rel) for rel in moved}}, names, moved)
+
+    def _update(self, files: Mapping[str, FileFacts | None], names: Iterable[str] = (),
+                moved: Iterable[str] = ()) -> set[Key]:
+        relink: set[str] = set()
+        for name in names:
+            relink |= self._dependents.get(name, set())
+        moved = set(moved)
+        gone = set()
+        for rel, facts in files.items():
+            old = self._views.get(rel)
+            new = _View(rel, facts, self.relations) if facts is not None and facts.language is Language.PYTHON \
+                else None
+            if new is None:
+                self._views.pop(rel, None)
+                if old is not None:
+                    gone.add(rel)
+            else:
+                self._views[rel] = new
+                relink.add(rel)
+            if old is None or new is None or old.surface != new.surface or rel in moved:
+                relink |= self._dependents.get(rel, set())
+        return self._relink(relink - gone, gone)
+
+    # -- linking ----------------------------------------------------------------------
+    def _relink(self, rels: set[str], gone: set[str]) -> set[Key]:
+        """Link the files `rels` afresh and unlink `gone`, as one step: all are unlinked first
+        (none reads another's stale bases), then linked in order, and the tables requests read
+        (`_users`, `_subclasses`) are replaced once per definition that changed. Returns the
+        definitions whose uses, bases or subclasses changed, and `(file, "")` of files whose
+        docstring mentions resolve elsewhere."""
+        rels = {rel for rel in rels if rel in self._views}
+        self._memo.clear()
+        old_out = {rel: self._out.pop(rel, {}) for rel in rels | gone}
+        old_bases: dict[Key, tuple[Key, ...]] = {}
+        for rel in rels | gone:
+            for key in self._classes.pop(rel, ()):
+                old_bases[key] = self._bases.pop(key, ())
+            for dep in self._deps.pop(rel, ()):
+                dependents = self._dependents.get(dep)
+                if dependents is not None:
+                    dependents.discard(rel)
+                    if not dependents:
+                        del self._dependents[dep]
+            self._mentioned.pop(rel, None)
+        for rel in gone:
+            self._marks.pop(rel, None)
         changed: set[Key] = set()
-        for other in sorted(relink):
-            changed |= self._link(other)
-        if new is None:
-            changed |= self._unlink(rel)
+        for rel in sorted(rels):
+            if self._link(rel):
+                changed.add((rel, ""))
+        users: dict[Key, dict[str, tuple[int, ...] | None]] = {}
+        for rel, before in old_out.items():
+            after = self._out.get(rel, {})
+            for key in before.keys() | after.keys() if before else after:
+                if before.get(key) != after.get(key):
+                    users.setdefault(key, {})[rel] = after.get(key)
+        for key, delta in users.items():
+            table = dict(self._users.get(key, {}))
+            for rel, lines in delta.items():
+                if lines is None:
+                    table.pop(rel, None)
+                else:
+                    table[rel] = lines
+            if table:
+                self._users[key] = table
+            else:
+                self._users.pop(key, None)
+        changed |= users.keys()
+        new_bases = {key: self._bases[key] for rel in rels for key in self._classes.get(rel, ())}
+        subclasses: dict[Key, tuple[set[Key], set[Key]]] = {}  # base -> (subclasses gone, new)
+        for key in old_bases.keys() | new_bases.keys():
+            before_bases, after_bases = old_bases.get(key, ()), new_bases.get(key, ())
+            if before_bases == after_bases:
+                continue
+            changed |= {key, *before_bases, *after_bases}
+            for base in set(before_bases) - set(after_bases):
+                subclasses.setdefault(base, (set(), set()))[0].add(key)
+            for base in set(after_bases) - set(before_bases):
+                subclasses.setdefault(base, (set(), set()))[1].add(key)
+        for base, (lost, gained) in subclasses.items():
+            subs = (self._subclasses.get(base, frozenset()) - lost) | gained
+            if subs:
+                self._subclasses[base] = subs
+            else:
+                self._subclasses.pop(base, None)
         self._memo.clear()
         return changed
 
-    # -- linking ----------------------------------------------------------------------
-    def _unlink(self, rel: str) -> set[Key]:
-        changed = set()
-        for key in self._out.pop(rel, {}):
-            users = dict(self._users.get(key, {}))
-            users.pop(rel, None)
-            self._users[key] = users
-            changed.add(key)
-        for key in self._classes.pop(rel, ()):
-            bases = self._bases.pop(key, ())
-            for base in bases:
-                self._subclasses[base] = self._subclasses.get(base, frozenset()) - {key}
-                changed |= {key, base}
-        for dep in self._deps.pop(rel, frozenset()):
-            self._dependents.get(dep, set()).discard(rel)
-        self._mentioned.pop(rel, None)
-        return changed
-
-    def _link(self, rel: str) -> set[Key]:
-        """(Re)compute what `rel` names and its classes' bases; returns what changed."""
-        view = self._views.get(rel)
-        if view is None:
-            return set()
-        old_out = self._out.get(rel, {})
-        old_bases = {k: self._bases[k] for k in self._classes.get(rel, ())}
-        self._unlink(rel)
+    def _link(self, rel: str) -> bool:
+        """Compute what the (unlinked) file `rel` names, its classes' bases and what its
+        docstrings mention; True when the definitions those mentions resolve to changed."""
+        view = self._views[rel]
         deps: set[str] = {rel}
         out: dict[Key, set[int]] = {}
         for module, name, line in view.imported:
@@ -334,27 +400,17 @@ class Graph:
             if key is not None:
                 out.setdefault(key, set()).update(lines)
         out.pop(_NOWHERE, None)
-        frozen = {k: tuple(sorted(v)) for k, v in out.items()}
-        self._out[rel] = frozen
-        for key, lines in frozen.items():
-            if self._building:
-                self._users.setdefault(key, {})[rel] = lines
-            else:
-                users = dict(self._users.get(key, {}))
-                users[rel] = lines
-                self._users[key] = users
+        self._out[rel] = {k: tuple(sorted(v)) for k, v in out.items()}
         for qual, names in view.bases.items():
             found = []
             for dotted in names:
                 target = self._resolve(rel, dotted, deps)
                 if target is not None and self._kind(target) == "class" and target != (rel, qual):
                     found.append(target)
-            key = (rel, qual)
             if found:
+                key = (rel, qual)
                 self._classes.setdefault(rel, []).append(key)
                 self._bases[key] = tuple(dict.fromkeys(found))
-                for base in self._bases[key]:
-                    self._subclasses[base] = self._subclasses.get(base, frozenset()) | {key}
         mentioned = {}
         for dotted in view.mentions:
             target = self._resolve(rel, dotted, deps) or self._absolute(dotted, deps)
@@ -368,14 +424,7 @@ class Graph:
         self._deps[rel] = frozenset(deps)
         for dep in deps:
             self._dependents.setdefault(dep, set()).add(rel)
-        changed = {k for k in set(old_out) | set(frozen) if old_out.get(k) != frozen.get(k)}
-        if not self._building and old_mark != mark:
-            changed.add((rel, ""))  # its page's links from docstrings
-        new_bases = {k: self._bases[k] for k in self._classes.get(rel, ())}
-        for key in set(old_bases) | set(new_bases):
-            if old_bases.get(key) != new_bases.get(key):
-                changed |= {key, *old_bases.get(key, ()), *new_bases.get(key, ())}
-        return changed
+        return old_mark != mark
 
     def _resolve(self, rel: str, dotted: str, deps: set[str]) -> Key | None:
         parts = dotted.split(".")
@@ -390,7 +439,7 @@ class Graph:
         """A dotted name read from the workspace's top: its longest module prefix, then members."""
         parts = dotted.split(".")
         for i in range(len(parts), 0, -1):
-            key = self._module(".".join(parts[:i]))
+            key = self._module(".".join(parts[:i]), deps)
             if key is None:
                 continue
             for part in parts[i:]:
@@ -403,7 +452,17 @@ class Graph:
         d = view.defs.get(key[1]) if view else None
         return d.kind if d else ""
 
-    def _module(self, module: str) -> Key | None:
+    def _module(self, module: str, deps: set[str]) -> Key | None:
+        """The module of that dotted name, if a workspace file is it; the name is a dependency
+        either way (a file that appears or vanishes changes the answer), or, when no workspace
+        module starts as it does, its top level (a tenth of the names on PyTorch)."""
+        top = module.partition(".")[0]
+        if top not in self.relations.top_level:  # `os.path`, `typing.Any`: its top level stands for it
+            module = top
+        name = self._names.get(module)
+        if name is None:  # one string per name, however many files depend on it
+            name = self._names[module] = _NAME + module
+        deps.add(name)
         rel = self.relations.file_of.get(module)
         return (rel, "") if rel is not None and rel in self._views else None
 
@@ -411,13 +470,13 @@ class Graph:
         """What `from module import name` (name "": `import module`) names: a name of the
         module, else its submodule."""
         if not name:
-            return self._module(module)
-        base = self._module(module)
+            return self._module(module, deps)
+        base = self._module(module, deps)
         if base is not None:
             found = self._lookup(base[0], name, deps, seen)
             if found is not None:
                 return found
-        return self._module(f"{module}.{name}" if module else name)
+        return self._module(f"{module}.{name}" if module else name, deps)
 
     def _lookup(self, rel: str, name: str, deps: set[str], seen: set[tuple[str, str]]) -> Key | None:
         """What `name` is in file `rel`'s namespace (a definition, an import, a star import,
@@ -445,9 +504,10 @@ class Graph:
         if bound is not None:
             return self._import(bound[0], bound[1], deps, seen)
         for module in view.stars:
-            star = self._module(module)
+            star = self._module(module, deps)
             if star is None:
                 continue
+            deps.add(star[0])  # its `__all__` or names decide, even when `name` is not among them
             exported = self._views[star[0]].all_names
             if (name in exported) if exported else not name.startswith("_"):
                 found = self._lookup(star[0], name, deps, seen)
@@ -456,7 +516,7 @@ class Graph:
         if rel.endswith("__init__.py"):
             package = self.relations.module_of.get(rel)
             if package:
-                return self._module(f"{package}.{name}")
+                return self._module(f"{package}.{name}", deps)
         return None
 
     def _member(self, key: Key, name: str, deps: set[str], seen: set[Key]) -> Key | None:

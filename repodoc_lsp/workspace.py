@@ -82,7 +82,8 @@ class Workspace:
         self.read_skipped: dict[str, str] = {}
         self.relations = Relations({})
         self._graph: Graph | None = None
-        self._batch = False  # update_files: the whole-workspace rebuilds wait for the batch's end
+        # a batch under way (`take`): files added or removed meanwhile, with their facts (None: gone)
+        self._batch: dict[str, FileFacts | None] | None = None
         self.analysed = 0  # files analysed (not from the cache) by the last scan
         self.cached = 0
 
@@ -216,81 +217,131 @@ class Workspace:
         return path.resolve().relative_to(self.root).as_posix()
 
     def update_files(self, rels: Iterable[str], data: dict[str, bytes] | None = None,
-                     pause: Callable[[], None] | None = None) -> Change:
-        """`update_file` of each of `rels` (`pause` between files), as one batch: module names,
-        folders and the symbol graph are rebuilt once at its end (a checkout of 1,500 new files
-        rebuilt them 1,500 times)."""
-        change = NO_CHANGE
-        self._batch = True
-        try:
-            for rel in rels:
-                if pause is not None:
-                    pause()
-                change |= self.update_file(rel, (data or {}).get(rel))
-        finally:
-            self._batch = False
-            if change.structural:
-                self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
-                self.relations = Relations(self.facts.imports())
-                self._rebuild_graph()
-        return change
+                     pause: Callable[[], None] | None = None, known: dict[str, FileState] | None = None) -> Change:
+        """`update_file` of each of `rels` (`pause` between files), as one batch: the facts of
+        contents the cache knows come in one query, and module names, folders and the symbol
+        graph follow files that appeared or vanished once, at its end (a checkout of 1,500 new
+        files rebuilt them 1,500 times). `known`: states of some of them, read and analysed
+        elsewhere (the page process), taken as they are."""
+        known = known or {}
+        states = self._states([rel for rel in rels if rel not in known], data or {}, pause)
+        return self.take({**states, **known}, pause)
 
     def update_file(self, rel: str, data: bytes | None = None) -> Change:
         """Re-analyse one file (from `data`, else from disk; gone from disk: removed).
 
         Returns what changed (false when nothing did).
         """
+        return self.take(self._states([rel], {} if data is None else {rel: data}, None))
+
+    def states(self, rels: Iterable[str]) -> dict[str, FileState]:
+        """The files `rels` as this workspace holds them: what another workspace `take`s to hold
+        the same (the page process sends them to the server after a job)."""
+        found = {}
+        for rel in rels:
+            facts = self.facts.one(rel) if rel in self.facts else None
+            found[rel] = FileState(self.digests[rel], self.sizes[rel], facts) if facts is not None \
+                else FileState(skipped=self.read_skipped.get(rel, ""))
+        return found
+
+    def take(self, states: dict[str, FileState], pause: Callable[[], None] | None = None) -> Change:
+        """Hold these files as `states` says (read and analysed elsewhere), as one batch: module
+        names, folders and the symbol graph follow files that appeared or vanished once, at the
+        end, the graph re-linking only what their names reach."""
+        change = NO_CHANGE
+        self._batch = {}
+        try:
+            for rel, state in states.items():
+                if pause is not None and len(states) > 1:
+                    pause()
+                change |= self._apply(rel, state)
+        finally:
+            added_removed, self._batch = self._batch, None
+            if added_removed:
+                change |= Change(frozenset(added_removed), structural=True, xref=self._restructure(added_removed))
+        return change
+
+    def _states(self, rels: Iterable[str], data: dict[str, bytes],
+                pause: Callable[[], None] | None) -> dict[str, FileState]:
+        """Each of `rels` read (from `data`, else from disk) and analysed, unless its content is
+        the one held (left out): the facts of contents the cache knows in one query, the others
+        analysed and cached together."""
+        states: dict[str, FileState] = {}
+        todo: dict[str, tuple[str, bytes]] = {}
+        for rel in rels:
+            read = self._read(rel, data.get(rel))
+            if isinstance(read, FileState):
+                states[rel] = read
+            elif read is not None:
+                todo[rel] = read
+        cached = self.cache.get_many({key for key, _ in todo.values()}) if todo else {}
+        new = []
+        for rel, (key, content) in todo.items():
+            facts = cached.get(key)
+            if facts is None:
+                if pause is not None:
+                    pause()
+                result = analyse_bytes(rel, content)
+                facts = result.facts
+                if facts is None:
+                    states[rel] = FileState(skipped=result.skip_reason)
+                    continue
+                new.append((key, facts))
+            states[rel] = FileState(key, len(content), facts)
+        if new:
+            self.cache.put_many(new)
+        return states
+
+    def _read(self, rel: str, data: bytes | None) -> FileState | tuple[str, bytes] | None:
+        """`rel` now: a FileState without facts when it is no input (gone, private, unreadable,
+        too large), None when its content is the one held, else (digest, content) to analyse."""
         try:
             private = wider_reason(os.stat(self.root / rel).st_mode)
         except OSError:
             private = ""
         if private:  # its pages would widen who can read it
-            self.read_skipped[rel] = private
-            return self.remove_file(rel)
+            return FileState(skipped=private)
         if data is None:
             try:
                 data = read_regular(self.root / rel)
             except FileNotFoundError:
-                return self.remove_file(rel)
+                return FileState()
             except OSError as exc:
-                self.read_skipped[rel] = f"unreadable: {exc.strerror or exc}"
-                return self.remove_file(rel)
+                return FileState(skipped=f"unreadable: {exc.strerror or exc}")
         if len(data) > self.settings.max_file_bytes:
-            return self.remove_file(rel)
+            return FileState()
         key = digest(data)
-        if self.digests.get(rel) == key:
-            return NO_CHANGE
-        cached = self.cache.get_many([key]).get(key)
-        result = Analysed(rel, key, len(data), cached) if cached else analyse_bytes(rel, data)
-        if result.facts is None:
-            self.read_skipped[rel] = result.skip_reason
+        return None if self.digests.get(rel) == key else (key, data)
+
+    def _apply(self, rel: str, state: FileState) -> Change:
+        if state.facts is None:
+            if state.skipped:
+                self.read_skipped[rel] = state.skipped
             return self.remove_file(rel)
-        if not cached:
-            self.cache.put_many([(key, result.facts)])
+        if self.digests.get(rel) == state.digest:
+            return NO_CHANGE
         is_new = rel not in self.facts
-        self.facts[rel] = result.facts
-        self.digests[rel] = key
-        self.sizes[rel] = result.size
+        self.facts[rel] = state.facts
+        self.digests[rel] = state.digest
+        self.sizes[rel] = state.size
         self.read_skipped.pop(rel, None)
-        if is_new:
+        if is_new:  # always in a batch (`take`): module names and the graph follow at its end
+            assert self._batch is not None
             self.folders.update(_ancestors(rel))
-            if self._batch:
-                return Change(frozenset([rel]), structural=True)
-            self.relations = Relations(self.facts.imports())
-            return Change(frozenset([rel]), structural=True, xref=self._rebuild_graph())
-        related = frozenset(self.relations.update(rel, result.facts.imports))
-        xref = frozenset(files_of(self._graph.update(rel, result.facts))) if self._graph else frozenset()
+            self._batch[rel] = state.facts
+            return NO_CHANGE
+        related = frozenset(self.relations.update(rel, state.facts.imports))
+        xref = frozenset(files_of(self._graph.update(rel, state.facts))) if self._graph else frozenset()
         return Change(frozenset([rel]), related=related, xref=xref)
 
     def remove_file(self, rel: str) -> Change:
         if rel not in self.facts:
             return NO_CHANGE
         del self.facts[rel], self.digests[rel], self.sizes[rel]
-        if self._batch:
-            return Change(frozenset([rel]), structural=True)
-        self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
-        self.relations = Relations(self.facts.imports())
-        return Change(frozenset([rel]), structural=True, xref=self._rebuild_graph())
+        if self._batch is not None:
+            self._batch[rel] = None
+            return NO_CHANGE  # the batch says it at its end
+        return Change(frozenset([rel]), structural=True, xref=self._restructure({rel: None}))
 
     # -- the symbol graph -----------------------------------------------------------
     def graph(self) -> Graph:
@@ -306,13 +357,17 @@ class Workspace:
         """The graph if it is built (a request must not build it)."""
         return self._graph
 
-    def _rebuild_graph(self) -> frozenset[str]:
-        """Module names changed (a file appeared or vanished): a built graph is built anew.
-        Every file may be affected: the change is structural anyway."""
-        if self._graph is not None:
-            self._graph = None
-            self.graph()
-        return frozenset()
+    def _restructure(self, changed: dict[str, FileFacts | None]) -> frozenset[str]:
+        """Files appeared or vanished (`changed`: with their facts, None when gone): folders and
+        module names follow, and a built graph re-links what the changed names reach. Returns
+        the files defining something whose graph answers changed (every page is planned anyway:
+        the change is structural)."""
+        self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
+        self.relations = Relations(self.facts.imports())
+        if self._graph is None:
+            return frozenset()
+        with no_cycle_collection():
+            return frozenset(files_of(self._graph.restructure(self.relations, changed, self.facts.one)))
 
     # -- views --------------------------------------------------------------------
     @property
@@ -328,6 +383,19 @@ class Workspace:
             return decode(data, language_for(rel)).text
         except (OSError, NotText):
             return None
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """A file as a workspace takes it (`Workspace.take`): its content's digest, size and facts;
+    or, facts None, no input any more, with the reason when it is skipped ("": gone, or over
+    the size limit). The page process sends the states of a job's files to the server, which
+    takes them without reading or analysing the files again."""
+
+    digest: str = ""
+    size: int = 0
+    facts: FileFacts | None = None
+    skipped: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,3 +148,16 @@ def test_a_class_defined_twice_keeps_the_bases_of_the_definition_it_records(tmp_
     g = ws.graph()
     assert g.bases(("m.py", "C")) == (("m.py", "A"),)
     assert g.subclasses(("m.py", "A")) == [("m.py", "C")] and g.subclasses(("m.py", "B")) == []
+
+
+def test_a_name_a_star_import_did_not_export_resolves_once_it_does(tmp_path: Path) -> None:
+    """`from m import *` with `b` outside `m.__all__`: the user depends on `m` all the same, so a
+    save adding `b` to `__all__` re-links it (it was left naming nothing)."""
+    (tmp_path / "m.py").write_text("__all__ = ['a']\n\n\ndef a():\n    pass\n\n\ndef b():\n    pass\n")
+    (tmp_path / "u.py").write_text("from m import *\n\n\ndef use():\n    return b()\n")
+    ws = Workspace(tmp_path, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    graph = ws.graph()
+    assert graph.users(("m.py", "b")) == {}
+    ws.update_file("m.py", b"__all__ = ['a', 'b']\n\n\ndef a():\n    pass\n\n\ndef b():\n    pass\n")
+    assert graph.users(("m.py", "b")) == {"u.py": (5,)}

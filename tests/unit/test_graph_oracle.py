@@ -253,3 +253,66 @@ def test_saves_update_the_graph_as_a_fresh_build_would(tmp_path: Path, seed: int
         fresh = Workspace(ws.root, Settings(), use_cache=False)
         fresh.scan(jobs=1)
         assert _answers(ws) == _answers(fresh), f"step {step}: {rel}"
+
+
+def _everything(ws: Workspace) -> tuple[dict, dict]:
+    """Every graph answer, and what each file's docstrings mention."""
+    graph = ws.graph()
+    return _answers(ws), {rel: graph.mentioned(rel) for rel in sorted(ws.facts)}
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_files_added_and_removed_in_batches_update_the_graph_as_a_fresh_build_would(tmp_path: Path,
+                                                                                     seed: int) -> None:
+    """A checkout: files appear and vanish in batches (a package's `__init__.py` among them, so
+    module names of files that stay change) and one at a time; the graph is re-linked where the
+    changed names reach, never rebuilt, and after each step equals one built afresh."""
+    rng = random.Random(seed)
+    generate(tmp_path / "full", seed)
+    rels = sorted(p.relative_to(tmp_path / "full").as_posix() for p in (tmp_path / "full").rglob("*.py"))
+    package = [rel for rel in rels if rel.startswith("p2/")]  # a top-level package, all of it
+    later = set(rng.sample(rels, len(rels) // 2)) | {"p1/__init__.py", *package}
+    root = tmp_path / "ws"
+
+    def put(rel: str, text: bytes | None = None) -> None:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes((tmp_path / "full" / rel).read_bytes() if text is None else text)
+
+    for rel in sorted(set(rels) - later):
+        put(rel)
+    (root / "app/notes.py").write_text('"""See `p1.m0.C100` and :class:`m0.C100`."""\n')
+    # a folder without __init__.py that appears: only `ns.tool` and `tool` are new names, not `ns`
+    (root / "app/tools.py").write_text("import ns.tool\nfrom ns.tool import helper\n\nns.tool.helper(helper)\n")
+    (tmp_path / "full/ns").mkdir()
+    (tmp_path / "full/ns/tool.py").write_text("def helper(x):\n    return x\n")
+    package.append("ns/tool.py")
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    graph = ws.graph()
+    first = sorted({*sorted(later)[: len(later) // 2], "p1/__init__.py", *package})
+    later.add("ns/tool.py")
+    gone = rng.sample(sorted(set(rels) - later), 3)
+    steps: list[tuple[list[str], list[str]]] = [
+        (first, []),  # files appear (p1 becomes a package: its modules' names change; p2 is new)
+        ([], gone),  # files vanish
+        (sorted(later - set(first)), ["p1/__init__.py"]),  # the rest appear, p1 is no package again
+        ([gone[0]], []),  # one file comes back alone
+    ]
+    for step, (added, removed) in enumerate(steps):
+        for rel in added:
+            put(rel)
+        for rel in removed:
+            (root / rel).unlink()
+        if len(added) == 1:
+            change = ws.update_file(added[0])
+        else:  # and a file that stays changes in the same batch
+            changed = rng.choice(sorted(set(ws.facts) - set(removed)))
+            put(changed, (root / changed).read_bytes() + b"\n\nclass Extra(object):\n    pass\n")
+            change = ws.update_files([*added, *removed, changed])
+        assert change.structural
+        assert ws.graph() is graph, "rebuilt, not updated"
+        fresh = Workspace(root, Settings(), use_cache=False)
+        fresh.scan(jobs=1)
+        assert _everything(ws) == _everything(fresh), f"step {step}"
+    assert ws.relations.module_of["p1/m0.py"] == "m0"  # the last steps did change module names
+    assert ws.graph().users(("ns/tool.py", "helper")) == {"app/tools.py": (2, 4)}
