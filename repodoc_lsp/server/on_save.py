@@ -7,6 +7,7 @@ root's worker thread: hover and symbol requests are never blocked.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -69,6 +70,9 @@ class SaveQueue:
         else:
             failures.report(self.ls, "on save", summary)
         finally:
+            while (settling := root.settling()) is not None:  # the workspace takes the saved files
+                with contextlib.suppress(Exception):
+                    await asyncio.wrap_future(settling)
             if not root.closed:  # the saved docs, and docs naming what a saved source changed
                 ref_diagnostics.refresh_root(self.ls, root)
 

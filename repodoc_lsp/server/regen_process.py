@@ -42,13 +42,14 @@ import sys
 import threading
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from repodoc_lsp.config import env_seconds
 from repodoc_lsp.generate import RUN_ERRORS, Job, Summary
 from repodoc_lsp.runtime import Runtime
-from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
+from repodoc_lsp.workspace import CancelToken, FileState, ProgressFn, Workspace
 
 log = logging.getLogger(__name__)
 stderr_log = logging.getLogger(f"{__name__}.stderr")  # what the process writes on its stderr
@@ -122,6 +123,15 @@ class RegenProcessError(Exception):
     """The process could not start, or ended: the caller runs the pipeline in its own process."""
 
 
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """What a job in the process gave: its summary and, for files changed on disk, each file as
+    the replica now holds it (the server takes them without reading or analysing them again)."""
+
+    summary: Summary
+    states: dict[str, FileState] | None
+
+
 class RegenProcess:
     """The server's side: start the process, send it jobs, stop it."""
 
@@ -178,7 +188,7 @@ class RegenProcess:
                 self._ready = True
             return True
 
-    def run(self, job: Job, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Summary:
+    def run(self, job: Job, progress: ProgressFn | None = None, cancel: CancelToken | None = None) -> Ran:
         """`generate.run(job)` in the process, on the replica it holds (the workspace as it was
         when the process started, plus the files of every job since): the same pipeline, its
         progress and cancel passed through; the run's own failures (`RUN_ERRORS`) raised here
@@ -193,7 +203,7 @@ class RegenProcess:
                 status, value = self._next(cancel)
         if status == "raise" and isinstance(value, RUN_ERRORS):
             raise value
-        if status != "ok" or not isinstance(value, Summary):
+        if status != "ok" or not isinstance(value, Ran):
             raise RegenProcessError(f"page writing failed in its process:\n{value}")
         return value
 
@@ -333,8 +343,9 @@ def _serve(fd_in: int, fd_out: int, runtime: Runtime) -> None:
             continue
         cancel = _Cancel(fd_in, on_close=message.files is None)
         try:
-            reply("ok", run(ws, message, renderer, cancel=cancel, pause=heartbeat,
-                            progress=lambda *args: reply("progress", args)))
+            summary = run(ws, message, renderer, cancel=cancel, pause=heartbeat,
+                          progress=lambda *args: reply("progress", args))
+            reply("ok", Ran(summary, None if message.files is None else ws.states(message.files)))
         except RUN_ERRORS as exc:  # the run's own failure: the server raises it as it is
             reply("raise", exc)
         except Exception:

@@ -43,7 +43,10 @@ class Root:
         self.settings = settings
         self.ws = Workspace(self.path, settings, runtime=runtime)
         self.index = KeywordIndex()
-        self.worker = Worker(self.ws, Renderer(settings.templates or None), self.path.name, pause)
+        self._unindexed: set[str] = set()  # files whose index entries follow (`catch_up`)
+        self._catching_up: Future | None = None  # `catch_up` queued on the root's thread
+        self.worker = Worker(self.ws, Renderer(settings.templates or None), self.path.name, pause,
+                             on_taken=self._unindexed.update)
         self.ready = threading.Event()
         self.indexed = threading.Event()  # the first indexing ended (well or not)
         self.wait_until: float | None = None  # workspace/symbol waits for `indexed` until then
@@ -130,6 +133,8 @@ class Root:
         started = time.perf_counter()
         self.generated = True
         if self.ws.scan(progress=progress, cancel=cancel):
+            self.worker.forget_untaken()  # the scan read them
+            self._unindexed.clear()
             self.worker.restart()  # it loads the workspace while the index is rebuilt
             self._reindex_all()
             summary = self.worker.write(Job(force=force, force_hint=SERVER_FORCE), progress, cancel)
@@ -141,7 +146,11 @@ class Root:
         return summary
 
     def regenerate(self, rels: list[str], write: bool = True) -> Summary | None:
-        """Files changed on disk: update the index, and (write=True) rewrite their pages."""
+        """Files changed on disk: (write=True) rewrite their pages, and update the workspace and
+        index. Pages written by the page process are answered at once: this workspace and the
+        index take its files in `catch_up`, queued after the work waiting meanwhile (a save
+        during a checkout's batch is answered right after the batch, not after the server has
+        taken the batch's 1,500 files too)."""
         inputs = self._inputs(rels)
         if not inputs:
             return None
@@ -149,20 +158,42 @@ class Root:
         if write and not self.output_refused:
             summary = self.worker.write(Job(files=tuple(inputs), force_hint=SERVER_FORCE))
         else:  # no pages asked: the workspace and index follow the files
+            self.worker.catch_up()  # first what the process wrote (older than these)
             self.ws.update_files(inputs, pause=self.pause)
+        self._unindexed.update(inputs)
+        if self._catching_up is None or self._catching_up.done():  # else the queued one does it
+            self._catching_up = self.submit(self.catch_up)
+        return summary
+
+    def catch_up(self) -> None:
+        """On the root's thread: the workspace takes the files the page process wrote, and the
+        index follows, a batch of files at a time; work queued meanwhile (a save) goes first,
+        the rest of the index follows it."""
+        self.worker.catch_up()
         # A batch at a time: each group of names the batch touches is sorted once (a file at a
         # time, 1,500 new files took 18 s on a loaded machine, and the save after them waited).
-        present = [rel for rel in inputs if rel in self.ws.facts]
-        for start in range(0, len(present), INDEX_BATCH):
-            if self.pause is not None and start:
+        gone = False
+        while self._unindexed:
+            if self.worker.queued():
+                self._catching_up = self.submit(self.catch_up)
+                break
+            if self.pause is not None:
                 self.pause()
-            batch = [(rel, self._entries(rel)) for rel in present[start : start + INDEX_BATCH]]
-            self.index.set_many(batch)
-        if len(present) < len(inputs):  # files gone: dropped together
+            batch = sorted(self._unindexed)[:INDEX_BATCH]
+            self._unindexed.difference_update(batch)
+            present = [rel for rel in batch if rel in self.ws.facts]
+            gone = gone or len(present) < len(batch)
+            self.index.set_many((rel, self._entries(rel)) for rel in present)
+        if gone:  # files gone: dropped together
             self.index.retain(set(self.ws.facts))
         # No snapshot here: the next search takes one, so a stream of saves without searches
         # costs no snapshots on this thread, which shares the interpreter with the hovers.
-        return summary
+
+    def settling(self) -> Future | None:
+        """The queued `catch_up`, if one is still to run (None: the workspace and index hold
+        every file regenerated so far)."""
+        future = self._catching_up
+        return None if future is None or future.done() else future
 
     def _inputs(self, rels: list[str]) -> list[str]:
         """The input files among `rels`; a folder stands for every file below it, known or on
