@@ -359,6 +359,8 @@ def performance_facts(tree: ast.Module) -> set[Fact]:
 
 
 _ANCHOR = re.compile(r'<a id="(class|function|method)-([^"]+)"></a>')
+# A renamed definition's old anchor, kept beside the new one on a kept tree (render/anchors.py).
+_ALIAS = re.compile(r'(<a id="(?:class|function|method)-[^"]+"></a>)<a id="[^"]+"></a>')
 _LINE = re.compile(r"\[line (\d+)\]")
 _OVERVIEW = re.compile(r"of ([\d,]+) lines? defining (\d+) class(?:es)?, (\d+) functions? and (\d+) methods?, "
                        r"and importing (\d+) modules?")
@@ -380,7 +382,7 @@ def page_facts(text: str, page_rel: str) -> dict[str, set[Fact]]:
     body = text[text.find("## High-Level Overview"):]
     analysis = section(body, "## Detailed Analysis", "\n## Architecture & Design")
     symbols: set[Fact] = set()
-    parts = _ANCHOR.split(analysis)
+    parts = _ANCHOR.split(_ALIAS.sub(r"\1", analysis))
     for i in range(1, len(parts), 3):
         line = _LINE.search(parts[i + 2])
         name = re.sub(r"-\d+$", "", parts[i + 1])  # `-2`: the anchor of a second definition of a name
