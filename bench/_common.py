@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import datetime as dt
 import json
@@ -249,3 +250,23 @@ def scratch_folder(prefix: str, keep: bool = False) -> Iterator[Path]:
             print(f"kept {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def checked_tree(description: str, prefix: str) -> Iterator[tuple[argparse.Namespace, Path, Path]]:
+    """The command line of the checks that read a generated tree against its sources (`--docs`,
+    `--root`, `--show`) and that tree: DOCS, or PyTorch's corpus generated now in a temporary
+    folder (removed afterwards, as `check_pages.generate` does it). Yields (arguments, docs, root)."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docs", type=Path, help="a generated tree (default: PyTorch generated now)")
+    parser.add_argument("--root", type=Path, help="the workspace DOCS was generated from")
+    parser.add_argument("--show", type=int, default=8, help="disagreements shown per kind")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        if args.docs:
+            docs = args.docs
+        else:
+            from check_pages import generate  # the bench folder is on the path of every script here
+
+            docs = generate(Path(tmp))
+        yield args, docs, args.root or docs.parent

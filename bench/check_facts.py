@@ -30,12 +30,10 @@ heading of the target page, and a source link's `#L<n>` to a line of the source.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import posixpath
 import re
 import sys
-import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 from urllib.parse import unquote
@@ -45,7 +43,7 @@ from markdown_it import MarkdownIt
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from check_pages import generate  # noqa: E402
+from _common import checked_tree  # noqa: E402
 
 KINDS = ("symbol", "count", "import", "imported name", "importer", "test", "risky call", "performance")
 Fact = tuple[object, ...]
@@ -497,14 +495,8 @@ def check_links(docs: Path, root: Path, sources: dict[str, Source]) -> tuple[int
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docs", type=Path, help="a generated tree (default: PyTorch generated now)")
-    parser.add_argument("--root", type=Path, help="the workspace DOCS was generated from")
-    parser.add_argument("--show", type=int, default=8, help="disagreements shown per kind")
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="repodoc-facts-") as tmp:
-        docs = args.docs or generate(Path(tmp))
-        root = (args.root or docs.parent).resolve()
+    with checked_tree(__doc__ or "", "repodoc-facts-") as (args, docs, root):
+        root = root.resolve()
         sources, importers = reference(root)
         tally = {k: Counter[str]() for k in KINDS}
         wrong: dict[str, list[str]] = defaultdict(list)

@@ -31,19 +31,17 @@ Precision and recall of the (definition, user file) and (class, subclass) pairs.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import posixpath
 import re
 import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import unquote
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from check_pages import generate  # noqa: E402
+from _common import checked_tree  # noqa: E402
 
 MAX_CHAIN = 6
 Value = tuple[str, str, str]  # (kind, file, qualname): kind "def" (class/function), "attr", "mod", "member"
@@ -365,14 +363,7 @@ def score(found: set, expected: set) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docs", type=Path, help="a generated tree (default: PyTorch generated now)")
-    parser.add_argument("--root", type=Path, help="the workspace DOCS was generated from")
-    parser.add_argument("--show", type=int, default=8, help="disagreements shown per kind")
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="repodoc-xref-") as tmp:
-        docs = args.docs or generate(Path(tmp))
-        root = args.root or docs.parent
+    with checked_tree(__doc__ or "", "repodoc-xref-") as (args, docs, root):
         rels = sorted(p.relative_to(docs).as_posix()[: -len("_docs.md")] for p in docs.rglob("*_docs.md"))
         python = [r for r in rels if r.endswith((".py", ".pyi"))]
         oracle = Oracle(root, python)

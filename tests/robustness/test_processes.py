@@ -42,6 +42,19 @@ def _workers_nice(server_pid: int) -> dict[int, int]:
     return found
 
 
+async def _started(tmp_path: Path, root: Path, **env: str) -> tuple[LanguageClient, Any]:
+    """`repodoc serve` on `root` (its cache in `tmp_path`), initialised; its process."""
+    client = LanguageClient("process-test", "1")
+    client.feature(types.WORKSPACE_CONFIGURATION)(lambda params: [{} for _ in params.items])
+    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve",
+                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache"), **env})
+    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                                         root_uri=root.as_uri()))
+    client.initialized(types.InitializedParams())
+    return client, client._server  # type: ignore[attr-defined]
+
+
 async def test_exit_leaves_no_process(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     for i in range(120):  # enough files for the parallel analysis pool, and work enough to see it
@@ -50,16 +63,8 @@ async def test_exit_leaves_no_process(tmp_path: Path) -> None:
         path.write_text(f"def func_{i}():\n    pass\n" + "".join(f"def g{j}(x):\n    return x\n" for j in range(300)))
     (root / "docs").mkdir()  # a docs tree exists (its manifest), so a save writes pages
     (root / "docs/.repodoc-manifest.json").write_text('{"pages": {}}')
-    client = LanguageClient("process-test", "1")
-    client.feature(types.WORKSPACE_CONFIGURATION)(lambda params: [{} for _ in params.items])
-    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
-    await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve",
-                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")})
-    server = client._server  # type: ignore[attr-defined]
+    client, server = await _started(tmp_path, root)
     seen = _tree(server.pid)
-    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
-                                                         root_uri=root.as_uri()))
-    client.initialized(types.InitializedParams())
     workers: dict[int, int] = {}
 
     async def watch() -> None:  # meanwhile: the first symbol search waits for the first index
@@ -120,19 +125,13 @@ def _files(root: Path, count: int, body: int = 1) -> None:
 
 
 async def _session(tmp_path: Path, root: Path, **env: str) -> tuple[LanguageClient, Any]:
-    client = LanguageClient("process-test", "1")
-    client.feature(types.WORKSPACE_CONFIGURATION)(lambda params: [{} for _ in params.items])
-    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
-    await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve",
-                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache"), **env})
-    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
-                                                         root_uri=root.as_uri()))
-    client.initialized(types.InitializedParams())
+    """A server on `root`, indexed (its first symbols answered)."""
+    client, server = await _started(tmp_path, root, **env)
     for _ in range(400):
         if await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="func_1_0")):
             break
         await asyncio.sleep(0.05)
-    return client, client._server  # type: ignore[attr-defined]
+    return client, server
 
 
 async def _end(client: LanguageClient, server: Any, seen: set[int]) -> None:
@@ -402,15 +401,7 @@ async def test_a_server_killed_while_it_indexes_leaves_no_process(tmp_path: Path
     neither noticed, and they waited for work for ever)."""
     root = tmp_path / "ws"
     _files(root, 400, body=60)
-    client = LanguageClient("process-test", "1")
-    client.feature(types.WORKSPACE_CONFIGURATION)(lambda params: [{} for _ in params.items])
-    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
-    await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve",
-                          env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")})
-    server = client._server  # type: ignore[attr-defined]
-    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
-                                                         root_uri=root.as_uri()))
-    client.initialized(types.InitializedParams())
+    client, server = await _started(tmp_path, root)
     workers = await _until(lambda: _workers_nice(server.pid), 60)  # the pool is analysing
     seen = [psutil.Process(p) for p in _tree(server.pid) - {server.pid}]
     assert len(workers) >= 1 and len(seen) >= 2, seen  # the fork server and its workers
