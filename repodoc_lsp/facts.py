@@ -5,7 +5,6 @@ loaded from the cache on first use.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import posixpath
 import threading
@@ -15,7 +14,7 @@ from pathlib import Path
 
 from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
 from repodoc_lsp.analysis.source import NotText
-from repodoc_lsp.cache import Encoded, FactsCache, digest, encode
+from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.regular import read_regular
 
 
@@ -26,7 +25,6 @@ class Analysed:
     size: int
     facts: FileFacts | None
     skip_reason: str = ""
-    encoded: Encoded | None = None  # the cache's row of `facts`, when a worker made it
 
 
 def analyse_path(root: str, rel: str) -> Analysed:
@@ -51,14 +49,7 @@ def analyse_bytes(rel: str, data: bytes) -> Analysed:
 
 
 def analyse_chunk(root: str, rels: list[str]) -> list[Analysed]:
-    """In a worker: each file analysed, with its cache row encoded here (in parallel)."""
-    out = []
-    for rel in rels:
-        result = analyse_path(root, rel)
-        if result.facts is not None:
-            result = dataclasses.replace(result, encoded=encode(result.facts))
-        out.append(result)
-    return out
+    return [analyse_path(root, rel) for rel in rels]
 
 
 class FactsStore(MutableMapping[str, FileFacts]):

@@ -99,7 +99,7 @@ def test_a_rescan_keeps_loaded_facts_of_unchanged_files_and_a_cancelled_one_chan
     ws.cache.close()
 
 
-def test_a_parallel_scan_stores_the_rows_its_workers_encoded_and_a_rescan_reads_them(tmp_path: Path) -> None:
+def test_a_parallel_scan_stores_its_rows_in_batches_and_a_rescan_reads_them(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     sources = {f"m{i}.py": _source(i) for i in range(STORE_BATCH + 44)}  # more than one batch of rows
