@@ -12,7 +12,7 @@ import functools
 import os
 import posixpath
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -236,20 +236,32 @@ class Workspace:
         """
         return self.take(self._states([rel], {} if data is None else {rel: data}, None))
 
-    def states(self, rels: Iterable[str]) -> dict[str, FileState]:
+    def states(self, rels: Iterable[str], facts: bool = True) -> dict[str, FileState]:
         """The files `rels` as this workspace holds them: what another workspace `take`s to hold
-        the same (the page process sends them to the server after a job)."""
+        the same (the page process sends them to the server after a job, without the facts:
+        the server finds them in the cache this one filled)."""
         found = {}
         for rel in rels:
-            facts = self.facts.one(rel) if rel in self.facts else None
-            found[rel] = FileState(self.digests[rel], self.sizes[rel], facts) if facts is not None \
-                else FileState(skipped=self.read_skipped.get(rel, ""))
+            if rel in self.facts:
+                found[rel] = FileState(self.digests[rel], self.sizes[rel], self.facts.one(rel) if facts else None)
+            else:
+                found[rel] = FileState(skipped=self.read_skipped.get(rel, ""))
         return found
 
     def take(self, states: dict[str, FileState], pause: Callable[[], None] | None = None) -> Change:
-        """Hold these files as `states` says (read and analysed elsewhere), as one batch: module
-        names, folders and the symbol graph follow files that appeared or vanished once, at the
-        end, the graph re-linking only what their names reach."""
+        """Hold these files as `states` says (read and analysed elsewhere; facts not given come
+        from the cache in one query, else the file is read again), as one batch: module names,
+        folders and the symbol graph follow files that appeared or vanished once, at the end,
+        the graph re-linking only what their names reach."""
+        wanted = {rel: state.digest for rel, state in states.items() if state.digest and state.facts is None}
+        if wanted:
+            found = self.cache.get_many(set(wanted.values()))
+            states = {rel: state if rel not in wanted else replace(state, facts=found.get(state.digest))
+                      for rel, state in states.items()}
+            missing = [rel for rel, key in wanted.items() if key not in found]
+            if missing:  # not in the cache (disabled, or pruned meanwhile): read and analysed here
+                states = {rel: state for rel, state in states.items() if rel not in missing}
+                states.update(self._states(missing, {}, pause))
         change = NO_CHANGE
         self._batch = {}
         try:
@@ -316,7 +328,7 @@ class Workspace:
         return None if self.digests.get(rel) == key else (key, data)
 
     def _apply(self, rel: str, state: FileState) -> Change:
-        if state.facts is None:
+        if not state.digest or state.facts is None:
             if state.skipped:
                 self.read_skipped[rel] = state.skipped
             return self.remove_file(rel)
@@ -389,10 +401,10 @@ class Workspace:
 
 @dataclass(frozen=True, slots=True)
 class FileState:
-    """A file as a workspace takes it (`Workspace.take`): its content's digest, size and facts;
-    or, facts None, no input any more, with the reason when it is skipped ("": gone, or over
-    the size limit). The page process sends the states of a job's files to the server, which
-    takes them without reading or analysing the files again."""
+    """A file as a workspace takes it (`Workspace.take`): its content's digest, size and facts
+    (None: the cache's, by that digest); or, digest "", no input any more, with the reason when
+    it is skipped ("": gone, or over the size limit). The page process sends the states of a
+    job's files to the server, which takes them without reading or analysing them again."""
 
     digest: str = ""
     size: int = 0

@@ -87,6 +87,32 @@ def test_a_replica_from_state_sees_later_changes_and_fills_the_cache(ws: Workspa
     assert ws.facts["pkg/b.py"] == replica.facts["pkg/b.py"] and "pkg/new.py" in ws.facts
 
 
+def test_a_workspace_takes_the_states_another_analysed(ws: Workspace) -> None:
+    """The server takes the files its page process updated as the process sends them (digests;
+    facts from the cache the process filled, in one query), without analysing them; a state
+    whose facts the cache lacks is read from disk and analysed."""
+    (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
+    (ws.root / "pkg/new.py").write_text("from pkg.b import g\n")
+    (ws.root / "other/c.py").unlink()
+    replica = Workspace(ws.root, ws.settings)
+    replica.restore(ws.state())
+    rels = ["pkg/b.py", "pkg/new.py", "other/c.py"]
+    change = replica.update_files(rels)
+    states = replica.states(rels, facts=False)
+    assert states["other/c.py"].digest == "" and all(states[r].digest and states[r].facts is None for r in rels[:2])
+    taken = Workspace(ws.root, ws.settings)
+    taken.restore(ws.state())
+    analyse = taken._states
+    taken._states = None  # type: ignore[assignment,method-assign]  # would fail if it read anything
+    assert taken.take(states) == change and change.structural
+    taken._states = analyse  # type: ignore[method-assign]
+    assert taken.digests == replica.digests and taken.facts["pkg/new.py"] == replica.facts["pkg/new.py"]
+    assert taken.relations.importers("pkg/b.py") == ["pkg/a.py", "pkg/new.py"]
+    cacheless = Workspace(ws.root, ws.settings, use_cache=False)
+    cacheless.restore(ws.state())
+    assert cacheless.take(states).files == change.files and cacheless.digests == replica.digests
+
+
 def test_update_and_remove_return_the_change(ws: Workspace) -> None:
     (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
     assert not ws.update_file("pkg/a.py")  # unchanged on disk: no change
