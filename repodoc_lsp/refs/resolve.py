@@ -290,7 +290,10 @@ class Resolver:
         if anchor and full.is_file() and target.lower().endswith((".md", ".markdown")):
             anchors = self._anchors_of(target)
             if anchor not in anchors and anchor.lower() not in anchors:
-                near = difflib.get_close_matches(anchor.lower(), sorted(anchors), n=1, cutoff=0.6)
+                # an anchor with capitals is an HTML id (heading slugs are lower case): ids first
+                ids = sorted(a for a in anchors if a != a.lower()) if anchor != anchor.lower() else []
+                near = (difflib.get_close_matches(anchor, ids, n=1, cutoff=0.6)
+                        or difflib.get_close_matches(anchor.lower(), sorted(anchors), n=1, cutoff=0.6))
                 return Verdict(f"link `{ref.text}`: no heading `#{anchor}` in {target}",
                                f"{ref.text.partition('#')[0]}#{near[0]}" if near else "")
         return None

@@ -27,6 +27,7 @@ FILES = {
     "guide/intro.rst": "Intro\n=====\n\nThe :class:`shapes.core.Gadget` class; :func:`shapes.core.helpr`.\n",
     "CHANGELOG.md": "Removed `shapes.core.Widget`.\n",
     "docs/notes.md": "Hand-written beside the pages: `shapes.core.Widget`.\n",
+    "docs/page.md": '## class `Gadget`\n\n<a id="class-Gadget"></a>\n',
 }
 
 
@@ -56,7 +57,7 @@ def test_every_stale_reference_of_docs_and_docstrings_once(ws: Workspace) -> Non
     assert widget.describe() == ("`shapes.core.Widget`: `Widget` is not defined in shapes.core (shapes/core.py) "
                                  "(did you mean `shapes.core.Gadget`?)")
     assert widget.about == "shapes/core.py"
-    assert (report.files, report.references) == (5, 12)  # CHANGELOG.md: history, never checked
+    assert (report.files, report.references) == (6, 13)  # CHANGELOG.md: history, never checked
 
 
 def test_only_the_files_a_change_touches(ws: Workspace) -> None:
@@ -93,6 +94,9 @@ def test_resolver_verdicts(ws: Workspace) -> None:
     assert verdict(LINK, "#usage") is None and verdict(LINK, "#Usage") is None
     assert verdict(LINK, "guide/gone.rst") == "link `guide/gone.rst`: guide/gone.rst does not exist"
     assert verdict(PATH, "guide/intro.rst") is None and verdict(PATH, "src/other/tree.py") is None
+    # an HTML id keeps its case (ids are case-sensitive; GitHub's heading slugs are lower case)
+    gone = resolver.check(Ref(LINK, "docs/page.md#class-Widget", 1, 0), "README.md")
+    assert gone is not None and gone.suggestion == "docs/page.md#class-Gadget"
     assert verdict(PATH, "shapes/gone.py") == "`shapes/gone.py` does not exist in the workspace"
 
 
