@@ -259,6 +259,9 @@ def _subsequence(q: str) -> str:
     return "".join(parts)
 
 
+_FLAGS = bytes.maketrans(b"01", b"\x00\x01")
+
+
 def _bits(slots: list[int]) -> int:
     """An int with these bits set."""
     if len(slots) < 8:
@@ -367,12 +370,8 @@ class _SubsequenceView:
                     break
             if not candidates:
                 continue
-            flags = bin(candidates)[:1:-1]  # bit i of the int is flags[i]
-            names = []
-            i = flags.find("1")
-            while i != -1:
-                names.append(slots[i])
-                i = flags.find("1", i + 1)
+            # bit i of the int as byte i (0 or 1): the slots selected in C, not name by name
+            names = list(itertools.compress(slots, bin(candidates)[:1:-1].encode().translate(_FLAGS)))
             text = "\n".join(names)
             for m in pattern.finditer(text):
                 name = names[m.start() // (n + 1)]
