@@ -270,7 +270,7 @@ def test_stale_reference_diagnostic_and_quick_fix(vsix: Path, tmp_path: Path, ed
     _vscode_session(tmp_path, ws, [vsix, _package("probe", tmp_path)], {"repodoc.interpreter": sys.executable},
                     {"REPODOC_PROBE_MODE": "refs"}, report)
     result = json.loads(report.read_text())
-    assert result["ok"], (result.get("error"), result.get("lastActions"))
+    assert result["ok"], (result.get("error"), result.get("lastActions"), result.get("lastActionError"))
     assert result["count"] == 1 and result["severity"] == "Warning", result
     assert "did you mean `pkg.gizmo.Gadget`?" in result["message"]
     assert result["fixes"] == ["Replace with `pkg.gizmo.Gadget`"] and result["applied"] is True

@@ -72,12 +72,20 @@ exports.activate = async () => {
       const found = await until('a repodoc diagnostic in README.md', () => (ours().length ? ours() : undefined), 90);
       report.count = found.length;
       // the quick fix comes from the diagnostic VS Code holds when asked: ask until it is offered
-      // (a diagnostic republished meanwhile gives an empty answer once), within a deadline
+      // (a diagnostic republished meanwhile gives an empty answer or a cancelled request), within a deadline
       const { d, fixes } = await until('a quick fix for the diagnostic', async () => {
         const now = ours();
         if (!now.length) return undefined;
-        const actions = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', uri, now[0].range,
-          vscode.CodeActionKind.QuickFix.value);
+        let actions;
+        try {
+          actions = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', uri, now[0].range,
+            vscode.CodeActionKind.QuickFix.value);
+        } catch (e) {
+          // VS Code cancels a code-action request when the diagnostics it was asked for change
+          // (the server republishes them once its index is complete): ask again
+          report.lastActionError = String((e && e.message) || e);
+          return undefined;
+        }
         const offered = (actions || []).filter((a) => a.edit && a.kind && a.kind.value === 'quickfix');
         report.lastActions = (actions || []).map((a) => a.title);
         return offered.length ? { d: now[0], fixes: offered } : undefined;
