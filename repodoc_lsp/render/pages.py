@@ -164,6 +164,18 @@ def _import_links(site: Site, rel: str) -> tuple[tuple[str, tuple[str, ...], str
     return site.relations.links.get(rel, ())
 
 
+def _module_files(site: Site, rel: str) -> dict[str, str]:
+    """The workspace file of each module an import of `rel` names, by its absolute dotted name: the
+    module itself and each imported name that is a submodule (`from pkg import a`: `pkg`, `pkg.a`)."""
+    file_of = site.relations.file_of
+    found: dict[str, str] = {}
+    for imp, (_cat, _targets, absolute) in zip(site.facts[rel].imports, _import_links(site, rel), strict=True):
+        for dotted in (absolute, *(f"{absolute}.{n}" if absolute else n for n in imp.names)):
+            if dotted in file_of:
+                found[dotted] = file_of[dotted]
+    return found
+
+
 def gather_kw(site: Site, rel: str) -> dict:
     return {"digest": site.digests.get(rel)}
 
@@ -303,7 +315,7 @@ def gather_docs(site: Site, rel: str) -> dict:
     return {"digest": site.digests.get(rel), "size": site.sizes.get(rel, 0),
             "module": rels.module_of.get(rel, ""), "importers": rels.importers(rel), "tests": rels.tests_of(rel),
             "siblings": [r for r in site.child_files.get(folder_of(rel), []) if r != rel],
-            "links": _import_links(site, rel), "xref": _xref(site, rel),
+            "links": _import_links(site, rel), "modules": _module_files(site, rel), "xref": _xref(site, rel),
             "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel)}
 
 
@@ -441,7 +453,7 @@ class Renderer:
         functions = [s for s in facts.symbols if s.kind is SymbolKind.FUNCTION]
         methods_of = _methods_by_class(facts.symbols, classes)
         attributes_of, module_names = _attributes(facts, classes)
-        deps = self._dependencies(page, facts.imports, inputs["links"])
+        deps = self._dependencies(page, facts.imports, inputs["links"], inputs["modules"])
         importers = [self._file_item(page, r) for r in nearest(rel, inputs["importers"])]
         tests = [self._file_item(page, r) for r in nearest(rel, inputs["tests"])]
         related, related_counts = self._related(page, rel, inputs)
@@ -534,19 +546,24 @@ class Renderer:
                     related.append(item)
         return related, counts
 
-    def _dependencies(self, page: str, imports: Iterable[Import],
-                      links: Iterable[tuple[str, tuple[str, ...], str]]) -> dict[str, list[dict]]:
+    def _dependencies(self, page: str, imports: Iterable[Import], links: Iterable[tuple[str, tuple[str, ...], str]],
+                      modules: Mapping[str, str]) -> dict[str, list[dict]]:
+        """Imports by category, one entry per module as written: the module links to its own page and
+        each imported name that is a submodule to its page (`from pkg import a`: `pkg` and `a`)."""
         groups: dict[str, dict[str, dict]] = {"stdlib": {}, "third-party": {}, "workspace": {}}
         for imp, (cat, targets, absolute) in zip(imports, links, strict=True):
             entry = groups[cat].setdefault(imp.module, {
-                "module": imp.module, "anchor": imp.anchor, "lines": [], "names": [],
-                "href": "", "target": "", "absolute": absolute})
+                "module": imp.module, "anchor": imp.anchor, "lines": [], "names": [], "seen": set(),
+                "href": "", "found": False})
             entry["lines"].append(imp.line)
-            taken = (*imp.names, "*") if imp.star else imp.names  # `from m import *` shows its `*`
-            entry["names"].extend(n for n in taken if n not in entry["names"])
-            if targets and not entry["href"]:
-                entry["href"] = self._link(page, docs_page(targets[0]))
-                entry["target"] = targets[0]
+            if not entry["href"] and absolute in modules:
+                entry["href"] = self._link(page, docs_page(modules[absolute]))
+            for name in (*imp.names, "*") if imp.star else imp.names:  # `from m import *` shows its `*`
+                if name not in entry["seen"]:
+                    entry["seen"].add(name)
+                    sub = modules.get(f"{absolute}.{name}" if absolute else name)
+                    entry["names"].append({"name": name, "href": self._link(page, docs_page(sub)) if sub else ""})
+            entry["found"] = entry["found"] or bool(targets)
         return {cat: list(entries.values()) for cat, entries in groups.items()}
 
     def _folder_index(self, where: Where, folder: str, inputs: dict, facts_of: Mapping[str, FileFacts]) -> str:

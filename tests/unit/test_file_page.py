@@ -36,3 +36,21 @@ def test_methods_show_their_whole_docstring() -> None:
     for text in ("Do it.", "- `x` (`int`): how much.", "**Returns**: `int`: done.", "**Note**", "Slow."):
         assert text in method, text
     assert page_errors(page, DOCS_SECTIONS) == []
+
+
+def test_an_import_of_submodules_links_the_package_and_each_submodule() -> None:
+    """`from pkg import a, b`: `pkg` links to the package's page, `a` and `b` to their own; a name that
+    is not a module stays text (it was: `pkg` linked to `a`'s page, the first file the import names)."""
+    sources = {"pkg/__init__.py": "", "pkg/a.py": "def f(): ...\n", "pkg/b.py": "",
+               "m.py": "from pkg import a, b\nfrom pkg.a import f\nfrom ns import c\n", "ns/c.py": ""}
+    facts = {rel: analyse_source(rel.rsplit("/", 1)[-1], text.encode()) for rel, text in sources.items()}
+    site = Site.build(project="p", root="/r", out="/r/docs", embed_max=10**6,
+                      relations=Relations({rel: f.imports for rel, f in facts.items()}), facts=facts,
+                      sizes={rel: len(text) for rel, text in sources.items()}, folders=["", "pkg", "ns"])
+    deps = Renderer().file_docs(site, "m.py", sources["m.py"]).split("### This workspace", 1)[1].split("\n#", 1)[0]
+    assert "[`pkg`](./pkg/__init__.py_docs.md) ([line 1](" in deps
+    assert ": [`a`](./pkg/a.py_docs.md), [`b`](./pkg/b.py_docs.md)\n" in deps
+    assert "[`pkg.a`](./pkg/a.py_docs.md) ([line 2](" in deps and ": `f`\n" in deps
+    # a namespace package has no page of its own: its submodule is linked, and it is found
+    assert "- <a id=" in deps and "`ns` ([line 3](" in deps and ": [`c`](./ns/c.py_docs.md)\n" in deps
+    assert "not found" not in deps
