@@ -344,7 +344,7 @@ class Graph:
         users: dict[Key, dict[str, tuple[int, ...] | None]] = {}
         for rel, before in old_out.items():
             after = self._out.get(rel, {})
-            for key in before.keys() | after.keys() if before else after:
+            for key in ((before.keys() | after.keys()) if before else after):
                 if before.get(key) != after.get(key):
                     users.setdefault(key, {})[rel] = after.get(key)
         for key, delta in users.items():

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.config import env_seconds
@@ -37,6 +38,8 @@ from repodoc_lsp.regular import read_regular
 from repodoc_lsp.render.anchors import AnchorState, state_from_json
 
 MANIFEST = ".repodoc-manifest.json"
+_E = TypeVar("_E")  # a parsed manifest entry
+
 log = logging.getLogger(__name__)
 # Digests of pages about to be written, appended before each write and dropped when the
 # manifest is saved: a run killed in between leaves pages that are still repodoc's.
@@ -139,32 +142,29 @@ class Writer:
                 pages = {}
             inputs = data.get("inputs") if isinstance(data, dict) else None
             self.inputs = inputs if isinstance(inputs, str) else ""
-            bad = 0
-            for page, value in pages.items():
-                entry = _manifest_entry(value)
-                if entry is None:
-                    bad += 1
-                else:
-                    self.manifest[page] = entry
-            if bad:
-                self._damaged(f"{bad} entries of the wrong form")
+            self.manifest = self._valid(pages, lambda _page, value: _manifest_entry(value), "entries")
             anchors = data.get("anchors", {}) if isinstance(data, dict) else {}
             if not isinstance(anchors, dict):
                 self._damaged("no table of anchors")
                 anchors = {}
-            bad = 0
-            for page, value in anchors.items():
-                state = state_from_json(value) if page in self.manifest else None
-                if state is None:
-                    bad += 1
-                else:
-                    self.anchors[page] = state
-            if bad:
-                self._damaged(f"{bad} anchor entries of the wrong form")
+            known = self.manifest
+            self.anchors = self._valid(
+                anchors, lambda page, value: state_from_json(value) if page in known else None, "anchor entries")
         with contextlib.suppress(OSError, ValueError):
             for line in read_regular(self.out / JOURNAL).decode("utf-8").splitlines():
                 digest, _, page = line.partition(" ")
                 self._journaled.setdefault(page, set()).add(digest)
+
+    def _valid(self, table: dict, parse: Callable[[str, object], _E | None], what: str) -> dict[str, _E]:
+        """The entries of a manifest table that `parse` accepts; the others are counted in one warning."""
+        good = {}
+        for page, value in table.items():
+            entry = parse(page, value)
+            if entry is not None:
+                good[page] = entry
+        if len(good) < len(table):
+            self._damaged(f"{len(table) - len(good)} {what} of the wrong form")
+        return good
 
     def _damaged(self, why: str) -> None:
         if not self._warned:  # once per run, however often it is read
