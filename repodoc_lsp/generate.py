@@ -317,7 +317,8 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
         summary.cancelled = True
         return summary
     inputs = inputs_stamp(ws) if change is None else ""
-    writer = Writer(ws.out, check=job.check, force=job.force, force_hint=job.force_hint)
+    writer = Writer(ws.out, check=job.check, force=job.force, force_hint=job.force_hint,
+                    read_manifest=False)  # `hold` reads it under the lock
     try:
         with writer.hold(cancel=None if cancel is None else cancel.is_set, pause=pause):  # one run at a time
             if inputs and writer.inputs == inputs and writer.intact():

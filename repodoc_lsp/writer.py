@@ -93,9 +93,11 @@ class LockWaitCancelled(Exception):
 
 class Writer:
     """Writes pages under `out`; `check=True` compares instead of writing; `force=True`
-    overwrites (and deletes) pages a person edited, after copying each aside."""
+    overwrites (and deletes) pages a person edited, after copying each aside. The manifest is read
+    here unless `read_manifest=False`: `hold` reads it again once the folder is locked."""
 
-    def __init__(self, out: Path, *, check: bool = False, force: bool = False, force_hint: str = CLI_FORCE) -> None:
+    def __init__(self, out: Path, *, check: bool = False, force: bool = False, force_hint: str = CLI_FORCE,
+                 read_manifest: bool = True) -> None:
         self.out = out
         self.check = check
         self.force = force and not check
@@ -110,6 +112,13 @@ class Writer:
         self._warned = False  # about a damaged manifest
         self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
         self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
+        self._saved: dict[str, Record] = {}  # the manifest as read: save_manifest writes only a change
+        self._saved_inputs = ""
+        self._saved_anchors: dict[str, AnchorState] = {}
+        if read_manifest:
+            self._reload()
+
+    def _reload(self) -> None:
         self._load_manifest()
         self._saved = dict(self.manifest)
         self._saved_inputs = self.inputs
@@ -207,8 +216,10 @@ class Writer:
              pause: Callable[[], None] | None = None) -> Iterator[None]:
         """Hold the output folder's lock (waiting up to `timeout`, LOCK_SECONDS by default,
         while another run holds it; `pause` is called as it waits, `cancel()` stops the wait)
-        and read the manifest afresh: what a run that held it before wrote is known."""
+        and read the manifest afresh: what a run that held it before wrote is known. A check
+        writes nothing: it reads the manifest without the lock."""
         if self.check:
+            self._reload()
             yield
             return
         self._ensure_out()
@@ -232,10 +243,7 @@ class Writer:
                     if pause is not None:
                         pause()
                     time.sleep(0.05)
-            self._load_manifest()
-            self._saved = dict(self.manifest)
-            self._saved_inputs = self.inputs
-            self._saved_anchors = dict(self.anchors)
+            self._reload()
             yield
         finally:
             os.close(fd)  # forked workers that still hold it are gone by now
