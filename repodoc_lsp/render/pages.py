@@ -624,11 +624,18 @@ class Renderer:
                          "href": self._link(page, docs_page(rel), s.anchor), "group": md.code(base), "users": n,
                          "note": f" in {md.code(base)}{used}" + (f": {md.inline(summary)}" if summary else "")}
                 (main_classes if s.kind is SymbolKind.CLASS else main_functions).append(entry)
+
+        def wholes(counts: Mapping[str, int], fragment: str) -> list[tuple[str, str, int]]:
+            """Where a ranking's complete lists are: per file of the folder, a link to them and how many."""
+            return [(md.code(posixpath.basename(r)), self._link(page, docs_page(r), fragment), n)
+                    for r, n in sorted(counts.items(), key=lambda c: (-c[1], c[0])) if n]
+
         public = lambda entries: sorted(  # noqa: E731  the most used first, then public before private
             entries, key=lambda e: (-e["users"], e["key"][0].startswith("_"), e["key"]))
         inside = set(files)
         deps: dict[str, Counter[str]] = {"workspace": Counter(), "stdlib": Counter(), "third-party": Counter()}
         used_by: set[str] = set()
+        importers_of: dict[str, int] = {}
         for rel in files:
             for imp, (cat, targets, _absolute) in zip(facts_of[rel].imports, inputs["links"][rel], strict=True):
                 if cat == "workspace":
@@ -637,7 +644,9 @@ class Renderer:
                             deps[cat][target] += 1
                 else:
                     deps[cat][imp.module.split(".", 1)[0]] += 1
-            used_by.update(r for r in inputs["importers"][rel] if r not in inside and folder_of(r) != folder)
+            outside = [r for r in inputs["importers"][rel] if r not in inside and folder_of(r) != folder]
+            importers_of[rel] = len(outside)
+            used_by.update(outside)
         return self._templates["folder_doc"].render(
             folder=folder, page=page, title=folder or where.project, purpose=purpose,
             purpose_from=purpose_from, telling=telling, diagram=import_diagram(edges),
@@ -645,6 +654,9 @@ class Renderer:
             n_files=len(files), languages=sorted(languages.items()), lines=lines,
             n_folders=inputs["n_folders"],
             main_classes=public(main_classes), main_functions=public(main_functions),
+            class_wholes=wholes(Counter(e["key"][1] for e in main_classes), "detailed-analysis"),
+            function_wholes=wholes(Counter(e["key"][1] for e in main_functions), "detailed-analysis"),
+            used_wholes=wholes(importers_of, "imported-by"),
             ws_deps=[(t, self._link(page, docs_page(t)), n) for t, n in sorted(deps["workspace"].items())],
             stdlib_deps=sorted(deps["stdlib"]), third_deps=sorted(deps["third-party"]),
             used_by=[self._file_item(page, r) for r in nearest(posixpath.join(folder, "_"), used_by)],

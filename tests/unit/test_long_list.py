@@ -94,6 +94,25 @@ def test_a_file_imported_by_25_files_folds_its_importers_and_related_files() -> 
     assert '<a id="imported-by"></a>' in page
 
 
+def test_a_folder_ranking_shows_20_and_links_to_the_complete_lists_on_the_file_pages() -> None:
+    files = {"pkg/__init__.py": "", "pkg/a.py": "".join(f"def fa{i:02}(): pass\n" for i in range(15)),
+             "pkg/b.py": "".join(f"def fb{i:02}(): pass\n" for i in range(10))}
+    files |= {f"app/use{i:02}.py": "from pkg import a\n" for i in range(18)}
+    files |= {f"lib/use{i:02}.py": "from pkg import a, b\n" for i in range(4)}
+    site = _site(files)
+    doc = Renderer().folder_doc(site, "pkg")
+    assert page_errors(doc, ["Purpose", "Contents", "Main Classes", "Main Functions", "Dependencies", "Used By"]) == []
+    functions = doc.split("## Main Functions", 1)[1].split("\n## ", 1)[0]
+    assert len(_links(functions.split("functions in all")[0])) == 20 and "<details>" not in doc
+    assert ("25 functions in all.\nEach is listed in its file's Detailed Analysis: [`a.py`]"
+            "(./a.py_docs.md#detailed-analysis) 15, [`b.py`](./b.py_docs.md#detailed-analysis) 10.") in functions
+    used_by = doc.split("## Used By", 1)[1].split("\n## ", 1)[0]
+    assert len(_links(used_by.split("importing files in all")[0])) == 20
+    assert ("22 importing files in all; by folder: `app/` 18, `lib/` 4.\nEach is listed in the Imported by of the "
+            "files it imports: [`a.py`](./a.py_docs.md#imported-by) 22, [`b.py`](./b.py_docs.md#imported-by) 4."
+            ) in used_by
+
+
 def test_import_diagram_keeps_the_most_connected_files_and_counts_the_rest() -> None:
     from repodoc_lsp.render.pages import import_diagram
     edges = {("a/hub.py", f"a/m{i:02}.py") for i in range(15)} | {("a/m00.py", "a/m01.py"), ('a/q"<x>.py', "a/hub.py")}
