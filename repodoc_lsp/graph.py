@@ -165,7 +165,8 @@ class Graph:
         self._memo: dict[tuple[str, str], tuple[Key | None, frozenset[str]]] = {}
         self._out: dict[str, dict[Key, tuple[int, ...]]] = {}  # file -> what it names, on which lines
         self._users: dict[Key, dict[str, tuple[int, ...]]] = {}  # definition -> file -> lines
-        self._bases: dict[Key, tuple[Key, ...]] = {}
+        self._bases: dict[Key, tuple[Key, ...]] = {}  # linking's own table (emptied while a file re-links)
+        self._shown_bases: dict[Key, tuple[Key, ...]] = {}  # what queries read: replaced once a link step ends
         self._classes: dict[str, list[Key]] = {}  # file -> its classes with workspace bases
         self._subclasses: dict[Key, frozenset[Key]] = {}
         self._deps: dict[str, frozenset[str]] = {}  # file -> files (and _NAME + module names) its resolution consulted
@@ -218,7 +219,7 @@ class Graph:
 
     def bases(self, key: Key) -> tuple[Key, ...]:
         """The workspace classes a class names as its bases."""
-        return self._bases.get(key, ())
+        return self._shown_bases.get(key, ())
 
     def subclasses(self, key: Key) -> list[Key]:
         """Workspace classes that name this class as a base, direct only."""
@@ -234,14 +235,15 @@ class Graph:
         left to right, each once: Python's method resolution order when bases do not share ancestors)."""
         found: list[Key] = []
         seen = {key}
-        todo = list(reversed(self._bases.get(key, ())))
+        bases = self._shown_bases  # one table throughout, whatever a link step does meanwhile
+        todo = list(reversed(bases.get(key, ())))
         while todo:
             base = todo.pop()
             if base in seen:
                 continue
             seen.add(base)
             found.append(base)
-            todo.extend(reversed(self._bases.get(base, ())))
+            todo.extend(reversed(bases.get(base, ())))
         return found
 
     def mentioned(self, rel: str) -> dict[str, Key]:
@@ -334,8 +336,8 @@ class Graph:
                     dependents.discard(rel)
                     if not dependents:
                         del self._dependents[dep]
-            self._mentioned.pop(rel, None)
         for rel in gone:
+            self._mentioned.pop(rel, None)  # a re-linked file's are replaced by `_link`
             self._marks.pop(rel, None)
         changed: set[Key] = set()
         for rel in sorted(rels):
@@ -376,6 +378,8 @@ class Graph:
                 self._subclasses[base] = subs
             else:
                 self._subclasses.pop(base, None)
+        if old_bases or new_bases:
+            self._shown_bases = dict(self._bases)
         self._memo.clear()
         return changed
 
@@ -418,6 +422,8 @@ class Graph:
                 mentioned[dotted] = target
         if mentioned:
             self._mentioned[rel] = mentioned
+        else:
+            self._mentioned.pop(rel, None)
         mark = hash(frozenset((name, key, self._kind(key)) for name, key in mentioned.items()))
         old_mark = self._marks.get(rel)
         self._marks[rel] = mark

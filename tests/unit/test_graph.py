@@ -161,3 +161,23 @@ def test_a_name_a_star_import_did_not_export_resolves_once_it_does(tmp_path: Pat
     assert graph.users(("m.py", "b")) == {}
     ws.update_file("m.py", b"__all__ = ['a', 'b']\n\n\ndef a():\n    pass\n\n\ndef b():\n    pass\n")
     assert graph.users(("m.py", "b")) == {"u.py": (5,)}
+
+
+def test_queries_during_a_re_link_see_each_class_with_its_bases(ws: Workspace) -> None:
+    """The server answers hovers on other threads while a batch re-links files: whatever moment
+    a query lands on, a class keeps its bases and a file its docstring mentions."""
+    g = ws.graph()
+    net = ("app/models.py", "Net")
+    seen: list[tuple] = []
+    link = g._link
+
+    def spying_link(rel: str) -> bool:  # a query at each step of the re-link, as another thread's would
+        seen.append((g.bases(net), g.ancestors(LINEAR), g.subclasses(MODULE)))
+        return link(rel)
+
+    g._link = spying_link  # type: ignore[method-assign]
+    ws.update_file("app/models.py", (FILES["app/models.py"] + "# saved\n").encode())  # Net re-links
+    ws.update_file("torch/nn/modules/linear.py", (FILES["torch/nn/modules/linear.py"] + "# saved\n").encode())
+    assert len(seen) >= 2
+    assert all(bases == (MODULE,) and ancestors == [MODULE] and net in subclasses
+               for bases, ancestors, subclasses in seen), seen
