@@ -167,8 +167,14 @@ def _finished(fut: Future, cancel: Cancel | None, what: str) -> bool:
 
 
 def _close(pool: ProcessPoolExecutor) -> None:
-    """Shut the pool down without waiting for work under way: its workers are killed."""
+    """Shut the pool down without waiting for work under way: its workers are killed.
+
+    Then the result pipe's write end is closed in this process: a worker killed halfway through
+    sending a result left the pool's manager thread reading the rest for ever (this process
+    held the only other write end), and `shutdown` waits for that thread. With no writer left
+    its read ends (EOF) and the pool counts as broken."""
     processes = dict(getattr(pool, "_processes", None) or {})  # not public: best effort
+    results = getattr(pool, "_result_queue", None)  # shutdown(wait=False) forgets it
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in processes.values():
         with contextlib.suppress(OSError, ValueError, AttributeError):
@@ -176,4 +182,6 @@ def _close(pool: ProcessPoolExecutor) -> None:
     for proc in processes.values():
         with contextlib.suppress(OSError, ValueError, AttributeError, AssertionError):
             proc.join(5.0)
+    with contextlib.suppress(OSError, AttributeError):
+        results._writer.close()  # type: ignore[union-attr]
     pool.shutdown(wait=True)

@@ -88,3 +88,60 @@ def test_end_children_kills_and_reaps_what_is_left() -> None:
     done = subprocess.run([sys.executable, "-c", END_CHILDREN], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[]\n", done.stdout  # none left, a stopped one neither, not even unreaped
+
+
+
+
+# In a process of its own: a worker is killed halfway through sending its result (it writes the
+# header of a 1 MB message and 4 bytes of it to the pool's result pipe, inherited by the fork),
+# then the run is cancelled. The pool's manager thread reads the rest of that message; until
+# `_close` closed this process's write end of the pipe it read for ever, and since Python joins
+# that thread at exit, the process never ended.
+HALF_SENT = """
+import os, sys
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from repodoc_lsp import pool
+marker = sys.argv[1]
+fds = []
+
+class Pool(ProcessPoolExecutor):
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        fds.append(self._result_queue._writer.fileno())
+
+def die_halfway(n):
+    if n == 1:
+        os.write(fds[-1], (1 << 20).to_bytes(4, "big") + b"half")
+        with open(marker + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.replace(marker + ".tmp", marker)
+        os.kill(os.getpid(), 9)
+    return n
+
+def dead(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[0] == b"Z"  # not reaped yet
+    except OSError:
+        return True
+
+class Killed:  # the cancel: set once chunk 1's worker is dead
+    def is_set(self):
+        return os.path.exists(marker) and dead(int(open(marker).read()))
+
+pool.ProcessPoolExecutor = Pool
+list(pool.run_chunks(die_halfway, [0, 1], workers=1, context=get_context("fork"), cancel=Killed()))
+print("returned")
+"""
+
+
+def test_a_worker_killed_while_it_sends_a_result_does_not_block_the_exit(tmp_path: Path) -> None:
+    marker = tmp_path / "died"
+    try:
+        done = subprocess.run([sys.executable, "-c", HALF_SENT, str(marker)], capture_output=True, text=True,
+                              timeout=120)  # a hang detector, not a timing: it ends within a second or two
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"the process did not exit (stdout: {exc.stdout!r})") from None
+    assert marker.exists(), "the worker did not die: the test proves nothing"
+    assert done.returncode == 0 and done.stdout == "returned\n", done.stderr
