@@ -3,13 +3,20 @@ per-attribute checks (they took a third of the rendering time)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import jinja2
 import pytest
+from helpers import make_workspace
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from repodoc_lsp.analysis import analyse_source
-from repodoc_lsp.render.environment import PageEnvironment
+from repodoc_lsp.config import Settings
+from repodoc_lsp.generate import plan_pages, site_of
+from repodoc_lsp.render import Renderer, Site
+from repodoc_lsp.render.environment import PageEnvironment, TemplateFailure
 from repodoc_lsp.render.pages import folder_label
+from repodoc_lsp.workspace import Workspace
 
 SOURCE = b'"""Doc."""\nimport os\nfrom a import b as c\n\n@dec\nclass K(Base):\n    """K."""\n    x: int = 1\n' \
          b"    def m(self, y=2):\n        pass\n\ndef f(*a):\n    eval(a)\n"
@@ -83,3 +90,39 @@ def test_own_data_is_read_without_the_checks(monkeypatch: pytest.MonkeyPatch) ->
         "{{ facts.lines }}{{ d.href }}")
     assert template.render(facts=FACTS, d={"href": "x"})
     assert checks == []
+
+
+def _site(tmp_path: Path) -> tuple[Workspace, Site]:
+    root = make_workspace(tmp_path / "ws", {"pkg/__init__.py": "from .m import K\n", "pkg/m.py": SOURCE.decode(),
+                                            "pkg/use.py": "from pkg import K\n\nclass L(K):\n    '''L.'''\n"})
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    return ws, site_of(ws)
+
+
+def test_built_in_templates_alone_render_unsandboxed_with_the_same_pages(tmp_path: Path) -> None:
+    """Without the person's templates every template is repodoc's own: a plain environment (the
+    sandbox's checks were a tenth of rendering), and every kind of page the same as in the sandbox."""
+    ws, site = _site(tmp_path)
+    (tmp_path / "empty").mkdir()
+    plain, sandboxed = Renderer(), Renderer(str(tmp_path / "empty"))
+    assert not isinstance(plain.env, ImmutableSandboxedEnvironment)
+    assert isinstance(sandboxed.env, PageEnvironment)
+    pages = plan_pages(ws, site)
+    assert {p.kind for p in pages} == {"docs", "kw", "index", "doc"}
+    for page in pages:
+        text = ws.read_text(page.subject) if page.kind == "docs" else None
+        assert plain.render(site, page.kind, page.subject, text) == \
+            sandboxed.render(site, page.kind, page.subject, text), page.path
+
+
+def test_a_person_template_puts_the_built_in_ones_in_the_sandbox_too(tmp_path: Path) -> None:
+    """The built-in file page imports `_macros.md.j2`; the person's folder may replace it, so with
+    a folder every template renders in the sandbox."""
+    (tmp_path / "tpl").mkdir()
+    (tmp_path / "tpl/_macros.md.j2").write_text("{% macro docstring(x) %}{{ cycler.__init__.__globals__ }}"
+                                                "{% endmacro %}\n")
+    ws, site = _site(tmp_path)
+    assert "K." in Renderer().render(site, "docs", "pkg/m.py", ws.read_text("pkg/m.py"))
+    with pytest.raises(TemplateFailure, match=r"file_docs\.md\.j2: refused by the template sandbox"):
+        Renderer(str(tmp_path / "tpl")).render(site, "docs", "pkg/m.py", ws.read_text("pkg/m.py"))
