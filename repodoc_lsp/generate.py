@@ -9,7 +9,7 @@ import gc
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,7 +79,7 @@ def _templates_stamp(folder: str) -> str:
         return "missing"
 
 
-RenderFn = Callable[[Page], str]
+RenderFn = Callable[[Page], tuple[str, str]]  # page -> (its Markdown, its key)
 
 
 def inputs_stamp(ws: Workspace) -> str:
@@ -122,16 +122,25 @@ def settle_anchors(site: Site, writer: Writer) -> Callable[[Page], None]:
 
 
 def page_renderer(ws: Workspace, renderer: Renderer, site: Site) -> RenderFn:
-    """`page -> its Markdown` (a docs page embeds the source as it is on disk)."""
-    def render(page: Page) -> str:
+    """`page -> (its Markdown, its key)` (a docs page embeds the source as it is on disk): the
+    plan's key, or for a page planned without one, the key of the inputs gathered to render it."""
+    base = _run_stamp(ws)
+
+    def render(page: Page) -> tuple[str, str]:
         text = ws.read_text(page.subject) if page.kind == "docs" else None
-        return renderer.render(site, page.kind, page.subject, text)
+        inputs = GATHER[page.kind](site, page.subject)
+        key = page.key or _h(base, page.kind, page.subject, inputs)
+        return renderer.render(site, page.kind, page.subject, text, inputs), key
     return render
 
 
-def plan_pages(ws: Workspace, site: Site, change: Change | None = None) -> list[Page]:
+def plan_pages(ws: Workspace, site: Site, change: Change | None = None, *,
+               recorded: Container[str] | None = None) -> list[Page]:
     """The pages of the whole tree, or of those `change` may alter (all of them when files
-    appeared or vanished), each keyed by a digest of everything its view reads."""
+    appeared or vanished), each keyed by a digest of everything its view reads. With
+    `recorded` (the pages the manifest knows), a page not among them is planned without its key:
+    it is rendered whatever its key, and the render gathers its inputs and keys it (a cold run's
+    pages are gathered once, by the render workers, not also beforehand by this process alone)."""
     base = _run_stamp(ws)
     if change is None or change.structural:
         files, folders = set(ws.facts), set(ws.folders)
@@ -147,8 +156,11 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None) -> list[
         # The gathered inputs are hashed, not kept: kept for every page, they would live in the
         # parent and in every render worker it forks; the worker gathers its page again (cheap
         # since the graph groups class members once).
-        pages.extend(Page(kind, subject, _h(base, kind, subject, gather(site, subject)))
-                     for subject in sorted(subjects))
+        for subject in sorted(subjects):
+            page = Page(kind, subject, "")
+            if recorded is None or page.path in recorded:
+                page = Page(kind, subject, _h(base, kind, subject, gather(site, subject)))
+            pages.append(page)
     return pages
 
 
@@ -186,12 +198,12 @@ _FORKED: tuple[list[Page], Writer, RenderFn] | None = None
 def render_and_write(page: Page, render: RenderFn, writer: Writer) -> WriteResult:
     """One page: a page that cannot be rendered is an error of that page (the old one stays)."""
     try:
-        content = render(page)
+        content, key = render(page)
     except Exception as exc:  # any failure of one view (a template, a docstring) stays with it
         return WriteResult(page.path, Outcome.ERROR, f"cannot render: {type(exc).__name__}: {exc}")
     if not content.startswith(MARKER):
         return WriteResult(page.path, Outcome.ERROR, "cannot render: the page does not start with the marker line")
-    return writer.write(page.path, content, page.key)
+    return writer.write(page.path, content, key)
 
 
 def _render_chunk(start: int) -> list[tuple[WriteResult, Record | None]]:
@@ -327,7 +339,7 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                 summary.unchanged = len(writer.manifest)
             else:
                 site = site_of(ws, writer.anchors)
-                plan = Plan(plan_pages(ws, site, change), whole=change is None,
+                plan = Plan(plan_pages(ws, site, change, recorded=writer.manifest), whole=change is None,
                             structural=change is not None and change.structural)
                 _write(plan, page_renderer(ws, renderer, site), writer, summary,
                        jobs=(job.jobs or default_jobs(ws.settings)) if plan.whole else 1, runtime=ws.runtime,

@@ -397,11 +397,13 @@ class Renderer:
         return lambda line: f"{base}#L{line}"
 
     # -- pages ------------------------------------------------------------------------
-    def render(self, site: Site, kind: str, subject: str, text: str | None = None) -> str:
+    def render(self, site: Site, kind: str, subject: str, text: str | None = None, inputs: dict | None = None) -> str:
         """The page `kind` of `subject`: its view reads the site's constants, what
-        `GATHER[kind]` gathers, and the facts of the files named there, nothing else."""
+        `GATHER[kind]` gathers (`inputs`, when the caller has gathered them), and the facts of the
+        files named there, nothing else."""
         where = Where(site.project, site.root, site.out, site.embed_max)
-        inputs = GATHER[kind](site, subject)
+        if inputs is None:
+            inputs = GATHER[kind](site, subject)
         if kind == "kw":
             return self._file_kw(where, subject, site.facts[subject])
         if kind == "docs":

@@ -1,0 +1,34 @@
+"""Pages the manifest does not know are planned without their key: the render that gathers their
+inputs keys them, with the key planning would have given (a cold run gathers each page once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import make_workspace
+
+from repodoc_lsp.config import Settings
+from repodoc_lsp.generate import page_renderer, plan_pages, site_of
+from repodoc_lsp.render import Renderer
+from repodoc_lsp.workspace import Workspace
+
+FILES = {"pkg/__init__.py": "from .core import Base\n",
+         "pkg/core.py": '"""Core."""\n\nclass Base:\n    """A base."""\n\n    def run(self):\n        return 1\n',
+         "pkg/use.py": "from pkg import Base\n\n\nclass Child(Base):\n    pass\n",
+         "tests/test_core.py": "from pkg.core import Base\n\n\ndef test_base():\n    assert Base().run()\n"}
+
+
+def test_unrecorded_pages_are_keyed_by_their_render_as_planning_would(tmp_path: Path) -> None:
+    ws = Workspace(make_workspace(tmp_path / "ws", FILES), Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    site = site_of(ws)
+    keyed = plan_pages(ws, site)
+    assert all(p.key for p in keyed)
+    recorded = {keyed[0].path}
+    unkeyed = plan_pages(ws, site, recorded=recorded)
+    assert [(p.kind, p.subject) for p in unkeyed] == [(p.kind, p.subject) for p in keyed]
+    assert [p.key for p in unkeyed] == [keyed[0].key] + [""] * (len(keyed) - 1)
+    render = page_renderer(ws, Renderer(), site)
+    for planned, bare in zip(keyed, unkeyed, strict=True):
+        assert render(bare) == render(planned)
+        assert render(bare)[1] == planned.key, planned.path
