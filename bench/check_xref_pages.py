@@ -26,7 +26,14 @@ that `ast` parses. The rules, as the symbol graph documents them (static only, n
 - A subclass: a class (any depth) whose base expression (the name before `[` or `(`) evaluates
   to a workspace class other than itself; of two classes of one qualified name, the last one's
   bases count.
-Precision and recall of the (definition, user file) and (class, subclass) pairs.
+- A method (a function in a class body, also under `if`/`try`) is used by a file whose dotted
+  name evaluates to it: a class, then an attribute looked up as Python looks it up on the class
+  (no instance): a name bound in the class body (a def, a class, an assignment), else in its
+  workspace bases (their base expressions evaluated as above), depth first, left to right, each
+  class once. Calls through an instance, `self` or `super()` are not uses. Subjects: the methods
+  of classes whose module-level name is a class (as above: a name an assignment binds first,
+  `triton = None` then `class triton:` under `else:`, is no subject).
+Precision and recall of the (definition, user file) and (class, subclass) pairs; methods apart.
 """
 
 from __future__ import annotations
@@ -53,30 +60,42 @@ class Module:
         self.tree = tree
         self.defs: dict[str, str] = {}  # module-level name -> "class" | "function" | "attr"
         self.classes: dict[str, ast.ClassDef] = {}  # qualname -> the last ClassDef of that name
+        self.kinds: dict[str, str] = {}  # qualname (any depth) -> "class" | "function": the first def's
+        self.members: dict[str, set[str]] = {}  # class qualname -> names its body binds
+        self.methods: set[str] = set()  # qualnames of functions in class bodies
         self.all_names: list[str] | None = None
         self.imports: list[tuple[int, int, ast.Import | ast.ImportFrom]] = []
         self.stars: list[ast.ImportFrom] = []
-        self._walk(tree.body, "", True)
+        self._walk(tree.body, "", True, "")
         self.imports.sort(key=lambda i: (i[0], i[1]))
         self.has_star = bool(self.stars)
 
-    def _walk(self, body: list[ast.stmt], prefix: str, top: bool) -> None:
+    def _walk(self, body: list[ast.stmt], prefix: str, top: bool, owner: str) -> None:
+        """`owner`: the class whose body (or a compound statement in it) `body` is."""
         for node in body:
-            if isinstance(node, ast.ClassDef):
-                self.classes[prefix + node.name] = node
+            if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                is_class = isinstance(node, ast.ClassDef)
+                qual = prefix + node.name
+                self.kinds.setdefault(qual, "class" if is_class else "function")
+                if owner:
+                    self.members.setdefault(owner, set()).add(node.name)
+                    if not is_class:
+                        self.methods.add(qual)
+                if isinstance(node, ast.ClassDef):
+                    self.classes[qual] = node
                 if top:
-                    self.defs.setdefault(node.name, "class")
-                self._walk(node.body, prefix + node.name + ".", False)
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                if top:
-                    self.defs.setdefault(node.name, "function")
-                self._walk(node.body, prefix + node.name + ".", False)
+                    self.defs.setdefault(node.name, "class" if is_class else "function")
+                self._walk(node.body, qual + ".", False, qual if is_class else "")
             elif isinstance(node, ast.Import | ast.ImportFrom):
                 if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
                     self.stars.append(node)
                 else:
                     self.imports.append((node.lineno, len(self.imports), node))
             else:
+                if owner:
+                    for target in _targets(node):
+                        names = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+                        self.members.setdefault(owner, set()).update(t.id for t in names if isinstance(t, ast.Name))
                 if top:
                     for target in _targets(node):
                         names = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
@@ -89,11 +108,11 @@ class Module:
                         self.all_names = [e.value for e in node.value.elts
                                           if isinstance(e, ast.Constant) and isinstance(e.value, str)]
                 for field in ("body", "orelse", "finalbody"):
-                    self._walk(getattr(node, field, None) or [], prefix, top)
+                    self._walk(getattr(node, field, None) or [], prefix, top, owner)
                 for handler in getattr(node, "handlers", None) or []:
-                    self._walk(handler.body, prefix, top)
+                    self._walk(handler.body, prefix, top, owner)
                 for case in getattr(node, "cases", None) or []:
-                    self._walk(case.body, prefix, top)
+                    self._walk(case.body, prefix, top, owner)
 
 
 def _targets(node: ast.stmt) -> list[ast.expr]:
@@ -161,6 +180,7 @@ class Oracle:
                         bound[a.asname or a.name] = (source, a.name)
             self.bindings[rel] = bound
         self.memo: dict[tuple[str, str], Value | None] = {}
+        self.base_memo: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
 
     def absolute(self, rel: str, node: ast.ImportFrom) -> str | None:
         if not node.level:
@@ -230,7 +250,45 @@ class Oracle:
             return None
         if value[0] == "mod":
             return self.lookup(value[1], name)
-        return None  # members of classes are not subjects here
+        if self.is_class(value):
+            return self.member((value[1], value[2]), name, set())
+        return None
+
+    def is_class(self, value: Value) -> bool:
+        return value[0] in ("def", "member") and value[1] in self.mods \
+            and self.mods[value[1]].kinds.get(value[2]) == "class"
+
+    def member(self, cls: tuple[str, str], name: str, seen: set) -> Value | None:
+        """`name` looked up on the class (not an instance): its body, then its workspace bases."""
+        if cls in seen:
+            return None
+        seen.add(cls)
+        if name in self.mods[cls[0]].members.get(cls[1], ()):
+            return ("member", cls[0], f"{cls[1]}.{name}")
+        for base in self.bases(cls):
+            found = self.member(base, name, seen)
+            if found is not None:
+                return found
+        return None
+
+    def bases(self, cls: tuple[str, str]) -> tuple[tuple[str, str], ...]:
+        """The workspace classes a class's base expressions evaluate to, in order, each once."""
+        if cls in self.base_memo:
+            return self.base_memo[cls]
+        self.base_memo[cls] = ()  # a cycle ends here
+        found: list[tuple[str, str]] = []
+        node = self.mods[cls[0]].classes.get(cls[1])
+        for base in node.bases if node is not None else ():
+            text = ast.unparse(base)
+            name = text.split("[", 1)[0].split("(", 1)[0].strip()
+            if not name or not all(p.isidentifier() for p in name.split(".")):
+                continue
+            values = self.evaluate(cls[0], name.split("."))
+            if len(values) == len(name.split(".")) and self.is_class(values[-1]) \
+                    and (values[-1][1], values[-1][2]) != cls and (values[-1][1], values[-1][2]) not in found:
+                found.append((values[-1][1], values[-1][2]))
+        self.base_memo[cls] = tuple(found)
+        return self.base_memo[cls]
 
     def chain(self, node: ast.expr) -> list[str] | None:
         parts = []
@@ -278,7 +336,7 @@ class Oracle:
                     continue
                 values += self.evaluate(rel, parts[:MAX_CHAIN])
             for v in values:
-                if v is not None and v[0] == "def" and v[1] != rel:
+                if v is not None and v[0] in ("def", "member") and v[1] != rel:
                     found.add(((v[1], v[2]), rel))
         return found
 
@@ -323,15 +381,32 @@ def _dotted_names(tree: ast.AST) -> list[ast.expr]:
 
 
 _ANCHOR = re.compile(r'^<a id="(class|function)-([^"]+)"></a>$', re.M)
+_METHOD = re.compile(r'^\s*- <a id="method-([^"]+)"></a>', re.M)
+_ANY_ANCHOR = re.compile(r'<a id="')
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
+_TITLE_END = re.compile(r"\n\*\*(?!Used by|Subclassed by)[^*\n]+\*\*|\n\*\*(?:Used by|Subclassed by)\*\*")
 
 
-def page_claims(docs: Path, rel: str) -> tuple[set, set, set]:
-    """(definition, user file), (class, subclass) pairs and the definitions the page has an entry for."""
+def _linked(block: str, page_dir: str) -> list[tuple[str, str]]:
+    """(source file, fragment) of each link to a `_docs.md` page in `block`."""
+    found = []
+    for href in _LINK.findall(block):
+        path, _, fragment = unquote(href).partition("#")
+        if path.endswith("_docs.md"):
+            found.append((posixpath.normpath(posixpath.join(page_dir, path))[: -len("_docs.md")], fragment))
+    return found
+
+
+def page_claims(docs: Path, rel: str) -> tuple[set, set, set, set]:
+    """(definition, user file) pairs of classes and functions, (class, subclass) pairs, the
+    definitions the page has an entry for, and (method, user file) pairs."""
     text = (docs / (rel + "_docs.md")).read_text(encoding="utf-8")
     detailed = text.split("\n## Detailed Analysis\n", 1)[-1].split("\n## Architecture & Design\n", 1)[0]
     marks = list(_ANCHOR.finditer(detailed))
-    uses, subs, entries = set(), set(), set()
+    uses: set = set()
+    subs: set = set()
+    entries: set = set()
+    method_uses: set = set()
     page_dir = posixpath.dirname(rel)
     for i, mark in enumerate(marks):
         qual = mark.group(2)
@@ -339,22 +414,26 @@ def page_claims(docs: Path, rel: str) -> tuple[set, set, set]:
             continue
         entries.add((rel, qual))
         body = detailed[mark.end(): marks[i + 1].start() if i + 1 < len(marks) else len(detailed)]
-        for title, into in (("**Used by**", "uses"), ("**Subclassed by**", "subs")):
+        for title, into in (("\n**Used by**", "uses"), ("\n**Subclassed by**", "subs")):  # a class's: not indented
             if title not in body:
                 continue
-            block = body.split(title, 1)[1]
-            block = re.split(r"\n\*\*(?!Used by|Subclassed by)[^*\n]+\*\*|\n\*\*(?:Used by|Subclassed by)\*\*",
-                             block, maxsplit=1)[0]
-            for href in _LINK.findall(block):
-                path, _, fragment = unquote(href).partition("#")
-                if not path.endswith("_docs.md"):
-                    continue
-                target = posixpath.normpath(posixpath.join(page_dir, path))[: -len("_docs.md")]
+            block = _TITLE_END.split(body.split(title, 1)[1], maxsplit=1)[0]
+            for target, fragment in _linked(block, page_dir):
                 if into == "uses":
                     uses.add(((rel, qual), target))
                 elif fragment.startswith("class-"):
                     subs.add(((rel, qual), (target, fragment[len("class-"):])))
-    return uses, subs, entries
+    for mark in _METHOD.finditer(detailed):  # a method's Used by: indented in its entry
+        qual = mark.group(1)
+        if re.search(r"-\d+$", qual):
+            continue
+        nxt = _ANY_ANCHOR.search(detailed, mark.end())
+        body = detailed[mark.end(): nxt.start() if nxt else len(detailed)]
+        if "\n  **Used by**" not in body:
+            continue
+        block = re.split(r"\n(?=[^ \n])", body.split("\n  **Used by**", 1)[1], maxsplit=1)[0]
+        method_uses.update(((rel, qual), target) for target, _ in _linked(block, page_dir))
+    return uses, subs, entries, method_uses
 
 
 def score(found: set, expected: set) -> tuple[float, float]:
@@ -368,24 +447,32 @@ def main() -> int:
         python = [r for r in rels if r.endswith((".py", ".pyi"))]
         oracle = Oracle(root, python)
         skip = set(oracle.unparsed)
-        claimed_uses, claimed_subs, entries = set(), set(), set()
+        claimed_uses, claimed_subs, entries, claimed_methods = set(), set(), set(), set()
         for rel in python:
             if rel in skip:
                 continue
-            u, s, e = page_claims(docs, rel)
+            u, s, e, m = page_claims(docs, rel)
             claimed_uses |= u
             claimed_subs |= s
             entries |= e
+            claimed_methods |= m
     subjects = {(rel, name) for rel, m in oracle.mods.items() for name, kind in m.defs.items() if kind != "attr"}
-    expected_uses = {(d, u) for d, u in oracle.uses() if d in subjects and u not in skip}
+    methods = {(rel, qual) for rel, m in oracle.mods.items() for qual in m.methods  # of module-level classes
+               if m.defs.get(qual.split(".", 1)[0]) == "class"}
+    uses = oracle.uses()
+    expected_uses = {(d, u) for d, u in uses if d in subjects and u not in skip}
+    expected_methods = {(d, u) for d, u in uses if d in methods and u not in skip}
     expected_subs = {(d, s) for d, s in oracle.subclasses() if d in subjects}
     claimed_uses = {(d, u) for d, u in claimed_uses if d in subjects}
     claimed_subs = {(d, s) for d, s in claimed_subs if d in subjects}
+    claimed_methods = {(d, u) for d, u in claimed_methods if d in methods}
     print(f"{len(python):,} Python files ({len(skip)} not parsed by ast, left out), "
-          f"{len(subjects):,} module-level classes and functions, {len(entries & subjects):,} with an entry")
+          f"{len(subjects):,} module-level classes and functions, {len(entries & subjects):,} with an entry, "
+          f"{len(methods):,} methods")
     failed = False
     for kind, found, expected in (("used by", claimed_uses, expected_uses),
-                                  ("subclassed by", claimed_subs, expected_subs)):
+                                  ("subclassed by", claimed_subs, expected_subs),
+                                  ("method used by", claimed_methods, expected_methods)):
         precision, recall = score(found, expected)
         print(f"{kind:14} claims {len(found):>7,}  expected {len(expected):>7,}  "
               f"precision {precision:.3f}  recall {recall:.3f}")

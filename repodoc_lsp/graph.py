@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from repodoc_lsp.analysis.model import FileFacts, Language, SymbolKind, reference_lines
 from repodoc_lsp.analysis.relations import Relations
+from repodoc_lsp.analysis.signature import annotation_spans
 
 Key = tuple[str, str]  # (file, qualname); qualname "" is the module itself
 # A dependency on a module name (whichever file is that module, or none), beside the files a
@@ -140,11 +141,15 @@ _MENTION = re.compile(r":(?:[\w+-]+:)*(?:class|func|meth|mod|attr|exc|data|obj|c
 
 
 def mentions(facts: FileFacts) -> tuple[str, ...]:
-    """The names a file's docstrings mention in roles or backticks (a page links them)."""
+    """The names a file's docstrings mention in roles or backticks and its signatures' annotations
+    name (`def f(x: nn.Linear) -> Tensor`): a page links them."""
     found: set[str] = set()
     for doc in (facts.module_doc, *(s.docstring for s in facts.symbols)):
         if doc and "`" in doc:
             found.update(a or b for a, b in _MENTION.findall(doc))
+    for s in facts.symbols:
+        if s.signature:
+            found.update(s.signature[a:b] for a, b in annotation_spans(s.signature))
     return tuple(sorted(n.rstrip(".") for n in found if n.rstrip(".")))
 
 
@@ -247,8 +252,9 @@ class Graph:
         return found
 
     def mentioned(self, rel: str) -> dict[str, Key]:
-        """The names `rel`'s docstrings mention (roles, backticked dotted names) that resolve,
-        in the file's namespace or as an absolute dotted name, to workspace definitions."""
+        """The names `rel`'s docstrings mention (roles, backticked dotted names) and its signatures'
+        annotations name that resolve, in the file's namespace or as an absolute dotted name, to
+        workspace definitions."""
         return self._mentioned.get(rel, {})
 
     def heirs(self, rels: Iterable[str]) -> set[str]:

@@ -58,3 +58,58 @@ def signature_text(header: str) -> str | None:
         elif tok == ":" and depth == 0 and closed:
             return _tidy("".join(parts)[:-1])
     return None
+
+
+# A signature's tokens: a string, a dotted name, or punctuation that changes what follows.
+_SIG_TOKEN = re.compile(r"""(?P<s>[rRbBuUfF]{0,2}(?:'[^'\\]*(?:\\.[^'\\]*)*'|"[^"\\]*(?:\\.[^"\\]*)*"))"""
+                        r"|(?P<n>(?<![\w.])[^\W\d]\w*(?:\.[^\W\d]\w*)*)|(?P<p>->|[()\[\]{},:=])")
+_DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+
+
+def annotation_spans(signature: str) -> list[tuple[int, int]]:
+    """Where the dotted names of a signature's annotations are (`(x: nn.Linear, n=a.b) -> "Tensor"`:
+    `nn.Linear` and `Tensor`; not parameter names or defaults), as (start, end) offsets: names in
+    a parameter's annotation (after its `:`, before its `=`) and in the return annotation, and a
+    string annotation that is one dotted name (a forward reference)."""
+    if ":" not in signature and "->" not in signature:
+        return []
+    spans: list[tuple[int, int]] = []
+    depth = 0
+    mode = "name"  # name | annotation | default
+    closed = False
+    literal = 0  # the depth inside `Literal[...]` (its strings are values), 0 outside
+    after_literal = False
+    for m in _SIG_TOKEN.finditer(signature):
+        kind, tok = m.lastgroup, m.group()
+        if kind == "p":
+            if tok in "([{":
+                depth += 1
+                if after_literal and tok == "[" and not literal:
+                    literal = depth
+            elif tok in ")]}":
+                if depth == literal:
+                    literal = 0
+                depth -= 1
+                if depth == 0 and not closed:
+                    closed, mode = True, "name"
+            elif tok == "->":
+                if closed and depth == 0:
+                    mode = "annotation"
+            elif depth == 1 and not closed:
+                if tok == ":" and mode == "name":
+                    mode = "annotation"
+                elif tok == "=":
+                    mode = "default"
+                elif tok == ",":
+                    mode = "name"
+            after_literal = False
+        elif mode == "annotation":
+            if kind == "n":
+                spans.append(m.span())
+                after_literal = tok == "Literal" or tok.endswith(".Literal")
+            elif not literal:  # a string: a forward reference when it is one dotted name
+                quote = tok.lstrip("rRbBuUfF")
+                start = m.start() + len(tok) - len(quote) + 1
+                if tok[0] not in "bBfF" and _DOTTED.fullmatch(signature, start, m.end() - 1):
+                    spans.append((start, m.end() - 1))
+    return spans

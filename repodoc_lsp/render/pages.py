@@ -27,6 +27,7 @@ from repodoc_lsp.analysis.model import (
     SymbolKind,
 )
 from repodoc_lsp.analysis.relations import Relations, is_test_file
+from repodoc_lsp.analysis.signature import annotation_spans
 from repodoc_lsp.graph import Def, Graph, base_name
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack
@@ -56,6 +57,58 @@ def link_text(text: str) -> str:
     """A file name as link text: one line, no HTML; underscores inside words stay as they are."""
     text = _LINK_SPECIAL.sub(r"\\\1", md.escape_html(md.one_line(text)))
     return _UNDERSCORE_EDGE.sub(r"\\_", text)
+
+
+def signature_code(head: str, signature: str, links: Mapping[str, str]) -> str:
+    """`head + signature` as code, the first annotation name `links` has a page for (each target
+    once) linked to it (`def f(x: nn.Linear)`: `` `def f(x: `[`nn.Linear`](…)`)` ``): a code span
+    cannot hold a link, so a linked name is a code span of its own, as link text, between the others."""
+    text = head + signature
+    out: list[str] = []
+    last = 0
+    linked: set[str] = set()
+    for a, b in annotation_spans(signature) if links else ():
+        href = links.get(signature[a:b])
+        if not href or href in linked:
+            continue
+        linked.add(href)
+        a, b = a + len(head), b + len(head)
+        if a > last:
+            out.append(_piece(text[last:a]))
+        out.append(f"[{md.code(text[a:b])}]({href})")
+        last = b
+    if not out:
+        return md.code(text)
+    if last < len(text):
+        out.append(_piece(text[last:]))
+    return "".join(out)
+
+
+def _signature_links(classes: list[Symbol], methods_of: Mapping[str, list[Symbol]], functions: list[Symbol],
+                     links: Mapping[str, str], targets: Mapping[str, tuple[str, str]]) -> dict[str, dict[str, str]]:
+    """The annotation names each signature links (by the definition's anchor): a class, function or
+    module the first time the page's signatures name it, in page order (classes with their methods,
+    then functions); later signatures show it as code. One link per page and definition keeps the
+    tree within its size budget (PyTorch's signatures name workspace classes 64,000 times)."""
+    seen: set[str] = set()
+    found: dict[str, dict[str, str]] = {}
+    for s in [*(m for c in classes for m in methods_of.get(c.anchor, ())), *functions]:
+        for a, b in annotation_spans(s.signature) if s.signature else ():
+            name = s.signature[a:b]
+            href = links.get(name)
+            if href is None or href in seen or targets[name][1].startswith("attr-"):
+                continue
+            seen.add(href)
+            found.setdefault(s.anchor, {})[name] = href
+    return found
+
+
+def _piece(text: str) -> str:
+    """A piece of a signature as a code span: a space at one end only is kept as it is (CommonMark
+    strips one from each end only when both have one), so `def f(x: ` stays plain."""
+    if "`" in text or "\n" in text or "\r" in text or (text.startswith(" ") and text.endswith(" ")):
+        return md.code(text)
+    return f"`{text}`"
 
 
 def folder_label(folder: str) -> str:
@@ -187,17 +240,24 @@ def def_anchor(d: Def) -> str:
 
 
 def _xref(site: Site, rel: str) -> dict[str, dict]:
-    """What the symbol graph says of `rel`'s classes and functions, by anchor: the files using each
-    (with how many lines), the subclasses of each class (file, qualname, anchor). Part of the page's key:
+    """What the symbol graph says of `rel`'s classes, functions and methods, by anchor: the files
+    using each (with how many lines; a method's: files naming it through its class or a subclass,
+    `Linear.forward`), the subclasses of each class (file, qualname, anchor). Part of the page's key:
     the planner re-gathers the pages of files whose graph answers changed (`Change.xref`)."""
     graph = site.graph
     if graph is None:
         return {}
     found: dict[str, dict] = {}
     for d in graph.definitions(rel):
-        if d.kind not in ("class", "function"):
+        if d.kind not in ("class", "function", "method"):
             continue
         users = graph.users(d.key)
+        if d.kind == "method":
+            if users:
+                found[def_anchor(d)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
+                                                     key=lambda u: (-u[1], u[0])),
+                                        "subclasses": [], "inherited": [], "bases": {}}
+            continue
         subs = []
         for key in graph.subclasses(d.key) if d.kind == "class" else ():
             sub = graph.definition(*key)
@@ -370,7 +430,7 @@ class Renderer:
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
                                 docmd=docstring_markdown, firstline=summary_line,
                                 inline=md.inline, fragment=md.fragment, xlinks=md.link_code_spans, groups=list_groups,
-                                docrest=docstring_rest,
+                                docrest=docstring_rest, sigcode=signature_code,
                                 kb=md.size_short)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._templates = load(self.env, ("file_kw", "file_docs", "folder_index", "folder_doc"))
@@ -463,6 +523,8 @@ class Renderer:
         for item in related:
             related_groups.setdefault(item["group"], []).append(item)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
+        doclinks = {name: md.href("", anchor) if r == rel and anchor else self._link(page, docs_page(r), anchor)
+                    for name, (r, anchor) in inputs["doclinks"].items()}
         purpose = file_purpose(rel, facts)
         if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
             purpose = Purpose(docstring_markdown(facts.module_doc))
@@ -482,7 +544,8 @@ class Renderer:
             test_functions=[s.name for s in facts.symbols
                             if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and s.name.startswith("test")],
             doctest_in=doctest_in, xref=self._xref_links(page, inputs["xref"]),
-            doclinks={name: self._link(page, docs_page(r), anchor) for name, (r, anchor) in inputs["doclinks"].items()},
+            doclinks=doclinks, sig_links=_signature_links(classes, methods_of, functions, doclinks, inputs["doclinks"]),
+            method_users=any(x["users"] for a, x in inputs["xref"].items() if a.startswith("method-")),
             hierarchy=_hierarchy(rel, classes, inputs["xref"]), aka=alias_markup(inputs["aliases"]),
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
@@ -506,7 +569,7 @@ class Renderer:
     def _xref_links(self, page: str, xref: dict[str, dict]) -> dict[str, dict]:
         """Used by, subclassed by and inherited members, as links, by the anchor of the definition."""
         return {anchor: {
-            "users": [self._file_item(page, r, f" ({n} {'line' if n == 1 else 'lines'})") for r, n in x["users"]],
+            "users": [self._user_item(page, r, n) for r, n in x["users"]],
             "subclasses": [{"text": md.code(qual), "short": md.code(qual), "key": f"{r}\0{qual}",
                             "href": self._link(page, docs_page(r), sub), "group": folder_label(folder_of(r)),
                             "note": f" in {md.code(r)}"} for r, qual, sub in x["subclasses"]],
@@ -515,6 +578,14 @@ class Renderer:
                           for r, qual, origin, members, redefined in x["inherited"]],
             "bases": {text: self._link(page, docs_page(r), base) for text, (r, _q, base) in x["bases"].items()},
         } for anchor, x in xref.items()}
+
+    def _user_item(self, page: str, rel: str, lines: int) -> dict:
+        """A file of a "Used by" list with how many lines name the definition; a file of the page's
+        folder by its name (as in Related Files: the path says nothing more)."""
+        item = self._file_item(page, rel, f" ({lines} {'line' if lines == 1 else 'lines'})")
+        if folder_of(rel) == folder_of(page):
+            item["text"] = item["short"]
+        return item
 
     @staticmethod
     def _source_label(facts: FileFacts, size: int) -> str:

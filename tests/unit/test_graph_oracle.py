@@ -18,7 +18,7 @@ import pytest
 from repodoc_lsp.config import Settings
 from repodoc_lsp.workspace import Workspace
 
-Value = tuple[str, str, str]  # ("def", module, qualname) or ("mod", module, "")
+Value = tuple[str, str, str]  # ("def", module, qualname), ("mod", module, "") or ("member", module, "C.run")
 
 
 def generate(root: Path, seed: int) -> dict[str, str]:
@@ -38,7 +38,10 @@ def generate(root: Path, seed: int) -> dict[str, str]:
                     bmod, bname = rng.choice([d for d in defs if d[1].startswith("C")])
                     lines.append(f"from {bmod} import {bname} as B{i}")
                     base = f"(B{i})"
-                lines += [f"class {cls}{base}:", "    size = 1", "    def run(self):", "        return 1", ""]
+                # a subclass may leave `run` to its base: `X.run` names the base's method
+                own_run = not base or rng.random() < 0.5
+                lines += [f"class {cls}{base}:", "    size = 1",
+                          *(["    def run(self):", "        return 1"] if own_run else []), ""]
                 names.append(cls)
                 lines += [f"def f{p}{m}{i}():", f"    return {cls}", ""]
                 names.append(f"f{p}{m}{i}")
@@ -69,7 +72,7 @@ def generate(root: Path, seed: int) -> dict[str, str]:
             form = rng.randrange(6)
             if form == 0:
                 lines.append(f"import p{p}")
-                body.append(f"p{p}.m{m}.{name}")
+                body.append(f"p{p}.m{m}.{name}" + (".run" if name.startswith("C") and rng.random() < 0.5 else ""))
             elif form == 1:
                 lines.append(f"import {module} as q{j}")
                 body.append(f"q{j}.{name}")
@@ -109,6 +112,8 @@ class Oracle:
     def __init__(self, root: Path, modules: dict[str, str]) -> None:
         self.modules = modules
         self.trees = {m: ast.parse((root / rel).read_text()) for m, rel in modules.items()}
+        self.classes = {(m, node.name): node for m, tree in self.trees.items() for node in tree.body
+                        if isinstance(node, ast.ClassDef)}
         self.ns: dict[str, dict[str, Value]] = {m: {} for m in modules}
         changed = True
         while changed:
@@ -133,7 +138,22 @@ class Oracle:
             if found is None and f"{module}.{name}" in self.modules:
                 return ("mod", f"{module}.{name}", "")
             return found
-        return None  # members are not part of the comparison
+        if kind == "def" and (module, value[2]) in self.classes:
+            return self.member((module, value[2]), name)
+        return None
+
+    def member(self, cls: tuple[str, str], name: str) -> Value | None:
+        """An attribute of the class itself (not an instance): its body's names, else its bases'."""
+        node = self.classes[cls]
+        for statement in node.body:
+            if getattr(statement, "name", None) == name or any(
+                    getattr(t, "id", None) == name for t in getattr(statement, "targets", ())):
+                return ("member", cls[0], f"{cls[1]}.{name}")
+        for base in node.bases:
+            found = self.evaluate(cls[0], base)
+            if found is not None and found[0] == "def" and (found[1], found[2]) in self.classes:
+                return self.member((found[1], found[2]), name)
+        return None
 
     def _execute(self, module: str, tree: ast.Module) -> dict[str, Value]:
         ns: dict[str, Value] = {}
@@ -181,7 +201,7 @@ class Oracle:
                             uses.add((v, module))
                 elif isinstance(node, ast.Name | ast.Attribute):
                     v = self.evaluate(module, node)
-                    if v is not None and v[0] == "def":
+                    if v is not None and v[0] in ("def", "member"):
                         uses.add((v, module))
                 elif isinstance(node, ast.ClassDef):
                     for base in node.bases:
@@ -208,12 +228,15 @@ def test_used_by_and_subclassed_by_match_an_independent_resolution(tmp_path: Pat
     found_subclasses: set[tuple[Value, Value]] = set()
     for module, rel in modules.items():
         for d in graph.definitions(rel):
+            if d.kind == "method":  # `m0.C000.run`: named through its class or a subclass
+                found_uses |= {(("member", module, d.qualname), module_of[user]) for user in graph.users(d.key)}
             if "." in d.qualname or d.kind not in ("class", "function"):
                 continue
             value = ("def", module, d.qualname)
             found_uses |= {(value, module_of[user]) for user in graph.users(d.key)}
             found_subclasses |= {(value, ("def", module_of[r], q)) for r, q in graph.subclasses(d.key)}
     assert len(oracle_uses) > 40 and len(oracle_subclasses) > 5  # the workspace exercises both
+    assert sum(v[0] == "member" for v, _ in oracle_uses) > 1  # methods too
     assert _score(found_uses, oracle_uses) == (1.0, 1.0), (found_uses - oracle_uses, oracle_uses - found_uses)
     assert _score(found_subclasses, oracle_subclasses) == (1.0, 1.0), (
         found_subclasses - oracle_subclasses, oracle_subclasses - found_subclasses)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import DOCS_SECTIONS, make_workspace, page_errors
+from helpers import DOCS_SECTIONS, make_workspace, md_tokens, page_errors
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
@@ -150,6 +150,50 @@ def test_used_by_subclassed_by_and_inherited_members_link_their_pages(tmp_path: 
     assert page_errors(pages["user.py"], DOCS_SECTIONS) == []
 
 
+def test_methods_are_used_by_the_files_naming_them_through_their_class(tmp_path: Path) -> None:
+    other = ("import models\nfrom user import GrandChild\n\nmodels.Base.stop(None)\nGrandChild.stop\n"
+             "GrandChild.run\nGrandChild(1).kind\n")
+    root = make_workspace(tmp_path / "ws", {"models.py": MODELS, "user.py": USER, "other.py": other})
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    site, renderer = site_of(ws), Renderer()
+    models = renderer.file_docs(site, "models.py", ws.read_text("models.py"))
+    methods = _entry(models, "class-Base").split("**Methods**", 1)[1].split("\n**Subclassed by**", 1)[0]
+    # `models.Base.stop` and `GrandChild.stop` (inherited through Child): two lines of other.py
+    stop = methods.split('<a id="method-Base.stop"></a>', 1)[1].split("\n- <a id=", 1)[0]
+    assert "\n\n  **Used by** (1 file, through its class):\n\n  - [other.py](./other.py_docs.md) (2 lines)\n" in stop
+    assert methods.count("**Used by**") == 1  # Base.run: GrandChild.run is Child's
+    # what is not counted, said once above the classes
+    assert models.count("through its class (`Linear.forward`); calls on instances, `self` or `super()` are not") == 1
+    user = renderer.file_docs(site, "user.py", ws.read_text("user.py"))
+    run = _entry(user, "class-Child").split('<a id="method-Child.run"></a>', 1)[1]
+    assert "  **Used by** (1 file, through its class)" in run and "  - [other.py](./other.py_docs.md) (1 line)" in run
+    assert page_errors(models, DOCS_SECTIONS) == [] and page_errors(user, DOCS_SECTIONS) == []
+
+
+def test_names_in_signatures_link_to_their_entries(tmp_path: Path) -> None:
+    sig = ('from typing import Literal\nfrom models import Base, Point\nimport models\n\n\nclass Box:\n'
+           '    def put(self, item: "Point", other: models.Pair, size=Base) -> "Box":\n        pass\n\n\n'
+           'def make(kind: Literal["Base"], n: int = 1) -> Base:\n    pass\n\n\n'
+           'def again(a: Point, b: "models.Point") -> Box:\n    pass\n')
+    root = make_workspace(tmp_path / "ws", {"models.py": MODELS, "sig.py": sig})
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    page = Renderer().file_docs(site_of(ws), "sig.py", ws.read_text("sig.py"))
+    # a code span holds no link: each linked name is a span of its own (its own page's entry by anchor)
+    assert ('`put(self, item: "`[`Point`](./models.py_docs.md#class-Point)`", other: `'
+            '[`models.Pair`](./models.py_docs.md#class-Pair)`, size=Base) -> "`[`Box`](#class-Box)`"`') in page
+    assert '#### `def make(kind: Literal["Base"], n: int = 1) -> `[`Base`](./models.py_docs.md#class-Base)\n' in page
+    # each definition is linked once per page, where its first signature names it
+    assert '#### `def again(a: Point, b: "models.Point") -> Box`\n' in page
+    assert page_errors(page, DOCS_SECTIONS) == []
+    tokens = md_tokens(page)
+    heading = next(i for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h4"
+                   and "make" in tokens[i + 1].content)
+    spans = [t.content for t in tokens[heading + 1].children if t.type == "code_inline"]
+    assert "".join(spans) == 'def make(kind: Literal["Base"], n: int = 1) -> Base'  # reads as written
+
+
 def test_a_change_to_a_base_class_replans_the_pages_of_its_heirs(tmp_path: Path) -> None:
     ws, _ = _pages(tmp_path)
     before = {p.path: p.key for p in plan_pages(ws, site_of(ws))}
@@ -252,3 +296,14 @@ def test_long_member_lists_fold_past_20_and_long_inherited_lists_name_what_is_le
     # 47 of Big's 49 public members reach Small: named by what is left out, with one link
     assert ("- from [`Big`](./big.py_docs.md#class-Big) in `big.py`: 47 of its 49 public members, "
             "all but `m0`, `m1` (redefined)\n") in inherited
+
+
+def test_used_by_names_a_file_of_the_pages_folder_by_its_name(tmp_path: Path) -> None:
+    files = {"pkg/lib.py": "def f():\n    pass\n", "pkg/near.py": "from pkg.lib import f\n\nf()\n",
+             "far.py": "from pkg.lib import f\n"}
+    root = make_workspace(tmp_path / "ws", files)
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    page = Renderer().file_docs(site_of(ws), "pkg/lib.py", ws.read_text("pkg/lib.py"))
+    used = page.split("**Used by** (2 files, most lines first):\n\n", 1)[1]
+    assert used.startswith("- [near.py](./near.py_docs.md) (2 lines)\n- [far.py](../far.py_docs.md) (1 line)\n")

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from repodoc_lsp.analysis import FindingCategory, KeywordKind, analyse_source
-from repodoc_lsp.analysis.signature import signature_text
+from repodoc_lsp.analysis.signature import annotation_spans, signature_text
 
 
 def test_signatures_as_written() -> None:
@@ -12,6 +12,21 @@ def test_signatures_as_written() -> None:
     assert sigs == {"a": '(x, y=")", *args, z: "s:x" = \'a#b\', **kw) -> dict[str, int]',
                     "b": "(self, x: int = 1) -> None", "c": '(s=""":""")'}
     assert signature_text("(x") is None
+
+
+def test_annotation_names_of_a_signature() -> None:
+    """Names in annotations (a string one when it is one dotted name), not parameter names,
+    defaults (a lambda's `:` too) or `Literal` values."""
+    def names(signature: str) -> list[str]:
+        return [signature[a:b] for a, b in annotation_spans(signature)]
+
+    assert names('(self, x: nn.Linear, n=a.b, *, f: Callable[[int], T] = lambda y: y) -> "Tensor"') == [
+        "nn.Linear", "Callable", "int", "T", "Tensor"]
+    assert names("(x: 'Optional[int]', y: \"a.B\" = None, **kw: Any) -> dict[str, torch.dtype]") == [
+        "a.B", "Any", "dict", "str", "torch.dtype"]
+    assert names('(a: Literal["x", "y"], b: t.Literal["z"] | "W" = {"k": v}) -> b"Q"') == [
+        "Literal", "t.Literal", "W"]
+    assert names("(x, y=1)") == [] and names("()") == []
 
 
 def test_keywords_are_exact() -> None:
