@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from repodoc_lsp.analysis.model import Finding, FindingCategory, Import
 
@@ -175,6 +175,27 @@ def _nodes_around(tree: ast.AST, lines: list[int]) -> Iterable[ast.AST]:
             stack.append(child)
 
 
+def child_blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """Statement lists nested in a statement (a def's or class's body too)."""
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if block:
+            yield block
+    for handler in getattr(node, "handlers", ()) or ():
+        yield handler.body
+    for case in getattr(node, "cases", ()) or ():
+        yield case.body
+
+
+def statements(tree: ast.Module) -> Iterator[ast.stmt]:
+    """Every statement of `tree`, nested ones included (not in source order)."""
+    stack = [tree.body]
+    while stack:
+        for node in stack.pop():
+            yield node
+            stack.extend(child_blocks(node))
+
+
 class _Bindings:
     """What the whole file binds, read once and only when a rule needs it: `name = Callee(...)`
     assignments (flow-insensitive) and the file's classes with their bases."""
@@ -188,7 +209,7 @@ class _Bindings:
     def calls(self, name: str) -> set[str]:
         if self._calls is None:
             self._calls = {}
-            for node in ast.walk(self.tree):
+            for node in statements(self.tree):  # both are statements: no expression visited
                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                     callee = _resolve(node.value.func, self.aliases)
                     if callee:

@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import itertools
 import re
-from collections.abc import Iterator
 
 from repodoc_lsp.analysis.model import (
     Attribute,
@@ -27,6 +26,7 @@ from repodoc_lsp.analysis.model import (
 )
 from repodoc_lsp.analysis.patterns import (
     call_findings,
+    child_blocks,
     class_findings,
     concurrency_findings,
     def_findings,
@@ -123,18 +123,6 @@ _COMPOUND_TYPES: frozenset[type] = frozenset(
     getattr(ast, name) for name in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar", "Match")
     if hasattr(ast, name)  # TryStar: Python 3.11+
 )
-
-
-def _child_blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
-    """Statement lists nested in a compound statement (not defs)."""
-    for name in ("body", "orelse", "finalbody"):
-        block = getattr(node, name, None)
-        if block:
-            yield block
-    for handler in getattr(node, "handlers", ()) or ():
-        yield handler.body
-    for case in getattr(node, "cases", ()) or ():
-        yield case.body
 
 
 def _is_main_guard(node: ast.stmt) -> bool:
@@ -265,7 +253,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                     findings.extend(slots_finding(node, class_qual))
                     attributes.extend(assigned(node, class_qual, lines))
                 if type(node) in _COMPOUND_TYPES:
-                    for block in _child_blocks(node):
+                    for block in child_blocks(node):
                         stack.append((block, prefix, class_qual, top))
 
     symbols.sort(key=lambda s: (s.line, s.col))
