@@ -1,6 +1,6 @@
 """Scale: repodoc on 17,150 files of 14 packages (bench/corpus_large.py) beside PyTorch, in one run.
 
-    python bench/bench_scale.py [--corpora scale,torch] [--limit N] [--warm-runs 3] [--no-peer] [--keep]
+    python bench/bench_scale.py [--corpora scale,torch] [--limit N] [--warm-runs 3] [--no-peer] [--no-generate] [--keep]
 
 Per corpus (each a workspace of hard links to the cached sources, in a temporary folder):
 
@@ -154,7 +154,7 @@ def measure_corpus(label: str, corpus: Path, tmp: Path, args: argparse.Namespace
     print(f"{label}: {root}: {st.files} files, {st.lines:,} lines, {st.bytes / 1e6:.1f} MB", flush=True)
     record: dict[str, Any] = {"corpus": {"path": str(corpus), "files": st.files, "lines": st.lines, "bytes": st.bytes},
                               "errors": []}
-    runs = _step(record, "generate", lambda: cold_and_warm(
+    runs = None if not args.generate else _step(record, "generate", lambda: cold_and_warm(
         root, tmp, floor_runs=1, cold_runs=1, warm_runs=args.warm_runs, jobs=args.jobs))
     if runs is not None:
         record.update({k: runs[k] for k in ("floor", "cold", "warm", "notes")})
@@ -338,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warm-runs", type=int, default=3)
     parser.add_argument("--jobs", type=int, help="passed as --jobs (default: repodoc's own, one per core)")
     parser.add_argument("--no-peer", dest="peer", action="store_false", help="skip jedi-language-server")
+    parser.add_argument("--no-generate", dest="generate", action="store_false",
+                        help="skip the floor, the CLI's runs and the tree (steps 1-2): the server's targets only")
     parser.add_argument("--no-profile", dest="profile", action="store_false", help="skip the warm run under cProfile")
     parser.add_argument("--no-indexing-hovers", dest="during", action="store_false",
                         help="skip the hovers during PyTorch's cold indexing")

@@ -181,3 +181,17 @@ def test_queries_during_a_re_link_see_each_class_with_its_bases(ws: Workspace) -
     assert len(seen) >= 2
     assert all(bases == (MODULE,) and ancestors == [MODULE] and net in subclasses
                for bases, ancestors, subclasses in seen), seen
+
+
+def test_what_resolution_consulted_is_kept_compactly(ws: Workspace) -> None:
+    """The files a resolution consulted are only iterated: kept as tuples, not sets (on the
+    17,150-file corpus, 182 a file and 11 a memoised name: 173 + 328 MB as frozensets, a fifth
+    as tuples). The graph re-links as before (test_graph_oracle)."""
+    import sys
+
+    graph = ws.graph()
+    assert graph._deps and all(type(deps) is tuple for deps in graph._deps.values())
+    entries = sum(len(deps) for deps in graph._deps.values())
+    assert sum(sys.getsizeof(deps) for deps in graph._deps.values()) <= 8 * entries + 64 * len(graph._deps)
+    graph._relink(set(graph._views), set())  # a re-link keeps them so too
+    assert all(type(deps) is tuple for deps in graph._deps.values())
