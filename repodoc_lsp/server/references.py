@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from repodoc_lsp.graph import Graph, Key
+from repodoc_lsp.graph import Def, Graph, Key
 from repodoc_lsp.regular import read_regular
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import graph_of, target
@@ -41,13 +44,44 @@ def _references(ls: RepodocServer, params: types.ReferenceParams) -> list[types.
     return locations(root, graph, key, params.context.include_declaration, ls.position_codec)
 
 
+ANSWERS_KEPT = 8  # answers kept per root (`torch.Tensor`'s 10,000 locations take about 3 MB)
+_answers: weakref.WeakKeyDictionary[Root, OrderedDict[tuple, tuple[object, list[types.Location]]]] = \
+    weakref.WeakKeyDictionary()
+_answers_lock = threading.Lock()
+
+
 def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> list[types.Location]:
     """Each line that names `key` (the name's columns found in the line; the whole line when
     it is not spelt there, as in a star import), and its definition if asked. Only the lines
-    wanted are decoded (`torch.Tensor` is named on about 10,000 lines of 750 files)."""
+    wanted are decoded (`torch.Tensor` is named on about 10,000 lines of 750 files). The last
+    answers are kept while the lines the graph gives and the digests of their files stay the
+    same (an editor asks again for a peek, then for the list; a heavy class's answer takes
+    hundreds of milliseconds to build)."""
+    users = graph.users(key, own=True)
+    d = graph.definition(*key) if declaration else None
+    state = (users, d, {rel: root.ws.digests.get(rel) for rel in users} | ({key[0]: root.ws.digests.get(key[0])}
+                                                                           if d is not None else {}))
+    ask = (key, declaration, codec.encoding)
+    with _answers_lock:
+        kept = _answers.setdefault(root, OrderedDict())
+        hit = kept.get(ask)
+        if hit is not None and hit[0] == state:
+            kept.move_to_end(ask)
+            return hit[1]
+    found = _build(root, key, users, d, codec)
+    with _answers_lock:
+        kept[ask] = (state, found)
+        kept.move_to_end(ask)
+        while len(kept) > ANSWERS_KEPT:
+            kept.popitem(last=False)
+    return found
+
+
+def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | None,
+           codec: PositionCodec) -> list[types.Location]:
     name = key[1].rpartition(".")[2] or root.ws.relations.module_of.get(key[0], "").rpartition(".")[2]
-    wanted: dict[str, list[int]] = {rel: list(lines) for rel, lines in graph.users(key, own=True).items()}
-    if declaration and (d := graph.definition(*key)) is not None:
+    wanted: dict[str, list[int]] = {rel: list(lines) for rel, lines in users.items()}
+    if d is not None:
         wanted.setdefault(key[0], []).append(d.line)
     found = []
     for rel in sorted(wanted):

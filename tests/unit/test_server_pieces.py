@@ -11,15 +11,17 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.analysis.model import SymbolKind
+from repodoc_lsp.config import Settings
 from repodoc_lsp.index import MODULE, Entry
 from repodoc_lsp.server.commands import _merge
 from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of, uri_of
 from repodoc_lsp.server.ref_diagnostics import _suggestion, wanted
-from repodoc_lsp.server.references import _location, _word
+from repodoc_lsp.server.references import _location, _word, locations
 from repodoc_lsp.server.roots import output_folder_around, project_folder, refusal
 from repodoc_lsp.server.settings import unwrap
 from repodoc_lsp.server.symbols import entry_range, outline
 from repodoc_lsp.server.xref import dotted_at
+from repodoc_lsp.workspace import Workspace
 from repodoc_lsp.writer import MANIFEST
 
 
@@ -120,3 +122,35 @@ def test_summaries_of_several_roots_merge() -> None:
     assert merged["written"] == 3 and merged["writtenPages"] == ["p"] * 3 and merged["unchanged"] == 4
     assert merged["conflicts"] == [{"path": "x"}, {"path": "x"}] and merged["seconds"] == 0.5
     assert merged["cancelled"] is True and len(merged["roots"]) == 2
+
+
+class _Root:
+    """What `locations` reads of a server root: its workspace and file URIs."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws, self.path = ws, ws.root
+
+    def uri(self, rel: str) -> str:
+        return uri_of(self.path / rel)
+
+
+def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "lib.py").write_text("class Thing:\n    pass\n")
+    (root / "use.py").write_text("from lib import Thing\n\nThing()\n")
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    server_root, codec = _Root(ws), PositionCodec(types.PositionEncodingKind.Utf16)
+    key = ("lib.py", "Thing")
+    first = locations(server_root, ws.graph(), key, False, codec)
+    assert [(loc.range.start.line, loc.range.start.character) for loc in first] == [(0, 16), (2, 0)]
+    assert locations(server_root, ws.graph(), key, False, codec) is first  # kept, not built again
+    assert len(locations(server_root, ws.graph(), key, True, codec)) == 3  # with its declaration: another answer
+    (root / "use.py").write_text("from lib import  Thing\n\nThing()\n")  # same lines, another column
+    ws.update_file("use.py")
+    moved = locations(server_root, ws.graph(), key, False, codec)
+    assert [(loc.range.start.line, loc.range.start.character) for loc in moved] == [(0, 17), (2, 0)]
+    (root / "use.py").write_text("from lib import Thing\n")  # a line fewer
+    ws.update_file("use.py")
+    assert len(locations(server_root, ws.graph(), key, False, codec)) == 1
