@@ -6,6 +6,7 @@ keeps the author's spelling; comments and line breaks are dropped.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _TOKEN = re.compile(r"""[rRbBuUfF]{0,2}(?:'''|\"\"\"|'|")|[()\[\]{}:#]""")
@@ -66,13 +67,14 @@ _SIG_TOKEN = re.compile(r"""(?P<s>[rRbBuUfF]{0,2}(?:'[^'\\]*(?:\\.[^'\\]*)*'|"[^
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 
 
-def annotation_spans(signature: str) -> list[tuple[int, int]]:
+@functools.lru_cache(maxsize=65536)  # the graph reads every signature, then its page again (forked: shared)
+def annotation_spans(signature: str) -> tuple[tuple[int, int], ...]:
     """Where the dotted names of a signature's annotations are (`(x: nn.Linear, n=a.b) -> "Tensor"`:
     `nn.Linear` and `Tensor`; not parameter names or defaults), as (start, end) offsets: names in
     a parameter's annotation (after its `:`, before its `=`) and in the return annotation, and a
     string annotation that is one dotted name (a forward reference)."""
     if ":" not in signature and "->" not in signature:
-        return []
+        return ()
     spans: list[tuple[int, int]] = []
     depth = 0
     mode = "name"  # name | annotation | default
@@ -112,4 +114,4 @@ def annotation_spans(signature: str) -> list[tuple[int, int]]:
                 start = m.start() + len(tok) - len(quote) + 1
                 if tok[0] not in "bBfF" and _DOTTED.fullmatch(signature, start, m.end() - 1):
                     spans.append((start, m.end() - 1))
-    return spans
+    return tuple(spans)

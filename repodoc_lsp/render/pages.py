@@ -92,6 +92,8 @@ def _signature_links(classes: list[Symbol], methods_of: Mapping[str, list[Symbol
     tree within its size budget (PyTorch's signatures name workspace classes 64,000 times)."""
     seen: set[str] = set()
     found: dict[str, dict[str, str]] = {}
+    if not links:
+        return found
     for s in [*(m for c in classes for m in methods_of.get(c.anchor, ())), *functions]:
         for a, b in annotation_spans(s.signature) if s.signature else ():
             name = s.signature[a:b]
