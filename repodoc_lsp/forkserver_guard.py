@@ -15,6 +15,11 @@ from __future__ import annotations
 import os
 import threading
 
-from repodoc_lsp.pool import poll_parent
+from repodoc_lsp.pool import PARENT_VARIABLE, poll_parent
 
-threading.Thread(target=poll_parent, args=(os.getppid(),), name="repodoc-watch-parent", daemon=True).start()
+# The process that started the fork server names itself (`runtime.starting_fork_server`): when it
+# was killed while this module was being imported (the CLI, a second after its render workers were
+# asked for), the parent seen here is already init, and a worker holding the "alive" pipe kept both
+# for ever.
+_parent = int(os.environ.get(PARENT_VARIABLE, "") or os.getppid())
+threading.Thread(target=poll_parent, args=(_parent,), name="repodoc-watch-parent", daemon=True).start()

@@ -5,25 +5,28 @@ a `Job` (the whole tree, or files changed on disk) -> workspace facts -> `Site` 
 
 from __future__ import annotations
 
-import gc
+import functools
 import hashlib
+import itertools
 import os
+import signal
 import time
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from repodoc_lsp import MARKER, __version__
+from repodoc_lsp.analysis import FileFacts
 from repodoc_lsp.discover import Skipped
-from repodoc_lsp.pool import WorkersLost, run_chunks
+from repodoc_lsp.pool import WorkersLost, run_chunks, stop_fork_server
 from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.render.environment import TemplateFailure
-from repodoc_lsp.render.pages import GATHER, Page, anchor_state
+from repodoc_lsp.render.pages import GATHER, Page, Where, anchor_state, view_files, where_of
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.runtime import Runtime, default_jobs
-from repodoc_lsp.workspace import CancelToken, Change, ProgressFn, Workspace
+from repodoc_lsp.workspace import CancelToken, Change, ProgressFn, Workspace, read_text
 from repodoc_lsp.writer import CLI_FORCE, LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
 
 __all__ = ["RUN_ERRORS", "Job", "OutputError", "Page", "Plan", "Summary", "generate", "plan_pages", "regenerate",
@@ -191,9 +194,6 @@ RUN_ERRORS = (OutputError, WorkersLost, TemplateFailure)
 PARALLEL_PAGES = 400
 _CHUNK = 40
 
-# What forked render workers inherit (set just before the fork, never pickled).
-_FORKED: tuple[list[Page], Writer, RenderFn] | None = None
-
 
 def render_and_write(page: Page, render: RenderFn, writer: Writer) -> WriteResult:
     """One page: a page that cannot be rendered is an error of that page (the old one stays)."""
@@ -206,44 +206,106 @@ def render_and_write(page: Page, render: RenderFn, writer: Writer) -> WriteResul
     return writer.write(page.path, content, key)
 
 
-def _render_chunk(start: int) -> list[tuple[WriteResult, Record | None]]:
-    assert _FORKED is not None
-    pages, writer, render = _FORKED
+# -- render workers ---------------------------------------------------------------------------
+# They come from a fork server (`Runtime.render_context`), not from this process: forked from it
+# after the analysis they inherited every file's facts and the graph (the CLI's tree on 17,150
+# files: 3.4 GB RSS summed). Each is given what its pages' views read (`Part`), nothing else.
+
+@dataclass(frozen=True, slots=True)
+class RenderSetup:
+    """What every render worker of a run starts with."""
+
+    where: Where
+    templates: str | None
+    root: str
+    out: str
+    check: bool
+    force: bool
+    force_hint: str
+    setup: Callable[[], None]  # the runtime's worker setup
+
+
+# A part of the pages: each with its view's inputs and what the writer knows of it, and the
+# facts of the files their views read.
+Part = tuple[list[tuple[Page, dict, tuple[Record | None, frozenset[str]]]], dict[str, FileFacts]]
+
+_WORKER: tuple[RenderSetup, Renderer, Writer] | None = None
+
+
+def _start_worker(setup: RenderSetup) -> None:
+    global _WORKER
+    # Ctrl-C in a terminal reaches the whole process group: the run that started this worker
+    # stops it (as a forked worker, it inherited that run's handler).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    setup.setup()
+    writer = Writer(Path(setup.out), check=setup.check, force=setup.force, force_hint=setup.force_hint,
+                    read_manifest=False)
+    _WORKER = (setup, Renderer(setup.templates), writer)
+
+
+def _render_part(part: Part) -> list[tuple[WriteResult, Record | None]]:
+    assert _WORKER is not None
+    setup, renderer, writer = _WORKER
+    pages, facts = part
     out = []
-    for page in pages[start : start + _CHUNK]:
+    for page, inputs, known in pages:
+        def render(page: Page, inputs: dict = inputs) -> tuple[str, str]:
+            text = read_text(Path(setup.root), page.subject) if page.kind == "docs" else None
+            return renderer.render_view(setup.where, page.kind, page.subject, inputs, facts, text), page.key
+        writer.learn(page.path, known)
         result = render_and_write(page, render, writer)
         out.append((result, writer.manifest.get(page.path)))
+        writer.forget(page.path)
     return out
+
+
+class _Parts(Sequence[Part]):
+    """The parts of `pages`, each made when it is sent (the inputs of one part at a time live here);
+    a page planned without its key is keyed here, by the inputs gathered for it (`base`: the run's stamp)."""
+
+    def __init__(self, pages: list[Page], site: Site, writer: Writer, base: str) -> None:
+        self.pages, self.site, self.writer, self.base = pages, site, writer, base
+
+    def __len__(self) -> int:
+        return -(-len(self.pages) // _CHUNK)
+
+    def __getitem__(self, i: int) -> Part:  # type: ignore[override]
+        items, facts = [], {}
+        for page in self.pages[i * _CHUNK : (i + 1) * _CHUNK]:
+            inputs = GATHER[page.kind](self.site, page.subject)
+            for rel in view_files(page.kind, page.subject, inputs):
+                facts[rel] = self.site.facts[rel]
+            keyed = page if page.key else Page(page.kind, page.subject, _h(self.base, page.kind, page.subject, inputs))
+            items.append((keyed, inputs, self.writer.known(page.path)))
+        return items, facts
+
+
+def _by_folder(page: Page) -> tuple[str, int, str, int]:
+    """A folder's file pages (both of a file side by side), then its own: a part's files are few."""
+    if page.kind in ("index", "doc"):
+        return page.subject, 1, "", _KIND_ORDER[page.kind]
+    return folder_of(page.subject), 0, page.subject, _KIND_ORDER.get(page.kind, 4)
 
 
 _KIND_ORDER = {"docs": 0, "kw": 1, "index": 2, "doc": 3}
 
 
-def _by_folder(page: Page) -> tuple[str, int, str]:
-    folder = page.subject if page.kind in ("index", "doc") else folder_of(page.subject)
-    return folder, _KIND_ORDER.get(page.kind, 4), page.subject
-
-
 def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, cancel: CancelToken | None,
-              pause: Callable[[], None] | None, runtime: Runtime) -> Iterator[tuple[WriteResult, Record | None]]:
-    """Render and write `todo`: forked workers for many pages when the runtime forks (the CLI,
-    the server's page process), else in this process, calling `pause` before each page."""
-    global _FORKED
-    if jobs > 1 and len(todo) >= PARALLEL_PAGES and runtime.forks():
-        # A folder's pages side by side: a worker reads the facts of the files of its chunks, and
-        # what it reads (reference counts) stops being shared with the parent.
-        _FORKED = (sorted(todo, key=_by_folder), writer, render)
-        # What is alive now leaves the cycle collector's scans: a full collection in a worker
-        # would write to every inherited object and unshare all of the parent's memory.
-        gc.freeze()
+              pause: Callable[[], None] | None, runtime: Runtime,
+              site: Site | None = None, templates: str | None = None,
+              base: str = "") -> Iterator[tuple[WriteResult, Record | None]]:
+    """Render and write `todo`: render workers for many pages when this process may start them
+    (the CLI, the server's page process), else in this process, calling `pause` before each page."""
+    if jobs > 1 and len(todo) >= PARALLEL_PAGES and runtime.forks() and site is not None:
+        setup = RenderSetup(where_of(site), templates, site.root, str(writer.out), writer.check, writer.force,
+                            writer.force_hint, runtime.worker_setup())
         try:
-            for chunk in run_chunks(_render_chunk, range(0, len(todo), _CHUNK), workers=jobs,
-                                    context=runtime.context(), cancel=cancel,
-                                    what="writing pages"):
-                yield from chunk
+            yield from itertools.chain.from_iterable(run_chunks(
+                _render_part, _Parts(sorted(todo, key=_by_folder), site, writer, base), workers=jobs,
+                context=runtime.render_context(), initializer=functools.partial(_start_worker, setup), cancel=cancel,
+                what="writing pages"))
         finally:
-            _FORKED = None
-            gc.unfreeze()
+            stop_fork_server()
         return
     for page in todo:
         if pause is not None:
@@ -255,10 +317,12 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
 
 def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jobs: int, runtime: Runtime,
            progress: ProgressFn | None, cancel: CancelToken | None, pause: Callable[[], None] | None,
-           prepare: Callable[[], None], settle: Callable[[Page], None] | None = None) -> None:
+           prepare: Callable[[], None], settle: Callable[[Page], None] | None = None,
+           site: Site | None = None, templates: str | None = None, base: str = "") -> None:
     """Render and write the planned pages whose key changed, then delete what the plan says
     is gone; the writer holds the output folder. `settle(page)` is called for each page left
-    or written as planned."""
+    or written as planned. Render workers are given the pages' views from `site` and make
+    their pages with `templates`."""
     total = len(plan.pages)
     todo = []
     for page in plan.pages:
@@ -276,9 +340,9 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
         summary.removed.extend(removed)
         summary.conflicts.extend(conflicts)
     if todo and plan.whole:
-        prepare()  # load every file's facts before workers fork
+        prepare()  # load every file's facts (pending in the cache) at once
     done = summary.unchanged
-    for result, record in _rendered(todo, render, writer, jobs, cancel, pause, runtime):
+    for result, record in _rendered(todo, render, writer, jobs, cancel, pause, runtime, site, templates, base):
         done += 1
         if record is not None:
             writer.manifest[result.page] = record
@@ -344,7 +408,8 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                 _write(plan, page_renderer(ws, renderer, site), writer, summary,
                        jobs=(job.jobs or default_jobs(ws.settings)) if plan.whole else 1, runtime=ws.runtime,
                        progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all,
-                       settle=settle_anchors(site, writer))
+                       settle=settle_anchors(site, writer), site=site,
+                       templates=None if renderer.templates is None else str(renderer.templates), base=_run_stamp(ws))
                 complete = not (summary.cancelled or summary.errors or summary.conflicts or summary.stale)
                 writer.inputs = inputs if complete else ""
                 writer.save_manifest()

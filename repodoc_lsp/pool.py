@@ -8,8 +8,12 @@ breaks). The work a dead worker held is given once more to a new pool; a second 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
+import itertools
+import multiprocessing.forkserver
+import multiprocessing.resource_tracker
 import os
 import signal
 import sys
@@ -27,6 +31,8 @@ POLL_SECONDS = 0.1  # how often a waiting caller looks at its cancel token
 # No chunk finished for this long: the workers are stopped or frozen, not slow.
 STALL_SECONDS = 600.0
 _PR_SET_PDEATHSIG = 1
+# Set by a process before it starts a fork server: its id, which the fork server watches.
+PARENT_VARIABLE = "REPODOC_FORK_SERVER_PARENT"
 
 
 class Cancel(Protocol):
@@ -96,6 +102,32 @@ def end_children(grace: Iterable[int] = (), seconds: float = 2.0) -> None:
             time.sleep(0.01)
 
 
+def stop_fork_server(seconds: float = 5.0) -> None:
+    """End the fork server this process started, if any, and the resource tracker started with
+    it, and wait for each (SIGKILLed after `seconds`): none is left behind, and the CPU time of
+    the fork server's workers counts as this process's children's."""
+    server = multiprocessing.forkserver._forkserver  # not public: best effort
+    if getattr(server, "_forkserver_pid", None) is None:
+        return
+    _stop(server, "_forkserver_pid", seconds)  # it ends when its "alive" pipe closes
+    _stop(multiprocessing.resource_tracker._resource_tracker, "_pid", seconds)  # when its pipe closes
+
+
+def _stop(helper: object, pid_attribute: str, seconds: float) -> None:
+    """`helper._stop()` (a process of multiprocessing's own: closes its pipe, waits for it) with a deadline."""
+    pid = getattr(helper, pid_attribute, None)
+    if pid is None:
+        return
+    timer = threading.Timer(seconds, lambda: os.kill(pid, signal.SIGKILL))  # stopped or frozen
+    timer.start()
+    try:
+        with contextlib.suppress(OSError, AttributeError, ChildProcessError):
+            helper._stop()  # type: ignore[attr-defined]
+    finally:
+        timer.cancel()
+        timer.join()
+
+
 def _reaped(pid: int) -> bool:
     """Wait for child `pid` without blocking: True when it has ended (or is not a child)."""
     try:
@@ -115,34 +147,50 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
                initializer: Callable[[], None] | None = None, cancel: Cancel | None = None,
                what: str = "work") -> Iterator[R]:
     """`fn(chunk)` of each chunk on worker processes, results in the chunks' order (after a
-    lost worker, the redone ones last). Stops when `cancel` is set (the workers are killed).
-    Raises WorkersLost when workers die twice or none finishes a chunk for STALL_SECONDS."""
+    lost worker, the redone ones last). A chunk is taken from `chunks` when it is sent, a few
+    ahead of the results (a sequence may make its chunks then). Stops when `cancel` is set (the
+    workers are killed). Raises WorkersLost when workers die twice or none finishes a chunk for
+    STALL_SECONDS."""
     todo = list(range(len(chunks)))
+    ahead = 2 * max(1, workers)  # chunks sent and not yet taken back
     for attempt in (1, 2):
         pool = ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=context,
                                    initializer=watch_parent, initargs=(initializer,))
         lost: list[int] = []
-        futures: list[tuple[int, Future]] = []
+        sent: collections.deque[tuple[int, Future]] = collections.deque()
+        rest = iter(todo)
         try:
-            try:
-                for i in todo:
-                    futures.append((i, pool.submit(fn, chunks[i])))
-            except BrokenProcessPool:  # a worker died already
-                lost = todo[len(futures):]
-            for n, (_, fut) in enumerate(futures):
-                if (cancel is not None and cancel.is_set()) or not _finished(fut, cancel, what):
+            while True:
+                broken = False
+                for i in itertools.islice(rest, ahead - len(sent)):
+                    try:
+                        sent.append((i, pool.submit(fn, chunks[i])))
+                    except BrokenProcessPool:  # a worker died already
+                        lost.append(i)
+                        broken = True
+                        break
+                if not sent:
+                    lost.extend(rest)  # nothing when all was sent
+                    break
+                if (cancel is not None and cancel.is_set()) or not _finished(sent[0][1], cancel, what):
                     return  # cancelled
-                try:
-                    result = fut.result()
-                except BrokenProcessPool:
+                if not broken:
+                    try:
+                        result = sent[0][1].result()
+                    except BrokenProcessPool:
+                        broken = True
+                if broken:
                     # Take what the other workers finished; the rest is redone.
-                    wait([f for _, f in futures[n:]], timeout=5.0)  # they break all at once
-                    for j, other in futures[n:]:
+                    wait([f for _, f in sent], timeout=5.0)  # they break all at once
+                    for j, other in sent:
                         if other.done() and not other.cancelled() and other.exception() is None:
                             yield other.result()
                         else:
                             lost.append(j)
+                    lost.extend(rest)
+                    lost.sort()
                     break
+                sent.popleft()
                 yield result
         finally:
             _close(pool)

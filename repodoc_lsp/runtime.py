@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 
 from repodoc_lsp.config import Settings
+from repodoc_lsp.pool import PARENT_VARIABLE
 
 BACKGROUND_NICE = 10  # the language server's background processes: its requests get a core first
 
@@ -39,11 +40,23 @@ class Runtime:
             return multiprocessing.get_context("fork")
         server = multiprocessing.get_context("forkserver")
         server.set_forkserver_preload(["repodoc_lsp.facts", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard"])
+        os.environ[PARENT_VARIABLE] = str(os.getpid())  # what its guard watches (forkserver_guard)
         return server
 
     def forks(self) -> bool:
-        """True when render workers may be forked (they inherit the pages to write)."""
+        """True when this process may start render workers (it has no threads of its own)."""
         return self.fork and "fork" in multiprocessing.get_all_start_methods()
+
+    def render_context(self) -> BaseContext:
+        """Where render workers come from: a fork server, a small process of its own, so that
+        they do not inherit this one's facts and graph (forked from the CLI after the analysis of
+        17,150 files, its 1.1 GB counted again in each worker); they are sent what they render."""
+        if "forkserver" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not Linux
+            return self.context()
+        server = multiprocessing.get_context("forkserver")
+        server.set_forkserver_preload(["repodoc_lsp.generate", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard"])
+        os.environ[PARENT_VARIABLE] = str(os.getpid())  # what its guard watches (forkserver_guard)
+        return server
 
     def worker_setup(self) -> Callable[[], None]:
         """What each analysis worker runs first."""

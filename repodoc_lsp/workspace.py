@@ -390,13 +390,18 @@ class Workspace:
                       key=lambda s: s.path)
 
     def read_text(self, rel: str) -> str | None:
-        from repodoc_lsp.analysis.source import decode, language_for
+        return read_text(self.root, rel)
 
-        try:
-            data = read_regular(self.root / rel)
-            return decode(data, language_for(rel)).text
-        except (OSError, NotText):
-            return None
+
+def read_text(root: Path, rel: str) -> str | None:
+    """The text of input `rel` under `root` as it is on disk (None: unreadable or not text)."""
+    from repodoc_lsp.analysis.source import decode, language_for
+
+    try:
+        data = read_regular(root / rel)
+        return decode(data, language_for(rel)).text
+    except (OSError, NotText):
+        return None
 
 
 @dataclass(frozen=True, slots=True)

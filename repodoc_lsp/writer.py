@@ -303,6 +303,28 @@ class Writer:
             return
         self.manifest[page] = (key, st.st_size, st.st_mtime_ns, digest)
 
+    def known(self, page: str) -> tuple[Record | None, frozenset[str]]:
+        """What this writer knows of `page` (its manifest entry, digests a killed run may have
+        left there): what a render worker's writer needs to `learn` before writing it."""
+        return self.manifest.get(page), frozenset(self._journaled.get(page, ()))
+
+    def learn(self, page: str, known: tuple[Record | None, frozenset[str]]) -> None:
+        """Hold `page` as another writer knows it (`known`), in a render worker."""
+        record, journaled = known
+        if record is None:
+            self.manifest.pop(page, None)
+        else:
+            self.manifest[page] = record
+        if journaled:
+            self._journaled[page] = set(journaled)
+        else:
+            self._journaled.pop(page, None)
+
+    def forget(self, page: str) -> None:
+        """Drop what `learn` took of `page` (a render worker holds only the pages of its part)."""
+        self.manifest.pop(page, None)
+        self._journaled.pop(page, None)
+
     def edited(self, page: str, current: bytes) -> bool:
         """True when the page on disk is not what repodoc last wrote there (a person's edit)."""
         entry = self.manifest.get(page)

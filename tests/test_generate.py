@@ -330,6 +330,59 @@ def test_parallel_workers_create_shared_folders(tmp_path: Path, cache_env: dict[
     assert summary["conflicts"] == [] and summary["written"] == 2 * 250 + 2 * 6
 
 
+# In a process of its own: after the analysis the process holds 300 MB more (as the CLI holds the
+# facts and graph of 17,150 files); its render workers must not inherit them. Prints the largest
+# RSS seen of a process below it while it renders (sampled), and the pages written.
+RENDER_WORKERS_MEMORY = """
+import json, sys, threading, psutil
+from pathlib import Path
+from repodoc_lsp.config import load_settings
+from repodoc_lsp.generate import generate
+from repodoc_lsp.runtime import enter_cli
+from repodoc_lsp.workspace import Workspace
+root = Path(sys.argv[1])
+ws = Workspace(root, load_settings(root)[0], runtime=enter_cli())
+ws.scan(jobs=2)
+ballast = bytearray(300 << 20)
+for i in range(0, len(ballast), 4096):
+    ballast[i] = 1  # resident
+seen = []
+done = threading.Event()
+def watch():
+    me = psutil.Process()
+    while not done.is_set():
+        for child in me.children(recursive=True):
+            try:
+                seen.append(child.memory_info().rss)
+            except psutil.Error:
+                pass
+        done.wait(0.02)
+watcher = threading.Thread(target=watch)
+watcher.start()
+summary = generate(root, ws, jobs=2, rescan=False)
+done.set()
+watcher.join()
+print(json.dumps({"written": len(summary.written), "errors": len(summary.errors), "samples": len(seen),
+                  "largest": max(seen, default=0)}))
+"""
+
+
+def test_render_workers_do_not_inherit_the_analysis(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """The render workers of a run start small (a fork server's), whatever the process holds."""
+    import subprocess
+    import sys
+
+    files = {f"p{i // 50}/m{i}.py": f"def f{i}():\n    '''Doc.'''\n    return {i}\n" for i in range(250)}
+    root = make_workspace(tmp_path / "ws", files)
+    proc = subprocess.run([sys.executable, "-c", RENDER_WORKERS_MEMORY, str(root)], capture_output=True, text=True,
+                          env=cache_env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["written"] == 2 * 250 + 2 * 6 and got["errors"] == 0, got
+    assert got["samples"] > 0, "no render worker seen: the test proves nothing"
+    assert got["largest"] < 200 << 20, got  # forked from the process, each held its 300 MB
+
+
 def test_an_interrupted_run_says_what_it_did(tmp_path: Path, cache_env: dict[str, str]) -> None:
     """Ctrl-C (SIGINT) during analysis: exit 130 and a line that says how far it got, not a
     summary of zeros; the next run completes the tree."""

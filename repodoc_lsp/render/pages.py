@@ -426,8 +426,18 @@ class Where:
     embed_max: int
 
 
+def where_of(site: Site) -> Where:
+    return Where(site.project, site.root, site.out, site.embed_max)
+
+
+def view_files(kind: str, subject: str, inputs: dict) -> list[str]:
+    """The files whose facts the view of page `kind` of `subject` reads, given its `inputs`."""
+    return [subject] if kind in ("docs", "kw") else [rel for rel, _digest in inputs["files"]]
+
+
 class Renderer:
     def __init__(self, templates: str | Path | None = None) -> None:
+        self.templates = templates  # a render worker makes its own Renderer of them
         self.env = make_environment(templates)
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
                                 docmd=docstring_markdown, firstline=summary_line,
@@ -463,17 +473,22 @@ class Renderer:
         """The page `kind` of `subject`: its view reads the site's constants, what
         `GATHER[kind]` gathers (`inputs`, when the caller has gathered them), and the facts of the
         files named there, nothing else."""
-        where = Where(site.project, site.root, site.out, site.embed_max)
         if inputs is None:
             inputs = GATHER[kind](site, subject)
+        return self.render_view(where_of(site), kind, subject, inputs, site.facts, text)
+
+    def render_view(self, where: Where, kind: str, subject: str, inputs: dict, facts: Mapping[str, FileFacts],
+                    text: str | None = None) -> str:
+        """The page `kind` of `subject` from what its view reads: `inputs` (`GATHER[kind]`) and
+        `facts` holding those of `view_files(kind, subject, inputs)` (a render worker is sent no more)."""
         if kind == "kw":
-            return self._file_kw(where, subject, site.facts[subject])
+            return self._file_kw(where, subject, facts[subject])
         if kind == "docs":
-            return self._file_docs(where, subject, inputs, site.facts[subject], text)
-        facts = {rel: site.facts[rel] for rel, _digest in inputs["files"]}
+            return self._file_docs(where, subject, inputs, facts[subject], text)
+        named = {rel: facts[rel] for rel in view_files(kind, subject, inputs)}
         if kind == "index":
-            return self._folder_index(where, subject, inputs, facts)
-        return self._folder_doc(where, subject, inputs, facts)
+            return self._folder_index(where, subject, inputs, named)
+        return self._folder_doc(where, subject, inputs, named)
 
     def file_kw(self, site: Site, rel: str) -> str:
         return self.render(site, "kw", rel)

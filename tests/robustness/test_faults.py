@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,12 +134,11 @@ def _kill_workers(proc: subprocess.Popen[str], *, every: bool, older_than: float
     it ends; returns those killed."""
     import psutil
 
-    parent = psutil.Process(proc.pid)
     killed: set[int] = set()
     deadline = time.monotonic() + 120
     while proc.poll() is None and time.monotonic() < deadline:
         try:
-            children = parent.children()
+            children = _workers(proc)
         except psutil.Error:
             break
         for child in children:
@@ -160,6 +160,19 @@ def _no_process_left(pids: set[int]) -> None:
             and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive, alive
+
+
+def _workers(proc: subprocess.Popen[str]) -> list[Any]:
+    """The CLI's worker processes: analysis workers (its children) and render workers (its fork
+    server's children), not the fork server and resource tracker themselves."""
+    import psutil
+
+    found = []
+    for child in psutil.Process(proc.pid).children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if child.ppid() != proc.pid or "from multiprocessing." not in " ".join(child.cmdline()):
+                found.append(child)
+    return found
 
 
 def _children_seen(proc: subprocess.Popen[str]) -> set[int]:
@@ -220,9 +233,11 @@ def test_workers_die_with_the_cli(tmp_path: Path) -> None:
     workers: set[int] = set()
     deadline = time.monotonic() + 60
     while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
-        workers |= _children_seen(proc)
+        with contextlib.suppress(psutil.Error):
+            workers |= {w.pid for w in _workers(proc)}
         time.sleep(0.01)
     assert len(workers) == 2, "the render workers were not seen: the test proves nothing"
+    workers |= _children_seen(proc)  # the fork server and the resource tracker too
     proc.kill()
     proc.communicate(timeout=30)
     _no_process_left(workers)

@@ -277,8 +277,9 @@ def test_serve_in_a_terminal_ends_on_the_first_ctrl_c(tmp_path: Path, delay: flo
 
 
 async def test_a_render_worker_killed_during_generate(tmp_path: Path) -> None:
-    """`repodoc.generate` while one of the regeneration process's forked render workers is SIGKILLed
-    (the out-of-memory killer): the generation completes with every page, no process is left."""
+    """`repodoc.generate` while one of the regeneration process's render workers (under its fork
+    server) is SIGKILLed (the out-of-memory killer): the generation completes with every page, no
+    process is left."""
     root = tmp_path / "ws"
     _files(root, 400, body=30)
     client, server = await _session(tmp_path, root)
@@ -290,8 +291,9 @@ async def test_a_render_worker_killed_during_generate(tmp_path: Path) -> None:
         def a_worker() -> Any:
             for process in regen_processes(server.pid):
                 with contextlib.suppress(psutil.Error):
-                    if workers := process.children():
-                        seen.update({process.pid, *(w.pid for w in workers)})
+                    below = process.children(recursive=True)
+                    if workers := [w for w in below if w.ppid() != process.pid]:
+                        seen.update({process.pid, *(w.pid for w in below)})
                         return workers[0]
             return None
 

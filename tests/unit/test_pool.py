@@ -145,3 +145,22 @@ def test_a_worker_killed_while_it_sends_a_result_does_not_block_the_exit(tmp_pat
         raise AssertionError(f"the process did not exit (stdout: {exc.stdout!r})") from None
     assert marker.exists(), "the worker did not die: the test proves nothing"
     assert done.returncode == 0 and done.stdout == "returned\n", done.stderr
+
+
+# In a process of its own (a fork server is one per process): after a pool of the fork server's
+# workers, stop_fork_server leaves no child, not even an unreaped one.
+STOP_FORK_SERVER = """
+import multiprocessing
+from repodoc_lsp import pool
+context = multiprocessing.get_context("forkserver")
+assert list(pool.run_chunks(abs, [-1, -2, -3], workers=2, context=context)) == [1, 2, 3]
+assert pool.children(), "no fork server started: the test proves nothing"
+pool.stop_fork_server()
+print(pool.children())
+"""
+
+
+def test_stop_fork_server_ends_and_reaps_it() -> None:
+    done = subprocess.run([sys.executable, "-c", STOP_FORK_SERVER], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\n", done.stdout
