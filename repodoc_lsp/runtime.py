@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -38,10 +39,7 @@ class Runtime:
         """Where analysis workers come from."""
         if self.fork and "fork" in multiprocessing.get_all_start_methods():
             return multiprocessing.get_context("fork")
-        server = multiprocessing.get_context("forkserver")
-        server.set_forkserver_preload(["repodoc_lsp.facts", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard"])
-        os.environ[PARENT_VARIABLE] = str(os.getpid())  # what its guard watches (forkserver_guard)
-        return server
+        return _fork_server(["repodoc_lsp.facts", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard"])
 
     def forks(self) -> bool:
         """True when this process may start render workers (it has no threads of its own)."""
@@ -51,16 +49,34 @@ class Runtime:
         """Where render workers come from: a fork server, a small process of its own, so that
         they do not inherit this one's facts and graph (forked from the CLI after the analysis of
         17,150 files, its 1.1 GB counted again in each worker); they are sent what they render."""
-        if "forkserver" not in multiprocessing.get_all_start_methods():  # pragma: no cover - not Linux
-            return self.context()
-        server = multiprocessing.get_context("forkserver")
-        server.set_forkserver_preload(["repodoc_lsp.generate", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard"])
-        os.environ[PARENT_VARIABLE] = str(os.getpid())  # what its guard watches (forkserver_guard)
-        return server
+        if "forkserver" not in multiprocessing.get_all_start_methods() or sys.version_info < (3, 11):
+            return self.context()  # Python 3.10 cannot start a fork server safely (`_fork_server`): forked
+        return _fork_server(["repodoc_lsp.generate", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard"])
 
     def worker_setup(self) -> Callable[[], None]:
         """What each analysis worker runs first."""
         return background_worker if self.background else collect_less
+
+
+def _fork_server(preload: list[str]) -> BaseContext:
+    """The fork server's context, the server started. CPython starts it as `python -c ...`, whose
+    import path begins with the working folder until it takes this process's path: run from a
+    workspace's root (`repodoc generate` in CI), the workspace's `struct.py` or `signal.py` would
+    run there. PYTHONSAFEPATH (Python 3.11) leaves the folder out; it is set for that start only
+    (an interpreter started with -I passes -I on, as the editors start the language server)."""
+    server = multiprocessing.get_context("forkserver")
+    server.set_forkserver_preload(preload)
+    os.environ[PARENT_VARIABLE] = str(os.getpid())  # what its guard watches (forkserver_guard)
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        if before is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = before
+    return server
 
 
 # A process with threads and no say of its own (a library call, a test): no forked workers.

@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import pickle
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -23,6 +24,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from repodoc_lsp.cache import ANALYSIS_VERSION, FactsCache, digest
+from repodoc_lsp.generate import PARALLEL_PAGES
 
 SOURCE = "def hello():\n    '''Say hello.'''\n"
 
@@ -215,6 +217,26 @@ def test_a_locked_cache_is_skipped(tmp_path: Path) -> None:
 
 
 # -- the output folder ------------------------------------------------------------------------------
+
+def test_modules_at_the_workspace_root_do_not_run_in_worker_processes(tmp_path: Path) -> None:
+    """`repodoc generate` run from the workspace's root (as in CI): the render workers' fork server
+    starts as `python -c`, whose import path began with the working folder, so the workspace's own
+    `struct.py`, `signal.py`... ran there (found after render workers came from a fork server)."""
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    sentinel = tmp_path / "ran"
+    for name in ("struct", "signal", "socket", "selectors", "threading", "types", "errno", "warnings"):
+        (root / f"{name}.py").write_text(f"open({str(sentinel)!r}, 'a').write({name!r} + chr(10))\n")
+    for i in range(250):  # enough pages for render workers (PARALLEL_PAGES)
+        (root / "pkg" / f"m{i}.py").write_text(f"def f{i}(x):\n    \"\"\"Doc.\"\"\"\n    return x\n")
+    repodoc = Path(sys.executable).with_name("repodoc")  # the console script: its own path has no workspace
+    proc = subprocess.run([str(repodoc), "generate", ".", "--jobs", "2"], cwd=root, env=_env(tmp_path),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    written = re.search(r"(\d+) pages written", proc.stdout)
+    assert written and int(written[1]) >= PARALLEL_PAGES, proc.stdout  # else no render worker ran
+    assert not sentinel.exists(), sentinel.read_text()
+
 
 def _outside_cases(tmp: Path) -> dict[str, tuple[str, str]]:
     """name -> (pyproject [tool.repodoc] lines, what the error line says)."""
