@@ -157,8 +157,9 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None, *,
     for kind, subjects in (("docs", files), ("kw", files), ("index", folders), ("doc", folders)):
         gather = GATHER[kind]
         # The gathered inputs are hashed, not kept: kept for every page, they would live in the
-        # parent and in every render worker it forks; the worker gathers its page again (cheap
-        # since the graph groups class members once).
+        # parent for the whole run; a page's inputs are gathered again when it is rendered (in
+        # this process, or when its part is sent to a render worker: cheap since the graph
+        # groups class members once).
         for subject in sorted(subjects):
             page = Page(kind, subject, "")
             if recorded is None or page.path in recorded:

@@ -67,7 +67,7 @@ _SIG_TOKEN = re.compile(r"""(?P<s>[rRbBuUfF]{0,2}(?:'[^'\\]*(?:\\.[^'\\]*)*'|"[^
 _DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 
 
-@functools.lru_cache(maxsize=65536)  # the graph reads every signature, then its page again (forked: shared)
+@functools.lru_cache(maxsize=65536)  # the graph reads every signature, then its page again
 def annotation_spans(signature: str) -> tuple[tuple[int, int], ...]:
     """Where the dotted names of a signature's annotations are (`(x: nn.Linear, n=a.b) -> "Tensor"`:
     `nn.Linear` and `Tensor`; not parameter names or defaults), as (start, end) offsets: names in
