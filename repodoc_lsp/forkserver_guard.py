@@ -17,7 +17,7 @@ import threading
 
 from repodoc_lsp.pool import PARENT_VARIABLE, poll_parent
 
-# The process that started the fork server names itself (`runtime.starting_fork_server`): when it
+# The process that started the fork server names itself (`runtime._fork_server`): when it
 # was killed while this module was being imported (the CLI, a second after its render workers were
 # asked for), the parent seen here is already init, and a worker holding the "alive" pipe kept both
 # for ever.

@@ -132,9 +132,15 @@ def page_renderer(ws: Workspace, renderer: Renderer, site: Site) -> RenderFn:
     def render(page: Page) -> tuple[str, str]:
         text = ws.read_text(page.subject) if page.kind == "docs" else None
         inputs = GATHER[page.kind](site, page.subject)
-        key = page.key or _h(base, page.kind, page.subject, inputs)
-        return renderer.render(site, page.kind, page.subject, text, inputs), key
+        return renderer.render(site, page.kind, page.subject, text, inputs), _keyed(page, base, inputs).key
     return render
+
+
+def _keyed(page: Page, base: str, inputs: object) -> Page:
+    """`page` with its key: the one it was planned with, else the digest of the run's stamp
+    (`base`) and the inputs its view reads (the plan, the render in this process and the parts
+    sent to render workers key a page by this one rule)."""
+    return page if page.key else Page(page.kind, page.subject, _h(base, page.kind, page.subject, inputs))
 
 
 def plan_pages(ws: Workspace, site: Site, change: Change | None = None, *,
@@ -163,7 +169,7 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None, *,
         for subject in sorted(subjects):
             page = Page(kind, subject, "")
             if recorded is None or page.path in recorded:
-                page = Page(kind, subject, _h(base, kind, subject, gather(site, subject)))
+                page = _keyed(page, base, gather(site, subject))
             pages.append(page)
     return pages
 
@@ -276,8 +282,7 @@ class _Parts(Sequence[Part]):
             inputs = GATHER[page.kind](self.site, page.subject)
             for rel in view_files(page.kind, page.subject, inputs):
                 facts[rel] = self.site.facts[rel]
-            keyed = page if page.key else Page(page.kind, page.subject, _h(self.base, page.kind, page.subject, inputs))
-            items.append((keyed, inputs, self.writer.known(page.path)))
+            items.append((_keyed(page, self.base, inputs), inputs, self.writer.known(page.path)))
         return items, facts
 
 
