@@ -18,6 +18,7 @@ from pathlib import Path
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.analysis import FileFacts
 from repodoc_lsp.discover import Skipped
+from repodoc_lsp.parts import part_paths
 from repodoc_lsp.pool import WorkersLost, run_chunks, stop_fork_server
 from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.anchors import AnchorState
@@ -82,7 +83,8 @@ def _templates_stamp(folder: str) -> str:
         return "missing"
 
 
-RenderFn = Callable[[Page], tuple[str, str]]  # page -> (its Markdown, its key)
+# page -> ((path, Markdown) of it and of its part pages, the page first; its key)
+RenderFn = Callable[[Page], tuple[list[tuple[str, str]], str]]
 
 
 def inputs_stamp(ws: Workspace) -> str:
@@ -125,14 +127,16 @@ def settle_anchors(site: Site, writer: Writer) -> Callable[[Page], None]:
 
 
 def page_renderer(ws: Workspace, renderer: Renderer, site: Site) -> RenderFn:
-    """`page -> (its Markdown, its key)` (a docs page embeds the source as it is on disk): the
-    plan's key, or for a page planned without one, the key of the inputs gathered to render it."""
+    """`page -> ((path, Markdown) of it and its part pages, its key)` (a docs page embeds the source
+    as it is on disk): the plan's key, or for a page planned without one, the key of the inputs
+    gathered to render it (its part pages are made from the same inputs: the key is theirs too)."""
     base = _run_stamp(ws)
 
-    def render(page: Page) -> tuple[str, str]:
+    def render(page: Page) -> tuple[list[tuple[str, str]], str]:
         text = ws.read_text(page.subject) if page.kind == "docs" else None
         inputs = GATHER[page.kind](site, page.subject)
-        return renderer.render(site, page.kind, page.subject, text, inputs), _keyed(page, base, inputs).key
+        pages = renderer.render_pages(where_of(site), page.kind, page.subject, inputs, site.facts, text)
+        return pages, _keyed(page, base, inputs).key
     return render
 
 
@@ -202,15 +206,21 @@ PARALLEL_PAGES = 400
 _CHUNK = 40
 
 
-def render_and_write(page: Page, render: RenderFn, writer: Writer) -> WriteResult:
-    """One page: a page that cannot be rendered is an error of that page (the old one stays)."""
+def render_and_write(page: Page, render: RenderFn, writer: Writer) -> list[WriteResult]:
+    """One page and its part pages (the page's result first): a page that cannot be rendered is an
+    error of that page (the old one and its parts stay)."""
     try:
-        content, key = render(page)
+        pages, key = render(page)
     except Exception as exc:  # any failure of one view (a template, a docstring) stays with it
-        return WriteResult(page.path, Outcome.ERROR, f"cannot render: {type(exc).__name__}: {exc}")
-    if not content.startswith(MARKER):
-        return WriteResult(page.path, Outcome.ERROR, "cannot render: the page does not start with the marker line")
-    return writer.write(page.path, content, key)
+        return [WriteResult(page.path, Outcome.ERROR, f"cannot render: {type(exc).__name__}: {exc}")]
+    if not all(content.startswith(MARKER) for _path, content in pages):
+        return [WriteResult(page.path, Outcome.ERROR, "cannot render: the page does not start with the marker line")]
+    return [writer.write(path, content, key) for path, content in pages]
+
+
+def _parts_unchanged(writer: Writer, page: Page) -> bool:
+    """The part pages the manifest records for `page` are on disk as written with its key."""
+    return all(writer.unchanged(part, page.key) for part in part_paths(page.path, writer.manifest))
 
 
 # -- render workers ---------------------------------------------------------------------------
@@ -234,7 +244,7 @@ class RenderSetup:
 
 # A part of the pages: each with its view's inputs and what the writer knows of it, and the
 # facts of the files their views read.
-Part = tuple[list[tuple[Page, dict, tuple[Record | None, frozenset[str]]]], dict[str, FileFacts]]
+Part = tuple[list[tuple[Page, dict, list[tuple[str, tuple[Record | None, frozenset[str]]]]]], dict[str, FileFacts]]
 
 _WORKER: tuple[RenderSetup, Renderer, Writer] | None = None
 
@@ -254,15 +264,17 @@ def _render_part(part: Part) -> list[tuple[WriteResult, Record | None]]:
     assert _WORKER is not None
     setup, renderer, writer = _WORKER
     pages, facts = part
-    out = []
+    out: list[tuple[WriteResult, Record | None]] = []
     for page, inputs, known in pages:
-        def render(page: Page, inputs: dict = inputs) -> tuple[str, str]:
+        def render(page: Page, inputs: dict = inputs) -> tuple[list[tuple[str, str]], str]:
             text = read_text(Path(setup.root), page.subject) if page.kind == "docs" else None
-            return renderer.render_view(setup.where, page.kind, page.subject, inputs, facts, text), page.key
-        writer.learn(page.path, known)
-        result = render_and_write(page, render, writer)
-        out.append((result, writer.manifest.get(page.path)))
-        writer.forget(page.path)
+            return renderer.render_pages(setup.where, page.kind, page.subject, inputs, facts, text), page.key
+        for path, what in known:  # the page and its part pages as the parent's writer knows them
+            writer.learn(path, what)
+        results = render_and_write(page, render, writer)
+        out.extend((result, writer.manifest.get(result.page)) for result in results)
+        for path in {path for path, _what in known} | {result.page for result in results}:
+            writer.forget(path)
     return out
 
 
@@ -282,7 +294,9 @@ class _Parts(Sequence[Part]):
             inputs = GATHER[page.kind](self.site, page.subject)
             for rel in view_files(page.kind, page.subject, inputs):
                 facts[rel] = self.site.facts[rel]
-            items.append((_keyed(page, self.base, inputs), inputs, self.writer.known(page.path)))
+            paths = (page.path, *part_paths(page.path, self.writer.manifest))
+            known = [(path, self.writer.known(path)) for path in paths]
+            items.append((_keyed(page, self.base, inputs), inputs, known))
         return items, facts
 
 
@@ -318,7 +332,8 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
             pause()
         if cancel is not None and cancel.is_set():
             return
-        yield render_and_write(page, render, writer), None
+        for result in render_and_write(page, render, writer):
+            yield result, None
 
 
 def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jobs: int, runtime: Runtime,
@@ -332,17 +347,20 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
     total = len(plan.pages)
     todo = []
     for page in plan.pages:
-        if not writer.check and writer.unchanged(page.path, page.key):
+        if not writer.check and writer.unchanged(page.path, page.key) and _parts_unchanged(writer, page):
             summary.unchanged += 1
             if settle is not None and page.path not in writer.anchors:
                 settle(page)
         else:
             todo.append(page)
     planned = {page.path: page for page in todo}
+    # part pages the manifest records of the pages to render: those not made again are deleted
+    parts_before = {page.path: part_paths(page.path, writer.manifest) for page in todo if page.kind == "docs"}
+    parts_now: dict[str, set[str]] = {}
     if plan.whole:  # also clear what a killed run left
         writer.sweep_temporaries()
-    elif plan.structural:  # pages of files and folders that vanished
-        removed, conflicts = writer.remove(set(writer.manifest) - {p.path for p in plan.pages})
+    elif plan.structural:  # pages of files and folders that vanished (and their part pages)
+        removed, conflicts = writer.remove(set(writer.manifest) - _with_parts(plan.pages, writer))
         summary.removed.extend(removed)
         summary.conflicts.extend(conflicts)
     if todo and plan.whole:
@@ -352,8 +370,13 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
         done += 1
         if record is not None:
             writer.manifest[result.page] = record
-        if settle is not None and result.outcome in (Outcome.WRITTEN, Outcome.UNCHANGED):
+        if result.page not in planned:  # a part page of the page before it
+            parts_now.setdefault(_owner(result.page), set()).add(result.page)
+            done -= 1  # counted with its page
+        elif settle is not None and result.outcome in (Outcome.WRITTEN, Outcome.UNCHANGED):
             settle(planned[result.page])
+        if result.page in planned and result.outcome in (Outcome.WRITTEN, Outcome.UNCHANGED, Outcome.STALE):
+            parts_now.setdefault(result.page, set())
         if result.outcome is Outcome.WRITTEN:
             summary.written.append(result.page)
             if result.reason:
@@ -368,16 +391,39 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
             summary.conflicts.append(result)
         if progress and (done % 25 == 0 or done == total):
             progress("write", done, total, folder_of(result.page))
+    stale_parts = {part for page, made in parts_now.items() for part in parts_before.get(page, ()) if part not in made}
+    if stale_parts:  # part pages their page no longer has
+        removed, conflicts = writer.remove(stale_parts)
+        if writer.check:
+            summary.stale.extend(WriteResult(p, Outcome.STALE, "would be removed") for p in removed)
+        else:
+            summary.removed.extend(removed)
+        summary.conflicts.extend(conflicts)
     if cancel is not None and cancel.is_set():
         summary.cancelled = True
     if plan.whole and not summary.cancelled:  # pages of vanished sources, known or only marked
-        removed, conflicts = writer.remove_stale({p.path for p in plan.pages})
+        removed, conflicts = writer.remove_stale(_with_parts(plan.pages, writer))
         if writer.check:
             summary.stale.extend(WriteResult(p, Outcome.STALE, "would be removed") for p in removed)
         else:
             summary.removed.extend(removed)
         summary.conflicts.extend(conflicts)
     writer.save_manifest()
+
+
+def _owner(part: str) -> str:
+    """The file page a part page belongs to (`c.py_docs.part2.md` -> `c.py_docs.md`)."""
+    return part.rpartition(".part")[0] + ".md"
+
+
+def _with_parts(pages: Iterable[Page], writer: Writer) -> set[str]:
+    """The paths of `pages` and of the part pages the manifest records for them."""
+    found = set()
+    for page in pages:
+        found.add(page.path)
+        if page.kind == "docs":
+            found.update(part_paths(page.path, writer.manifest))
+    return found
 
 
 def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | None = None,

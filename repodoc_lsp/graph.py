@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from repodoc_lsp.analysis.model import FileFacts, Language, SymbolKind, reference_lines
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.signature import annotation_spans
+from repodoc_lsp.parts import anchor_of, member_parts
 
 Key = tuple[str, str]  # (file, qualname); qualname "" is the module itself
 # A dependency on a module name (whichever file is that module, or none), beside the files a
@@ -63,8 +64,8 @@ class Use:
 class _View:
     """What the graph keeps of one file."""
 
-    __slots__ = ("_members", "_ordered", "all_names", "bases", "bindings", "defs", "imported", "mentions", "refs",
-                 "spans", "stars", "surface")
+    __slots__ = ("_members", "_ordered", "all_names", "bases", "bindings", "defs", "imported", "mentions", "parts",
+                 "refs", "spans", "stars", "surface")
 
     def __init__(self, rel: str, facts: FileFacts, relations: Relations) -> None:
         self.defs: dict[str, Def] = {"": Def(rel, "", "module", 1)}
@@ -100,8 +101,12 @@ class _View:
         self.all_names = facts.all_names
         self.mentions = mentions(facts)
         self.refs = facts.refs  # the facts' own string, read when the file is linked (23 MB less on PyTorch)
+        # the anchors of its page that went to part pages (`parts.py`): links into the file name them,
+        # so they are part of what a resolution that consulted this file depends on
+        self.parts = member_parts(facts)
         self.surface = (frozenset((q, d.kind) for q, d in self.defs.items()), tuple(sorted(self.bindings.items())),
-                        tuple(self.stars), facts.all_names, tuple(sorted(self.bases.items())))
+                        tuple(self.stars), facts.all_names, tuple(sorted(self.bases.items())),
+                        tuple(sorted(self.parts.items())))
         self._ordered: tuple[Def, ...] | None = None
         self._members: dict[str, tuple[Def, ...]] | None = None
 
@@ -254,6 +259,12 @@ class Graph:
             found.append(base)
             todo.extend(reversed(bases.get(base, ())))
         return found
+
+    def part(self, key: Key) -> int:
+        """The part of its file's page that holds definition `key` (1: the page itself; `parts.py`)."""
+        view = self._views.get(key[0])
+        d = view.defs.get(key[1]) if view is not None else None
+        return view.parts.get(anchor_of(d.kind, d.qualname), 1) if view is not None and d is not None else 1
 
     def mentioned(self, rel: str) -> dict[str, Key]:
         """The names `rel`'s docstrings mention (roles, backticked dotted names) and its signatures'
@@ -434,7 +445,7 @@ class Graph:
             self._mentioned[rel] = mentioned
         else:
             self._mentioned.pop(rel, None)
-        mark = hash(frozenset((name, key, self._kind(key)) for name, key in mentioned.items()))
+        mark = hash(frozenset((name, key, self._kind(key), self.part(key)) for name, key in mentioned.items()))
         old_mark = self._marks.get(rel)
         self._marks[rel] = mark
         self._deps[rel] = tuple(deps)

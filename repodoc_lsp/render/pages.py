@@ -29,6 +29,7 @@ from repodoc_lsp.analysis.model import (
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.analysis.signature import annotation_spans
 from repodoc_lsp.graph import Def, Graph, base_name
+from repodoc_lsp.parts import anchor_of, member_parts, part_page, plan
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack
 from repodoc_lsp.render.anchors import aliases as anchor_aliases
@@ -85,7 +86,8 @@ def signature_code(head: str, signature: str, links: Mapping[str, str]) -> str:
 
 
 def _signature_links(classes: list[Symbol], methods_of: Mapping[str, list[Symbol]], functions: list[Symbol],
-                     links: Mapping[str, str], targets: Mapping[str, tuple[str, str]]) -> dict[str, dict[str, str]]:
+                     links: Mapping[str, str],
+                     targets: Mapping[str, tuple[str, str, int]]) -> dict[str, dict[str, str]]:
     """The annotation names each signature links (by the definition's anchor): a class, function or
     module the first time the page's signatures name it, in page order (classes with their methods,
     then functions); later signatures show it as code. One link per page and definition keeps the
@@ -238,7 +240,7 @@ def gather_kw(site: Site, rel: str) -> dict:
 def def_anchor(d: Def) -> str:
     """The anchor of a graph definition on its file's page (symbols are anchored in line order,
     so the first of a qualname has the plain `kind-qualname`; attributes are anchored by the page)."""
-    return f"{'attr' if d.kind == 'attribute' else d.kind}-{d.qualname}"
+    return anchor_of(d.kind, d.qualname)
 
 
 def _xref(site: Site, rel: str) -> dict[str, dict]:
@@ -343,16 +345,17 @@ def _inherited(graph: Graph, cls: Def) -> list[tuple[str, str, str, list[str], l
     return found
 
 
-def _doc_links(site: Site, rel: str) -> dict[str, tuple[str, str]]:
+def _doc_links(site: Site, rel: str) -> dict[str, tuple[str, str, int]]:
     """Names the file's docstrings mention that resolve to workspace definitions: name ->
-    (file, anchor: "" for a module). The graph reports the file in `Change.xref` when these change."""
+    (file, anchor: "" for a module, the part of its page holding it: `parts.py`). The graph reports
+    the file in `Change.xref` when these change (the part too)."""
     graph = site.graph
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, tuple[str, str, int]] = {}
     for name, key in (graph.mentioned(rel) if graph is not None else {}).items():
         d = graph.definition(*key) if graph is not None else None
-        if d is None or d.name == "__all__":
+        if d is None or d.name == "__all__" or graph is None:
             continue
-        found[name] = (d.rel, def_anchor(d) if d.qualname else "")
+        found[name] = (d.rel, def_anchor(d) if d.qualname else "", graph.part(key))
     return found
 
 
@@ -445,7 +448,7 @@ class Renderer:
                                 docrest=docstring_rest, sigcode=signature_code,
                                 kb=md.size_short)
         self.env.globals.update(marker=MARKER, version=__version__)
-        self._templates = load(self.env, ("file_kw", "file_docs", "folder_index", "folder_doc"))
+        self._templates = load(self.env, ("file_kw", "file_docs", "file_part", "folder_index", "folder_doc"))
 
     # -- helpers shared by the views -------------------------------------------------
     @staticmethod
@@ -481,10 +484,20 @@ class Renderer:
                     text: str | None = None) -> str:
         """The page `kind` of `subject` from what its view reads: `inputs` (`GATHER[kind]`) and
         `facts` holding those of `view_files(kind, subject, inputs)` (a render worker is sent no more)."""
-        if kind == "kw":
-            return self._file_kw(where, subject, facts[subject])
+        return self.render_pages(where, kind, subject, inputs, facts, text)[0][1]
+
+    def render_pages(self, where: Where, kind: str, subject: str, inputs: dict, facts: Mapping[str, FileFacts],
+                     text: str | None = None) -> list[tuple[str, str]]:
+        """`render_view`'s page and its part pages (`parts.py`: a file page over the size budget),
+        as (path, Markdown), the page first."""
         if kind == "docs":
             return self._file_docs(where, subject, inputs, facts[subject], text)
+        return [(_PATHS[kind](subject), self._render_one(where, kind, subject, inputs, facts))]
+
+    def _render_one(self, where: Where, kind: str, subject: str, inputs: dict,
+                    facts: Mapping[str, FileFacts]) -> str:
+        if kind == "kw":
+            return self._file_kw(where, subject, facts[subject])
         named = {rel: facts[rel] for rel in view_files(kind, subject, inputs)}
         if kind == "index":
             return self._folder_index(where, subject, inputs, named)
@@ -506,7 +519,10 @@ class Renderer:
         page = kw_page(rel)
         docs_name = posixpath.basename(docs_page(rel))
         keywords = facts.keywords()
-        groups = [(kind.heading, entries) for kind, entries in keywords.items()]
+        moved = member_parts(facts)
+        groups = [(kind.heading, [(name, anchor, "./" + md.href(posixpath.basename(part_page(rel, moved[anchor])))
+                                   if anchor in moved else "") for name, anchor in entries])
+                  for kind, entries in keywords.items()]
         sections = {KeywordKind.CLASS: ("Detailed Analysis", "detailed-analysis"),
                     KeywordKind.FUNCTION: ("Detailed Analysis", "detailed-analysis"),
                     KeywordKind.HEADING: ("Detailed Analysis", "detailed-analysis"),
@@ -523,7 +539,8 @@ class Renderer:
             empty_reason=_empty_reason(facts), project=where.project,
         )
 
-    def _file_docs(self, where: Where, rel: str, inputs: dict, facts: FileFacts, text: str | None) -> str:
+    def _file_docs(self, where: Where, rel: str, inputs: dict, facts: FileFacts,
+                   text: str | None) -> list[tuple[str, str]]:
         page = docs_page(rel)
         ext = posixpath.splitext(rel)[1]
         size = inputs["size"]
@@ -540,8 +557,7 @@ class Renderer:
         for item in related:
             related_groups.setdefault(item["group"], []).append(item)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
-        doclinks = {name: md.href("", anchor) if r == rel and anchor else self._link(page, docs_page(r), anchor)
-                    for name, (r, anchor) in inputs["doclinks"].items()}
+        doclinks = self._doclinks(rel, 1, inputs["doclinks"])
         purpose = file_purpose(rel, facts)
         if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
             purpose = Purpose(docstring_markdown(facts.module_doc))
@@ -573,15 +589,85 @@ class Renderer:
             index_href=self._link(page, folder_index(folder_of(rel))),
             folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
             project=where.project, page_limit=PAGE_LIMIT, with_source=0, without_source=0, brief=False,
+            moved={}, function_parts=[],
         )
-        out = self._templates["file_docs"].render(**context)
+        template = self._templates["file_docs"]
+        moved = plan(facts)
+        if moved:  # brief as the page in one piece would be: the parts take no more than it did
+            whole = len(template.render(**{**context, "embed": False, "source": ""}).encode())
+            if whole > PAGE_LIMIT:
+                context.update(without_source=whole, brief=True)
+            return self._split(where, rel, context, moved, inputs["doclinks"])
+        out = template.render(**context)
         if embed and len(out.encode()) > PAGE_LIMIT:  # the source is what a reader can open elsewhere
             context.update(embed=False, source="", with_source=len(out.encode()))
-            out = self._templates["file_docs"].render(**context)
+            out = template.render(**context)
         if len(out.encode()) > PAGE_LIMIT:  # brief: docstrings cut to their first line, counts for lists
             context.update(without_source=len(out.encode()), brief=True)
-            out = self._templates["file_docs"].render(**context)
-        return out
+            out = template.render(**context)
+        return [(page, out)]
+
+    def _doclinks(self, rel: str, part: int, targets: Mapping[str, tuple[str, str, int]]) -> dict[str, str]:
+        """The links of the names docstrings and signatures mention, from part `part` of `rel`'s page
+        (`#anchor` for a definition on that very page)."""
+        page = part_page(rel, part)
+        return {name: md.href("", anchor) if r == rel and anchor and n == part
+                else self._link(page, part_page(r, n) if anchor else docs_page(r), anchor)
+                for name, (r, anchor, n) in targets.items()}
+
+    def _split(self, where: Where, rel: str, context: dict, moved: Mapping[str, int],
+               targets: Mapping[str, tuple[str, str, int]]) -> list[tuple[str, str]]:
+        """The page of `rel` without the entries `moved` sends to part pages, and those part pages
+        (`parts.py`), each made from the page's view (`context`, its `brief` already decided)."""
+        page = context["page"]
+        classes, functions = context["classes"], context["functions"]
+        methods_of, attributes_of = context["methods_of"], context["attributes_of"]
+        count = max(moved.values())
+        names = {n: posixpath.basename(part_page(rel, n)) for n in range(2, count + 1)}
+        shown: dict[str, dict] = {}
+        for c in classes:
+            if c.anchor in moved:
+                n_attr = len(attributes_of.get(c.anchor, {}).get("entries", ()))
+                n_meth = len(methods_of.get(c.anchor, ()))
+                what = [f"{n:,} {word if n == 1 else plural}" for n, word, plural in
+                        ((n_attr, "attribute", "attributes"), (n_meth, "method", "methods")) if n]
+                shown[c.anchor] = {"what": " and ".join(what), "name": names[moved[c.anchor]],
+                                   "href": "./" + md.href(names[moved[c.anchor]])}
+        function_parts = []
+        for n in range(2, count + 1):
+            mine = [f for f in functions if moved.get(f.anchor) == n]
+            if mine:
+                function_parts.append({"count": len(mine), "first": mine[0].qualname, "last": mine[-1].qualname,
+                                       "name": names[n], "href": "./" + md.href(names[n])})
+        shown.update((f.anchor, {}) for f in functions if f.anchor in moved)
+        kept_classes = [c for c in classes if c.anchor not in moved]
+        kept_functions = [f for f in functions if f.anchor not in moved]
+        context = {**context, "moved": shown, "function_parts": function_parts,
+                   "sig_links": _signature_links(kept_classes, methods_of, kept_functions, context["doclinks"],
+                                                 targets)}
+        template = self._templates["file_docs"]
+        out = template.render(**context)
+        if context["embed"] and len(out.encode()) > PAGE_LIMIT:
+            context.update(embed=False, source="", with_source=len(out.encode()))
+            out = template.render(**context)
+        pages = [(page, out)]
+        for n in range(2, count + 1):
+            part = part_page(rel, n)
+            mine_classes = [c for c in classes if moved.get(c.anchor) == n]
+            mine_functions = [f for f in functions if moved.get(f.anchor) == n]
+            doclinks = self._doclinks(rel, n, targets)
+            what = []
+            if mine_classes:
+                what.append(f"the attributes and methods of {len(mine_classes):,} "
+                            f"{'class' if len(mine_classes) == 1 else 'classes'}")
+            if mine_functions:
+                what.append(f"{len(mine_functions):,} {'function' if len(mine_functions) == 1 else 'functions'}")
+            pages.append((part, self._templates["file_part"].render(
+                **{**context, "page": part, "part": n, "parts": count, "what": " and ".join(what),
+                   "main_name": posixpath.basename(page), "main_href": "./" + md.href(posixpath.basename(page)),
+                   "part_classes": mine_classes, "part_functions": mine_functions, "doclinks": doclinks,
+                   "sig_links": _signature_links(mine_classes, methods_of, mine_functions, doclinks, targets)})))
+        return pages
 
     def _xref_links(self, page: str, xref: dict[str, dict]) -> dict[str, dict]:
         """Used by, subclassed by and inherited members, as links, by the anchor of the definition."""
@@ -704,6 +790,7 @@ class Renderer:
         for rel in files:
             base = posixpath.basename(rel)
             users = inputs["users"][rel]
+            moved = member_parts(facts_of[rel])  # a function may be on a part of its file's page
             for s in facts_of[rel].symbols:
                 if s.container or s.kind not in (SymbolKind.CLASS, SymbolKind.FUNCTION):
                     continue
@@ -711,7 +798,8 @@ class Renderer:
                 n = users.get(s.qualname, 0)
                 used = f" (used by {n:,} {'file' if n == 1 else 'files'})" if n else ""
                 entry = {"text": md.code(s.name), "short": md.code(s.name), "key": (s.name.lower(), rel),
-                         "href": self._link(page, docs_page(rel), s.anchor), "group": md.code(base), "users": n,
+                         "href": self._link(page, part_page(rel, moved.get(s.anchor, 1)), s.anchor),
+                         "group": md.code(base), "users": n,
                          "note": f" in {md.code(base)}{used}" + (f": {md.inline(summary)}" if summary else "")}
                 (main_classes if s.kind is SymbolKind.CLASS else main_functions).append(entry)
 

@@ -4,12 +4,14 @@ definition of the file at once. The lens opens the definition's page (repodoc.sh
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from repodoc_lsp.parts import part_of, part_page
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.server import RepodocServer  # at run time: pygls resolves a command's annotations
 from repodoc_lsp.server.xref import graph_of
@@ -74,4 +76,4 @@ def _page(root: Root, rel: str, qualname: str) -> str:
         return ""
     facts = root.ws.facts.one(rel)
     anchor = next((s.anchor for s in facts.symbols if s.qualname == qualname), "") if facts else ""
-    return uri_of(docs, anchor)
+    return uri_of(docs.with_name(posixpath.basename(part_page(rel, part_of(facts, anchor)))), anchor)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import posixpath
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -14,6 +15,7 @@ from repodoc_lsp.analysis.cursor import CursorInfo, word_at
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.index import MODULE
+from repodoc_lsp.parts import part_of, part_page
 from repodoc_lsp.render.hover import (
     CANDIDATES_SHOWN,
     Candidate,
@@ -78,7 +80,10 @@ async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | 
 def _page_link(root: Root, rel: str, anchor: str = "") -> str:
     """The URI of `rel`'s generated documentation page (at `anchor`), or "" before it is written."""
     docs, _ = root.pages_for(rel)
-    return uri_of(docs, anchor) if docs.exists() else ""
+    if not docs.exists():
+        return ""
+    n = part_of(root.ws.facts.one(rel), anchor) if anchor else 1  # an entry on a part page (`parts.py`)
+    return uri_of(docs.with_name(posixpath.basename(part_page(rel, n))), anchor)
 
 
 def _workspace_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact, ...], str]:

@@ -3,12 +3,14 @@ the file's page, each class and function name to its place there), once the page
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.analysis.model import SymbolKind
+from repodoc_lsp.parts import member_parts, part_page
 from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.server import RepodocServer
 
@@ -30,6 +32,7 @@ def register(server: RepodocServer) -> None:
         lines = ls.document(params.text_document.uri).lines
         codec = ls.position_codec
         first = lines[0].rstrip("\r\n") if lines else ""
+        moved = member_parts(facts)  # entries on part pages (`parts.py`)
         found = [types.DocumentLink(range=_range(0, 0, max(len(first), 1), first, codec), target=uri_of(docs),
                                     tooltip=f"Documentation of {rel}")]
         for s in facts.symbols:
@@ -39,8 +42,9 @@ def register(server: RepodocServer) -> None:
             match = _DEF.search(text, s.col)
             if match is None or match.group(1) != s.name:
                 continue  # the buffer changed since the analysis
+            page = docs.with_name(posixpath.basename(part_page(rel, moved.get(s.anchor, 1))))
             found.append(types.DocumentLink(range=_range(s.line - 1, match.start(1), match.end(1), text, codec),
-                                            target=uri_of(docs, s.anchor),
+                                            target=uri_of(page, s.anchor),
                                             tooltip=f"Documentation of {s.qualname}"))
         return found
 

@@ -8,7 +8,7 @@ from helpers import DOCS_SECTIONS, page_errors
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.render import Renderer, Site
-from repodoc_lsp.render.pages import PAGE_LIMIT
+from repodoc_lsp.render.pages import PAGE_LIMIT, gather_docs, where_of
 
 
 def _page(source: str) -> str:
@@ -44,10 +44,19 @@ def test_a_page_whose_analysis_alone_is_too_long_says_how_long() -> None:
 
 
 def test_a_page_over_the_limit_shortens_docstrings_keeps_every_anchor_and_says_so() -> None:
+    """400 documented functions: brief, and (past `parts.SPLIT_AT`) on part pages beside the page."""
     source = "".join(f'def f{i}():\n    """Summary {i}.\n\n    {"More words. " * 20}\n    """\n' for i in range(400))
-    page = _page(source)
-    assert len(page.encode()) <= PAGE_LIMIT and page_errors(page, DOCS_SECTIONS) == []
+    facts = analyse_source("m.py", source.encode())
+    site = Site.build(project="p", root="/r", out="/r/docs", embed_max=10**6,
+                      relations=Relations({"m.py": facts.imports}), facts={"m.py": facts},
+                      sizes={"m.py": len(source.encode())}, folders=[""])
+    pages = dict(Renderer().render_pages(where_of(site), "docs", "m.py", gather_docs(site, "m.py"), site.facts,
+                                         source))
+    page = pages.pop("m.py_docs.md")
+    assert pages and all(len(p.encode()) <= PAGE_LIMIT for p in (page, *pages.values()))
+    assert page_errors(page, DOCS_SECTIONS) == []
     analysis = page.split("## Detailed Analysis", 1)[1].split("\n## ", 1)[0]
     assert analysis.lstrip().startswith("*Shortened:* in full, this page's analysis takes 1")
-    assert "Summary 7. ([2 more lines](../m.py#L36))" in analysis and "More words" not in analysis
-    assert all(f'<a id="function-f{i}"></a>' in analysis for i in range(400))
+    parts = "".join(pages.values())
+    assert "Summary 7. ([2 more lines](../m.py#L36))" in parts and "More words" not in parts
+    assert all(f'<a id="function-f{i}"></a>' in parts for i in range(400))

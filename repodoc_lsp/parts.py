@@ -1,0 +1,144 @@
+"""Part pages: which entries leave a file page for a part page next to it.
+
+A file page over the size budget keeps every section, every class entry and its module-level
+names (the anchors other pages link to most); its classes' members (attributes and methods, with
+their anchors) and its functions go to part pages: `c.py_docs.part2.md`, `c.py_docs.part3.md`, ... The rule reads one
+file's facts and nothing else (not the symbol graph, not another file), so a page linking to a
+member of that file knows where it is from the same facts: the graph keeps each file's part map
+in what its resolutions consult (`graph._View`), the keyword index reads it from the facts, the
+server's links too.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Container
+
+from repodoc_lsp.analysis.model import FileFacts, Symbol, SymbolKind
+
+# Estimated bytes of a file's class members (see `_estimate`) beyond which they go to parts,
+# and how many estimated bytes a part takes at most (a class's members are never split).
+SPLIT_AT = 40_000
+PART_BUDGET = 50_000
+_ENTRY = 110  # an entry's anchor, bullet, line link and blank lines
+_PART = ".part"
+
+
+def part_page(rel: str, n: int) -> str:
+    """Where part `n` (2, 3, ...) of `rel`'s page lives; part 1 is the page itself."""
+    return f"{rel}_docs{_PART}{n}.md" if n > 1 else f"{rel}_docs.md"
+
+
+def part_paths(page: str, known: Container[str]) -> list[str]:
+    """The part pages of the file page `page` (`c.py_docs.md`) among `known` (a manifest's
+    pages), in order: parts are numbered from 2 without gaps."""
+    stem = page[: -len(".md")]
+    found = []
+    n = 2
+    while f"{stem}{_PART}{n}.md" in known:
+        found.append(f"{stem}{_PART}{n}.md")
+        n += 1
+    return found
+
+
+def is_part(page: str) -> bool:
+    """True for a part page's path (`c.py_docs.part2.md`)."""
+    name = posixpath.basename(page)
+    stem, dot, n = name[: -len(".md")].rpartition(_PART) if name.endswith(".md") else ("", "", "")
+    return bool(dot) and stem.endswith("_docs") and n.isdigit() and n[0] != "0"
+
+
+def anchor_of(kind: str, qualname: str) -> str:
+    """The anchor of a definition of the symbol graph (kind class, function, method or attribute)
+    on its file's page: symbols are anchored in line order, so the first of a qualname has it."""
+    return f"{'attr' if kind == 'attribute' else kind}-{qualname}"
+
+
+def owner(candidates: list[Symbol], line: int) -> Symbol:
+    """Of the classes of one qualname (defined under `if`/`else`), the one whose lines hold `line`."""
+    return next((c for c in candidates if c.line <= line <= c.end_line), candidates[0])
+
+
+def _estimate(text_lengths: int, qualname: str) -> int:
+    return _ENTRY + 2 * len(qualname) + text_lengths
+
+
+def plan(facts: FileFacts) -> dict[str, int]:
+    """The part (2, 3, ...) of each class (by its anchor: the part holding its members) and each
+    function (by its anchor) that leaves the page; empty when the page keeps them all.
+
+    Each member and function is estimated from its facts (signature, docstring, attribute text,
+    a fixed cost per entry). When the members of the file's classes and its functions together
+    take more than `SPLIT_AT`, they go to parts in page order (classes' members, then the
+    functions), each part taking at most `PART_BUDGET` (a class's members are never split)."""
+    classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
+    same: dict[str, list[Symbol]] = {}
+    for c in classes:
+        same.setdefault(c.qualname, []).append(c)
+    weight: dict[str, int] = {}
+    for s in facts.symbols:
+        if s.kind is SymbolKind.METHOD and s.container in same:
+            c = owner(same[s.container], s.line)
+            weight[c.anchor] = weight.get(c.anchor, 0) + _estimate(len(s.signature) + len(s.docstring or ""),
+                                                                   s.qualname)
+        elif s.kind is SymbolKind.FUNCTION:
+            weight[s.anchor] = _estimate(len(s.signature) + len(s.docstring or "") + _ENTRY, s.qualname)
+    for a in facts.attributes:
+        if a.container in same:
+            c = owner(same[a.container], a.line)
+            weight[c.anchor] = weight.get(c.anchor, 0) + _estimate(len(a.annotation) + len(a.value), a.qualname)
+    if sum(weight.values()) <= SPLIT_AT:
+        return {}
+    found: dict[str, int] = {}
+    n, used = 2, 0
+    order = [c.anchor for c in classes] + [s.anchor for s in facts.symbols if s.kind is SymbolKind.FUNCTION]
+    for anchor in order:
+        w = weight.get(anchor, 0)
+        if not w or anchor in found:
+            continue
+        if used and used + w > PART_BUDGET:
+            n, used = n + 1, 0
+        found[anchor] = n
+        used += w
+    return found
+
+
+def member_parts(facts: FileFacts) -> dict[str, int]:
+    """The part of each anchor that leaves the page: functions (`function-f`) and the members of
+    classes (`method-C.m`, `attr-C.x`, in the part of their class); empty when nothing leaves."""
+    moved = plan(facts)
+    if not moved:
+        return {}
+    same: dict[str, list[Symbol]] = {}
+    for s in facts.symbols:
+        if s.kind is SymbolKind.CLASS:
+            same.setdefault(s.qualname, []).append(s)
+    found: dict[str, int] = {}
+    for s in facts.symbols:
+        if s.kind is SymbolKind.METHOD and s.container in same:
+            n = moved.get(owner(same[s.container], s.line).anchor)
+            if n:
+                found[s.anchor] = n
+        elif s.kind is SymbolKind.FUNCTION and s.anchor in moved:
+            found[s.anchor] = moved[s.anchor]
+    seen: set[str] = set()
+    for a in sorted(facts.attributes, key=lambda a: (a.instance, a.line)):  # the page anchors the first
+        if a.qualname in seen or a.qualname == "__all__":
+            continue
+        seen.add(a.qualname)
+        if a.container in same:
+            n = moved.get(owner(same[a.container], a.line).anchor)
+            if n:
+                found[f"attr-{a.qualname}"] = n
+    return found
+
+
+def part_of(facts: FileFacts | None, anchor: str) -> int:
+    """The part of its file's page that holds `anchor` (1: the page itself)."""
+    return member_parts(facts).get(anchor, 1) if facts is not None and anchor else 1
+
+
+def page_of(rel: str, facts: FileFacts | None, anchor: str) -> str:
+    """The page of `rel` that holds `anchor` (its file page, or the part its member went to)."""
+    n = member_parts(facts).get(anchor, 1) if facts is not None and anchor else 1
+    return part_page(rel, n)

@@ -1,0 +1,95 @@
+"""Part pages (`repodoc_lsp/parts.py`): a file whose class members and functions outgrow the page
+budget keeps its page and gains `_docs.partN.md` pages beside it. Incremental equals fresh as the
+file grows past the limit and shrinks back, with another file mentioning its members (the link's
+page is part of what the graph says that file consulted), in-process as the server runs it (one
+workspace, its graph updated) and through the CLI (the manifest and the pages are what one run
+leaves for the next); no part page is left behind."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+from pathlib import Path
+
+from edits import differences, tree
+from helpers import broken_links, make_workspace
+
+from repodoc_lsp import cli
+from repodoc_lsp.config import load_settings
+from repodoc_lsp.generate import generate, regenerate
+from repodoc_lsp.render import Renderer
+from repodoc_lsp.workspace import Workspace
+
+DOC = "Does one thing and says so at some length. " * 6
+
+
+def big(methods: int) -> str:
+    body = "".join(f'    def m{i}(self, x: int) -> int:\n        """{DOC}{i}."""\n        return x\n\n'
+                   for i in range(methods))
+    return f'"""Big."""\n\n\nclass Big:\n    """The big one."""\n\n{body}\ndef helper():\n    """Helps."""\n'
+
+
+# it does not import big.py: only the graph's resolution of its mentions ties its page to big.py's
+USER = ('"""User."""\n\n\ndef run() -> int:\n'
+        '    """Uses :meth:`big.Big.m5` and :func:`big.helper`."""\n    return 1\n')
+
+
+def _fresh(ws: Path, home: Path) -> dict[str, bytes]:
+    copy = home / "fresh" / "ws"
+    shutil.rmtree(copy.parent, ignore_errors=True)
+    shutil.copytree(ws, copy, ignore=lambda folder, names: ["docs"] if Path(folder) == ws else [])
+    with contextlib.redirect_stdout(io.StringIO()) as printed, contextlib.redirect_stderr(printed):
+        assert cli.main(["generate", str(copy), "--no-cache", "--quiet"]) == 0, printed.getvalue()
+    return tree(copy / "docs")
+
+
+def _parts(out: Path) -> list[str]:
+    return sorted(p.name for p in out.glob("*.part*.md"))
+
+
+def test_a_file_growing_past_the_limit_and_back_in_process_equals_fresh(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "ws", {"big.py": big(20), "user.py": USER})
+    settings, _ = load_settings(root, {"cacheDir": str(tmp_path / "cache")})
+    ws = Workspace(root, settings)
+    generate(root, ws)
+    assert _parts(ws.out) == []
+    assert "](./big.py_docs.md#method-Big.m5)" in (ws.out / "user.py_docs.md").read_text()
+
+    (root / "big.py").write_text(big(160))
+    summary = regenerate(ws, ["big.py"], Renderer())
+    assert "user.py_docs.md" in summary.written  # its links now name the part pages
+    assert _parts(ws.out) == ["big.py_docs.part2.md", "big.py_docs.part3.md"]
+    user = (ws.out / "user.py_docs.md").read_text()
+    # a class's members stay together (part 2), the functions follow (part 3)
+    assert "](./big.py_docs.part2.md#method-Big.m5)" in user
+    assert "](./big.py_docs.part3.md#function-helper)" in user
+    assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
+    assert broken_links(ws.out) == []
+
+    (root / "big.py").write_text(big(10))
+    summary = regenerate(ws, ["big.py"], Renderer())
+    assert _parts(ws.out) == []
+    assert sorted(p for p in summary.removed if ".part" in p) == ["big.py_docs.part2.md", "big.py_docs.part3.md"]
+    assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
+
+
+def test_a_file_growing_past_the_limit_and_back_through_the_cli_equals_fresh(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "ws", {"big.py": big(20), "user.py": USER})
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+
+    def generate_cli(*extra: str) -> int:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return cli.main(["generate", str(root), "--quiet", *cache, *extra])
+
+    for methods, parts in ((20, []), (160, ["big.py_docs.part2.md", "big.py_docs.part3.md"]), (10, [])):
+        (root / "big.py").write_text(big(methods))
+        assert generate_cli() == 0
+        assert generate_cli("--check") == 0
+        assert _parts(root / "docs") == parts
+        assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+    (root / "big.py").write_text(big(160))
+    assert generate_cli() == 0
+    (root / "docs" / "big.py_docs.part3.md").unlink()  # a part page gone: the page is made again
+    assert generate_cli("--check") == 1
+    assert generate_cli() == 0 and _parts(root / "docs") == ["big.py_docs.part2.md", "big.py_docs.part3.md"]
