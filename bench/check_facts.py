@@ -375,10 +375,12 @@ def section(text: str, start: str, end: str) -> str:
     return text[i:j if j >= 0 else len(text)]
 
 
-def page_facts(text: str, page_rel: str) -> dict[str, set[Fact]]:
-    """The facts a `_docs.md` states (page_rel: the source path it documents)."""
+def page_facts(text: str, page_rel: str, parts: tuple[str, ...] = ()) -> dict[str, set[Fact]]:
+    """The facts a `_docs.md` states (page_rel: the source path it documents; `parts`: the text of
+    its part pages, whose Detailed Analysis continues the page's)."""
     body = text[text.find("## High-Level Overview"):]
-    analysis = section(body, "## Detailed Analysis", "\n## Architecture & Design")
+    analysis = section(body, "## Detailed Analysis", "\n## Architecture & Design") \
+        + "".join(section(part, "## Detailed Analysis", "\n---\n") for part in parts)
     symbols: set[Fact] = set()
     parts = _ANCHOR.split(_ALIAS.sub(r"\1", analysis))
     for i in range(1, len(parts), 3):
@@ -510,7 +512,11 @@ def main() -> int:
                 wrong["page"].append(f"{rel}: {'not parsed' if src.tree is None else 'no page'}")
                 continue
             pages += 1
-            claimed = page_facts(page.read_text(encoding="utf-8"), rel)
+            parts, n = [], 2
+            while (part := docs / f"{rel}_docs.part{n}.md").exists():
+                parts.append(part.read_text(encoding="utf-8"))
+                n += 1
+            claimed = page_facts(page.read_text(encoding="utf-8"), rel, tuple(parts))
             truth = source_facts(src, importers.get(rel, set()))
             for kind in ("importer", "test"):
                 not_judged += len({f for f in claimed[kind] if f[1] in unread})

@@ -402,6 +402,10 @@ def page_claims(docs: Path, rel: str) -> tuple[set, set, set, set]:
     definitions the page has an entry for, and (method, user file) pairs."""
     text = (docs / (rel + "_docs.md")).read_text(encoding="utf-8")
     detailed = text.split("\n## Detailed Analysis\n", 1)[-1].split("\n## Architecture & Design\n", 1)[0]
+    n = 2  # the part pages' entries (`c.py_docs.part2.md`, ...: README, "Part pages") follow the page's
+    while (part := docs / f"{rel}_docs.part{n}.md").exists():
+        detailed += "\n" + part.read_text(encoding="utf-8").split("\n## Detailed Analysis\n", 1)[-1].split("\n---\n")[0]
+        n += 1
     marks = list(_ANCHOR.finditer(detailed))
     uses: set = set()
     subs: set = set()
