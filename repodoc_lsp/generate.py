@@ -492,7 +492,8 @@ def generate(
         summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)
     else:
         summary = run(ws, Job(check=check, force=force, jobs=jobs),
-                      renderer or Renderer(ws.settings.templates or None), progress=progress, cancel=cancel)
+                      renderer or Renderer(ws.settings.templates or None, lazy=not ws.settings.templates),
+                      progress=progress, cancel=cancel)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started

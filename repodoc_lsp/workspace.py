@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import posixpath
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -80,7 +81,8 @@ class Workspace:
         self.folders: set[str] = {""}
         self.discovery_skipped: list[Skipped] = []
         self.read_skipped: dict[str, str] = {}
-        self.relations = Relations({})
+        self._relations: Relations | None = Relations({})
+        self._relations_lock = threading.Lock()
         self._graph: Graph | None = None
         # a batch under way (`take`): files added or removed meanwhile, with their facts (None: gone)
         self._batch: dict[str, FileFacts | None] | None = None
@@ -185,9 +187,22 @@ class Workspace:
         self.facts, self.digests = facts, {r: d for r, d in digests.items() if r in facts}
         self.sizes = {r: s for r, s in sizes.items() if r in facts}
         self.folders = set(found.folders)
-        self.relations = Relations(facts.imports())
+        self._relations = None  # built on first use: a run whose tree is intact never needs them
         self._graph = None
         return True
+
+    @property
+    def relations(self) -> Relations:
+        """The import relations of the files, built on first use from the facts of the last scan
+        (or `restore`). Every later change of the facts goes through `_apply` or `_restructure`,
+        which take them first: `Relations.update` must see a file's old imports."""
+        relations = self._relations
+        if relations is None:
+            with self._relations_lock:  # the server's requests and its indexing thread
+                if self._relations is None:
+                    self._relations = Relations(self.facts.imports())
+                relations = self._relations
+        return relations
 
     # -- a replica (the language server's regeneration process) -------------------------
     def state(self) -> WorkspaceState:
@@ -208,7 +223,7 @@ class Workspace:
         self.facts, self.digests, self.sizes = facts, dict(state.digests), dict(state.sizes)
         self.folders = set(state.folders)
         self.discovery_skipped, self.read_skipped = list(state.discovery_skipped), dict(state.read_skipped)
-        self.relations = Relations(facts.imports())
+        self._relations = None
         self._graph = None
 
     # -- single files (the language server) ------------------------------------------
@@ -328,6 +343,7 @@ class Workspace:
         return None if self.digests.get(rel) == key else (key, data)
 
     def _apply(self, rel: str, state: FileState) -> Change:
+        relations = self.relations  # before the facts change (see `relations`)
         if not state.digest or state.facts is None:
             if state.skipped:
                 self.read_skipped[rel] = state.skipped
@@ -344,7 +360,7 @@ class Workspace:
             self.folders.update(_ancestors(rel))
             self._batch[rel] = state.facts
             return NO_CHANGE
-        related = frozenset(self.relations.update(rel, state.facts.imports))
+        related = frozenset(relations.update(rel, state.facts.imports))
         xref = frozenset(files_of(self._graph.update(rel, state.facts))) if self._graph else frozenset()
         return Change(frozenset([rel]), related=related, xref=xref)
 
@@ -377,7 +393,7 @@ class Workspace:
         the files defining something whose graph answers changed (every page is planned anyway:
         the change is structural)."""
         self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
-        self.relations = Relations(self.facts.imports())
+        self._relations = Relations(self.facts.imports())
         if self._graph is None:
             return frozenset()
         with no_cycle_collection():

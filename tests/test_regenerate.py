@@ -113,6 +113,13 @@ def test_a_workspace_takes_the_states_another_analysed(ws: Workspace) -> None:
     assert cacheless.take(states).files == change.files and cacheless.digests == replica.digests
 
 
+def test_the_first_change_after_a_scan_is_related_through_the_old_imports(ws: Workspace) -> None:
+    again = Workspace(ws.root, ws.settings)
+    assert again.scan()  # its relations are built on first use
+    (ws.root / "pkg/a.py").write_text("x = 1\n")  # no longer imports pkg.b
+    assert again.update_file("pkg/a.py").related == {"pkg/b.py"}
+
+
 def test_update_and_remove_return_the_change(ws: Workspace) -> None:
     (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
     assert not ws.update_file("pkg/a.py")  # unchanged on disk: no change

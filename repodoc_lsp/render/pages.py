@@ -34,7 +34,7 @@ from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack
 from repodoc_lsp.render.anchors import aliases as anchor_aliases
 from repodoc_lsp.render.docstrings import docstring_markdown, docstring_rest, summary_line
-from repodoc_lsp.render.environment import load, make_environment
+from repodoc_lsp.render.environment import GuardedTemplate, load, make_environment
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 from repodoc_lsp.render.purpose import Purpose, file_purpose
 
@@ -439,7 +439,10 @@ def view_files(kind: str, subject: str, inputs: dict) -> list[str]:
 
 
 class Renderer:
-    def __init__(self, templates: str | Path | None = None) -> None:
+    def __init__(self, templates: str | Path | None = None, *, lazy: bool = False) -> None:
+        """`lazy`: the templates compile when first needed, not now (repodoc's own, which always
+        compile: a run whose tree is intact renders nothing; a person's are compiled at once, so
+        that one that does not compile stops the run before anything is written)."""
         self.templates = templates  # a render worker makes its own Renderer of them
         self.env = make_environment(templates)
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
@@ -448,7 +451,20 @@ class Renderer:
                                 docrest=docstring_rest, sigcode=signature_code,
                                 kb=md.size_short)
         self.env.globals.update(marker=MARKER, version=__version__)
-        self._templates = load(self.env, ("file_kw", "file_docs", "file_part", "folder_index", "folder_doc"))
+        self._loaded: dict[str, GuardedTemplate] | None = None
+        if not lazy:
+            self.ready()
+
+    def ready(self) -> None:
+        """Compile the templates (once); one that does not compile is a TemplateFailure."""
+        if self._loaded is None:
+            self._loaded = load(self.env, ("file_kw", "file_docs", "file_part", "folder_index", "folder_doc"))
+
+    @property
+    def _templates(self) -> dict[str, GuardedTemplate]:
+        self.ready()
+        assert self._loaded is not None
+        return self._loaded
 
     # -- helpers shared by the views -------------------------------------------------
     @staticmethod
