@@ -56,6 +56,8 @@ def anchor_of(kind: str, qualname: str) -> str:
 
 def owner(candidates: list[Symbol], line: int) -> Symbol:
     """Of the classes of one qualname (defined under `if`/`else`), the one whose lines hold `line`."""
+    if len(candidates) == 1:
+        return candidates[0]
     return next((c for c in candidates if c.line <= line <= c.end_line), candidates[0])
 
 
@@ -71,6 +73,14 @@ def plan(facts: FileFacts) -> dict[str, int]:
     a fixed cost per entry). When the members of the file's classes and its functions together
     take more than `SPLIT_AT`, they go to parts in page order (classes' members, then the
     functions), each part taking at most `PART_BUDGET` (a class's members are never split)."""
+    # A bound first (every method, function and class attribute counted): most files stay whole,
+    # and this rule runs for every file when the graph is built and when its page renders.
+    if sum(_estimate(len(s.signature) + len(s.docstring or "") + (_ENTRY if s.kind is SymbolKind.FUNCTION else 0),
+                     s.qualname)
+           for s in facts.symbols if s.kind in (SymbolKind.METHOD, SymbolKind.FUNCTION)) \
+            + sum(_estimate(len(a.annotation) + len(a.value), a.qualname) for a in facts.attributes if a.container) \
+            <= SPLIT_AT:
+        return {}
     classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
     same: dict[str, list[Symbol]] = {}
     for c in classes:
