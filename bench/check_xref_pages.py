@@ -401,17 +401,24 @@ def page_claims(docs: Path, rel: str) -> tuple[set, set, set, set]:
     """(definition, user file) pairs of classes and functions, (class, subclass) pairs, the
     definitions the page has an entry for, and (method, user file) pairs."""
     text = (docs / (rel + "_docs.md")).read_text(encoding="utf-8")
-    detailed = text.split("\n## Detailed Analysis\n", 1)[-1].split("\n## Architecture & Design\n", 1)[0]
-    n = 2  # the part pages' entries (`c.py_docs.part2.md`, ...: README, "Part pages") follow the page's
+    chunks = [text.split("\n## Detailed Analysis\n", 1)[-1].split("\n## Architecture & Design\n", 1)[0]]
+    n = 2  # the part pages' entries (`c.py_docs.part2.md`, ...: README, "Part pages"), each read alone
     while (part := docs / f"{rel}_docs.part{n}.md").exists():
-        detailed += "\n" + part.read_text(encoding="utf-8").split("\n## Detailed Analysis\n", 1)[-1].split("\n---\n")[0]
+        chunks.append(part.read_text(encoding="utf-8").split("\n## Detailed Analysis\n", 1)[-1].split("\n---\n")[0])
         n += 1
-    marks = list(_ANCHOR.finditer(detailed))
     uses: set = set()
     subs: set = set()
     entries: set = set()
     method_uses: set = set()
     page_dir = posixpath.dirname(rel)
+    for detailed in chunks:
+        _claims(detailed, rel, page_dir, uses, subs, entries, method_uses)
+    return uses, subs, entries, method_uses
+
+
+def _claims(detailed: str, rel: str, page_dir: str, uses: set, subs: set, entries: set, method_uses: set) -> None:
+    """The claims of one page's (or part page's) Detailed Analysis, added to the sets."""
+    marks = list(_ANCHOR.finditer(detailed))
     for i, mark in enumerate(marks):
         qual = mark.group(2)
         if "." in qual or re.search(r"-\d+$", qual):
@@ -437,7 +444,6 @@ def page_claims(docs: Path, rel: str) -> tuple[set, set, set, set]:
             continue
         block = re.split(r"\n(?=[^ \n])", body.split("\n  **Used by**", 1)[1], maxsplit=1)[0]
         method_uses.update(((rel, qual), target) for target, _ in _linked(block, page_dir))
-    return uses, subs, entries, method_uses
 
 
 def score(found: set, expected: set) -> tuple[float, float]:

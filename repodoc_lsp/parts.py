@@ -65,14 +65,14 @@ def _estimate(text_lengths: int, qualname: str) -> int:
     return _ENTRY + 2 * len(qualname) + text_lengths
 
 
-def plan(facts: FileFacts) -> dict[str, int]:
-    """The part (2, 3, ...) of each class (by its anchor: the part holding its members) and each
-    function (by its anchor) that leaves the page; empty when the page keeps them all.
+def _assign(facts: FileFacts) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """(the parts of each class whose members leave the page, by its anchor; the part of each
+    anchor that leaves: methods, attributes, functions). Both empty when the page keeps them all.
 
     Each member and function is estimated from its facts (signature, docstring, attribute text,
-    a fixed cost per entry). When the members of the file's classes and its functions together
-    take more than `SPLIT_AT`, they go to parts in page order (classes' members, then the
-    functions), each part taking at most `PART_BUDGET` (a class's members are never split)."""
+    a fixed cost per entry). When they take more than `SPLIT_AT` together, they go to parts in
+    page order (each class's attributes and methods, then the functions), each part taking at most
+    `PART_BUDGET`: a class's members stay together unless they alone take more."""
     # A bound first (every method, function and class attribute counted): most files stay whole,
     # and this rule runs for every file when the graph is built and when its page renders.
     if sum(_estimate(len(s.signature) + len(s.docstring or "") + (_ENTRY if s.kind is SymbolKind.FUNCTION else 0),
@@ -80,67 +80,63 @@ def plan(facts: FileFacts) -> dict[str, int]:
            for s in facts.symbols if s.kind in (SymbolKind.METHOD, SymbolKind.FUNCTION)) \
             + sum(_estimate(len(a.annotation) + len(a.value), a.qualname) for a in facts.attributes if a.container) \
             <= SPLIT_AT:
-        return {}
+        return {}, {}
     classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
     same: dict[str, list[Symbol]] = {}
     for c in classes:
         same.setdefault(c.qualname, []).append(c)
-    weight: dict[str, int] = {}
+    entries: dict[str, list[tuple[str, int]]] = {}  # class anchor -> (member anchor, estimate), page order
+    seen: set[str] = set()
+    for a in sorted(facts.attributes, key=lambda a: (a.instance, a.line)):  # the page anchors the first
+        if a.container in same and a.qualname not in seen and a.qualname != "__all__":
+            seen.add(a.qualname)
+            entries.setdefault(owner(same[a.container], a.line).anchor, []).append(
+                (f"attr-{a.qualname}", _estimate(len(a.annotation) + len(a.value), a.qualname)))
+    functions: list[tuple[str, int]] = []
     for s in facts.symbols:
         if s.kind is SymbolKind.METHOD and s.container in same:
-            c = owner(same[s.container], s.line)
-            weight[c.anchor] = weight.get(c.anchor, 0) + _estimate(len(s.signature) + len(s.docstring or ""),
-                                                                   s.qualname)
+            entries.setdefault(owner(same[s.container], s.line).anchor, []).append(
+                (s.anchor, _estimate(len(s.signature) + len(s.docstring or ""), s.qualname)))
         elif s.kind is SymbolKind.FUNCTION:
-            weight[s.anchor] = _estimate(len(s.signature) + len(s.docstring or "") + _ENTRY, s.qualname)
-    for a in facts.attributes:
-        if a.container in same:
-            c = owner(same[a.container], a.line)
-            weight[c.anchor] = weight.get(c.anchor, 0) + _estimate(len(a.annotation) + len(a.value), a.qualname)
-    if sum(weight.values()) <= SPLIT_AT:
-        return {}
+            functions.append((s.anchor, _estimate(len(s.signature) + len(s.docstring or "") + _ENTRY, s.qualname)))
+    if sum(w for group in (*entries.values(), functions) for _a, w in group) <= SPLIT_AT:
+        return {}, {}
+    of_class: dict[str, list[int]] = {}
     found: dict[str, int] = {}
     n, used = 2, 0
-    order = [c.anchor for c in classes] + [s.anchor for s in facts.symbols if s.kind is SymbolKind.FUNCTION]
-    for anchor in order:
-        w = weight.get(anchor, 0)
-        if not w or anchor in found:
-            continue
-        if used and used + w > PART_BUDGET:
+    groups = [(c.anchor, entries[c.anchor]) for c in classes if c.anchor in entries]
+    for owner_anchor, group in [*groups, *(("", [f]) for f in functions)]:
+        total = sum(w for _a, w in group)
+        if used and used + total > PART_BUDGET:
             n, used = n + 1, 0
-        found[anchor] = n
-        used += w
-    return found
+        for anchor, w in group:  # only a group over the budget alone goes on past it
+            if used and used + w > PART_BUDGET:
+                n, used = n + 1, 0
+            found[anchor] = n
+            used += w
+            if owner_anchor and n not in of_class.setdefault(owner_anchor, []):
+                of_class[owner_anchor].append(n)
+    return of_class, found
+
+
+def plan(facts: FileFacts) -> dict[str, int]:
+    """The part of each entry that leaves the page (`_assign`): members and functions by their
+    anchors, and each class whose members leave by its anchor (its first part); empty when the
+    page keeps them all."""
+    of_class, found = _assign(facts)
+    return {**{c: ns[0] for c, ns in of_class.items()}, **found}
+
+
+def class_parts(facts: FileFacts) -> dict[str, list[int]]:
+    """The parts holding each class's members (by the class's anchor), for the classes whose members
+    leave the page."""
+    return _assign(facts)[0]
 
 
 def member_parts(facts: FileFacts) -> dict[str, int]:
     """The part of each anchor that leaves the page: functions (`function-f`) and the members of
-    classes (`method-C.m`, `attr-C.x`, in the part of their class); empty when nothing leaves."""
-    moved = plan(facts)
-    if not moved:
-        return {}
-    same: dict[str, list[Symbol]] = {}
-    for s in facts.symbols:
-        if s.kind is SymbolKind.CLASS:
-            same.setdefault(s.qualname, []).append(s)
-    found: dict[str, int] = {}
-    for s in facts.symbols:
-        if s.kind is SymbolKind.METHOD and s.container in same:
-            n = moved.get(owner(same[s.container], s.line).anchor)
-            if n:
-                found[s.anchor] = n
-        elif s.kind is SymbolKind.FUNCTION and s.anchor in moved:
-            found[s.anchor] = moved[s.anchor]
-    seen: set[str] = set()
-    for a in sorted(facts.attributes, key=lambda a: (a.instance, a.line)):  # the page anchors the first
-        if a.qualname in seen or a.qualname == "__all__":
-            continue
-        seen.add(a.qualname)
-        if a.container in same:
-            n = moved.get(owner(same[a.container], a.line).anchor)
-            if n:
-                found[f"attr-{a.qualname}"] = n
-    return found
+    classes (`method-C.m`, `attr-C.x`); empty when nothing leaves."""
+    return _assign(facts)[1]
 
 
 def part_of(facts: FileFacts | None, anchor: str) -> int:

@@ -29,7 +29,7 @@ from repodoc_lsp.analysis.model import (
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.analysis.signature import annotation_spans
 from repodoc_lsp.graph import Def, Graph, base_name
-from repodoc_lsp.parts import anchor_of, member_parts, part_page, plan
+from repodoc_lsp.parts import anchor_of, class_parts, member_parts, part_page, plan
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack
 from repodoc_lsp.render.anchors import aliases as anchor_aliases
@@ -640,15 +640,17 @@ class Renderer:
         methods_of, attributes_of = context["methods_of"], context["attributes_of"]
         count = max(moved.values())
         names = {n: posixpath.basename(part_page(rel, n)) for n in range(2, count + 1)}
+        facts = context["facts"]
+        of_class, members = class_parts(facts), member_parts(facts)
         shown: dict[str, dict] = {}
         for c in classes:
-            if c.anchor in moved:
+            if c.anchor in of_class:
                 n_attr = len(attributes_of.get(c.anchor, {}).get("entries", ()))
                 n_meth = len(methods_of.get(c.anchor, ()))
                 what = [f"{n:,} {word if n == 1 else plural}" for n, word, plural in
                         ((n_attr, "attribute", "attributes"), (n_meth, "method", "methods")) if n]
-                shown[c.anchor] = {"what": " and ".join(what), "name": names[moved[c.anchor]],
-                                   "href": "./" + md.href(names[moved[c.anchor]])}
+                shown[c.anchor] = {"what": " and ".join(what),
+                                   "parts": [(names[n], "./" + md.href(names[n])) for n in of_class[c.anchor]]}
         function_parts = []
         for n in range(2, count + 1):
             mine = [f for f in functions if moved.get(f.anchor) == n]
@@ -669,7 +671,13 @@ class Renderer:
         pages = [(page, out)]
         for n in range(2, count + 1):
             part = part_page(rel, n)
-            mine_classes = [c for c in classes if moved.get(c.anchor) == n]
+            mine_classes = [c for c in classes if n in of_class.get(c.anchor, ())]
+            mine_methods = {c.anchor: [m for m in methods_of.get(c.anchor, ()) if members.get(m.anchor) == n]
+                            for c in mine_classes}
+            mine_attributes = {c.anchor: {**group, "entries": [e for e in group["entries"]
+                                                                if members.get(e["anchor"]) == n]}
+                               for c in mine_classes if (group := attributes_of.get(c.anchor))}
+            mine_attributes = {a: group for a, group in mine_attributes.items() if group["entries"]}
             mine_functions = [f for f in functions if moved.get(f.anchor) == n]
             doclinks = self._doclinks(rel, n, targets)
             what = []
@@ -682,7 +690,8 @@ class Renderer:
                 **{**context, "page": part, "part": n, "parts": count, "what": " and ".join(what),
                    "main_name": posixpath.basename(page), "main_href": "./" + md.href(posixpath.basename(page)),
                    "part_classes": mine_classes, "part_functions": mine_functions, "doclinks": doclinks,
-                   "sig_links": _signature_links(mine_classes, methods_of, mine_functions, doclinks, targets)})))
+                   "methods_of": mine_methods, "attributes_of": mine_attributes,
+                   "sig_links": _signature_links(mine_classes, mine_methods, mine_functions, doclinks, targets)})))
         return pages
 
     def _xref_links(self, page: str, xref: dict[str, dict]) -> dict[str, dict]:

@@ -84,3 +84,23 @@ def test_the_page_links_its_parts_and_each_part_holds_its_anchors() -> None:
 def _inputs(site: Site) -> dict:
     from repodoc_lsp.render.pages import gather_docs
     return gather_docs(site, "pkg/m.py")
+
+
+def test_a_class_whose_members_alone_pass_a_part_spreads_over_parts_in_order() -> None:
+    source = _source(1, 300, 0)
+    facts = _facts(source)
+    of_class, members = parts.class_parts(facts), parts.member_parts(facts)
+    assert of_class["class-C0"] == [2, 3, 4]
+    order = [members[f"method-C0.m{i}"] for i in range(300)]
+    assert order == sorted(order) and members["attr-C0.size"] == 2
+    site = Site.build(project="p", root="/r", out="/r/docs", embed_max=10**6,
+                      relations=Relations({"pkg/m.py": facts.imports}), facts={"pkg/m.py": facts},
+                      sizes={"pkg/m.py": len(source.encode())}, folders=["", "pkg"])
+    pages = dict(Renderer().render_pages(where_of(site), "docs", "pkg/m.py", _inputs(site), site.facts, source))
+    assert "on [m.py_docs.part2.md](./m.py_docs.part2.md#members-class-C0), [m.py_docs.part3.md](" \
+        "./m.py_docs.part3.md#members-class-C0) and [m.py_docs.part4.md](./m.py_docs.part4.md#members-class-C0)" \
+        in pages["pkg/m.py_docs.md"]
+    for n in (2, 3, 4):
+        part = pages[f"pkg/m.py_docs.part{n}.md"]
+        assert '<a id="members-class-C0"></a>' in part and len(part.encode()) <= PAGE_LIMIT
+        assert {a for a, k in members.items() if k == n} == {a for a in members if f'<a id="{a}"></a>' in part}
