@@ -12,10 +12,14 @@ import io
 import shutil
 from pathlib import Path
 
-from edits import differences, tree
+import pytest
+from edits import SETTINGS, differences, tree
 from helpers import broken_links, make_workspace
+from hypothesis.stateful import run_state_machine_as_test
+from test_incremental import CliEdits
 
 from repodoc_lsp import cli
+from repodoc_lsp import parts as part_rule
 from repodoc_lsp.config import load_settings
 from repodoc_lsp.generate import generate, regenerate
 from repodoc_lsp.render import Renderer
@@ -74,6 +78,28 @@ def test_a_file_growing_past_the_limit_and_back_in_process_equals_fresh(tmp_path
     assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
 
 
+def test_a_member_moving_to_another_part_with_the_same_definitions_relinks_its_users(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a docstring grows: the file defines the same names, but `B`'s members move from part 2
+    to part 3, and the page whose docstring links to `B.m` must follow."""
+    monkeypatch.setattr(part_rule, "SPLIT_AT", 120)
+    monkeypatch.setattr(part_rule, "PART_BUDGET", 300)
+
+    def two(doc: str) -> str:
+        return f'class A:\n    def m(self):\n        """{doc}"""\n\n\nclass B:\n    def m(self):\n        pass\n'
+
+    user_py = 'def run():\n    """Uses :meth:`two.B.m`."""\n'
+    root = make_workspace(tmp_path / "ws", {"two.py": two("Short."), "user.py": user_py})
+    ws = Workspace(root, load_settings(root, {"cacheDir": str(tmp_path / "cache")})[0])
+    generate(root, ws)
+    user = ws.out / "user.py_docs.part2.md"  # its function left the page too
+    assert "](./two.py_docs.part2.md#method-B.m)" in user.read_text()
+    (root / "two.py").write_text(two("Long. " * 40))
+    assert "user.py_docs.part2.md" in regenerate(ws, ["two.py"], Renderer()).written
+    assert "](./two.py_docs.part3.md#method-B.m)" in user.read_text()
+    assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
+
+
 def test_a_file_growing_past_the_limit_and_back_through_the_cli_equals_fresh(tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "ws", {"big.py": big(20), "user.py": USER})
     cache = ["--cache-dir", str(tmp_path / "cache")]
@@ -93,3 +119,21 @@ def test_a_file_growing_past_the_limit_and_back_through_the_cli_equals_fresh(tmp
     (root / "docs" / "big.py_docs.part3.md").unlink()  # a part page gone: the page is made again
     assert generate_cli("--check") == 1
     assert generate_cli() == 0 and _parts(root / "docs") == ["big.py_docs.part2.md", "big.py_docs.part3.md"]
+
+
+def test_random_edits_with_a_small_part_budget_equal_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The random edits of `test_incremental.py` with budgets so small that most pages have parts,
+    and files move between one part, several and none as they are edited, renamed and deleted."""
+    monkeypatch.setattr(part_rule, "SPLIT_AT", 120)
+    monkeypatch.setattr(part_rule, "PART_BUDGET", 200)
+    seen: list[str] = []
+
+    class Run(CliEdits):
+        base = tmp_path
+
+        def after_edit(self, changed: list[str], folders: list[str]) -> None:
+            super().after_edit(changed, folders)
+            seen.extend(p.name for p in (self.ws / "docs").rglob("*_docs.part*.md"))
+
+    run_state_machine_as_test(Run, settings=SETTINGS)
+    assert seen, "no page had parts: the budgets no longer make any"
