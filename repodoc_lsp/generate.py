@@ -206,6 +206,18 @@ PARALLEL_PAGES = 400
 _CHUNK = 40
 
 
+def _start_render_workers_early(ws: Workspace, writer: Writer, jobs: int) -> bool:
+    """Start the render workers' fork server now, before the symbol graph is built, when the
+    pages the manifest does not know (rendered whatever their key) are enough for render workers
+    (`_rendered`): its start (an interpreter importing the renderer) overlaps the build instead of
+    following it while both cores idle. True when started (the caller stops it)."""
+    unknown = 2 * (len(ws.facts) + len(ws.folders)) - len(writer.manifest)  # docs + kw, index + doc
+    if jobs > 1 and unknown >= PARALLEL_PAGES and ws.runtime.forks():
+        ws.runtime.render_context()
+        return True
+    return False
+
+
 def render_and_write(page: Page, render: RenderFn, writer: Writer) -> list[WriteResult]:
     """One page and its part pages (the page's result first): a page that cannot be rendered is an
     error of that page (the old one and its parts stay)."""
@@ -454,14 +466,20 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                 writer.sweep_temporaries()
                 summary.unchanged = len(writer.manifest)
             else:
-                site = site_of(ws, writer.anchors)
-                plan = Plan(plan_pages(ws, site, change, recorded=writer.manifest), whole=change is None,
-                            structural=change is not None and change.structural)
-                _write(plan, page_renderer(ws, renderer, site), writer, summary,
-                       jobs=(job.jobs or default_jobs(ws.settings)) if plan.whole else 1, runtime=ws.runtime,
-                       progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all,
-                       settle=settle_anchors(site, writer), site=site,
-                       templates=None if renderer.templates is None else str(renderer.templates), base=_run_stamp(ws))
+                jobs = (job.jobs or default_jobs(ws.settings)) if change is None else 1
+                early = _start_render_workers_early(ws, writer, jobs)
+                try:
+                    site = site_of(ws, writer.anchors)
+                    plan = Plan(plan_pages(ws, site, change, recorded=writer.manifest), whole=change is None,
+                                structural=change is not None and change.structural)
+                    _write(plan, page_renderer(ws, renderer, site), writer, summary, jobs=jobs, runtime=ws.runtime,
+                           progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all,
+                           settle=settle_anchors(site, writer), site=site,
+                           templates=None if renderer.templates is None else str(renderer.templates),
+                           base=_run_stamp(ws))
+                finally:
+                    if early:  # also when the run failed or was cancelled before its pages were sent
+                        stop_fork_server()
                 complete = not (summary.cancelled or summary.errors or summary.conflicts or summary.stale)
                 writer.inputs = inputs if complete else ""
                 writer.save_manifest()

@@ -440,3 +440,35 @@ def test_star_import_listed_with_its_star(tmp_path: Path, cache_env: dict[str, s
     generate_json(root, cache_env)
     text = (root / "docs/m.py_docs.md").read_text(encoding="utf-8")
     assert "`os.path` ([line 1](../m.py#L1), [line 2](../m.py#L2)): `*`, `join`" in text
+
+
+def test_render_fork_server_starts_before_the_graph_and_stops_after_a_failure(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold run starts its render workers' fork server before building the symbol graph (its
+    start overlaps the build instead of following it); a run failing meanwhile stops it."""
+    import multiprocessing.forkserver
+
+    from repodoc_lsp.config import load_settings
+    from repodoc_lsp.generate import PARALLEL_PAGES, generate
+    from repodoc_lsp.runtime import CLI
+    from repodoc_lsp.workspace import Workspace
+
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    pass\n" for i in range(250)}
+    assert 2 * len(files) >= PARALLEL_PAGES, "too few pages for render workers: the test proves nothing"
+    root = make_workspace(tmp_path / "ws", files)
+    ws = Workspace(root, load_settings(root)[0], use_cache=False, runtime=CLI)
+    ws.scan(jobs=1)
+    server = multiprocessing.forkserver._forkserver
+    seen: list[int | None] = []
+
+    def graph(self: Workspace) -> None:
+        seen.append(getattr(server, "_forkserver_pid", None))
+        raise RuntimeError("the graph failed")
+
+    monkeypatch.setattr(Workspace, "graph", graph)
+    with pytest.raises(RuntimeError, match="the graph failed"):
+        generate(root, ws, jobs=2, rescan=False)
+    assert seen and seen[0] is not None, "no fork server while the graph was built"
+    assert getattr(server, "_forkserver_pid", None) is None, "the fork server was left running"
+    with pytest.raises(ProcessLookupError):
+        os.kill(seen[0], 0)  # ended and reaped
