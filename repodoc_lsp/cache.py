@@ -192,6 +192,22 @@ class FactsCache:
         """Whole facts by content digest (the ones the cache has)."""
         return self._select("data", keys, FileFacts)
 
+    def has_many(self, keys: Iterable[str]) -> set[str]:
+        """The digests among `keys` whose facts the cache holds (its rows are checked on load)."""
+        db = self._connection()
+        if db is None:
+            return set()
+        keys = list(keys)
+        found: set[str] = set()
+        try:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update(key for (key,) in db.execute(f"SELECT key FROM facts WHERE key IN ({marks})", chunk))
+        except sqlite3.Error:
+            return set()
+        return found
+
     def get_imports_many(self, keys: Iterable[str]) -> dict[str, tuple[Import, ...]]:
         """Only the imports: enough to relate files when no page needs rendering."""
         return self._select("imports", keys, IMPORTS)

@@ -231,7 +231,7 @@ def _generate(args: argparse.Namespace) -> int:
         return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel)
 
     try:
-        ws = Workspace(root, settings, use_cache=not args.no_cache, runtime=runtime)
+        ws = Workspace(root, settings, use_cache=not args.no_cache, runtime=runtime, incremental=False)
         try:
             bar = not args.quiet and not args.json and sys.stderr.isatty()
             summary = _with_progress(run) if bar else run(None)

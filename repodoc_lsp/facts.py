@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import posixpath
 import threading
-from collections.abc import Iterable, Iterator, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,6 +93,32 @@ class FactsStore(MutableMapping[str, FileFacts]):
                 self._loaded[rel] = facts
                 self._pending.pop(rel, None)
             self._cache.put_many(repaired)
+
+    def stream(self, batch: int = 256) -> Iterator[tuple[str, FileFacts]]:
+        """Every file's facts, those pending in the cache loaded a batch at a time and forgotten
+        again after their batch: a table built from every file (the symbol graph) without
+        holding every file's facts at once."""
+        rels = list(self._imports)
+        for start in range(0, len(rels), batch):
+            chunk = rels[start : start + batch]
+            pending = {rel: key for rel in chunk if (key := self._pending.get(rel)) is not None}
+            self.load(pending)
+            for rel in chunk:
+                facts = self._loaded.get(rel)
+                if facts is not None:
+                    yield rel, facts
+            self.release(pending)
+
+    def release(self, keys: Mapping[str, str]) -> None:
+        """Forget the loaded facts of these files (rel -> digest of the content they are the facts
+        of) where the cache holds that content's facts: loaded again on use."""
+        with self._loading:
+            loaded = {rel: key for rel, key in keys.items() if rel in self._loaded}
+            held = self._cache.has_many(set(loaded.values())) if loaded else set()
+            for rel, key in loaded.items():
+                if key in held:
+                    del self._loaded[rel]
+                    self._pending[rel] = key
 
     def __getitem__(self, rel: str) -> FileFacts:
         if rel in self._pending:

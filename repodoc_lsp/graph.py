@@ -169,8 +169,13 @@ def base_name(text: str) -> str:
 class Graph:
     """Definitions, uses, bases and subclasses of one workspace's Python files."""
 
-    def __init__(self, relations: Relations, facts: Mapping[str, FileFacts]) -> None:
+    def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts]], *,
+                 incremental: bool = True) -> None:
         self.relations = relations
+        # False: a graph that is built once and never updated (`repodoc generate`): what each file's
+        # resolution consulted is not kept (its dependency tables were the CLI's largest part of
+        # the graph: 174 of 311 MB traced on a 5,096-file slice of the scale corpus)
+        self.incremental = incremental
         self._views: dict[str, _View] = {}
         # (file, name) -> what it names, the files consulted. Tuples, not sets: on the 17,150-file
         # corpus the memo peaked at 370,000 entries (328 MB as frozensets; a tuple is a fifth)
@@ -189,7 +194,7 @@ class Graph:
         self._marks: dict[str, int] = {}  # file -> digest of its mentions' definitions and kinds
         self._names: dict[str, str] = {}  # module name -> _NAME + module name
         self._lock = threading.Lock()  # resolution and updates (both fill the memo)
-        for rel, f in facts.items():
+        for rel, f in facts:  # each file's facts are read here only: they may be streamed
             if f.language is Language.PYTHON:
                 self._views[rel] = _View(rel, f, relations)
         self._relink(set(self._views), set())
@@ -295,6 +300,7 @@ class Graph:
         removed: `restructure`). Returns the definitions whose uses, bases or subclasses changed,
         and `(file, "")` of files whose docstring mentions resolve elsewhere."""
         with self._lock:
+            self._updatable()
             return self._update({rel: facts})
 
     def restructure(self, relations: Relations, changed: Mapping[str, FileFacts | None],
@@ -305,6 +311,7 @@ class Graph:
         files that looked up a name now of another file (or of none) and files that consulted
         a file whose names changed; not the rest. Returns what `update` does."""
         with self._lock:
+            self._updatable()
             old, self.relations = self.relations, relations
             renamed = [n for n in old.file_of.keys() | relations.file_of.keys()
                        if old.file_of.get(n) != relations.file_of.get(n)]
@@ -314,6 +321,10 @@ class Graph:
             moved = {rel for rel in old.module_of.keys() | relations.module_of.keys()
                      if rel not in changed and old.module_of.get(rel) != relations.module_of.get(rel)}
             return self._update({**changed, **{rel: facts(rel) for rel in moved}}, names, moved)
+
+    def _updatable(self) -> None:
+        if not self.incremental:
+            raise RuntimeError("this symbol graph was built without its dependencies: it cannot be updated")
 
     def _update(self, files: Mapping[str, FileFacts | None], names: Iterable[str] = (),
                 moved: Iterable[str] = ()) -> set[Key]:
@@ -448,9 +459,10 @@ class Graph:
         mark = hash(frozenset((name, key, self._kind(key), self.part(key)) for name, key in mentioned.items()))
         old_mark = self._marks.get(rel)
         self._marks[rel] = mark
-        self._deps[rel] = tuple(deps)
-        for dep in deps:
-            self._dependents.setdefault(dep, set()).add(rel)
+        if self.incremental:
+            self._deps[rel] = tuple(deps)
+            for dep in deps:
+                self._dependents.setdefault(dep, set()).add(rel)
         return old_mark != mark
 
     def _resolve(self, rel: str, dotted: str, deps: set[str]) -> Key | None:
@@ -518,7 +530,7 @@ class Graph:
         mine: set[str] = {rel}
         found = self._lookup_fresh(rel, name, mine, seen)
         deps |= mine
-        self._memo[(rel, name)] = (found, tuple(mine))
+        self._memo[(rel, name)] = (found, tuple(mine) if self.incremental else ())
         return found
 
     def _lookup_fresh(self, rel: str, name: str, deps: set[str], seen: set[tuple[str, str]]) -> Key | None:

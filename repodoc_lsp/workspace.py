@@ -66,9 +66,12 @@ NO_CHANGE = Change()
 
 class Workspace:
     def __init__(self, root: Path, settings: Settings, *, use_cache: bool = True,
-                 runtime: Runtime = LIBRARY) -> None:
+                 runtime: Runtime = LIBRARY, incremental: bool = True) -> None:
         self.root = root.resolve()
         self.runtime = runtime  # chosen by the entry point: how worker processes start
+        # False: scanned and written once, never updated file by file (`repodoc generate`): the
+        # symbol graph keeps no dependencies, so `update_file` and friends refuse
+        self.incremental = incremental
         self.settings = settings
         self.out = (self.root / settings.output).resolve() if not os.path.isabs(settings.output) \
             else Path(settings.output)
@@ -375,12 +378,23 @@ class Workspace:
 
     # -- the symbol graph -----------------------------------------------------------
     def graph(self) -> Graph:
-        """The symbol graph, built on first use (every file's facts are loaded for it)."""
+        """The symbol graph, built on first use from every file's facts (those pending in the cache
+        loaded a batch at a time)."""
         if self._graph is None:
-            self.facts.load_all()
+            if self.incremental:  # a long-lived workspace: facts pending in the cache stay there
+                facts = self.facts.stream()
+            else:  # built once to render every page, which loads them all anyway
+                self.facts.load_all()
+                facts = iter(self.facts.items())
             with no_cycle_collection():  # full collections of the facts took 10x its time
-                self._graph = Graph(self.relations, self.facts)
+                self._graph = Graph(self.relations, facts, incremental=self.incremental)
         return self._graph
+
+    def release_facts(self, rels: Iterable[str] | None = None) -> None:
+        """Forget the loaded facts of `rels` (None: every file) that the cache holds: they are
+        loaded again on use (the server after indexing: a hover loads one file's)."""
+        digests = self.digests
+        self.facts.release({rel: digests[rel] for rel in (self.facts if rels is None else rels) if rel in digests})
 
     @property
     def graph_ready(self) -> Graph | None:

@@ -112,16 +112,20 @@ class Root:
             chunk = rels[start : start + batch]
             self.ws.facts.load(chunk)
             self.index.set_many((rel, self._entries(rel)) for rel in chunk)
+            # the index and the graph summarise them, and the cache holds them: a request loads
+            # the file it needs (every file's facts held took 490 MB on the 17,150-file corpus)
+            self.ws.release_facts(chunk)
         self.index.retain(set(rels))
         self.index.warm()
         if self.pause is not None:
             self.pause()
         self.ws.graph()  # the symbol graph (hover's "used by", references, code lenses)
-        settle()  # what is alive now (facts, index, graph) is left out of full collections
+        settle()  # what is alive now (index, graph) is left out of full collections
 
     def _entries(self, rel: str) -> list[Entry]:
         """A file's index entries, its module among them (known once the workspace is scanned)."""
-        return entries_of(rel, self.ws.facts[rel], self.ws.relations.module_of.get(rel, ""))
+        facts = self.ws.facts.one(rel)  # not `facts[rel]`: that loads every pending file's
+        return entries_of(rel, facts, self.ws.relations.module_of.get(rel, "")) if facts is not None else []
 
     def generate(self, progress: ProgressFn | None = None, cancel: CancelToken | None = None, *,
                  force: bool = False) -> Summary:

@@ -116,3 +116,23 @@ def test_a_parallel_scan_stores_its_rows_in_batches_and_a_rescan_reads_them(tmp_
     rows = again.cache.get_many([digest(data) for data in sources.values()])
     assert len(rows) == len(sources)
     again.cache.close()
+
+
+def test_released_facts_are_loaded_again_on_use_and_only_cached_ones_go(tmp_path: Path) -> None:
+    """The server forgets what the cache holds once its index and graph are built (490 MB on
+    the 17,150-file corpus), and the graph streams pending facts a batch at a time."""
+    cache = FactsCache(tmp_path / "cache")
+    sources = {f"m{i}.py": _source(i) for i in range(600)}
+    keys = {rel: digest(data) for rel, data in sources.items()}
+    store = FactsStore(tmp_path, cache)
+    for rel, data in sources.items():
+        store[rel] = analyse_source(rel, data)  # analysed here, as a cold scan's
+    cache.put_many((keys[rel], store[rel]) for rel in list(sources)[:500])  # the last 100 not cached
+    before = {rel: store[rel] for rel in sources}
+    store.release(keys)
+    assert [rel for rel in sources if store.loaded(rel) is not None] == list(sources)[500:]
+    assert store.one("m7.py") == before["m7.py"] and store.loaded("m8.py") is None
+    streamed = dict(store.stream(batch=64))
+    assert streamed == before  # every file, equal facts
+    assert [rel for rel in sources if store.loaded(rel) is not None] == ["m7.py", *list(sources)[500:]]
+    assert store["m9.py"] == before["m9.py"] and all(store.loaded(rel) is not None for rel in sources)

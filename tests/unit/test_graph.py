@@ -195,3 +195,26 @@ def test_what_resolution_consulted_is_kept_compactly(ws: Workspace) -> None:
     assert sum(sys.getsizeof(deps) for deps in graph._deps.values()) <= 8 * entries + 64 * len(graph._deps)
     graph._relink(set(graph._views), set())  # a re-link keeps them so too
     assert all(type(deps) is tuple for deps in graph._deps.values())
+
+
+def test_a_graph_built_once_keeps_no_dependencies_and_answers_the_same(tmp_path: Path, ws: Workspace) -> None:
+    """`repodoc generate` builds the graph once and never updates it (Workspace(incremental=False)):
+    what each resolution consulted is not kept (the CLI's graph on a 5,096-file slice of the scale
+    corpus: 416 -> 208 MB RSS), and every answer is the incremental graph's."""
+    once = Workspace(ws.root, Settings(), use_cache=False, incremental=False)
+    once.scan(jobs=1)
+    full, built = ws.graph(), once.graph()
+    assert full._deps and full._dependents
+    assert not built._deps and not built._dependents and all(not deps for _, deps in built._memo.values())
+    keys = [d.key for rel in sorted(full._views) for d in full.definitions(rel)]
+    assert len(keys) > 20
+    for key in keys:
+        assert built.uses(key) == full.uses(key)
+        assert built.subclasses(key) == full.subclasses(key) and built.bases(key) == full.bases(key)
+        assert built.members(key) == full.members(key) and built.ancestors(key) == full.ancestors(key)
+    for rel in full._views:
+        assert built.mentioned(rel) == full.mentioned(rel)
+    with pytest.raises(RuntimeError):
+        built.update("app/star.py", once.facts["app/star.py"])
+    with pytest.raises(RuntimeError):
+        once.update_file("app/star.py", b"X = 1\n")
