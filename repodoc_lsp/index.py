@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
@@ -92,6 +93,12 @@ class KeywordIndex:
         self._initials_changed: set[str] = set()
         self._subsequences = _Subsequences()
         self._snapshot: _Snapshot | None = None
+        # the last snapshot taken, even if changes followed it (`search_latest`), when it was
+        # taken and what it cost, and whether a search used it stale (`refresh` takes a new one)
+        self._latest: _Snapshot | None = None
+        self._taken = 0.0
+        self._cost = 0.0
+        self._wanted = True  # the first batch indexed takes one (a small one)
 
     def set_file(self, rel: str, entries: list[Entry]) -> None:
         self.set_many([(rel, entries)])
@@ -191,7 +198,13 @@ class KeywordIndex:
         snap = self._snapshot
         if snap is None:
             with self._lock:
-                snap = self._snapshot = self._take_snapshot()
+                snap = self._snapshot
+                if snap is None:  # not taken by another thread meanwhile
+                    began = time.monotonic()
+                    snap = self._snapshot = self._latest = self._take_snapshot()
+                    self._taken = time.monotonic()
+                    self._cost = self._taken - began
+                    self._wanted = False
         return snap
 
     def _take_snapshot(self) -> _Snapshot:
@@ -211,6 +224,14 @@ class KeywordIndex:
         """Take the search snapshot now (on a worker thread), not in the next search."""
         self._current()
 
+    def refresh(self, every: float = 1.0) -> None:
+        """Called by the thread that fills the index, after a batch: take a new snapshot if a
+        search answered from a stale one (`search_latest`), at most once in `every` seconds and
+        at most a third of the time (a snapshot of 17,000 files takes up to a second)."""
+        if self._wanted and self._snapshot is None and \
+                time.monotonic() - self._taken >= max(every, 2 * self._cost):
+            self._current()
+
     def lookup(self, name: str) -> list[Entry]:
         """Entries with exactly this name (case-sensitive). Reads the live table, not a snapshot:
         a hover after a save must not pay for the snapshot a search needs; a group is replaced
@@ -218,7 +239,21 @@ class KeywordIndex:
         return [e for e in self._groups.get(name.lower(), ()) if e.name == name]
 
     def search(self, query: str, limit: int = 200) -> list[Entry]:
+        """Search the index as it is now (a snapshot is taken first if it changed)."""
         return self._current().search(query, limit)
+
+    def search_latest(self, query: str, limit: int = 200) -> list[Entry]:
+        """Search the last snapshot taken, even if files entered the index since, and ask the
+        filling thread for a new one (`refresh`): while a workspace is being indexed a search
+        never waits for a snapshot. Before the first snapshot, one is taken."""
+        snap = self._snapshot
+        if snap is None:
+            snap = self._latest
+            if snap is None:
+                snap = self._current()
+            else:
+                self._wanted = True
+        return snap.search(query, limit)
 
 
 def _sorted_keys(old: list[str], changed: set[str], current: dict) -> list[str]:

@@ -13,6 +13,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.graph import Def, Graph, Key
 from repodoc_lsp.regular import read_regular
+from repodoc_lsp.server.protocol import Encoded, encode
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import graph_of, target
 
@@ -22,12 +23,12 @@ if TYPE_CHECKING:
 
 def register(server: RepodocServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    def references(ls: RepodocServer, params: types.ReferenceParams) -> list[types.Location] | None:
+    def references(ls: RepodocServer, params: types.ReferenceParams) -> Encoded | None:
         with ls.requests:  # regeneration waits meanwhile
             return _references(ls, params)
 
 
-def _references(ls: RepodocServer, params: types.ReferenceParams) -> list[types.Location] | None:
+def _references(ls: RepodocServer, params: types.ReferenceParams) -> Encoded | None:
     found = graph_of(ls, params.text_document.uri)
     if found is None:
         return None
@@ -41,16 +42,42 @@ def _references(ls: RepodocServer, params: types.ReferenceParams) -> list[types.
     key = target(graph, rel, line_text, pos.line + 1, pos.character)
     if key is None:
         return None
-    return locations(root, graph, key, params.context.include_declaration, ls.position_codec)
+    return locations(root, graph, key, params.context.include_declaration, ls.position_codec).encoded()
 
 
 ANSWERS_KEPT = 8  # answers kept per root (`torch.Tensor`'s 10,000 locations take about 3 MB)
-_answers: weakref.WeakKeyDictionary[Root, OrderedDict[tuple, tuple[object, list[types.Location]]]] = \
-    weakref.WeakKeyDictionary()
+
+
+class Answer:
+    """The locations of one answer, as (uri, line from 0, start, end), and the same encoded
+    as JSON once asked: an answer kept is sent again as it was (building 10,000 Location
+    objects and unstructuring them with cattrs took most of a heavy class's answer)."""
+
+    def __init__(self, spans: list[tuple[str, int, int, int]]) -> None:
+        self.spans = spans
+        self._encoded: Encoded | None = None
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def encoded(self) -> Encoded:
+        if self._encoded is None:
+            self._encoded = encode([{"uri": uri, "range": {"start": {"line": line, "character": start},
+                                                           "end": {"line": line, "character": end}}}
+                                    for uri, line, start, end in self.spans])
+        return self._encoded
+
+    def locations(self) -> list[types.Location]:
+        return [types.Location(uri=uri, range=types.Range(start=types.Position(line=line, character=start),
+                                                          end=types.Position(line=line, character=end)))
+                for uri, line, start, end in self.spans]
+
+
+_answers: weakref.WeakKeyDictionary[Root, OrderedDict[tuple, tuple[object, Answer]]] = weakref.WeakKeyDictionary()
 _answers_lock = threading.Lock()
 
 
-def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> list[types.Location]:
+def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> Answer:
     """Each line that names `key` (the name's columns found in the line; the whole line when
     it is not spelt there, as in a star import), and its definition if asked. Only the lines
     wanted are decoded (`torch.Tensor` is named on about 10,000 lines of 750 files). The last
@@ -68,7 +95,7 @@ def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: Posi
         if hit is not None and hit[0] == state:
             kept.move_to_end(ask)
             return hit[1]
-    found = _build(root, key, users, d, codec)
+    found = Answer(_build(root, key, users, d, codec))
     with _answers_lock:
         kept[ask] = (state, found)
         kept.move_to_end(ask)
@@ -78,7 +105,7 @@ def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: Posi
 
 
 def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | None,
-           codec: PositionCodec) -> list[types.Location]:
+           codec: PositionCodec) -> list[tuple[str, int, int, int]]:
     name = key[1].rpartition(".")[2] or root.ws.relations.module_of.get(key[0], "").rpartition(".")[2]
     wanted: dict[str, list[int]] = {rel: list(lines) for rel, lines in users.items()}
     if d is not None:
@@ -90,7 +117,7 @@ def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | Non
         uri = root.uri(rel)
         for line in lines:
             text = texts[line - 1].decode("utf-8", "replace").rstrip("\r") if line <= len(texts) else ""
-            found.append(_location(uri, line, text, name, codec))
+            found.append((uri, line - 1, *_columns(text, name, codec)))
     return found
 
 
@@ -103,14 +130,13 @@ def _lines(root: Root, rel: str, last: int) -> list[bytes]:
     return data.split(b"\n", last)[:last]
 
 
-def _location(uri: str, line: int, text: str, name: str, codec: PositionCodec) -> types.Location:
+def _columns(text: str, name: str, codec: PositionCodec) -> tuple[int, int]:
     """The name's first whole-word occurrence in the line (in the client's units), else the line."""
     at = _word(text, name) if name else -1
     start, end = (0, len(text)) if at < 0 else (at, at + len(name))
     if not text.isascii():  # columns differ between encodings only after non-ASCII text
         start, end = codec.client_num_units(text[:start]), codec.client_num_units(text[:end])
-    return types.Location(uri=uri, range=types.Range(start=types.Position(line=line - 1, character=start),
-                                                     end=types.Position(line=line - 1, character=end)))
+    return start, end
 
 
 def _word(text: str, name: str) -> int:

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcInvalidParams
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.index import MODULE, Entry, entries_of
 from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of
+from repodoc_lsp.server.protocol import Encoded, Refused, encode
 from repodoc_lsp.server.server import RepodocServer
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from repodoc_lsp.server.state import Root
 
 
 MAX_QUERY = 256  # characters of a workspace/symbol query
@@ -30,23 +33,13 @@ def entry_range(entry: Entry) -> types.Range:
 
 def register(server: RepodocServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
-    async def workspace_symbol(ls: RepodocServer, params: types.WorkspaceSymbolParams
-                               ) -> list[types.SymbolInformation]:
+    async def workspace_symbol(ls: RepodocServer, params: types.WorkspaceSymbolParams) -> Encoded:
         if len(params.query) > MAX_QUERY:  # a megabyte-long query kept every request waiting
-            raise JsonRpcInvalidParams(f"workspace/symbol: the query is {len(params.query):,} characters long; "
-                                       f"at most {MAX_QUERY} are searched")
+            raise Refused(f"workspace/symbol: the query is {len(params.query):,} characters long; "
+                          f"at most {MAX_QUERY} are searched")
         await ls.until_indexed()  # a first query right after start answers from the first index
-        results: list[types.SymbolInformation] = []
-        with ls.requests:
-            for root in list(ls.roots.values()):
-                limit = root.settings.max_workspace_symbols - len(results)
-                if limit <= 0:
-                    break
-                for e in root.index.search(params.query, limit):
-                    results.append(types.SymbolInformation(
-                        name=e.name, kind=LSP_SYMBOL_KINDS[e.kind], container_name=e.container or None,
-                        location=types.Location(uri=root.uri(e.rel), range=entry_range(e))))
-        return results
+        with ls.requests:  # off the event loop: other requests go on meanwhile
+            return await asyncio.to_thread(symbols, list(ls.roots.values()), params.query)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbol(ls: RepodocServer, params: types.DocumentSymbolParams
@@ -63,6 +56,28 @@ def register(server: RepodocServer) -> None:
                                             location=types.Location(uri=params.text_document.uri,
                                                                     range=entry_range(e))) for e in entries]
         return outline(entries)
+
+
+def symbols(roots: list[Root], query: str) -> Encoded:
+    """workspace/symbol's answer, as JSON. A root still being indexed answers from its last
+    snapshot (the indexing thread takes a new one when asked, `KeywordIndex.refresh`), so no
+    search waits for one; once indexed, from the index as it is."""
+    results: list[dict[str, Any]] = []
+    for root in roots:
+        limit = root.settings.max_workspace_symbols - len(results)
+        if limit <= 0:
+            break
+        index = root.index
+        found = index.search(query, limit) if root.ready.is_set() else index.search_latest(query, limit)
+        for e in found:
+            start = {"line": max(e.line - 1, 0), "character": e.col}
+            end = {"line": e.end_line - 1, "character": 0} if e.end_line > e.line else start
+            symbol: dict[str, Any] = {"name": e.name, "kind": LSP_SYMBOL_KINDS[e.kind].value}
+            if e.container:
+                symbol["containerName"] = e.container
+            symbol["location"] = {"uri": root.uri(e.rel), "range": {"start": start, "end": end}}
+            results.append(symbol)
+    return encode(results)
 
 
 def _entries(ls: RepodocServer, path: Path, uri: str) -> list[Entry]:

@@ -71,3 +71,5 @@ async def test_a_query_too_long_is_a_clear_error(client: LanguageClient, tmp_pat
     assert "the query is 1,000,000 characters long; at most 256 are searched" in str(caught.value)
     assert await symbols(client, "x" * 256) == []  # at the limit: searched
     assert (await symbols(client, "FullyShardedDataParallel"))[0].name == "FullyShardedDataParallel"
+    refused = [m.message for m in client.log_messages if "refused" in m.message]
+    assert len(refused) == 1 and "Traceback" not in refused[0] and len(refused[0]) < 200  # one line

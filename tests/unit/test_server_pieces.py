@@ -4,22 +4,25 @@ summaries. (The features themselves are tested over stdio in tests/lsp.)"""
 
 from __future__ import annotations
 
+import json
+import threading
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from lsprotocol.converters import get_converter as default_converter
 from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.config import Settings
-from repodoc_lsp.index import MODULE, Entry
+from repodoc_lsp.index import MODULE, Entry, KeywordIndex
 from repodoc_lsp.server.commands import _merge
 from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of, uri_of
 from repodoc_lsp.server.ref_diagnostics import _suggestion, wanted
-from repodoc_lsp.server.references import _location, _word, locations
+from repodoc_lsp.server.references import _columns, _word, locations
 from repodoc_lsp.server.roots import output_folder_around, project_folder, refusal
 from repodoc_lsp.server.settings import unwrap
-from repodoc_lsp.server.symbols import entry_range, outline
+from repodoc_lsp.server.symbols import entry_range, outline, symbols
 from repodoc_lsp.server.xref import dotted_at
 from repodoc_lsp.workspace import Workspace
 from repodoc_lsp.writer import MANIFEST
@@ -96,12 +99,9 @@ def test_reference_columns_are_whole_words_in_the_clients_units() -> None:
     assert _word("MyShape = Shape", "Shape") == 10
     assert _word("Shapes only", "Shape") == -1
     text = "é = Shape()"
-    loc = _location("file:///m.py", 3, "😀 = Shape()", "Shape", PositionCodec(types.PositionEncodingKind.Utf16))
-    assert loc.range.start == types.Position(line=2, character=5)  # the emoji is two UTF-16 units
-    loc = _location("file:///m.py", 3, "😀 = Shape()", "Shape", PositionCodec(types.PositionEncodingKind.Utf8))
-    assert loc.range.start.character == 7 and loc.range.end.character == 12  # four UTF-8 bytes
-    loc = _location("file:///m.py", 1, text, "Nowhere", PositionCodec())
-    assert (loc.range.start.character, loc.range.end.character) == (0, len(text))  # not spelt there: the line
+    assert _columns("😀 = Shape()", "Shape", PositionCodec(types.PositionEncodingKind.Utf16)) == (5, 10)  # two units
+    assert _columns("😀 = Shape()", "Shape", PositionCodec(types.PositionEncodingKind.Utf8)) == (7, 12)  # four bytes
+    assert _columns(text, "Nowhere", PositionCodec()) == (0, len(text))  # not spelt there: the line
 
 
 def test_diagnostics_pieces() -> None:
@@ -144,13 +144,59 @@ def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: P
     server_root, codec = _Root(ws), PositionCodec(types.PositionEncodingKind.Utf16)
     key = ("lib.py", "Thing")
     first = locations(server_root, ws.graph(), key, False, codec)
-    assert [(loc.range.start.line, loc.range.start.character) for loc in first] == [(0, 16), (2, 0)]
+    assert [(loc.range.start.line, loc.range.start.character) for loc in first.locations()] == [(0, 16), (2, 0)]
     assert locations(server_root, ws.graph(), key, False, codec) is first  # kept, not built again
+    # the JSON sent is what pygls's converter makes of the same Location objects
+    assert json.loads(first.encoded()) == default_converter().unstructure(first.locations())
+    assert first.encoded() is first.encoded()  # encoded once
     assert len(locations(server_root, ws.graph(), key, True, codec)) == 3  # with its declaration: another answer
     (root / "use.py").write_text("from lib import  Thing\n\nThing()\n")  # same lines, another column
     ws.update_file("use.py")
     moved = locations(server_root, ws.graph(), key, False, codec)
-    assert [(loc.range.start.line, loc.range.start.character) for loc in moved] == [(0, 17), (2, 0)]
+    assert [(loc.range.start.line, loc.range.start.character) for loc in moved.locations()] == [(0, 17), (2, 0)]
     (root / "use.py").write_text("from lib import Thing\n")  # a line fewer
     ws.update_file("use.py")
     assert len(locations(server_root, ws.graph(), key, False, codec)) == 1
+
+
+class _IndexRoot:
+    """What `symbols` reads of a server root: settings, keyword index, readiness, file URIs."""
+
+    def __init__(self, index: KeywordIndex, ready: bool) -> None:
+        self.settings, self.index, self.ready = Settings(), index, threading.Event()
+        if ready:
+            self.ready.set()
+
+    def uri(self, rel: str) -> str:
+        return f"file:///ws/{rel}"
+
+
+def test_workspace_symbols_are_the_json_of_their_symbol_informations() -> None:
+    index = KeywordIndex()
+    index.set_file("pkg/shapes.py", [Entry("Shape", SymbolKind.CLASS.value, "", "pkg/shapes.py", 3, 0, 9),
+                                     Entry("shape_area", SymbolKind.METHOD.value, "Shape", "pkg/shapes.py", 5, 4, 5)])
+    root = _IndexRoot(index, ready=True)
+    expected = [types.SymbolInformation(name=e.name, kind=LSP_SYMBOL_KINDS[e.kind], container_name=e.container or None,
+                                        location=types.Location(uri=root.uri(e.rel), range=entry_range(e)))
+                for e in index.search("shape")]
+    assert len(expected) == 2
+    assert json.loads(symbols([root], "shape")) == default_converter().unstructure(expected)
+
+
+def test_a_search_while_indexing_answers_from_the_last_snapshot_and_the_filler_takes_the_next() -> None:
+    """The contract workspace/symbol relies on while a root is indexed: `search_latest` never
+    takes a snapshot once one exists (the event loop or a request thread would wait up to a
+    second on 17,000 files); `refresh`, on the indexing thread, takes it when a search asked."""
+    index = KeywordIndex()
+    index.set_file("a.py", [Entry("Alpha", SymbolKind.CLASS.value, "", "a.py", 1, 0, 2)])
+    index.refresh(every=0)  # the first batch takes the first (small) snapshot
+    index.set_file("b.py", [Entry("Alphabet", SymbolKind.CLASS.value, "", "b.py", 1, 0, 2)])
+    assert [e.name for e in index.search_latest("alpha")] == ["Alpha"]  # stale, not waited for
+    root = _IndexRoot(index, ready=False)
+    assert [s["name"] for s in json.loads(symbols([root], "alpha"))] == ["Alpha"]
+    index.refresh(every=0)  # asked for: taken here
+    assert [e.name for e in index.search_latest("alpha")] == ["Alpha", "Alphabet"]
+    index.set_file("c.py", [Entry("Alpine", SymbolKind.CLASS.value, "", "c.py", 1, 0, 2)])
+    assert len(index.search("alp")) == 3  # `search` (a root indexed) sees every change
+    root.ready.set()
+    assert len(json.loads(symbols([root], "alp"))) == 3
