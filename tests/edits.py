@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from repodoc_lsp import cli
+from repodoc_lsp.parts import part_paths
 from repodoc_lsp.render.anchors import strip_aliases
 from repodoc_lsp.writer import MANIFEST
 
@@ -80,13 +81,14 @@ def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
 
 def tree(out: Path) -> dict[str, bytes]:
     """Every file of a docs tree but the manifest (it holds modification times), less exactly the
-    rename aliases the manifest records (a fresh generation has no history to keep them from)."""
+    rename aliases the manifest records for a page and its parts (a fresh generation has no
+    history to keep them from)."""
     pages = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
              if p.is_file() and p.name != MANIFEST}
     manifest = out / MANIFEST
     for page, state in (json.loads(manifest.read_text()).get("anchors", {}) if manifest.exists() else {}).items():
-        if state.get("aliases") and page in pages:
-            pages[page] = strip_aliases(pages[page].decode(), state["aliases"]).encode()
+        for shown in [page, *part_paths(page, pages)] if state.get("aliases") and page in pages else []:
+            pages[shown] = strip_aliases(pages[shown].decode(), state["aliases"]).encode()  # on a part too
     return pages
 
 
