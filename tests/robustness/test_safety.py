@@ -164,7 +164,7 @@ async def test_full_disk_under_the_server_is_told_once_per_burst(tmp_path: Path)
                 break
             await asyncio.sleep(0.05)
         big = "".join(f"def big_function_{i}():\n    '''{'x' * 80}'''\n" for i in range(400))
-        for name in ("m0.py", "m1.py"):  # one burst: two files, four pages that cannot be written
+        for name in ("m0.py", "m1.py"):  # one burst: two files whose kw pages and part pages cannot be written
             (root / name).write_text(big)
             client.text_document_did_save(types.DidSaveTextDocumentParams(
                 text_document=types.TextDocumentIdentifier(uri=(root / name).as_uri())))
@@ -180,7 +180,7 @@ async def test_full_disk_under_the_server_is_told_once_per_burst(tmp_path: Path)
         assert "could not be written (cannot write: File too large); the previous pages are kept" in told.message
         logged = log.read_text()
         assert all(f"{root / 'docs' / page}: cannot write: File too large" in logged
-                   for page in ("m0.py_kw.md", "m0.py_docs.md", "m1.py_kw.md", "m1.py_docs.md")), logged
+                   for page in ("m0.py_kw.md", "m0.py_docs.part2.md", "m1.py_kw.md", "m1.py_docs.part2.md")), logged
         result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
         assert {e["path"] for e in result["errors"]} >= {"m0.py_kw.md", "m1.py_kw.md"}
         for _ in range(100):
