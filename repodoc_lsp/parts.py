@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Container
 
-from repodoc_lsp.analysis.model import FileFacts, Symbol, SymbolKind
+from repodoc_lsp.analysis.model import Attribute, FileFacts, Symbol, SymbolKind
 
 # Estimated bytes of a file's class members (see `_estimate`) beyond which they go to parts,
 # and how many estimated bytes a part takes at most (a class's members are never split).
@@ -65,6 +65,16 @@ def _estimate(text_lengths: int, qualname: str) -> int:
     return _ENTRY + 2 * len(qualname) + text_lengths
 
 
+def _symbol_estimate(s: Symbol) -> int:
+    """A method's or function's entry (a function's also takes a heading of its own)."""
+    heading = _ENTRY if s.kind is SymbolKind.FUNCTION else 0
+    return _estimate(len(s.signature) + len(s.docstring or "") + heading, s.qualname)
+
+
+def _attribute_estimate(a: Attribute) -> int:
+    return _estimate(len(a.annotation) + len(a.value), a.qualname)
+
+
 def _assign(facts: FileFacts) -> tuple[dict[str, list[int]], dict[str, int]]:
     """(the parts of each class whose members leave the page, by its anchor; the part of each
     anchor that leaves: methods, attributes, functions). Both empty when the page keeps them all.
@@ -75,11 +85,8 @@ def _assign(facts: FileFacts) -> tuple[dict[str, list[int]], dict[str, int]]:
     `PART_BUDGET`: a class's members stay together unless they alone take more."""
     # A bound first (every method, function and class attribute counted): most files stay whole,
     # and this rule runs for every file when the graph is built and when its page renders.
-    if sum(_estimate(len(s.signature) + len(s.docstring or "") + (_ENTRY if s.kind is SymbolKind.FUNCTION else 0),
-                     s.qualname)
-           for s in facts.symbols if s.kind in (SymbolKind.METHOD, SymbolKind.FUNCTION)) \
-            + sum(_estimate(len(a.annotation) + len(a.value), a.qualname) for a in facts.attributes if a.container) \
-            <= SPLIT_AT:
+    if sum(_symbol_estimate(s) for s in facts.symbols if s.kind in (SymbolKind.METHOD, SymbolKind.FUNCTION)) \
+            + sum(_attribute_estimate(a) for a in facts.attributes if a.container) <= SPLIT_AT:
         return {}, {}
     classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
     same: dict[str, list[Symbol]] = {}
@@ -91,14 +98,13 @@ def _assign(facts: FileFacts) -> tuple[dict[str, list[int]], dict[str, int]]:
         if a.container in same and a.qualname not in seen and a.qualname != "__all__":
             seen.add(a.qualname)
             entries.setdefault(owner(same[a.container], a.line).anchor, []).append(
-                (f"attr-{a.qualname}", _estimate(len(a.annotation) + len(a.value), a.qualname)))
+                (f"attr-{a.qualname}", _attribute_estimate(a)))
     functions: list[tuple[str, int]] = []
     for s in facts.symbols:
         if s.kind is SymbolKind.METHOD and s.container in same:
-            entries.setdefault(owner(same[s.container], s.line).anchor, []).append(
-                (s.anchor, _estimate(len(s.signature) + len(s.docstring or ""), s.qualname)))
+            entries.setdefault(owner(same[s.container], s.line).anchor, []).append((s.anchor, _symbol_estimate(s)))
         elif s.kind is SymbolKind.FUNCTION:
-            functions.append((s.anchor, _estimate(len(s.signature) + len(s.docstring or "") + _ENTRY, s.qualname)))
+            functions.append((s.anchor, _symbol_estimate(s)))
     if sum(w for group in (*entries.values(), functions) for _a, w in group) <= SPLIT_AT:
         return {}, {}
     of_class: dict[str, list[int]] = {}
@@ -146,5 +152,4 @@ def part_of(facts: FileFacts | None, anchor: str) -> int:
 
 def page_of(rel: str, facts: FileFacts | None, anchor: str) -> str:
     """The page of `rel` that holds `anchor` (its file page, or the part its member went to)."""
-    n = member_parts(facts).get(anchor, 1) if facts is not None and anchor else 1
-    return part_page(rel, n)
+    return part_page(rel, part_of(facts, anchor))

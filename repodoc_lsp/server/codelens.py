@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from repodoc_lsp.parts import part_of, part_page
+from repodoc_lsp.parts import page_of
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.server import RepodocServer  # at run time: pygls resolves a command's annotations
 from repodoc_lsp.server.xref import graph_of
@@ -76,4 +76,4 @@ def _page(root: Root, rel: str, qualname: str) -> str:
         return ""
     facts = root.ws.facts.one(rel)
     anchor = next((s.anchor for s in facts.symbols if s.qualname == qualname), "") if facts else ""
-    return uri_of(docs.with_name(posixpath.basename(part_page(rel, part_of(facts, anchor)))), anchor)
+    return uri_of(docs.with_name(posixpath.basename(page_of(rel, facts, anchor))), anchor)

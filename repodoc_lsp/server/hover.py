@@ -15,7 +15,7 @@ from repodoc_lsp.analysis.cursor import CursorInfo, word_at
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.index import MODULE
-from repodoc_lsp.parts import part_of, part_page
+from repodoc_lsp.parts import page_of
 from repodoc_lsp.render.hover import (
     CANDIDATES_SHOWN,
     Candidate,
@@ -82,8 +82,8 @@ def _page_link(root: Root, rel: str, anchor: str = "") -> str:
     docs, _ = root.pages_for(rel)
     if not docs.exists():
         return ""
-    n = part_of(root.ws.facts.one(rel), anchor) if anchor else 1  # an entry on a part page (`parts.py`)
-    return uri_of(docs.with_name(posixpath.basename(part_page(rel, n))), anchor)
+    page = page_of(rel, root.ws.facts.one(rel) if anchor else None, anchor)  # maybe a part page (`parts.py`)
+    return uri_of(docs.with_name(posixpath.basename(page)), anchor)
 
 
 def _workspace_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact, ...], str]:
