@@ -75,7 +75,7 @@ def _attribute_estimate(a: Attribute) -> int:
     return _estimate(len(a.annotation) + len(a.value), a.qualname)
 
 
-def _assign(facts: FileFacts) -> tuple[dict[str, list[int]], dict[str, int]]:
+def assign(facts: FileFacts) -> tuple[dict[str, list[int]], dict[str, int]]:
     """(the parts of each class whose members leave the page, by its anchor; the part of each
     anchor that leaves: methods, attributes, functions). Both empty when the page keeps them all.
 
@@ -126,23 +126,17 @@ def _assign(facts: FileFacts) -> tuple[dict[str, list[int]], dict[str, int]]:
 
 
 def plan(facts: FileFacts) -> dict[str, int]:
-    """The part of each entry that leaves the page (`_assign`): members and functions by their
+    """The part of each entry that leaves the page (`assign`): members and functions by their
     anchors, and each class whose members leave by its anchor (its first part); empty when the
     page keeps them all."""
-    of_class, found = _assign(facts)
+    of_class, found = assign(facts)
     return {**{c: ns[0] for c, ns in of_class.items()}, **found}
-
-
-def class_parts(facts: FileFacts) -> dict[str, list[int]]:
-    """The parts holding each class's members (by the class's anchor), for the classes whose members
-    leave the page."""
-    return _assign(facts)[0]
 
 
 def member_parts(facts: FileFacts) -> dict[str, int]:
     """The part of each anchor that leaves the page: functions (`function-f`) and the members of
     classes (`method-C.m`, `attr-C.x`); empty when nothing leaves."""
-    return _assign(facts)[1]
+    return assign(facts)[1]
 
 
 def part_of(facts: FileFacts | None, anchor: str) -> int:

@@ -29,7 +29,7 @@ from repodoc_lsp.analysis.model import (
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.analysis.signature import annotation_spans
 from repodoc_lsp.graph import Def, Graph, base_name
-from repodoc_lsp.parts import anchor_of, class_parts, member_parts, part_page, plan
+from repodoc_lsp.parts import anchor_of, assign, member_parts, part_page, plan
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack
 from repodoc_lsp.render.anchors import aliases as anchor_aliases
@@ -641,7 +641,7 @@ class Renderer:
         count = max(moved.values())
         names = {n: posixpath.basename(part_page(rel, n)) for n in range(2, count + 1)}
         facts = context["facts"]
-        of_class, members = class_parts(facts), member_parts(facts)
+        of_class, members = assign(facts)  # one pass of the rule for the page and its parts
         shown: dict[str, dict] = {}
         for c in classes:
             if c.anchor in of_class:

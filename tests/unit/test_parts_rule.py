@@ -89,7 +89,7 @@ def _inputs(site: Site) -> dict:
 def test_a_class_whose_members_alone_pass_a_part_spreads_over_parts_in_order() -> None:
     source = _source(1, 300, 0)
     facts = _facts(source)
-    of_class, members = parts.class_parts(facts), parts.member_parts(facts)
+    of_class, members = parts.assign(facts)
     assert of_class["class-C0"] == [2, 3, 4]
     order = [members[f"method-C0.m{i}"] for i in range(300)]
     assert order == sorted(order) and members["attr-C0.size"] == 2
