@@ -125,6 +125,19 @@ def assign(facts: FileFacts) -> tuple[dict[str, list[int]], dict[str, int]]:
     return of_class, found
 
 
+def moved_bytes(facts: FileFacts, found: Container[str]) -> int:
+    """The estimated bytes (`assign`'s estimate) of the entries of `facts` whose anchors are in
+    `found`: what the parts take of the page's analysis in one piece."""
+    total = sum(_symbol_estimate(s) for s in facts.symbols
+                if s.kind in (SymbolKind.METHOD, SymbolKind.FUNCTION) and s.anchor in found)
+    seen: set[str] = set()
+    for a in facts.attributes:  # each qualname once, as the page anchors it
+        if a.qualname not in seen and f"attr-{a.qualname}" in found:
+            seen.add(a.qualname)
+            total += _attribute_estimate(a)
+    return total
+
+
 def plan(facts: FileFacts) -> dict[str, int]:
     """The part of each entry that leaves the page (`assign`): members and functions by their
     anchors, and each class whose members leave by its anchor (its first part); empty when the

@@ -29,7 +29,7 @@ from repodoc_lsp.analysis.model import (
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.analysis.signature import annotation_spans
 from repodoc_lsp.graph import Def, Graph, base_name
-from repodoc_lsp.parts import anchor_of, assign, member_parts, part_page, plan
+from repodoc_lsp.parts import anchor_of, assign, member_parts, moved_bytes, part_page, plan
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack
 from repodoc_lsp.render.anchors import aliases as anchor_aliases
@@ -605,14 +605,11 @@ class Renderer:
             index_href=self._link(page, folder_index(folder_of(rel))),
             folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
             project=where.project, page_limit=PAGE_LIMIT, with_source=0, without_source=0, brief=False,
-            moved={}, function_parts=[],
+            moved={}, function_parts=[], estimated=False,
         )
         template = self._templates["file_docs"]
         moved = plan(facts)
-        if moved:  # brief as the page in one piece would be: the parts take no more than it did
-            whole = len(template.render(**{**context, "embed": False, "source": ""}).encode())
-            if whole > PAGE_LIMIT:
-                context.update(without_source=whole, brief=True)
+        if moved:
             return self._split(where, rel, context, moved, inputs["doclinks"])
         out = template.render(**context)
         if embed and len(out.encode()) > PAGE_LIMIT:  # the source is what a reader can open elsewhere
@@ -634,7 +631,10 @@ class Renderer:
     def _split(self, where: Where, rel: str, context: dict, moved: Mapping[str, int],
                targets: Mapping[str, tuple[str, str, int]]) -> list[tuple[str, str]]:
         """The page of `rel` without the entries `moved` sends to part pages, and those part pages
-        (`parts.py`), each made from the page's view (`context`, its `brief` already decided)."""
+        (`parts.py`), each made from the page's view (`context`). They are *brief* when the page in
+        one piece, without its source, would pass the limit: this page's analysis as rendered plus
+        the rule's estimate of the entries that left it (`parts.moved_bytes`), so nothing is
+        rendered twice to decide it."""
         page = context["page"]
         classes, functions = context["classes"], context["functions"]
         methods_of, attributes_of = context["methods_of"], context["attributes_of"]
@@ -664,7 +664,12 @@ class Renderer:
                    "sig_links": _signature_links(kept_classes, methods_of, kept_functions, context["doclinks"],
                                                  targets)}
         template = self._templates["file_docs"]
-        out = template.render(**context)
+        out = template.render(**{**context, "embed": False, "source": ""})
+        whole = len(out.encode()) + moved_bytes(facts, members) + _users_bytes(context["xref"], members)
+        if whole > PAGE_LIMIT:
+            context.update(without_source=whole, brief=True, estimated=True)
+        if context["brief"] or context["embed"]:
+            out = template.render(**context)
         if context["embed"] and len(out.encode()) > PAGE_LIMIT:
             context.update(embed=False, source="", with_source=len(out.encode()))
             out = template.render(**context)
@@ -905,6 +910,19 @@ def _extension(name: str) -> str:
 _ENUM_BASES = frozenset(("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"))
 _FIELD_BASES = frozenset(("NamedTuple", "TypedDict"))
 _DATACLASS = re.compile(r"^(?:\w+\.)*(?:dataclass|define|frozen|mutable|attrs|s)\b")
+
+
+def _users_bytes(xref: Mapping[str, dict], anchors: Iterable[str]) -> int:
+    """About how many bytes the Used by lists of the entries `anchors` take (`xref`: the view's
+    links): a line per file of the first `LIST_LIMIT`, then the complete list folded by folder."""
+    total = 0
+    for anchor in anchors:
+        users = xref.get(anchor, {}).get("users")
+        if users:
+            total += 80 + sum(len(u["text"]) + len(u["href"]) + len(u["note"]) + 6 for u in users[:LIST_LIMIT])
+            if len(users) > LIST_LIMIT:
+                total += 200 + sum(len(u["short"]) + len(u["href"]) + 6 for u in users)
+    return total
 
 
 def _attribute_title(c: Symbol) -> str:
