@@ -112,6 +112,9 @@ def make_environment(templates: str | Path | None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
+        # repodoc's own templates change only with repodoc: not looked at on disk again at each
+        # `include` (two `stat`s each, 160,000 for PyTorch's pages); a person's folder still is
+        auto_reload=bool(templates),
     )
 
 
