@@ -295,6 +295,40 @@ def _subsequence(q: str) -> str:
 
 
 _FLAGS = bytes.maketrans(b"01", b"\x00\x01")
+_NONZERO = re.compile(rb"[^\x00]")
+_REPEATS = 3  # a character held this many times at most has a table of its own
+
+
+def _keys(name: str) -> set[str]:
+    """The prefilter's keys of a name: each character, and `cc`, `ccc` for a character it holds
+    twice, three times or more. A name holds a query as a subsequence only if it has every key
+    of the query: `dataload` (three a's, two d's) keeps 4,500 of the 30,000 names of the scale
+    corpus holding d, a, t, l and o."""
+    keys = set(name)
+    if len(keys) < len(name):
+        counts: dict[str, int] = {}
+        for c in name:
+            counts[c] = counts.get(c, 0) + 1
+        keys.update(c * k for c, n in counts.items() for k in range(2, min(n, _REPEATS) + 1))
+    return keys
+
+
+def _selected(slots: tuple[str, ...], candidates: int) -> list[str]:
+    """The names in the slots whose bits are set, in slot order. Many: every slot's bit as a byte
+    (0 or 1), the slots selected in C; few (most queries: under an eighth of the slots), only the
+    nonzero bytes of the int are visited (selecting 900 of 206,000 slots name by name took 7 ms)."""
+    if candidates.bit_count() * 8 > len(slots):
+        return list(itertools.compress(slots, bin(candidates)[:1:-1].encode().translate(_FLAGS)))
+    data = candidates.to_bytes((candidates.bit_length() + 7) // 8, "little")
+    names = []
+    for m in _NONZERO.finditer(data):
+        at = m.start()
+        byte = data[at]
+        while byte:
+            low = byte & -byte
+            names.append(slots[at * 8 + low.bit_length() - 1])
+            byte ^= low
+    return names
 
 
 def _bits(slots: list[int]) -> int:
@@ -309,10 +343,10 @@ def _bits(slots: list[int]) -> int:
 
 class _Subsequences:
     """The prefilter of the subsequence rank. Names are kept by length, each in a slot of its
-    length until it is removed; per length and character, an int whose bit `slot` is set when
-    that slot's name holds the character. A name holds a query as a subsequence only if it
-    holds each of its characters: the candidates among the names of one length are the AND of
-    a few ints (in C), and only they meet the regex. Updated in place from the names added or
+    length until it is removed; per length and key (`_keys`: a character, or one held two or
+    three times), an int whose bit `slot` is set when that slot's name has the key. A name holds
+    a query as a subsequence only if it has each of its keys: the candidates among the names of
+    one length are the AND of a few ints (in C), and only they meet the regex. Updated in place from the names added or
     removed since the last snapshot (after a save, a few ints); a view for a snapshot copies
     only the tables of the lengths that changed."""
 
@@ -340,7 +374,7 @@ class _Subsequences:
             self._slots[n][slot] = ""
             self._free.setdefault(n, []).append(slot)
             chars = off.setdefault(n, {})
-            for c in set(name):
+            for c in _keys(name):
                 chars.setdefault(c, []).append(slot)
         for name in added:
             n = len(name)
@@ -354,7 +388,7 @@ class _Subsequences:
                 slots.append(name)
             self._slot_of[name] = slot
             chars = on.setdefault(n, {})
-            for c in set(name):
+            for c in _keys(name):
                 if c in chars:
                     chars[c].append(slot)
                 else:
@@ -391,7 +425,7 @@ class _SubsequenceView:
         until their entries number at least `wanted` (the part of a rank sorted by length and
         name that the results show is then complete)."""
         q = q.replace("\n", "")  # names never hold a newline
-        chars = set(q)
+        chars = _keys(q)
         pattern = re.compile(_subsequence(q))
         found: list[str] = []
         seen: set[str] = set()
@@ -405,8 +439,7 @@ class _SubsequenceView:
                     break
             if not candidates:
                 continue
-            # bit i of the int as byte i (0 or 1): the slots selected in C, not name by name
-            names = list(itertools.compress(slots, bin(candidates)[:1:-1].encode().translate(_FLAGS)))
+            names = _selected(slots, candidates)
             text = "\n".join(names)
             for m in pattern.finditer(text):
                 name = names[m.start() // (n + 1)]

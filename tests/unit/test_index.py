@@ -157,3 +157,27 @@ def test_search_ranks_as_the_reference_over_random_names(first: dict, second: di
             else:
                 files[rel] = entries(rel, pairs)
                 index.set_file(rel, files[rel])
+
+
+def test_the_subsequence_prefilter_counts_repeated_characters_and_picks_few_candidates_sparsely() -> None:
+    """The subsequence rank's prefilter keeps only names holding each character of the query as
+    many times as the query does (up to three), and takes few candidates out of a length's table
+    by its nonzero bytes (`_selected`): `dataload` kept 30,000 of the scale corpus's 206,000
+    names without the counts, 4,500 with them (the rank took 28 ms, now 8 ms). Both paths
+    answer as the brute-force reference over 3,000 names."""
+    from repodoc_lsp.index import _keys, _selected
+
+    assert _keys("dataload") == {"d", "a", "t", "l", "o", "dd", "aa", "aaa"}
+    assert _keys("aaaaa") == {"a", "aa", "aaa"} and _keys("abc") == {"a", "b", "c"}
+    slots = tuple(f"n{i}" for i in range(100))
+    assert _selected(slots, (1 << 3) | (1 << 64) | (1 << 99)) == ["n3", "n64", "n99"]  # few: by bytes
+    assert _selected(slots, (1 << 100) - 1) == list(slots)  # many: every slot's bit
+    rng = random.Random(14)
+    files = {f"f{i}.py": [Entry("".join(rng.choice("aabcdd_xyz") for _ in range(rng.randint(1, 14))),
+                                "function", "", f"f{i}.py", line, 0, line) for line in range(1, 101)]
+             for i in range(30)}
+    index = KeywordIndex()
+    index.set_many(files.items())
+    queries = ["dad", "aad", "aaad", "dd", "ddd", "zyx", "a_d", "bcd", "xyzzy", "aaaa", "dada"]
+    for limit in (5, 200, 5000):
+        assert {q: index.search(q, limit) for q in queries} == _reference(files, queries, limit, []), limit
