@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import re
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -112,6 +113,10 @@ class Writer:
         self._warned = False  # about a damaged manifest
         self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
         self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
+        # Folders of the output this writer made or found to be folders inside it (`_make_parents`),
+        # by the process that did (a forked worker checks its own): not checked again for each page.
+        # Each write still checks that its folder resolves inside the output folder.
+        self._folders: tuple[int, set[Path]] = (os.getpid(), set())
         self._saved: dict[str, Record] = {}  # the manifest as read: save_manifest writes only a change
         self._saved_inputs = ""
         self._saved_anchors: dict[str, AnchorState] = {}
@@ -351,10 +356,14 @@ class Writer:
             raise ValueError(f"{page}: a generated page must start with the marker")
         if not self._inside(str(path.parent)) and os.path.exists(path.parent):
             return WriteResult(page, Outcome.CONFLICT, "its folder links outside the output folder")
-        if os.path.islink(path):
+        try:
+            mode: int | None = os.lstat(path).st_mode
+        except (OSError, ValueError):
+            mode = None
+        if mode is not None and stat.S_ISLNK(mode):
             return WriteResult(page, Outcome.CONFLICT, "a symbolic link is in the way")
-        exists = os.path.lexists(path)
-        if exists and os.path.isdir(path):
+        exists = mode is not None
+        if mode is not None and stat.S_ISDIR(mode):
             return WriteResult(page, Outcome.CONFLICT, "a folder is in the way")
         if exists and not self.owned(path):
             return WriteResult(page, Outcome.CONFLICT, "a file repodoc did not generate is in the way")
@@ -377,28 +386,45 @@ class Writer:
             self._make_parents(path.parent)
             digest = content_digest(data)
             self._note(page, digest)
-            self._atomic_write(path, data)
+            try:
+                self._atomic_write(path, data)
+            except FileNotFoundError:  # a folder it had made was removed meanwhile: made again
+                self._checked().clear()
+                self._make_parents(path.parent)
+                self._atomic_write(path, data)
         except OSError as exc:
             return WriteResult(page, Outcome.ERROR, f"cannot write: {exc.strerror or exc}")
         self._record(page, key, digest)
         return WriteResult(page, Outcome.WRITTEN, f"{EDITED}: copied to {aside.name}" if aside else "")
 
+    def _checked(self) -> set[Path]:
+        """The folders `_make_parents` made or checked in this process."""
+        if self._folders[0] != os.getpid():
+            self._folders = (os.getpid(), set())
+        return self._folders[1]
+
     def _make_parents(self, folder: Path) -> None:
+        checked = self._checked()
+        if folder in checked:
+            return
         self._ensure_out()
         rel = folder.relative_to(self.out)
         current = self.out
         for part in rel.parts:
             current = current / part
+            if current in checked:
+                continue
             if os.path.islink(current) and not self._inside(str(current)):
                 raise OSError(0, f"{current} links outside the output folder")
             try:  # render workers create the same folders at the same time
                 current.mkdir(exist_ok=True)
             except FileExistsError:
                 raise OSError(0, f"{current} is a file, not a folder") from None
+            checked.add(current)
 
     def _atomic_write(self, path: Path, data: bytes) -> None:
-        pid = os.getpid()
-        fd, tmp = tempfile.mkstemp(prefix=f".repodoc-{pid}-{_started(pid)}-", suffix=".tmp", dir=path.parent)
+        pid, started = _started_here()
+        fd, tmp = tempfile.mkstemp(prefix=f".repodoc-{pid}-{started}-", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -493,6 +519,7 @@ class Writer:
                 folder.rmdir()
             except OSError:
                 return
+            self._checked().discard(folder)
             folder = folder.parent
 
 
@@ -503,6 +530,18 @@ def _started(pid: int) -> int:
             return int(fh.read().rsplit(b")", 1)[1].split()[19])
     except (OSError, ValueError, IndexError):
         return 0
+
+
+_STARTED: tuple[int, int] | None = None  # (this process's id, when it started), read once per process
+
+
+def _started_here() -> tuple[int, int]:
+    """This process's id and `_started` of it (a forked process reads its own)."""
+    global _STARTED
+    pid = os.getpid()
+    if _STARTED is None or _STARTED[0] != pid:
+        _STARTED = (pid, _started(pid))
+    return _STARTED
 
 
 def _alive(pid: int, started: int) -> bool:

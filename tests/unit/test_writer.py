@@ -5,6 +5,7 @@ overwritten or deleted (force: copied aside first); check mode writes nothing.""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,36 @@ def test_nothing_is_written_through_a_link_out_of_the_folder(tmp_path: Path) -> 
 def test_a_page_must_carry_the_marker(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="marker"):
         Writer(tmp_path / "docs").write("a.md", "no marker\n", key="k")
+
+
+def test_folders_are_made_once_per_run_yet_a_link_put_there_meanwhile_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run checks and makes each folder once (not again for each of its pages: 5,427 pages
+    on PyTorch), and still checks for each page that its folder is inside the output folder: a
+    folder replaced by a link out of it meanwhile is a conflict, one removed meanwhile is made again."""
+    out, elsewhere = tmp_path / "docs", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    made: list[Path] = []
+    plain = Path.mkdir
+
+    def counted(self: Path, *args: object, **kwargs: object) -> None:
+        made.append(self)
+        plain(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    writer = Writer(out)
+    with writer.hold():
+        monkeypatch.setattr(Path, "mkdir", counted)
+        for i in range(10):
+            assert writer.write(f"pkg/sub/p{i}.md", page(str(i)), "k").outcome is Outcome.WRITTEN
+        assert sorted(made) == [out, out / "pkg", out / "pkg/sub"]
+        shutil.rmtree(out / "pkg")
+        (out / "pkg").symlink_to(elsewhere, target_is_directory=True)
+        result = writer.write("pkg/sub/x.md", page("x"), "k")  # its folder would have to be made out there
+        assert result.outcome is Outcome.ERROR and "links outside the output folder" in result.reason
+        result = writer.write("pkg/y.md", page("y"), "k")
+        assert (result.outcome, result.reason) == (Outcome.CONFLICT, "its folder links outside the output folder")
+        (out / "pkg").unlink()
+        assert writer.write("pkg/sub/z.md", page("z"), "k").outcome is Outcome.WRITTEN
+        writer.save_manifest()
+    assert list(elsewhere.iterdir()) == []
+    assert (out / "pkg/sub/z.md").read_text() == page("z")
