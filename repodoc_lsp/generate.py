@@ -213,7 +213,7 @@ def _start_render_workers_early(ws: Workspace, writer: Writer, jobs: int) -> boo
     following it while both cores idle. True when started (the caller stops it)."""
     unknown = 2 * (len(ws.facts) + len(ws.folders)) - len(writer.manifest)  # docs + kw, index + doc
     if jobs > 1 and unknown >= PARALLEL_PAGES and ws.runtime.forks():
-        ws.runtime.render_context()
+        ws.runtime.render_context(built_in=not ws.settings.templates)
         return True
     return False
 
@@ -269,7 +269,7 @@ def _start_worker(setup: RenderSetup) -> None:
     setup.setup()
     writer = Writer(Path(setup.out), check=setup.check, force=setup.force, force_hint=setup.force_hint,
                     read_manifest=False)
-    _WORKER = (setup, Renderer(setup.templates), writer)
+    _WORKER = (setup, Renderer.shared(setup.templates), writer)
 
 
 def _render_part(part: Part) -> list[tuple[WriteResult, Record | None]]:
@@ -334,7 +334,8 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
         try:
             yield from itertools.chain.from_iterable(run_chunks(
                 _render_part, _Parts(sorted(todo, key=_by_folder), site, writer, base), workers=jobs,
-                context=runtime.render_context(), initializer=functools.partial(_start_worker, setup), cancel=cancel,
+                context=runtime.render_context(built_in=templates is None),
+                initializer=functools.partial(_start_worker, setup), cancel=cancel,
                 what="writing pages"))
         finally:
             stop_fork_server()

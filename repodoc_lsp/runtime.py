@@ -45,13 +45,16 @@ class Runtime:
         """True when this process may start render workers (it has no threads of its own)."""
         return self.fork and "fork" in multiprocessing.get_all_start_methods()
 
-    def render_context(self) -> BaseContext:
+    def render_context(self, built_in: bool = False) -> BaseContext:
         """Where render workers come from: a fork server, a small process of its own, so that
         they do not inherit this one's facts and graph (forked from the CLI after the analysis of
-        17,150 files, its 1.1 GB counted again in each worker); they are sent what they render."""
+        17,150 files, its 1.1 GB counted again in each worker); they are sent what they render.
+        `built_in`: they render with repodoc's own templates, which a fork server started now
+        compiles before it forks (`render/precompiled.py`)."""
         if "forkserver" not in multiprocessing.get_all_start_methods() or sys.version_info < (3, 11):
             return self.context()  # Python 3.10 cannot start a fork server safely (`_fork_server`): forked
-        return _fork_server(["repodoc_lsp.generate", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard"])
+        return _fork_server(["repodoc_lsp.generate", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard",
+                             *(["repodoc_lsp.render.precompiled"] if built_in else [])])
 
     def worker_setup(self) -> Callable[[], None]:
         """What each analysis worker runs first."""
