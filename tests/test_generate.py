@@ -119,9 +119,9 @@ def test_docs_page_sections_in_order_and_true(demo_tree: tuple[Path, dict]) -> N
 def test_imported_by_and_no_tests_say_so(demo_tree: tuple[Path, dict]) -> None:
     root, _ = demo_tree
     b = (root / "docs/pkg/b.py_docs.md").read_text(encoding="utf-8")
-    assert "[pkg/a.py](./a.py_docs.md)" in b.split("### Imported by", 1)[1]
+    assert "- [a.py](./a.py_docs.md)\n" in b.split("### Imported by", 1)[1]  # its own folder: by name
     assert "No test file in the workspace imports this module." in b
-    assert "Looked for and not found: `eval`/`exec`" in b.split("## Security & Safety", 1)[1]
+    assert "None found: `eval`/`exec`" in b.split("## Security & Safety", 1)[1]
 
 
 def test_markdown_and_text_files(demo_tree: tuple[Path, dict]) -> None:

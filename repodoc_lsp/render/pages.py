@@ -591,12 +591,9 @@ class Renderer:
         methods_of = _methods_by_class(facts.symbols, classes)
         attributes_of, module_names = _attributes(facts, classes)
         deps = self._dependencies(page, facts.imports, inputs["links"], inputs["modules"])
-        importers = [self._file_item(page, r) for r in nearest(rel, inputs["importers"])]
-        tests = [self._file_item(page, r) for r in nearest(rel, inputs["tests"])]
-        related, related_counts = self._related(page, rel, inputs)
-        related_groups: dict[str, list[dict]] = {}
-        for item in related:
-            related_groups.setdefault(item["group"], []).append(item)
+        importers = [self._near_item(page, r) for r in nearest(rel, inputs["importers"])]
+        tests = [self._near_item(page, r) for r in nearest(rel, inputs["tests"])]
+        siblings, related_counts = self._related(page, rel, inputs)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
         doclinks = self._doclinks(rel, 1, inputs["doclinks"])
         purpose = file_purpose(rel, facts)
@@ -624,7 +621,7 @@ class Renderer:
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
             security=facts.findings_in(FindingCategory.SECURITY),
-            related=related, related_groups=list(related_groups.items()), related_counts=related_counts,
+            siblings=siblings, related_counts=related_counts,
             source_label=self._source_label(facts, size),
             kw_href=self._link(page, kw_page(rel)), docs_href=self._link(page, page),
             index_href=self._link(page, folder_index(folder_of(rel))),
@@ -737,13 +734,16 @@ class Renderer:
             "bases": {text: self._link(page, docs_page(r), base) for text, (r, _q, base) in x["bases"].items()},
         } for anchor, x in xref.items()}
 
-    def _user_item(self, page: str, rel: str, lines: int) -> dict:
-        """A file of a "Used by" list with how many lines name the definition; a file of the page's
-        folder by its name (as in Related Files: the path says nothing more)."""
-        item = self._file_item(page, rel, f" ({lines} {'line' if lines == 1 else 'lines'})")
+    def _near_item(self, page: str, rel: str, note: str = "") -> dict:
+        """`_file_item`, a file of the page's folder by its name (the path says nothing more)."""
+        item = self._file_item(page, rel, note)
         if folder_of(rel) == folder_of(page):
             item["text"] = item["short"]
         return item
+
+    def _user_item(self, page: str, rel: str, lines: int) -> dict:
+        """A file of a "Used by" list with how many lines name the definition."""
+        return self._near_item(page, rel, f" ({lines} {'line' if lines == 1 else 'lines'})")
 
     @staticmethod
     def _source_label(facts: FileFacts, size: int) -> str:
@@ -751,17 +751,16 @@ class Renderer:
         return f"{facts.lines:,} {'line' if facts.lines == 1 else 'lines'}, {md.size_short(size)}"
 
     def _related(self, page: str, rel: str, inputs: dict) -> tuple[list[dict], dict[str, int]]:
-        """Related Files: the first `LIST_LIMIT` of the files `rel` imports, its tests, the files
-        importing it (nearest first), then its folder's other files (`group`: the relation; a file
-        of the page's folder by its name, others by path); and how many of each there are
-        in all (each file counted once, under its first relation). Every one of them is listed in
-        full elsewhere (Dependencies, Imported by, Testing & Usage, the folder index), so the rest
-        is counted here, not repeated."""
+        """Related Files: how many files `rel` imports, how many tests and other files import it (each
+        file counted once, under its first relation), and the first `LIST_LIMIT` of its folder's other
+        files (by name), with how many there are in all. The page lists the first three in full
+        (Dependencies, Testing & Usage, Imported by), so this section counts them and links there
+        instead of saying them twice; the folder's files are listed in full in the folder index."""
         seen = {rel}
-        related: list[dict] = []
+        siblings: list[dict] = []
         counts: dict[str, int] = {}
         tests = set(inputs["tests"])
-        importers = nearest(rel, (r for r in inputs["importers"] if r not in tests))
+        importers = (r for r in inputs["importers"] if r not in tests)
         imported = [t for cat, targets, _absolute in inputs["links"] if cat == "workspace" for t in targets]
         for relation, rels in (("it imports", imported), ("test", inputs["tests"]), ("imports it", importers),
                                ("same folder", inputs["siblings"])):
@@ -770,12 +769,11 @@ class Renderer:
                     continue
                 seen.add(r)
                 counts[relation] = counts.get(relation, 0) + 1
-                if len(related) < LIST_LIMIT:
+                if relation == "same folder" and len(siblings) < LIST_LIMIT:
                     item = self._file_item(page, r, group=relation)
-                    if folder_of(r) == folder_of(rel):  # its folder is the page's: the name says it
-                        item["text"] = item["short"]
-                    related.append(item)
-        return related, counts
+                    item["text"] = item["short"]  # its folder is the page's: the name says it
+                    siblings.append(item)
+        return siblings, counts
 
     def _dependencies(self, page: str, imports: Iterable[Import], links: Iterable[tuple[str, tuple[str, ...], str]],
                       modules: Mapping[str, str]) -> dict[str, list[dict]]:

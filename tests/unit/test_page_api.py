@@ -135,7 +135,7 @@ def test_used_by_subclassed_by_and_inherited_members_link_their_pages(tmp_path: 
     base = _entry(pages["models.py"], "class-Base")
     assert "**Subclassed by** (1):\n\n- [`Child`](./user.py_docs.md#class-Child) in `user.py`\n" in base
     # other.py names only the module; user.py names it on 3 lines (import, base, annotation)
-    assert "**Used by** (1 file, most lines first):\n\n- [user.py](./user.py_docs.md) (3 lines)\n" in base
+    assert "**Used by** (1 file):\n\n- [user.py](./user.py_docs.md) (3 lines)\n" in base
     assert "**Used by** (1 file" in _entry(pages["models.py"], "class-Point")
     grand = _entry(pages["user.py"], "class-GrandChild")
     inherited = grand.split("**Inherited from workspace classes**", 1)[1]
