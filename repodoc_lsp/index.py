@@ -79,10 +79,11 @@ class KeywordIndex:
         # lower-case name -> its entries in rank order; a changed group is replaced, never mutated
         self._groups: dict[str, tuple[Entry, ...]] = {}
         self._spellings: dict[str, dict[str, int]] = {}  # lower name -> {original spelling: count}
-        self._word_starts: dict[str, frozenset[int]] = {}  # lower name -> word starts of any spelling
+        # lower name -> word starts of any spelling, sorted; initials of its spellings, sorted. Tuples,
+        # not frozensets (206,000 names on the 17,150-file corpus: 44 instead of 111 MB)
+        self._word_starts: dict[str, tuple[int, ...]] = {}
         self._by_initials: dict[str, frozenset[str]] = {}  # initials -> lower names
-        self._shapes: dict[str, tuple[frozenset[int], str]] = {}  # spelling -> (word starts, initials)
-        self._initials_of: dict[str, frozenset[str]] = {}  # lower name -> initials of its spellings
+        self._initials_of: dict[str, tuple[str, ...]] = {}
         # as of the last snapshot, and what changed since: sorted names (also as one blob, with
         # where each name starts in it) and sorted initials
         self._names: list[str] = []
@@ -164,8 +165,8 @@ class KeywordIndex:
     def _respell(self, lower: str) -> None:
         """The set of spellings of `lower` changed: update its word starts and initials."""
         spellings = self._spellings.get(lower)
-        shapes = [_shape(name, self._shapes) for name in spellings or ()]
-        before = self._initials_of.get(lower, frozenset())
+        shapes = [_shape(name) for name in spellings or ()]
+        before = frozenset(self._initials_of.get(lower, ()))
         after = frozenset(ini for _, ini in shapes)
         for ini in before - after:
             names = self._by_initials[ini] - {lower}
@@ -181,8 +182,8 @@ class KeywordIndex:
         if spellings:
             if lower not in self._word_starts:
                 self._names_changed.add(lower)
-            self._word_starts[lower] = frozenset().union(*(word for word, _ in shapes))
-            self._initials_of[lower] = after
+            self._word_starts[lower] = tuple(sorted(set().union(*(word for word, _ in shapes))))
+            self._initials_of[lower] = tuple(sorted(after))
         else:
             self._spellings.pop(lower, None)
             del self._word_starts[lower], self._initials_of[lower]
@@ -275,12 +276,11 @@ def _sorted_keys(old: list[str], changed: set[str], current: dict) -> list[str]:
     return keys
 
 
-def _shape(name: str, cache: dict[str, tuple[frozenset[int], str]]) -> tuple[frozenset[int], str]:
-    shape = cache.get(name)
-    if shape is None:
-        starts = word_starts(name)
-        shape = cache[name] = (frozenset(starts), "".join(name[i] for i in starts).lower())
-    return shape
+def _shape(name: str) -> tuple[list[int], str]:
+    """A spelling's word starts and initials, computed when its name's spellings change (a cache
+    of them per spelling held 89 MB on the 17,150-file corpus)."""
+    starts = word_starts(name)
+    return starts, "".join(name[i] for i in starts).lower()
 
 
 def _subsequence(q: str) -> str:
@@ -458,7 +458,7 @@ class _Snapshot:
     names: list[str]  # sorted lower-case names
     blob: str  # "\n" + the names joined by "\n" + "\n": substring search in C
     starts: list[int]  # where each name starts in the blob
-    word_starts: dict[str, frozenset[int]]
+    word_starts: dict[str, tuple[int, ...]]
     initials: list[str]  # sorted
     by_initials: dict[str, frozenset[str]]
     subsequences: _SubsequenceView
