@@ -303,9 +303,14 @@ class Graph:
         """Re-link one file (None: it is gone) whose module name did not change (files added or
         removed: `restructure`). Returns the definitions whose uses, bases or subclasses changed,
         and `(file, "")` of files whose docstring mentions resolve elsewhere."""
+        return self.update_many({rel: facts})
+
+    def update_many(self, files: Mapping[str, FileFacts | None]) -> set[Key]:
+        """`update` of several files as one step (a checkout's changed files): the files that
+        consulted any of them are found once and each re-linked once."""
         with self._lock:
             self._updatable()
-            return self._update({rel: facts})
+            return self._update(files)
 
     def restructure(self, relations: Relations, changed: Mapping[str, FileFacts | None],
                     facts: Callable[[str], FileFacts | None]) -> set[Key]:

@@ -89,6 +89,9 @@ class Workspace:
         self._graph: Graph | None = None
         # a batch under way (`take`): files added or removed meanwhile, with their facts (None: gone)
         self._batch: dict[str, FileFacts | None] | None = None
+        # and files changed meanwhile: the graph re-links them together at its end (what consulted
+        # them is found in one pass over the graph's dependencies, not one pass per file)
+        self._changed: dict[str, FileFacts] = {}
         self.analysed = 0  # files analysed (not from the cache) by the last scan
         self.cached = 0
 
@@ -281,7 +284,7 @@ class Workspace:
                 states = {rel: state for rel, state in states.items() if rel not in missing}
                 states.update(self._states(missing, {}, pause))
         change = NO_CHANGE
-        self._batch = {}
+        self._batch, self._changed = {}, {}
         try:
             for rel, state in states.items():
                 if pause is not None and len(states) > 1:
@@ -289,8 +292,12 @@ class Workspace:
                 change |= self._apply(rel, state)
         finally:
             added_removed, self._batch = self._batch, None
+            changed, self._changed = self._changed, {}
             if added_removed:
-                change |= Change(frozenset(added_removed), structural=True, xref=self._restructure(added_removed))
+                change |= Change(frozenset(added_removed), structural=True,
+                                 xref=self._restructure({**changed, **added_removed}))
+            elif changed and self._graph is not None:
+                change |= Change(xref=frozenset(files_of(self._graph.update_many(changed))))
         return change
 
     def _states(self, rels: Iterable[str], data: dict[str, bytes],
@@ -364,8 +371,8 @@ class Workspace:
             self._batch[rel] = state.facts
             return NO_CHANGE
         related = frozenset(relations.update(rel, state.facts.imports))
-        xref = frozenset(files_of(self._graph.update(rel, state.facts))) if self._graph else frozenset()
-        return Change(frozenset([rel]), related=related, xref=xref)
+        self._changed[rel] = state.facts  # the graph follows at the batch's end (`take`)
+        return Change(frozenset([rel]), related=related)
 
     def remove_file(self, rel: str) -> Change:
         if rel not in self.facts:

@@ -238,3 +238,25 @@ def test_a_graph_built_once_keeps_no_dependencies_and_answers_the_same(tmp_path:
         built.update("app/star.py", once.facts["app/star.py"])
     with pytest.raises(RuntimeError):
         once.update_file("app/star.py", b"X = 1\n")
+
+
+def test_a_batch_of_changed_files_finds_their_dependents_once(ws: Workspace) -> None:
+    """Finding a changed file's dependents is a pass over every file's dependencies (45 ms on
+    the 17,150-file corpus), so a batch (a checkout) re-links its changed files as one step, at
+    its end: one pass, however many files changed; the answers are those of a fresh graph."""
+    graph = ws.graph()
+    passes = []
+    dependents = graph._dependents
+    graph._dependents = lambda asked: passes.append(set(asked)) or dependents(asked)  # type: ignore[method-assign]
+    edits = {"torch/_tensor.py": FILES["torch/_tensor.py"] + "\n\ndef extra():\n    pass\n",
+             "torch/nn/functional.py": FILES["torch/nn/functional.py"] + "\n\ndef gelu(x):\n    return x\n",
+             "app/star.py": FILES["app/star.py"] + "\n\nclass More:\n    pass\n"}
+    change = ws.update_files(list(edits), {rel: text.encode() for rel, text in edits.items()})
+    assert passes == [set(edits)] and change.files == set(edits)
+    fresh = Workspace(ws.root, Settings(), use_cache=False)
+    for rel, text in edits.items():
+        (ws.root / rel).write_text(text)
+    fresh.scan(jobs=1)
+    for rel in sorted(graph._views):
+        for d in graph.definitions(rel):
+            assert graph.uses(d.key) == fresh.graph().uses(d.key), d.key
