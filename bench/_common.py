@@ -9,6 +9,7 @@ import json
 import math
 import os
 import platform
+import re
 import resource
 import shutil
 import statistics
@@ -21,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import psutil
 
@@ -270,3 +272,24 @@ def checked_tree(description: str, prefix: str) -> Iterator[tuple[argparse.Names
 
             docs = generate(Path(tmp))
         yield args, docs, args.root or docs.parent
+
+
+_LIST = re.compile(r'^<a id="(list-[^"]+)"></a>\n(.*?)(?=^<a id="|^---\n|\Z)', re.M | re.S)
+_TO_LIST = re.compile(r"\]\(\./[^)\s#]+\.part\d+\.md#(list-[^)\s]+)\)")
+
+
+def part_lists(parts: Sequence[str]) -> dict[str, str]:
+    """The complete lists a file page's part pages of lists hold (README, "Part pages"), by their
+    anchor (`list-imported-by`, `list-users-class-C`, ...): a list going on over two parts is
+    both pieces."""
+    found: dict[str, str] = {}
+    for text in parts:
+        for m in _LIST.finditer(text):
+            found[m.group(1)] = found.get(m.group(1), "") + m.group(2)
+    return found
+
+
+def with_lists(block: str, lists: dict[str, str]) -> str:
+    """`block` of a page and the complete lists it links to on its part pages (a folded list of a
+    page over the size budget is there: `All 1,361 importing files: on [c.py_docs.part4.md](...)`)."""
+    return block + "".join(lists.get(unquote(anchor), "") for anchor in dict.fromkeys(_TO_LIST.findall(block)))

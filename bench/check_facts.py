@@ -43,7 +43,7 @@ from markdown_it import MarkdownIt
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from _common import checked_tree  # noqa: E402
+from _common import checked_tree, part_lists, with_lists  # noqa: E402
 
 KINDS = ("symbol", "count", "import", "imported name", "importer", "test", "risky call", "performance")
 Fact = tuple[object, ...]
@@ -357,6 +357,11 @@ def performance_facts(tree: ast.Module) -> set[Fact]:
 
 
 _ANCHOR = re.compile(r'<a id="(class|function|method)-([^"]+)"></a>')
+# A class whose entry went to a part page (README, "Part pages") keeps a line on the page: its anchor,
+# its line, a link to the entry, then the anchors of its members when they are on that part too (so
+# links to them land): the facts are read from the entry.
+_STUB = re.compile(r'^(- <a id="class-[^"]+"></a>.*\): its entry is on \[[^\]]+\]\([^)\s]+\))(?:<a id="[^"]+"></a>)+$',
+                   re.M)
 # A renamed definition's old anchor, kept beside the new one on a kept tree (render/anchors.py).
 _ALIAS = re.compile(r'(<a id="(?:class|function|method)-[^"]+"></a>)<a id="[^"]+"></a>')
 _LINE = re.compile(r"\[line (\d+)\]")
@@ -378,11 +383,12 @@ def section(text: str, start: str, end: str) -> str:
 def page_facts(text: str, page_rel: str, parts: tuple[str, ...] = ()) -> dict[str, set[Fact]]:
     """The facts a `_docs.md` states (page_rel: the source path it documents; `parts`: the text of
     its part pages, whose Detailed Analysis continues the page's)."""
+    parts_text = parts
     body = text[text.find("## High-Level Overview"):]
     analysis = section(body, "## Detailed Analysis", "\n## Architecture & Design") \
         + "".join(section(part, "## Detailed Analysis", "\n---\n") for part in parts)
     symbols: set[Fact] = set()
-    parts = _ANCHOR.split(_ALIAS.sub(r"\1", analysis))
+    parts = _ANCHOR.split(_ALIAS.sub(r"\1", _STUB.sub(r"\1", analysis)))
     for i in range(1, len(parts), 3):
         line = _LINE.search(parts[i + 2])
         name = re.sub(r"-\d+$", "", parts[i + 1])  # `-2`: the anchor of a second definition of a name
@@ -414,9 +420,10 @@ def page_facts(text: str, page_rel: str, parts: tuple[str, ...] = ()) -> dict[st
     risky_part, _, check_part = section(body, "## Security & Safety", "\n## ").partition("\nTo check (")
     security = {(level, *entry) for level, part in (("risky", risky_part), ("check", check_part))
                 for entry in _findings(part)}
+    lists = part_lists(parts_text)  # the complete lists of a page over the budget, on its parts
     return {"symbol": symbols, "count": counts, "import": imports, "imported name": names,
-            "importer": linked(section(body, "### Imported by", "\n## ")),
-            "test": linked(section(body, "## Testing & Usage", "\n## ")),
+            "importer": linked(with_lists(section(body, "### Imported by", "\n## "), lists)),
+            "test": linked(with_lists(section(body, "## Testing & Usage", "\n## "), lists)),
             "risky call": security,
             "performance": set(_findings(section(body, "## Performance Considerations", "\n## ")))}
 

@@ -48,7 +48,7 @@ from urllib.parse import unquote
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from _common import checked_tree  # noqa: E402
+from _common import checked_tree, part_lists, with_lists  # noqa: E402
 
 MAX_CHAIN = 6
 Value = tuple[str, str, str]  # (kind, file, qualname): kind "def" (class/function), "attr", "mod", "member"
@@ -403,20 +403,24 @@ def page_claims(docs: Path, rel: str) -> tuple[set, set, set, set]:
     text = (docs / (rel + "_docs.md")).read_text(encoding="utf-8")
     chunks = [text.split("\n## Detailed Analysis\n", 1)[-1].split("\n## Architecture & Design\n", 1)[0]]
     n = 2  # the part pages' entries (`c.py_docs.part2.md`, ...: README, "Part pages"), each read alone
+    parts = []
     while (part := docs / f"{rel}_docs.part{n}.md").exists():
-        chunks.append(part.read_text(encoding="utf-8").split("\n## Detailed Analysis\n", 1)[-1].split("\n---\n")[0])
+        parts.append(part.read_text(encoding="utf-8"))
+        chunks.append(parts[-1].split("\n## Detailed Analysis\n", 1)[-1].split("\n---\n")[0])
         n += 1
+    lists = part_lists(parts)  # the complete lists a page over the budget links to
     uses: set = set()
     subs: set = set()
     entries: set = set()
     method_uses: set = set()
     page_dir = posixpath.dirname(rel)
     for detailed in chunks:
-        _claims(detailed, rel, page_dir, uses, subs, entries, method_uses)
+        _claims(detailed, rel, page_dir, uses, subs, entries, method_uses, lists)
     return uses, subs, entries, method_uses
 
 
-def _claims(detailed: str, rel: str, page_dir: str, uses: set, subs: set, entries: set, method_uses: set) -> None:
+def _claims(detailed: str, rel: str, page_dir: str, uses: set, subs: set, entries: set, method_uses: set,
+            lists: dict[str, str]) -> None:
     """The claims of one page's (or part page's) Detailed Analysis, added to the sets."""
     marks = list(_ANCHOR.finditer(detailed))
     for i, mark in enumerate(marks):
@@ -428,7 +432,7 @@ def _claims(detailed: str, rel: str, page_dir: str, uses: set, subs: set, entrie
         for title, into in (("\n**Used by**", "uses"), ("\n**Subclassed by**", "subs")):  # a class's: not indented
             if title not in body:
                 continue
-            block = _TITLE_END.split(body.split(title, 1)[1], maxsplit=1)[0]
+            block = with_lists(_TITLE_END.split(body.split(title, 1)[1], maxsplit=1)[0], lists)
             for target, fragment in _linked(block, page_dir):
                 if into == "uses":
                     uses.add(((rel, qual), target))
@@ -442,7 +446,7 @@ def _claims(detailed: str, rel: str, page_dir: str, uses: set, subs: set, entrie
         body = detailed[mark.end(): nxt.start() if nxt else len(detailed)]
         if "\n  **Used by**" not in body:
             continue
-        block = re.split(r"\n(?=[^ \n])", body.split("\n  **Used by**", 1)[1], maxsplit=1)[0]
+        block = with_lists(re.split(r"\n(?=[^ \n])", body.split("\n  **Used by**", 1)[1], maxsplit=1)[0], lists)
         method_uses.update(((rel, qual), target) for target, _ in _linked(block, page_dir))
 
 

@@ -23,6 +23,7 @@ from repodoc_lsp import parts as part_rule
 from repodoc_lsp.config import load_settings
 from repodoc_lsp.generate import generate, regenerate
 from repodoc_lsp.render import Renderer
+from repodoc_lsp.render import pages as page_views
 from repodoc_lsp.workspace import Workspace
 
 DOC = "Does one thing and says so at some length. " * 6
@@ -137,3 +138,69 @@ def test_random_edits_with_a_small_part_budget_equal_fresh(tmp_path: Path, monke
 
     run_state_machine_as_test(Run, settings=SETTINGS)
     assert seen, "no page had parts: the budgets no longer make any"
+
+
+def _lib_and_users(users: int) -> dict[str, str]:
+    lib = '"""Lib."""\n\n\n' + "".join(f'class Thing{k}:\n    """Thing {k}."""\n\n\n' for k in range(4))
+    uses = ('from lib import Thing0, Thing1, Thing2, Thing3\n\n\n'
+            'def f():\n    return Thing0(), Thing1(), Thing2(), Thing3()\n')
+    return {"lib.py": lib, **{f"pkg_{i % 7}/user_{i}.py": uses for i in range(users)}}
+
+
+@pytest.mark.parametrize(("limit", "parts"), [(5_000, ["lib.py_docs.part2.md"]),
+                                              (3_500, ["lib.py_docs.part2.md", "lib.py_docs.part3.md"])])
+def test_a_page_whose_lists_pass_the_limit_has_a_part_of_lists_and_comes_back_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, parts: list[str]) -> None:
+    """No member leaves `lib.py`'s page, but what the graph says of its classes (Used by 30 files
+    each) and its Imported by pass the limit: the complete lists go to a part page of lists, linked
+    from each folded line (5,000 bytes); past that the class entries go to a part too, the page
+    keeping a line per class with its anchor (3,500). Five users (none at 3,500) bring it back
+    whole, as fresh."""
+    monkeypatch.setattr(page_views, "PAGE_LIMIT", limit)
+    root = make_workspace(tmp_path / "ws", _lib_and_users(30))
+    ws = Workspace(root, load_settings(root, {"cacheDir": str(tmp_path / "cache")})[0])
+    generate(root, ws)
+    assert _parts(ws.out) == parts
+    page = (ws.out / "lib.py_docs.md").read_text()
+    lists = (ws.out / "lib.py_docs.part2.md").read_text()
+    assert len(page.encode()) <= limit and '<a id="imported-by"></a>' in page
+    assert "<details>" not in page and "All 30 importing files: on [lib.py_docs.part2.md]" \
+        "(./lib.py_docs.part2.md#list-imported-by)" in page
+    imported_by = lists.split('<a id="list-imported-by"></a>', 1)[1]
+    assert all(f"(./pkg_{i % 7}/user_{i}.py_docs.md)" in imported_by for i in range(30))
+    assert all(f'<a id="list-users-class-Thing{k}"></a>' in lists for k in range(4))
+    for k in range(4):  # links from other pages land on the class's anchor, on the page
+        assert f'<a id="class-Thing{k}"></a>' in page
+    if limit < 5_000:
+        entries = (ws.out / "lib.py_docs.part3.md").read_text()
+        assert "- <a id=\"class-Thing3\"></a>`class Thing3` ([line 16](../lib.py#L16)): its entry is on " \
+            "[lib.py_docs.part3.md](./lib.py_docs.part3.md#class-Thing3)" in page
+        assert '<a id="class-Thing3"></a>\n#### `class Thing3`' in entries
+    assert broken_links(ws.out) == []
+    assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
+
+    gone = [f"pkg_{i % 7}/user_{i}.py" for i in range(30 if limit < 5_000 else 25)]
+    for rel in gone:
+        (root / rel).write_text("def f():\n    return 1\n")
+    summary = regenerate(ws, gone, Renderer())
+    assert _parts(ws.out) == [] and sorted(p for p in summary.removed if ".part" in p) == parts
+    assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
+
+
+def test_random_edits_with_a_small_page_limit_equal_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The random edits with a page limit so small that pages over it once brief send their class
+    entries to parts (a line per class staying on the page), as files are edited, renamed and
+    deleted: which part holds what follows from the page's view, so incremental equals fresh."""
+    monkeypatch.setattr(page_views, "PAGE_LIMIT", 2_000)
+    seen: list[str] = []
+
+    class Run(CliEdits):
+        base = tmp_path
+
+        def after_edit(self, changed: list[str], folders: list[str]) -> None:
+            super().after_edit(changed, folders)
+            seen.extend(p.name for p in (self.ws / "docs").rglob("*_docs.md")
+                        if "its entry is on [" in p.read_text(encoding="utf-8"))
+
+    run_state_machine_as_test(Run, settings=SETTINGS)
+    assert seen, "no class entry left a page: the limit no longer makes any"

@@ -40,6 +40,7 @@ from repodoc_lsp.render.purpose import Purpose, file_purpose
 
 LIST_LIMIT = 20  # a longer list shows this many, then its count, breakdown and folded whole
 PAGE_LIMIT = 100_000  # bytes: a file page whose embedded source would take it past this leaves it out
+LISTS_BUDGET = 80_000  # bytes of lists or class entries a part page past the members' parts takes
 IMPORT_DIAGRAM_NODES = 12  # files in a folder's import diagram (doc.md)
 
 _LANG_FENCE = {".py": "python", ".pyi": "python", ".md": "markdown", ".toml": "toml",
@@ -439,7 +440,7 @@ def view_files(kind: str, subject: str, inputs: dict) -> list[str]:
 
 
 # The templates the page templates include or import (compiled on first use otherwise).
-INCLUDED = ("_macros.md.j2", "_function.md.j2", "_members.md.j2")
+INCLUDED = ("_macros.md.j2", "_function.md.j2", "_members.md.j2", "_class.md.j2")
 _BUILT_IN: Renderer | None = None  # `Renderer.shared(None)`: repodoc's own templates, compiled once per process
 
 
@@ -463,7 +464,8 @@ class Renderer:
     def ready(self) -> None:
         """Compile the templates (once); one that does not compile is a TemplateFailure."""
         if self._loaded is None:
-            self._loaded = load(self.env, ("file_kw", "file_docs", "file_part", "folder_index", "folder_doc"))
+            self._loaded = load(self.env, ("file_kw", "file_docs", "file_part", "file_more", "folder_index",
+                                           "folder_doc"))
 
     @classmethod
     def shared(cls, templates: str | Path | None) -> Renderer:
@@ -627,7 +629,7 @@ class Renderer:
             index_href=self._link(page, folder_index(folder_of(rel))),
             folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
             project=where.project, page_limit=PAGE_LIMIT, with_source=0, without_source=0, brief=False,
-            moved={}, function_parts=[], estimated=False,
+            moved={}, function_parts=[], estimated=False, away_lists={}, away_classes={},
         )
         template = self._templates["file_docs"]
         moved = plan(facts)
@@ -640,7 +642,8 @@ class Renderer:
         if len(out.encode()) > PAGE_LIMIT:  # brief: docstrings cut to their first line, counts for lists
             context.update(without_source=len(out.encode()), brief=True)
             out = template.render(**context)
-        return [(page, out)]
+        out, more = self._fit(rel, context, out, 2, inputs["doclinks"])
+        return [(page, out), *more]
 
     def _doclinks(self, rel: str, part: int, targets: Mapping[str, tuple[str, str, int]]) -> dict[str, str]:
         """The links of the names docstrings and signatures mention, from part `part` of `rel`'s page
@@ -695,6 +698,8 @@ class Renderer:
         if context["embed"] and len(out.encode()) > PAGE_LIMIT:
             context.update(embed=False, source="", with_source=len(out.encode()))
             out = template.render(**context)
+        out, more = self._fit(rel, context, out, count + 1, targets)
+        total = count + len(more)
         pages = [(page, out)]
         for n in range(2, count + 1):
             part = part_page(rel, n)
@@ -714,12 +719,134 @@ class Renderer:
             if mine_functions:
                 what.append(f"{len(mine_functions):,} {'function' if len(mine_functions) == 1 else 'functions'}")
             pages.append((part, self._templates["file_part"].render(
-                **{**context, "page": part, "part": n, "parts": count, "what": " and ".join(what),
+                **{**context, "page": part, "part": n, "parts": total, "what": " and ".join(what),
                    "main_name": posixpath.basename(page), "main_href": "./" + md.href(posixpath.basename(page)),
                    "part_classes": mine_classes, "part_functions": mine_functions, "doclinks": doclinks,
                    "methods_of": mine_methods, "attributes_of": mine_attributes,
                    "sig_links": _signature_links(mine_classes, mine_methods, mine_functions, doclinks, targets)})))
-        return pages
+        return pages + more
+
+    def _fit(self, rel: str, context: dict, out: str, first: int,
+             targets: Mapping[str, tuple[str, str, int]]) -> tuple[str, list[tuple[str, str]]]:
+        """The page `out` (made from `context`), and the part pages from number `first` on that take
+        what still puts it over the limit once its members left and it is brief: first the complete
+        lists it folds (Imported by, tests, Used by, Subclassed by: a part page of lists, linked from
+        the folded line), then the entries of its last classes whose members are not on the page (a
+        line each stays, with the class's anchor, linking to the part holding its entry). Both
+        follow from the page's view alone (its key), and no link of another page points into them."""
+        if len(out.encode()) <= PAGE_LIMIT:
+            return out, []
+        template = self._templates["file_docs"]
+        page = context["page"]
+        moved = context["moved"]
+        classes = context["classes"]
+        blocks = []  # (anchor, kind, qualname, items): the folded lists in page order
+        for c in classes:
+            if c.anchor not in moved:
+                blocks += [(f"list-users-{m.anchor}", "method users", m.qualname, context["xref"][m.anchor]["users"])
+                           for m in context["methods_of"].get(c.anchor, ()) if m.anchor in context["xref"]]
+            x = context["xref"].get(c.anchor)
+            if x:
+                blocks += [(f"list-subclasses-{c.anchor}", "subclasses", c.qualname, x["subclasses"]),
+                           (f"list-users-{c.anchor}", "users", c.qualname, x["users"])]
+        for f in context["functions"]:
+            if f.anchor not in moved and (x := context["xref"].get(f.anchor)):
+                blocks.append((f"list-users-{f.anchor}", "users", f.qualname, x["users"]))
+        blocks += [("list-imported-by", "importers", "", context["importers"]),
+                   ("list-tests", "tests", "", context["tests"])]
+        parts: list[list[dict]] = [[]]
+        used = 0
+        where_of_list: dict[str, list[int]] = {}
+        for anchor, kind, qual, items in blocks:
+            if len(items) <= LIST_LIMIT:
+                continue
+            chunk: dict | None = None
+            for group in list_groups(items, "name"):
+                size = len(group["name"]) + 6 + sum(len(it["short"]) + len(it["href"]) + 4 for it in group["entries"])
+                if used and used + size > LISTS_BUDGET:  # the list goes on on the next part
+                    parts.append([])
+                    used, chunk = 0, None
+                if chunk is None:
+                    chunk = {"anchor": anchor, "kind": kind, "qual": qual, "count": len(items), "groups": [],
+                             "continued": anchor in where_of_list}
+                    parts[-1].append(chunk)
+                    where_of_list.setdefault(anchor, []).append(first + len(parts) - 1)
+                    used += 200
+                chunk["groups"].append(group)
+                used += size
+        n_lists = len(parts) if where_of_list else 0
+        names = {n: posixpath.basename(part_page(rel, n)) for n in range(first, first + n_lists)}
+        away = {anchor: " and ".join(f"on [{link_text(names[n])}](./{md.href(names[n], anchor)})" for n in ns)
+                for anchor, ns in where_of_list.items()}
+        xref = {a: {**x, "users_away": away.get(f"list-users-{a}", ""),
+                    "subclasses_away": away.get(f"list-subclasses-{a}", "")} for a, x in context["xref"].items()}
+        context = {**context, "xref": xref, "away_lists": {"imported-by": away.get("list-imported-by", ""),
+                                                           "tests": away.get("list-tests", "")}}
+        if n_lists:
+            out = template.render(**context)
+        entries: list[list[Symbol]] = []
+        whole = out
+        for margin in (2_000, 10_000, 30_000):  # the entries' sizes as rendered, the stubs' as about 200 bytes
+            if len(out.encode()) <= PAGE_LIMIT:
+                break
+            found = self._entries_away(context, whole, margin)
+            if not found or found == entries:
+                break
+            entries = found
+            first_entries = first + n_lists
+            away_classes = {c.anchor: {"name": (name := posixpath.basename(part_page(rel, first_entries + i))),
+                                       "href": "./" + md.href(name)}
+                            for i, held in enumerate(entries) for c in held}
+            out = template.render(**{**context, "away_classes": away_classes})
+        total = first - 1 + n_lists + len(entries)
+        more = []
+        main = {"main_name": posixpath.basename(page), "main_href": "./" + md.href(posixpath.basename(page)),
+                "parts": total}
+        for i, chunks in enumerate(parts[:n_lists]):
+            n = first + i
+            more.append((part_page(rel, n), self._templates["file_more"].render(
+                **{**context, **main, "page": part_page(rel, n), "part": n, "lists": chunks, "entries": [],
+                   "what": "complete lists that page folds"})))
+        for i, held in enumerate(entries):
+            n = first + n_lists + i
+            more.append((part_page(rel, n), self._templates["file_more"].render(
+                **{**context, **main, "page": part_page(rel, n), "part": n, "lists": [], "entries": held,
+                   "doclinks": (doclinks := self._doclinks(rel, n, targets)),
+                   "sig_links": _signature_links(held, context["methods_of"], [], doclinks, targets),
+                   "what": f"the entries of {len(held):,} {'class' if len(held) == 1 else 'classes'}"})))
+        return out, more
+
+    @staticmethod
+    def _entries_away(context: dict, out: str, margin: int) -> list[list[Symbol]]:
+        """The last classes of the page `out` whose entries go to part pages so that it takes at most
+        `PAGE_LIMIT - margin` bytes, in parts of at most `LISTS_BUDGET` bytes of entries (a class
+        whose members are on the page keeps their anchors on its line: other pages link to them)."""
+        classes = context["classes"]
+        starts = [out.find(f'\n<a id="{c.anchor}"></a>') for c in classes]
+        if not classes or min(starts) < 0:
+            return []
+        tail = min((i for i in (out.find(h, starts[-1]) for h in ("\n### Functions\n", "\n### Module-level names\n",
+                                                                 "\n## Architecture & Design\n")) if i >= 0),
+                   default=len(out))
+        sizes = [len(out[a:b].encode()) for a, b in zip(starts, [*starts[1:], tail], strict=True)]
+        need = len(out.encode()) - (PAGE_LIMIT - margin)
+        away: list[tuple[Symbol, int]] = []
+        for c, size in reversed(list(zip(classes, sizes, strict=True))):
+            if need <= 0:
+                break
+            away.append((c, size))  # its members' anchors stay on the page too, on its line
+            need -= size - 200 - 40 * (0 if c.anchor in context["moved"] else
+                                        len(context["methods_of"].get(c.anchor, ()))
+                                        + len(context["attributes_of"].get(c.anchor, {}).get("entries", ())))
+        groups: list[list[Symbol]] = []
+        used = 0
+        for c, size in reversed(away):
+            if not groups or used + size > LISTS_BUDGET:
+                groups.append([])
+                used = 0
+            groups[-1].append(c)
+            used += size
+        return groups
 
     def _xref_links(self, page: str, xref: dict[str, dict]) -> dict[str, dict]:
         """Used by, subclassed by and inherited members, as links, by the anchor of the definition."""
@@ -732,6 +859,7 @@ class Renderer:
                            "members": members, "redefined": redefined}
                           for r, qual, origin, members, redefined in x["inherited"]],
             "bases": {text: self._link(page, docs_page(r), base) for text, (r, _q, base) in x["bases"].items()},
+            "users_away": "", "subclasses_away": "",  # links to a part page of lists (`_fit`)
         } for anchor, x in xref.items()}
 
     def _near_item(self, page: str, rel: str, note: str = "") -> dict:
