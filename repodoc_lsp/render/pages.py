@@ -595,7 +595,7 @@ class Renderer:
         deps = self._dependencies(page, facts.imports, inputs["links"], inputs["modules"])
         importers = [self._near_item(page, r) for r in nearest(rel, inputs["importers"])]
         tests = [self._near_item(page, r) for r in nearest(rel, inputs["tests"])]
-        siblings, related_counts = self._related(page, rel, inputs)
+        related_groups, related_counts = self._related(page, rel, inputs)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
         doclinks = self._doclinks(rel, 1, inputs["doclinks"])
         purpose = file_purpose(rel, facts)
@@ -623,7 +623,7 @@ class Renderer:
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
             security=facts.findings_in(FindingCategory.SECURITY),
-            siblings=siblings, related_counts=related_counts,
+            related_groups=related_groups, related_counts=related_counts,
             source_label=self._source_label(facts, size),
             kw_href=self._link(page, kw_page(rel)), docs_href=self._link(page, page),
             index_href=self._link(page, folder_index(folder_of(rel))),
@@ -878,17 +878,19 @@ class Renderer:
         """`1,003 lines, 41.2 KB`: the summary of the folded source."""
         return f"{facts.lines:,} {'line' if facts.lines == 1 else 'lines'}, {md.size_short(size)}"
 
-    def _related(self, page: str, rel: str, inputs: dict) -> tuple[list[dict], dict[str, int]]:
-        """Related Files: how many files `rel` imports, how many tests and other files import it (each
-        file counted once, under its first relation), and the first `LIST_LIMIT` of its folder's other
-        files (by name), with how many there are in all. The page lists the first three in full
-        (Dependencies, Testing & Usage, Imported by), so this section counts them and links there
-        instead of saying them twice; the folder's files are listed in full in the folder index."""
+    def _related(self, page: str, rel: str, inputs: dict) -> tuple[list[tuple[str, list[dict]]], dict[str, int]]:
+        """Related Files: the first `LIST_LIMIT` of the files `rel` imports, its tests, the files
+        importing it (nearest first), then its folder's other files, grouped by that relation (a file
+        of the page's folder by its name, others by path); and how many of each there are in all
+        (each file counted once, under its first relation). Every one of them is listed in full
+        elsewhere (Dependencies, Testing & Usage, Imported by, the folder index), so past the first
+        `LIST_LIMIT` they are counted here, not repeated."""
         seen = {rel}
-        siblings: list[dict] = []
+        groups: dict[str, list[dict]] = {}
+        shown = 0
         counts: dict[str, int] = {}
         tests = set(inputs["tests"])
-        importers = (r for r in inputs["importers"] if r not in tests)
+        importers = nearest(rel, (r for r in inputs["importers"] if r not in tests))
         imported = [t for cat, targets, _absolute in inputs["links"] if cat == "workspace" for t in targets]
         for relation, rels in (("it imports", imported), ("test", inputs["tests"]), ("imports it", importers),
                                ("same folder", inputs["siblings"])):
@@ -897,11 +899,10 @@ class Renderer:
                     continue
                 seen.add(r)
                 counts[relation] = counts.get(relation, 0) + 1
-                if relation == "same folder" and len(siblings) < LIST_LIMIT:
-                    item = self._file_item(page, r, group=relation)
-                    item["text"] = item["short"]  # its folder is the page's: the name says it
-                    siblings.append(item)
-        return siblings, counts
+                if shown < LIST_LIMIT:
+                    groups.setdefault(relation, []).append(self._near_item(page, r))
+                    shown += 1
+        return list(groups.items()), counts
 
     def _dependencies(self, page: str, imports: Iterable[Import], links: Iterable[tuple[str, tuple[str, ...], str]],
                       modules: Mapping[str, str]) -> dict[str, list[dict]]:
