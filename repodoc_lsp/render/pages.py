@@ -440,6 +440,8 @@ def view_files(kind: str, subject: str, inputs: dict) -> list[str]:
 
 
 # The templates the page templates include or import (compiled on first use otherwise).
+# The page templates (by kind) and the templates they include: `precompile` compiles both.
+PAGE_TEMPLATES = ("file_kw", "file_docs", "file_part", "file_more", "folder_index", "folder_doc")
 INCLUDED = ("_macros.md.j2", "_function.md.j2", "_members.md.j2", "_class.md.j2")
 _BUILT_IN: Renderer | None = None  # `Renderer.shared(None)`: repodoc's own templates, compiled once per process
 
@@ -464,8 +466,7 @@ class Renderer:
     def ready(self) -> None:
         """Compile the templates (once); one that does not compile is a TemplateFailure."""
         if self._loaded is None:
-            self._loaded = load(self.env, ("file_kw", "file_docs", "file_part", "file_more", "folder_index",
-                                           "folder_doc"))
+            self._loaded = load(self.env, PAGE_TEMPLATES)
 
     @classmethod
     def shared(cls, templates: str | Path | None) -> Renderer:
