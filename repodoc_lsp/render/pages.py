@@ -732,9 +732,10 @@ class Renderer:
         """The page `out` (made from `context`), and the part pages from number `first` on that take
         what still puts it over the limit once its members left and it is brief: first the complete
         lists it folds (Imported by, tests, Used by, Subclassed by: a part page of lists, linked from
-        the folded line), then the entries of its last classes whose members are not on the page (a
-        line each stays, with the class's anchor, linking to the part holding its entry). Both
-        follow from the page's view alone (its key), and no link of another page points into them."""
+        the folded line), then the entries of its last classes (a line each stays, with the class's
+        anchor and those of its members still on the page, linking to the part holding its entry).
+        Both follow from the page's view alone (its key), and no link of another page points into
+        them: links land on the page's anchors."""
         if len(out.encode()) <= PAGE_LIMIT:
             return out, []
         template = self._templates["file_docs"]
