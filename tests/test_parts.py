@@ -185,3 +185,22 @@ def test_a_page_whose_lists_pass_the_limit_has_a_part_of_lists_and_comes_back_wh
     summary = regenerate(ws, gone, Renderer())
     assert _parts(ws.out) == [] and sorted(p for p in summary.removed if ".part" in p) == parts
     assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
+
+
+def test_random_edits_with_a_small_page_limit_equal_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The random edits with a page limit so small that pages over it once brief send their class
+    entries to parts (a line per class staying on the page), as files are edited, renamed and
+    deleted: which part holds what follows from the page's view, so incremental equals fresh."""
+    monkeypatch.setattr(page_views, "PAGE_LIMIT", 2_000)
+    seen: list[str] = []
+
+    class Run(CliEdits):
+        base = tmp_path
+
+        def after_edit(self, changed: list[str], folders: list[str]) -> None:
+            super().after_edit(changed, folders)
+            seen.extend(p.name for p in (self.ws / "docs").rglob("*_docs.md")
+                        if "its entry is on [" in p.read_text(encoding="utf-8"))
+
+    run_state_machine_as_test(Run, settings=SETTINGS)
+    assert seen, "no class entry left a page: the limit no longer makes any"

@@ -146,7 +146,7 @@ def strip_aliases(text: str, aliases: Mapping[str, str]) -> str:
     blocks loses its second anchor, once per alias. Nothing else changes."""
     if not aliases:
         return text
-    from markdown_it import MarkdownIt  # only the tests' comparisons and tools read pages back
+    from markdown_it import MarkdownIt  # read back only where a page carries aliases (and in tests)
 
     lines = text.split("\n")
     code: set[int] = set()

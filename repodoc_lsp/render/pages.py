@@ -31,7 +31,7 @@ from repodoc_lsp.analysis.signature import annotation_spans
 from repodoc_lsp.graph import Def, Graph, base_name
 from repodoc_lsp.parts import anchor_of, assign, member_parts, moved_bytes, part_page, plan
 from repodoc_lsp.render import markdown as md
-from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack
+from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack, strip_aliases
 from repodoc_lsp.render.anchors import aliases as anchor_aliases
 from repodoc_lsp.render.docstrings import docstring_markdown, docstring_rest, summary_line
 from repodoc_lsp.render.environment import GuardedTemplate, load, make_environment
@@ -40,6 +40,16 @@ from repodoc_lsp.render.purpose import Purpose, file_purpose
 
 LIST_LIMIT = 20  # a longer list shows this many, then its count, breakdown and folded whole
 PAGE_LIMIT = 100_000  # bytes: a file page whose embedded source would take it past this leaves it out
+
+
+def _size(out: str, context: Mapping[str, object]) -> int:
+    """The bytes of the file page `out` made from `context`, without the rename aliases it carries
+    (old anchors a kept page keeps so that old links still land; a fresh run has none): whether a
+    page embeds its source, is brief or sends entries to parts, and the sizes it states, must not
+    depend on the page's history."""
+    aliases = context["aliases"]
+    assert isinstance(aliases, Mapping)
+    return len(strip_aliases(out, aliases).encode())
 LISTS_BUDGET = 80_000  # bytes of lists or class entries a part page past the members' parts takes
 IMPORT_DIAGRAM_NODES = 12  # files in a folder's import diagram (doc.md)
 
@@ -621,6 +631,7 @@ class Renderer:
             doclinks=doclinks, sig_links=_signature_links(classes, methods_of, functions, doclinks, inputs["doclinks"]),
             method_users=any(x["users"] for a, x in inputs["xref"].items() if a.startswith("method-")),
             hierarchy=_hierarchy(rel, classes, inputs["xref"]), aka=alias_markup(inputs["aliases"]),
+            aliases=inputs["aliases"],
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
             security=facts.findings_in(FindingCategory.SECURITY),
@@ -637,11 +648,11 @@ class Renderer:
         if moved:
             return self._split(where, rel, context, moved, inputs["doclinks"])
         out = template.render(**context)
-        if embed and len(out.encode()) > PAGE_LIMIT:  # the source is what a reader can open elsewhere
-            context.update(embed=False, source="", with_source=len(out.encode()))
+        if embed and _size(out, context) > PAGE_LIMIT:  # the source is what a reader can open elsewhere
+            context.update(embed=False, source="", with_source=_size(out, context))
             out = template.render(**context)
-        if len(out.encode()) > PAGE_LIMIT:  # brief: docstrings cut to their first line, counts for lists
-            context.update(without_source=len(out.encode()), brief=True)
+        if _size(out, context) > PAGE_LIMIT:  # brief: docstrings cut to their first line, counts for lists
+            context.update(without_source=_size(out, context), brief=True)
             out = template.render(**context)
         out, more = self._fit(rel, context, out, 2, inputs["doclinks"])
         return [(page, out), *more]
@@ -691,13 +702,13 @@ class Renderer:
                                                  targets)}
         template = self._templates["file_docs"]
         out = template.render(**{**context, "embed": False, "source": ""})
-        whole = len(out.encode()) + moved_bytes(facts, members) + _users_bytes(context["xref"], members)
+        whole = _size(out, context) + moved_bytes(facts, members) + _users_bytes(context["xref"], members)
         if whole > PAGE_LIMIT:
             context.update(without_source=whole, brief=True, estimated=True)
         if context["brief"] or context["embed"]:
             out = template.render(**context)
-        if context["embed"] and len(out.encode()) > PAGE_LIMIT:
-            context.update(embed=False, source="", with_source=len(out.encode()))
+        if context["embed"] and _size(out, context) > PAGE_LIMIT:
+            context.update(embed=False, source="", with_source=_size(out, context))
             out = template.render(**context)
         out, more = self._fit(rel, context, out, count + 1, targets)
         total = count + len(more)
@@ -736,7 +747,7 @@ class Renderer:
         anchor and those of its members still on the page, linking to the part holding its entry).
         Both follow from the page's view alone (its key), and no link of another page points into
         them: links land on the page's anchors."""
-        if len(out.encode()) <= PAGE_LIMIT:
+        if _size(out, context) <= PAGE_LIMIT:
             return out, []
         template = self._templates["file_docs"]
         page = context["page"]
@@ -789,7 +800,7 @@ class Renderer:
         entries: list[list[Symbol]] = []
         whole = out
         for margin in (2_000, 10_000, 30_000):  # the entries' sizes as rendered, the stubs' as about 200 bytes
-            if len(out.encode()) <= PAGE_LIMIT:
+            if _size(out, context) <= PAGE_LIMIT:
                 break
             found = self._entries_away(context, whole, margin)
             if not found or found == entries:
@@ -824,6 +835,7 @@ class Renderer:
         `PAGE_LIMIT - margin` bytes, in parts of at most `LISTS_BUDGET` bytes of entries (a class
         whose members are on the page keeps their anchors on its line: other pages link to them)."""
         classes = context["classes"]
+        out = strip_aliases(out, context["aliases"])  # measured as a fresh run would measure it (`_size`)
         starts = [out.find(f'\n<a id="{c.anchor}"></a>') for c in classes]
         if not classes or min(starts) < 0:
             return []
