@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import shutil
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,13 @@ def test_random_edits_with_a_small_part_budget_equal_fresh(tmp_path: Path, monke
     and files move between one part, several and none as they are edited, renamed and deleted."""
     monkeypatch.setattr(part_rule, "SPLIT_AT", 120)
     monkeypatch.setattr(part_rule, "PART_BUDGET", 200)
+    seen = _random_edits(tmp_path, lambda docs: (p.name for p in docs.rglob("*_docs.part*.md")))
+    assert seen, "no page had parts: the budgets no longer make any"
+
+
+def _random_edits(tmp_path: Path, pages: Callable[[Path], Iterable[str]]) -> list[str]:
+    """Run the random edits of `test_incremental.py` (kept tree == fresh after each edit) and return
+    what `pages` found in the output folder after each edit."""
     seen: list[str] = []
 
     class Run(CliEdits):
@@ -134,10 +142,10 @@ def test_random_edits_with_a_small_part_budget_equal_fresh(tmp_path: Path, monke
 
         def after_edit(self, changed: list[str], folders: list[str]) -> None:
             super().after_edit(changed, folders)
-            seen.extend(p.name for p in (self.ws / "docs").rglob("*_docs.part*.md"))
+            seen.extend(pages(self.ws / "docs"))
 
     run_state_machine_as_test(Run, settings=SETTINGS)
-    assert seen, "no page had parts: the budgets no longer make any"
+    return seen
 
 
 def _lib_and_users(users: int) -> dict[str, str]:
@@ -192,15 +200,6 @@ def test_random_edits_with_a_small_page_limit_equal_fresh(tmp_path: Path, monkey
     entries to parts (a line per class staying on the page), as files are edited, renamed and
     deleted: which part holds what follows from the page's view, so incremental equals fresh."""
     monkeypatch.setattr(page_views, "PAGE_LIMIT", 2_000)
-    seen: list[str] = []
-
-    class Run(CliEdits):
-        base = tmp_path
-
-        def after_edit(self, changed: list[str], folders: list[str]) -> None:
-            super().after_edit(changed, folders)
-            seen.extend(p.name for p in (self.ws / "docs").rglob("*_docs.md")
-                        if "its entry is on [" in p.read_text(encoding="utf-8"))
-
-    run_state_machine_as_test(Run, settings=SETTINGS)
+    seen = _random_edits(tmp_path, lambda docs: (p.name for p in docs.rglob("*_docs.md")
+                                                 if "its entry is on [" in p.read_text(encoding="utf-8")))
     assert seen, "no class entry left a page: the limit no longer makes any"
