@@ -40,18 +40,17 @@ from repodoc_lsp.render.purpose import Purpose, file_purpose
 
 LIST_LIMIT = 20  # a longer list shows this many, then its count, breakdown and folded whole
 PAGE_LIMIT = 100_000  # bytes: a file page whose embedded source would take it past this leaves it out
+LISTS_BUDGET = 80_000  # bytes of lists or class entries a part page past the members' parts takes
+IMPORT_DIAGRAM_NODES = 12  # files in a folder's import diagram (doc.md)
 
 
-def _size(out: str, context: Mapping[str, object]) -> int:
+def _size(out: str, context: dict) -> int:
     """The bytes of the file page `out` made from `context`, without the rename aliases it carries
     (old anchors a kept page keeps so that old links still land; a fresh run has none): whether a
     page embeds its source, is brief or sends entries to parts, and the sizes it states, must not
     depend on the page's history."""
-    aliases = context["aliases"]
-    assert isinstance(aliases, Mapping)
-    return len(strip_aliases(out, aliases).encode())
-LISTS_BUDGET = 80_000  # bytes of lists or class entries a part page past the members' parts takes
-IMPORT_DIAGRAM_NODES = 12  # files in a folder's import diagram (doc.md)
+    return len(strip_aliases(out, context["aliases"]).encode())
+
 
 _LANG_FENCE = {".py": "python", ".pyi": "python", ".md": "markdown", ".toml": "toml",
                ".json": "json", ".yml": "yaml", ".yaml": "yaml", ".sh": "sh", ".js": "javascript",
@@ -449,7 +448,6 @@ def view_files(kind: str, subject: str, inputs: dict) -> list[str]:
     return [subject] if kind in ("docs", "kw") else [rel for rel, _digest in inputs["files"]]
 
 
-# The templates the page templates include or import (compiled on first use otherwise).
 # The page templates (by kind) and the templates they include: `precompile` compiles both.
 PAGE_TEMPLATES = ("file_kw", "file_docs", "file_part", "file_more", "folder_index", "folder_doc")
 INCLUDED = ("_macros.md.j2", "_function.md.j2", "_members.md.j2", "_class.md.j2")
@@ -648,11 +646,11 @@ class Renderer:
         if moved:
             return self._split(where, rel, context, moved, inputs["doclinks"])
         out = template.render(**context)
-        if embed and _size(out, context) > PAGE_LIMIT:  # the source is what a reader can open elsewhere
-            context.update(embed=False, source="", with_source=_size(out, context))
+        if embed and (size := _size(out, context)) > PAGE_LIMIT:  # the source can be opened elsewhere
+            context.update(embed=False, source="", with_source=size)
             out = template.render(**context)
-        if _size(out, context) > PAGE_LIMIT:  # brief: docstrings cut to their first line, counts for lists
-            context.update(without_source=_size(out, context), brief=True)
+        if (size := _size(out, context)) > PAGE_LIMIT:  # brief: docstrings cut to their first line, counts for lists
+            context.update(without_source=size, brief=True)
             out = template.render(**context)
         out, more = self._fit(rel, context, out, 2, inputs["doclinks"])
         return [(page, out), *more]
@@ -707,8 +705,8 @@ class Renderer:
             context.update(without_source=whole, brief=True, estimated=True)
         if context["brief"] or context["embed"]:
             out = template.render(**context)
-        if context["embed"] and _size(out, context) > PAGE_LIMIT:
-            context.update(embed=False, source="", with_source=_size(out, context))
+        if context["embed"] and (size := _size(out, context)) > PAGE_LIMIT:
+            context.update(embed=False, source="", with_source=size)
             out = template.render(**context)
         out, more = self._fit(rel, context, out, count + 1, targets)
         total = count + len(more)
