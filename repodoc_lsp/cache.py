@@ -18,7 +18,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -166,20 +166,15 @@ class FactsCache:
         db = self._connection()
         if db is None:
             return out
-        keys = list(keys)
         stale: list[str] = []
         today = _today()
         try:
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows = db.execute(f"SELECT key, {column}, used FROM facts WHERE key IN ({marks})", chunk)
-                for key, data, used in rows:
-                    value = _load(data, shape)
-                    if value is not None:
-                        out[key] = value
-                        if used != today:
-                            stale.append(key)
+            for key, data, used in _rows_of(db, f"SELECT key, {column}, used FROM facts", list(keys)):
+                value = _load(data, shape)
+                if value is not None:
+                    out[key] = value
+                    if used != today:
+                        stale.append(key)
             if stale:  # at most one write per row and day: what is used is kept
                 with db:
                     db.execute("BEGIN")
@@ -197,16 +192,10 @@ class FactsCache:
         db = self._connection()
         if db is None:
             return set()
-        keys = list(keys)
-        found: set[str] = set()
         try:
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                found.update(key for (key,) in db.execute(f"SELECT key FROM facts WHERE key IN ({marks})", chunk))
+            return {key for (key,) in _rows_of(db, "SELECT key FROM facts", list(keys))}
         except sqlite3.Error:
             return set()
-        return found
 
     def get_imports_many(self, keys: Iterable[str]) -> dict[str, tuple[Import, ...]]:
         """Only the imports: enough to relate files when no page needs rendering."""
@@ -240,6 +229,14 @@ class FactsCache:
                 with contextlib.suppress(sqlite3.Error):
                     self._db.close()
                 self._db = None
+
+
+def _rows_of(db: sqlite3.Connection, select: str, keys: list[str]) -> Iterator[Any]:
+    """The rows of `select ... WHERE key IN (keys)`, asked 500 keys at a time (SQLite's limit on
+    parameters)."""
+    for start in range(0, len(keys), 500):
+        chunk = keys[start : start + 500]
+        yield from db.execute(f"{select} WHERE key IN ({','.join('?' * len(chunk))})", chunk)
 
 
 def _dump(value: Any, shape: Any) -> str:

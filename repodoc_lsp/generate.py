@@ -18,7 +18,7 @@ from pathlib import Path
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.analysis import FileFacts
 from repodoc_lsp.discover import Skipped
-from repodoc_lsp.parts import part_paths
+from repodoc_lsp.parts import page_of_part, part_paths
 from repodoc_lsp.pool import WorkersLost, run_chunks, stop_fork_server
 from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.anchors import AnchorState
@@ -384,7 +384,7 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
         if record is not None:
             writer.manifest[result.page] = record
         if result.page not in planned:  # a part page of the page before it
-            parts_now.setdefault(_owner(result.page), set()).add(result.page)
+            parts_now.setdefault(page_of_part(result.page), set()).add(result.page)
             done -= 1  # counted with its page
         elif settle is not None and result.outcome in (Outcome.WRITTEN, Outcome.UNCHANGED):
             settle(planned[result.page])
@@ -422,11 +422,6 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
             summary.removed.extend(removed)
         summary.conflicts.extend(conflicts)
     writer.save_manifest()
-
-
-def _owner(part: str) -> str:
-    """The file page a part page belongs to (`c.py_docs.part2.md` -> `c.py_docs.md`)."""
-    return part.rpartition(".part")[0] + ".md"
 
 
 def _with_parts(pages: Iterable[Page], writer: Writer) -> set[str]:

@@ -41,6 +41,11 @@ def part_paths(page: str, known: Container[str]) -> list[str]:
     return found
 
 
+def page_of_part(part: str) -> str:
+    """The file page a part page belongs to (`c.py_docs.part2.md` -> `c.py_docs.md`)."""
+    return part.rpartition(_PART)[0] + ".md"
+
+
 def is_part(page: str) -> bool:
     """True for a part page's path (`c.py_docs.part2.md`)."""
     name = posixpath.basename(page)
