@@ -461,6 +461,7 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                 # the tree on disk is the tree of these very inputs: no page to plan or render
                 writer.sweep_temporaries()
                 summary.unchanged = len(writer.manifest)
+                writer.save_manifest()  # writes only an earlier version's manifest anew, compressed
             else:
                 jobs = (job.jobs or default_jobs(ws.settings)) if change is None else 1
                 early = _start_render_workers_early(ws, writer, jobs)

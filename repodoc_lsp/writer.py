@@ -27,6 +27,7 @@ import re
 import stat
 import tempfile
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +39,47 @@ from repodoc_lsp.modes import PAGE_MODE
 from repodoc_lsp.regular import read_regular
 from repodoc_lsp.render.anchors import AnchorState, state_from_json
 
-MANIFEST = ".repodoc-manifest.json"
+# The manifest: JSON compressed with gzip (zlib level 1, no time in its header: identical runs write
+# identical bytes; `zcat` reads it). Earlier versions wrote it uncompressed as OLD_MANIFEST: that one is
+# read while it is there (only an earlier version writes it, so it is the newer), and removed at the next save.
+MANIFEST = ".repodoc-manifest.json.gz"
+OLD_MANIFEST = ".repodoc-manifest.json"
+# A compressed manifest inflating past this many times its size (JSON of hex digests compresses about
+# 3 times) is damaged, not a reason to fill the memory.
+_MAX_RATIO = 64
 _E = TypeVar("_E")  # a parsed manifest entry
+
+
+def has_manifest(folder: Path) -> bool:
+    """True when `folder` holds a manifest (it is a repodoc output folder), of this version or an earlier one."""
+    return any((folder / name).is_file() for name in (MANIFEST, OLD_MANIFEST))
+
+
+def encode_manifest(table: dict[str, object]) -> bytes:
+    """The manifest's bytes: `table` as compact JSON, gzip-compressed, the same bytes for the same table."""
+    data = json.dumps(table, separators=(",", ":"), ensure_ascii=False)  # C encoder: fast
+    return zlib.compress(data.encode("utf-8"), level=1, wbits=31)  # wbits 31: a gzip stream, mtime 0
+
+
+def decode_manifest(raw: bytes, compressed: bool = True) -> object:
+    """The JSON value of a manifest's bytes (`compressed=False`: an earlier version's plain JSON);
+    ValueError (saying why) when they are not a whole gzip stream of UTF-8 JSON; RecursionError when
+    the JSON is nested too deep."""
+    if compressed:
+        inflate = zlib.decompressobj(wbits=31)
+        try:
+            text = inflate.decompress(raw, _MAX_RATIO * len(raw) + (1 << 20))
+        except zlib.error as exc:
+            raise ValueError(f"not gzip: {exc}") from None
+        if inflate.unconsumed_tail:
+            raise ValueError(f"inflates past {_MAX_RATIO} times its size")
+        if not inflate.eof or inflate.unused_data:
+            raise ValueError("truncated" if not inflate.eof else "bytes after its end")
+        raw = text
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError is one
+        raise ValueError(f"not JSON: {exc}") from None
 
 log = logging.getLogger(__name__)
 # Digests of pages about to be written, appended before each write and dropped when the
@@ -111,6 +151,7 @@ class Writer:
         # file page -> its anchors as last written (rename aliases: `render/anchors.py`)
         self.anchors: dict[str, AnchorState] = {}
         self._warned = False  # about a damaged manifest
+        self._read_from = out / MANIFEST  # the manifest read (an earlier version's: rewritten at the next save)
         self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
         self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
         # Folders of the output this writer made or found to be folders inside it (`_make_parents`),
@@ -136,8 +177,10 @@ class Writer:
         self.manifest = {}
         self.inputs = ""
         self.anchors = {}
+        old = self.out / OLD_MANIFEST
+        self._read_from = old if os.path.lexists(old) else self.out / MANIFEST
         try:
-            raw = read_regular(self.out / MANIFEST)
+            raw = read_regular(self._read_from)
         except (FileNotFoundError, NotADirectoryError):  # no tree yet (or no folder: said elsewhere)
             raw = None
         except OSError as exc:
@@ -145,10 +188,13 @@ class Writer:
             self._damaged(f"unreadable: {exc.strerror or exc}")
         if raw is not None:
             try:
-                data = json.loads(raw.decode("utf-8"))
-            except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+                data = decode_manifest(raw, compressed=self._read_from.name == MANIFEST)
+            except ValueError as exc:
                 data = None
-                self._damaged(f"not JSON: {str(exc)[:80] or type(exc).__name__}")
+                self._damaged(str(exc)[:90])
+            except RecursionError:
+                data = None
+                self._damaged("not JSON: nested too deep")
             pages = data.get("pages") if isinstance(data, dict) else None
             if not isinstance(pages, dict):
                 if data is not None:
@@ -183,7 +229,7 @@ class Writer:
     def _damaged(self, why: str) -> None:
         if not self._warned:  # once per run, however often it is read
             self._warned = True
-            log.warning("repodoc: warning: %s: damaged manifest (%s): ignored, it is rebuilt", self.out / MANIFEST, why)
+            log.warning("repodoc: warning: %s: damaged manifest (%s): ignored, it is rebuilt", self._read_from, why)
 
     def _note(self, page: str, digest: str) -> None:
         """Append `digest page` to the journal before the page is written."""
@@ -194,7 +240,7 @@ class Writer:
 
     def save_manifest(self) -> None:
         if self.check or (self.manifest == self._saved and self.inputs == self._saved_inputs
-                          and self.anchors == self._saved_anchors):
+                          and self.anchors == self._saved_anchors and self._read_from.name == MANIFEST):
             return
         table: dict[str, object] = {"generator": f"repodoc-lsp {__version__}",
                                     "pages": dict(sorted(self.manifest.items()))}
@@ -203,10 +249,14 @@ class Writer:
         anchors = {page: state.as_json() for page, state in sorted(self.anchors.items()) if page in self.manifest}
         if anchors:
             table["anchors"] = anchors
-        data = json.dumps(table, separators=(",", ":"), ensure_ascii=False)  # C encoder: fast
+        data = encode_manifest(table)
         with contextlib.suppress(OSError, OutputError):
             self._ensure_out()
-            self._atomic_write(self.out / MANIFEST, data.encode("utf-8"))
+            self._atomic_write(self.out / MANIFEST, data)
+            if self._read_from.name != MANIFEST:  # an earlier version's, read in its place: gone before the journal
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self._read_from)
+                self._read_from = self.out / MANIFEST
             self._saved = dict(self.manifest)
             self._saved_inputs = self.inputs
             self._saved_anchors = dict(self.anchors)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from helpers import read_manifest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
@@ -86,7 +86,7 @@ def tree(out: Path) -> dict[str, bytes]:
     pages = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
              if p.is_file() and p.name != MANIFEST}
     manifest = out / MANIFEST
-    for page, state in (json.loads(manifest.read_text()).get("anchors", {}) if manifest.exists() else {}).items():
+    for page, state in (read_manifest(out).get("anchors", {}) if manifest.exists() else {}).items():
         for shown in [page, *part_paths(page, pages)] if state.get("aliases") and page in pages else []:
             pages[shown] = strip_aliases(pages[shown].decode(), state["aliases"]).encode()  # on a part too
     return pages

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import gzip
 import json
 import re
 import subprocess
@@ -13,7 +14,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from repodoc_lsp.writer import MANIFEST
+
 REPO = Path(__file__).resolve().parent.parent
+
+
+def read_manifest(out: Path) -> Any:
+    """The manifest of the docs tree `out`: gzip-compressed JSON, read with the standard library."""
+    return json.loads(gzip.decompress((out / MANIFEST).read_bytes()))
+
+
+def write_manifest(out: Path, table: object) -> None:
+    """Replace the manifest of `out` by `table`, compressed as repodoc writes it."""
+    (out / MANIFEST).write_bytes(gzip.compress(json.dumps(table).encode(), mtime=0))
 
 
 def make_workspace(root: Path, files: Mapping[str, str | bytes]) -> Path:

@@ -11,13 +11,15 @@ from pathlib import Path
 
 from helpers import REPO, broken_links, run_cli
 
+from repodoc_lsp.writer import MANIFEST
+
 SAMPLE = REPO / "tests" / "golden" / "sample"
 EXPECTED = REPO / "tests" / "golden" / "expected"
 
 
 def _tree(folder: Path) -> dict[str, str]:
     return {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".repodoc-manifest.json"}
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != MANIFEST}
 
 
 def test_sample_tree_matches_golden_files(tmp_path: Path, cache_env: dict[str, str]) -> None:
@@ -28,7 +30,7 @@ def test_sample_tree_matches_golden_files(tmp_path: Path, cache_env: dict[str, s
     produced = _tree(root / "docs")
     if os.environ.get("REPODOC_UPDATE_GOLDEN"):
         shutil.rmtree(EXPECTED, ignore_errors=True)
-        shutil.copytree(root / "docs", EXPECTED, ignore=shutil.ignore_patterns(".repodoc-manifest.json"))
+        shutil.copytree(root / "docs", EXPECTED, ignore=shutil.ignore_patterns(MANIFEST))
     expected = _tree(EXPECTED)
     assert sorted(produced) == sorted(expected)
     for name, text in expected.items():

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from helpers import cli_here, generate_json, make_workspace
 
+from repodoc_lsp.writer import MANIFEST
+
 
 def _edit(page: Path) -> str:
     text = page.read_text() + "\nA note a person added.\n"
@@ -57,7 +59,7 @@ def test_an_edited_page_of_a_deleted_source_stays(tmp_path: Path, cache_env: dic
 def test_pages_with_the_marker_are_ours_without_the_manifest(tmp_path: Path, cache_env: dict[str, str]) -> None:
     root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "sub/c.py": "z = 3\n", "docs/notes.md": "mine\n"})
     generate_json(root, cache_env)
-    (root / "docs/.repodoc-manifest.json").unlink()
+    (root / "docs" / MANIFEST).unlink()
     (root / "sub/c.py").unlink()
     check = cli_here("generate", str(root), "--check", env=cache_env)
     assert check.returncode == 1

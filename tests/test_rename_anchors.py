@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 from edits import tree
-from helpers import make_workspace
+from helpers import make_workspace, read_manifest, write_manifest
 
 from repodoc_lsp import cli
 from repodoc_lsp.config import load_settings
 from repodoc_lsp.generate import generate as run_generate
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.workspace import Workspace
-from repodoc_lsp.writer import MANIFEST
 
 SHAPES = 'class Widget:\n    """Draws."""\n\n    def draw(self):\n        return 1\n\n\ndef helper():\n    return 2\n'
 README = ("# Shapes\n\n[Widget](docs/shapes.py_docs.md#class-Widget), "
@@ -101,12 +100,12 @@ def test_a_renamed_class_keeps_its_anchor_for_one_generation(tmp_path: Path, cap
 
     # A forged alias (markup for an anchor) is refused: the entry is dropped with a warning, and the
     # page, rewritten for use.py's sake, holds no alias; the check then passes.
-    manifest = json.loads((ws_root / "docs" / MANIFEST).read_text())
+    manifest = read_manifest(ws_root / "docs")
     manifest["anchors"][PAGE]["aliases"] = {'class-Widget"></a><script>alert(1)</script><a id="x': "class-Gadget"}
-    (ws_root / "docs" / MANIFEST).write_text(json.dumps(manifest))
+    write_manifest(ws_root / "docs", manifest)
     (ws_root / "use.py").write_text("from shapes import Gadget\n")
     generate()
     assert "damaged manifest (1 anchor entries of the wrong form)" in caplog.text
     assert "<script" not in page() and page().count('<a id="class-') == 1
     generate(check=True)
-    assert "<script" not in (ws_root / "docs" / MANIFEST).read_text()
+    assert "<script" not in json.dumps(read_manifest(ws_root / "docs"))

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
-from helpers import make_workspace
+from helpers import make_workspace, read_manifest
 
 from repodoc_lsp.config import load_settings
 from repodoc_lsp.generate import generate, regenerate
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.workspace import Workspace
-from repodoc_lsp.writer import MANIFEST
 
 FILES = {"pkg/__init__.py": "", "pkg/a.py": "from pkg.b import f\n",
          "pkg/b.py": '"""B."""\n\ndef f():\n    """Eff."""\n'}
@@ -28,7 +26,7 @@ def _ws(tmp_path: Path, **options: object) -> Workspace:
 
 
 def _inputs(out: Path) -> str | None:
-    return json.loads((out / MANIFEST).read_text()).get("inputs")
+    return read_manifest(out).get("inputs")
 
 
 def _generate(tmp_path: Path, **options: object):  # type: ignore[no-untyped-def]

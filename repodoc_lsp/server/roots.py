@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repodoc_lsp.writer import MANIFEST
+from repodoc_lsp.writer import has_manifest
 
 SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
 
@@ -31,7 +31,7 @@ def refusal(folder: Path) -> str:
 def output_folder_around(real: Path) -> Path | None:
     """The repodoc output folder (it holds a manifest) that is `real` or holds it, if any."""
     for folder in (real, *real.parents):
-        if (folder / MANIFEST).is_file():
+        if has_manifest(folder):
             return folder
     return None
 

@@ -27,7 +27,7 @@ from repodoc_lsp.runtime import Runtime, settle
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.worker import Worker
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
-from repodoc_lsp.writer import MANIFEST, SERVER_FORCE, OutputError
+from repodoc_lsp.writer import SERVER_FORCE, OutputError, has_manifest
 
 log = logging.getLogger(__name__)
 INDEX_BATCH = 256  # files whose symbols enter the index together
@@ -79,7 +79,7 @@ class Root:
     def has_tree(self) -> bool:
         """Saves write pages only into a tree that exists (its manifest) or that the person asked
         for in this session (repodoc.generate): a save never starts a docs folder by itself."""
-        return self.generated or (self.ws.out / MANIFEST).is_file()
+        return self.generated or has_manifest(self.ws.out)
 
     # -- work on the root's thread -----------------------------------------------------
     def scan(self, progress: ProgressFn | None = None) -> None:

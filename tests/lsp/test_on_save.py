@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import psutil
-from helpers import regen_processes, until_the_process_writes
+from helpers import read_manifest, regen_processes, until_the_process_writes
 from lsp_helpers import SAMPLE, build, open_file, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+from repodoc_lsp.writer import MANIFEST
 
 
 def _mtimes(out: Path) -> dict[str, int]:
@@ -148,8 +149,8 @@ async def test_the_whole_tree_is_written_by_the_process_which_then_takes_the_sav
 
 def _manifest_pages(manifest: Path) -> dict:
     try:
-        data = json.loads(manifest.read_text())
-    except (ValueError, RecursionError):
+        data = read_manifest(manifest.parent)
+    except (OSError, EOFError, ValueError, RecursionError):
         return {}
     return data.get("pages") or {} if isinstance(data, dict) else {}
 
@@ -163,7 +164,7 @@ async def test_a_damaged_manifest_met_by_the_process_reaches_the_person(
     await _generated(client, root)  # the process wrote the tree: it takes the saves
     server = client._server  # type: ignore[attr-defined]
     [process] = regen_processes(server.pid)
-    manifest, shapes = root / "docs/.repodoc-manifest.json", root / "pkg/shapes.py"
+    manifest, shapes = root / "docs" / MANIFEST, root / "pkg/shapes.py"
     kw = root / "docs/pkg/shapes.py_kw.md"
     original = shapes.read_text()
     for n, damage in enumerate(["1e999", '{"pages": ' + "[" * 30000]):

@@ -15,6 +15,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
+from repodoc_lsp.writer import MANIFEST, OLD_MANIFEST
+
 VENDORED = {"pyproject.toml": '[project]\nname = "vendored"\n',
             "lib.py": 'class VendoredThing:\n    """Vendored, not ours."""\n'}
 
@@ -82,14 +84,17 @@ async def test_no_workspace_folder_means_hover_only(client: LanguageClient, tmp_
     assert not (root / "docs").exists()
 
 
-@pytest.mark.parametrize("where", ["filesystem root", "home folder", "output folder", "system folder"])
+@pytest.mark.parametrize("where", ["filesystem root", "home folder", "output folder", "earlier output folder",
+                                   "system folder"])
 async def test_folders_that_are_never_roots(client: LanguageClient, tmp_path: Path, where: str) -> None:
     folder, why = {"filesystem root": (Path("/"), "/ is the root of the file system"),
                    "home folder": (Path.home(), f"{Path.home()} is your home folder"),
                    "output folder": (tmp_path / "ws/docs/pkg", "is inside the repodoc output folder"),
+                   "earlier output folder": (tmp_path / "ws/docs/pkg", "is inside the repodoc output folder"),
                    "system folder": (Path("/proc/self"), "is a system folder")}[where]
-    if where == "output folder":
-        build(tmp_path / "ws", {**SAMPLE, "docs/.repodoc-manifest.json": '{"pages": {}}', "docs/pkg/x.md": "x\n"})
+    if where.endswith("output folder"):  # its manifest, or the uncompressed one of an earlier version
+        manifest = MANIFEST if where == "output folder" else OLD_MANIFEST
+        build(tmp_path / "ws", {**SAMPLE, f"docs/{manifest}": '{"pages": {}}', "docs/pkg/x.md": "x\n"})
     await start(client, folder, options={"cacheDir": str(tmp_path / "c")})
     message = await wait_for(lambda: [m for m in client.messages if why in m.message], 10)
     assert message[0].message.endswith(": not indexed, no pages; files there get hover only")

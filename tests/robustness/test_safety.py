@@ -9,6 +9,8 @@ from pathlib import Path
 
 from helpers import make_workspace, regen_processes, until_the_process_writes
 
+from repodoc_lsp.writer import MANIFEST
+
 
 def _generate(root: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(root), "--json"],
@@ -79,7 +81,7 @@ def test_full_disk_loses_nothing(tmp_path: Path) -> None:
     assert _generate(root, tmp_path).returncode == 0  # with room again, the next run repairs the tree
     assert "big_function_399" in (root / "docs" / "m0.py_kw.md").read_text()
     assert not [p for p in (root / "docs").rglob("*") if p.name.startswith(".") and p.is_file()
-                and p.name != ".repodoc-manifest.json"]
+                and p.name != MANIFEST]
 
 
 async def test_the_regeneration_process_imports_nothing_from_the_workspace(tmp_path: Path) -> None:

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from helpers import make_workspace
 
+from repodoc_lsp.writer import MANIFEST
+
 TOKEN = "a-test-token-of-enough-length-0123456789"
 
 
@@ -199,7 +201,7 @@ def test_cli_caps_a_workspace_with_one_warning(tmp_path: Path) -> None:
 
 def test_fifos_in_the_output_folder_never_block(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "ws", {"a.py": "def a():\n    pass\n", "docs/notes.md": "mine\n"})
-    os.mkfifo(ws / "docs/.repodoc-manifest.json")
+    os.mkfifo(ws / "docs" / MANIFEST)
     os.mkfifo(ws / "docs/a.py_docs.md")
     proc = _cli(str(ws), "--json", env={"REPODOC_CACHE_DIR": str(tmp_path / "cache")})
     assert proc.returncode == 0, proc.stderr

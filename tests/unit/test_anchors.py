@@ -3,11 +3,11 @@ alias lives, the manifest's entries taken as untrusted data, and stripping exact
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
 import pytest
+from helpers import read_manifest, write_manifest
 
 from repodoc_lsp.analysis.python import analyse_python
 from repodoc_lsp.render.anchors import (
@@ -20,7 +20,7 @@ from repodoc_lsp.render.anchors import (
     state_from_json,
     strip_aliases,
 )
-from repodoc_lsp.writer import MANIFEST, Writer
+from repodoc_lsp.writer import Writer
 
 WIDGET = 'import os\n\n\nclass Widget(Base):\n    """Draws."""\n\n    def draw(self, n):\n        return n + 1\n'
 
@@ -105,7 +105,7 @@ def test_a_forged_manifest_entry_is_dropped_with_a_warning(tmp_path: Path, caplo
     forged = {**good, "aliases": {'class-A"><script>': "class-B"}}
     table = {"pages": {page: ["k", 5, 1, "d"], "n.py_docs.md": ["k", 5, 1, "d"]},
              "anchors": {page: forged, "n.py_docs.md": good, "gone.py_docs.md": good}}
-    (tmp_path / MANIFEST).write_text(json.dumps(table))
+    write_manifest(tmp_path, table)
     with caplog.at_level(logging.WARNING):
         writer = Writer(tmp_path)
     assert writer.anchors == {"n.py_docs.md": state_from_json(good)}  # the page of no manifest entry goes too
@@ -113,7 +113,7 @@ def test_a_forged_manifest_entry_is_dropped_with_a_warning(tmp_path: Path, caplo
     writer.manifest.pop("n.py_docs.md")  # a page removed: its anchors go with it
     writer.anchors[page] = AnchorState("cd", "class-C:02")
     writer.save_manifest()
-    saved = json.loads((tmp_path / MANIFEST).read_text())["anchors"]
+    saved = read_manifest(tmp_path)["anchors"]
     assert saved == {page: {"src": "cd", "defs": "class-C:02"}}
     assert Writer(tmp_path).anchors == {page: AnchorState("cd", "class-C:02")}
 

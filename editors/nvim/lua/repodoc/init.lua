@@ -145,9 +145,17 @@ function M.clients(bufnr)
   return all
 end
 
-local MANIFEST = ".repodoc-manifest.json" -- what repodoc writes in an output folder
+-- What repodoc writes in an output folder (its manifest), and what earlier versions wrote (uncompressed)
+local MANIFESTS = { ".repodoc-manifest.json.gz", ".repodoc-manifest.json" }
 
 local function exists(path) return vim.loop.fs_stat(path) ~= nil end
+
+local function holds_tree(dir)
+  for _, name in ipairs(MANIFESTS) do
+    if exists(dir .. "/" .. name) then return true end
+  end
+  return false
+end
 
 --- The workspace root of a buffer: the nearest folder above it with a root marker, or holding a
 --- docs tree (its output folder's manifest). An output folder, or a folder inside one, is never a
@@ -160,13 +168,13 @@ function M.root_dir(bufnr, markers)
   local beside_tree -- the folder holding an output folder the file is in
   while dir and dir ~= "" do
     local parent = vim.fn.fnamemodify(dir, ":h")
-    if exists(dir .. "/" .. MANIFEST) then
+    if holds_tree(dir) then
       beside_tree = beside_tree or parent
     else
       for _, marker in ipairs(markers or M.config.root_markers) do
         if exists(dir .. "/" .. marker) then return dir end
       end
-      if exists(dir .. "/" .. output .. "/" .. MANIFEST) then return dir end
+      if holds_tree(dir .. "/" .. output) then return dir end
     end
     if parent == dir then break end
     dir = parent
