@@ -195,6 +195,30 @@ def test_a_page_whose_lists_pass_the_limit_has_a_part_of_lists_and_comes_back_wh
     assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
 
 
+def test_a_name_first_named_by_a_class_whose_entry_left_is_linked_on_the_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signature links a name the first time the page's signatures name it. When the entry of the
+    class that named it first goes to a part (which links it there), the page's next signature
+    naming it links it: the page is not left without a link to it."""
+    monkeypatch.setattr(page_views, "PAGE_LIMIT", 2_500)
+    doc = "Says a lot. " * 20
+    body = "".join(f'    def m{i}(self, t: Thing) -> Thing:\n        """{doc}"""\n        return t\n\n' for i in range(3))
+    root = make_workspace(tmp_path / "ws", {
+        "lib.py": '"""Lib."""\n\n\nclass Thing:\n    """Thing."""\n',
+        "mod.py": '"""Mod."""\nfrom lib import Thing\n\n\nclass A:\n    """A."""\n\n    def a(self) -> int:\n'
+                  f'        return 1\n\n\nclass B:\n    """B."""\n\n{body}\n\ndef f(t: Thing) -> Thing:\n'
+                  '    """F."""\n    return t\n'})
+    ws = Workspace(root, load_settings(root, {"cacheDir": str(tmp_path / "cache")})[0])
+    generate(root, ws)
+    page = (ws.out / "mod.py_docs.md").read_text()
+    part = (ws.out / "mod.py_docs.part2.md").read_text()
+    assert "its entry is on [mod.py_docs.part2.md]" in page
+    link = "`[`Thing`](./lib.py_docs.md#class-Thing)`"
+    assert f"`m0(self, t: {link}) -> Thing`" in part and f"`m1(self, t: Thing) -> Thing`" in part
+    assert f"#### `def f(t: {link}) -> Thing`" in page
+    assert broken_links(ws.out) == []
+
+
 def test_random_edits_with_a_small_page_limit_equal_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The random edits with a page limit so small that pages over it once brief send their class
     entries to parts (a line per class staying on the page), as files are edited, renamed and

@@ -808,7 +808,13 @@ class Renderer:
             away_classes = {c.anchor: {"name": (name := posixpath.basename(part_page(rel, first_entries + i))),
                                        "href": "./" + md.href(name)}
                             for i, held in enumerate(entries) for c in held}
-            out = template.render(**{**context, "away_classes": away_classes})
+            # The page links what its own signatures name first, not counting the entries that left
+            # it (their part links them): else a name first named by a moved class is linked nowhere here.
+            sig_links = _signature_links(
+                [c for c in classes if c.anchor not in moved and c.anchor not in away_classes],
+                context["methods_of"], [f for f in context["functions"] if f.anchor not in moved],
+                context["doclinks"], targets)
+            out = template.render(**{**context, "away_classes": away_classes, "sig_links": sig_links})
         total = first - 1 + n_lists + len(entries)
         more = []
         main = {"main_name": posixpath.basename(page), "main_href": "./" + md.href(posixpath.basename(page)),
