@@ -2,9 +2,12 @@
 
 `EditMachine` applies edits (modules, packages, imports of modules that may appear later,
 tests, docstrings, non-Python files; added, changed, deleted, renamed; classes and functions
-renamed in place) to a folder on disk and calls `after_edit` with the paths touched; subclasses
-run the incremental path there and compare the kept tree with a fresh generation elsewhere, byte
-for byte, less the rename aliases the kept manifest records.
+renamed in place or moved to another file; a subclass's base changed; `__all__` changed; a module
+renamed with its importers' imports; a class grown past the part-page threshold and shrunk back;
+a file deleted and re-created, or made a syntax error and mended) to a folder on disk and calls
+`after_edit` with the paths touched; subclasses run the incremental path there and compare the
+kept tree with a fresh generation elsewhere, byte for byte, less the rename aliases the kept
+manifest records.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,9 +48,11 @@ IMPORTS = [
     "from pkg.sub import c", "from foo import b as bb", "from . import a", "from .a import x",
     "from .. import b", "from tests import helpers", "from a import f", "import b",
     "from a import K", "from pkg.a import K, f", "from .b import K",
+    "from pkg import K", "from .a import K as K", "from .sub import c", "from pkg.sub.c import L",
 ]
 DOCS = ['"""A module."""', '"""Other words.\n\nA second paragraph.\n"""', '"""Uses `pkg`."""',
-        '"""See :class:`a.K`, ``pkg.a.f`` and `pkg.sub.c.L`."""']
+        '"""See :class:`a.K`, ``pkg.a.f`` and `pkg.sub.c.L`."""',
+        '"""Built on :class:`K`, :func:`f` and :class:`pkg.K`; see `L` and `Big.m1`."""']
 BODIES = [
     "def f():\n    return 1\n",
     'class K:\n    """K things."""\n\n    def m(self):\n        pass\n',
@@ -57,6 +63,22 @@ BODIES = [
 ]
 # Definitions renamed in place (`rename_definition`): a line of BODIES, the same line renamed.
 RENAMES = [("class K:\n", "class J:\n"), ("def f():\n", "def h():\n"), ("    def m(self):", "    def n(self):")]
+# A subclass's base changed in place (`change_base`): its line before and after.
+BASES = [("class L(K):\n", "class L(J):\n"), ("class L(K):\n", "class L:\n"), ("class L(J):\n", "class L(K):\n"),
+         ("class L(K):\n", "class L(K, Big):\n")]
+# `__all__` lines a module or package may carry (`set_all`; "" takes it away).
+ALLS = ['__all__ = ["K"]\n', '__all__ = ["f", "L", "c"]\n', "__all__ = []\n", ""]
+BROKEN = ["def broken(:\n    pass\n", '"""never closed\n', "class (K):\n"]
+
+
+def big_class(methods: int) -> str:
+    """A class of `methods` methods whose signatures name `K`: 100 pass the part-page threshold
+    (`parts.SPLIT_AT`), a few the small budgets of test_parts.py; ended by a marker line."""
+    doc = "Does one thing and says so at some length, naming K. " * 7
+    body = "".join(f'    def m{i}(self, k: K, j: "K | None" = None) -> K:\n'
+                   f'        """{doc}{i}."""\n        return k\n\n' for i in range(methods))
+    return f'class Big:\n    """Big."""\n\n{body}    size: int = {methods}\n# end Big\n'
+
 TEXTS = {"README.md": "# Title\n\n## Part\n", "notes.txt": "plain words\n", "data.json": '{"a": 1}\n'}
 
 
@@ -213,6 +235,106 @@ class EditMachine(RuleBasedStateMachine):
         if files:
             rel = data.draw(st.sampled_from(files), label="rename in")
             self.edited(self.write(rel, (self.ws / rel).read_text(encoding="utf-8").replace(old, new, 1)))
+
+    def python_files(self, having: str = "") -> list[str]:
+        return [f for f in self.files() if f.endswith(".py") and having in (self.ws / f).read_text(encoding="utf-8")]
+
+    def read(self, rel: str) -> str:
+        return (self.ws / rel).read_text(encoding="utf-8")
+
+    @rule(data=st.data(), body=st.sampled_from([b for b in BODIES if b.startswith(("class", "def f", "def g"))]),
+          folder=st.sampled_from(FOLDERS), name=st.sampled_from(MODULES))
+    def move_definition(self, data: st.DataObject, body: str, folder: str, name: str) -> None:
+        """A class or function cut from one file and pasted at the end of another (new or not)."""
+        files = self.python_files(body)
+        dest = join(folder, f"{name}.py")
+        if files:
+            rel = data.draw(st.sampled_from(files), label="move from")
+            if rel != dest:
+                self.write(rel, self.read(rel).replace(body, "", 1))
+                self.write(dest, (self.read(dest) if (self.ws / dest).exists() else "") + "\n" + body)
+                self.edited([rel, dest])
+
+    @rule(data=st.data(), which=st.sampled_from(BASES))
+    def change_base(self, data: st.DataObject, which: tuple[str, str]) -> None:
+        """A subclass's base changed (its base in another file, or none)."""
+        old, new = which
+        files = self.python_files(old)
+        if files:
+            rel = data.draw(st.sampled_from(files), label="rebase in")
+            self.edited(self.write(rel, self.read(rel).replace(old, new, 1)))
+
+    @rule(data=st.data(), line=st.sampled_from(ALLS))
+    def set_all(self, data: st.DataObject, line: str) -> None:
+        """A module's or package's `__all__` set, changed or taken away (what it re-exports)."""
+        files = self.python_files()
+        if files:
+            rel = data.draw(st.sampled_from(files), label="__all__ of")
+            text = re.sub(r"^__all__ = .*\n", "", self.read(rel), flags=re.M)
+            self.edited(self.write(rel, text + line))
+
+    @rule(data=st.data(), folder=st.sampled_from(FOLDERS), name=st.sampled_from(MODULES))
+    def rename_imported_module(self, data: st.DataObject, folder: str, name: str) -> None:
+        """A module renamed and every import of it rewritten (`pkg.a` -> `foo.b`, `from .a` -> `from .b`
+        beside it, `from pkg import a` -> `from foo import b`)."""
+        files = [f for f in self.python_files() if not f.endswith("__init__.py")]
+        new = join(folder, f"{name}.py")
+        if not files or (self.ws / new).exists():
+            return
+        rel = data.draw(st.sampled_from(files), label="rename imported")
+        old_mod, new_mod = rel[:-3].replace("/", "."), new[:-3].replace("/", ".")
+        old_pkg, _, old_name = old_mod.rpartition(".")
+        new_pkg, _, new_name = new_mod.rpartition(".")
+        (self.ws / new).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(self.ws / rel, self.ws / new)
+        changed = [rel, new]
+        for other in self.python_files():
+            text = self.read(other)
+            lines = [re.sub(rf"\b{re.escape(old_mod)}\b", new_mod, line) if line.startswith(("import ", "from "))
+                     else line for line in text.splitlines(keepends=True)]
+            fixed = "".join(lines)
+            if old_pkg:
+                fixed = re.sub(rf"^from {re.escape(old_pkg)} import {old_name}\b",
+                               f"from {new_pkg} import {new_name}" if new_pkg else f"import {new_name}",
+                               fixed, flags=re.M)
+            if other.rpartition("/")[0] == old_pkg.replace(".", "/") and old_pkg == new_pkg:
+                fixed = re.sub(rf"^from \.{old_name}\b", f"from .{new_name}", fixed, flags=re.M)
+            if fixed != text:
+                changed.append(self.write(other, fixed)[0])
+        self.edited(changed)
+
+    @rule(data=st.data(), methods=st.sampled_from([0, 2, 12, 100]))
+    def resize_class(self, data: st.DataObject, methods: int) -> None:
+        """The class `Big` grown or shrunk in place (or added to a file, or taken away: 0): its page
+        crosses the part-page threshold and comes back."""
+        files = self.python_files()
+        if files:
+            rel = data.draw(st.sampled_from(files), label="resize in")
+            text = re.sub(r"^class Big:\n.*?^# end Big\n", "", self.read(rel), flags=re.M | re.S)
+            self.edited(self.write(rel, text + (big_class(methods) if methods else "")))
+
+    @rule(data=st.data())
+    def delete_and_recreate(self, data: st.DataObject) -> None:
+        """A file deleted (one step), then written again as it was (the next)."""
+        files = self.files()
+        if files:
+            rel = data.draw(st.sampled_from(files), label="delete and re-create")
+            text = (self.ws / rel).read_bytes()
+            (self.ws / rel).unlink()
+            self.edited([rel])
+            (self.ws / rel).write_bytes(text)
+            self.edited([rel])
+
+    @rule(data=st.data(), bad=st.sampled_from(BROKEN), mend=st.booleans())
+    def break_syntax(self, data: st.DataObject, bad: str, mend: bool) -> None:
+        """A Python file made a syntax error (one step), and mended as it was (the next) or left so."""
+        files = self.python_files()
+        if files:
+            rel = data.draw(st.sampled_from(files), label="break")
+            text = self.read(rel)
+            self.edited(self.write(rel, text + bad))
+            if mend:
+                self.edited(self.write(rel, text))
 
     @rule(data=st.data())
     def delete_folder(self, data: st.DataObject) -> None:

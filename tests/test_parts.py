@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
-from edits import SETTINGS, differences, tree
+from edits import SETTINGS, big_class, differences, tree
 from helpers import broken_links, make_workspace
-from hypothesis.stateful import run_state_machine_as_test
+from hypothesis.stateful import initialize, run_state_machine_as_test
 from test_incremental import CliEdits
 
 from repodoc_lsp import cli
@@ -140,6 +140,12 @@ def _random_edits(tmp_path: Path, pages: Callable[[Path], Iterable[str]]) -> lis
     class Run(CliEdits):
         base = tmp_path
 
+        @initialize()
+        def start_over_the_limit(self) -> None:
+            """Every sequence has a page over the budgets from its start (random edits alone made
+            none in some runs: `seen` stayed empty, about one run in 16 failed for it)."""
+            self.edited(self.write("big.py", 'class K:\n    """K things."""\n\n\n' + big_class(2)))
+
         def after_edit(self, changed: list[str], folders: list[str]) -> None:
             super().after_edit(changed, folders)
             seen.extend(pages(self.ws / "docs"))
@@ -202,7 +208,8 @@ def test_a_name_first_named_by_a_class_whose_entry_left_is_linked_on_the_page(
     naming it links it: the page is not left without a link to it."""
     monkeypatch.setattr(page_views, "PAGE_LIMIT", 2_500)
     doc = "Says a lot. " * 20
-    body = "".join(f'    def m{i}(self, t: Thing) -> Thing:\n        """{doc}"""\n        return t\n\n' for i in range(3))
+    body = "".join(f'    def m{i}(self, t: Thing) -> Thing:\n        """{doc}"""\n        return t\n\n'
+                   for i in range(3))
     root = make_workspace(tmp_path / "ws", {
         "lib.py": '"""Lib."""\n\n\nclass Thing:\n    """Thing."""\n',
         "mod.py": '"""Mod."""\nfrom lib import Thing\n\n\nclass A:\n    """A."""\n\n    def a(self) -> int:\n'
@@ -214,7 +221,7 @@ def test_a_name_first_named_by_a_class_whose_entry_left_is_linked_on_the_page(
     part = (ws.out / "mod.py_docs.part2.md").read_text()
     assert "its entry is on [mod.py_docs.part2.md]" in page
     link = "`[`Thing`](./lib.py_docs.md#class-Thing)`"
-    assert f"`m0(self, t: {link}) -> Thing`" in part and f"`m1(self, t: Thing) -> Thing`" in part
+    assert f"`m0(self, t: {link}) -> Thing`" in part and "`m1(self, t: Thing) -> Thing`" in part
     assert f"#### `def f(t: {link}) -> Thing`" in page
     assert broken_links(ws.out) == []
 
