@@ -7,7 +7,26 @@ depend only on its content (so they can be cached by content digest).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+import operator
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
+
+
+def pickled_by_fields(cls: type[_T]) -> type[_T]:
+    """`cls` (a dataclass) pickled as a call of itself with its fields' values in order. A frozen
+    slots dataclass is otherwise pickled through `dataclasses`' own `__getstate__`/`__setstate__`,
+    which call `fields()` for every object: the facts of every file go from the analysis workers
+    to the parent and from it to the render workers, and that took about 5% of a cold run's CPU
+    (PyTorch: pickling the facts of 1 file in 3, 2.6x faster; 3.5% fewer bytes)."""
+    values = operator.attrgetter(*(f.name for f in fields(cls)))  # type: ignore[arg-type]
+
+    def __reduce__(self: Any) -> tuple[type[_T], tuple[Any, ...]]:
+        return cls, values(self)
+
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign]
+    return cls
 
 
 class KeywordKind(enum.Enum):
@@ -47,6 +66,7 @@ class Language(enum.Enum):
     TEXT = "text"
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Symbol:
     """A class, function, method or Markdown heading defined in the file.
@@ -74,6 +94,7 @@ class Symbol:
     body: str = ""
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Import:
     """One imported module; `names` are the names taken from it (`from m import a, b`).
@@ -103,6 +124,7 @@ class Import:
         return list(zip(locals_, self.names, strict=True))
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Attribute:
     """A name assigned at module level or in a class body (`x = 1`, `x: int = 1`, a dataclass
@@ -122,6 +144,7 @@ class Attribute:
         return f"{self.container}.{self.name}" if self.container else self.name
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Finding:
     """Something found in the code, with the line it is on."""
@@ -135,6 +158,7 @@ class Finding:
     level: str = ""
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class SyntaxProblem:
     line: int
@@ -142,6 +166,7 @@ class SyntaxProblem:
     message: str
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class FileFacts:
     """Everything repodoc knows about one file's content."""
