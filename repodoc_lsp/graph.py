@@ -19,8 +19,11 @@ import bisect
 import hashlib
 import re
 import threading
+from array import array
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from sys import intern
+from typing import cast
 
 from repodoc_lsp.analysis.model import FileFacts, Language, SymbolKind, reference_lines
 from repodoc_lsp.analysis.relations import Relations
@@ -62,26 +65,43 @@ class Use:
     within: str
 
 
-class _View:
-    """What the graph keeps of one file."""
+# A definition's kind as its code in `_View.defs` (the low bits, its line above them)
+_KINDS = ("module", "class", "function", "method", "attribute")
+_KIND_CODE = {kind: code for code, kind in enumerate(_KINDS)}
+_KIND_BITS = 3
+_KIND_MASK = (1 << _KIND_BITS) - 1
 
-    __slots__ = ("_members", "_ordered", "all_names", "bases", "bindings", "defs", "imported", "mentions", "parts",
-                 "refs", "spans", "stars", "surface")
+
+class _View:
+    """What the graph keeps of one file. Compact (the views of the 17,150-file corpus's files took
+    300 MB as Def objects and tuples of spans): a definition is its kind and line packed in an
+    int (a `Def` is made when asked), the spans are arrays of lines beside a tuple of qualnames,
+    and the names its imports bind are interned (the same module names in thousands of files)."""
+
+    __slots__ = ("_members", "_ordered", "all_names", "bases", "bindings", "defs", "ends", "imported", "mentions",
+                 "parts", "quals", "refs", "rel", "stars", "starts", "surface")
 
     def __init__(self, rel: str, facts: FileFacts, relations: Relations) -> None:
-        self.defs: dict[str, Def] = {"": Def(rel, "", "module", 1)}
+        self.rel = rel
+        # qualname -> line << _KIND_BITS | kind's code
+        self.defs: dict[str, int] = {"": 1 << _KIND_BITS | _KIND_CODE["module"]}
         spans: list[tuple[int, int, str]] = []
         self.bases: dict[str, tuple[str, ...]] = {}
         for s in facts.symbols:
             if s.kind is SymbolKind.HEADING:
                 continue
-            self.defs.setdefault(s.qualname, Def(rel, s.qualname, s.kind.value, s.line))
+            self.defs.setdefault(s.qualname, s.line << _KIND_BITS | _KIND_CODE[s.kind.value])
             spans.append((s.line, s.end_line, s.qualname))
             if s.kind is SymbolKind.CLASS:
                 self.bases.setdefault(s.qualname, tuple(b for b in (base_name(b) for b in s.bases) if b))
+        attribute = _KIND_CODE["attribute"]
         for a in facts.attributes:
-            self.defs.setdefault(a.qualname, Def(rel, a.qualname, "attribute", a.line))
-        self.spans = sorted(spans)
+            self.defs.setdefault(a.qualname, a.line << _KIND_BITS | attribute)
+        spans.sort()
+        # the spans in order of (start, end, qualname): starts, ends and qualnames side by side
+        self.starts = array("i", [start for start, _, _ in spans])
+        self.ends = array("i", [end for _, end, _ in spans])
+        self.quals = tuple(qual for _, _, qual in spans)
         # local name -> (absolute module, imported name or "" for the module itself, line)
         self.bindings: dict[str, tuple[str, str, int]] = {}
         self.imported: list[tuple[str, str, int]] = []  # every (module, name, line) imported
@@ -93,7 +113,9 @@ class _View:
             if imp.star:
                 self.stars.append(module)
                 continue
+            module = intern(module)
             for local, name in imp.bindings():
+                local, name = intern(local), intern(name)
                 self.imported.append((module, name, imp.line))
                 if not name and not imp.asnames:  # import a.b binds a
                     self.bindings[local] = (local, "", imp.line)
@@ -107,18 +129,27 @@ class _View:
         self.parts = member_parts(facts)
         # what other files' resolutions can see of it, as a digest: only compared, and the values
         # themselves took 83 MB on the 17,150-file corpus
-        self.surface = hashlib.blake2b(repr((sorted((q, d.kind) for q, d in self.defs.items()),
+        self.surface = hashlib.blake2b(repr((sorted((q, _KINDS[c & _KIND_MASK]) for q, c in self.defs.items()),
                                              sorted(self.bindings.items()), self.stars, facts.all_names,
                                              sorted(self.bases.items()), sorted(self.parts.items()))).encode(),
                                        digest_size=16).digest()
         self._ordered: tuple[Def, ...] | None = None
         self._members: dict[str, tuple[Def, ...]] | None = None
 
+    def definition(self, qualname: str) -> Def | None:
+        code = self.defs.get(qualname)
+        return None if code is None else Def(self.rel, qualname, _KINDS[code & _KIND_MASK], code >> _KIND_BITS)
+
+    def kind(self, qualname: str) -> str:
+        code = self.defs.get(qualname)
+        return "" if code is None else _KINDS[code & _KIND_MASK]
+
     def ordered(self) -> tuple[Def, ...]:
         """The definitions in line order (then by qualname), sorted once: pages ask for them per
         class and per ancestor (`Graph.members`)."""
         if self._ordered is None:
-            self._ordered = tuple(sorted(self.defs.values(), key=lambda d: (d.line, d.qualname)))
+            defs = (Def(self.rel, q, _KINDS[c & _KIND_MASK], c >> _KIND_BITS) for q, c in self.defs.items())
+            self._ordered = tuple(sorted(defs, key=lambda d: (d.line, d.qualname)))
         return self._ordered
 
     def members(self, qualname: str) -> tuple[Def, ...]:
@@ -134,13 +165,10 @@ class _View:
     def within(self, line: int) -> str:
         """The innermost definition around `line` ("" at module level): the last one starting
         at or before it that still holds it (spans nest)."""
-        at = bisect.bisect_right(self.spans, (line, float("inf"), ""))
-        for start, end, qual in reversed(self.spans[max(0, at - 64) : at]):
-            if start <= line <= end:
-                return qual
-        for start, end, qual in reversed(self.spans[: max(0, at - 64)]):  # a long run of siblings
-            if start <= line <= end:
-                return qual
+        starts, ends = self.starts, self.ends
+        for i in range(bisect.bisect_right(starts, line) - 1, -1, -1):  # most often the first or second
+            if starts[i] <= line <= ends[i]:
+                return self.quals[i]
         return ""
 
 
@@ -184,8 +212,9 @@ class Graph:
         # (file, name) -> what it names, the files consulted. Tuples, not sets: on the 17,150-file
         # corpus the memo peaked at 370,000 entries (328 MB as frozensets; a tuple is a fifth)
         self._memo: dict[tuple[str, str], tuple[Key | None, tuple[str, ...]]] = {}
-        self._out: dict[str, dict[Key, tuple[int, ...]]] = {}  # file -> what it names, on which lines
-        self._users: dict[Key, dict[str, tuple[int, ...]]] = {}  # definition -> file -> lines
+        # definition -> file -> lines. What a file names is read from it when the file re-links
+        # (`_named_by`): a table of that kept beside it took 84 MB on the 17,150-file corpus
+        self._users: dict[Key, dict[str, tuple[int, ...]]] = {}
         self._bases: dict[Key, tuple[Key, ...]] = {}  # linking's own table (emptied while a file re-links)
         self._shown_bases: dict[Key, tuple[Key, ...]] = {}  # what queries read: replaced once a link step ends
         self._classes: dict[str, list[Key]] = {}  # file -> its classes with workspace bases
@@ -206,7 +235,7 @@ class Graph:
     # -- queries --------------------------------------------------------------------
     def definition(self, rel: str, qualname: str) -> Def | None:
         view = self._views.get(rel)
-        return view.defs.get(qualname) if view else None
+        return view.definition(qualname) if view else None
 
     def definitions(self, rel: str) -> list[Def]:
         view = self._views.get(rel)
@@ -218,14 +247,15 @@ class Graph:
         if view is None:
             return None
         qual = view.within(line)
-        return view.defs.get(qual) if qual else None
+        return view.definition(qual) if qual else None
 
     def named(self, rel: str, line: int, name: str) -> Def | None:
         """The definition of `name` on `line` of `rel` (a class, function or attribute)."""
         view = self._views.get(rel)
         if view is None:
             return None
-        return next((d for d in view.defs.values() if d.line == line and d.qualname and d.name == name), None)
+        return next((view.definition(q) for q, c in view.defs.items()
+                     if c >> _KIND_BITS == line and q and q.rpartition(".")[2] == name), None)
 
     def users(self, key: Key, own: bool = False) -> dict[str, tuple[int, ...]]:
         """Files other than its own (`own`: and its own) that name the definition, with the lines."""
@@ -272,8 +302,8 @@ class Graph:
     def part(self, key: Key) -> int:
         """The part of its file's page that holds definition `key` (1: the page itself; `parts.py`)."""
         view = self._views.get(key[0])
-        d = view.defs.get(key[1]) if view is not None else None
-        return view.parts.get(anchor_of(d.kind, d.qualname), 1) if view is not None and d is not None else 1
+        kind = view.kind(key[1]) if view is not None else ""
+        return view.parts.get(anchor_of(kind, key[1]), 1) if view is not None and kind else 1
 
     def mentioned(self, rel: str) -> dict[str, Key]:
         """The names `rel`'s docstrings mention (roles, backticked dotted names) and its signatures'
@@ -373,7 +403,7 @@ class Graph:
         docstring mentions resolve elsewhere."""
         rels = {rel for rel in rels if rel in self._views}
         self._memo.clear()
-        old_out = {rel: self._out.pop(rel, {}) for rel in rels | gone}
+        old_out = self._named_by(rels | gone)
         old_bases: dict[Key, tuple[Key, ...]] = {}
         for rel in rels | gone:
             for key in self._classes.pop(rel, ()):
@@ -383,22 +413,31 @@ class Graph:
             self._mentioned.pop(rel, None)  # a re-linked file's are replaced by `_link`
             self._marks.pop(rel, None)
         changed: set[Key] = set()
+        users: dict[Key, dict[str, tuple[int, ...] | None]] = {}  # definition -> file -> lines now (None: none)
         for rel in sorted(rels):
-            if self._link(rel):
+            moved, out = self._link(rel)
+            if moved:
                 changed.add((rel, ""))
-        users: dict[Key, dict[str, tuple[int, ...] | None]] = {}
-        for rel, before in old_out.items():
-            after = self._out.get(rel, {})
-            for key in ((before.keys() | after.keys()) if before else after):
-                if before.get(key) != after.get(key):
-                    users.setdefault(key, {})[rel] = after.get(key)
+            before = old_out.pop(rel, {})
+            for key, lines in out.items():
+                if before.pop(key, None) != lines:
+                    users.setdefault(key, {})[rel] = lines
+            for key in before:  # named before, not now
+                users.setdefault(key, {})[rel] = None
+        for rel, before in old_out.items():  # gone
+            for key in before:
+                users.setdefault(key, {})[rel] = None
         for key, delta in users.items():
-            table = dict(self._users.get(key, {}))
-            for rel, lines in delta.items():
-                if lines is None:
+            old = self._users.get(key)
+            if old is None and None not in delta.values():  # named by no file before: the delta is its table
+                self._users[key] = cast(dict[str, tuple[int, ...]], delta)
+                continue
+            table = dict(old or {})
+            for rel, now in delta.items():
+                if now is None:
                     table.pop(rel, None)
                 else:
-                    table[rel] = lines
+                    table[rel] = now
             if table:
                 self._users[key] = table
             else:
@@ -426,9 +465,28 @@ class Graph:
         self._memo.clear()
         return changed
 
-    def _link(self, rel: str) -> bool:
-        """Compute what the (unlinked) file `rel` names, its classes' bases and what its
-        docstrings mention; True when the definitions those mentions resolve to changed."""
+    def _named_by(self, rels: set[str]) -> dict[str, dict[Key, tuple[int, ...]]]:
+        """What each of `rels` names and on which lines, as the users' tables say: one pass over
+        them (on the 17,150-file corpus 130,000 definitions named; none while the graph is built)."""
+        found: dict[str, dict[Key, tuple[int, ...]]] = {}
+        if not rels or not self._users:
+            return found
+        if len(rels) <= 4:  # a save
+            for key, table in self._users.items():
+                for rel in rels:
+                    lines = table.get(rel)
+                    if lines is not None:
+                        found.setdefault(rel, {})[key] = lines
+        else:
+            for key, table in self._users.items():
+                for rel in table.keys() & rels:
+                    found.setdefault(rel, {})[key] = table[rel]
+        return found
+
+    def _link(self, rel: str) -> tuple[bool, dict[Key, tuple[int, ...]]]:
+        """Compute what the (unlinked) file `rel` names (returned, with the lines), its classes'
+        bases and what its docstrings mention; True when the definitions those mentions resolve
+        to changed."""
         view = self._views[rel]
         deps: set[str] = {rel}
         out: dict[Key, set[int]] = {}
@@ -447,7 +505,6 @@ class Graph:
             if key is not None:
                 out.setdefault(key, set()).update(lines)
         out.pop(_NOWHERE, None)
-        self._out[rel] = {k: tuple(sorted(v)) for k, v in out.items()}
         for qual, names in view.bases.items():
             found = []
             for dotted in names:
@@ -472,7 +529,7 @@ class Graph:
         self._marks[rel] = mark
         if self.incremental:
             self._deps[rel] = tuple(deps)
-        return old_mark != mark
+        return old_mark != mark, {k: tuple(sorted(v)) for k, v in out.items()}
 
     def _resolve(self, rel: str, dotted: str, deps: set[str]) -> Key | None:
         parts = dotted.split(".")
@@ -497,8 +554,7 @@ class Graph:
 
     def _kind(self, key: Key) -> str:
         view = self._views.get(key[0])
-        d = view.defs.get(key[1]) if view else None
-        return d.kind if d else ""
+        return view.kind(key[1]) if view else ""
 
     def _module(self, module: str, deps: set[str]) -> Key | None:
         """The module of that dotted name, if a workspace file is it; the name is a dependency

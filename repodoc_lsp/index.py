@@ -12,6 +12,7 @@ import itertools
 import re
 import threading
 import time
+from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
@@ -81,22 +82,26 @@ class KeywordIndex:
         self._by_file: dict[str, list[Entry]] = {}
         # lower-case name -> its entries in rank order; a changed group is replaced, never mutated
         self._groups: dict[str, tuple[Entry, ...]] = {}
-        self._spellings: dict[str, dict[str, int]] = {}  # lower name -> {original spelling: count}
-        # lower name -> word starts of any spelling, sorted; initials of its spellings, sorted. Tuples,
-        # not frozensets (206,000 names on the 17,150-file corpus: 44 instead of 111 MB)
+        # lower name -> word starts of any of its spellings, sorted. A tuple, not a frozenset (206,000
+        # names on the 17,150-file corpus: 21 instead of 56 MB). The spellings themselves are the
+        # names of the group's entries (a table of them, a dict per name, took 43.6 MB there)
         self._word_starts: dict[str, tuple[int, ...]] = {}
-        self._by_initials: dict[str, frozenset[str]] = {}  # initials -> lower names
-        self._initials_of: dict[str, tuple[str, ...]] = {}
+        # initials -> lower names, in no order (tuples, not frozensets: 80,000 of them, most of one
+        # name, 22.5 MB as frozensets); a name's own initials are its spellings' (`_shape`)
+        self._by_initials: dict[str, tuple[str, ...]] = {}
         # as of the last snapshot, and what changed since: sorted names (also as one blob, with
         # where each name starts in it) and sorted initials
         self._names: list[str] = []
         self._blob = "\n"
-        self._starts: list[int] = []
+        self._starts = array("q")  # an array, not a list of ints (206,000 names: 0.8 instead of 7.3 MB)
         self._initials: list[str] = []
         self._names_changed: set[str] = set()
         self._initials_changed: set[str] = set()
         self._subsequences = _Subsequences()
         self._snapshot: _Snapshot | None = None
+        # the last snapshot reads `_groups`, `_word_starts` and `_by_initials` themselves (not copies:
+        # 25 MB on the 17,150-file corpus): the next change copies them before it changes them
+        self._shared = False
         # the last snapshot taken, even if changes followed it (`search_latest`), when it was
         # taken and what it cost, and whether a search used it stale (`refresh` takes a new one)
         self._latest: _Snapshot | None = None
@@ -124,14 +129,12 @@ class KeywordIndex:
         """Replace these files' entries (None: drop the file). Called with the lock held.
         Each group of entries the change touches is filtered and sorted once, however many
         of its files change (indexing a whole workspace is one call per batch of files)."""
-        delta: dict[tuple[str, str], int] = {}  # (lower name, spelling) -> change in count
         touched: dict[str, list[Entry]] = {}
         for rel, entries in changes.items():
             for e in self._by_file.pop(rel, None) or ():
                 lower = e.name.lower()
                 if lower not in touched:
                     touched[lower] = [x for x in self._groups[lower] if x.rel not in changes]
-                delta[lower, e.name] = delta.get((lower, e.name), 0) - 1
             if entries is not None:
                 self._by_file[rel] = entries
         for entries in changes.values():
@@ -140,56 +143,53 @@ class KeywordIndex:
                 if lower not in touched:  # no entry of a changed file was in it
                     touched[lower] = list(self._groups.get(lower, ()))
                 touched[lower].append(e)
-                delta[lower, e.name] = delta.get((lower, e.name), 0) + 1
         if not touched:
             return
-        respelt: set[str] = set()
-        for (lower, name), n in delta.items():
-            if not n:
-                continue
-            spellings = self._spellings.setdefault(lower, {})
-            count = spellings.get(name, 0) + n
-            if (count > 0) != (name in spellings):
-                respelt.add(lower)
-            if count > 0:
-                spellings[name] = count
-            else:
-                del spellings[name]
+        if self._shared:  # copied, not changed under the snapshot's searches
+            self._groups, self._word_starts = dict(self._groups), dict(self._word_starts)
+            self._by_initials = dict(self._by_initials)
+            self._shared = False
+        lost: dict[str, set[str]] = {}  # initials -> lower names that no longer have them
+        gained: dict[str, list[str]] = {}  # and that now have them
         for lower, group in touched.items():
+            before = {e.name for e in self._groups.get(lower, ())}
+            after = {e.name for e in group}
             if group:
                 group.sort(key=_group_order)
                 self._groups[lower] = tuple(group)
             else:
                 del self._groups[lower]
-        for lower in respelt:
-            self._respell(lower)
-        self._snapshot = None
-
-    def _respell(self, lower: str) -> None:
-        """The set of spellings of `lower` changed: update its word starts and initials."""
-        spellings = self._spellings.get(lower)
-        shapes = [_shape(name) for name in spellings or ()]
-        before = frozenset(self._initials_of.get(lower, ()))
-        after = frozenset(ini for _, ini in shapes)
-        for ini in before - after:
-            names = self._by_initials[ini] - {lower}
+            if before != after:  # its set of spellings changed
+                self._respell(lower, before, after, lost, gained)
+        for ini in lost.keys() | gained.keys():
+            gone = lost.get(ini, ())
+            names = tuple(n for n in self._by_initials.get(ini, ()) if n not in gone) + tuple(gained.get(ini, ()))
             if names:
+                if ini not in self._by_initials:
+                    self._initials_changed.add(ini)
                 self._by_initials[ini] = names
-            else:
+            elif ini in self._by_initials:
                 del self._by_initials[ini]
                 self._initials_changed.add(ini)
-        for ini in after - before:
-            if ini not in self._by_initials:
-                self._initials_changed.add(ini)
-            self._by_initials[ini] = self._by_initials.get(ini, frozenset()) | {lower}
-        if spellings:
+        self._snapshot = None
+
+    def _respell(self, lower: str, before: set[str], after: set[str],
+                 lost: dict[str, set[str]], gained: dict[str, list[str]]) -> None:
+        """The set of spellings of `lower` changed from `before` to `after`: update its word
+        starts, and note the initials it lost and gained."""
+        shapes = [_shape(name) for name in after]
+        had = {_shape(name)[1] for name in before}
+        has = {ini for _, ini in shapes}
+        for ini in had - has:
+            lost.setdefault(ini, set()).add(lower)
+        for ini in has - had:
+            gained.setdefault(ini, []).append(lower)
+        if after:
             if lower not in self._word_starts:
                 self._names_changed.add(lower)
             self._word_starts[lower] = tuple(sorted(set().union(*(word for word, _ in shapes))))
-            self._initials_of[lower] = tuple(sorted(after))
         else:
-            self._spellings.pop(lower, None)
-            del self._word_starts[lower], self._initials_of[lower]
+            del self._word_starts[lower]
             self._names_changed.add(lower)
 
     def file_entries(self, rel: str) -> list[Entry]:
@@ -217,12 +217,14 @@ class KeywordIndex:
             self._subsequences.update(self._names_changed, self._word_starts)
             self._names = names
             self._blob = "\n" + "\n".join(names) + "\n"
-            self._starts = list(itertools.accumulate((len(n) + 1 for n in names[:-1]), initial=1)) if names else []
+            self._starts = array("q", itertools.accumulate((len(n) + 1 for n in names[:-1]), initial=1) if names
+                                 else ())
         self._initials = _sorted_keys(self._initials, self._initials_changed, self._by_initials)
         self._names_changed, self._initials_changed = set(), set()
-        return _Snapshot(by_lower=dict(self._groups), names=self._names, blob=self._blob, starts=self._starts,
-                         word_starts=dict(self._word_starts), initials=self._initials,
-                         by_initials=dict(self._by_initials), subsequences=self._subsequences.view())
+        self._shared = True
+        return _Snapshot(by_lower=self._groups, names=self._names, blob=self._blob, starts=self._starts,
+                         word_starts=self._word_starts, initials=self._initials,
+                         by_initials=self._by_initials, subsequences=self._subsequences.view())
 
     def warm(self) -> None:
         """Take the search snapshot now (on a worker thread), not in the next search."""
@@ -460,10 +462,10 @@ class _Snapshot:
     by_lower: dict[str, tuple[Entry, ...]]
     names: list[str]  # sorted lower-case names
     blob: str  # "\n" + the names joined by "\n" + "\n": substring search in C
-    starts: list[int]  # where each name starts in the blob
+    starts: array  # where each name starts in the blob
     word_starts: dict[str, tuple[int, ...]]
     initials: list[str]  # sorted
-    by_initials: dict[str, frozenset[str]]
+    by_initials: dict[str, tuple[str, ...]]
     subsequences: _SubsequenceView
 
     def _name_at(self, offset: int) -> int:

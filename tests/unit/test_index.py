@@ -184,20 +184,46 @@ def test_the_subsequence_prefilter_counts_repeated_characters_and_picks_few_cand
 
 
 def test_the_tables_per_name_are_compact() -> None:
-    """Per lower-case name the index keeps its word starts and initials as sorted tuples, not
-    frozensets, and no cache of each spelling's shape (on the 17,150-file corpus the index's
-    tables took 468 MB, now 312 MB; the RSS after indexing 737 -> 573 MB). Answers as before
-    (the reference tests above)."""
+    """Per lower-case name the index keeps its word starts as a sorted tuple, and per initials the
+    names as a tuple, not frozensets; no cache of each spelling's shape, no table of spellings nor
+    of each name's initials (what the groups' entries say: on the 17,150-file corpus the index's
+    tables took 468 MB, then 312 MB, now 245 MB). Answers as before (the reference tests above)."""
     index = KeywordIndex()
     index.set_file("a.py", [Entry("FullyShardedDataParallel", "class", "", "a.py", 1, 0, 2),
                             Entry("fully_sharded_data_parallel", "function", "", "a.py", 3, 0, 4)])
-    assert not hasattr(index, "_shapes")
+    assert not any(hasattr(index, name) for name in ("_shapes", "_spellings", "_initials_of"))
     assert index._word_starts["fullyshardeddataparallel"] == (0, 5, 12, 16)
     assert index._word_starts["fully_sharded_data_parallel"] == (0, 6, 14, 19)
-    assert index._initials_of["fullyshardeddataparallel"] == ("fsdp",)
+    assert sorted(index._by_initials["fsdp"]) == ["fully_sharded_data_parallel", "fullyshardeddataparallel"]
     assert [e.name for e in index.search("fsdp")] == ["FullyShardedDataParallel", "fully_sharded_data_parallel"]
     index.set_file("a.py", [Entry("fullySharded", "function", "", "a.py", 1, 0, 2)])
-    assert "fullyshardeddataparallel" not in index._word_starts and index._initials_of["fullysharded"] == ("fs",)
+    assert "fullyshardeddataparallel" not in index._word_starts and index._by_initials == {"fs": ("fullysharded",)}
+    index.set_file("b.py", [Entry("FullySharded", "class", "", "b.py", 1, 0, 2)])  # a second spelling
+    assert index._by_initials == {"fs": ("fullysharded",)}
+    index.remove_file("a.py")
+    assert index._by_initials == {"fs": ("fullysharded",)} and [e.rel for e in index.search("fs")] == ["b.py"]
+    index.remove_file("b.py")
+    assert index._by_initials == {} and index._word_starts == {} and index.search("fs") == []
+
+
+def test_a_snapshot_reads_the_tables_until_a_change_copies_them() -> None:
+    """A search snapshot reads the index's tables per name themselves, not copies (25 MB on the
+    17,150-file corpus); the next change copies them before changing them, so a search on the
+    snapshot answers as it was taken. Where names start in the blob is an array, not ints."""
+    from array import array
+
+    index = KeywordIndex()
+    index.set_file("a.py", [Entry("Alpha", "class", "", "a.py", 1, 0, 2)])
+    snap = index._current()
+    assert snap.by_lower is index._groups and snap.word_starts is index._word_starts
+    assert snap.by_initials is index._by_initials and type(snap.starts) is array
+    index.set_file("b.py", [Entry("Beta", "class", "", "b.py", 1, 0, 2)])
+    assert snap.by_lower is not index._groups and "beta" in index._groups
+    assert "beta" not in snap.by_lower and "beta" not in snap.word_starts and "b" not in snap.by_initials
+    assert snap.search("beta", 10) == [] and [e.name for e in index.search("beta")] == ["Beta"]
+    assert [e.name for e in snap.search("a", 10)] == ["Alpha"]
+    index.set_file("b.py", [Entry("Gamma", "class", "", "b.py", 1, 0, 2)])  # no snapshot between: in place
+    assert [e.name for e in index.search("", 10)] == ["Alpha", "Gamma"]
 
 
 def test_entries_share_their_names_and_containers() -> None:
