@@ -81,27 +81,13 @@ class _View:
     __slots__ = ("_members", "_ordered", "all_names", "bases", "bindings", "defs", "ends", "imported", "mentions",
                  "parts", "quals", "refs", "rel", "stars", "starts", "surface")
 
-    def __init__(self, rel: str, facts: FileFacts, relations: Relations) -> None:
+    def __init__(self, rel: str, facts: FileFacts, relations: Relations, *, own: Own | None = None,
+                 surface: bool = True) -> None:
+        """`own`: what `own_of(facts)` made of these very facts beforehand; `surface=False`: a graph
+        that is never updated never compares surfaces (their digest is left empty)."""
         self.rel = rel
-        # qualname -> line << _KIND_BITS | kind's code
-        self.defs: dict[str, int] = {"": 1 << _KIND_BITS | _KIND_CODE["module"]}
-        spans: list[tuple[int, int, str]] = []
-        self.bases: dict[str, tuple[str, ...]] = {}
-        for s in facts.symbols:
-            if s.kind is SymbolKind.HEADING:
-                continue
-            self.defs.setdefault(s.qualname, s.line << _KIND_BITS | _KIND_CODE[s.kind.value])
-            spans.append((s.line, s.end_line, s.qualname))
-            if s.kind is SymbolKind.CLASS:
-                self.bases.setdefault(s.qualname, tuple(b for b in (base_name(b) for b in s.bases) if b))
-        attribute = _KIND_CODE["attribute"]
-        for a in facts.attributes:
-            self.defs.setdefault(a.qualname, a.line << _KIND_BITS | attribute)
-        spans.sort()
-        # the spans in order of (start, end, qualname): starts, ends and qualnames side by side
-        self.starts = array("i", [start for start, _, _ in spans])
-        self.ends = array("i", [end for _, end, _ in spans])
-        self.quals = tuple(qual for _, _, qual in spans)
+        self.defs, self.starts, self.ends, self.quals, self.bases, self.mentions, self.parts = \
+            own if own is not None else own_of(facts)
         # local name -> (absolute module, imported name or "" for the module itself, line)
         self.bindings: dict[str, tuple[str, str, int]] = {}
         self.imported: list[tuple[str, str, int]] = []  # every (module, name, line) imported
@@ -122,17 +108,13 @@ class _View:
                 else:
                     self.bindings[local] = (module, name, imp.line)  # the last one binds, as in Python
         self.all_names = facts.all_names
-        self.mentions = mentions(facts)
         self.refs = facts.refs  # the facts' own string, read when the file is linked (23 MB less on PyTorch)
-        # the anchors of its page that went to part pages (`parts.py`): links into the file name them,
-        # so they are part of what a resolution that consulted this file depends on
-        self.parts = member_parts(facts)
         # what other files' resolutions can see of it, as a digest: only compared, and the values
         # themselves took 83 MB on the 17,150-file corpus
-        self.surface = hashlib.blake2b(repr((sorted((q, _KINDS[c & _KIND_MASK]) for q, c in self.defs.items()),
-                                             sorted(self.bindings.items()), self.stars, facts.all_names,
-                                             sorted(self.bases.items()), sorted(self.parts.items()))).encode(),
-                                       digest_size=16).digest()
+        self.surface = b"" if not surface else hashlib.blake2b(
+            repr((sorted((q, _KINDS[c & _KIND_MASK]) for q, c in self.defs.items()), sorted(self.bindings.items()),
+                  self.stars, facts.all_names, sorted(self.bases.items()), sorted(self.parts.items()))).encode(),
+            digest_size=16).digest()
         self._ordered: tuple[Def, ...] | None = None
         self._members: dict[str, tuple[Def, ...]] | None = None
 
@@ -172,6 +154,39 @@ class _View:
         return ""
 
 
+# What a view holds that one file's facts alone decide (`own_of`): its definitions (qualname -> line <<
+# _KIND_BITS | kind's code), the spans' starts, ends and qualnames, its classes' base names, the names
+# it mentions, and the anchors of its page that went to part pages.
+Own = tuple[dict[str, int], "array[int]", "array[int]", tuple[str, ...], dict[str, tuple[str, ...]], tuple[str, ...],
+            dict[str, int]]
+
+
+def own_of(facts: FileFacts) -> Own:
+    """The part of a file's view that needs no other file (no module names): `repodoc generate`
+    makes it as each file's facts arrive from the analysis workers, while the parent waits on them,
+    so that less of the graph is left to build after the last file."""
+    defs: dict[str, int] = {"": 1 << _KIND_BITS | _KIND_CODE["module"]}
+    spans: list[tuple[int, int, str]] = []
+    bases: dict[str, tuple[str, ...]] = {}
+    for s in facts.symbols:
+        if s.kind is SymbolKind.HEADING:
+            continue
+        defs.setdefault(s.qualname, s.line << _KIND_BITS | _KIND_CODE[s.kind.value])
+        spans.append((s.line, s.end_line, s.qualname))
+        if s.kind is SymbolKind.CLASS:
+            bases.setdefault(s.qualname, tuple(b for b in (base_name(b) for b in s.bases) if b))
+    attribute = _KIND_CODE["attribute"]
+    for a in facts.attributes:
+        defs.setdefault(a.qualname, a.line << _KIND_BITS | attribute)
+    spans.sort()
+    # the spans in order of (start, end, qualname): starts, ends and qualnames side by side
+    return (defs, array("i", [start for start, _, _ in spans]), array("i", [end for _, end, _ in spans]),
+            tuple(qual for _, _, qual in spans), bases, mentions(facts),
+            # the anchors of its page that went to part pages (`parts.py`): links into the file name
+            # them, so they are part of what a resolution that consulted this file depends on
+            member_parts(facts))
+
+
 # A Python role's target (`:class:`~a.B``) or a dotted name in backticks (``a.b``, `a.b`).
 _MENTION = re.compile(r":(?:[\w+-]+:)*(?:class|func|meth|mod|attr|exc|data|obj|const):`[~!]?([A-Za-z_][\w.]*)`"
                       r"|(?<!`)``?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)``?(?!`)")
@@ -202,7 +217,9 @@ class Graph:
     """Definitions, uses, bases and subclasses of one workspace's Python files."""
 
     def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts]], *,
-                 incremental: bool = True) -> None:
+                 incremental: bool = True, own: Mapping[str, tuple[FileFacts, Own]] | None = None) -> None:
+        """`own`: file -> (its facts, `own_of` them) made beforehand; taken for a file whose facts
+        here are those very facts."""
         self.relations = relations
         # False: a graph that is built once and never updated (`repodoc generate`): what each file's
         # resolution consulted is not kept (its dependency tables were the CLI's largest part of
@@ -227,9 +244,12 @@ class Graph:
         self._marks: dict[str, int] = {}  # file -> digest of its mentions' definitions and kinds
         self._names: dict[str, str] = {}  # module name -> _NAME + module name
         self._lock = threading.Lock()  # resolution and updates (both fill the memo)
+        own = own or {}
         for rel, f in facts:  # each file's facts are read here only: they may be streamed
             if f.language is Language.PYTHON:
-                self._views[rel] = _View(rel, f, relations)
+                made = own.get(rel)
+                self._views[rel] = _View(rel, f, relations, own=made[1] if made is not None and made[0] is f else None,
+                                         surface=incremental)
         self._relink(set(self._views), set())
 
     # -- queries --------------------------------------------------------------------

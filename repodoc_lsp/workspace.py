@@ -24,7 +24,7 @@ from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
 from repodoc_lsp.facts import Analysed, FactsStore, analyse_bytes, analyse_chunk, analyse_path
-from repodoc_lsp.graph import Graph, files_of
+from repodoc_lsp.graph import Graph, Own, files_of, own_of
 from repodoc_lsp.modes import wider_reason
 from repodoc_lsp.pool import run_chunks
 from repodoc_lsp.regular import read_regular
@@ -87,6 +87,9 @@ class Workspace:
         self._relations: Relations | None = Relations({})
         self._relations_lock = threading.Lock()
         self._graph: Graph | None = None
+        # file -> (its facts, the part of its graph view they alone decide), made by a scan of a
+        # workspace built once (`incremental=False`) as the facts arrive; the graph takes them
+        self._own: dict[str, tuple[FileFacts, Own]] = {}
         # a batch under way (`take`): files added or removed meanwhile, with their facts (None: gone)
         self._batch: dict[str, FileFacts | None] | None = None
         # and files changed meanwhile: the graph re-links them together at its end (what consulted
@@ -141,6 +144,7 @@ class Workspace:
         # after a cold scan of PyTorch (163 against 92 MB), which every render worker inherits.
         rows: list[tuple[str, FileFacts]] = []
         storing = True
+        own: dict[str, tuple[FileFacts, Own]] = {}
 
         def store() -> None:
             nonlocal storing
@@ -162,6 +166,9 @@ class Workspace:
                 sizes[result.rel] = result.size
                 new += 1
                 rows.append((result.digest, result.facts))
+                if not self.incremental and result.facts.language is Language.PYTHON:
+                    # the graph's per-file half, while the workers analyse (the parent mostly waits on them)
+                    own[result.rel] = (result.facts, own_of(result.facts))
                 if len(rows) >= STORE_BATCH:
                     store()
             if progress:
@@ -195,6 +202,7 @@ class Workspace:
         self.folders = set(found.folders)
         self._relations = None  # built on first use: a run whose tree is intact never needs them
         self._graph = None
+        self._own = own
         return True
 
     @property
@@ -231,6 +239,7 @@ class Workspace:
         self.discovery_skipped, self.read_skipped = list(state.discovery_skipped), dict(state.read_skipped)
         self._relations = None
         self._graph = None
+        self._own = {}
 
     # -- single files (the language server) ------------------------------------------
     def rel(self, path: Path) -> str | None:
@@ -394,7 +403,8 @@ class Workspace:
                 self.facts.load_all()
                 facts = iter(self.facts.items())
             with no_cycle_collection():  # full collections of the facts took 10x its time
-                self._graph = Graph(self.relations, facts, incremental=self.incremental)
+                self._graph = Graph(self.relations, facts, incremental=self.incremental, own=self._own)
+            self._own = {}
         return self._graph
 
     def release_facts(self, rels: Iterable[str] | None = None) -> None:

@@ -223,7 +223,18 @@ def test_a_graph_built_once_keeps_no_dependencies_and_answers_the_same(tmp_path:
     corpus: 416 -> 208 MB RSS), and every answer is the incremental graph's."""
     once = Workspace(ws.root, Settings(), use_cache=False, incremental=False)
     once.scan(jobs=1)
+    # its scan made each Python file's own half of its view as the facts arrived; the graph took them
+    own = dict(once._own)
+    assert set(own) == {rel for rel in FILES if rel.endswith(".py")}
     full, built = ws.graph(), once.graph()
+    assert not once._own and not ws._own
+    for rel, (_facts, made) in own.items():
+        view, fresh = built._views[rel], full._views[rel]
+        assert view.defs is made[0] and view.mentions is made[5]
+        assert (view.defs, view.starts, view.ends, view.quals, view.bases, view.mentions, view.parts,
+                view.bindings, view.imported, view.stars) == \
+               (fresh.defs, fresh.starts, fresh.ends, fresh.quals, fresh.bases, fresh.mentions, fresh.parts,
+                fresh.bindings, fresh.imported, fresh.stars)
     assert full._deps
     assert not built._deps and all(not deps for _, deps in built._memo.values())
     keys = [d.key for rel in sorted(full._views) for d in full.definitions(rel)]
