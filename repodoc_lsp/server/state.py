@@ -93,7 +93,7 @@ class Root:
                 batch.clear()
                 self.index.refresh()  # here, not on the event loop (workspace/symbol: search_latest)
 
-        if not self.ws.scan(progress=progress, on_facts=on_facts, cancel=self):
+        if not self.ws.scan(progress=progress, on_facts=on_facts, cancel=self, release=True):
             return  # closed meanwhile (settings changed, folder removed): a new root takes over
         self.index.set_many(batch)
         self._reindex_all()
@@ -138,7 +138,7 @@ class Root:
             raise OutputError(f"{self.output_refused}; no pages are written")
         started = time.perf_counter()
         self.generated = True
-        if self.ws.scan(progress=progress, cancel=cancel):
+        if self.ws.scan(progress=progress, cancel=cancel, release=True):
             self.worker.forget_untaken()  # the scan read them
             self._unindexed.clear()
             self.worker.restart()  # it loads the workspace while the index is rebuilt

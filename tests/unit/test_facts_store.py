@@ -136,3 +136,26 @@ def test_released_facts_are_loaded_again_on_use_and_only_cached_ones_go(tmp_path
     assert streamed == before  # every file, equal facts
     assert [rel for rel in sources if store.loaded(rel) is not None] == ["m7.py", *list(sources)[500:]]
     assert store["m9.py"] == before["m9.py"] and all(store.loaded(rel) is not None for rel in sources)
+
+
+def test_a_releasing_scan_keeps_no_facts_the_cache_holds(tmp_path: Path) -> None:
+    """The server's scan (release=True) forgets each batch of new facts once the cache holds
+    them (every file's facts held at the end of a cold scan of 17,150 files took 574 MB); they
+    load again equal. Without a cache nothing is forgotten."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    sources = {f"m{i}.py": _source(i) for i in range(STORE_BATCH + 44)}  # more than one batch of rows
+    for rel, data in sources.items():
+        (root / rel).write_bytes(data)
+    seen: dict[str, object] = {}
+    ws = Workspace(root, Settings().replace(cache_dir=str(tmp_path / "cache")))
+    assert ws.scan(jobs=2, release=True, on_facts=seen.__setitem__) and ws.analysed == len(sources)
+    assert [rel for rel in sources if ws.facts.loaded(rel) is not None] == []
+    assert set(seen) == set(sources) and set(ws.facts) == set(sources)
+    for rel in list(sources)[::25]:
+        assert ws.facts.one(rel) == seen[rel]
+    ws.cache.close()
+    uncached = Workspace(root, Settings(), use_cache=False)
+    assert uncached.scan(jobs=1, release=True)
+    assert all(uncached.facts.loaded(rel) is not None for rel in sources)
+
