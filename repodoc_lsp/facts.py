@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -48,6 +49,19 @@ def analyse_bytes(rel: str, data: bytes) -> Analysed:
     return Analysed(rel, key, len(data), facts)
 
 
+def interned(imports: tuple[Import, ...]) -> tuple[Import, ...]:
+    """The same imports, their strings interned: the workspace keeps every file's imports, and
+    each file's copies of `typing`, `torch.nn` or `import-os` (as unpickled or read from the
+    cache) were its own strings."""
+    intern = sys.intern
+    out = []
+    for imp in imports:
+        names = tuple(map(intern, imp.names))
+        asnames = names if imp.asnames == imp.names else tuple(map(intern, imp.asnames))
+        out.append(Import(intern(imp.module), names, imp.line, imp.level, intern(imp.anchor), asnames, imp.star))
+    return tuple(out)
+
+
 def analyse_chunk(root: str, rels: list[str]) -> list[Analysed]:
     return [analyse_path(root, rel) for rel in rels]
 
@@ -68,7 +82,7 @@ class FactsStore(MutableMapping[str, FileFacts]):
     def add_cached(self, rel: str, key: str, imports: tuple[Import, ...]) -> None:
         self._loaded.pop(rel, None)
         self._pending[rel] = key
-        self._imports[rel] = imports
+        self._imports[rel] = interned(imports)
 
     def imports(self) -> dict[str, tuple[Import, ...]]:
         return self._imports
@@ -138,7 +152,8 @@ class FactsStore(MutableMapping[str, FileFacts]):
     def __setitem__(self, rel: str, facts: FileFacts) -> None:
         self._pending.pop(rel, None)
         self._loaded[rel] = facts
-        self._imports[rel] = facts.imports
+        # the facts take the interned copy too: one copy while they are held (the CLI holds all)
+        facts.imports = self._imports[rel] = interned(facts.imports)
 
     def __delitem__(self, rel: str) -> None:
         if rel not in self._loaded and rel not in self._pending:

@@ -159,3 +159,22 @@ def test_a_releasing_scan_keeps_no_facts_the_cache_holds(tmp_path: Path) -> None
     assert uncached.scan(jobs=1, release=True)
     assert all(uncached.facts.loaded(rel) is not None for rel in sources)
 
+
+def test_the_imports_kept_share_their_strings(tmp_path: Path) -> None:
+    """Every file's imports stay in the workspace: `import os` of two files is one string, as
+    analysed here and as read back from the cache (the 17,150-file corpus: 78 -> 34 MB)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    for i in range(60):
+        (root / f"m{i}.py").write_bytes(_source(i) + b"from collections.abc import Mapping as M, Iterable\n")
+    settings = Settings().replace(cache_dir=str(tmp_path / "cache"))
+    for ws in (Workspace(root, settings), Workspace(root, settings)):  # analysed, then from the cache
+        assert ws.scan(jobs=2)
+        first, other = ws.facts.imports()["m0.py"], ws.facts.imports()["m59.py"]
+        assert first == other and first[1].names == ("Mapping", "Iterable")
+        assert first[0].module is other[0].module and first[0].anchor is other[0].anchor
+        assert all(a is b for a, b in zip(first[1].names + first[1].asnames, other[1].names + other[1].asnames,
+                                           strict=True))
+        assert ws.facts["m3.py"].imports == first
+        ws.cache.close()
+    assert ws.cached == 60
