@@ -137,6 +137,8 @@ def inline(text: str) -> str:
     elsewhere no HTML, no link, no stray backtick and no block syntax (heading, fence, rule, quote,
     table, numbered list) at its start."""
     text = one_line(text)
+    if "`" not in text:  # no code span (most lines of prose): the whole line is plain text
+        return _inert_start(_plain(text))
     out: list[str] = []
     last = 0
     for span in _CODE_SPAN.finditer(text):

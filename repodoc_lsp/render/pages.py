@@ -95,6 +95,13 @@ def signature_code(head: str, signature: str, links: Mapping[str, str]) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=16384)
+def _page_link(page: str, target: str, fragment: str) -> str:
+    """The link from `page` to `target` (and its `fragment`), kept: a page links the same pages and
+    anchors again and again (a file in the Used by of each of a class's methods)."""
+    return md.href(md.rel_link(page, target), fragment)
+
+
 def _signature_links(classes: list[Symbol], methods_of: Mapping[str, list[Symbol]], functions: list[Symbol],
                      links: Mapping[str, str],
                      targets: Mapping[str, tuple[str, str, int]]) -> dict[str, dict[str, str]]:
@@ -505,7 +512,7 @@ class Renderer:
     # -- helpers shared by the views -------------------------------------------------
     @staticmethod
     def _link(page: str, target: str, fragment: str = "") -> str:
-        return md.href(md.rel_link(page, target), fragment)
+        return _page_link(page, target, fragment)
 
     @staticmethod
     def _src(where: Where, page: str, rel: str) -> str:
