@@ -162,14 +162,14 @@ def _lib_and_users(users: int) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("limit", "parts"), [(6_000, ["lib.py_docs.part2.md"]),
-                                              (4_500, ["lib.py_docs.part2.md", "lib.py_docs.part3.md"])])
+                                              (3_800, ["lib.py_docs.part2.md", "lib.py_docs.part3.md"])])
 def test_a_page_whose_lists_pass_the_limit_has_a_part_of_lists_and_comes_back_whole(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, parts: list[str]) -> None:
     """No member leaves `lib.py`'s page, but what the graph says of its classes (Used by 30 files
     each) and its Imported by pass the limit: the complete lists go to a part page of lists, linked
     from each folded line (6,000 bytes); past that the class entries go to a part too, the page
-    keeping a line per class with its anchor (4,500). Five users (none at 4,500) bring it back
-    whole, as fresh. (The limits leave room for the page's Related Files, which names 20 of its importers.)"""
+    keeping a line per class with its anchor (3,800). Five users (none at 3,800) bring it back
+    whole, as fresh."""
     monkeypatch.setattr(page_views, "PAGE_LIMIT", limit)
     root = make_workspace(tmp_path / "ws", _lib_and_users(30))
     ws = Workspace(root, load_settings(root, {"cacheDir": str(tmp_path / "cache")})[0])

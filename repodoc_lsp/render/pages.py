@@ -907,12 +907,12 @@ class Renderer:
         return f"{facts.lines:,} {'line' if facts.lines == 1 else 'lines'}, {md.size_short(size)}"
 
     def _related(self, page: str, rel: str, inputs: dict) -> tuple[list[tuple[str, list[dict]]], dict[str, int]]:
-        """Related Files: the first `LIST_LIMIT` of the files `rel` imports, its tests, the files
-        importing it (nearest first), then its folder's other files, grouped by that relation (a file
-        of the page's folder by its name, others by path); and how many of each there are in all
-        (each file counted once, under its first relation). Every one of them is listed in full
-        elsewhere (Dependencies, Testing & Usage, Imported by, the folder index), so past the first
-        `LIST_LIMIT` they are counted here, not repeated."""
+        """Related Files: the first `LIST_LIMIT` of its folder's other files (by name), the only
+        related files the page lists nowhere else; and how many files there are of each relation
+        in all (the files `rel` imports, its tests, the files importing it, its folder's other
+        files; each counted once, under its first relation). The first three are listed in full on
+        this page already (Dependencies, Testing & Usage, Imported by), so they are counted here
+        and linked to, not listed twice."""
         seen = {rel}
         groups: dict[str, list[dict]] = {}
         shown = 0
@@ -927,7 +927,7 @@ class Renderer:
                     continue
                 seen.add(r)
                 counts[relation] = counts.get(relation, 0) + 1
-                if shown < LIST_LIMIT:
+                if relation == "same folder" and shown < LIST_LIMIT:
                     groups.setdefault(relation, []).append(self._near_item(page, r))
                     shown += 1
         return list(groups.items()), counts

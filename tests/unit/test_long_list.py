@@ -88,9 +88,10 @@ def test_a_file_imported_by_25_files_folds_its_importers_and_related_files() -> 
     assert "25 importing files in all; by folder: `pkg/` 15, `app/` 10." in shown
     assert len(_links(folded)) == 25
     related = page.split("## Related Files", 1)[1].split("\n## ", 1)[0]
-    assert len(_links(related.split("related files in all")[0])) == 20 and "<details>" not in related
-    assert ("26 related files in all, each listed in full elsewhere: 25 importing it ([Imported by](#imported-by)), "
-            "1 in the same folder ([folder index](./index.md)).") in related
+    # the 25 importers are listed above (Imported by): counted and linked, not listed twice
+    assert _links(related) == ["./__init__.py_docs.md", "#imported-by"] and "<details>" not in related
+    assert "- **Same folder**: [\\_\\_init\\_\\_.py](./__init__.py_docs.md)\n" in related
+    assert "Listed above: 25 importing it ([Imported by](#imported-by)).\n" in related
     assert '<a id="imported-by"></a>' in page
 
 
@@ -128,3 +129,21 @@ def test_import_diagram_keeps_the_most_connected_files_and_counts_the_rest() -> 
     assert import_diagram(set()) is None
     odd = import_diagram({('a/q"<x>`.py', "a/b.py")})
     assert odd is not None and 'f1["q#34;#60;x#62;#96;.py"]' in odd["text"]  # no quote, markup or fence
+
+
+def test_related_files_list_only_the_folder_and_count_what_the_page_lists_above() -> None:
+    """Related Files names no file twice: the files it imports, its tests and its importers are
+    listed above (Dependencies, Testing & Usage, Imported by) and only counted here; its folder's
+    other files (listed nowhere else on the page) show 20, then how many more the folder index has."""
+    files = {"pkg/__init__.py": "", "pkg/core.py": "from pkg import util\n", "pkg/util.py": "X = 1\n",
+             "tests/test_core.py": "import pkg.core\n"}
+    files |= {f"pkg/m{i:02}.py": "Y = 2\n" for i in range(22)}
+    page = Renderer().file_docs(_site(files), "pkg/core.py", files["pkg/core.py"])
+    assert page_errors(page, DOCS_SECTIONS) == []
+    related = page.split("## Related Files\n\n", 1)[1].split("\n## ", 1)[0]
+    same, above = related.split("\n\n", 1)
+    assert same.startswith("- **Same folder**: [\\_\\_init\\_\\_.py](./__init__.py_docs.md), "
+                           "[m00.py](./m00.py_docs.md)")
+    assert len(_links(same)) == 21 and same.endswith(" and 3 more ([folder index](./index.md))")
+    assert "util.py" not in related and "test_core" not in related  # listed above, not twice
+    assert above == "Listed above: 1 it imports ([Dependencies](#dependencies)), 1 test (Testing & Usage).\n"
