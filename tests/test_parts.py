@@ -60,7 +60,7 @@ def test_a_file_growing_past_the_limit_and_back_in_process_equals_fresh(tmp_path
     ws = Workspace(root, settings)
     generate(root, ws)
     assert _parts(ws.out) == []
-    assert "](./big.py_docs.md#method-Big.m5)" in (ws.out / "user.py_docs.md").read_text()
+    assert "](big.py_docs.md#method-Big.m5)" in (ws.out / "user.py_docs.md").read_text()
 
     (root / "big.py").write_text(big(160))
     summary = regenerate(ws, ["big.py"], Renderer())
@@ -68,8 +68,8 @@ def test_a_file_growing_past_the_limit_and_back_in_process_equals_fresh(tmp_path
     assert _parts(ws.out) == ["big.py_docs.part2.md", "big.py_docs.part3.md"]
     user = (ws.out / "user.py_docs.md").read_text()
     # a class's members stay together (part 2), the functions follow (part 3)
-    assert "](./big.py_docs.part2.md#method-Big.m5)" in user
-    assert "](./big.py_docs.part3.md#function-helper)" in user
+    assert "](big.py_docs.part2.md#method-Big.m5)" in user
+    assert "](big.py_docs.part3.md#function-helper)" in user
     assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
     assert broken_links(ws.out) == []
 
@@ -95,10 +95,10 @@ def test_a_member_moving_to_another_part_with_the_same_definitions_relinks_its_u
     ws = Workspace(root, load_settings(root, {"cacheDir": str(tmp_path / "cache")})[0])
     generate(root, ws)
     user = ws.out / "user.py_docs.part2.md"  # its function left the page too
-    assert "](./two.py_docs.part2.md#method-B.m)" in user.read_text()
+    assert "](two.py_docs.part2.md#method-B.m)" in user.read_text()
     (root / "two.py").write_text(two("Long. " * 40))
     assert "user.py_docs.part2.md" in regenerate(ws, ["two.py"], Renderer()).written
-    assert "](./two.py_docs.part3.md#method-B.m)" in user.read_text()
+    assert "](two.py_docs.part3.md#method-B.m)" in user.read_text()
     assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
 
 
@@ -162,13 +162,13 @@ def _lib_and_users(users: int) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("limit", "parts"), [(6_000, ["lib.py_docs.part2.md"]),
-                                              (3_800, ["lib.py_docs.part2.md", "lib.py_docs.part3.md"])])
+                                              (3_500, ["lib.py_docs.part2.md", "lib.py_docs.part3.md"])])
 def test_a_page_whose_lists_pass_the_limit_has_a_part_of_lists_and_comes_back_whole(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, parts: list[str]) -> None:
     """No member leaves `lib.py`'s page, but what the graph says of its classes (Used by 30 files
     each) and its Imported by pass the limit: the complete lists go to a part page of lists, linked
     from each folded line (6,000 bytes); past that the class entries go to a part too, the page
-    keeping a line per class with its anchor (3,800). Five users (none at 3,800) bring it back
+    keeping a line per class with its anchor (3,500). Five users (none at 3,500) bring it back
     whole, as fresh."""
     monkeypatch.setattr(page_views, "PAGE_LIMIT", limit)
     root = make_workspace(tmp_path / "ws", _lib_and_users(30))
@@ -179,16 +179,16 @@ def test_a_page_whose_lists_pass_the_limit_has_a_part_of_lists_and_comes_back_wh
     lists = (ws.out / "lib.py_docs.part2.md").read_text()
     assert len(page.encode()) <= limit and '<a id="imported-by"></a>' in page
     assert "<details>" not in page and "All 30 importing files: on [lib.py_docs.part2.md]" \
-        "(./lib.py_docs.part2.md#list-imported-by)" in page
+        "(lib.py_docs.part2.md#list-imported-by)" in page
     imported_by = lists.split('<a id="list-imported-by"></a>', 1)[1]
-    assert all(f"(./pkg_{i % 7}/user_{i}.py_docs.md)" in imported_by for i in range(30))
+    assert all(f"(pkg_{i % 7}/user_{i}.py_docs.md)" in imported_by for i in range(30))
     assert all(f'<a id="list-users-class-Thing{k}"></a>' in lists for k in range(4))
     for k in range(4):  # links from other pages land on the class's anchor, on the page
         assert f'<a id="class-Thing{k}"></a>' in page
     if limit < 6_000:
         entries = (ws.out / "lib.py_docs.part3.md").read_text()
         assert "- <a id=\"class-Thing3\"></a>`class Thing3` ([line 16](../lib.py#L16)): its entry is on " \
-            "[lib.py_docs.part3.md](./lib.py_docs.part3.md#class-Thing3)" in page
+            "[lib.py_docs.part3.md](lib.py_docs.part3.md#class-Thing3)" in page
         assert '<a id="class-Thing3"></a>\n#### `class Thing3`' in entries
     assert broken_links(ws.out) == []
     assert differences(tree(ws.out), _fresh(root, tmp_path)) == []
@@ -220,7 +220,7 @@ def test_a_name_first_named_by_a_class_whose_entry_left_is_linked_on_the_page(
     page = (ws.out / "mod.py_docs.md").read_text()
     part = (ws.out / "mod.py_docs.part2.md").read_text()
     assert "its entry is on [mod.py_docs.part2.md]" in page
-    link = "`[`Thing`](./lib.py_docs.md#class-Thing)`"
+    link = "`[`Thing`](lib.py_docs.md#class-Thing)`"
     assert f"`m0(self, t: {link}) -> Thing`" in part and "`m1(self, t: Thing) -> Thing`" in part
     assert f"#### `def f(t: {link}) -> Thing`" in page
     assert broken_links(ws.out) == []

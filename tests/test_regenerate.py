@@ -48,7 +48,7 @@ def test_new_file_updates_siblings_and_folders(ws: Workspace) -> None:
     assert {"pkg/new.py_docs.md", "pkg/new.py_kw.md", "pkg/index.md", "pkg/a.py_docs.md",
             "pkg/b.py_docs.md"} <= set(summary.written)
     imported_by = (ws.out / "pkg/b.py_docs.md").read_text().split("### Imported by", 1)[1].split("\n## ", 1)[0]
-    assert "- [new.py](./new.py_docs.md)\n" in imported_by  # a file of the page's folder, by its name
+    assert "- [new.py](new.py_docs.md)\n" in imported_by  # a file of the page's folder, by its name
     assert broken_links(ws.out) == []
 
 

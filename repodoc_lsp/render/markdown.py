@@ -88,7 +88,7 @@ def rel_link(from_page: str, to: str) -> str:
         rel = posixpath.relpath(base + to, posixpath.dirname(base + from_page))
     else:
         rel = "/".join([".."] * (len(src) - common) + dst[common:])
-    return rel if rel.startswith(".") else f"./{rel}"
+    return rel  # as short as it can be: `c.md`, not `./c.md`
 
 
 # A code span as CommonMark reads it: whole backtick runs, the opening one not escaped.

@@ -582,7 +582,7 @@ class Renderer:
         docs_name = posixpath.basename(docs_page(rel))
         keywords = facts.keywords()
         moved = member_parts(facts)
-        groups = [(kind.heading, [(name, anchor, "./" + md.href(posixpath.basename(part_page(rel, moved[anchor])))
+        groups = [(kind.heading, [(name, anchor, md.href(posixpath.basename(part_page(rel, moved[anchor])))
                                    if anchor in moved else "") for name, anchor in entries])
                   for kind, entries in keywords.items()]
         sections = {KeywordKind.CLASS: ("Detailed Analysis", "detailed-analysis"),
@@ -595,7 +595,7 @@ class Renderer:
                        if kind in counts]
         return self._templates["file_kw"].render(
             rel=rel, page=page, docs_name=docs_name, folder=folder_of(rel) or ".",
-            docs_label=link_text(docs_name), docs_url="./" + md.href(docs_name),
+            docs_label=link_text(docs_name), docs_url=md.href(docs_name),
             src_href=self._src(where, page, rel), groups=groups, section_map=section_map,
             identifiers_total=facts.identifiers_total, identifiers_shown=len(facts.identifiers),
             empty_reason=_empty_reason(facts), project=where.project,
@@ -695,13 +695,13 @@ class Renderer:
                 what = [f"{n:,} {word if n == 1 else plural}" for n, word, plural in
                         ((n_attr, "attribute", "attributes"), (n_meth, "method", "methods")) if n]
                 shown[c.anchor] = {"what": " and ".join(what),
-                                   "parts": [(names[n], "./" + md.href(names[n])) for n in of_class[c.anchor]]}
+                                   "parts": [(names[n], md.href(names[n])) for n in of_class[c.anchor]]}
         function_parts = []
         for n in range(2, count + 1):
             mine = [f for f in functions if moved.get(f.anchor) == n]
             if mine:
                 function_parts.append({"count": len(mine), "first": mine[0].qualname, "last": mine[-1].qualname,
-                                       "name": names[n], "href": "./" + md.href(names[n])})
+                                       "name": names[n], "href": md.href(names[n])})
         shown.update((f.anchor, {}) for f in functions if f.anchor in moved)
         kept_classes = [c for c in classes if c.anchor not in moved]
         kept_functions = [f for f in functions if f.anchor not in moved]
@@ -740,7 +740,7 @@ class Renderer:
                 what.append(f"{len(mine_functions):,} {'function' if len(mine_functions) == 1 else 'functions'}")
             pages.append((part, self._templates["file_part"].render(
                 **{**context, "page": part, "part": n, "parts": total, "what": " and ".join(what),
-                   "main_name": posixpath.basename(page), "main_href": "./" + md.href(posixpath.basename(page)),
+                   "main_name": posixpath.basename(page), "main_href": md.href(posixpath.basename(page)),
                    "part_classes": mine_classes, "part_functions": mine_functions, "doclinks": doclinks,
                    "methods_of": mine_methods, "attributes_of": mine_attributes,
                    "sig_links": _signature_links(mine_classes, mine_methods, mine_functions, doclinks, targets)})))
@@ -797,7 +797,7 @@ class Renderer:
                 used += size
         n_lists = len(parts) if where_of_list else 0
         names = {n: posixpath.basename(part_page(rel, n)) for n in range(first, first + n_lists)}
-        away = {anchor: " and ".join(f"on [{link_text(names[n])}](./{md.href(names[n], anchor)})" for n in ns)
+        away = {anchor: " and ".join(f"on [{link_text(names[n])}]({md.href(names[n], anchor)})" for n in ns)
                 for anchor, ns in where_of_list.items()}
         xref = {a: {**x, "users_away": away.get(f"list-users-{a}", ""),
                     "subclasses_away": away.get(f"list-subclasses-{a}", "")} for a, x in context["xref"].items()}
@@ -816,7 +816,7 @@ class Renderer:
             entries = found
             first_entries = first + n_lists
             away_classes = {c.anchor: {"name": (name := posixpath.basename(part_page(rel, first_entries + i))),
-                                       "href": "./" + md.href(name)}
+                                       "href": md.href(name)}
                             for i, held in enumerate(entries) for c in held}
             # The page links what its own signatures name first, not counting the entries that left
             # it (their part links them): else a name first named by a moved class is linked nowhere here.
@@ -827,7 +827,7 @@ class Renderer:
             out = template.render(**{**context, "away_classes": away_classes, "sig_links": sig_links})
         total = first - 1 + n_lists + len(entries)
         more = []
-        main = {"main_name": posixpath.basename(page), "main_href": "./" + md.href(posixpath.basename(page)),
+        main = {"main_name": posixpath.basename(page), "main_href": md.href(posixpath.basename(page)),
                 "parts": total}
         for i, chunks in enumerate(parts[:n_lists]):
             n = first + i

@@ -89,8 +89,8 @@ def test_a_file_imported_by_25_files_folds_its_importers_and_related_files() -> 
     assert len(_links(folded)) == 25
     related = page.split("## Related Files", 1)[1].split("\n## ", 1)[0]
     # the 25 importers are listed above (Imported by): counted and linked, not listed twice
-    assert _links(related) == ["./__init__.py_docs.md", "#imported-by"] and "<details>" not in related
-    assert "- **Same folder**: [\\_\\_init\\_\\_.py](./__init__.py_docs.md)\n" in related
+    assert _links(related) == ["__init__.py_docs.md", "#imported-by"] and "<details>" not in related
+    assert "- **Same folder**: [\\_\\_init\\_\\_.py](__init__.py_docs.md)\n" in related
     assert "Listed above: 25 importing it ([Imported by](#imported-by)).\n" in related
     assert '<a id="imported-by"></a>' in page
 
@@ -106,11 +106,11 @@ def test_a_folder_ranking_shows_20_and_links_to_the_complete_lists_on_the_file_p
     functions = doc.split("## Main Functions", 1)[1].split("\n## ", 1)[0]
     assert len(_links(functions.split("functions in all")[0])) == 20 and "<details>" not in doc
     assert ("25 functions in all.\nEach is listed in its file's Detailed Analysis: [`a.py`]"
-            "(./a.py_docs.md#detailed-analysis) 15, [`b.py`](./b.py_docs.md#detailed-analysis) 10.") in functions
+            "(a.py_docs.md#detailed-analysis) 15, [`b.py`](b.py_docs.md#detailed-analysis) 10.") in functions
     used_by = doc.split("## Used By", 1)[1].split("\n## ", 1)[0]
     assert len(_links(used_by.split("importing files in all")[0])) == 20
     assert ("22 importing files in all; by folder: `app/` 18, `lib/` 4.\nEach is listed in the Imported by of the "
-            "files it imports: [`a.py`](./a.py_docs.md#imported-by) 22, [`b.py`](./b.py_docs.md#imported-by) 4."
+            "files it imports: [`a.py`](a.py_docs.md#imported-by) 22, [`b.py`](b.py_docs.md#imported-by) 4."
             ) in used_by
 
 
@@ -142,8 +142,8 @@ def test_related_files_list_only_the_folder_and_count_what_the_page_lists_above(
     assert page_errors(page, DOCS_SECTIONS) == []
     related = page.split("## Related Files\n\n", 1)[1].split("\n## ", 1)[0]
     same, above = related.split("\n\n", 1)
-    assert same.startswith("- **Same folder**: [\\_\\_init\\_\\_.py](./__init__.py_docs.md), "
-                           "[m00.py](./m00.py_docs.md)")
-    assert len(_links(same)) == 21 and same.endswith(" and 3 more ([folder index](./index.md))")
+    assert same.startswith("- **Same folder**: [\\_\\_init\\_\\_.py](__init__.py_docs.md), "
+                           "[m00.py](m00.py_docs.md)")
+    assert len(_links(same)) == 21 and same.endswith(" and 3 more ([folder index](index.md))")
     assert "util.py" not in related and "test_core" not in related  # listed above, not twice
     assert above == "Listed above: 1 it imports ([Dependencies](#dependencies)), 1 test (Testing & Usage).\n"

@@ -27,8 +27,8 @@ def test_href_encodes_what_breaks_links() -> None:
 
 def test_rel_link() -> None:
     assert rel_link("a/b/c.md", "a/d.md") == "../d.md"
-    assert rel_link("a/b.md", "a/c.md") == "./c.md"
-    assert rel_link("index.md", "a/index.md") == "./a/index.md"
+    assert rel_link("a/b.md", "a/c.md") == "c.md"
+    assert rel_link("index.md", "a/index.md") == "a/index.md"
     assert rel_link("/out/a/b.md", "/src/a/b.py") == "../../src/a/b.py"
 
 

@@ -133,17 +133,17 @@ def test_class_entries_list_fields_members_and_attributes(tmp_path: Path) -> Non
 def test_used_by_subclassed_by_and_inherited_members_link_their_pages(tmp_path: Path) -> None:
     _ws, pages = _pages(tmp_path)
     base = _entry(pages["models.py"], "class-Base")
-    assert "**Subclassed by** (1):\n\n- [`Child`](./user.py_docs.md#class-Child) in `user.py`\n" in base
+    assert "**Subclassed by** (1):\n\n- [`Child`](user.py_docs.md#class-Child) in `user.py`\n" in base
     # other.py names only the module; user.py names it on 3 lines (import, base, annotation)
-    assert "**Used by** (1 file):\n\n- [user.py](./user.py_docs.md) (3 lines)\n" in base
+    assert "**Used by** (1 file):\n\n- [user.py](user.py_docs.md) (3 lines)\n" in base
     assert "**Used by** (1 file" in _entry(pages["models.py"], "class-Point")
     grand = _entry(pages["user.py"], "class-GrandChild")
     inherited = grand.split("**Inherited from workspace classes**", 1)[1]
     # run comes from Child (it overrides Base's), stop and the attributes from Base; no private names;
     # one link per ancestor (its entry lists and links each member), the names as a comma list
-    assert "- from [`Child`](./user.py_docs.md#class-Child): `run`\n" in inherited
+    assert "- from [`Child`](user.py_docs.md#class-Child): `run`\n" in inherited
     base_line = next(line for line in inherited.splitlines() if "from [`Base`]" in line)
-    assert base_line.startswith("- from [`Base`](./models.py_docs.md#class-Base) in `models.py`: ")
+    assert base_line.startswith("- from [`Base`](models.py_docs.md#class-Base) in `models.py`: ")
     assert {"`kind`", "`stop`", "`size`"} <= set(base_line.split(": ", 1)[1].split(", "))
     assert base_line.count("](") == 1
     assert "`run`" not in base_line and "_private" not in base_line and "__init__" not in base_line
@@ -161,13 +161,13 @@ def test_methods_are_used_by_the_files_naming_them_through_their_class(tmp_path:
     methods = _entry(models, "class-Base").split("**Methods**", 1)[1].split("\n**Subclassed by**", 1)[0]
     # `models.Base.stop` and `GrandChild.stop` (inherited through Child): two lines of other.py
     stop = methods.split('<a id="method-Base.stop"></a>', 1)[1].split("\n- <a id=", 1)[0]
-    assert "\n\n  **Used by** (1 file, through its class):\n\n  - [other.py](./other.py_docs.md) (2 lines)\n" in stop
+    assert "\n\n  **Used by** (1 file, through its class):\n\n  - [other.py](other.py_docs.md) (2 lines)\n" in stop
     assert methods.count("**Used by**") == 1  # Base.run: GrandChild.run is Child's
     # what is not counted, said once above the classes
     assert models.count("through its class (`Linear.forward`); calls on instances, `self` or `super()` are not") == 1
     user = renderer.file_docs(site, "user.py", ws.read_text("user.py"))
     run = _entry(user, "class-Child").split('<a id="method-Child.run"></a>', 1)[1]
-    assert "  **Used by** (1 file, through its class)" in run and "  - [other.py](./other.py_docs.md) (1 line)" in run
+    assert "  **Used by** (1 file, through its class)" in run and "  - [other.py](other.py_docs.md) (1 line)" in run
     assert page_errors(models, DOCS_SECTIONS) == [] and page_errors(user, DOCS_SECTIONS) == []
 
 
@@ -181,9 +181,9 @@ def test_names_in_signatures_link_to_their_entries(tmp_path: Path) -> None:
     ws.scan(jobs=1)
     page = Renderer().file_docs(site_of(ws), "sig.py", ws.read_text("sig.py"))
     # a code span holds no link: each linked name is a span of its own (its own page's entry by anchor)
-    assert ('`put(self, item: "`[`Point`](./models.py_docs.md#class-Point)`", other: `'
-            '[`models.Pair`](./models.py_docs.md#class-Pair)`, size=Base) -> "`[`Box`](#class-Box)`"`') in page
-    assert '#### `def make(kind: Literal["Base"], n: int = 1) -> `[`Base`](./models.py_docs.md#class-Base)\n' in page
+    assert ('`put(self, item: "`[`Point`](models.py_docs.md#class-Point)`", other: `'
+            '[`models.Pair`](models.py_docs.md#class-Pair)`, size=Base) -> "`[`Box`](#class-Box)`"`') in page
+    assert '#### `def make(kind: Literal["Base"], n: int = 1) -> `[`Base`](models.py_docs.md#class-Base)\n' in page
     # each definition is linked once per page, where its first signature names it
     assert '#### `def again(a: Point, b: "models.Point") -> Box`\n' in page
     assert page_errors(page, DOCS_SECTIONS) == []
@@ -207,8 +207,8 @@ def test_a_change_to_a_base_class_replans_the_pages_of_its_heirs(tmp_path: Path)
 def test_bases_are_linked_and_a_hierarchy_is_drawn_when_three_classes_are_related(tmp_path: Path) -> None:
     _ws, pages = _pages(tmp_path)
     design = pages["user.py"].split("## Architecture & Design", 1)[1].split("\n## ", 1)[0]
-    assert "- `Child` derives from [`Base`](./models.py_docs.md#class-Base)" in design
-    assert "- `GrandChild` derives from [`Child`](./user.py_docs.md#class-Child)" in design
+    assert "- `Child` derives from [`Base`](models.py_docs.md#class-Base)" in design
+    assert "- `GrandChild` derives from [`Child`](user.py_docs.md#class-Child)" in design
     chart = design.split("```mermaid\n", 1)[1].split("```", 1)[0]
     assert chart.splitlines() == ["flowchart BT", '  n0["Child"]', '  n1["Base (models.py)"]', '  n2["GrandChild"]',
                                   "  n0 --> n1", "  n2 --> n0"]
@@ -239,7 +239,7 @@ def test_a_long_used_by_list_shows_twenty_and_folds_the_rest(tmp_path: Path) -> 
     shown = used.split("<details>", 1)[0]
     assert shown.count("\n- [") == 20 and shown.index("(3 lines)") < shown.index("(1 line)")
     folded = used.split("<details>", 1)[1]
-    assert all(f"[u{i:02}.py](./app/u{i:02}.py_docs.md)" in folded for i in range(25))
+    assert all(f"[u{i:02}.py](app/u{i:02}.py_docs.md)" in folded for i in range(25))
     assert page_errors(page, DOCS_SECTIONS) == []
 
 
@@ -252,8 +252,8 @@ def test_names_in_docstrings_link_to_their_entries_and_follow_changes(tmp_path: 
     ws = Workspace(root, Settings(), use_cache=False)
     ws.scan(jobs=1)
     page = Renderer().file_docs(site_of(ws), "app.py", ws.read_text("app.py"))
-    assert "[``pkg.Thing``](./pkg/core.py_docs.md#class-Thing)" in page
-    assert "[``pkg.core.Thing.go``](./pkg/core.py_docs.md#method-Thing.go)" in page
+    assert "[``pkg.Thing``](pkg/core.py_docs.md#class-Thing)" in page
+    assert "[``pkg.core.Thing.go``](pkg/core.py_docs.md#method-Thing.go)" in page
     assert "`pkg.nothing`" in page and "[`pkg.nothing`]" not in page and "[`os.path`]" not in page
     assert "`pkg.Thing` in a fence" in page  # fenced code is left alone
     assert page_errors(page, DOCS_SECTIONS) == []
@@ -262,17 +262,17 @@ def test_names_in_docstrings_link_to_their_entries_and_follow_changes(tmp_path: 
     change = ws.update_file("pkg/core.py")
     assert "app.py" in change.xref
     page = Renderer().file_docs(site_of(ws), "app.py", ws.read_text("app.py"))
-    assert "[``pkg.Thing``](./pkg/core.py_docs.md#function-Thing)" in page and "Thing.go``]" not in page
+    assert "[``pkg.Thing``](pkg/core.py_docs.md#function-Thing)" in page and "Thing.go``]" not in page
 
 
 def test_code_spans_become_links_outside_fences_only() -> None:
     from repodoc_lsp.render.markdown import link_code_spans
 
-    links = {"a.B": "./a.py_docs.md#class-B"}
+    links = {"a.B": "a.py_docs.md#class-B"}
     text = "See `a.B` and ``a.B`` and [`a.B`](x) and \\`a.B\\`.\n\n````\n`a.B`\n```\n`a.B`\n````\n`a.B`"
     assert link_code_spans(text, links).split("\n") == [
-        "See [`a.B`](./a.py_docs.md#class-B) and [``a.B``](./a.py_docs.md#class-B) and [`a.B`](x) and \\`a.B\\`.",
-        "", "````", "`a.B`", "```", "`a.B`", "````", "[`a.B`](./a.py_docs.md#class-B)"]
+        "See [`a.B`](a.py_docs.md#class-B) and [``a.B``](a.py_docs.md#class-B) and [`a.B`](x) and \\`a.B\\`.",
+        "", "````", "`a.B`", "```", "`a.B`", "````", "[`a.B`](a.py_docs.md#class-B)"]
 
 
 def test_long_member_lists_fold_past_20_and_long_inherited_lists_name_what_is_left_out(tmp_path: Path) -> None:
@@ -294,7 +294,7 @@ def test_long_member_lists_fold_past_20_and_long_inherited_lists_name_what_is_le
     assert page_errors(big_page, DOCS_SECTIONS) == []
     inherited = _entry(renderer.file_docs(site, "small.py", ws.read_text("small.py")), "class-Small")
     # 47 of Big's 49 public members reach Small: named by what is left out, with one link
-    assert ("- from [`Big`](./big.py_docs.md#class-Big) in `big.py`: 47 of its 49 public members, "
+    assert ("- from [`Big`](big.py_docs.md#class-Big) in `big.py`: 47 of its 49 public members, "
             "all but `m0`, `m1` (redefined)\n") in inherited
 
 
@@ -306,4 +306,4 @@ def test_used_by_names_a_file_of_the_pages_folder_by_its_name(tmp_path: Path) ->
     ws.scan(jobs=1)
     page = Renderer().file_docs(site_of(ws), "pkg/lib.py", ws.read_text("pkg/lib.py"))
     used = page.split("**Used by** (2 files, most lines first):\n\n", 1)[1]
-    assert used.startswith("- [near.py](./near.py_docs.md) (2 lines)\n- [far.py](../far.py_docs.md) (1 line)\n")
+    assert used.startswith("- [near.py](near.py_docs.md) (2 lines)\n- [far.py](../far.py_docs.md) (1 line)\n")

@@ -70,15 +70,15 @@ def test_the_page_links_its_parts_and_each_part_holds_its_anchors() -> None:
     main = pages["pkg/m.py_docs.md"]
     assert page_errors(main, DOCS_SECTIONS) == [] and len(main.encode()) <= PAGE_LIMIT
     assert '<a id="class-C2"></a>' in main and '<a id="method-C2.m1"></a>' not in main
-    assert "- **Members**: 1 attribute and 60 methods on [m.py_docs.part3.md](./m.py_docs.part3.md#members-class-C2)" \
+    assert "- **Members**: 1 attribute and 60 methods on [m.py_docs.part3.md](m.py_docs.part3.md#members-class-C2)" \
         in main
     assert '<a id="members-class-C2"></a>' in pages["pkg/m.py_docs.part3.md"]
     for anchor, n in parts.member_parts(facts).items():
         assert f'<a id="{anchor}"></a>' in pages[parts.part_page("pkg/m.py", n)], anchor
     assert all(len(p.encode()) <= PAGE_LIMIT for p in pages.values())
     kw = renderer.file_kw(site, "pkg/m.py")
-    assert "[docs](./m.py_docs.part2.md#method-C0.m0)" in kw and "[docs](./m.py_docs.md#class-C2)" in kw
-    assert "[docs](./m.py_docs.part3.md#function-f0)" in kw
+    assert "[docs](m.py_docs.part2.md#method-C0.m0)" in kw and "[docs](m.py_docs.md#class-C2)" in kw
+    assert "[docs](m.py_docs.part3.md#function-f0)" in kw
 
 
 def _inputs(site: Site) -> dict:
@@ -97,8 +97,8 @@ def test_a_class_whose_members_alone_pass_a_part_spreads_over_parts_in_order() -
                       relations=Relations({"pkg/m.py": facts.imports}), facts={"pkg/m.py": facts},
                       sizes={"pkg/m.py": len(source.encode())}, folders=["", "pkg"])
     pages = dict(Renderer().render_pages(where_of(site), "docs", "pkg/m.py", _inputs(site), site.facts, source))
-    assert "on [m.py_docs.part2.md](./m.py_docs.part2.md#members-class-C0), [m.py_docs.part3.md](" \
-        "./m.py_docs.part3.md#members-class-C0) and [m.py_docs.part4.md](./m.py_docs.part4.md#members-class-C0)" \
+    assert "on [m.py_docs.part2.md](m.py_docs.part2.md#members-class-C0), [m.py_docs.part3.md](" \
+        "m.py_docs.part3.md#members-class-C0) and [m.py_docs.part4.md](m.py_docs.part4.md#members-class-C0)" \
         in pages["pkg/m.py_docs.md"]
     for n in (2, 3, 4):
         part = pages[f"pkg/m.py_docs.part{n}.md"]
