@@ -1,21 +1,28 @@
-"""textDocument/references from repodoc's symbol graph against jedi's `Script.get_references`
-on PyTorch: time per request and what each finds that the other misses.
+"""textDocument/references from repodoc's symbol graph against jedi-language-server's and jedi's
+`Script.get_references` on PyTorch: time per request and what each finds that the other misses.
 
-    python bench/bench_references.py [--classes 20] [--functions 10] [--seed 15] [--jedi-timeout 60]
+    python bench/bench_references.py [--classes 20] [--functions 10] [--seed 15] [--passes 2]
+                                     [--repeat 10] [--settle 10] [--jls-timeout 60] [--jedi-timeout 60] [--no-jedi]
 
-repodoc: the real server over stdio (`python -m repodoc_lsp serve` of this interpreter, a fresh
-cache, output in a temporary folder), one references request per sampled definition at its
-name, two passes once the graph answers. jedi: in a worker process of its own (a deadline per
-name), `jedi.Script(code, path, project).get_references(line, col, scope="project")` at the
-same places, two passes. Both exclude the declaration. Completeness compares (file, line)
-pairs per name; each line one side misses is classed by its text (import, `x.name`, bare name)
-and up to 5 per side and name are kept in the results for reading.
+Both servers run over stdio (repodoc: `python -m repodoc_lsp serve` of this interpreter, a fresh
+cache, output in a temporary folder; jedi-language-server: the one beside this interpreter) and are
+timed by a raw JSON-RPC client, from the request written to the whole response read and parsed with
+`json.loads` (as an editor sees it; no lsprotocol objects built). repodoc: `--settle` seconds after
+the graph answers, the heaviest classes (`HEAVIEST`, named by the most files) each asked `--repeat` times,
+then one references request per sampled definition at its name, `--passes` passes.
+jedi-language-server: the heavy classes `--jls-repeat` times and the sample once, `--jls-timeout`
+per request. jedi (`--no-jedi` skips it): in a worker process of its own (a deadline per name),
+`jedi.Script(code, path, project).get_references(line, col, scope="project")` at the sampled
+places, `--passes` passes. All exclude the declaration. Completeness compares (file, line) pairs
+per name; each line one side misses is classed by its text (import, `x.name`, bare name) and up
+to 5 per side and name are kept in the results for reading.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -27,15 +34,28 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from _common import median, p95, write_results
-from bench_lsp import BenchClient, capabilities
+from bench_lsp import capabilities
 from corpus import ensure_corpus
-from lsprotocol import types as t
+from lsprotocol.converters import get_converter as converter
 
+# The three heavy classes of the sample; the five classes named by the most files of PyTorch
+# (`Graph.most_used`: 747, 320, 235, 211 and 150 files)
 HEAVY = [("torch/_tensor.py", "Tensor"), ("torch/nn/modules/module.py", "Module"),
          ("torch/nn/modules/linear.py", "Linear")]
+HEAVIEST = [("torch/_tensor.py", "Tensor"), ("torch/nn/modules/module.py", "Module"),
+            ("torch/fx/node.py", "Node"), ("torch/fx/graph_module.py", "GraphModule"),
+            ("torch/utils/_ordered_set.py", "OrderedSet")]
 _TOP = re.compile(r"^(class|def)\s+(\w+)", re.M)
+
+
+def place(root: Path, rel: str, name: str) -> dict[str, Any]:
+    """Where a top-level class or function's name is written."""
+    lines = (root / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if re.match(rf"(class|def)\s+{name}\b", text))
+    return {"rel": rel, "name": name, "line": line, "col": lines[line - 1].index(name, lines[line - 1].index(" "))}
 
 
 def sample(root: Path, classes: int, functions: int, seed: int) -> list[dict[str, Any]]:
@@ -108,45 +128,160 @@ def run_jedi(root: Path, names: list[dict[str, Any]], passes: int, timeout: floa
     return results
 
 
-async def run_repodoc(root: Path, names: list[dict[str, Any]], passes: int,
-                      tmp: Path) -> tuple[float, list[list[dict]]]:
-    client = BenchClient({"outputDir": str(tmp / "out")})
+class Raw:
+    """A JSON-RPC client over a server's stdio: requests timed until their response is parsed;
+    the server's own requests (configuration, progress, registrations) answered."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.next_id = 0
+        self.waiting: dict[int, tuple[float, asyncio.Future]] = {}
+        self.reader = asyncio.ensure_future(self._read())
+
+    @classmethod
+    async def start(cls, command: list[str], env: dict[str, str], cwd: str) -> Raw:
+        proc = await asyncio.create_subprocess_exec(*command, stdin=asyncio.subprocess.PIPE,
+                                                    stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.DEVNULL, env=env, cwd=cwd,
+                                                    limit=2**26)
+        return cls(proc)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = 0
+            while (header := await out.readline()) not in (b"\r\n", b""):
+                if header.lower().startswith(b"content-length:"):
+                    length = int(header.split(b":")[1])
+            if not header:
+                return
+            message = json.loads(await out.readexactly(length))
+            done = time.perf_counter()
+            if "method" in message and "id" in message:  # the server asks
+                result: Any = None
+                if message["method"] == "workspace/configuration":
+                    result = [{} for _ in message["params"]["items"]]
+                self._send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+            elif "id" in message and message["id"] in self.waiting:
+                began, future = self.waiting.pop(message["id"])
+                if not future.done():
+                    future.set_result((done - began, message))
+
+    async def request(self, method: str, params: Any, timeout: float) -> tuple[float | None, Any]:
+        """(seconds, result); (None, None) after `timeout`."""
+        self.next_id += 1
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.waiting[self.next_id] = (time.perf_counter(), future)
+        self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        try:
+            seconds, message = await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            self._send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": self.next_id}})
+            return None, None
+        if "error" in message:
+            raise RuntimeError(f"{method}: {message['error']}")
+        return seconds, message.get("result")
+
+    async def initialize(self, root: Path, options: dict[str, Any] | None) -> None:
+        uri = root.as_uri()
+        await self.request("initialize", {"processId": os.getpid(), "rootUri": uri,
+                                          "capabilities": converter().unstructure(capabilities()),
+                                          "workspaceFolders": [{"uri": uri, "name": root.name}],
+                                          "initializationOptions": options}, 120)
+        self._send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    async def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.request("shutdown", None, 30)
+            self._send({"jsonrpc": "2.0", "method": "exit"})
+            await asyncio.wait_for(self.proc.wait(), 30)
+        if self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+        self.reader.cancel()
+
+
+def _params(root: Path, item: dict[str, Any]) -> dict[str, Any]:
+    return {"textDocument": {"uri": (root / item["rel"]).as_uri()},
+            "position": {"line": item["line"] - 1, "character": item["col"]},
+            "context": {"includeDeclaration": False}}
+
+
+def _pairs(root: Path, found: list[dict] | None) -> list[tuple[str, int]]:
+    prefix = root.as_uri() + "/"
+    return sorted({(unquote(loc["uri"][len(prefix):]), loc["range"]["start"]["line"] + 1)
+                   for loc in found or () if loc["uri"].startswith(prefix)})
+
+
+async def ask_heavy(server: Raw, root: Path, heavy: list[dict[str, Any]], repeat: int,
+                    timeout: float) -> list[dict[str, Any]]:
+    """Each heavy class asked `repeat` times in a row: the first ask, and the others' median and p95."""
+    rows = []
+    for item in heavy:
+        times: list[float | None] = []
+        count = 0
+        for _ in range(repeat):
+            seconds, found = await server.request("textDocument/references", _params(root, item), timeout)
+            times.append(seconds)
+            count = max(count, len(found or ()))
+            if seconds is None:
+                break  # a timeout is not asked again
+        again = [x * 1000 for x in times[1:] if x is not None]
+        rows.append({"name": f"{item['rel']}:{item['name']}", "locations": count,
+                     "first_ms": round(times[0] * 1000, 1) if times[0] is not None else None,
+                     "median_ms": round(median(again), 1) if again else None,
+                     "p95_ms": round(p95(again), 1) if again else None, "asks": len(times),
+                     "timeouts": sum(1 for x in times if x is None)})
+    return rows
+
+
+async def run_repodoc(root: Path, names: list[dict[str, Any]], heavy: list[dict[str, Any]], passes: int,
+                      repeat: int, tmp: Path, settle: float = 0.0) -> tuple[float, list[dict], list[list[dict]]]:
     env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp / "cache")}
-    await client.start_io(sys.executable, "-m", "repodoc_lsp", "serve", env=env, cwd=str(tmp))
+    server = await Raw.start([sys.executable, "-m", "repodoc_lsp", "serve"], env, str(tmp))
     started = time.perf_counter()
-    uri = root.as_uri()
-    await asyncio.wait_for(client.initialize_async(t.InitializeParams(
-        capabilities=capabilities(), root_uri=uri, workspace_folders=[t.WorkspaceFolder(uri=uri, name=root.name)],
-        initialization_options={"outputDir": str(tmp / "out")})), 120)
-    client.initialized(t.InitializedParams())
+    try:
+        await server.initialize(root, {"outputDir": str(tmp / "out")})
+        deadline = time.perf_counter() + 600
+        while (await server.request("textDocument/references", _params(root, names[-1]), 60))[1] is None:
+            if time.perf_counter() > deadline:  # the graph is built after indexing (asked for a light name)
+                raise TimeoutError("no references answer within 600 s")
+            await asyncio.sleep(0.5)
+        ready = time.perf_counter() - started
+        await asyncio.sleep(settle)  # the server builds its heaviest answers after indexing
+        rows = await ask_heavy(server, root, heavy, repeat, 60)
+        results = []
+        for _ in range(passes):
+            answers = []
+            for item in names:
+                seconds, found = await server.request("textDocument/references", _params(root, item), 60)
+                answers.append({"seconds": seconds, "found": _pairs(root, found)})
+            results.append(answers)
+    finally:
+        await server.stop()
+    return ready, rows, results
 
-    async def ask(item: dict[str, Any]) -> tuple[float, Any]:
-        params = t.ReferenceParams(text_document=t.TextDocumentIdentifier(uri=(root / item["rel"]).as_uri()),
-                                   position=t.Position(line=item["line"] - 1, character=item["col"]),
-                                   context=t.ReferenceContext(include_declaration=False))
-        began = time.perf_counter()
-        answer = await asyncio.wait_for(client.text_document_references_async(params), 60)
-        return time.perf_counter() - began, answer
 
-    deadline = time.perf_counter() + 600
-    while (await ask(names[0]))[1] is None:  # the graph is built after indexing
-        if time.perf_counter() > deadline:
-            raise TimeoutError("no references answer within 600 s")
-        await asyncio.sleep(0.5)
-    ready = time.perf_counter() - started
-    results = []
-    for _ in range(passes):
+async def run_jls(root: Path, names: list[dict[str, Any]], heavy: list[dict[str, Any]], repeat: int,
+                  timeout: float, tmp: Path) -> tuple[list[dict], list[dict]]:
+    """jedi-language-server: the heavy classes, then the sample once."""
+    server = await Raw.start([str(Path(sys.executable).with_name("jedi-language-server"))], dict(os.environ), str(tmp))
+    try:
+        await server.initialize(root, None)
+        rows = await ask_heavy(server, root, heavy, repeat, timeout)
         answers = []
         for item in names:
-            seconds, found = await ask(item)
-            pairs = sorted({(Path(loc.uri[len("file://"):]).relative_to(root).as_posix(), loc.range.start.line + 1)
-                            for loc in found or ()})
-            answers.append({"seconds": seconds, "found": pairs})
-        results.append(answers)
-    await asyncio.wait_for(client.shutdown_async(None), 30)
-    client.exit(None)
-    await asyncio.wait_for(client.stop(), 30)
-    return ready, results
+            seconds, found = await server.request("textDocument/references", _params(root, item), timeout)
+            answers.append({"seconds": seconds, "found": _pairs(root, found)})
+    finally:
+        await server.stop()
+    return rows, answers
 
 
 def kind_of(text: str, name: str) -> str:
@@ -189,6 +324,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--passes", type=int, default=2)
     parser.add_argument("--jedi-timeout", type=float, default=60.0)
+    parser.add_argument("--no-jedi", dest="jedi", action="store_false",
+                        help="compare with jedi-language-server's answers (one pass) instead of jedi's")
+    parser.add_argument("--heavy", type=int, default=len(HEAVIEST), help="how many of the heaviest classes")
+    parser.add_argument("--repeat", type=int, default=10, help="asks of each heavy class (repodoc)")
+    parser.add_argument("--jls-repeat", type=int, default=3, help="asks of each heavy class (jedi-language-server)")
+    parser.add_argument("--jls-timeout", type=float, default=60.0)
+    parser.add_argument("--settle", type=float, default=10.0,
+                        help="seconds between the graph's first answer and the heavy classes' asks")
+    parser.add_argument("--no-jls", dest="jls", action="store_false", help="skip jedi-language-server")
     parser.add_argument("--jedi-worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.jedi_worker:
@@ -196,14 +340,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     root = ensure_corpus().parent
     names = sample(root, args.classes, args.functions, args.seed)
+    heavy = [place(root, rel, name) for rel, name in HEAVIEST[:args.heavy]]
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="repodoc-bench-refs-") as tmp:
-        ready, ours = asyncio.run(run_repodoc(root, names, args.passes, Path(tmp)))
-    theirs = run_jedi(root, names, args.passes, args.jedi_timeout)
+        ready, heavy_ours, ours = asyncio.run(run_repodoc(root, names, heavy, args.passes, args.repeat, Path(tmp),
+                                                             args.settle))
+        heavy_jls, jls = (asyncio.run(run_jls(root, names, heavy, args.jls_repeat, args.jls_timeout, Path(tmp)))
+                          if args.jls else ([{"first_ms": None, "median_ms": None, "p95_ms": None, "timeouts": 0}
+                                             for _ in heavy], [{"seconds": None, "found": []} for _ in names]))
+    theirs = run_jedi(root, names, args.passes, args.jedi_timeout) if args.jedi else [jls]
     rows = compare(root, names, ours[-1], theirs[-1])
     summary: dict[str, Any] = {"names": len(names), "graph_ready_seconds": round(ready, 2),
                                "load_before": load, "load_after": os.getloadavg()}
-    for label, passes in (("repodoc", ours), ("jedi", theirs)):
+    for label, passes in (("repodoc", ours), ("jls", [jls]), *((("jedi", theirs),) if args.jedi else ())):
         for i, answers in enumerate(passes, 1):
             times = [a["seconds"] * 1000 for a in answers if a["seconds"] is not None]
             summary[f"{label}_pass{i}_ms"] = {"median": round(median(times), 1), "p95": round(p95(times), 1),
@@ -217,13 +366,28 @@ def main(argv: list[str] | None = None) -> int:
             for k, n in r[f"{side}_kinds"].items():
                 kinds[k] = kinds.get(k, 0) + n
         summary[f"{side}_kinds"] = kinds
+    sampled = [a["seconds"] * 1000 for a in ours[-1] if a["seconds"] is not None]
+    theirs_sampled = [a["seconds"] * 1000 for a in jls if a["seconds"] is not None]
+    summary["heavy"] = {"repodoc": heavy_ours, "jls": heavy_jls}
     print(json.dumps(summary, indent=2))
+    print(f"{'references, ms (raw client)':44} {'locations':>9} {'repodoc first / median / p95':>30} "
+          f"{'jedi-language-server first / median / p95':>42}")
+    for mine, peer in zip(heavy_ours, heavy_jls, strict=True):
+        peer_text = (f"{peer['first_ms']} / {peer['median_ms']} / {peer['p95_ms']}"
+                     + (f" ({peer['timeouts']} timeout)" if peer["timeouts"] else ""))
+        print(f"{mine['name'][:44]:44} {mine['locations']:9,} "
+              f"{mine['first_ms']} / {mine['median_ms']} / {mine['p95_ms']:>8}   {peer_text:>40}")
+    print(f"{'the sample, last pass: median / p95':44} {len(names):9} "
+          f"{median(sampled):.1f} / {p95(sampled):.1f}{'':>14} "
+          f"{median(theirs_sampled) if theirs_sampled else float('nan'):.1f} / "
+          f"{p95(theirs_sampled) if theirs_sampled else float('nan'):.1f}"
+          f" ({sum(1 for a in jls if a['seconds'] is None)} timeouts)")
     print(f"{'definition':60} {'both':>5} {'+repodoc':>8} {'+jedi':>6} {'files r/j':>10}")
     for r in rows:
         print(f"{r['name'][:60]:60} {r['both']:5} {r['only_repodoc']:8} {r['only_jedi']:6} "
               f"{r['files_repodoc']:>4}/{r['files_jedi']:<5}{' (jedi timed out)' if r['jedi_timeout'] else ''}")
-    write_results("references", {"summary": summary, "rows": rows, "names": names,
-                                 "repodoc": ours, "jedi": theirs})
+    write_results("references", {"summary": summary, "rows": rows, "names": names, "heavy": heavy,
+                                 "repodoc": ours, "jls": jls, "jedi": theirs if args.jedi else None})
     return 0
 
 

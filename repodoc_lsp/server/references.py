@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
+import re
 import threading
 import weakref
 from collections import OrderedDict
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -19,17 +23,19 @@ from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import graph_of, target
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from repodoc_lsp.server.state import Root
 
 
 def register(server: RepodocServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    def references(ls: RepodocServer, params: types.ReferenceParams) -> Encoded | None:
+    async def references(ls: RepodocServer, params: types.ReferenceParams) -> Encoded | None:
         with ls.requests:  # regeneration waits meanwhile
-            return _references(ls, params)
+            return await _references(ls, params)
 
 
-def _references(ls: RepodocServer, params: types.ReferenceParams) -> Encoded | None:
+async def _references(ls: RepodocServer, params: types.ReferenceParams) -> Encoded | None:
     found = graph_of(ls, params.text_document.uri)
     if found is None:
         return None
@@ -43,7 +49,11 @@ def _references(ls: RepodocServer, params: types.ReferenceParams) -> Encoded | N
     key = target(graph, rel, line_text, pos.line + 1, pos.character)
     if key is None:
         return None
-    return locations(root, graph, key, params.context.include_declaration, ls.position_codec).encoded()
+    declaration, codec = params.context.include_declaration, ls.position_codec
+    answer = kept(root, graph, key, declaration, codec)
+    if answer is None:  # built off the event loop: hovers go on meanwhile (`torch.Tensor`: 750 files read)
+        answer = await asyncio.wrap_future(building(root, graph, key, declaration, codec))
+    return answer.encoded()
 
 
 ANSWERS_KEPT = 8  # answers kept per root (`torch.Tensor`'s 10,000 locations take about 3 MB)
@@ -88,60 +98,184 @@ def locations_json(spans: list[tuple[str, int, int, int]]) -> Encoded:
 
 
 _answers: weakref.WeakKeyDictionary[Root, OrderedDict[tuple, tuple[object, Answer]]] = weakref.WeakKeyDictionary()
+_building: weakref.WeakKeyDictionary[Root, dict[tuple, Future[Answer]]] = weakref.WeakKeyDictionary()
 _answers_lock = threading.Lock()
 
 
-def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> Answer:
+def _ask(key: Key, declaration: bool, codec: PositionCodec) -> tuple:
+    return (key, declaration, codec.encoding)
+
+
+def _state(root: Root, graph: Graph, key: Key, declaration: bool) -> tuple:
+    """What a kept answer was built from: the lines the graph gives and their files' digests."""
+    users = graph.users(key, own=True)
+    d = graph.definition(*key) if declaration else None
+    digests = root.ws.digests
+    return (users, d, [digests.get(rel) for rel in users], digests.get(key[0]) if d is not None else None)
+
+
+def kept(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> Answer | None:
+    """The answer kept for this ask while what it was built from is the same, else None."""
+    ask = _ask(key, declaration, codec)
+    with _answers_lock:
+        table = _answers.get(root)
+        hit = table.get(ask) if table is not None else None
+    if hit is None or hit[0] != _state(root, graph, key, declaration):
+        return None
+    with _answers_lock:
+        table = _answers.get(root)
+        if table is not None and ask in table:
+            table.move_to_end(ask)
+    return hit[1]
+
+
+def building(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> Future[Answer]:
+    """The answer, built on a thread of its own (encoded there too); an ask already being
+    built (the editor asks again, the warm-up of the heaviest definitions) is waited for."""
+    future, mine = _claim(root, _ask(key, declaration, codec))
+    if mine:
+        threading.Thread(target=_build_into, args=(future, root, graph, key, declaration, codec),
+                         name="repodoc-references", daemon=True).start()
+    return future
+
+
+def _claim(root: Root, ask: tuple) -> tuple[Future[Answer], bool]:
+    """The future of an ask being built, and whether the caller is to build it."""
+    with _answers_lock:
+        table = _building.setdefault(root, {})
+        future = table.get(ask)
+        if future is not None:
+            return future, False
+        future = table[ask] = Future()
+        return future, True
+
+
+def _build_into(future: Future[Answer], root: Root, graph: Graph, key: Key, declaration: bool,
+                codec: PositionCodec, pause: Callable[[], None] | None = None) -> None:
+    try:
+        answer = locations(root, graph, key, declaration, codec, pause)
+        answer.encoded()
+        future.set_result(answer)
+    except BaseException as exc:  # whoever waits gets the error
+        future.set_exception(exc)
+    finally:
+        with _answers_lock:
+            _building.get(root, {}).pop(_ask(key, declaration, codec), None)
+
+
+WARMED = 3  # classes and functions named by the most files whose answers are built once the graph is
+
+
+def warm(root: Root, codec: PositionCodec, pause: Callable[[], None] | None = None, count: int = WARMED) -> None:
+    """Build and encode the answers of the `count` classes and functions named by the most files
+    (both with and without the declaration), once indexing is done: on PyTorch `torch.Tensor`'s
+    first ask read 750 files (about half a second), now it is sent as kept (about 5 MB kept for its two answers;
+    modules are left out: the module `torch` is named by 1,391 files). On the root's thread,
+    stepping aside for requests between files; a request for one of them meanwhile waits for it."""
+    graph = root.ws.graph_ready
+    if graph is None or root.closed:
+        return
+    for key in [key for key in graph.most_used(4 * count) if key[1]][:count]:  # modules left out
+        for declaration in (False, True):
+            if root.closed or graph is not root.ws.graph_ready:
+                return
+            if kept(root, graph, key, declaration, codec) is None:
+                future, mine = _claim(root, _ask(key, declaration, codec))
+                if mine:
+                    _build_into(future, root, graph, key, declaration, codec, pause)
+                    future.result()  # an error is the caller's
+
+
+def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec,
+              pause: Callable[[], None] | None = None) -> Answer:
     """Each line that names `key` (the name's columns found in the line; the whole line when
     it is not spelt there, as in a star import), and its definition if asked. Only the lines
     wanted are decoded (`torch.Tensor` is named on about 10,000 lines of 750 files). The last
     answers are kept while the lines the graph gives and the digests of their files stay the
     same (an editor asks again for a peek, then for the list; a heavy class's answer takes
     hundreds of milliseconds to build)."""
-    users = graph.users(key, own=True)
-    d = graph.definition(*key) if declaration else None
-    state = (users, d, {rel: root.ws.digests.get(rel) for rel in users} | ({key[0]: root.ws.digests.get(key[0])}
-                                                                           if d is not None else {}))
-    ask = (key, declaration, codec.encoding)
+    found = kept(root, graph, key, declaration, codec)
+    if found is not None:
+        return found
+    state = _state(root, graph, key, declaration)
+    users, d = state[0], state[1]
+    ask = _ask(key, declaration, codec)
+    found = Answer(_build(root, key, users, d, codec, pause))
     with _answers_lock:
-        kept = _answers.setdefault(root, OrderedDict())
-        hit = kept.get(ask)
-        if hit is not None and hit[0] == state:
-            kept.move_to_end(ask)
-            return hit[1]
-    found = Answer(_build(root, key, users, d, codec))
-    with _answers_lock:
-        kept[ask] = (state, found)
-        kept.move_to_end(ask)
-        while len(kept) > ANSWERS_KEPT:
-            kept.popitem(last=False)
+        table = _answers.setdefault(root, OrderedDict())
+        table[ask] = (state, found)
+        table.move_to_end(ask)
+        while len(table) > ANSWERS_KEPT:
+            table.popitem(last=False)
     return found
 
 
 def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | None,
-           codec: PositionCodec) -> list[tuple[str, int, int, int]]:
+           codec: PositionCodec, pause: Callable[[], None] | None = None) -> list[tuple[str, int, int, int]]:
     name = key[1].rpartition(".")[2] or root.ws.relations.module_of.get(key[0], "").rpartition(".")[2]
     wanted: dict[str, list[int]] = {rel: list(lines) for rel, lines in users.items()}
     if d is not None:
         wanted.setdefault(key[0], []).append(d.line)
     found = []
+    word = _pattern(name) if name.isidentifier() and name.isascii() else None
     for rel in sorted(wanted):
+        if pause is not None:
+            pause()
         lines = sorted(set(wanted[rel]))
-        texts = _lines(root, rel, lines[-1])
+        try:
+            data = read_regular(root.path / rel)
+        except OSError:
+            data = b""
         uri = root.uri(rel)
+        spans = _spans(data, lines, word, name, codec) if word is not None else {}
+        texts: list[bytes] | None = None
         for line in lines:
-            text = texts[line - 1].decode("utf-8", "replace").rstrip("\r") if line <= len(texts) else ""
-            found.append((uri, line - 1, *_columns(text, name, codec)))
+            span = spans.get(line)
+            if span is None:  # not spelt on the line (or next to non-ASCII text): the line is read
+                if texts is None:
+                    texts = data.split(b"\n", lines[-1])[:lines[-1]]
+                text = texts[line - 1].decode("utf-8", "replace").rstrip("\r") if line <= len(texts) else ""
+                span = _columns(text, name, codec)
+            found.append((uri, line - 1, *span))
     return found
 
 
-def _lines(root: Root, rel: str, last: int) -> list[bytes]:
-    """The file's first `last` lines, as bytes."""
-    try:
-        data = read_regular(root.path / rel)
-    except OSError:
-        return []
-    return data.split(b"\n", last)[:last]
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern(name: str) -> re.Pattern[bytes]:
+    """The name not followed by a word character, in a file's bytes (ASCII names only; the
+    character before is checked by `_spans`: a look-behind here made `re` try every position)."""
+    return re.compile(re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
+
+
+def _spans(data: bytes, lines: list[int], word: re.Pattern[bytes], name: str,
+           codec: PositionCodec) -> dict[int, tuple[int, int]]:
+    """The columns of the name's first whole-word occurrence on each of `lines` (sorted, from 1)
+    where it is spelt, found in the file's bytes: no line is split off or decoded unless text
+    before the name is not ASCII (`torch.Tensor`'s 750 files: splitting their lines up to the
+    last use took most of the first answer). A match next to a non-ASCII byte is left to
+    `_columns` (a letter there joins the word)."""
+    wanted = set(lines)
+    last = lines[-1]
+    found: dict[int, tuple[int, int]] = {}
+    line, pos = 1, 0
+    for m in word.finditer(data):
+        at = m.start()
+        line += data.count(b"\n", pos, at)
+        pos = at
+        if line > last:
+            break
+        if line not in wanted or line in found or (at and data[at - 1] in _WORD):
+            continue
+        if (at and data[at - 1] >= 0x80) or (m.end() < len(data) and data[m.end()] >= 0x80):
+            wanted.discard(line)  # `_columns` reads this line
+            continue
+        head = data[data.rfind(b"\n", 0, at) + 1 : at]
+        start = len(head) if head.isascii() else codec.client_num_units(head.decode("utf-8", "replace"))
+        found[line] = (start, start + len(name))
+    return found
 
 
 def _columns(text: str, name: str, codec: PositionCodec) -> tuple[int, int]:

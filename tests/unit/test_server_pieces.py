@@ -20,7 +20,7 @@ from repodoc_lsp.server.commands import _merge
 from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of, uri_of
 from repodoc_lsp.server.protocol import encode
 from repodoc_lsp.server.ref_diagnostics import _suggestion, wanted
-from repodoc_lsp.server.references import _columns, _word, locations, locations_json
+from repodoc_lsp.server.references import _columns, _word, building, kept, locations, locations_json, warm
 from repodoc_lsp.server.roots import output_folder_around, project_folder, refusal
 from repodoc_lsp.server.settings import unwrap
 from repodoc_lsp.server.symbols import entry_range, outline, symbols
@@ -128,6 +128,8 @@ def test_summaries_of_several_roots_merge() -> None:
 class _Root:
     """What `locations` reads of a server root: its workspace and file URIs."""
 
+    closed = False
+
     def __init__(self, ws: Workspace) -> None:
         self.ws, self.path = ws, ws.root
 
@@ -158,6 +160,45 @@ def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: P
     (root / "use.py").write_text("from lib import Thing\n")  # a line fewer
     ws.update_file("use.py")
     assert len(locations(server_root, ws.graph(), key, False, codec)) == 1
+
+
+def test_the_most_used_definitions_answers_are_built_ahead_and_found_in_the_bytes_as_in_the_line(
+        tmp_path: Path) -> None:
+    """`warm` keeps the answers of the definitions named by the most files (with and without
+    the declaration); an answer found in the file's bytes is the one the decoded line gives
+    (non-ASCII text before the name, a non-ASCII letter joined to it, a line without it)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "lib.py").write_text("class Thing:\n    pass\n\n\nclass Rare:\n    pass\n")
+    (root / "a.py").write_text("from lib import Thing, Rare\n"
+                               "x = ('é', Thing)  # é\n"
+                               "éThing = 1; y: Thing = Thing()\n"
+                               "z = (Thing\n"
+                               "     .mro)\n", encoding="utf-8")
+    (root / "b.py").write_text("from lib import *\nThing\r\n", encoding="utf-8")
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    server_root = _Root(ws)
+    graph = ws.graph()
+    thing, rare = ("lib.py", "Thing"), ("lib.py", "Rare")
+    assert graph.most_used(1) == [thing]
+    for kind in (types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8):
+        codec = PositionCodec(kind)
+        warm(server_root, codec, count=1)  # type: ignore[arg-type]
+        for declaration in (False, True):
+            answer = kept(server_root, graph, thing, declaration, codec)  # type: ignore[arg-type]
+            assert answer is not None
+            # as each line decoded and searched (`_columns`) gives it
+            lines = {rel: (root / rel).read_bytes().split(b"\n") for rel in ("a.py", "b.py", "lib.py")}
+            expected = []
+            for uri, line, _, _ in answer.spans:
+                rel = uri.rpartition("/")[2]
+                expected.append((uri, line, *_columns(lines[rel][line].decode().rstrip("\r"), "Thing", codec)))
+            assert answer.spans == expected
+            assert len(answer) == 5 + declaration
+        assert kept(server_root, graph, rare, False, codec) is None  # type: ignore[arg-type]
+        built = building(server_root, graph, rare, False, codec).result(10)  # type: ignore[arg-type]
+        assert kept(server_root, graph, rare, False, codec) is built  # type: ignore[arg-type]
 
 
 def test_locations_are_formatted_as_json_dumps_writes_them() -> None:
