@@ -275,7 +275,7 @@ def checked_tree(description: str, prefix: str) -> Iterator[tuple[argparse.Names
 
 
 _LIST = re.compile(r'^<a id="(list-[^"]+)"></a>\n(.*?)(?=^<a id="|^---\n|\Z)', re.M | re.S)
-_TO_LIST = re.compile(r"\]\(\./[^)\s#]+\.part\d+\.md#(list-[^)\s]+)\)")
+_TO_LIST = re.compile(r"\]\((?:\./)?[^)\s#/]+\.part\d+\.md#(list-[^)\s]+)\)")
 
 
 def part_lists(parts: Sequence[str]) -> dict[str, str]:

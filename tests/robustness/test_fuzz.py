@@ -105,7 +105,7 @@ def test_keywords_equal_ast_and_pages_are_sound(source: str) -> None:
     _sound(docs, kw)
     anchors = re.findall(r'<a id="([^"]+)"></a>', docs)
     assert len(anchors) == len(set(anchors))
-    for target in re.findall(r"\]\(\./m\.py_docs\.md#([^)]+)\)", kw):
+    for target in re.findall(r"\]\(m\.py_docs\.md#([^)]+)\)", kw):
         assert target in anchors, target
 
 
