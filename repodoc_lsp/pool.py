@@ -165,7 +165,10 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
                 for i in itertools.islice(rest, ahead - len(sent)):
                     try:
                         sent.append((i, pool.submit(fn, chunks[i])))
-                    except BrokenProcessPool:  # a worker died already
+                    except (BrokenProcessPool, OSError):  # a worker died already
+                        # OSError: the pool broke while `submit` started a worker in the dead one's
+                        # place (the pool's manager thread marks it broken without `submit`'s lock,
+                        # then closes the pipe the new worker was being given: "handle is closed").
                         lost.append(i)
                         broken = True
                         break

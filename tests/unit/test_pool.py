@@ -9,7 +9,9 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,6 +53,33 @@ def test_the_work_of_a_killed_worker_is_redone_once(tmp_path: Path) -> None:
     got = list(pool.run_chunks(_die_once, [(n, marker) for n in range(8)], workers=2, context=FORK))
     assert os.path.exists(marker)  # a worker did die
     assert sorted(got) == list(range(8))  # every chunk once: what others finished is kept
+
+
+class _BreaksInSubmit(ProcessPoolExecutor):
+    """A pool whose third `submit` fails as CPython's does when the pool breaks while `submit`
+    starts a worker in a dead one's place (the manager thread closes the pipe the new worker is
+    being given: `OSError: handle is closed`); the first pool made only."""
+
+    made = 0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        type(self).made += 1
+        self.breaks = type(self).made == 1
+        self.submitted = 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        self.submitted += 1
+        if self.breaks and self.submitted == 3:
+            raise OSError("handle is closed")
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_a_pool_that_breaks_inside_submit_is_a_lost_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", _BreaksInSubmit)
+    got = list(pool.run_chunks(_square, list(range(8)), workers=2, context=FORK))
+    assert _BreaksInSubmit.made == 2  # the run went on in a second pool
+    assert sorted(got) == [n * n for n in range(8)]  # every chunk once
 
 
 def test_workers_dying_twice_is_a_clear_error() -> None:
