@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import heapq
 import re
 import threading
 from array import array
@@ -281,11 +280,6 @@ class Graph:
     def users(self, key: Key, own: bool = False) -> dict[str, tuple[int, ...]]:
         """Files other than its own (`own`: and its own) that name the definition, with the lines."""
         return {rel: lines for rel, lines in self._users.get(key, {}).items() if own or rel != key[0]}
-
-    def most_used(self, count: int) -> list[Key]:
-        """The `count` definitions named by the most files (their own included), most first."""
-        tables = list(self._users.items())  # one look: a relink replaces tables meanwhile
-        return [key for key, _ in heapq.nlargest(count, tables, key=lambda item: (len(item[1]), item[0]))]
 
     def uses(self, key: Key) -> list[Use]:
         """Every place the definition is named, its own file included, in file and line order."""

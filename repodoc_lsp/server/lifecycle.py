@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from concurrent.futures import Future
 from pathlib import Path
 
 from lsprotocol import types
@@ -14,7 +13,7 @@ from pygls.capabilities import get_capability
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.config import live_changes
 from repodoc_lsp.discover import capped
-from repodoc_lsp.server import failures, ref_diagnostics, references
+from repodoc_lsp.server import failures, ref_diagnostics
 from repodoc_lsp.server.convert import path_of
 from repodoc_lsp.server.roots import project_folder
 from repodoc_lsp.server.server import RepodocServer
@@ -31,8 +30,6 @@ async def index_root(ls: RepodocServer, root: Root) -> None:
     progress = ls.thread_progress(token, "analyse") if token else None
     try:
         await asyncio.wrap_future(root.submit(root.scan, progress))  # opens the cache, off the loop
-        # the heaviest definitions' references answers, on the root's thread after indexing
-        root.submit(references.warm, root, ls.position_codec, root.pause).add_done_callback(_warmed)
         if root.ws.cache.problem:
             ls.tell(f"repodoc: {root.ws.cache.problem}", types.MessageType.Warning)
         if (cap := capped(root.ws.discovery_skipped)) is not None:
@@ -48,11 +45,6 @@ async def index_root(ls: RepodocServer, root: Root) -> None:
         if token:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{len(root.ws.facts)} files indexed"))
-
-
-def _warmed(done: Future) -> None:
-    if not done.cancelled() and done.exception() is not None:
-        log.error("building the heaviest references answers failed", exc_info=done.exception())
 
 
 class SettingsBurst:

@@ -23,8 +23,6 @@ from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import graph_of, target
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from repodoc_lsp.server.state import Root
 
 
@@ -131,7 +129,7 @@ def kept(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionC
 
 def building(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> Future[Answer]:
     """The answer, built on a thread of its own (encoded there too); an ask already being
-    built (the editor asks again, the warm-up of the heaviest definitions) is waited for."""
+    built (the editor asks again) is waited for."""
     future, mine = _claim(root, _ask(key, declaration, codec))
     if mine:
         threading.Thread(target=_build_into, args=(future, root, graph, key, declaration, codec),
@@ -151,9 +149,9 @@ def _claim(root: Root, ask: tuple) -> tuple[Future[Answer], bool]:
 
 
 def _build_into(future: Future[Answer], root: Root, graph: Graph, key: Key, declaration: bool,
-                codec: PositionCodec, pause: Callable[[], None] | None = None) -> None:
+                codec: PositionCodec) -> None:
     try:
-        answer = locations(root, graph, key, declaration, codec, pause)
+        answer = locations(root, graph, key, declaration, codec)
         answer.encoded()
         future.set_result(answer)
     except BaseException as exc:  # whoever waits gets the error
@@ -163,31 +161,7 @@ def _build_into(future: Future[Answer], root: Root, graph: Graph, key: Key, decl
             _building.get(root, {}).pop(_ask(key, declaration, codec), None)
 
 
-WARMED = 3  # classes and functions named by the most files whose answers are built once the graph is
-
-
-def warm(root: Root, codec: PositionCodec, pause: Callable[[], None] | None = None, count: int = WARMED) -> None:
-    """Build and encode the answers of the `count` classes and functions named by the most files
-    (both with and without the declaration), once indexing is done: on PyTorch `torch.Tensor`'s
-    first ask read 750 files (about half a second), now it is sent as kept (about 5 MB kept for its two answers;
-    modules are left out: the module `torch` is named by 1,391 files). On the root's thread,
-    stepping aside for requests between files; a request for one of them meanwhile waits for it."""
-    graph = root.ws.graph_ready
-    if graph is None or root.closed:
-        return
-    for key in [key for key in graph.most_used(4 * count) if key[1]][:count]:  # modules left out
-        for declaration in (False, True):
-            if root.closed or graph is not root.ws.graph_ready:
-                return
-            if kept(root, graph, key, declaration, codec) is None:
-                future, mine = _claim(root, _ask(key, declaration, codec))
-                if mine:
-                    _build_into(future, root, graph, key, declaration, codec, pause)
-                    future.result()  # an error is the caller's
-
-
-def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec,
-              pause: Callable[[], None] | None = None) -> Answer:
+def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> Answer:
     """Each line that names `key` (the name's columns found in the line; the whole line when
     it is not spelt there, as in a star import), and its definition if asked. Only the lines
     wanted are decoded (`torch.Tensor` is named on about 10,000 lines of 750 files). The last
@@ -200,7 +174,7 @@ def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: Posi
     state = _state(root, graph, key, declaration)
     users, d = state[0], state[1]
     ask = _ask(key, declaration, codec)
-    found = Answer(_build(root, key, users, d, codec, pause))
+    found = Answer(_build(root, key, users, d, codec))
     with _answers_lock:
         table = _answers.setdefault(root, OrderedDict())
         table[ask] = (state, found)
@@ -211,7 +185,7 @@ def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: Posi
 
 
 def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | None,
-           codec: PositionCodec, pause: Callable[[], None] | None = None) -> list[tuple[str, int, int, int]]:
+           codec: PositionCodec) -> list[tuple[str, int, int, int]]:
     name = key[1].rpartition(".")[2] or root.ws.relations.module_of.get(key[0], "").rpartition(".")[2]
     wanted: dict[str, list[int]] = {rel: list(lines) for rel, lines in users.items()}
     if d is not None:
@@ -219,8 +193,6 @@ def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | Non
     found = []
     word = _pattern(name) if name.isidentifier() and name.isascii() else None
     for rel in sorted(wanted):
-        if pause is not None:
-            pause()
         lines = sorted(set(wanted[rel]))
         try:
             data = read_regular(root.path / rel)

@@ -20,7 +20,7 @@ from repodoc_lsp.server.commands import _merge
 from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of, uri_of
 from repodoc_lsp.server.protocol import encode
 from repodoc_lsp.server.ref_diagnostics import _suggestion, wanted
-from repodoc_lsp.server.references import _columns, _word, building, kept, locations, locations_json, warm
+from repodoc_lsp.server.references import _columns, _word, building, kept, locations, locations_json
 from repodoc_lsp.server.roots import output_folder_around, project_folder, refusal
 from repodoc_lsp.server.settings import unwrap
 from repodoc_lsp.server.symbols import entry_range, outline, symbols
@@ -162,11 +162,10 @@ def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: P
     assert len(locations(server_root, ws.graph(), key, False, codec)) == 1
 
 
-def test_the_most_used_definitions_answers_are_built_ahead_and_found_in_the_bytes_as_in_the_line(
-        tmp_path: Path) -> None:
-    """`warm` keeps the answers of the definitions named by the most files (with and without
-    the declaration); an answer found in the file's bytes is the one the decoded line gives
-    (non-ASCII text before the name, a non-ASCII letter joined to it, a line without it)."""
+def test_an_answer_built_off_the_loop_is_kept_and_found_in_the_bytes_as_in_the_line(tmp_path: Path) -> None:
+    """An answer built on its own thread (`building`) is kept (with and without the declaration);
+    an answer found in the file's bytes is the one the decoded line gives (non-ASCII text before
+    the name, a non-ASCII letter joined to it, a line without it)."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "lib.py").write_text("class Thing:\n    pass\n\n\nclass Rare:\n    pass\n")
@@ -181,13 +180,12 @@ def test_the_most_used_definitions_answers_are_built_ahead_and_found_in_the_byte
     server_root = _Root(ws)
     graph = ws.graph()
     thing, rare = ("lib.py", "Thing"), ("lib.py", "Rare")
-    assert graph.most_used(1) == [thing]
     for kind in (types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8):
         codec = PositionCodec(kind)
-        warm(server_root, codec, count=1)  # type: ignore[arg-type]
         for declaration in (False, True):
+            built = building(server_root, graph, thing, declaration, codec).result(10)  # type: ignore[arg-type]
             answer = kept(server_root, graph, thing, declaration, codec)  # type: ignore[arg-type]
-            assert answer is not None
+            assert answer is built
             # as each line decoded and searched (`_columns`) gives it
             lines = {rel: (root / rel).read_bytes().split(b"\n") for rel in ("a.py", "b.py", "lib.py")}
             expected = []
