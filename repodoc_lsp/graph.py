@@ -120,7 +120,11 @@ class _View:
 
     def definition(self, qualname: str) -> Def | None:
         code = self.defs.get(qualname)
-        return None if code is None else Def(self.rel, qualname, _KINDS[code & _KIND_MASK], code >> _KIND_BITS)
+        return None if code is None else self._def(qualname, code)
+
+    def _def(self, qualname: str, code: int) -> Def:
+        """The definition `qualname` whose kind and line are packed in `code`."""
+        return Def(self.rel, qualname, _KINDS[code & _KIND_MASK], code >> _KIND_BITS)
 
     def kind(self, qualname: str) -> str:
         code = self.defs.get(qualname)
@@ -130,7 +134,7 @@ class _View:
         """The definitions in line order (then by qualname), sorted once: pages ask for them per
         class and per ancestor (`Graph.members`)."""
         if self._ordered is None:
-            defs = (Def(self.rel, q, _KINDS[c & _KIND_MASK], c >> _KIND_BITS) for q, c in self.defs.items())
+            defs = (self._def(q, c) for q, c in self.defs.items())
             self._ordered = tuple(sorted(defs, key=lambda d: (d.line, d.qualname)))
         return self._ordered
 

@@ -86,14 +86,20 @@ class PageEnvironment(ImmutableSandboxedEnvironment):
         # The views' own plain functions (`line_href`) are safe to call: what the sandbox and
         # `Context.call` would do for them, without their checks (a page calls them thousands of times).
         if type(__obj) is FunctionType and __obj.__module__ in _OWN_MODULES and not hasattr(__obj, "jinja_pass_arg"):
-            kwargs.pop("_block_vars", None)
-            kwargs.pop("_loop_vars", None)
-            try:
-                return __obj(*args, **kwargs)
-            except StopIteration:
-                return __context.environment.undefined("value was undefined because a callable raised a "
-                                                       "StopIteration exception")
+            return _call_plain(__context.environment, __obj, args, kwargs)
         return super().call(__context, __obj, *args, **kwargs)
+
+
+def _call_plain(environment: jinja2.Environment, obj: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """What `Context.call` does for a callable that takes no Jinja context, environment or eval
+    context (`pass_context` and the like), without its checks for them."""
+    if kwargs:
+        kwargs.pop("_block_vars", None)
+        kwargs.pop("_loop_vars", None)
+    try:
+        return obj(*args, **kwargs)
+    except StopIteration:
+        return environment.undefined("value was undefined because a callable raised a StopIteration exception")
 
 
 # What repodoc's own templates call most (`aka.get`, `line_href`, `"{:,}".format`, their macros):
@@ -109,14 +115,7 @@ class OwnContext(Context):
     def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         kind = type(__obj)
         if kind in _PLAIN_CALLS or (kind is FunctionType and not hasattr(__obj, "jinja_pass_arg")):
-            if kwargs:
-                kwargs.pop("_block_vars", None)
-                kwargs.pop("_loop_vars", None)
-            try:
-                return __obj(*args, **kwargs)
-            except StopIteration:
-                return __self.environment.undefined("value was undefined because a callable raised a "
-                                                    "StopIteration exception")
+            return _call_plain(__self.environment, __obj, args, kwargs)
         return super().call(__obj, *args, **kwargs)
 
 
