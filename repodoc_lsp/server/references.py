@@ -96,7 +96,7 @@ def locations_json(spans: list[tuple[str, int, int, int]]) -> Encoded:
 
 
 _answers: weakref.WeakKeyDictionary[Root, OrderedDict[tuple, tuple[object, Answer]]] = weakref.WeakKeyDictionary()
-_building: weakref.WeakKeyDictionary[Root, dict[tuple, Future[Answer]]] = weakref.WeakKeyDictionary()
+_building: weakref.WeakKeyDictionary[Root, dict[tuple, tuple[tuple, Future[Answer]]]] = weakref.WeakKeyDictionary()
 _answers_lock = threading.Lock()
 
 
@@ -129,22 +129,27 @@ def kept(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionC
 
 def building(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> Future[Answer]:
     """The answer, built on a thread of its own (encoded there too); an ask already being
-    built (the editor asks again) is waited for."""
-    future, mine = _claim(root, _ask(key, declaration, codec))
+    built from the same lines and files (the editor asks again) is waited for."""
+    future, mine = _claim(root, _ask(key, declaration, codec), _state(root, graph, key, declaration))
     if mine:
         threading.Thread(target=_build_into, args=(future, root, graph, key, declaration, codec),
                          name="repodoc-references", daemon=True).start()
     return future
 
 
-def _claim(root: Root, ask: tuple) -> tuple[Future[Answer], bool]:
-    """The future of an ask being built, and whether the caller is to build it."""
+def _claim(root: Root, ask: tuple, state: tuple) -> tuple[Future[Answer], bool]:
+    """The future of an ask being built from `state`, and whether the caller is to build it
+    (a build from another state, begun before an edit, is not waited for). The future is
+    running: an asker cancelled (`asyncio.wrap_future` cancels the future it wraps) leaves it
+    to the others who wait for it."""
     with _answers_lock:
         table = _building.setdefault(root, {})
-        future = table.get(ask)
-        if future is not None:
-            return future, False
-        future = table[ask] = Future()
+        under_way = table.get(ask)
+        if under_way is not None and under_way[0] == state:
+            return under_way[1], False
+        future: Future[Answer] = Future()
+        future.set_running_or_notify_cancel()
+        table[ask] = (state, future)
         return future, True
 
 
@@ -158,7 +163,10 @@ def _build_into(future: Future[Answer], root: Root, graph: Graph, key: Key, decl
         future.set_exception(exc)
     finally:
         with _answers_lock:
-            _building.get(root, {}).pop(_ask(key, declaration, codec), None)
+            table = _building.get(root, {})
+            ask = _ask(key, declaration, codec)
+            if ask in table and table[ask][1] is future:  # not a later build's
+                del table[ask]
 
 
 def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> Answer:

@@ -251,3 +251,53 @@ def test_a_search_while_indexing_answers_from_the_last_snapshot_and_the_filler_t
     assert len(index.search("alp")) == 3  # `search` (a root indexed) sees every change
     root.ready.set()
     assert len(json.loads(symbols([root], "alp"))) == 3
+
+
+def test_an_ask_being_built_is_shared_while_its_state_holds_and_a_cancelled_asker_leaves_it(tmp_path: Path) -> None:
+    """Two asks wait for one build: the editor cancelling one (pygls cancels the awaiting task,
+    which cancels a wrapped concurrent future) leaves the build and the other asker alone; an ask
+    after an edit does not wait for a build of the lines before it (that answer is stale)."""
+    import asyncio
+
+    from repodoc_lsp.server.references import _ask, _build_into, _claim, _state
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "lib.py").write_text("class Thing:\n    pass\n")
+    (root / "use.py").write_text("from lib import Thing\n\nThing()\n")
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    server_root, codec = _Root(ws), PositionCodec(types.PositionEncodingKind.Utf16)
+    graph, key = ws.graph(), ("lib.py", "Thing")
+    ask = _ask(key, False, codec)
+    old, mine = _claim(server_root, ask, _state(server_root, graph, key, False))  # type: ignore[arg-type]
+    assert mine  # a build under way, of the lines as they are now
+
+    async def two_asks() -> list:
+        first = asyncio.ensure_future(asyncio.wrap_future(
+            building(server_root, graph, key, False, codec)))  # type: ignore[arg-type]
+        second = asyncio.ensure_future(asyncio.wrap_future(
+            building(server_root, graph, key, False, codec)))  # type: ignore[arg-type]
+        await asyncio.sleep(0)
+        first.cancel()  # $/cancelRequest
+        await asyncio.sleep(0)
+        builder.start()
+        return await asyncio.gather(first, second, return_exceptions=True)
+
+    builder = threading.Thread(target=_build_into, args=(old, server_root, graph, key, False, codec))
+    cancelled, answer = asyncio.run(asyncio.wait_for(two_asks(), 10))
+    builder.join(10)
+    assert isinstance(cancelled, asyncio.CancelledError)
+    assert [(line, start) for _, line, start, _ in answer.spans] == [(0, 16), (2, 0)]
+    assert old.result(0) is answer
+    # a build claimed before an edit is not the answer to an ask after it
+    stale, mine = _claim(server_root, ask, _state(server_root, graph, key, False))  # type: ignore[arg-type]
+    assert mine
+    (root / "use.py").write_text("from lib import Thing\nThing()\n\n\nThing.mro\n")
+    ws.update_file("use.py")
+    graph = ws.graph()
+    fresh = building(server_root, graph, key, False, codec)  # type: ignore[arg-type]
+    assert fresh is not stale
+    assert [(line, start) for _, line, start, _ in fresh.result(10).spans] == [(0, 16), (1, 0), (4, 0)]
+    _build_into(stale, server_root, graph, key, False, codec)  # type: ignore[arg-type]  # the old builder ends
+    assert kept(server_root, graph, key, False, codec) is fresh.result(0)  # type: ignore[arg-type]
