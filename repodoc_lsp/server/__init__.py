@@ -47,5 +47,8 @@ def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = 
         code = 130
     finally:
         server.stop_background()
+        drain = getattr(server.protocol.writer, "drain", None)
+        if drain is not None:  # what is queued for the client (stdio's writer thread), with a deadline
+            drain()
     # Worker threads (jedi, indexing) must not delay the exit the client waits for.
     os._exit(code)

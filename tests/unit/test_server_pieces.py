@@ -152,6 +152,7 @@ def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: P
     # the JSON sent is what pygls's converter makes of the same Location objects
     assert json.loads(first.encoded()) == default_converter().unstructure(first.locations())
     assert first.encoded() is first.encoded()  # encoded once
+    assert first.encoded().data is first.encoded().data == first.encoded().encode()  # its bytes made once
     assert len(locations(server_root, ws.graph(), key, True, codec)) == 3  # with its declaration: another answer
     (root / "use.py").write_text("from lib import  Thing\n\nThing()\n")  # same lines, another column
     ws.update_file("use.py")
