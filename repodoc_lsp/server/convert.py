@@ -8,6 +8,7 @@ position codec (hover.py); definition starts need none (symbols.py).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from lsprotocol import types
@@ -23,6 +24,17 @@ LSP_SYMBOL_KINDS = {  # the keyword index's kinds (`Entry.kind`) -> LSP's
     SymbolKind.HEADING.value: types.SymbolKind.String,
     MODULE: types.SymbolKind.Module,
 }
+
+
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def editor_lines(source: str) -> list[str]:
+    """A document's lines as LSP and Python count them (broken at \\n, \\r\\n and \\r only, without
+    their ends). pygls's `TextDocument.lines` is `str.splitlines`, which also breaks at a form
+    feed (^L between a module's sections), \\x1c-\\x1e, \\x85 and \\u2028-9: every line after
+    one was the next line's text, so a cursor there named another line's name."""
+    return _BREAK.split(source)
 
 
 def path_of(uri: str) -> Path | None:

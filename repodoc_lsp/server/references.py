@@ -18,6 +18,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.graph import Def, Graph, Key
 from repodoc_lsp.regular import read_regular
+from repodoc_lsp.server.convert import editor_lines
 from repodoc_lsp.server.protocol import Encoded
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import graph_of, target
@@ -38,10 +39,10 @@ async def _references(ls: RepodocServer, params: types.ReferenceParams) -> Encod
     if found is None:
         return None
     root, graph, rel = found
-    doc = ls.document(params.text_document.uri)
+    lines = editor_lines(ls.document(params.text_document.uri).source)
     try:
-        pos = doc.position_from_client_units(params.position)
-        line_text = doc.lines[pos.line] if pos.line < len(doc.lines) else ""
+        pos = ls.position_codec.position_from_client_units(lines, params.position)
+        line_text = lines[pos.line] if pos.line < len(lines) else ""
     except (IndexError, ValueError):
         return None
     key = target(graph, rel, line_text, pos.line + 1, pos.character)

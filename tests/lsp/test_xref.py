@@ -59,10 +59,23 @@ async def test_references_follow_reexports_and_update_on_save(client: LanguageCl
         text_document=types.TextDocumentIdentifier(uri=suri), position=types.Position(line=900, character=0),
         context=types.ReferenceContext(include_declaration=False))) is None
     assert await _references(client, suri, shapes.read_text(), "os.path", 4) == []
+    # a form feed (^L between sections) breaks no line for the editor nor for Python
+    feed = root / "pkg/feed.py"
+    feed.write_text("from pkg.shapes import Shape\n\x0c\n\nShape('f')  # é\x0c\n\nx = Shape\n")
+    furi = open_file(client, feed)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=furi)))
+    await wait_for(lambda: _used_in(client, suri, shapes.read_text(), "feed.py"))
+    for needle in ("Shape('f')", "= Shape"):
+        assert [ref for ref in await _references(client, furi, feed.read_text(), needle, 2 * needle.startswith("="))
+                if ref[0] == "feed.py"] == [("feed.py", 1, 23, 28), ("feed.py", 4, 0, 5), ("feed.py", 6, 4, 9)]
 
 
 async def _no_use(client: LanguageClient, uri: str, text: str) -> bool:
     return "use.py" not in {f for f, *_ in await _references(client, uri, text, "class Shape", 6)}
+
+
+async def _used_in(client: LanguageClient, uri: str, text: str, name: str) -> bool:
+    return name in {f for f, *_ in await _references(client, uri, text, "class Shape", 6)}
 
 
 async def test_hover_says_used_by_and_subclassed_by(client: LanguageClient, tmp_path: Path) -> None:
