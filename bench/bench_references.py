@@ -3,6 +3,7 @@
 
     python bench/bench_references.py [--classes 20] [--functions 10] [--seed 15] [--passes 2]
                                      [--repeat 10] [--settle 10] [--jls-timeout 60] [--jedi-timeout 60] [--no-jedi]
+                                     [--cache-dir DIR]
 
 Both servers run over stdio (repodoc: `python -m repodoc_lsp serve` of this interpreter, a fresh
 cache, output in a temporary folder; jedi-language-server: the one beside this interpreter) and are
@@ -136,6 +137,7 @@ class Raw:
         self.proc = proc
         self.next_id = 0
         self.waiting: dict[int, tuple[float, asyncio.Future]] = {}
+        self.last_read: float | None = None  # the last response: seconds to its last byte (before `json.loads`)
         self.reader = asyncio.ensure_future(self._read())
 
     @classmethod
@@ -161,7 +163,9 @@ class Raw:
                     length = int(header.split(b":")[1])
             if not header:
                 return
-            message = json.loads(await out.readexactly(length))
+            data = await out.readexactly(length)
+            read = time.perf_counter()
+            message = json.loads(data)
             done = time.perf_counter()
             if "method" in message and "id" in message:  # the server asks
                 result: Any = None
@@ -170,6 +174,7 @@ class Raw:
                 self._send({"jsonrpc": "2.0", "id": message["id"], "result": result})
             elif "id" in message and message["id"] in self.waiting:
                 began, future = self.waiting.pop(message["id"])
+                self.last_read = read - began
                 if not future.done():
                     future.set_result((done - began, message))
 
@@ -225,10 +230,13 @@ async def ask_heavy(server: Raw, root: Path, heavy: list[dict[str, Any]], repeat
     rows = []
     for item in heavy:
         times: list[float | None] = []
+        reads: list[float] = []
         count = 0
         for _ in range(repeat):
             seconds, found = await server.request("textDocument/references", _params(root, item), timeout)
             times.append(seconds)
+            if seconds is not None and server.last_read is not None:
+                reads.append(server.last_read * 1000)
             count = max(count, len(found or ()))
             if seconds is None:
                 break  # a timeout is not asked again
@@ -237,13 +245,17 @@ async def ask_heavy(server: Raw, root: Path, heavy: list[dict[str, Any]], repeat
                      "first_ms": round(times[0] * 1000, 1) if times[0] is not None else None,
                      "median_ms": round(median(again), 1) if again else None,
                      "p95_ms": round(p95(again), 1) if again else None, "asks": len(times),
+                     # the same asks to the response's last byte, the client's `json.loads` left out
+                     "read_median_ms": round(median(reads[1:]), 1) if reads[1:] else None,
+                     "read_p95_ms": round(p95(reads[1:]), 1) if reads[1:] else None,
                      "timeouts": sum(1 for x in times if x is None)})
     return rows
 
 
 async def run_repodoc(root: Path, names: list[dict[str, Any]], heavy: list[dict[str, Any]], passes: int,
-                      repeat: int, tmp: Path, settle: float = 0.0) -> tuple[float, list[dict], list[list[dict]]]:
-    env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp / "cache")}
+                      repeat: int, tmp: Path, settle: float = 0.0,
+                      cache: Path | None = None) -> tuple[float, list[dict], list[list[dict]]]:
+    env = {**os.environ, "REPODOC_CACHE_DIR": str(cache or tmp / "cache")}
     server = await Raw.start([sys.executable, "-m", "repodoc_lsp", "serve"], env, str(tmp))
     started = time.perf_counter()
     try:
@@ -332,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jls-timeout", type=float, default=60.0)
     parser.add_argument("--settle", type=float, default=10.0,
                         help="seconds between the graph's first answer and the heavy classes' asks")
+    parser.add_argument("--cache-dir", type=Path, help="repodoc's cache (kept between runs; default: a fresh one)")
     parser.add_argument("--no-jls", dest="jls", action="store_false", help="skip jedi-language-server")
     parser.add_argument("--jedi-worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -344,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="repodoc-bench-refs-") as tmp:
         ready, heavy_ours, ours = asyncio.run(run_repodoc(root, names, heavy, args.passes, args.repeat, Path(tmp),
-                                                             args.settle))
+                                                             args.settle, args.cache_dir))
         heavy_jls, jls = (asyncio.run(run_jls(root, names, heavy, args.jls_repeat, args.jls_timeout, Path(tmp)))
                           if args.jls else ([{"first_ms": None, "median_ms": None, "p95_ms": None, "timeouts": 0}
                                              for _ in heavy], [{"seconds": None, "found": []} for _ in names]))
@@ -376,7 +389,8 @@ def main(argv: list[str] | None = None) -> int:
         peer_text = (f"{peer['first_ms']} / {peer['median_ms']} / {peer['p95_ms']}"
                      + (f" ({peer['timeouts']} timeout)" if peer["timeouts"] else ""))
         print(f"{mine['name'][:44]:44} {mine['locations']:9,} "
-              f"{mine['first_ms']} / {mine['median_ms']} / {mine['p95_ms']:>8}   {peer_text:>40}")
+              f"{mine['first_ms']} / {mine['median_ms']} / {mine['p95_ms']:>8}   {peer_text:>40}"
+              f"   (repodoc, to the last byte: {mine['read_median_ms']} / {mine['read_p95_ms']})")
     print(f"{'the sample, last pass: median / p95':44} {len(names):9} "
           f"{median(sampled):.1f} / {p95(sampled):.1f}{'':>14} "
           f"{median(theirs_sampled) if theirs_sampled else float('nan'):.1f} / "
