@@ -102,8 +102,10 @@ class FactsStore(MutableMapping[str, FileFacts]):
             for rel, key in wanted.items():
                 facts = found.get(key)
                 if facts is None:  # gone from the cache meanwhile, or damaged: analyse again
-                    facts = analyse_path(str(self._root), rel).facts or FileFacts(Language.TEXT, 0)
-                    repaired.append((key, facts))
+                    again = analyse_path(str(self._root), rel)
+                    facts = again.facts or FileFacts(Language.TEXT, 0)
+                    if again.digest == key and again.facts is not None:  # the file changed or went
+                        repaired.append((key, facts))  # since: not cached as that content's facts
                 self._loaded[rel] = facts
                 self._pending.pop(rel, None)
             self._cache.put_many(repaired)

@@ -178,3 +178,41 @@ def test_the_imports_kept_share_their_strings(tmp_path: Path) -> None:
         assert ws.facts["m3.py"].imports == first
         ws.cache.close()
     assert ws.cached == 60
+
+
+def test_facts_analysed_again_for_a_row_gone_are_cached_only_under_their_own_content(tmp_path: Path) -> None:
+    """Released facts whose cache row is gone or damaged (the cache deleted or pruned mid-session)
+    are analysed again from the file; if the file changed (or went) since, those facts are not
+    the facts of the content the row's key names and must not be stored under it: a later scan
+    of that content (the edit undone, a branch switched back) read another content's facts
+    (an empty text file's for a deleted one) and its pages and graph said so."""
+    import sqlite3
+
+    cache_dir = tmp_path / "cache"
+    root = tmp_path / "ws"
+    root.mkdir()
+    sources = {"a.py": _source(1), "b.py": _source(2), "c.py": _source(3)}
+    for rel, data in sources.items():
+        (root / rel).write_bytes(data)
+    ws = Workspace(root, Settings().replace(cache_dir=str(cache_dir)))
+    assert ws.scan(jobs=1, release=True) and ws.facts.loaded("a.py") is None
+    (root / "a.py").write_bytes(_source(4))  # changed on disk: the watcher's event not handled yet
+    (root / "b.py").unlink()  # deleted likewise
+    db = sqlite3.connect(next(cache_dir.glob("facts-*.sqlite")))
+    with db:
+        db.execute("DELETE FROM facts")  # every row gone
+    db.close()
+    assert [f.name for f in ws.facts.one("a.py").symbols] == ["f4"]  # what the file holds now
+    ws.facts.one("b.py")
+    assert [f.name for f in ws.facts.one("c.py").symbols] == ["f3"]
+    stored = ws.cache.get_many([digest(data) for data in (*sources.values(), _source(4))])
+    assert set(stored) == {digest(_source(3))}  # c.py's own again; none under a.py's or b.py's old key
+    assert [s.name for s in stored[digest(_source(3))].symbols] == ["f3"]
+    ws.cache.close()
+    for rel, data in sources.items():  # the edit undone, the file restored: their own facts again
+        (root / rel).write_bytes(data)
+    again = Workspace(root, Settings().replace(cache_dir=str(cache_dir)))
+    assert again.scan(jobs=1)
+    assert {rel: [s.name for s in again.facts[rel].symbols] for rel in sources} == \
+        {"a.py": ["f1"], "b.py": ["f2"], "c.py": ["f3"]}
+    again.cache.close()
