@@ -387,11 +387,15 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _TITLE_END = re.compile(r"\n\*\*(?!Used by|Subclassed by)[^*\n]+\*\*|\n\*\*(?:Used by|Subclassed by)\*\*")
 
 
-def _linked(block: str, page_dir: str) -> list[tuple[str, str]]:
-    """(source file, fragment) of each link to a `_docs.md` page in `block`."""
+def _linked(block: str, page_dir: str, rel: str) -> list[tuple[str, str]]:
+    """(source file, fragment) of each link to a `_docs.md` page in `block` (`#fragment` alone: an
+    anchor of the page itself, the page of `rel`)."""
     found = []
     for href in _LINK.findall(block):
         path, _, fragment = unquote(href).partition("#")
+        if not path and fragment:
+            found.append((rel, fragment))
+            continue
         if path.endswith("_docs.md"):
             found.append((posixpath.normpath(posixpath.join(page_dir, path))[: -len("_docs.md")], fragment))
     return found
@@ -433,7 +437,7 @@ def _claims(detailed: str, rel: str, page_dir: str, uses: set, subs: set, entrie
             if title not in body:
                 continue
             block = with_lists(_TITLE_END.split(body.split(title, 1)[1], maxsplit=1)[0], lists)
-            for target, fragment in _linked(block, page_dir):
+            for target, fragment in _linked(block, page_dir, rel):
                 if into == "uses":
                     uses.add(((rel, qual), target))
                 elif fragment.startswith("class-"):
@@ -447,7 +451,7 @@ def _claims(detailed: str, rel: str, page_dir: str, uses: set, subs: set, entrie
         if "\n  **Used by**" not in body:
             continue
         block = with_lists(re.split(r"\n(?=[^ \n])", body.split("\n  **Used by**", 1)[1], maxsplit=1)[0], lists)
-        method_uses.update(((rel, qual), target) for target, _ in _linked(block, page_dir))
+        method_uses.update(((rel, qual), target) for target, _ in _linked(block, page_dir, rel))
 
 
 def score(found: set, expected: set) -> tuple[float, float]:

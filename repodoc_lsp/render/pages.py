@@ -98,8 +98,9 @@ def signature_code(head: str, signature: str, links: Mapping[str, str]) -> str:
 @functools.lru_cache(maxsize=16384)
 def _page_link(page: str, target: str, fragment: str) -> str:
     """The link from `page` to `target` (and its `fragment`), kept: a page links the same pages and
-    anchors again and again (a file in the Used by of each of a class's methods)."""
-    return md.href(md.rel_link(page, target), fragment)
+    anchors again and again (a file in the Used by of each of a class's methods). An anchor of the
+    page itself is linked by its fragment alone (`#class-Tile`)."""
+    return md.href("" if target == page and fragment else md.rel_link(page, target), fragment)
 
 
 def _signature_links(classes: list[Symbol], methods_of: Mapping[str, list[Symbol]], functions: list[Symbol],
@@ -882,7 +883,8 @@ class Renderer:
             "users": [self._user_item(page, r, n) for r, n in x["users"]],
             "subclasses": [{"text": md.code(qual), "short": md.code(qual), "key": f"{r}\0{qual}",
                             "href": self._link(page, docs_page(r), sub), "group": folder_label(folder_of(r)),
-                            "note": f" in {md.code(r)}"} for r, qual, sub in x["subclasses"]],
+                            "note": "" if docs_page(r) == page else f" in {md.code(r)}"}
+                           for r, qual, sub in x["subclasses"]],
             "inherited": [{"rel": r, "qual": qual, "href": self._link(page, docs_page(r), origin),
                            "members": members, "redefined": redefined}
                           for r, qual, origin, members, redefined in x["inherited"]],
