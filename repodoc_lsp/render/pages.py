@@ -28,7 +28,7 @@ from repodoc_lsp.analysis.model import (
 )
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.analysis.signature import annotation_spans
-from repodoc_lsp.graph import Def, Graph, base_name
+from repodoc_lsp.graph import Def, Graph, Key, base_name
 from repodoc_lsp.parts import anchor_of, assign, member_parts, moved_bytes, part_page, plan
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack, strip_aliases
@@ -270,43 +270,44 @@ def _xref(site: Site, rel: str) -> dict[str, dict]:
     if graph is None:
         return {}
     found: dict[str, dict] = {}
-    for d in graph.definitions(rel):
-        if d.kind not in ("class", "function", "method"):
+    for qual, kind in graph.outline(rel):  # no `Def` made per definition (100,000 on PyTorch)
+        if kind not in ("class", "function", "method"):
             continue
-        users = graph.users(d.key)
-        if d.kind == "method":
+        key = (rel, qual)
+        users = graph.users(key)
+        if kind == "method":
             if users:
-                found[def_anchor(d)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
-                                                     key=lambda u: (-u[1], u[0])),
-                                        "subclasses": [], "inherited": [], "bases": {}}
+                found[anchor_of(kind, qual)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
+                                                             key=lambda u: (-u[1], u[0])),
+                                                "subclasses": [], "inherited": [], "bases": {}}
             continue
         subs = []
-        for key in graph.subclasses(d.key) if d.kind == "class" else ():
-            sub = graph.definition(*key)
-            if sub is not None:
-                subs.append((sub.rel, sub.qualname, def_anchor(sub)))
-        inherited = _inherited(graph, d) if d.kind == "class" else []
-        bases = _bases(graph, d, site.facts[rel]) if d.kind == "class" else {}
+        for sub in graph.subclasses(key) if kind == "class" else ():
+            sub_kind = graph.kind(sub)
+            if sub_kind:
+                subs.append((sub[0], sub[1], anchor_of(sub_kind, sub[1])))
+        inherited = _inherited(graph, key) if kind == "class" else []
+        bases = _bases(graph, key, site.facts[rel]) if kind == "class" else {}
         if users or subs or inherited or bases:
-            found[def_anchor(d)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
-                                                 key=lambda u: (-u[1], u[0])),
-                                 "subclasses": subs, "inherited": inherited, "bases": bases}
+            found[anchor_of(kind, qual)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
+                                                         key=lambda u: (-u[1], u[0])),
+                                            "subclasses": subs, "inherited": inherited, "bases": bases}
     return found
 
 
-def _bases(graph: Graph, cls: Def, facts: FileFacts) -> dict[str, tuple[str, str, str]]:
+def _bases(graph: Graph, cls: Key, facts: FileFacts) -> dict[str, tuple[str, str, str]]:
     """The base class expressions of a class (as written) that name workspace classes:
     text -> (file, qualname, anchor)."""
-    resolved = set(graph.bases(cls.key))
+    resolved = set(graph.bases(cls))
     if not resolved:
         return {}
-    symbol = next((s for s in facts.symbols if s.qualname == cls.qualname and s.kind is SymbolKind.CLASS), None)
+    symbol = next((s for s in facts.symbols if s.qualname == cls[1] and s.kind is SymbolKind.CLASS), None)
     found = {}
     for text in symbol.bases if symbol is not None else ():
-        key = graph.resolve(cls.rel, base_name(text)) if base_name(text) else None
-        base = graph.definition(*key) if key in resolved and key is not None else None
-        if base is not None:
-            found[text] = (base.rel, base.qualname, def_anchor(base))
+        key = graph.resolve(cls[0], base_name(text)) if base_name(text) else None
+        kind = graph.kind(key) if key in resolved and key is not None else ""
+        if key is not None and kind:
+            found[text] = (key[0], key[1], anchor_of(kind, key[1]))
     return found
 
 
@@ -341,28 +342,23 @@ def _hierarchy(rel: str, classes: list[Symbol], xref: dict[str, dict]) -> dict |
     return {"text": "\n".join(lines + shown), "nodes": len(nodes), "edges": len(shown), "left": left}
 
 
-def _inherited(graph: Graph, cls: Def) -> list[tuple[str, str, str, list[str], list[str]]]:
+def _inherited(graph: Graph, cls: Key) -> list[tuple[str, str, str, list[str], list[str]]]:
     """Public members a class inherits from workspace classes: per ancestor (file, qualname, anchor),
     the names of the members the class and its nearer ancestors do not define, and the names of the
     ancestor's other public members (those they redefine). The ancestor's own entry lists and
     anchors each member, so one link to it serves them all."""
-    taken = {m.name for m in graph.members(cls.key)}
+    taken = set(graph.member_names(cls))
     found = []
-    for key in graph.ancestors(cls.key):
-        origin = graph.definition(*key)
-        if origin is None:
+    for key in graph.ancestors(cls):
+        kind = graph.kind(key)
+        if not kind:
             continue
-        members: list[str] = []
-        redefined: list[str] = []
-        listed: set[str] = set()  # the names in either list (a list's `in` made this quadratic: a third of gathering)
-        for m in graph.members(key):
-            name = m.name
-            if name not in listed and not name.startswith("_"):
-                listed.add(name)
-                (redefined if name in taken else members).append(name)
-            taken.add(name)
+        public = graph.member_names(key, public=True)  # each once, in order: kept by the graph
+        members = [name for name in public if name not in taken]
+        redefined = [name for name in public if name in taken] if members else []
+        taken.update(graph.member_names(key))
         if members:
-            found.append((origin.rel, origin.qualname, def_anchor(origin), members, redefined))
+            found.append((key[0], key[1], anchor_of(kind, key[1]), members, redefined))
     return found
 
 
@@ -428,11 +424,11 @@ def _users_by_name(site: Site, rel: str) -> dict[str, int]:
     if graph is None:
         return {}
     found = {}
-    for d in graph.definitions(rel):
-        if d.kind in ("class", "function") and "." not in d.qualname:
-            n = len(graph.users(d.key))
+    for qual, kind in graph.outline(rel):
+        if kind in ("class", "function") and "." not in qual:
+            n = len(graph.users((rel, qual)))
             if n:
-                found[d.qualname] = n
+                found[qual] = n
     return found
 
 
