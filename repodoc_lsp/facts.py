@@ -6,11 +6,12 @@ loaded from the cache on first use.
 from __future__ import annotations
 
 import os
+import pickle
 import posixpath
 import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
@@ -26,6 +27,19 @@ class Analysed:
     size: int
     facts: FileFacts | None
     skip_reason: str = ""
+    # the facts as pickled by the process that made them, when they came from another (an analysis
+    # worker): `repodoc generate` sends them on so to the render workers, not pickled a second time
+    packed: bytes = field(default=b"", compare=False, repr=False)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Sent to another process with the facts pickled apart, as bytes the receiver keeps."""
+        packed = self.packed or (b"" if self.facts is None else pickle.dumps(self.facts, pickle.HIGHEST_PROTOCOL))
+        return _unpacked, (self.rel, self.digest, self.size, packed, self.skip_reason)
+
+
+def _unpacked(rel: str, key: str, size: int, packed: bytes, skip_reason: str) -> Analysed:
+    """An `Analysed` as `Analysed.__reduce__` sent it (the facts' bytes come from our own workers)."""
+    return Analysed(rel, key, size, pickle.loads(packed) if packed else None, skip_reason, packed)
 
 
 def analyse_path(root: str, rel: str) -> Analysed:

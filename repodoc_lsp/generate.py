@@ -9,6 +9,7 @@ import functools
 import hashlib
 import itertools
 import os
+import pickle
 import signal
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
@@ -16,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repodoc_lsp import MARKER, __version__
-from repodoc_lsp.analysis import FileFacts
 from repodoc_lsp.discover import Skipped
 from repodoc_lsp.parts import page_of_part, part_paths
 from repodoc_lsp.pool import WorkersLost, run_chunks, stop_fork_server
@@ -255,8 +255,10 @@ class RenderSetup:
 
 
 # A part of the pages: each with its view's inputs and what the writer knows of it, and the
-# facts of the files their views read.
-Part = tuple[list[tuple[Page, dict, list[tuple[str, tuple[Record | None, frozenset[str]]]]]], dict[str, FileFacts]]
+# facts of the files their views read, each pickled apart (`_Parts`).
+Part = tuple[list[tuple[Page, dict, list[tuple[str, tuple[Record | None, frozenset[str]]]]]], dict[str, bytes]]
+# file -> its facts pickled as an analysis worker sent them (None: not kept); `last`: not asked again
+PackedFn = Callable[..., bytes | None]
 
 _WORKER: tuple[RenderSetup, Renderer, Writer] | None = None
 
@@ -275,7 +277,8 @@ def _start_worker(setup: RenderSetup) -> None:
 def _render_part(part: Part) -> list[tuple[WriteResult, Record | None]]:
     assert _WORKER is not None
     setup, renderer, writer = _WORKER
-    pages, facts = part
+    pages, packed = part
+    facts = {rel: pickle.loads(data) for rel, data in packed.items()}
     out: list[tuple[WriteResult, Record | None]] = []
     for page, inputs, known in pages:
         def render(page: Page, inputs: dict = inputs) -> tuple[list[tuple[str, str]], str]:
@@ -292,10 +295,21 @@ def _render_part(part: Part) -> list[tuple[WriteResult, Record | None]]:
 
 class _Parts(Sequence[Part]):
     """The parts of `pages`, each made when it is sent (the inputs of one part at a time live here);
-    a page planned without its key is keyed here, by the inputs gathered for it (`base`: the run's stamp)."""
+    a page planned without its key is keyed here, by the inputs gathered for it (`base`: the run's stamp).
+    A file's facts go as the bytes an analysis worker pickled them to (`packed`) when the workspace
+    kept them, kept until the last part that reads them is made; else pickled here."""
 
-    def __init__(self, pages: list[Page], site: Site, writer: Writer, base: str) -> None:
-        self.pages, self.site, self.writer, self.base = pages, site, writer, base
+    def __init__(self, pages: list[Page], site: Site, writer: Writer, base: str,
+                 packed: PackedFn | None = None) -> None:
+        self.pages, self.site, self.writer, self.base, self.packed = pages, site, writer, base, packed
+        # the last part whose views read each file (a folder's pages read its files' facts: `view_files`);
+        # only what is held meanwhile depends on it (facts asked again are pickled here)
+        self.last: dict[str, int] = {}
+        if packed is not None:
+            for i, page in enumerate(pages):
+                files = [page.subject] if page.kind in ("docs", "kw") else site.child_files.get(page.subject, [])
+                for rel in files:
+                    self.last[rel] = i // _CHUNK
 
     def __len__(self) -> int:
         return -(-len(self.pages) // _CHUNK)
@@ -305,11 +319,16 @@ class _Parts(Sequence[Part]):
         for page in self.pages[i * _CHUNK : (i + 1) * _CHUNK]:
             inputs = GATHER[page.kind](self.site, page.subject)
             for rel in view_files(page.kind, page.subject, inputs):
-                facts[rel] = self.site.facts[rel]
+                if rel not in facts:
+                    facts[rel] = self._packed(rel, i)
             paths = (page.path, *part_paths(page.path, self.writer.manifest))
             known = [(path, self.writer.known(path)) for path in paths]
             items.append((_keyed(page, self.base, inputs), inputs, known))
         return items, facts
+
+    def _packed(self, rel: str, i: int) -> bytes:
+        data = None if self.packed is None else self.packed(rel, last=self.last.get(rel, i) <= i)
+        return pickle.dumps(self.site.facts[rel], pickle.HIGHEST_PROTOCOL) if data is None else data
 
 
 def _by_folder(page: Page) -> tuple[str, int, str, int]:
@@ -325,7 +344,7 @@ _KIND_ORDER = {"docs": 0, "kw": 1, "index": 2, "doc": 3}
 def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, cancel: CancelToken | None,
               pause: Callable[[], None] | None, runtime: Runtime,
               site: Site | None = None, templates: str | None = None,
-              base: str = "") -> Iterator[tuple[WriteResult, Record | None]]:
+              base: str = "", packed: PackedFn | None = None) -> Iterator[tuple[WriteResult, Record | None]]:
     """Render and write `todo`: render workers for many pages when this process may start them
     (the CLI, the server's page process), else in this process, calling `pause` before each page."""
     if jobs > 1 and len(todo) >= PARALLEL_PAGES and runtime.forks() and site is not None:
@@ -333,7 +352,7 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
                             writer.force_hint, runtime.worker_setup())
         try:
             yield from itertools.chain.from_iterable(run_chunks(
-                _render_part, _Parts(sorted(todo, key=_by_folder), site, writer, base), workers=jobs,
+                _render_part, _Parts(sorted(todo, key=_by_folder), site, writer, base, packed), workers=jobs,
                 context=runtime.render_context(built_in=templates is None),
                 initializer=functools.partial(_start_worker, setup), cancel=cancel,
                 what="writing pages"))
@@ -352,11 +371,12 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
 def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jobs: int, runtime: Runtime,
            progress: ProgressFn | None, cancel: CancelToken | None, pause: Callable[[], None] | None,
            prepare: Callable[[], None], settle: Callable[[Page], None] | None = None,
-           site: Site | None = None, templates: str | None = None, base: str = "") -> None:
+           site: Site | None = None, templates: str | None = None, base: str = "",
+           packed: PackedFn | None = None) -> None:
     """Render and write the planned pages whose key changed, then delete what the plan says
     is gone; the writer holds the output folder. `settle(page)` is called for each page left
     or written as planned. Render workers are given the pages' views from `site` and make
-    their pages with `templates`."""
+    their pages with `templates`, and the facts kept pickled by `packed`."""
     total = len(plan.pages)
     todo = []
     for page in plan.pages:
@@ -379,7 +399,8 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
     if todo and plan.whole:
         prepare()  # load every file's facts (pending in the cache) at once
     done = summary.unchanged
-    for result, record in _rendered(todo, render, writer, jobs, cancel, pause, runtime, site, templates, base):
+    for result, record in _rendered(todo, render, writer, jobs, cancel, pause, runtime, site, templates, base,
+                                     packed):
         done += 1
         if record is not None:
             writer.manifest[result.page] = record
@@ -473,7 +494,7 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                            progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all,
                            settle=settle_anchors(site, writer), site=site,
                            templates=None if renderer.templates is None else str(renderer.templates),
-                           base=_run_stamp(ws))
+                           base=_run_stamp(ws), packed=ws.packed)
                 finally:
                     if early:  # also when the run failed or was cancelled before its pages were sent
                         stop_fork_server()

@@ -90,6 +90,9 @@ class Workspace:
         # file -> (its facts, the part of its graph view they alone decide), made by a scan of a
         # workspace built once (`incremental=False`) as the facts arrive; the graph takes them
         self._own: dict[str, tuple[FileFacts, Own]] = {}
+        # file -> (its facts, those facts as the analysis worker that made them pickled them), kept by
+        # a scan of a workspace built once: its render workers are sent these bytes (`packed`)
+        self._packed: dict[str, tuple[FileFacts, bytes]] = {}
         # a batch under way (`take`): files added or removed meanwhile, with their facts (None: gone)
         self._batch: dict[str, FileFacts | None] | None = None
         # and files changed meanwhile: the graph re-links them together at its end (what consulted
@@ -149,6 +152,7 @@ class Workspace:
         stored: dict[str, str] = {}  # rel -> digest of the rows
         storing = True
         own: dict[str, tuple[FileFacts, Own]] = {}
+        packed: dict[str, tuple[FileFacts, bytes]] = {}
 
         def store() -> None:
             nonlocal storing
@@ -176,6 +180,8 @@ class Workspace:
                 if not self.incremental and result.facts.language is Language.PYTHON:
                     # the graph's per-file half, while the workers analyse (the parent mostly waits on them)
                     own[result.rel] = (result.facts, own_of(result.facts))
+                if not self.incremental and result.packed:
+                    packed[result.rel] = (result.facts, result.packed)
                 stored[result.rel] = result.digest
                 if len(rows) >= STORE_BATCH:
                     store()
@@ -211,6 +217,7 @@ class Workspace:
         self._relations = None  # built on first use: a run whose tree is intact never needs them
         self._graph = None
         self._own = own
+        self._packed = packed
         return True
 
     @property
@@ -248,6 +255,7 @@ class Workspace:
         self._relations = None
         self._graph = None
         self._own = {}
+        self._packed = {}
 
     # -- single files (the language server) ------------------------------------------
     def rel(self, path: Path) -> str | None:
@@ -399,6 +407,13 @@ class Workspace:
             self._batch[rel] = None
             return NO_CHANGE  # the batch says it at its end
         return Change(frozenset([rel]), structural=True, xref=self._restructure({rel: None}))
+
+    def packed(self, rel: str, *, last: bool = False) -> bytes | None:
+        """The facts of `rel` pickled, as the analysis worker that made them sent them (a scan of a
+        workspace built once), while they are still its facts (None: none kept). `last`: forgotten
+        after (the render workers are sent them by the same bytes, not pickled again)."""
+        made = self._packed.pop(rel, None) if last else self._packed.get(rel)
+        return made[1] if made is not None and self.facts.loaded(rel) is made[0] else None
 
     # -- the symbol graph -----------------------------------------------------------
     def graph(self) -> Graph:
