@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import functools
 import json
 import re
@@ -207,6 +208,7 @@ def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | Non
             data = read_regular(root.path / rel)
         except OSError:
             data = b""
+        data = data.removeprefix(codecs.BOM_UTF8)  # not in the editor's text: no column of line 1
         uri = root.uri(rel)
         spans = _spans(data, lines, word, name, codec) if word is not None else {}
         texts: list[bytes] | None = None

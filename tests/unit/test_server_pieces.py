@@ -161,6 +161,12 @@ def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: P
     (root / "use.py").write_text("from lib import Thing\n")  # a line fewer
     ws.update_file("use.py")
     assert len(locations(server_root, ws.graph(), key, False, codec)) == 1
+    # a byte order mark is no text of the editor's (VS Code's document has none): no column before the name
+    (root / "use.py").write_bytes(b"\xef\xbb\xbffrom lib import Thing\r\nThing()\n")
+    ws.update_file("use.py")
+    for kind in (types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8):
+        bom = locations(server_root, ws.graph(), key, False, PositionCodec(kind))
+        assert [(loc.range.start.line, loc.range.start.character) for loc in bom.locations()] == [(0, 16), (1, 0)]
 
 
 def test_an_answer_built_off_the_loop_is_kept_and_found_in_the_bytes_as_in_the_line(tmp_path: Path) -> None:
