@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 from helpers import contained_errors
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from repodoc_lsp.render.docstrings import docstring_markdown, prose
+from repodoc_lsp.render.docstrings import _one_text, _parsed, clean, docstring_markdown, prose
 
 
 def test_google_sections_in_full() -> None:
@@ -105,3 +107,25 @@ def test_numpy_notes_warnings_and_google_deprecated() -> None:
     assert "**Notes**\n\nA note." in out and "**Warnings**\n\nCareful." in out and "- `x` (`int`): The x." in out
     out = docstring_markdown("F.\n\nDeprecated:\n    1.0: Use g instead.\n")
     assert "**Deprecated**" in out and "1.0: Use g instead." in out
+
+
+_PIECES = ["Sum", "the", "x", "Returns", "Args", "Examples", "Note", ">>> f(1)", "...", "``g``", "`h`", "*", "- a",
+           "1.", "#", "==", "~~~", "```", "--", "<b>", "&", ".. note", "\\", "é", "\t", "    ", "  ", " ", ""]
+
+
+@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=6).map(" ".join), min_size=1, max_size=8)
+       .map("\n".join), st.sampled_from(["", "\n", "\n    ", "  "]), st.sampled_from(["", "\n", "\n    ", "  "]))
+@settings(max_examples=400, deadline=None)
+def test_a_docstring_without_sections_is_rendered_as_its_parse(body: str, head: str, tail: str) -> None:
+    """The shortcut taken for a docstring without `:` or `---` (`_one_text`: no parse) renders what
+    griffe's parse of it renders, whatever its indentation, blank lines, doctests and markup."""
+    text = clean(head + body + tail)
+    if text and _one_text(text):
+        assert docstring_markdown(head + body + tail) == _parsed(text)
+
+
+def test_the_shortcut_is_not_taken_when_griffe_would_clean_the_text_again() -> None:
+    # cleaned once, the first line is indented less than the next: griffe's cleaning dedents these
+    text = clean("\nFoo\n    bar\n    baz")
+    assert text == "Foo\n    bar\n    baz" and not _one_text(text)
+    assert _one_text(clean("Foo.\n\n    bar\n\nMore text, `code` and >>> f(1).")) and not _one_text("A: b")
