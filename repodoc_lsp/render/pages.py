@@ -70,6 +70,19 @@ def link_text(text: str) -> str:
     return _UNDERSCORE_EDGE.sub(r"\\_", text)
 
 
+@functools.lru_cache(maxsize=16384)
+def _file_parts(page: str, rel: str) -> tuple[str, str, str, str, str]:
+    """What an item of a list of files on `page` says of the file `rel` (`Renderer._file_item`): its
+    path and name as link text, the link to its page, its folder's label, and its text on a page of
+    its own folder (its name). Kept: a page lists the same files again and again (the Used by of
+    each definition it has)."""
+    short = link_text(posixpath.basename(rel))
+    folder = folder_of(rel)
+    text = link_text(rel)
+    return text, short, _page_link(page, docs_page(rel), ""), folder_label(folder), \
+        short if folder == folder_of(page) else text
+
+
 def signature_code(head: str, signature: str, links: Mapping[str, str]) -> str:
     """`head + signature` as code, the first annotation name `links` has a page for (each target
     once) linked to it (`def f(x: nn.Linear)`: `` `def f(x: `[`nn.Linear`](…)`)` ``): a code span
@@ -521,9 +534,9 @@ class Renderer:
 
     def _file_item(self, page: str, rel: str, note: str = "", group: str | None = None) -> dict:
         """A file as an item of `long_list`: its path linked to its page, counted in its folder."""
-        return {"text": link_text(rel), "short": link_text(posixpath.basename(rel)), "key": rel,
-                "href": self._link(page, docs_page(rel)), "note": note,
-                "group": folder_label(folder_of(rel)) if group is None else group}
+        text, short, href, folder, _near = _file_parts(page, rel)
+        return {"text": text, "short": short, "key": rel, "href": href, "note": note,
+                "group": folder if group is None else group}
 
     def _line_links(self, where: Where, page: str, rel: str) -> Callable[[int], str]:
         """`line -> link to that line of the source`, with the path worked out once."""
@@ -890,10 +903,8 @@ class Renderer:
 
     def _near_item(self, page: str, rel: str, note: str = "") -> dict:
         """`_file_item`, a file of the page's folder by its name (the path says nothing more)."""
-        item = self._file_item(page, rel, note)
-        if folder_of(rel) == folder_of(page):
-            item["text"] = item["short"]
-        return item
+        _text, short, href, folder, near = _file_parts(page, rel)
+        return {"text": near, "short": short, "key": rel, "href": href, "note": note, "group": folder}
 
     def _user_item(self, page: str, rel: str, lines: int) -> dict:
         """A file of a "Used by" list with how many lines name the definition."""

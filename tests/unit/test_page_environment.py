@@ -14,7 +14,7 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
 from repodoc_lsp.generate import plan_pages, site_of
 from repodoc_lsp.render import Renderer, Site
-from repodoc_lsp.render.environment import PageEnvironment, TemplateFailure
+from repodoc_lsp.render.environment import OwnContext, PageEnvironment, TemplateFailure, make_environment
 from repodoc_lsp.render.pages import folder_label
 from repodoc_lsp.workspace import Workspace
 
@@ -161,3 +161,35 @@ def test_entries_use_the_macros_their_page_imported(tmp_path: Path, monkeypatch:
     assert mine.count("M.") == mine.count("N.") == mine.count("F.") == mine.count("G.") == 1
     assert "def f()" in mine and "def g()" in mine
 
+
+
+# Macros called every way a template can, and attributes read, in repodoc's own environment
+# (`OwnContext`'s macro calls, `OwnEnvironment.getattr`): the same text as in Jinja's own.
+OWN = [
+    "{% macro m(a, b=2, c='x') %}{{ a }}{{ b }}{{ c }}{% endmacro %}{{ m(1) }} {{ m(1, 3) }} {{ m(1, c=4) }}"
+    " {{ m(1, 2, 3) }}{% for s in loop_data %}{{ m(s.name) }}{{ m(s.name, c=loop.index) }}{% endfor %}",
+    "{% macro v(a) %}{{ a }}{{ varargs|length }}{{ kwargs }}{% endmacro %}{{ v(1, 2, k=3) }}",
+    "{% macro v(a) %}{{ a }}{{ varargs|length }}{% endmacro %}{{ v() }}",
+    "{% macro w(x) %}[{{ caller(x) }}]{% endmacro %}{% call(y) w(5) %}<{{ y }}>{% endcall %}",
+    "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, 2) }}",
+    "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(b=1) }}",
+    "{% macro m(a) %}{{ a is defined }}{% endmacro %}{{ m() }}",
+    "{{ facts.symbols[0].name }} {{ facts.nothing is defined }} {{ (1, 2).count(1) }} {{ 'ab'.upper() }}",
+    *EXPRESSIONS,
+]
+
+
+@pytest.mark.parametrize("source", OWN)
+def test_own_environment_gives_jinjas_answers(source: str) -> None:
+    def outcome(env: jinja2.Environment) -> str:
+        data = {"facts": FACTS, "d": {"href": "x.md", "lines": [1, 2], "items": "shadowed"},
+                "loop_data": list(FACTS.symbols), "fn": folder_label}
+        try:
+            return env.from_string(source).render(**data)
+        except Exception as exc:  # the same failure is the same answer
+            return type(exc).__name__
+
+    own = make_environment(None)
+    plain = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+    assert type(own.from_string("").new_context()) is OwnContext
+    assert outcome(own) == outcome(plain)
