@@ -158,6 +158,9 @@ def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: P
     ws.update_file("use.py")
     moved = locations(server_root, ws.graph(), key, False, codec)
     assert [(loc.range.start.line, loc.range.start.character) for loc in moved.locations()] == [(0, 17), (2, 0)]
+    fresh = Workspace(root, Settings(), use_cache=False)  # the bytes sent are a fresh server's
+    fresh.scan(jobs=1)
+    assert moved.encoded().data == locations(_Root(fresh), fresh.graph(), key, False, codec).encoded().data
     (root / "use.py").write_text("from lib import Thing\n")  # a line fewer
     ws.update_file("use.py")
     assert len(locations(server_root, ws.graph(), key, False, codec)) == 1
