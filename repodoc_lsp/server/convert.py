@@ -9,10 +9,12 @@ position codec (hover.py); definition starts need none (symbols.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.index import MODULE
@@ -27,6 +29,29 @@ LSP_SYMBOL_KINDS = {  # the keyword index's kinds (`Entry.kind`) -> LSP's
 
 
 _BREAK = re.compile(r"\r\n|\r|\n")
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+class EditorDocument(TextDocument):
+    """pygls's open document with its lines as LSP counts them, ends kept (`editor_lines`):
+    pygls applies an editor's incremental change at `lines[range.start.line]`, and its
+    `str.splitlines` lines put a change below a form feed on the line above (`b = 2` after a ^L
+    edited to `b = 3` left `\\x0c3` and `b = 2`: every check of the buffer read other text)."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(_LINE.findall(self.source))
+
+
+class EditorWorkspace(Workspace):
+    """pygls's open documents, as `EditorDocument`s (set on pygls's workspace at initialize)."""
+
+    def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,
+                              language_id: str | None = None) -> TextDocument:
+        return EditorDocument(doc_uri, source=source, version=version, language_id=language_id,
+                              sync_kind=self._sync_kind, position_codec=self._position_codec)
 
 
 def editor_lines(source: str) -> list[str]:

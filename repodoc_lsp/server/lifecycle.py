@@ -14,7 +14,7 @@ from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.config import live_changes
 from repodoc_lsp.discover import capped
 from repodoc_lsp.server import failures, ref_diagnostics
-from repodoc_lsp.server.convert import path_of
+from repodoc_lsp.server.convert import EditorWorkspace, path_of
 from repodoc_lsp.server.roots import project_folder
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.settings import SECTION, unwrap
@@ -86,6 +86,7 @@ def register(server: RepodocServer) -> None:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: RepodocServer, params: types.InitializeParams) -> None:
+        ls.workspace.__class__ = EditorWorkspace  # made by pygls just before; no document open yet
         ls.init_options = unwrap(params.initialization_options)
         failures.log_to_client(ls)
         for folder in _folders(params):

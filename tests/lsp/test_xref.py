@@ -68,6 +68,15 @@ async def test_references_follow_reexports_and_update_on_save(client: LanguageCl
     for needle in ("Shape('f')", "= Shape"):
         assert [ref for ref in await _references(client, furi, feed.read_text(), needle, 2 * needle.startswith("="))
                 if ref[0] == "feed.py"] == [("feed.py", 1, 23, 28), ("feed.py", 4, 0, 5), ("feed.py", 6, 4, 9)]
+    # an edit below a form feed is applied to its own line (pygls's lines put it on the line above)
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=furi, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=5, character=0), end=types.Position(line=5, character=1)),
+            text="yy")]))
+    edited = feed.read_text().replace("x = Shape", "yy = Shape")
+    assert [ref for ref in await _references(client, furi, edited, "= Shape", 2)
+            if ref[0] == "feed.py"] == [("feed.py", 1, 23, 28), ("feed.py", 4, 0, 5), ("feed.py", 6, 4, 9)]
 
 
 async def _no_use(client: LanguageClient, uri: str, text: str) -> bool:
