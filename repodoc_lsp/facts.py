@@ -10,7 +10,7 @@ import pickle
 import posixpath
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,18 +124,24 @@ class FactsStore(MutableMapping[str, FileFacts]):
                 self._pending.pop(rel, None)
             self._cache.put_many(repaired)
 
-    def stream(self, batch: int = 256) -> Iterator[tuple[str, FileFacts]]:
+    def stream(self, batch: int = 256, skip: Container[str] = (),
+               each: Callable[[list[tuple[str, FileFacts]]], None] | None = None
+               ) -> Iterator[tuple[str, FileFacts | None]]:
         """Every file's facts, those pending in the cache loaded a batch at a time and forgotten
         again after their batch: a table built from every file (the symbol graph) without
-        holding every file's facts at once."""
+        holding every file's facts at once. Files in `skip` come with None, never loaded; `each`
+        is told each batch of facts loaded, before they are forgotten."""
         rels = list(self._imports)
         for start in range(0, len(rels), batch):
             chunk = rels[start : start + batch]
-            pending = {rel: key for rel in chunk if (key := self._pending.get(rel)) is not None}
+            pending = {rel: key for rel in chunk if rel not in skip and (key := self._pending.get(rel)) is not None}
             self.load(pending)
+            if each is not None:
+                each([(rel, facts) for rel in chunk
+                      if rel not in skip and (facts := self._loaded.get(rel)) is not None])
             for rel in chunk:
-                facts = self._loaded.get(rel)
-                if facts is not None:
+                facts = None if rel in skip else self._loaded.get(rel)
+                if facts is not None or rel in skip:
                     yield rel, facts
             self.release(pending)
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from sys import intern
 from typing import cast
 
-from repodoc_lsp.analysis.model import FileFacts, Language, SymbolKind, reference_lines
+from repodoc_lsp.analysis.model import FileFacts, Import, Language, SymbolKind, reference_lines
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.signature import annotation_spans
 from repodoc_lsp.parts import anchor_of, member_parts
@@ -81,18 +81,16 @@ class _View:
     __slots__ = ("_members", "_names", "_ordered", "_public", "all_names", "bases", "bindings", "defs", "ends",
                  "imported", "mentions", "parts", "quals", "refs", "rel", "stars", "starts", "surface")
 
-    def __init__(self, rel: str, facts: FileFacts, relations: Relations, *, own: Own | None = None,
-                 surface: bool = True) -> None:
-        """`own`: what `own_of(facts)` made of these very facts beforehand; `surface=False`: a graph
+    def __init__(self, rel: str, sketch: Sketch, relations: Relations, *, surface: bool = True) -> None:
+        """`sketch`: what the view takes of the file's facts (`sketch_of`); `surface=False`: a graph
         that is never updated never compares surfaces (their digest is left empty)."""
         self.rel = rel
-        self.defs, self.starts, self.ends, self.quals, self.bases, self.mentions, self.parts = \
-            own if own is not None else own_of(facts)
+        self.defs, self.starts, self.ends, self.quals, self.bases, self.mentions, self.parts = sketch.own
         # local name -> (absolute module, imported name or "" for the module itself, line)
         self.bindings: dict[str, tuple[str, str, int]] = {}
         self.imported: list[tuple[str, str, int]] = []  # every (module, name, line) imported
         self.stars: list[str] = []
-        for imp in facts.imports:
+        for imp in sketch.imports:
             module = relations.absolute(rel, imp)
             if module.startswith("."):
                 continue
@@ -107,13 +105,13 @@ class _View:
                     self.bindings[local] = (local, "", imp.line)
                 else:
                     self.bindings[local] = (module, name, imp.line)  # the last one binds, as in Python
-        self.all_names = facts.all_names
-        self.refs = facts.refs  # the facts' own string, read when the file is linked (23 MB less on PyTorch)
+        self.all_names = sketch.all_names
+        self.refs = sketch.refs  # the facts' own string, read when the file is linked (23 MB less on PyTorch)
         # what other files' resolutions can see of it, as a digest: only compared, and the values
         # themselves took 83 MB on the 17,150-file corpus
         self.surface = b"" if not surface else hashlib.blake2b(
             repr((sorted((q, _KINDS[c & _KIND_MASK]) for q, c in self.defs.items()), sorted(self.bindings.items()),
-                  self.stars, facts.all_names, sorted(self.bases.items()), sorted(self.parts.items()))).encode(),
+                  self.stars, sketch.all_names, sorted(self.bases.items()), sorted(self.parts.items()))).encode(),
             digest_size=16).digest()
         self._ordered: tuple[Def, ...] | None = None
         self._members: dict[str, tuple[Def, ...]] | None = None
@@ -192,10 +190,27 @@ Own = tuple[dict[str, int], "array[int]", "array[int]", tuple[str, ...], dict[st
             dict[str, int]]
 
 
+@dataclass(frozen=True, slots=True)
+class Sketch:
+    """What a file's view takes of its facts (`sketch_of`): its own half (`own_of`), its imports, its
+    `__all__` and the names it reads. Made as each file's facts arrive from the analysis workers
+    (`Workspace.scan`): the graph is then built without the facts, which the server forgot meanwhile
+    (reading them back from the cache took about a tenth of its indexing)."""
+
+    own: Own
+    imports: tuple[Import, ...]
+    all_names: tuple[str, ...]
+    refs: str
+
+
+def sketch_of(facts: FileFacts) -> Sketch:
+    return Sketch(own_of(facts), facts.imports, facts.all_names, facts.refs)
+
+
 def own_of(facts: FileFacts) -> Own:
-    """The part of a file's view that needs no other file (no module names): `repodoc generate`
-    makes it as each file's facts arrive from the analysis workers, while the parent waits on them,
-    so that less of the graph is left to build after the last file."""
+    """The part of a file's view that needs no other file (no module names): a scan makes it as each
+    file's facts arrive from the analysis workers, while the parent waits on them, so that less of
+    the graph is left to build after the last file."""
     defs: dict[str, int] = {"": 1 << _KIND_BITS | _KIND_CODE["module"]}
     spans: list[tuple[int, int, str]] = []
     bases: dict[str, tuple[str, ...]] = {}
@@ -247,10 +262,10 @@ def base_name(text: str) -> str:
 class Graph:
     """Definitions, uses, bases and subclasses of one workspace's Python files."""
 
-    def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts]], *,
-                 incremental: bool = True, own: Mapping[str, tuple[FileFacts, Own]] | None = None) -> None:
-        """`own`: file -> (its facts, `own_of` them) made beforehand; taken for a file whose facts
-        here are those very facts."""
+    def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts | Sketch]], *,
+                 incremental: bool = True, pause: Callable[[], None] | None = None) -> None:
+        """Each file's facts, or the sketch of its facts made beforehand (a Python file's); `pause`
+        is called between every two files viewed or linked (the server's requests go first)."""
         self.relations = relations
         # False: a graph that is built once and never updated (`repodoc generate`): what each file's
         # resolution consulted is not kept (its dependency tables were the CLI's largest part of
@@ -275,13 +290,16 @@ class Graph:
         self._marks: dict[str, int] = {}  # file -> digest of its mentions' definitions and kinds
         self._names: dict[str, str] = {}  # module name -> _NAME + module name
         self._lock = threading.Lock()  # resolution and updates (both fill the memo)
-        own = own or {}
+        self._pause = pause
         for rel, f in facts:  # each file's facts are read here only: they may be streamed
-            if f.language is Language.PYTHON:
-                made = own.get(rel)
-                self._views[rel] = _View(rel, f, relations, own=made[1] if made is not None and made[0] is f else None,
-                                         surface=incremental)
+            if isinstance(f, Sketch):
+                self._views[rel] = _View(rel, f, relations, surface=incremental)
+            elif f.language is Language.PYTHON:
+                self._views[rel] = _View(rel, sketch_of(f), relations, surface=incremental)
+            if pause is not None:
+                pause()
         self._relink(set(self._views), set())
+        self._pause = None  # updates come one batch at a time, under the lock
 
     # -- queries --------------------------------------------------------------------
     def definition(self, rel: str, qualname: str) -> Def | None:
@@ -442,8 +460,8 @@ class Graph:
         gone = set()
         for rel, facts in files.items():
             old = self._views.get(rel)
-            new = _View(rel, facts, self.relations) if facts is not None and facts.language is Language.PYTHON \
-                else None
+            new = _View(rel, sketch_of(facts), self.relations) \
+                if facts is not None and facts.language is Language.PYTHON else None
             if new is None:
                 self._views.pop(rel, None)
                 if old is not None:
@@ -483,7 +501,10 @@ class Graph:
             self._marks.pop(rel, None)
         changed: set[Key] = set()
         users: dict[Key, dict[str, tuple[int, ...] | None]] = {}  # definition -> file -> lines now (None: none)
+        pause = self._pause
         for rel in sorted(rels):
+            if pause is not None:
+                pause()
             moved, out = self._link(rel)
             if moved:
                 changed.add((rel, ""))

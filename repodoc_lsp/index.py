@@ -116,6 +116,12 @@ class KeywordIndex:
         with self._lock:
             self._update(dict(items))
 
+    def add_many(self, items: Iterable[tuple[str, list[Entry]]]) -> None:
+        """Add these entries to their files' (a scan's files take their module's entry once every
+        module name is known): only the groups of the new entries are sorted again."""
+        with self._lock:
+            self._update(dict(items), add=True)
+
     def remove_file(self, rel: str) -> None:
         with self._lock:
             self._update({rel: None})
@@ -125,12 +131,16 @@ class KeywordIndex:
         with self._lock:
             self._update(dict.fromkeys(set(self._by_file) - rels))
 
-    def _update(self, changes: dict[str, list[Entry] | None]) -> None:
-        """Replace these files' entries (None: drop the file). Called with the lock held.
-        Each group of entries the change touches is filtered and sorted once, however many
-        of its files change (indexing a whole workspace is one call per batch of files)."""
+    def _update(self, changes: dict[str, list[Entry] | None], add: bool = False) -> None:
+        """Replace these files' entries (None: drop the file; `add`: add them to the file's).
+        Called with the lock held. Each group of entries the change touches is filtered and
+        sorted once, however many of its files change (indexing a whole workspace is one call
+        per batch of files)."""
         touched: dict[str, list[Entry]] = {}
         for rel, entries in changes.items():
+            if add:
+                self._by_file[rel] = [*self._by_file.get(rel, ()), *(entries or ())]
+                continue
             for e in self._by_file.pop(rel, None) or ():
                 lower = e.name.lower()
                 if lower not in touched:

@@ -12,7 +12,7 @@ import functools
 import os
 import posixpath
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -24,7 +24,7 @@ from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
 from repodoc_lsp.facts import Analysed, FactsStore, analyse_bytes, analyse_chunk, analyse_path
-from repodoc_lsp.graph import Graph, Own, files_of, own_of
+from repodoc_lsp.graph import Graph, Sketch, files_of, sketch_of
 from repodoc_lsp.modes import wider_reason
 from repodoc_lsp.pool import run_chunks
 from repodoc_lsp.regular import read_regular
@@ -87,9 +87,10 @@ class Workspace:
         self._relations: Relations | None = Relations({})
         self._relations_lock = threading.Lock()
         self._graph: Graph | None = None
-        # file -> (its facts, the part of its graph view they alone decide), made by a scan of a
-        # workspace built once (`incremental=False`) as the facts arrive; the graph takes them
-        self._own: dict[str, tuple[FileFacts, Own]] = {}
+        # file -> (digest of its content, what its graph view takes of its facts: None for a file of
+        # no graph), made by a scan as the facts arrive (the CLI's, and the server's, which forgets
+        # the facts): the graph takes them instead of the facts of the same content
+        self._sketches: dict[str, tuple[str, Sketch | None]] = {}
         # file -> (its facts, those facts as the analysis worker that made them pickled them), kept by
         # a scan of a workspace built once: its render workers are sent these bytes (`packed`)
         self._packed: dict[str, tuple[FileFacts, bytes]] = {}
@@ -151,7 +152,7 @@ class Workspace:
         rows: list[tuple[str, FileFacts]] = []
         stored: dict[str, str] = {}  # rel -> digest of the rows
         storing = True
-        own: dict[str, tuple[FileFacts, Own]] = {}
+        sketches: dict[str, tuple[str, Sketch | None]] = {}
         packed: dict[str, tuple[FileFacts, bytes]] = {}
 
         def store() -> None:
@@ -177,9 +178,10 @@ class Workspace:
                 sizes[result.rel] = result.size
                 new += 1
                 rows.append((result.digest, result.facts))
-                if not self.incremental and result.facts.language is Language.PYTHON:
-                    # the graph's per-file half, while the workers analyse (the parent mostly waits on them)
-                    own[result.rel] = (result.facts, own_of(result.facts))
+                if release or not self.incremental:
+                    # what the graph takes of them, while the workers analyse (the parent mostly waits on them)
+                    sketches[result.rel] = (result.digest, sketch_of(result.facts)
+                                            if result.facts.language is Language.PYTHON else None)
                 if not self.incremental and result.packed:
                     packed[result.rel] = (result.facts, result.packed)
                 stored[result.rel] = result.digest
@@ -216,7 +218,7 @@ class Workspace:
         self.folders = set(found.folders)
         self._relations = None  # built on first use: a run whose tree is intact never needs them
         self._graph = None
-        self._own = own
+        self._sketches = sketches
         self._packed = packed
         return True
 
@@ -254,7 +256,7 @@ class Workspace:
         self.discovery_skipped, self.read_skipped = list(state.discovery_skipped), dict(state.read_skipped)
         self._relations = None
         self._graph = None
-        self._own = {}
+        self._sketches = {}
         self._packed = {}
 
     # -- single files (the language server) ------------------------------------------
@@ -416,19 +418,29 @@ class Workspace:
         return made[1] if made is not None and self.facts.loaded(rel) is made[0] else None
 
     # -- the symbol graph -----------------------------------------------------------
-    def graph(self) -> Graph:
-        """The symbol graph, built on first use from every file's facts (those pending in the cache
-        loaded a batch at a time)."""
+    def graph(self, each: Callable[[list[tuple[str, FileFacts]]], None] | None = None,
+              pause: Callable[[], None] | None = None) -> Graph:
+        """The symbol graph, built on first use from every file's facts, or from what the last scan
+        sketched of them as they arrived; a long-lived workspace loads those pending in the cache a
+        batch at a time, tells `each` batch (the server's index takes them in the same read) and
+        forgets them again. `pause` is called between files (the server's requests go first)."""
         if self._graph is None:
+            sketched = {rel: sketch for rel, (key, sketch) in self._sketches.items() if self.digests.get(rel) == key}
+            files: Iterable[tuple[str, FileFacts | Sketch]]
             if self.incremental:  # a long-lived workspace: facts pending in the cache stay there
-                facts = self.facts.stream()
+                files = _sketched_or(self.facts.stream(skip=sketched, each=each), sketched)
             else:  # built once to render every page, which loads them all anyway
                 self.facts.load_all()
-                facts = iter(self.facts.items())
+                files = ((rel, sketched.get(rel) or f) for rel, f in self.facts.items())
             with no_cycle_collection():  # full collections of the facts took 10x its time
-                self._graph = Graph(self.relations, facts, incremental=self.incremental, own=self._own)
-            self._own = {}
+                self._graph = Graph(self.relations, files, incremental=self.incremental, pause=pause)
+            self._sketches = {}
         return self._graph
+
+    def sketched(self) -> set[str]:
+        """The files whose graph views the last scan sketched as their facts arrived (their facts
+        are not read again to build the graph)."""
+        return {rel for rel, (key, _) in self._sketches.items() if self.digests.get(rel) == key}
 
     def release_facts(self, rels: Iterable[str] | None = None) -> None:
         """Forget the loaded facts of `rels` (None: every file) that the cache holds: they are
@@ -494,6 +506,17 @@ class WorkspaceState:
     folders: set[str]
     discovery_skipped: list[Skipped]
     read_skipped: dict[str, str]
+
+
+def _sketched_or(files: Iterable[tuple[str, FileFacts | None]], sketched: dict[str, Sketch | None]
+                 ) -> Iterator[tuple[str, FileFacts | Sketch]]:
+    """`files` as the graph takes them: a file streamed without its facts (None) by its sketch, if
+    it has one (a file of no graph has none)."""
+    for rel, facts in files:
+        if facts is not None:
+            yield rel, facts
+        elif (sketch := sketched[rel]) is not None:
+            yield rel, sketch
 
 
 def _ancestors(rel: str) -> Iterable[str]:

@@ -311,3 +311,53 @@ def test_an_ask_being_built_is_shared_while_its_state_holds_and_a_cancelled_aske
     assert [(line, start) for _, line, start, _ in fresh.result(10).spans] == [(0, 16), (1, 0), (4, 0)]
     _build_into(stale, server_root, graph, key, False, codec)  # type: ignore[arg-type]  # the old builder ends
     assert kept(server_root, graph, key, False, codec) is fresh.result(0)  # type: ignore[arg-type]
+
+
+def test_a_root_indexes_a_cold_scan_in_one_read_and_answers_as_a_warm_start(tmp_path: Path) -> None:
+    """After a cold scan the index and the symbol graph take every file without reading its facts
+    back from the cache (the scan indexed them and sketched their graph views as they arrived; only
+    the module entries, known at the end, are added); a warm start reads each cached file's facts
+    once for both. Either way the index holds each file's entries with its module's, as the files'
+    facts give them, and the graph answers the same."""
+    from repodoc_lsp.index import entries_of
+    from repodoc_lsp.runtime import LIBRARY
+    from repodoc_lsp.server.state import Root
+
+    files = {"pkg/__init__.py": "from pkg.a import A\n", "pkg/a.py": "class A:\n    def run(self):\n        pass\n",
+             "pkg/b.py": "from pkg.a import A\n\n\nclass B(A):\n    pass\n", "notes.md": "# Notes\n\n## Run\n",
+             **{f"pkg/m{i}.py": f"from pkg.b import B\n\n\ndef f{i}():\n    return B()\n" for i in range(60)}}
+    for rel, text in files.items():
+        (tmp_path / "ws" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "ws" / rel).write_text(text)
+    settings = Settings(cache_dir=str(tmp_path / "cache"), jobs=2)
+    roots = []
+    for _ in ("cold", "warm"):
+        root = Root(tmp_path / "ws", settings, LIBRARY)
+        reads: list[int] = []
+        scanned = root.ws.scan
+
+        def scan(*args, root=root, reads=reads, scanned=scanned, **kwargs):  # type: ignore[no-untyped-def]
+            done = scanned(*args, **kwargs)
+            get_many = root.ws.cache.get_many  # what the index and the graph read after the scan
+            root.ws.cache.get_many = lambda keys: reads.append(len(keys)) or get_many(keys)  # type: ignore
+            return done
+
+        root.ws.scan = scan  # type: ignore[method-assign]
+        root.submit(root.scan).result(60)
+        roots.append((root, reads))
+    (cold, cold_reads), (warm, warm_reads) = roots
+    try:
+        assert cold.ws.analysed == len(files) and cold_reads == []
+        assert warm.ws.cached == len(files) and sum(warm_reads) == len(files)  # each file's facts once
+        for root in (cold, warm):
+            assert not any(root.ws.facts.loaded(rel) for rel in files)  # forgotten: the cache holds them
+            module_of = root.ws.relations.module_of
+            for rel in files:
+                assert root.index.file_entries(rel) == entries_of(rel, root.ws.facts.one(rel), module_of.get(rel, ""))
+            assert [e.rel for e in root.index.lookup("m7")] == ["pkg/m7.py"]  # its module entry
+        sub = cold.ws.graph().subclasses(("pkg/a.py", "A"))
+        assert sub == warm.ws.graph().subclasses(("pkg/a.py", "A")) == [("pkg/b.py", "B")]
+        assert cold.ws.graph().users(("pkg/b.py", "B")) == warm.ws.graph().users(("pkg/b.py", "B"))
+    finally:
+        cold.close()
+        warm.close()
