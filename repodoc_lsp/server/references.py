@@ -56,7 +56,10 @@ async def _references(ls: RepodocServer, params: types.ReferenceParams) -> Encod
     return answer.encoded()
 
 
-ANSWERS_KEPT = 8  # answers kept per root (`torch.Tensor`'s 10,000 locations take about 3 MB)
+ANSWERS_KEPT = 64  # answers kept per root at most,
+LOCATIONS_KEPT = 40_000  # and their locations (`torch.Tensor`'s 9,946 take about 3 MB with their JSON);
+# the last answer is kept whatever its size. (8 answers kept before: an editor's 9th name asked
+# again was built again, however small.)
 
 
 class Answer:
@@ -189,7 +192,8 @@ def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: Posi
         table = _answers.setdefault(root, OrderedDict())
         table[ask] = (state, found)
         table.move_to_end(ask)
-        while len(table) > ANSWERS_KEPT:
+        while len(table) > 1 and (len(table) > ANSWERS_KEPT
+                                  or sum(len(answer) for _, answer in table.values()) > LOCATIONS_KEPT):
             table.popitem(last=False)
     return found
 

@@ -16,6 +16,7 @@ from pygls.workspace.position_codec import PositionCodec
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.config import Settings
 from repodoc_lsp.index import MODULE, Entry, KeywordIndex
+from repodoc_lsp.server import references
 from repodoc_lsp.server.commands import _merge
 from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of, uri_of
 from repodoc_lsp.server.protocol import encode
@@ -170,6 +171,26 @@ def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: P
     for kind in (types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8):
         bom = locations(server_root, ws.graph(), key, False, PositionCodec(kind))
         assert [(loc.range.start.line, loc.range.start.character) for loc in bom.locations()] == [(0, 16), (1, 0)]
+
+
+def test_answers_are_kept_up_to_a_budget_of_locations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small answers are kept beyond 8 (an editor going over 12 names and back builds none again);
+    the oldest go when the locations kept pass `LOCATIONS_KEPT`, the last is kept whatever its size."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    names = [f"C{i}" for i in range(12)]
+    (root / "lib.py").write_text("".join(f"class {n}:\n    pass\n\n\n" for n in names))
+    (root / "use.py").write_text("".join(f"from lib import {n}\n{n}()\n" for n in names))
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    server_root, graph, codec = _Root(ws), ws.graph(), PositionCodec(types.PositionEncodingKind.Utf16)
+    built = [locations(server_root, graph, ("lib.py", n), False, codec) for n in names]
+    assert all(len(answer) == 2 for answer in built)
+    assert [kept(server_root, graph, ("lib.py", n), False, codec) for n in names] == built  # type: ignore[arg-type]
+    monkeypatch.setattr(references, "LOCATIONS_KEPT", 3)
+    again = locations(server_root, graph, ("lib.py", "C0"), True, codec)  # 3 locations: the others go
+    assert kept(server_root, graph, ("lib.py", "C0"), True, codec) is again  # type: ignore[arg-type]
+    assert all(kept(server_root, graph, ("lib.py", n), False, codec) is None for n in names)  # type: ignore[arg-type]
 
 
 def test_an_answer_built_off_the_loop_is_kept_and_found_in_the_bytes_as_in_the_line(tmp_path: Path) -> None:
