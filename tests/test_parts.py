@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -234,3 +235,25 @@ def test_random_edits_with_a_small_page_limit_equal_fresh(tmp_path: Path, monkey
     seen = _random_edits(tmp_path, lambda docs: (p.name for p in docs.rglob("*_docs.md")
                                                  if "its entry is on [" in p.read_text(encoding="utf-8")))
     assert seen, "no class entry left a page: the limit no longer makes any"
+
+
+def test_a_part_page_links_a_class_of_its_own_file_by_the_page_s_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class's entry on a part page links its base and its subclass of the same file by the file
+    page's name (`mod.py_docs.md#class-A`), where their anchors are: a bare `#class-A` would point
+    into the part page, which does not hold it."""
+    monkeypatch.setattr(page_views, "PAGE_LIMIT", 2_500)
+    monkeypatch.setattr(page_views, "LISTS_BUDGET", 1_000)  # a part page of entries for each class
+    doc = "Says a lot. " * 20
+    body = "".join(f'    def m{i}(self) -> int:\n        """{doc}"""\n        return 1\n\n' for i in range(3))
+    root = make_workspace(tmp_path / "ws", {
+        "mod.py": '"""Mod."""\n\n\nclass A:\n    """A."""\n\n    def a(self) -> int:\n        return 1\n\n\n'
+                  + "".join(f'class {c}(A):\n    """{c}."""\n\n{body}\n\n' for c in "BCDE")})
+    ws = Workspace(root, load_settings(root, {"cacheDir": str(tmp_path / "cache")})[0])
+    generate(root, ws)
+    assert _parts(ws.out), "no part page: the test needs one"
+    assert "(mod.py_docs.md#class-A)" in "".join(p.read_text() for p in ws.out.glob("mod.py_docs*.md"))
+    for part in ws.out.glob("mod.py_docs.part*.md"):  # a fragment alone names an anchor of that very page
+        text = part.read_text()
+        assert [a for a in re.findall(r"\]\(#([^)\s]+)\)", text) if f'<a id="{a}"></a>' not in text] == [], part.name
+    assert broken_links(ws.out) == []

@@ -112,8 +112,8 @@ def signature_code(head: str, signature: str, links: Mapping[str, str]) -> str:
 def _page_link(page: str, target: str, fragment: str) -> str:
     """The link from `page` to `target` (and its `fragment`), kept: a page links the same pages and
     anchors again and again (a file in the Used by of each of a class's methods). An anchor of the
-    page itself is linked by its fragment alone (`#class-Tile`)."""
-    return md.href("" if target == page and fragment else md.rel_link(page, target), fragment)
+    page itself keeps the page's name: a part page shows the same links (`_split`)."""
+    return md.href(md.rel_link(page, target), fragment)
 
 
 def _signature_links(classes: list[Symbol], methods_of: Mapping[str, list[Symbol]], functions: list[Symbol],
