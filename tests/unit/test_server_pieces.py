@@ -9,6 +9,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lsprotocol import types
 from lsprotocol.converters import get_converter as default_converter
 from pygls.workspace.position_codec import PositionCodec
@@ -18,7 +20,7 @@ from repodoc_lsp.config import Settings
 from repodoc_lsp.index import MODULE, Entry, KeywordIndex
 from repodoc_lsp.server import references
 from repodoc_lsp.server.commands import _merge
-from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of, uri_of
+from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, EditorDocument, editor_lines, path_of, uri_of
 from repodoc_lsp.server.protocol import encode
 from repodoc_lsp.server.ref_diagnostics import _suggestion, wanted
 from repodoc_lsp.server.references import _columns, _word, building, kept, locations, locations_json
@@ -382,3 +384,32 @@ def test_a_root_indexes_a_cold_scan_in_one_read_and_answers_as_a_warm_start(tmp_
     finally:
         cold.close()
         warm.close()
+
+
+_PIECES = st.sampled_from(["a", "b = 2", "é", "😋", "\t", "\n", "\r\n", "\r", "\x0c", "\u2028", "\x85", " "])
+
+
+@given(st.lists(_PIECES, max_size=30), st.data(), st.sampled_from(["", "X", "\n", "é\x0c"]))
+def test_an_incremental_change_lands_where_the_editor_made_it(parts: list[str], data: st.DataObject,
+                                                             new: str) -> None:
+    """An open document edited by range (UTF-16 columns) is the editor's text edited there: lines
+    broken at \\n, \\r\\n and \\r only (a form feed, \\x85 or \\u2028 is text), against
+    the text spliced at the range's offsets."""
+    import re
+
+    src = "".join(parts)
+    lines = editor_lines(src)
+    first = data.draw(st.integers(0, len(lines) - 1))
+    last = data.draw(st.integers(first, len(lines) - 1))
+    start = data.draw(st.integers(0, len(lines[first])))
+    end = data.draw(st.integers(0 if last > first else start, len(lines[last])))
+
+    def units(text: str) -> int:
+        return len(text.encode("utf-16-le")) // 2
+
+    doc = EditorDocument("file:///x.py", src, position_codec=PositionCodec(types.PositionEncodingKind.Utf16))
+    doc.apply_change(types.TextDocumentContentChangePartial(range=types.Range(
+        start=types.Position(line=first, character=units(lines[first][:start])),
+        end=types.Position(line=last, character=units(lines[last][:end]))), text=new))
+    offsets = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", src))]
+    assert doc.source == src[:offsets[first] + start] + new + src[offsets[last] + end:]
