@@ -12,9 +12,7 @@ import contextlib
 import inspect
 import json
 import logging
-import os
 import queue
-import stat
 import threading
 import time
 from typing import Any
@@ -52,23 +50,6 @@ def encode(result: Any) -> Encoded:
 
 
 WRITER_DRAIN_SECONDS = 5.0  # the longest `close` waits for the client to read what is queued
-PIPE_BYTES = 1 << 20  # stdout's pipe made this large when it is one (Linux's default limit for a user)
-
-
-def widen_pipe(fd: int, size: int = PIPE_BYTES) -> int:
-    """Make the pipe at `fd` hold `size` bytes (Linux; else, or when refused, as it was): a
-    1.5 MB answer goes through a 64 KB pipe in 23 turns of writer and reader, each a wait for
-    the other to be scheduled on a busy machine. The pipe's size after, 0 when not known."""
-    try:
-        import fcntl
-
-        if not stat.S_ISFIFO(os.fstat(fd).st_mode) or not hasattr(fcntl, "F_SETPIPE_SZ"):
-            return 0
-        with contextlib.suppress(OSError):  # above /proc/sys/fs/pipe-max-size, or the user's pipe memory used up
-            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
-        return fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
-    except (ImportError, OSError, ValueError):
-        return 0
 
 
 class QueuedWriter:
@@ -80,8 +61,6 @@ class QueuedWriter:
 
     def __init__(self, out: StdoutWriter) -> None:
         self._out = out._stdout
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            widen_pipe(self._out.fileno())
         self._queue: queue.SimpleQueue[bytes | tuple[bytes, ...] | None] = queue.SimpleQueue()
         self._idle = threading.Event()
         self._idle.set()
