@@ -70,7 +70,7 @@ def test_the_page_process_runs_the_same_pipeline(tmp_path: Path) -> None:
         # The process goes on (it did not fail: the folder did): the next run there writes.
         there.out.unlink()
         summary = process.run(Job()).summary
-        assert "pkg/b.py_kw.md" in summary.written and "[`h`]" in (there.out / "pkg/b.py_kw.md").read_text()
+        assert "pkg/b.py_kw.md" in summary.written and "**`h`**" in (there.out / "pkg/b.py_kw.md").read_text()
     finally:
         process.close()
 
@@ -113,7 +113,7 @@ def test_a_save_queued_behind_a_batch_is_written_before_the_server_takes_the_bat
         assert "pkg/new0.py" not in state.ws.facts and state.worker.untaken()  # answered first
         held[1].set()
         assert "pkg/b.py_kw.md" in save.result(120).written
-        assert "[`g`]" in (root / "docs/pkg/b.py_kw.md").read_text()
+        assert "**`g`**" in (root / "docs/pkg/b.py_kw.md").read_text()
         assert "pkg/new0.py" not in state.ws.facts  # the save did not wait for the server to take the batch
         held[2].set()
         while (settling := state.settling()) is not None:

@@ -35,7 +35,7 @@ def test_edit_rewrites_the_file_and_its_importers_only(ws: Workspace) -> None:
     summary = regenerate(ws, ["pkg/b.py"], Renderer())
     # the folder's pages carry b.py's purpose line, derived from its definitions (no docstring)
     assert set(summary.written) == {"pkg/b.py_docs.md", "pkg/b.py_kw.md", "pkg/doc.md", "pkg/index.md"}
-    assert "[`g`]" in (ws.out / "pkg/b.py_kw.md").read_text()
+    assert "**`g`**" in (ws.out / "pkg/b.py_kw.md").read_text()
     line = next(x for x in (ws.out / "pkg/index.md").read_text().splitlines() if "b.py_docs.md" in x)
     assert "`g`" in line and "`f`" not in line
     after = _mtimes(ws.out)
@@ -65,7 +65,7 @@ def test_syntax_error_still_updates_keywords(ws: Workspace) -> None:
     (ws.root / "pkg/b.py").write_text("def f():\n    pass\n\ndef half(:\n")
     regenerate(ws, ["pkg/b.py"], Renderer())
     text = (ws.out / "pkg/b.py_kw.md").read_text()
-    assert "[`half`]" in text and "[`f`]" in text
+    assert "**`half`**" in text and "**`f`**" in text
 
 
 def test_a_replica_from_state_sees_later_changes_and_fills_the_cache(ws: Workspace) -> None:
@@ -81,7 +81,7 @@ def test_a_replica_from_state_sees_later_changes_and_fills_the_cache(ws: Workspa
     assert dict(replica.relations.imported_by) == dict(ws.relations.imported_by)
     summary = regenerate(replica, ["pkg/b.py", "pkg/new.py"], Renderer())
     assert {"pkg/b.py_kw.md", "pkg/new.py_docs.md", "pkg/new.py_kw.md", "pkg/index.md"} <= set(summary.written)
-    assert "[`g`]" in (ws.out / "pkg/b.py_kw.md").read_text()
+    assert "**`g`**" in (ws.out / "pkg/b.py_kw.md").read_text()
     assert broken_links(ws.out) == []
     ws.cache.put_many = None  # type: ignore[assignment,method-assign]  # would fail if it analysed anew
     assert ws.update_file("pkg/b.py") and ws.update_file("pkg/new.py")

@@ -59,7 +59,7 @@ async def test_pages_for_and_generate_file(client: LanguageClient, tmp_path: Pat
     (root / "pkg/shapes.py").write_text((root / "pkg/shapes.py").read_text() + "\n\ndef added():\n    pass\n")
     done = await client.workspace_execute_command_async(_command("repodoc.generateFile", uri))
     assert str(root / "site/pkg/shapes.py_kw.md") in done["written"]
-    assert "[`added`]" in (root / "site/pkg/shapes.py_kw.md").read_text()
+    assert "**`added`**" in (root / "site/pkg/shapes.py_kw.md").read_text()
     with pytest.raises(JsonRpcException):
         await client.workspace_execute_command_async(_command("repodoc.pagesFor", "file:///elsewhere/x.py"))
     with pytest.raises(JsonRpcException):

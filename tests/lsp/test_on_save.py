@@ -32,7 +32,7 @@ async def test_save_rewrites_only_what_changed(client: LanguageClient, tmp_path:
     shapes.write_text(shapes.read_text() + "\n\ndef saved_function():\n    pass\n")
     client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     kw = root / "docs/pkg/shapes.py_kw.md"
-    await wait_for(lambda: "[`saved_function`]" in kw.read_text(), 20)
+    await wait_for(lambda: "**`saved_function`**" in kw.read_text(), 20)
     assert (await wait_for(lambda: symbols(client, "saved_function"), 10))[0].name == "saved_function"
     await wait_for(lambda: _mtimes(root / "docs")["pkg/doc.md"] != before["pkg/doc.md"], 10)
     changed = {p for p, m in _mtimes(root / "docs").items() if before.get(p) != m}
@@ -111,7 +111,7 @@ async def test_pages_are_written_by_a_process_that_is_replaced_when_it_dies(
 
     async def save(name: str) -> None:
         await _save(client, shapes, original + f"\n\ndef {name}():\n    pass\n")
-        await wait_for(lambda: f"[`{name}`]" in kw.read_text(), 20)
+        await wait_for(lambda: f"**`{name}`**" in kw.read_text(), 20)
 
     first = (await wait_for(lambda: regen_processes(server.pid), 20))[0]  # the one that generated
     await until_the_process_writes(first, lambda n: save(f"probe_{n}"),
@@ -142,7 +142,7 @@ async def test_the_whole_tree_is_written_by_the_process_which_then_takes_the_sav
     written = process.io_counters().write_chars
     await _save(client, shapes, shapes.read_text() + "\n\ndef after_generate():\n    pass\n")
     kw = root / "docs/pkg/shapes.py_kw.md"
-    await wait_for(lambda: "[`after_generate`]" in kw.read_text(), 20)
+    await wait_for(lambda: "**`after_generate`**" in kw.read_text(), 20)
     assert process.io_counters().write_chars - written >= kw.stat().st_size  # its replica was ready
     assert regen_processes(server.pid) == [process]
 
@@ -170,7 +170,7 @@ async def test_a_damaged_manifest_met_by_the_process_reaches_the_person(
     for n, damage in enumerate(["1e999", '{"pages": ' + "[" * 30000]):
         manifest.write_text(damage)
         await _save(client, shapes, original + f"\n\ndef after_damage_{n}():\n    pass\n")
-        await wait_for(lambda n=n: f"[`after_damage_{n}`]" in kw.read_text(), 20)
+        await wait_for(lambda n=n: f"**`after_damage_{n}`**" in kw.read_text(), 20)
         await wait_for(lambda n=n: sum("damaged manifest" in m.message for m in client.log_messages) > n, 10)
         await wait_for(lambda: _manifest_pages(manifest), 10)  # rebuilt
     logged = [m for m in client.log_messages if "damaged manifest" in m.message]

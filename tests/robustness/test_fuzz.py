@@ -105,7 +105,9 @@ def test_keywords_equal_ast_and_pages_are_sound(source: str) -> None:
     _sound(docs, kw)
     anchors = re.findall(r'<a id="([^"]+)"></a>', docs)
     assert len(anchors) == len(set(anchors))
-    for target in re.findall(r"\]\(m\.py_docs\.md#([^)]+)\)", kw):
+    targets = re.findall(r"^- \*\*.+\*\*: \[docs\]\(m\.py_docs\.md#([^)]+)\)$", kw, re.M)  # keyword entries
+    assert len(targets) == sum(len(names) for names in got.values())  # every keyword links its anchor
+    for target in targets:
         assert target in anchors, target
 
 

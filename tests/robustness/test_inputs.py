@@ -52,13 +52,13 @@ def test_big_files_and_line_endings(tmp_path: Path) -> None:
     assert skipped["huge.txt"].startswith("too large (52,428,800 bytes")
     long_docs = (root / "docs/long.py_docs.md").read_text()
     assert "- **Lines**: 100,000" in long_docs and "Not embedded: " in long_docs
-    assert "[`f49999`]" in (root / "docs/long.py_kw.md").read_text()
+    assert "**`f49999`**" in (root / "docs/long.py_kw.md").read_text()
     for name in ("crlf.py", "cr.py"):
         kw = (root / "docs" / f"{name}_kw.md").read_text()
-        assert "[`a`]" in kw and "[`B`]" in kw, name
-    assert "[`with_bom`]" in (root / "docs/bom.py_kw.md").read_text()
+        assert "**`a`**" in kw and "**`B`**" in kw, name
+    assert "**`with_bom`**" in (root / "docs/bom.py_kw.md").read_text()
     deep = (root / "docs/deep.py_docs.md").read_text()
-    assert "**Syntax error**" in deep or "[`after`]" in (root / "docs/deep.py_kw.md").read_text()
+    assert "**Syntax error**" in deep or "**`after`**" in (root / "docs/deep.py_kw.md").read_text()
     for page in (root / "docs").rglob("*.md"):
         strip_fences(page.read_text())  # every fence closed
     assert broken_links(root / "docs") == []

@@ -101,10 +101,10 @@ async def test_saves_during_requests(tmp_path: Path) -> None:
         assert _p95(busy) < 250, (statistics.median(idle), _p95(idle), _p95(busy))
         kw = root / "docs" / "pkg7" / "mod199.py_kw.md"
         for _ in range(200):
-            if "[`saved_199`]" in kw.read_text():
+            if "**`saved_199`**" in kw.read_text():
                 break
             await asyncio.sleep(0.05)
-        assert "[`saved_199`]" in kw.read_text() and "saved_198" not in kw.read_text()
+        assert "**`saved_199`**" in kw.read_text() and "saved_198" not in kw.read_text()
 
         pid = client._server.pid  # type: ignore[union-attr]
         rss_at_200 = _rss(pid)
@@ -113,10 +113,10 @@ async def test_saves_during_requests(tmp_path: Path) -> None:
             if n % 50 == 0:
                 await asyncio.sleep(0.2)
         for _ in range(200):
-            if "[`saved_999`]" in kw.read_text():
+            if "**`saved_999`**" in kw.read_text():
                 break
             await asyncio.sleep(0.05)
-        assert "[`saved_999`]" in kw.read_text()
+        assert "**`saved_999`**" in kw.read_text()
         growth = _rss(pid) - rss_at_200
         assert growth < 50 * 2**20, f"memory grew by {growth / 2**20:.1f} MB over 800 saves"
         print(f"hover idle p95 {_p95(idle):.1f} ms, under load p95 {_p95(busy):.1f} ms "

@@ -184,7 +184,7 @@ async def test_a_stopped_regeneration_process_is_replaced_and_the_save_written(t
         started = time.monotonic()
         client.text_document_did_save(types.DidSaveTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=mod.as_uri())))
-        await _until(lambda: "[`after_stop`]" in kw.read_text(), 30)  # written by the server
+        await _until(lambda: "**`after_stop`**" in kw.read_text(), 30)  # written by the server
         waited = time.monotonic() - started
         assert _gone(stuck), "the stopped process was not killed"
         fresh = await _until(lambda: [p for p in regen_processes(server.pid) if p.pid != stuck.pid], 20)
@@ -193,7 +193,7 @@ async def test_a_stopped_regeneration_process_is_replaced_and_the_save_written(t
         mod.write_text("def with_new_process():\n    pass\n")
         client.text_document_did_save(types.DidSaveTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=mod.as_uri())))
-        await _until(lambda: "[`with_new_process`]" in kw.read_text(), 30)
+        await _until(lambda: "**`with_new_process`**" in kw.read_text(), 30)
     finally:
         await _end(client, server, seen)
 
@@ -382,8 +382,8 @@ async def test_a_checkout_of_1500_files_then_a_save(tmp_path: Path) -> None:
         missing = [i for i in range(old, files) if not (root / f"docs/pkg{i // 50}/mod{i}.py_kw.md").exists()]
         assert missing == [], f"answered before the batch was written: {len(missing)} files without pages"
         assert str(root / "docs/pkg0/mod2.py_kw.md") in answer["written"]
-        assert "[`asked_after_checkout`]" in (root / "docs/pkg0/mod2.py_kw.md").read_text()
-        await _until(lambda: "[`saved_after_checkout`]" in (root / "docs/pkg0/mod1.py_kw.md").read_text(), 60)
+        assert "**`asked_after_checkout`**" in (root / "docs/pkg0/mod2.py_kw.md").read_text()
+        await _until(lambda: "**`saved_after_checkout`**" in (root / "docs/pkg0/mod1.py_kw.md").read_text(), 60)
         copy = tmp_path / "fresh" / "ws"
         shutil.copytree(root, copy, ignore=lambda folder, names: ["docs"] if Path(folder) == root else [])
         proc = subprocess.run([sys.executable, "-m", "repodoc_lsp", "generate", str(copy), "--no-cache", "--quiet"],

@@ -116,7 +116,7 @@ async def test_the_regeneration_process_imports_nothing_from_the_workspace(tmp_p
             client.text_document_did_save(types.DidSaveTextDocumentParams(
                 text_document=types.TextDocumentIdentifier(uri=mod.as_uri())))
             for _ in range(400):
-                if kw.is_file() and f"[`saved_{n}`]" in kw.read_text():
+                if kw.is_file() and f"**`saved_{n}`**" in kw.read_text():
                     return
                 await asyncio.sleep(0.05)
             raise AssertionError(f"save {n} was not regenerated")
