@@ -393,9 +393,9 @@ def main(argv: list[str] | None = None) -> int:
               f"   (repodoc, to the last byte: {mine['read_median_ms']} / {mine['read_p95_ms']})")
     print(f"{'the sample, last pass: median / p95':44} {len(names):9} "
           f"{median(sampled):.1f} / {p95(sampled):.1f}{'':>14} "
-          f"{median(theirs_sampled) if theirs_sampled else float('nan'):.1f} / "
-          f"{p95(theirs_sampled) if theirs_sampled else float('nan'):.1f}"
-          f" ({sum(1 for a in jls if a['seconds'] is None)} timeouts)")
+          + (f"{median(theirs_sampled) if theirs_sampled else float('nan'):.1f} / "
+             f"{p95(theirs_sampled) if theirs_sampled else float('nan'):.1f}"
+             f" ({sum(1 for a in jls if a['seconds'] is None)} timeouts)" if args.jls else "not asked"))
     print(f"{'definition':60} {'both':>5} {'+repodoc':>8} {'+jedi':>6} {'files r/j':>10}")
     for r in rows:
         print(f"{r['name'][:60]:60} {r['both']:5} {r['only_repodoc']:8} {r['only_jedi']:6} "
