@@ -28,17 +28,17 @@ LSP_SYMBOL_KINDS = {  # the keyword index's kinds (`Entry.kind`) -> LSP's
 }
 
 
-_BREAK = re.compile(r"\r\n|\r|\n")
-
-
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 class EditorDocument(TextDocument):
-    """pygls's open document with its lines as LSP counts them, ends kept (`editor_lines`):
-    pygls applies an editor's incremental change at `lines[range.start.line]`, and its
-    `str.splitlines` lines put a change below a form feed on the line above (`b = 2` after a ^L
-    edited to `b = 3` left `\\x0c3` and `b = 2`: every check of the buffer read other text)."""
+    """pygls's open document with its lines as LSP and Python count them, ends kept: broken at
+    \\n, \\r\\n and \\r only (pygls's `str.splitlines` also breaks at a form feed, \\x1c-\\x1e,
+    \\x85 and \\u2028-9: every line after one was the next line's text, so a cursor there named
+    another line's name, in hover, references and document links). pygls applies an editor's
+    incremental change at `lines[range.start.line]`, and its `str.splitlines` lines put a change
+    below a form feed on the line above (`b = 2` after a ^L edited to `b = 3` left `\\x0c3` and
+    `b = 2`: every check of the buffer read other text)."""
 
     @property
     def lines(self) -> Sequence[str]:
@@ -52,14 +52,6 @@ class EditorWorkspace(Workspace):
                               language_id: str | None = None) -> TextDocument:
         return EditorDocument(doc_uri, source=source, version=version, language_id=language_id,
                               sync_kind=self._sync_kind, position_codec=self._position_codec)
-
-
-def editor_lines(source: str) -> list[str]:
-    """A document's lines as LSP and Python count them (broken at \\n, \\r\\n and \\r only, without
-    their ends). pygls's `TextDocument.lines` is `str.splitlines`, which also breaks at a form
-    feed (^L between a module's sections), \\x1c-\\x1e, \\x85 and \\u2028-9: every line after
-    one was the next line's text, so a cursor there named another line's name."""
-    return _BREAK.split(source)
 
 
 def path_of(uri: str) -> Path | None:

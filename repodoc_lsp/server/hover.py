@@ -25,7 +25,7 @@ from repodoc_lsp.render.hover import (
     candidates_text,
     definition_text,
 )
-from repodoc_lsp.server.convert import editor_lines, path_of, uri_of
+from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.roots import project_folder
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import xref_of
@@ -54,7 +54,7 @@ async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | 
     doc = ls.document(params.text_document.uri)
     source = doc.source
     try:
-        pos = ls.position_codec.position_from_client_units(editor_lines(source), params.position)
+        pos = doc.position_from_client_units(params.position)
     except (IndexError, ValueError):
         return None
     cursor = ls.cursor_for(root.path if root else project_folder(path), root.settings.python_path if root else "")

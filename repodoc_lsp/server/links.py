@@ -11,7 +11,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.parts import member_parts, part_page
-from repodoc_lsp.server.convert import editor_lines, path_of, uri_of
+from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.server import RepodocServer
 
 _DEF = re.compile(r"\b(?:def|class)\s+(\w+)")
@@ -29,7 +29,7 @@ def register(server: RepodocServer) -> None:
         facts = root.ws.facts.one(rel) if rel in root.ws.facts else None
         if facts is None or not docs.exists():
             return None
-        lines = editor_lines(ls.document(params.text_document.uri).source)
+        lines = ls.document(params.text_document.uri).lines  # as LSP counts them (EditorDocument)
         codec = ls.position_codec
         first = lines[0].rstrip("\r\n") if lines else ""
         moved = member_parts(facts)  # entries on part pages (`parts.py`)

@@ -19,7 +19,6 @@ from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.graph import Def, Graph, Key
 from repodoc_lsp.regular import read_regular
-from repodoc_lsp.server.convert import editor_lines
 from repodoc_lsp.server.protocol import Encoded
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import graph_of, target
@@ -40,7 +39,7 @@ async def _references(ls: RepodocServer, params: types.ReferenceParams) -> Encod
     if found is None:
         return None
     root, graph, rel = found
-    lines = editor_lines(ls.document(params.text_document.uri).source)
+    lines = ls.document(params.text_document.uri).lines  # as LSP counts them (EditorDocument)
     try:
         pos = ls.position_codec.position_from_client_units(lines, params.position)
         line_text = lines[pos.line] if pos.line < len(lines) else ""
