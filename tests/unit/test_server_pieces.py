@@ -140,14 +140,20 @@ class _Root:
         return uri_of(self.path / rel)
 
 
-def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: Path) -> None:
+def _thing_workspace(tmp_path: Path) -> tuple[Path, Workspace, _Root, PositionCodec]:
+    """`lib.py` defining `Thing` and `use.py` naming it on lines 1 and 3, scanned; its server root
+    and a UTF-16 codec."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "lib.py").write_text("class Thing:\n    pass\n")
     (root / "use.py").write_text("from lib import Thing\n\nThing()\n")
     ws = Workspace(root, Settings(), use_cache=False)
     ws.scan(jobs=1)
-    server_root, codec = _Root(ws), PositionCodec(types.PositionEncodingKind.Utf16)
+    return root, ws, _Root(ws), PositionCodec(types.PositionEncodingKind.Utf16)
+
+
+def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: Path) -> None:
+    root, ws, server_root, codec = _thing_workspace(tmp_path)
     key = ("lib.py", "Thing")
     first = locations(server_root, ws.graph(), key, False, codec)
     assert [(loc.range.start.line, loc.range.start.character) for loc in first.locations()] == [(0, 16), (2, 0)]
@@ -294,13 +300,7 @@ def test_an_ask_being_built_is_shared_while_its_state_holds_and_a_cancelled_aske
 
     from repodoc_lsp.server.references import _ask, _build_into, _claim, _state
 
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "lib.py").write_text("class Thing:\n    pass\n")
-    (root / "use.py").write_text("from lib import Thing\n\nThing()\n")
-    ws = Workspace(root, Settings(), use_cache=False)
-    ws.scan(jobs=1)
-    server_root, codec = _Root(ws), PositionCodec(types.PositionEncodingKind.Utf16)
+    root, ws, server_root, codec = _thing_workspace(tmp_path)
     graph, key = ws.graph(), ("lib.py", "Thing")
     ask = _ask(key, False, codec)
     old, mine = _claim(server_root, ask, _state(server_root, graph, key, False))  # type: ignore[arg-type]
