@@ -7,6 +7,7 @@ import asyncio
 import codecs
 import functools
 import json
+import os
 import re
 import threading
 import weakref
@@ -205,13 +206,16 @@ def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | Non
         wanted.setdefault(key[0], []).append(d.line)
     found = []
     word = _pattern(name) if name.isidentifier() and name.isascii() else None
+    base = os.path.join(root.path, "")  # joined as strings: no `Path` made per file read
     for rel in sorted(wanted):
         lines = sorted(set(wanted[rel]))
         try:
-            data = read_regular(root.path / rel)
+            data = read_regular(base + rel)
         except OSError:
             data = b""
         data = data.removeprefix(codecs.BOM_UTF8)  # not in the editor's text: no column of line 1
+        if b"\r" in data:  # lines end at \r\n and at a lone \r too, for Python and the editor
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         uri = root.uri(rel)
         spans = _spans(data, lines, word, name, codec) if word is not None else {}
         texts: list[bytes] | None = None
@@ -220,7 +224,7 @@ def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | Non
             if span is None:  # not spelt on the line (or next to non-ASCII text): the line is read
                 if texts is None:
                     texts = data.split(b"\n", lines[-1])[:lines[-1]]
-                text = texts[line - 1].decode("utf-8", "replace").rstrip("\r") if line <= len(texts) else ""
+                text = texts[line - 1].decode("utf-8", "replace") if line <= len(texts) else ""
                 span = _columns(text, name, codec)
             found.append((uri, line - 1, *span))
     return found

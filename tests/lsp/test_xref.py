@@ -77,6 +77,14 @@ async def test_references_follow_reexports_and_update_on_save(client: LanguageCl
     edited = feed.read_text().replace("x = Shape", "yy = Shape")
     assert [ref for ref in await _references(client, furi, edited, "= Shape", 2)
             if ref[0] == "feed.py"] == [("feed.py", 1, 23, 28), ("feed.py", 4, 0, 5), ("feed.py", 6, 4, 9)]
+    # lines that end at a lone \r (old Mac files) are lines for Python and for the editor
+    mac = root / "pkg/mac.py"
+    mac.write_bytes(b"from pkg.shapes import Shape\r\rShape('m')\r\r\nx = Shape\r")
+    muri = open_file(client, mac)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=muri)))
+    await wait_for(lambda: _used_in(client, suri, shapes.read_text(), "mac.py"))
+    assert [ref for ref in await _references(client, suri, shapes.read_text(), "class Shape", 6)
+            if ref[0] == "mac.py"] == [("mac.py", 1, 23, 28), ("mac.py", 3, 0, 5), ("mac.py", 5, 4, 9)]
 
 
 async def _no_use(client: LanguageClient, uri: str, text: str) -> bool:
