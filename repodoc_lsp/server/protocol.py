@@ -50,6 +50,8 @@ def encode(result: Any) -> Encoded:
 
 
 WRITER_DRAIN_SECONDS = 5.0  # the longest `close` waits for the client to read what is queued
+WRITER_QUEUE_BYTES = 32 << 20  # what may wait for the client; a message is taken whole when nothing waits
+WRITER_STALL_SECONDS = 20.0  # past this long with the queue full and no message read, the client is gone
 
 
 class QueuedWriter:
@@ -57,15 +59,27 @@ class QueuedWriter:
     were given: the event loop no longer waits while a large answer (`torch.Tensor`'s
     references: 1.5 MB) goes through the pipe as fast as the client reads it. A message is
     bytes or a tuple of bytes written one after the other (a kept answer is not copied into
-    a new message). After a broken pipe the rest is dropped (the reader sees the end too)."""
+    a new message). After a broken pipe the rest is dropped (the reader sees the end too).
+
+    What waits is bounded (`limit` bytes, or one message larger than that): a write that would
+    pass it waits for the client to read, as a write to the pipe itself would; when no message
+    is read for `stall` seconds the client is taken as gone: what waits is dropped, the log
+    says so, and nothing more is written (the server's memory does not grow with answers
+    nobody reads)."""
+
+    limit = WRITER_QUEUE_BYTES
+    stall = WRITER_STALL_SECONDS
 
     def __init__(self, out: StdoutWriter) -> None:
         self._out = out._stdout
-        self._queue: queue.SimpleQueue[bytes | tuple[bytes, ...] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[bytes | tuple[bytes, ...], int] | None] = queue.SimpleQueue()
         self._idle = threading.Event()
         self._idle.set()
         self._pending = 0
+        self._queued = 0  # bytes given and not yet written
+        self._done = 0  # messages written (or dropped) so far
         self._lock = threading.Lock()
+        self._room = threading.Condition(self._lock)
         self.broken = False
         self._thread = threading.Thread(target=self._run, name="repodoc-writer", daemon=True)
         self._thread.start()
@@ -73,13 +87,43 @@ class QueuedWriter:
     def write(self, data: bytes | tuple[bytes, ...]) -> None:
         if self.broken:
             return
-        with self._lock:
+        size = len(data) if isinstance(data, bytes) else sum(map(len, data))
+        with self._room:
+            done, deadline = -1, 0.0
+            while self._queued and self._queued + size > self.limit and not self.broken:
+                if done != self._done:  # a message was read: the client is there
+                    done, deadline = self._done, time.monotonic() + self.stall
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._give_up()
+                    return
+                self._room.wait(left)
+            if self.broken:
+                return
             self._pending += 1
+            self._queued += size
             self._idle.clear()
-        self._queue.put(data)
+        self._queue.put((data, size))
+
+    def _give_up(self) -> None:
+        """With the lock held: the client read nothing for `stall` seconds; drop what waits."""
+        self.broken = True
+        log.warning("the client read no message for %.0f s with %d bytes waiting for it; they are dropped "
+                    "and nothing more is written", self.stall, self._queued)
+        with contextlib.suppress(queue.Empty):
+            while True:
+                item = self._queue.get_nowait()
+                if item is None:  # `close` asked the thread to stop: it still must
+                    self._queue.put(None)
+                    break
+                self._pending -= 1
+                self._queued -= item[1]
+        if not self._pending:
+            self._idle.set()
 
     def _run(self) -> None:
-        while (data := self._queue.get()) is not None:
+        while (item := self._queue.get()) is not None:
+            data, size = item
             try:
                 if not self.broken:
                     for piece in (data,) if isinstance(data, bytes) else data:
@@ -89,8 +133,12 @@ class QueuedWriter:
                 self.broken = True
                 log.warning("writing to the client failed: %s; nothing more is written", exc)
             finally:
-                with self._lock:
+                del data, item
+                with self._room:
                     self._pending -= 1
+                    self._queued -= size
+                    self._done += 1
+                    self._room.notify_all()
                     if not self._pending:
                         self._idle.set()
 
