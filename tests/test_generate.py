@@ -320,6 +320,26 @@ def test_started_inside_a_workspace_that_shadows_the_stdlib(tmp_path: Path, cach
     assert (root / "docs/signal/__init__.py_docs.md").exists()
 
 
+def test_a_folder_s_file_named_as_the_standard_library_is_not_what_the_workspace_imports(
+        tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """tools/typing.py (tools/ is no package) does not shadow `typing` for pkg/a.py: run from the
+    workspace's root, Python finds the standard library's first (before, every `import typing`
+    of the workspace linked to it, and its page listed them as importers and users)."""
+    root = make_workspace(tmp_path / "ws", {
+        "tools/typing.py": "def cast(kind, x):\n    return x\n",
+        "pkg/__init__.py": "",
+        "pkg/a.py": "import typing\nfrom typing import cast\n\n\ndef f(x):\n    return typing.cast(int, cast(x))\n"})
+    generate_json(root, cache_env)
+    page = (root / "docs/pkg/a.py_docs.md").read_text()
+    deps = page.split("## Dependencies", 1)[1].split("\n## ", 1)[0]
+    assert "### Standard library" in deps and "- <a id=\"import-typing\"></a>`typing` (" in deps, deps
+    assert "typing.py_docs.md" not in page
+    shadow = (root / "docs/tools/typing.py_docs.md").read_text()
+    assert "Used by" not in shadow and "pkg/a.py" not in shadow and "a.py_docs.md" not in shadow
+    assert "No file in the workspace imports this module." in shadow
+    assert broken_links(root / "docs") == []
+
+
 def test_parallel_workers_create_shared_folders(tmp_path: Path, cache_env: dict[str, str]) -> None:
     # 250 files: 512 pages, past generate.PARALLEL_PAGES (400), so two forked workers write them
     from repodoc_lsp.generate import PARALLEL_PAGES

@@ -27,7 +27,12 @@ def is_test_file(rel: str) -> bool:
 
 
 def module_names(rel: str, files: set[str]) -> list[str]:
-    """Dotted names a Python file is importable as: from its package root, and from the root."""
+    """Dotted names a Python file is importable as: from its package root, and from the root.
+
+    From a package root below the workspace's root, not by a name of the standard library
+    (`tools/typing.py`, `src/json/__init__.py`): Python finds the standard library's module first
+    on every path but the first one (the workspace's root for `python -m`, a script's own folder),
+    so `import typing` anywhere else is the standard library's, not that file."""
     if not rel.endswith((".py", ".pyi")):
         return []
     parts = rel.rsplit(".", 1)[0].split("/")
@@ -43,7 +48,7 @@ def module_names(rel: str, files: set[str]) -> list[str]:
         top -= 1
     names = []
     by_package = ".".join(parts[top:])
-    if by_package:
+    if by_package and (not top or parts[top] not in STDLIB):
         names.append(by_package)
     from_root = ".".join(parts)
     if from_root and from_root not in names and all(p.isidentifier() for p in parts):

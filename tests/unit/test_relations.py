@@ -63,3 +63,25 @@ def test_one_target_per_imported_name() -> None:
     changed = rels.update("use.py", analyse_source("use.py", b"from pkg import a\n").imports)
     assert changed == {"pkg/b.py", "pkg/__init__.py", "ns/x.py", "ns/y.py"}
     assert rels.importers("pkg/b.py") == [] and rels.name_users[("pkg/__init__.py", "helper")] == set()
+
+
+def test_a_file_named_as_the_standard_library_below_the_root_does_not_shadow_it() -> None:
+    """`tools/typing.py` (no `__init__.py` in tools/) is what `import typing` finds only when
+    tools/ is the first path (a script run from there); from anywhere else Python finds the
+    standard library's `typing` before it. At the workspace's root it does shadow it (the root is
+    the first path of `python -m`)."""
+    files = {"tools/typing.py": "def cast(x):\n    return x\n", "tools/json/__init__.py": "",
+             "tools/json/x.py": "from . import y\n", "tools/json/y.py": "", "tools/helpers.py": "",
+             "signal.py": "", "pkg/__init__.py": "",
+             "pkg/a.py": "import typing\nfrom typing import cast\nimport json.x\nimport signal\nimport helpers\n"}
+    assert module_names("tools/typing.py", set(files)) == ["tools.typing"]
+    assert module_names("tools/json/x.py", set(files)) == ["tools.json.x"]
+    assert module_names("tools/helpers.py", set(files)) == ["helpers", "tools.helpers"]
+    assert module_names("signal.py", set(files)) == ["signal"]
+    rels = Relations({rel: analyse_source(rel, text.encode()).imports for rel, text in files.items()})
+    imps = analyse_source("pkg/a.py", files["pkg/a.py"].encode()).imports
+    assert [rels.targets_of("pkg/a.py", i) for i in imps] == [(), (), (), ("signal.py",), ("tools/helpers.py",)]
+    assert [rels.category("pkg/a.py", i) for i in imps] == ["stdlib", "stdlib", "stdlib", "workspace", "workspace"]
+    assert rels.importers("tools/typing.py") == []
+    x_imps = analyse_source("tools/json/x.py", files["tools/json/x.py"].encode()).imports
+    assert rels.targets_of("tools/json/x.py", x_imps[0]) == ("tools/json/y.py",)  # relative: still its package
