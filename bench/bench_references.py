@@ -10,7 +10,10 @@ cache, output in a temporary folder; jedi-language-server: the one beside this i
 timed by a raw JSON-RPC client, from the request written to the whole response read and parsed with
 `json.loads` (as an editor sees it; no lsprotocol objects built). repodoc: `--settle` seconds after
 the graph answers, the heaviest classes (`HEAVIEST`, named by the most files) each asked `--repeat` times,
-then one references request per sampled definition at its name, `--passes` passes.
+then one references request per sampled definition at its name, `--passes` passes. The heavy classes
+are also given to the response's last byte, and less the time this client spent in its own garbage
+collector during the ask (a full collection of the client's heap, set off by the dicts `json.loads`
+makes of 10,000 locations, fell inside the timed asks and made their p95).
 jedi-language-server: the heavy classes `--jls-repeat` times and the sample once, `--jls-timeout`
 per request. jedi (`--no-jedi` skips it): in a worker process of its own (a deadline per name),
 `jedi.Script(code, path, project).get_references(line, col, scope="project")` at the sampled
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -129,6 +133,27 @@ def run_jedi(root: Path, names: list[dict[str, Any]], passes: int, timeout: floa
     return results
 
 
+class _Collections:
+    """The time this process (the client) has spent in its garbage collector, and its full
+    collections, so far (`gc.callbacks`)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.full = 0
+        self._began = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+            return
+        self.seconds += time.perf_counter() - self._began
+        self.full += info["generation"] == 2
+
+
+COLLECTIONS = _Collections()
+
+
 class Raw:
     """A JSON-RPC client over a server's stdio: requests timed until their response is parsed;
     the server's own requests (configuration, progress, registrations) answered."""
@@ -138,6 +163,8 @@ class Raw:
         self.next_id = 0
         self.waiting: dict[int, tuple[float, asyncio.Future]] = {}
         self.last_read: float | None = None  # the last response: seconds to its last byte (before `json.loads`)
+        # the last request: seconds this client spent collecting garbage meanwhile, and its full collections
+        self.last_gc: tuple[float, int] = (0.0, 0)
         self.reader = asyncio.ensure_future(self._read())
 
     @classmethod
@@ -182,10 +209,12 @@ class Raw:
         """(seconds, result); (None, None) after `timeout`."""
         self.next_id += 1
         future: asyncio.Future = asyncio.get_running_loop().create_future()
+        gc_before = (COLLECTIONS.seconds, COLLECTIONS.full)
         self.waiting[self.next_id] = (time.perf_counter(), future)
         self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
         try:
             seconds, message = await asyncio.wait_for(future, timeout)
+            self.last_gc = (COLLECTIONS.seconds - gc_before[0], COLLECTIONS.full - gc_before[1])
         except TimeoutError:
             self._send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": self.next_id}})
             return None, None
@@ -231,12 +260,17 @@ async def ask_heavy(server: Raw, root: Path, heavy: list[dict[str, Any]], repeat
     for item in heavy:
         times: list[float | None] = []
         reads: list[float] = []
+        no_gc: list[float] = []  # the same less the client's garbage collections in that time
+        full = 0  # asks after the first with a full collection of the client's heap inside
         count = 0
-        for _ in range(repeat):
+        for i in range(repeat):
             seconds, found = await server.request("textDocument/references", _params(root, item), timeout)
             times.append(seconds)
             if seconds is not None and server.last_read is not None:
                 reads.append(server.last_read * 1000)
+            if seconds is not None and i:
+                no_gc.append((seconds - server.last_gc[0]) * 1000)
+                full += server.last_gc[1] > 0
             count = max(count, len(found or ()))
             if seconds is None:
                 break  # a timeout is not asked again
@@ -248,6 +282,9 @@ async def ask_heavy(server: Raw, root: Path, heavy: list[dict[str, Any]], repeat
                      # the same asks to the response's last byte, the client's `json.loads` left out
                      "read_median_ms": round(median(reads[1:]), 1) if reads[1:] else None,
                      "read_p95_ms": round(p95(reads[1:]), 1) if reads[1:] else None,
+                     # the whole less the time the client spent collecting garbage meanwhile
+                     "no_gc_median_ms": round(median(no_gc), 1) if no_gc else None,
+                     "no_gc_p95_ms": round(p95(no_gc), 1) if no_gc else None, "client_full_gc_asks": full,
                      "timeouts": sum(1 for x in times if x is None)})
     return rows
 
@@ -390,7 +427,9 @@ def main(argv: list[str] | None = None) -> int:
                      + (f" ({peer['timeouts']} timeout)" if peer["timeouts"] else ""))
         print(f"{mine['name'][:44]:44} {mine['locations']:9,} "
               f"{mine['first_ms']} / {mine['median_ms']} / {mine['p95_ms']:>8}   {peer_text:>40}"
-              f"   (repodoc, to the last byte: {mine['read_median_ms']} / {mine['read_p95_ms']})")
+              f"   (repodoc, to the last byte: {mine['read_median_ms']} / {mine['read_p95_ms']}; less the client's"
+              f" garbage collections: {mine['no_gc_median_ms']} / {mine['no_gc_p95_ms']},"
+              f" {mine['client_full_gc_asks']} asks with a full one)")
     print(f"{'the sample, last pass: median / p95':44} {len(names):9} "
           f"{median(sampled):.1f} / {p95(sampled):.1f}{'':>14} "
           + (f"{median(theirs_sampled) if theirs_sampled else float('nan'):.1f} / "
