@@ -201,9 +201,10 @@ class FactsCache:
         """Only the imports: enough to relate files when no page needs rendering."""
         return self._select("imports", keys, IMPORTS)
 
-    def put_many(self, items: Iterable[tuple[str, FileFacts]]) -> bool:
-        """Store facts by digest, in one transaction. False when the cache is off or the write
-        failed (locked by another process, full disk)."""
+    def put_many(self, items: Iterable[tuple[str, FileFacts | Encoded]]) -> bool:
+        """Store facts by digest, or their rows as `encode` made them (an analysis worker), in one
+        transaction. False when the cache is off or the write failed (locked by another process, full
+        disk)."""
         db = self._connection()
         if db is None:
             return False
@@ -213,7 +214,7 @@ class FactsCache:
         today = _today()
         # Encoded one row at a time as SQLite takes them: the rows of a whole cold scan held at once
         # were the CLI's peak of memory (JSON of every file's facts beside the facts themselves).
-        rows = ((k, *encode(v), today) for k, v in items)
+        rows = ((k, *(v if isinstance(v, Encoded) else encode(v)), today) for k, v in items)
         try:
             with db:
                 db.execute("BEGIN")

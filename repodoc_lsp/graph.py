@@ -203,14 +203,24 @@ class Sketch:
     refs: str
 
 
-def sketch_of(facts: FileFacts) -> Sketch:
-    return Sketch(own_of(facts), facts.imports, facts.all_names, facts.refs)
+def sketch_of(facts: FileFacts, marks: Marks | None = None) -> Sketch:
+    return Sketch(own_of(facts, marks), facts.imports, facts.all_names, facts.refs)
 
 
-def own_of(facts: FileFacts) -> Own:
+# The names a file's docstrings and annotations mention (`mentions`) and the anchors of its page that
+# went to part pages (`parts.member_parts`): the costly part of `own_of`, made by the analysis workers
+# beside the facts (`facts.analyse_chunk`)
+Marks = tuple[tuple[str, ...], dict[str, int]]
+
+
+def marks_of(facts: FileFacts) -> Marks:
+    return mentions(facts), member_parts(facts)
+
+
+def own_of(facts: FileFacts, marks: Marks | None = None) -> Own:
     """The part of a file's view that needs no other file (no module names): a scan makes it as each
     file's facts arrive from the analysis workers, while the parent waits on them, so that less of
-    the graph is left to build after the last file."""
+    the graph is left to build after the last file; `marks`: its `marks_of`, made beforehand."""
     defs: dict[str, int] = {"": 1 << _KIND_BITS | _KIND_CODE["module"]}
     spans: list[tuple[int, int, str]] = []
     bases: dict[str, tuple[str, ...]] = {}
@@ -225,12 +235,12 @@ def own_of(facts: FileFacts) -> Own:
     for a in facts.attributes:
         defs.setdefault(a.qualname, a.line << _KIND_BITS | attribute)
     spans.sort()
+    # the anchors of its page that went to part pages (`parts.py`): links into the file name them, so
+    # they are part of what a resolution that consulted this file depends on
+    mentioned, parts = marks_of(facts) if marks is None else marks
     # the spans in order of (start, end, qualname): starts, ends and qualnames side by side
     return (defs, array("i", [start for start, _, _ in spans]), array("i", [end for _, end, _ in spans]),
-            tuple(qual for _, _, qual in spans), bases, mentions(facts),
-            # the anchors of its page that went to part pages (`parts.py`): links into the file name
-            # them, so they are part of what a resolution that consulted this file depends on
-            member_parts(facts))
+            tuple(qual for _, _, qual in spans), bases, mentioned, parts)
 
 
 # A Python role's target (`:class:`~a.B``) or a dotted name in backticks (``a.b``, `a.b`).

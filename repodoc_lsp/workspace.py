@@ -20,7 +20,7 @@ from typing import Protocol
 from repodoc_lsp.analysis import FileFacts, Language
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
-from repodoc_lsp.cache import FactsCache, digest
+from repodoc_lsp.cache import Encoded, FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
 from repodoc_lsp.facts import Analysed, FactsStore, analyse_bytes, analyse_chunk, analyse_path
@@ -146,10 +146,11 @@ class Workspace:
         new = 0
         # New rows go to the cache in batches as they arrive (the parent waits on the workers
         # meanwhile), not all at the end while the workers are idle; after a failed write
-        # (the cache locked by another process) the scan does not wait on it again. Encoded
-        # here one row at a time: rows the workers encoded and sent left the parent 71 MB larger
-        # after a cold scan of PyTorch (163 against 92 MB), which every render worker inherits.
-        rows: list[tuple[str, FileFacts]] = []
+        # (the cache locked by another process) the scan does not wait on it again. The rows come
+        # encoded by the analysis workers (those analysed here are encoded one at a time as SQLite
+        # takes them); render workers come from a fork server, not from this process, and inherit
+        # nothing of what the rows' strings leave behind in it.
+        rows: list[tuple[str, FileFacts | Encoded]] = []
         stored: dict[str, str] = {}  # rel -> digest of the rows
         storing = True
         sketches: dict[str, tuple[str, Sketch | None]] = {}
@@ -177,10 +178,10 @@ class Workspace:
                 digests[result.rel] = result.digest
                 sizes[result.rel] = result.size
                 new += 1
-                rows.append((result.digest, result.facts))
+                rows.append((result.digest, result.row or result.facts))
                 if release or not self.incremental:
                     # what the graph takes of them, while the workers analyse (the parent mostly waits on them)
-                    sketches[result.rel] = (result.digest, sketch_of(result.facts)
+                    sketches[result.rel] = (result.digest, sketch_of(result.facts, result.marks)
                                             if result.facts.language is Language.PYTHON else None)
                 if not self.incremental and result.packed:
                     packed[result.rel] = (result.facts, result.packed)
@@ -195,7 +196,8 @@ class Workspace:
         if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
             chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
-            for results in run_chunks(functools.partial(analyse_chunk, str(self.root)), chunks,
+            marks = release or not self.incremental  # sketched as they arrive (`take`)
+            for results in run_chunks(functools.partial(analyse_chunk, str(self.root), marks=marks), chunks,
                                       workers=workers, context=self.runtime.context(),
                                       initializer=self.runtime.worker_setup(),
                                       cancel=cancel, what="analysis"):
