@@ -197,6 +197,16 @@ class FactsCache:
         except sqlite3.Error:
             return set()
 
+    def empty(self) -> bool:
+        """True when the cache holds no row (new, cleared or off): no file's facts can be found in it."""
+        db = self._connection()
+        if db is None:
+            return True
+        try:
+            return db.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is None
+        except sqlite3.Error:
+            return False
+
     def get_imports_many(self, keys: Iterable[str]) -> dict[str, tuple[Import, ...]]:
         """Only the imports: enough to relate files when no page needs rendering."""
         return self._select("imports", keys, IMPORTS)

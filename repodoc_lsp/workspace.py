@@ -115,10 +115,14 @@ class Workspace:
         read_skipped: dict[str, str] = {}
         rels = found.files
         total = len(rels)
-        # Digest every file (cheap), then take what the cache already knows.
+        # Digest every file (cheap), then take what the cache already knows. A cache that holds no
+        # row (a first run, or off) knows none, and a workspace that holds no facts keeps none: each
+        # file is then read once, by the analysis that digests it (read and digested here first, both
+        # cores stayed idle meanwhile).
+        fresh = not self.digests and self.cache.empty()
         digests: dict[str, str] = {}
         sizes: dict[str, int] = {}
-        for rel in rels:
+        for rel in () if fresh else rels:
             try:
                 data = read_regular(self.root / rel)
             except OSError as exc:
@@ -132,7 +136,7 @@ class Workspace:
                 if self.digests.get(rel) == key and (f := self.facts.loaded(rel)) is not None}
         cached = self.cache.get_imports_many({key for rel, key in digests.items() if rel not in kept})
         facts = FactsStore(self.root, self.cache)
-        todo: list[str] = []
+        todo: list[str] = list(rels) if fresh else []
         for rel, key in digests.items():
             if rel in kept:
                 facts[rel] = kept[rel]

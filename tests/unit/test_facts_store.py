@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings
@@ -256,3 +258,33 @@ def test_analysis_workers_send_each_files_cache_row_and_graph_marks(tmp_path: Pa
         assert graph.outline(rel) == again.outline(rel) and graph.mentioned(rel) == again.mentioned(rel)
     assert graph.users(("m7.py", "f7")) == again.users(("m7.py", "f7")) == {"m6.py": (6,)}
     ws.cache.close()
+
+
+def test_a_scan_with_an_empty_cache_reads_each_file_once_in_the_analysis(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache that holds no row (a first run, or off) knows no file: the scan does not read and
+    digest every file before the analysis (both cores idle meanwhile), the analysis workers read
+    and digest each; a cache that holds rows is looked up by every file's digest as before. The
+    workspace is the same either way."""
+    import repodoc_lsp.workspace as workspace
+
+    reads: list[object] = []
+    read = workspace.read_regular
+    monkeypatch.setattr(workspace, "read_regular", lambda path, *a: reads.append(path) or read(path, *a))
+    root = tmp_path / "ws"
+    root.mkdir()
+    sources = {f"m{i}.py": _source(i) for i in range(60)}
+    for rel, data in sources.items():
+        (root / rel).write_bytes(data)
+    settings = Settings().replace(cache_dir=str(tmp_path / "cache"))
+    states = []
+    for ws, analysed in ((Workspace(root, settings), 60), (Workspace(root, settings, use_cache=False), 60),
+                         (Workspace(root, settings), 0)):
+        reads.clear()
+        assert ws.scan(jobs=2) and ws.analysed == analysed
+        assert len(reads) == (60 if ws.cache.enabled and not analysed else 0)  # read here only to look up the cache
+        states.append(ws.state())
+        ws.cache.close()
+    assert states[0] == states[1] == states[2]
+    assert states[0].digests == {rel: digest(data) for rel, data in sources.items()}
+    assert states[0].sizes == {rel: len(data) for rel, data in sources.items()}
