@@ -4,15 +4,18 @@ nothing: the feature modules import it and register their handlers on it (`app.F
 from __future__ import annotations
 
 import asyncio
+import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
@@ -23,11 +26,12 @@ from repodoc_lsp.config import Settings, apply
 from repodoc_lsp.pool import end_children
 from repodoc_lsp.runtime import Runtime
 from repodoc_lsp.server.priority import Requests
-from repodoc_lsp.server.protocol import RepodocProtocol
+from repodoc_lsp.server.protocol import RepodocProtocol, run_stdio
 from repodoc_lsp.server.roots import refusal
 from repodoc_lsp.server.settings import output_refusal, settings_for
 from repodoc_lsp.server.state import Root
 
+log = logging.getLogger(__name__)
 MAX_OUTSIDE_CURSORS = 8  # jedi states kept for folders of files outside every root (hover only)
 SYMBOLS_WAIT_SECONDS = 2.0  # workspace/symbol waits this long in all for a root's first index
 EXIT_SECONDS = 2.0  # at exit, a regeneration process finishes the pages under way for this long
@@ -44,10 +48,27 @@ class RepodocServer(LanguageServer):
         self.jedi = ThreadPoolExecutor(max_workers=1, thread_name_prefix="repodoc-jedi")  # jedi: one thread
         self.cursors: dict[tuple[Path, str], Cursor] = {}  # jedi's state per folder and interpreter
         self.requests = Requests()  # hover and symbol requests in flight: background work waits
+        if isinstance(self.protocol, RepodocProtocol):  # from their reading to their answer's writing
+            self.protocol.requests = self.requests
         self.background: set[asyncio.Task] = set()
         self.stopping = False
         self.on_shutdown: list[Callable[[], None]] = []  # features' own clean-up at `shutdown`
         self.typing: Any = None  # ref_diagnostics.Typing: checks of documents being edited
+
+    def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """pygls's stdio server, its input read by a thread of its own (`protocol.run_stdio`)."""
+        assert isinstance(self.protocol, RepodocProtocol)
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(run_stdio(self._stop_event, stdin or sys.stdin.buffer, self.protocol,
+                                  self.report_server_error))
+        except BrokenPipeError:
+            log.error("Connection to the client is lost! Shutting down the server.")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     # -- roots ----------------------------------------------------------------------
     def root_for(self, path: Path | None) -> Root | None:
