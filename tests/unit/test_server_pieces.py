@@ -413,3 +413,5 @@ def test_an_incremental_change_lands_where_the_editor_made_it(parts: list[str], 
         end=types.Position(line=last, character=units(lines[last][:end]))), text=new))
     offsets = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", src))]
     assert doc.source == src[:offsets[first] + start] + new + src[offsets[last] + end:]
+    assert "".join(doc.lines) == doc.source  # split again after the change (each request reads them)
+    assert doc.lines is doc.lines  # and once: a hover does not split a large file again
