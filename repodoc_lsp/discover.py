@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import errno
+import importlib.util
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,9 +52,37 @@ class Discovery:
     skipped: list[Skipped] = field(default_factory=list)
 
 
+def _compiles(line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line], backend=PATTERN_BACKEND)
+    except ImportError:  # google-re2 is a dependency: not the pattern's fault
+        raise
+    except Exception:  # pathspec's ValueError, re.error, RE2's own: the pattern is none
+        return False
+    return True
+
+
+# RE2 (google-re2, a dependency) matches in time linear in the path: Python's `re` backtracks, and a
+# workspace's pattern (`.gitignore`, `[tool.repodoc]`) such as `a*a*a*a*a*b` took 23 s to fail on one
+# 200-character name. An install without it (an environment made before it was a dependency) has Python's.
+PATTERN_BACKEND = "re2" if importlib.util.find_spec("re2") is not None else "simple"
+
+
+def gitignore_spec(lines: Iterable[str]) -> pathspec.PathSpec | None:
+    """The gitignore-style patterns of `lines`, matched by RE2; a line that is no valid pattern
+    matches nothing (as git leaves it: `[z-a]`, a trailing `\\`), it does not stop the run."""
+    kept = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(kept, backend=PATTERN_BACKEND) if kept else None
+    except ImportError:
+        raise
+    except Exception:  # one line is no pattern: the others are kept
+        kept = [ln for ln in kept if _compiles(ln)]
+        return pathspec.GitIgnoreSpec.from_lines(kept, backend=PATTERN_BACKEND) if kept else None
+
+
 def _spec(lines: list[str]) -> pathspec.PathSpec | None:
-    lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
-    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+    return gitignore_spec(lines)
 
 
 def _read_ignore(path: Path) -> pathspec.PathSpec | None:

@@ -7,11 +7,10 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-import pathspec
-
 from repodoc_lsp import MARKER
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.config import Settings
+from repodoc_lsp.discover import gitignore_spec
 from repodoc_lsp.index import KeywordIndex, entries_of
 from repodoc_lsp.refs.extract import HISTORY, Ref, markdown_refs, rest_refs
 from repodoc_lsp.refs.resolve import Resolver, Verdict
@@ -47,7 +46,7 @@ class Report:
 
 def ignored(settings: Settings) -> Callable[[str], bool]:
     """Whether a file's references are left alone (the `refs-ignore` patterns)."""
-    spec = pathspec.GitIgnoreSpec.from_lines(settings.refs_ignore) if settings.refs_ignore else None
+    spec = gitignore_spec(settings.refs_ignore)
     return (lambda rel: False) if spec is None else spec.match_file
 
 
