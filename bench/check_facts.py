@@ -364,7 +364,7 @@ _STUB = re.compile(r'^(- <a id="class-[^"]+"></a>.*\): its entry is on \[[^\]]+\
                    re.M)
 # A renamed definition's old anchor, kept beside the new one on a kept tree (render/anchors.py).
 _ALIAS = re.compile(r'(<a id="(?:class|function|method)-[^"]+"></a>)<a id="[^"]+"></a>')
-_LINE = re.compile(r"\[line (\d+)\]")
+_LINE = re.compile(r"\[(?:line |L)(\d+)\]")  # `[L12](...)`; `[line 12](...)` before 2026-11-26
 _OVERVIEW = re.compile(r"of ([\d,]+) lines? defining (\d+) class(?:es)?, (\d+) functions? and (\d+) methods?, "
                        r"and importing (\d+) modules?")
 _IMPORT = re.compile(r'^- <a id="import-[^"]*"></a>\[?(`+) ?(.*?) ?\1')
@@ -428,11 +428,11 @@ def page_facts(text: str, page_rel: str, parts: tuple[str, ...] = ()) -> dict[st
             "performance": set(_findings(section(body, "## Performance Considerations", "\n## ")))}
 
 
-_FINDING = re.compile(r"^- \*\*(.+?)\*\* \(\[line (\d+)\]", re.MULTILINE)
+_FINDING = re.compile(r"^- \*\*(.+?)\*\* \(\[(?:line |L)(\d+)\]", re.MULTILINE)
 
 
 def _findings(part: str) -> list[Fact]:
-    """(label, line) of each `- **label** ([line N](...)): ...` entry (Markdown escapes undone)."""
+    """(label, line) of each `- **label** ([LN](...)): ...` entry (Markdown escapes undone)."""
     return [(re.sub(r"\\(.)", r"\1", m.group(1)), int(m.group(2))) for m in _FINDING.finditer(part)]
 
 

@@ -109,7 +109,7 @@ def test_docs_page_sections_in_order_and_true(demo_tree: tuple[Path, dict]) -> N
     assert "[tests/test_a.py](../tests/test_a.py_docs.md)" in deps
     testing = text.split("## Testing & Usage", 1)[1].split("## Related Files", 1)[0]
     assert "[tests/test_a.py](../tests/test_a.py_docs.md)" in testing
-    assert "**dataclass** ([line 13](../../pkg/a.py#L13)): `A` is a dataclass" in text
+    assert "**dataclass** ([L13](../../pkg/a.py#L13)): `A` is a dataclass" in text
     assert '<a id="class-A"></a>' in text and '<a id="method-A.m"></a>' in text
     assert "`m(self, x: int = 1) -> str`" in text
     for boilerplate in ("may be located in the `test/` directory", "not applicable", "requires profiling",
@@ -462,7 +462,7 @@ def test_star_import_listed_with_its_star(tmp_path: Path, cache_env: dict[str, s
     root = make_workspace(tmp_path / "ws", {"m.py": "from os.path import *\nfrom os.path import join\n"})
     generate_json(root, cache_env)
     text = (root / "docs/m.py_docs.md").read_text(encoding="utf-8")
-    assert "`os.path` ([line 1](../m.py#L1), [line 2](../m.py#L2)): `*`, `join`" in text
+    assert "`os.path` ([L1](../m.py#L1), [L2](../m.py#L2)): `*`, `join`" in text
 
 
 def test_render_fork_server_starts_before_the_graph_and_stops_after_a_failure(

@@ -188,7 +188,7 @@ def test_a_page_whose_lists_pass_the_limit_has_a_part_of_lists_and_comes_back_wh
         assert f'<a id="class-Thing{k}"></a>' in page
     if limit < 6_000:
         entries = (ws.out / "lib.py_docs.part3.md").read_text()
-        assert "- <a id=\"class-Thing3\"></a>`class Thing3` ([line 16](../lib.py#L16)): its entry is on " \
+        assert "- <a id=\"class-Thing3\"></a>`class Thing3` ([L16](../lib.py#L16)): its entry is on " \
             "[lib.py_docs.part3.md](lib.py_docs.part3.md#class-Thing3)" in page
         assert '<a id="class-Thing3"></a>\n#### `class Thing3`' in entries
     assert broken_links(ws.out) == []

@@ -48,9 +48,9 @@ def test_an_import_of_submodules_links_the_package_and_each_submodule() -> None:
                       relations=Relations({rel: f.imports for rel, f in facts.items()}), facts=facts,
                       sizes={rel: len(text) for rel, text in sources.items()}, folders=["", "pkg", "ns"])
     deps = Renderer().file_docs(site, "m.py", sources["m.py"]).split("### This workspace", 1)[1].split("\n#", 1)[0]
-    assert "[`pkg`](pkg/__init__.py_docs.md) ([line 1](" in deps
+    assert "[`pkg`](pkg/__init__.py_docs.md) ([L1](" in deps
     assert ": [`a`](pkg/a.py_docs.md), [`b`](pkg/b.py_docs.md)\n" in deps
-    assert "[`pkg.a`](pkg/a.py_docs.md) ([line 2](" in deps and ": `f`\n" in deps
+    assert "[`pkg.a`](pkg/a.py_docs.md) ([L2](" in deps and ": `f`\n" in deps
     # a namespace package has no page of its own: its submodule is linked, and it is found
-    assert "- <a id=" in deps and "`ns` ([line 3](" in deps and ": [`c`](ns/c.py_docs.md)\n" in deps
+    assert "- <a id=" in deps and "`ns` ([L3](" in deps and ": [`c`](ns/c.py_docs.md)\n" in deps
     assert "not found" not in deps

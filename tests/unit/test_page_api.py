@@ -184,9 +184,9 @@ def test_names_in_signatures_link_to_their_entries(tmp_path: Path) -> None:
     assert ('`put(self, item: "`[`Point`](models.py_docs.md#class-Point)`", other: `'
             '[`models.Pair`](models.py_docs.md#class-Pair)`, size=Base) -> "`[`Box`](#class-Box)`"`') in page
     assert ('#### `def make(kind: Literal["Base"], n: int = 1) -> `[`Base`](models.py_docs.md#class-Base)'
-            ' ([line 11](../sig.py#L11))\n') in page
+            ' ([L11](../sig.py#L11))\n') in page
     # each definition is linked once per page, where its first signature names it
-    assert '#### `def again(a: Point, b: "models.Point") -> Box` ([line 15](../sig.py#L15))\n' in page
+    assert '#### `def again(a: Point, b: "models.Point") -> Box` ([L15](../sig.py#L15))\n' in page
     assert page_errors(page, DOCS_SECTIONS) == []
     tokens = md_tokens(page)
     heading = next(i for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h4"
