@@ -142,11 +142,15 @@ def test_used_by_subclassed_by_and_inherited_members_link_their_pages(tmp_path: 
     # run comes from Child (it overrides Base's), stop and the attributes from Base; no private names;
     # one link per ancestor (its entry lists and links each member), the names as a comma list
     assert "- from [`Child`](user.py_docs.md#class-Child): `run`\n" in inherited
-    base_line = next(line for line in inherited.splitlines() if "from [`Base`]" in line)
+    child = _entry(pages["user.py"], "class-Child").split("**Inherited from workspace classes**", 1)[1]
+    base_line = next(line for line in child.splitlines() if "from [`Base`]" in line)
     assert base_line.startswith("- from [`Base`](models.py_docs.md#class-Base) in `models.py`: ")
     assert {"`kind`", "`stop`", "`size`"} <= set(base_line.split(": ", 1)[1].split(", "))
     assert base_line.count("](") == 1
     assert "`run`" not in base_line and "_private" not in base_line and "__init__" not in base_line
+    # GrandChild inherits the same three from Base: the page lists them once, under Child
+    assert ("- from [`Base`](models.py_docs.md#class-Base) in `models.py`: the 3 listed for "
+            "[`Child`](user.py_docs.md#class-Child)\n") in inherited
     assert page_errors(pages["user.py"], DOCS_SECTIONS) == []
 
 
