@@ -9,7 +9,7 @@ Stdio is read by a thread of its own, a whole message at a time (`run_stdio`): p
 made three trips through a thread pool and back to the event loop for each message, each a
 hand-over of the interpreter lock, which the indexing thread shared (of a hover's 9.3 ms more
 during PyTorch's indexing than after it, 4.6 ms were spent outside its handler). A hover,
-symbol, references or code lens request is in flight (`priority.Requests.hold`) from its reading
+references or code lens resolve request is in flight (`priority.Requests.hold`) from its reading
 until its answer is written, not only while its handler runs."""
 
 from __future__ import annotations
@@ -40,9 +40,10 @@ from pygls.protocol import LanguageServerProtocol
 from repodoc_lsp.server.priority import Requests
 
 log = logging.getLogger(__name__)
-# Requests that background work steps aside for from their reading to their answer's writing.
-FIRST = frozenset({types.TEXT_DOCUMENT_HOVER, types.WORKSPACE_SYMBOL, types.TEXT_DOCUMENT_REFERENCES,
-                   types.TEXT_DOCUMENT_CODE_LENS})
+# Requests that background work steps aside for from their reading to their answer's writing: those
+# whose handlers step it aside (`with ls.requests`) from their start. Not workspace/symbol, whose
+# first query waits up to 2 s for indexing to end (`until_indexed`): indexing held meanwhile stalled.
+FIRST = frozenset({types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_REFERENCES, types.CODE_LENS_RESOLVE})
 _CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from repodoc_lsp.server import app
 from repodoc_lsp.server.priority import Requests
+from repodoc_lsp.server.protocol import RepodocProtocol
 
 
 def test_background_waits_for_requests_in_flight() -> None:
@@ -196,3 +197,18 @@ def test_background_work_steps_aside_for_a_hover_from_its_reading_to_its_answer_
         loop.join(10)
     assert not loop.is_alive()
     assert not server.requests.holds(2)
+
+
+def test_requests_held_from_their_reading_are_those_whose_handlers_step_background_work_aside() -> None:
+    """workspace/symbol's first query waits up to 2 s for indexing to end (`until_indexed`) before
+    its handler steps indexing aside: held from its reading, it would stall indexing meanwhile."""
+    server = app.create_server()
+    protocol = server.protocol
+    assert isinstance(protocol, RepodocProtocol)
+    for msg_id, method in enumerate(["textDocument/hover", "textDocument/references", "codeLens/resolve"]):
+        protocol.received({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": {}})
+        assert server.requests.holds(msg_id)
+        server.requests.release(msg_id)
+    protocol.received({"jsonrpc": "2.0", "id": 9, "method": "workspace/symbol", "params": {"query": "x"}})
+    protocol.received({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {}})
+    assert not server.requests.holds(9) and not server.requests._held
