@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from repodoc_lsp import MARKER
 from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.config import Settings
 from repodoc_lsp.discover import gitignore_spec
 from repodoc_lsp.index import KeywordIndex, entries_of
@@ -127,8 +128,9 @@ def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iter
 
 
 def check_doc(resolver: Resolver, rel: str, text: str) -> tuple[list[Stale], int]:
-    """A Markdown, reST or text file's stale references, and how many references it has."""
-    refs = doc_refs(rel, text)
+    """A Markdown, reST or text file's stale references, and how many references it has. Its lines
+    end at \\n, \\r\\n or \\r, as LSP counts them (an editor's text is as the file has it)."""
+    refs = doc_refs(rel, normalise_newlines(text))
     return [_stale(rel, r.line, r.col, r, v) for r in refs if (v := resolver.check(r, rel)) is not None], len(refs)
 
 
@@ -151,7 +153,7 @@ def _stale(rel: str, line: int, col: int, ref: Ref, v: Verdict) -> Stale:
 def _locate_in_source(source: str, rel: str, stale: list[tuple[int, Ref, Verdict]]) -> list[Stale]:
     """Docstring references -> positions in the file: the reference's text searched from its
     definition's line (docstrings are stored cleaned, so their own columns are not the file's)."""
-    lines = source.split("\n")
+    lines = normalise_newlines(source).split("\n")  # the facts' lines (an editor's text may end them at \\r)
     out = []
     for at, ref, verdict in stale:
         start = at + ref.line - 2  # 0-based: the docstring's line `ref.line` is there or below

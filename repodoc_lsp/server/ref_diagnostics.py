@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.refs.check import Stale, check_doc, check_docstrings, ignored, is_doc
 from repodoc_lsp.refs.resolve import Resolver
 from repodoc_lsp.server.convert import path_of
@@ -76,7 +77,7 @@ async def refresh(ls: RepodocServer, uri: str) -> None:
         return
     if uri not in ls.open_documents() or ls.document(uri).version != version:
         return  # changed or closed meanwhile: the newer text's own check publishes
-    lines = text.split("\n")
+    lines = normalise_newlines(text).split("\n")  # the lines the references were found on (LSP's)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
         uri=uri, version=document.version, diagnostics=[_diagnostic(s, lines, ls) for s in found]))
 

@@ -154,3 +154,27 @@ async def test_a_saved_doc_is_checked_without_waiting_for_its_pages(client: Lang
     client.text_document_did_close(types.DidCloseTextDocumentParams(
         text_document=types.TextDocumentIdentifier(uri=readme)))
     await wait_for(lambda: list(client.diagnostics.get(readme, [1])) == [], 20)  # closed: its warnings go
+
+
+async def test_a_doc_with_lone_cr_line_ends_gets_its_diagnostic_on_the_editor_s_line(
+        client: LanguageClient, tmp_path: Path) -> None:
+    """A Markdown file whose lines end at `\\r` alone (old Mac) or `\\r\\n`: LSP counts each as a
+    line end, as the editor does. Before, the doc's references were read from `text.split('\\n')`:
+    a CR-only file was one line, its stale reference reported on line 0 at the offset from the start
+    of the file, and a line's UTF-16 columns were counted on the wrong line."""
+    text = "# Shapes\r\rDéjà 🙂: `shapes.core.Widget`\r\nor `shapes.core.Gadget`.\r"
+    root = build(tmp_path / "ws", {**FILES, "README.md": text})
+    (root / "README.md").write_bytes(text.encode("utf-8"))
+    await _session(client, root)
+    uri = root.joinpath("README.md").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="markdown", version=1, text=text)))
+    found = await wait_for(lambda: client.diagnostics.get(uri), 20)
+    assert [d.range for d in found] == [types.Range(start=types.Position(line=2, character=10),
+                                                    end=types.Position(line=2, character=28))]  # UTF-16
+    source = FILES["shapes/core.py"].replace("\n", "\r")  # a docstring's stale reference: line 4, column 40
+    core = root.joinpath("shapes/core.py").as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=core, language_id="python", version=1, text=source)))
+    in_doc = await wait_for(lambda: client.diagnostics.get(core), 20)
+    assert [d.range.start for d in in_doc] == [types.Position(line=4, character=40)]
