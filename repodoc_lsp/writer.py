@@ -20,12 +20,12 @@ import contextlib
 import enum
 import fcntl
 import hashlib
+import itertools
 import json
 import logging
 import os
 import re
 import stat
-import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -156,8 +156,11 @@ class Writer:
         self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
         # Folders of the output this writer made or found to be folders inside it (`_make_parents`),
         # by the process that did (a forked worker checks its own): not checked again for each page.
-        # Each write still checks that its folder resolves inside the output folder.
+        # Each write still checks that its folder resolves inside the output folder (`_folder_inside`).
         self._folders: tuple[int, set[Path]] = (os.getpid(), set())
+        # Folders found to resolve inside the output folder (`_folder_inside`), by the process that
+        # resolved them: folder -> (device, inode) of the directory it resolved to.
+        self._resolved: tuple[int, dict[Path, tuple[int, int]]] = (os.getpid(), {})
         self._saved: dict[str, Record] = {}  # the manifest as read: save_manifest writes only a change
         self._saved_inputs = ""
         self._saved_anchors: dict[str, AnchorState] = {}
@@ -404,7 +407,7 @@ class Writer:
         data = content.encode("utf-8")
         if not content.startswith(MARKER):
             raise ValueError(f"{page}: a generated page must start with the marker")
-        if not self._inside(str(path.parent)) and os.path.exists(path.parent):
+        if not self._folder_inside(path.parent):
             return WriteResult(page, Outcome.CONFLICT, "its folder links outside the output folder")
         try:
             mode: int | None = os.lstat(path).st_mode
@@ -437,14 +440,15 @@ class Writer:
             digest = content_digest(data)
             self._note(page, digest)
             try:
-                self._atomic_write(path, data)
+                written = self._atomic_write(path, data)
             except FileNotFoundError:  # a folder it had made was removed meanwhile: made again
                 self._checked().clear()
                 self._make_parents(path.parent)
-                self._atomic_write(path, data)
+                written = self._atomic_write(path, data)
         except OSError as exc:
             return WriteResult(page, Outcome.ERROR, f"cannot write: {exc.strerror or exc}")
-        self._record(page, key, digest)
+        # what `_record` would read with lstat: the file renamed into place is the one written
+        self.manifest[page] = (key, written.st_size, written.st_mtime_ns, digest)
         return WriteResult(page, Outcome.WRITTEN, f"{EDITED}: copied to {aside.name}" if aside else "")
 
     def _checked(self) -> set[Path]:
@@ -452,6 +456,29 @@ class Writer:
         if self._folders[0] != os.getpid():
             self._folders = (os.getpid(), set())
         return self._folders[1]
+
+    def _folder_inside(self, folder: Path) -> bool:
+        """False when the folder `folder` exists and resolves outside the output folder (a link out
+        of it on its path). Resolved (`_inside`: an lstat per part of the path) once per folder and
+        process; for each page after that, one `stat` of the folder must find the very directory
+        found inside then: anything put in its place (a link elsewhere, another folder) is resolved
+        again. (That directory itself moved out of the output folder meanwhile, a link to it left in
+        its place, passes the `stat`; resolving the path for each page left the same moment open
+        between the check and the write.)"""
+        if self._resolved[0] != os.getpid():
+            self._resolved = (os.getpid(), {})
+        resolved = self._resolved[1]
+        try:
+            st = os.stat(folder)
+        except (OSError, ValueError):  # not there (yet): `_make_parents` checks what it makes
+            return True
+        if resolved.get(folder) == (st.st_dev, st.st_ino):
+            return True
+        if not self._inside(str(folder)):
+            resolved.pop(folder, None)
+            return False
+        resolved[folder] = (st.st_dev, st.st_ino)
+        return True
 
     def _make_parents(self, folder: Path) -> None:
         checked = self._checked()
@@ -472,18 +499,32 @@ class Writer:
                 raise OSError(0, f"{current} is a file, not a folder") from None
             checked.add(current)
 
-    def _atomic_write(self, path: Path, data: bytes) -> None:
+    def _atomic_write(self, path: Path, data: bytes) -> os.stat_result:
+        """Write `data` to a new temporary file in `path`'s folder (named by this process, created
+        exclusively, no link followed) and rename it to `path`; the written file's status."""
         pid, started = _started_here()
-        fd, tmp = tempfile.mkstemp(prefix=f".repodoc-{pid}-{started}-", suffix=".tmp", dir=path.parent)
+        while True:
+            tmp = os.path.join(path.parent, f".repodoc-{pid}-{started}-{next(_SERIAL)}.tmp")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            except FileExistsError:  # left by a killed process of the same id and start (or put there)
+                continue
+            break
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.chmod(tmp, PAGE_MODE)  # what a new file gets: the umask decides, as for any file
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fchmod(fd, PAGE_MODE)  # what a new file gets: the umask decides, as for any file
+                written = os.fstat(fd)
+            finally:
+                os.close(fd)
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+        return written
 
     # -- removal ------------------------------------------------------------------
     def remove_stale(self, keep: set[str]) -> tuple[list[str], list[WriteResult]]:
@@ -570,6 +611,7 @@ class Writer:
             except OSError:
                 return
             self._checked().discard(folder)
+            self._resolved[1].pop(folder, None)
             folder = folder.parent
 
 
@@ -582,6 +624,7 @@ def _started(pid: int) -> int:
         return 0
 
 
+_SERIAL = itertools.count()  # temporary files' numbers (with the process's id and start: unique)
 _STARTED: tuple[int, int] | None = None  # (this process's id, when it started), read once per process
 
 

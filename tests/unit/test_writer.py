@@ -121,6 +121,37 @@ def test_a_page_must_carry_the_marker(tmp_path: Path) -> None:
         Writer(tmp_path / "docs").write("a.md", "no marker\n", key="k")
 
 
+def test_a_folder_is_resolved_once_per_run_yet_another_one_put_there_meanwhile_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a page's folder is inside the output folder is resolved (an lstat per part of its
+    path) once per folder, not for each of its pages; a folder moved away and replaced by another,
+    or by a link out of the output folder, is resolved again."""
+    out, elsewhere = tmp_path / "docs", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    resolved: list[str] = []
+    plain = os.path.realpath
+
+    def counted(path: str, *args: object, **kwargs: object) -> str:
+        resolved.append(os.fspath(path))
+        return plain(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    writer = Writer(out)
+    with writer.hold():
+        monkeypatch.setattr(os.path, "realpath", counted)
+        for i in range(10):
+            assert writer.write(f"pkg/p{i}.md", page(str(i)), "k").outcome is Outcome.WRITTEN
+        assert resolved.count(str(out / "pkg")) == 1
+        (out / "pkg").rename(tmp_path / "moved")
+        (out / "pkg").mkdir()
+        assert writer.write("pkg/q.md", page("q"), "k").outcome is Outcome.WRITTEN
+        assert resolved.count(str(out / "pkg")) == 2 and (out / "pkg/q.md").read_text() == page("q")
+        (out / "pkg").rename(tmp_path / "moved2")
+        (out / "pkg").symlink_to(elsewhere, target_is_directory=True)
+        result = writer.write("pkg/r.md", page("r"), "k")
+        assert (result.outcome, result.reason) == (Outcome.CONFLICT, "its folder links outside the output folder")
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_folders_are_made_once_per_run_yet_a_link_put_there_meanwhile_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run checks and makes each folder once (not again for each of its pages: 5,427 pages
