@@ -80,7 +80,27 @@ def _attribute_estimate(a: Attribute) -> int:
     return _estimate(len(a.annotation) + len(a.value), a.qualname)
 
 
-def assign(facts: FileFacts) -> tuple[dict[str, list[int]], dict[str, int]]:
+Assigned = tuple[dict[str, list[int]], dict[str, int]]
+# The rule's answers for the facts last asked about, by the facts' identity (with the tuples it
+# reads, so facts given other symbols are asked again): a render worker asks it for a file's page,
+# its keyword page and its folder's page from the same facts. A few, to hold no facts for long.
+_ASSIGNED: dict[int, tuple[FileFacts, tuple[Symbol, ...], tuple[Attribute, ...], Assigned]] = {}
+_KEEP = 64
+
+
+def assign(facts: FileFacts) -> Assigned:
+    """`_assign(facts)`, kept for the last facts asked about (do not change what it returns)."""
+    hit = _ASSIGNED.get(id(facts))
+    if hit is not None and hit[0] is facts and hit[1] is facts.symbols and hit[2] is facts.attributes:
+        return hit[3]
+    found = _assign(facts)
+    if len(_ASSIGNED) >= _KEEP:  # the oldest goes (threads of the server may ask too: no KeyError)
+        _ASSIGNED.pop(next(iter(_ASSIGNED), 0), None)
+    _ASSIGNED[id(facts)] = (facts, facts.symbols, facts.attributes, found)
+    return found
+
+
+def _assign(facts: FileFacts) -> Assigned:
     """(the parts of each class whose members leave the page, by its anchor; the part of each
     anchor that leaves: methods, attributes, functions). Both empty when the page keeps them all.
 

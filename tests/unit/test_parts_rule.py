@@ -104,3 +104,24 @@ def test_a_class_whose_members_alone_pass_a_part_spreads_over_parts_in_order() -
         part = pages[f"pkg/m.py_docs.part{n}.md"]
         assert '<a id="members-class-C0"></a>' in part and len(part.encode()) <= PAGE_LIMIT
         assert {a for a, k in members.items() if k == n} == {a for a in members if f'<a id="{a}"></a>' in part}
+
+
+def test_the_rule_runs_once_for_the_same_facts_and_again_for_other_symbols(monkeypatch) -> None:
+    """A render worker asks for a file's parts for its page, its keyword page and its folder's page
+    from the same facts: the rule runs once for them, and again for facts given other symbols."""
+    runs: list[object] = []
+    plain = parts._assign
+
+    def counted(facts):  # type: ignore[no-untyped-def]
+        runs.append(facts)
+        return plain(facts)
+
+    monkeypatch.setattr(parts, "_assign", counted)
+    facts = _facts(_source(4, 60, 120))
+    moved = parts.member_parts(facts)
+    assert parts.plan(facts) and parts.assign(facts)[1] == moved and parts.part_of(facts, "function-f0") == 3
+    assert runs == [facts]
+    facts.symbols = facts.symbols[:1]  # the class alone: nothing leaves the page
+    assert parts.member_parts(facts) == {} and len(runs) == 2
+    other = _facts(_source(4, 60, 120))
+    assert parts.member_parts(other) == moved and len(runs) == 3
