@@ -13,6 +13,8 @@ from pathlib import Path
 
 import jedi
 
+from repodoc_lsp.analysis.source import normalise_newlines
+
 
 @dataclass(frozen=True, slots=True)
 class CursorInfo:
@@ -31,8 +33,9 @@ def _is_ident_char(ch: str) -> bool:
 
 
 def word_at(source: str, line: int, column: int) -> str:
-    """The identifier at (line, column) of `source` (1-based line, code-point column), or ""."""
-    lines = source.split("\n")
+    """The identifier at (line, column) of `source` (1-based line, code-point column), or ""; its
+    lines end at \\n, \\r\\n or \\r, as LSP, editors and jedi count them."""
+    lines = normalise_newlines(source).split("\n")
     if not 1 <= line <= len(lines):
         return ""
     text = lines[line - 1]
@@ -75,7 +78,7 @@ class Cursor:
     def describe(self, source: str, path: Path, line: int, column: int) -> CursorInfo | None:
         """The definition of the name at (line, column) of `source`, or None when there is no
         name there or jedi resolves none. jedi's own errors propagate (the caller logs them)."""
-        lines = source.split("\n")
+        lines = normalise_newlines(source).split("\n")  # jedi's lines too (parso ends one at a lone \\r)
         if not 1 <= line <= len(lines) or column > len(lines[line - 1]) or not _identifier_at(lines[line - 1], column):
             return None
         script = self._script(source, path)

@@ -204,3 +204,21 @@ async def test_hover_on_odd_docstrings_shows_them_whole(client: LanguageClient, 
         for words in parts:
             assert words in value, (words, value)
         assert contained_errors(value.split("\n---\n", 1)[0]) == [], value
+
+
+async def test_hover_in_a_file_whose_lines_end_at_a_lone_cr(client: LanguageClient, tmp_path: Path) -> None:
+    """An editor's text with `\\r` line ends (old Mac): LSP, the editor and jedi count each `\\r` as a
+    line end. Before, the cursor was looked for in `text.split('\\n')`: one line, so a hover below
+    line 1 found no name there and answered nothing, from jedi or the index."""
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, "visual-studio-code", options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "Circle"))
+    path = root / "pkg/calls.py"
+    text = ("from pkg.shapes import make_shape\n\n\ndef total(things):\n"
+            "    make_shape('x')\n    return sum(t.area() for t in things)\n")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=path.as_uri(), language_id="python", version=1, text=text.replace("\n", "\r"))))
+    hover = await _hover(client, path.as_uri(), text, "make_shape('x')")  # jedi's
+    assert hover is not None and "def make_shape(name: str) -> Shape" in hover.contents.value
+    hover = await _hover(client, path.as_uri(), text, "area()", 1)  # the index's
+    assert hover is not None and "the keyword index has 2 definitions" in hover.contents.value
