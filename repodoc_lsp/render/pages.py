@@ -120,15 +120,17 @@ def _inherited_once(page: str, classes: list[Symbol], xref: dict[str, dict]) -> 
     """`xref` with each class's inherited members listed once per page: a class inheriting the same
     members from the same base as a class before it on the page names that class and their count
     instead (`same`). Transformers' model files list their base model's mixins' members in every
-    class: 4.8 MB of the scale corpus's pages said the same list again on the same page."""
+    class. Only where that is shorter than the names (`device`, `dtype` stay as they are)."""
     first: dict[tuple, dict] = {}
     for c in classes:
         for h in xref.get(c.anchor, {}).get("inherited", ()):
             key = (h["href"], tuple(h["members"]), tuple(h["redefined"]))
-            if key in first:
-                h["same"] = first[key]
-            else:
+            same = first.get(key)
+            if same is None:
                 first[key] = {"text": md.code(c.qualname), "href": _page_link(page, page, c.anchor)}
+            elif len(f"the {len(h['members'])} listed for [{same['text']}]({same['href']})") < \
+                    sum(len(md.code(name)) + 2 for name in h["members"]) - 2:
+                h["same"] = same
     return xref
 
 

@@ -11,6 +11,7 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
 from repodoc_lsp.generate import plan_pages, site_of
 from repodoc_lsp.render import Renderer
+from repodoc_lsp.render.pages import _inherited_once
 from repodoc_lsp.workspace import Workspace
 
 MODELS = '''"""Models."""
@@ -148,10 +149,21 @@ def test_used_by_subclassed_by_and_inherited_members_link_their_pages(tmp_path: 
     assert {"`kind`", "`stop`", "`size`"} <= set(base_line.split(": ", 1)[1].split(", "))
     assert base_line.count("](") == 1
     assert "`run`" not in base_line and "_private" not in base_line and "__init__" not in base_line
-    # GrandChild inherits the same three from Base: the page lists them once, under Child
-    assert ("- from [`Base`](models.py_docs.md#class-Base) in `models.py`: the 3 listed for "
-            "[`Child`](user.py_docs.md#class-Child)\n") in inherited
+    # GrandChild inherits the same three from Base: named again, shorter than a link to Child's list
+    assert "listed for" not in inherited and "`stop`" in inherited
     assert page_errors(pages["user.py"], DOCS_SECTIONS) == []
+
+
+def test_inherited_members_listed_once_per_page_where_that_is_shorter() -> None:
+    def entry(members: list[str]) -> dict:
+        return {"href": "base.py_docs.md#class-Base", "members": members, "redefined": [], "same": None}
+    long = [f"member_with_a_long_name_{i}" for i in range(5)]
+    xref = {f"class-{n}": {"inherited": [entry(long), entry(["a", "b"])]} for n in ("A", "B")}
+    classes = analyse_source("pkg/m.py", b"class A:\n    pass\n\n\nclass B:\n    pass\n").symbols
+    _inherited_once("pkg/m.py_docs.md", classes, xref)
+    assert [h["same"] for h in xref["class-A"]["inherited"]] == [None, None]
+    assert xref["class-B"]["inherited"][0]["same"] == {"text": "`A`", "href": "m.py_docs.md#class-A"}
+    assert xref["class-B"]["inherited"][1]["same"] is None  # `a`, `b`: shorter than the link
 
 
 def test_methods_are_used_by_the_files_naming_them_through_their_class(tmp_path: Path) -> None:
