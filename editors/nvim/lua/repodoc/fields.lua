@@ -4,7 +4,7 @@ return {
   { key = "outputDir", type = "string", default = "docs", user_only = false },
   { key = "include", type = "array", default = {}, user_only = false },
   { key = "exclude", type = "array", default = {}, user_only = false },
-  { key = "embedSourceMaxBytes", type = "integer", default = 16000, user_only = false },
+  { key = "embedSourceMaxBytes", type = "integer", default = 3000, user_only = false },
   { key = "maxFileBytes", type = "integer", default = 5000000, user_only = false },
   { key = "projectName", type = "string", default = "", user_only = false },
   { key = "templates", type = "string", default = "", user_only = true },
