@@ -140,6 +140,15 @@ async function startClient(): Promise<LanguageClient | undefined> {
   const serverOptions: ServerOptions = { command: cmd.command, args: cmd.args, options: { env: process.env, cwd: safeCwd } };
   let lc: RepodocClient | undefined;
   let afterStart: ErrorHandler | undefined;
+  // a failed start is told once, by whichever comes first: start() rejecting, or the server's end
+  // (when it exits after the initialize request was written, the client may not reject start())
+  let told = false;
+  const tellFailure = (detail: string): void => {
+    if (!told) {
+      told = true;
+      showProblem(cannotStartMessage(cmd, { stderr: detail }, source));
+    }
+  };
   // once running, the client's own handling: restart after a crash, at most 4 times in 3 minutes
   const running = (): ErrorHandler => (afterStart ??= lc!.createDefaultErrorHandler());
   const clientOptions: LanguageClientOptions = {
@@ -153,7 +162,13 @@ async function startClient(): Promise<LanguageClient | undefined> {
     errorHandler: {
       error: (error, message, count) => (lc?.quietStart ? { action: ErrorAction.Shutdown, handled: true } :
         running().error(error, message, count)),
-      closed: () => (lc?.quietStart ? { action: CloseAction.DoNotRestart, handled: true } : running().closed()),
+      closed: () => {
+        if (!lc?.quietStart) {
+          return running().closed();
+        }
+        tellFailure('the server ended before it answered initialize');
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
     },
     middleware: {
       // the server's work-done progress (indexing, generating) also drives the status bar; `next`
@@ -180,7 +195,7 @@ async function startClient(): Promise<LanguageClient | undefined> {
     await lc.start();
     lc.quietStart = false;
   } catch (err) {
-    showProblem(cannotStartMessage(cmd, { stderr: String((err as Error)?.message ?? err) }, source));
+    tellFailure(String((err as Error)?.message ?? err));
     return undefined;
   }
   return lc;
