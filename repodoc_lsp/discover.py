@@ -52,9 +52,19 @@ class Discovery:
     skipped: list[Skipped] = field(default_factory=list)
 
 
+# RE2 (google-re2, a dependency) matches in time linear in the path: Python's `re` backtracks, and a
+# workspace's pattern (`.gitignore`, `[tool.repodoc]`) such as `a*a*a*a*a*b` took 23 s to fail on one
+# 200-character name. An install without it (an environment made before it was a dependency) has Python's.
+PATTERN_BACKEND = "re2" if importlib.util.find_spec("re2") is not None else "simple"
+
+
+def _compiled(lines: list[str]) -> pathspec.PathSpec | None:
+    return pathspec.GitIgnoreSpec.from_lines(lines, backend=PATTERN_BACKEND) if lines else None
+
+
 def _compiles(line: str) -> bool:
     try:
-        pathspec.GitIgnoreSpec.from_lines([line], backend=PATTERN_BACKEND)
+        _compiled([line])
     except ImportError:  # google-re2 is a dependency: not the pattern's fault
         raise
     except Exception:  # pathspec's ValueError, re.error, RE2's own: the pattern is none
@@ -62,32 +72,21 @@ def _compiles(line: str) -> bool:
     return True
 
 
-# RE2 (google-re2, a dependency) matches in time linear in the path: Python's `re` backtracks, and a
-# workspace's pattern (`.gitignore`, `[tool.repodoc]`) such as `a*a*a*a*a*b` took 23 s to fail on one
-# 200-character name. An install without it (an environment made before it was a dependency) has Python's.
-PATTERN_BACKEND = "re2" if importlib.util.find_spec("re2") is not None else "simple"
-
-
 def gitignore_spec(lines: Iterable[str]) -> pathspec.PathSpec | None:
     """The gitignore-style patterns of `lines`, matched by RE2; a line that is no valid pattern
     matches nothing (as git leaves it: `[z-a]`, a trailing `\\`), it does not stop the run."""
     kept = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     try:
-        return pathspec.GitIgnoreSpec.from_lines(kept, backend=PATTERN_BACKEND) if kept else None
+        return _compiled(kept)
     except ImportError:
         raise
     except Exception:  # one line is no pattern: the others are kept
-        kept = [ln for ln in kept if _compiles(ln)]
-        return pathspec.GitIgnoreSpec.from_lines(kept, backend=PATTERN_BACKEND) if kept else None
-
-
-def _spec(lines: list[str]) -> pathspec.PathSpec | None:
-    return gitignore_spec(lines)
+        return _compiled([ln for ln in kept if _compiles(ln)])
 
 
 def _read_ignore(path: Path) -> pathspec.PathSpec | None:
     try:
-        return _spec(read_regular(path).decode("utf-8", errors="replace").splitlines())
+        return gitignore_spec(read_regular(path).decode("utf-8", errors="replace").splitlines())
     except OSError:
         return None
 
@@ -99,8 +98,8 @@ class InputFilter:
         self.root = root
         self.settings = settings
         self.output_real = os.path.realpath(root / settings.output)
-        self.include = _spec(list(settings.include))
-        self.exclude = _spec(list(settings.exclude))
+        self.include = gitignore_spec(settings.include)
+        self.exclude = gitignore_spec(settings.exclude)
         self._ignores: dict[str, pathspec.PathSpec | None] = {}
         info = _read_ignore(root / ".git" / "info" / "exclude")
         self._root_extra = info
