@@ -27,7 +27,7 @@ def main() -> int:
 
     runtime = enter_cli()  # as the CLI does
     settings, _ = load_settings(root, {"output": str(out.resolve()), "jobs": jobs}, strict=True)
-    ws = Workspace(root, settings, runtime=runtime)
+    ws = Workspace(root, settings, runtime=runtime, incremental=False)  # as the CLI's
     imported = time.perf_counter()
     ws.scan(jobs=jobs)
     scanned = time.perf_counter()
