@@ -18,6 +18,7 @@ from pygls.workspace.position_codec import PositionCodec
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.config import Settings
 from repodoc_lsp.index import MODULE, Entry, KeywordIndex
+from repodoc_lsp.regular import read_regular
 from repodoc_lsp.server import references
 from repodoc_lsp.server.commands import _merge
 from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, EditorDocument, path_of, uri_of
@@ -179,6 +180,44 @@ def test_a_references_answer_is_kept_until_its_lines_or_files_change(tmp_path: P
     for kind in (types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8):
         bom = locations(server_root, ws.graph(), key, False, PositionCodec(kind))
         assert [(loc.range.start.line, loc.range.start.character) for loc in bom.locations()] == [(0, 16), (1, 0)]
+
+
+def test_an_answer_built_again_reads_only_the_files_that_changed(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """After an edit, the next ask reads the files whose bytes or lines changed and takes the
+    others' locations from the last answer; it is the answer a fresh server gives."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "lib.py").write_text("class Thing:\n    pass\n\n\nx: Thing\n")
+    for n in range(4):
+        (root / f"use{n}.py").write_text(f"from lib import Thing\n\nx ={' ' * n}Thing()\n")
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    server_root, codec, key = _Root(ws), PositionCodec(types.PositionEncodingKind.Utf16), ("lib.py", "Thing")
+    read: list[str] = []
+
+    def counted(path: str, limit: int | None = None) -> bytes:
+        read.append(Path(path).name)
+        return read_regular(path, limit)
+
+    monkeypatch.setattr(references, "read_regular", counted)
+    for declaration in (False, True):
+        assert len(locations(server_root, ws.graph(), key, declaration, codec)) == 9 + declaration
+    read.clear()
+    (root / "use2.py").write_text("from lib import Thing\n\nx = (Thing)\n")  # same lines, another column
+    ws.update_file("use2.py")
+    (root / "use3.py").write_text("from lib import Thing\n")  # a line fewer
+    ws.update_file("use3.py")
+    fresh = Workspace(root, Settings(), use_cache=False)
+    fresh.scan(jobs=1)
+    for declaration in (False, True):
+        again = locations(server_root, ws.graph(), key, declaration, codec)
+        assert sorted(read) == ["use2.py", "use3.py"]
+        read.clear()
+        expected = locations(_Root(fresh), fresh.graph(), key, declaration, codec)
+        assert read and again.spans == expected.spans
+        assert (2, 5) in [(line, start) for uri, line, start, _ in again.spans if uri.endswith("use2.py")]
+        read.clear()
 
 
 def test_answers_are_kept_up_to_a_budget_of_locations(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
