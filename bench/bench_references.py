@@ -287,6 +287,8 @@ async def ask_heavy(server: Raw, root: Path, heavy: list[dict[str, Any]], repeat
             if seconds is None:
                 break  # a timeout is not asked again
         again = [x * 1000 for x in times[1:] if x is not None]
+        # the client's `json.loads` of each answer after the first (the whole less its last byte)
+        decode = [x * 1000 - r for x, r in zip(times[1:], reads[1:], strict=False) if x is not None]
         every = [x * 1000 for x in times if x is not None]
         rows.append({"name": f"{item['rel']}:{item['name']}", "locations": count,
                      "first_ms": round(times[0] * 1000, 1) if times[0] is not None else None,
@@ -294,8 +296,11 @@ async def ask_heavy(server: Raw, root: Path, heavy: list[dict[str, Any]], repeat
                      "p95_ms": round(p95(again), 1) if again else None, "asks": len(times),
                      "all_p95_ms": round(p95(every), 1) if every else None,  # the first ask included
                      # the same asks to the response's last byte, the client's `json.loads` left out
+                     "first_read_ms": round(reads[0], 1) if reads else None,
                      "read_median_ms": round(median(reads[1:]), 1) if reads[1:] else None,
                      "read_p95_ms": round(p95(reads[1:]), 1) if reads[1:] else None,
+                     "decode_median_ms": round(median(decode), 1) if decode else None,
+                     "decode_p95_ms": round(p95(decode), 1) if decode else None,
                      "client_gc_in_asks": client_gc, "timeouts": sum(1 for x in times if x is None)})
     return rows
 
@@ -442,7 +447,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{mine['name'][:44]:44} {mine['locations']:9,} "
               f"{mine['first_ms']} / {mine['median_ms']} / {mine['p95_ms']:>8}   {peer_text:>40}"
               f"   (repodoc: p95 of all {mine['asks']} asks {mine['all_p95_ms']}; to the last byte:"
-              f" {mine['read_median_ms']} / {mine['read_p95_ms']};"
+              f" {mine['first_read_ms']} / {mine['read_median_ms']} / {mine['read_p95_ms']};"
+              f" the client's json.loads: {mine['decode_median_ms']} / {mine['decode_p95_ms']};"
               f" client collections inside: {mine['client_gc_in_asks']})")
     print(f"{'the sample, last pass: median / p95':44} {len(names):9} "
           f"{median(sampled):.1f} / {p95(sampled):.1f}{'':>14} "
