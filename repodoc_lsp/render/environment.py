@@ -14,6 +14,7 @@ from types import BuiltinMethodType, FunctionType
 from typing import Any
 
 import jinja2
+from jinja2.nodes import EvalContext
 from jinja2.runtime import Context, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import missing
@@ -103,6 +104,9 @@ def _call_plain(environment: jinja2.Environment, obj: Any, args: tuple, kwargs: 
         return environment.undefined("value was undefined because a callable raised a StopIteration exception")
 
 
+# id(a template's globals) -> (those globals, their names): `OwnContext`
+_GLOBALS_KEYS: dict[int, tuple[Any, frozenset[str]]] = {}
+
 # What repodoc's own templates call most (`aka.get`, `line_href`, `"{:,}".format`, their macros):
 # none takes Jinja's context, environment or eval context (`pass_context` and the like).
 _PLAIN_CALLS = (BuiltinMethodType, Macro)
@@ -112,6 +116,28 @@ class OwnContext(Context):
     """The context of repodoc's own templates: a call of a built-in method, a macro or a plain
     function skips the checks for `pass_context` and the like (what `Context.call` does for them,
     without them: 38,000 calls for 1 page in 9 of PyTorch's)."""
+
+    def __init__(self, environment: jinja2.Environment, parent: dict[str, Any], name: str | None,
+                 blocks: dict[str, Any], globals: Any = None) -> None:
+        # `Context.__init__`, the names of the template's globals listed once per template, not
+        # per context: an `include` makes a context (43,000 for PyTorch's pages), and listing the
+        # globals (a ChainMap of the template's and the environment's) took a third of it. Jinja
+        # only reads them (`TemplateModule`: `ctx.globals_keys - ...`), and repodoc's own
+        # templates' globals are set before they compile (`Renderer`).
+        self.parent = parent
+        self.vars = {}
+        self.environment = environment
+        self.eval_ctx = EvalContext(environment, name)
+        self.exported_vars = set()
+        self.name = name
+        if globals is None:
+            self.globals_keys = set()
+        else:
+            kept = _GLOBALS_KEYS.get(id(globals))
+            if kept is None or kept[0] is not globals:
+                kept = _GLOBALS_KEYS[id(globals)] = (globals, frozenset(globals))
+            self.globals_keys = kept[1]  # type: ignore[assignment]  # read only
+        self.blocks = {k: [v] for k, v in blocks.items()} if blocks else {}
 
     def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         kind = type(__obj)
@@ -148,6 +174,22 @@ class OwnEnvironment(jinja2.Environment):
     class's)."""
 
     context_class = OwnContext
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._own: dict[tuple[str, str | None], jinja2.Template] = {}
+
+    def get_template(self, name: str | jinja2.Template, parent: str | None = None,
+                     globals: Any = None) -> jinja2.Template:
+        # A page's `include`s and imports ask for their template each time (43,000 times for
+        # PyTorch's pages): repodoc's own templates are not looked at again (`auto_reload` is off),
+        # so the one found first is kept here, without the cache's lock and the loader's checks.
+        if globals is None and type(name) is str:
+            found = self._own.get((name, parent))
+            if found is None:
+                found = self._own[name, parent] = super().get_template(name, parent)
+            return found
+        return super().get_template(name, parent, globals)
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:

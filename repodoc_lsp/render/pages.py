@@ -8,6 +8,7 @@ reads only that, so a digest of it is the page's key: a page changes exactly whe
 from __future__ import annotations
 
 import functools
+import operator
 import posixpath
 import re
 from collections import Counter
@@ -1148,6 +1149,9 @@ def _attribute_entry(a: Attribute, anchor: str) -> dict:
     return {"name": a.name, "anchor": anchor, "text": text, "line": a.line, "instance": a.instance}
 
 
+_BY_INSTANCE_LINE = operator.attrgetter("instance", "line")  # class body first, then `self.x`, by line
+
+
 def _attributes(facts: FileFacts, classes: list[Symbol]) -> tuple[dict[str, dict], list[dict]]:
     """Each class's attributes (by the class's anchor: a title and the first assignment of each
     name, class body before `self.x` in `__init__`) and the module-level names (`__all__` aside),
@@ -1158,7 +1162,7 @@ def _attributes(facts: FileFacts, classes: list[Symbol]) -> tuple[dict[str, dict
     seen: set[str] = set()
     of_class: dict[str, dict] = {}
     module: list[dict] = []
-    for a in sorted(facts.attributes, key=lambda a: (a.instance, a.line)):
+    for a in sorted(facts.attributes, key=_BY_INSTANCE_LINE):
         if a.qualname in seen or a.qualname == "__all__":
             continue
         seen.add(a.qualname)
@@ -1193,10 +1197,16 @@ def _methods_by_class(symbols: Iterable[Symbol], classes: list[Symbol]) -> dict[
 
 
 def _counts(facts: FileFacts) -> dict[str, int]:
+    """What a file page counts (`counts`): its symbols by kind, the classes and functions at
+    module level (not inside a class or function) and the functions nested in one, its modules
+    imported and its lines. Counted here once, not by the template's filters (`selectattr`)."""
     c = Counter(s.kind for s in facts.symbols)
+    top = Counter(s.kind for s in facts.symbols if not s.container)
     return {"classes": c[SymbolKind.CLASS], "functions": c[SymbolKind.FUNCTION],
             "methods": c[SymbolKind.METHOD], "headings": c[SymbolKind.HEADING],
-            "imports": len({i.module for i in facts.imports}), "lines": facts.lines}
+            "imports": len({i.module for i in facts.imports}), "lines": facts.lines,
+            "module_classes": top[SymbolKind.CLASS], "module_functions": top[SymbolKind.FUNCTION],
+            "nested_functions": c[SymbolKind.FUNCTION] - top[SymbolKind.FUNCTION]}
 
 
 def _empty_reason(facts: FileFacts) -> str:

@@ -9,6 +9,7 @@ no graph): the line is the same on the file's page, its folder's `index.md` and 
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass
@@ -35,9 +36,12 @@ class Purpose:
         return bool(self.origin)
 
 
+@functools.lru_cache(maxsize=4096)
 def first_sentence(doc: str | None) -> str:
     """A docstring's first paragraph as one line, cut to its first sentence when that is long
-    (`MAX_SUMMARY` characters at most, cut at a word with `…`); roles as literals. Plain text."""
+    (`MAX_SUMMARY` characters at most, cut at a word with `…`); roles as literals. Plain text.
+    Kept: a file's purpose is made for its page, its folder's `index.md` and `doc.md`, and asks
+    for the first sentence of each of its definitions until one has a docstring."""
     if not doc or not doc.strip():
         return ""
     paragraph = " ".join(line.strip() for line in clean(doc).split("\n\n", 1)[0].splitlines())
