@@ -1,12 +1,13 @@
 """Scale: repodoc on 17,150 files of 14 packages (bench/corpus_large.py) beside PyTorch, in one run.
 
-    python bench/bench_scale.py [--corpora scale,torch] [--limit N] [--warm-runs 3] [--no-peer] [--no-generate] [--keep]
+    python bench/bench_scale.py [--corpora scale,torch] [--limit N] [--cold-runs 1] [--warm-runs 3] [--no-peer]
+                                [--no-generate] [--keep]
 
 Per corpus (each a workspace of hard links to the cached sources, in a temporary folder):
 
 - the floor (read + `ast.parse` of every file, one process) alternating with cold
-  `repodoc generate` runs, then warm runs (nothing changed): bench_generate.cold_and_warm; peak
-  RSS sum and PSS of the CLI's process tree;
+  `repodoc generate` runs (`--cold-runs` of each; the ratio is of their medians), then warm runs
+  (nothing changed): bench_generate.cold_and_warm; peak RSS sum and PSS of the CLI's process tree;
 - the generated tree on disk (allocated blocks and apparent bytes) against the sources';
 - `repodoc generate`'s analyse phase alone with an empty cache (bench_lsp.analyse_seconds);
 - `repodoc serve` with an empty cache: launch -> end of its indexing progress (against that
@@ -155,7 +156,7 @@ def measure_corpus(label: str, corpus: Path, tmp: Path, args: argparse.Namespace
     record: dict[str, Any] = {"corpus": {"path": str(corpus), "files": st.files, "lines": st.lines, "bytes": st.bytes},
                               "errors": []}
     runs = None if not args.generate else _step(record, "generate", lambda: cold_and_warm(
-        root, tmp, floor_runs=1, cold_runs=1, warm_runs=args.warm_runs, jobs=args.jobs))
+        root, tmp, floor_runs=args.cold_runs, cold_runs=args.cold_runs, warm_runs=args.warm_runs, jobs=args.jobs))
     if runs is not None:
         record.update({k: runs[k] for k in ("floor", "cold", "warm", "notes")})
         record.update(sources=disk_size(root, "*.py"), tree=disk_size(runs["out"]), cache=disk_size(runs["cache"]))
@@ -335,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpora", default="scale,torch", help="comma-separated: scale (17,150 files), torch")
     parser.add_argument("--limit", type=int, help="N files of each corpus (a quick check, not a measurement)")
+    parser.add_argument("--cold-runs", type=int, default=1,
+                        help="floor and cold runs, alternating (the ratio is of their medians)")
     parser.add_argument("--warm-runs", type=int, default=3)
     parser.add_argument("--jobs", type=int, help="passed as --jobs (default: repodoc's own, one per core)")
     parser.add_argument("--no-peer", dest="peer", action="store_false", help="skip jedi-language-server")

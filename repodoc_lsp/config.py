@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import errno
 import os
 import sys
 from collections.abc import Mapping
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from repodoc_lsp.regular import read_regular
+from repodoc_lsp.regular import read_inside
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -184,21 +185,39 @@ def live_changes(old: Settings, new: Settings) -> dict[str, Any] | None:
     return changed if all(_BY_KEY[name].live for name in changed) else None
 
 
-def read_pyproject(root: Path) -> dict[str, Any]:
-    """`[tool.repodoc]` of root/pyproject.toml ({} when absent); ConfigError on bad TOML."""
+def _pyproject(root: Path) -> tuple[dict[str, Any], str]:
+    """root/pyproject.toml as TOML and "", or {} and why the workspace's file is not read (a link out of
+    the workspace, not a regular file, too large: a warning, and its settings are the defaults). {} and ""
+    when absent; ConfigError on bad TOML or a file that cannot be read."""
     path = root / "pyproject.toml"
     try:
-        data = tomllib.loads(read_regular(path).decode("utf-8"))
+        data = tomllib.loads(read_inside(root, path).decode("utf-8"))
     except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
+        return {}, ""
+    except OSError as exc:
+        if exc.errno in _NOT_READ:
+            return {}, f"{path}: not read ({exc.strerror})"
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
-    section = data.get("tool", {}).get("repodoc", {})
+    return data, ""
+
+
+# Why a workspace's pyproject.toml is not read (`read_inside`): a warning, not an error.
+_NOT_READ = frozenset({errno.EXDEV, errno.EINVAL, errno.EFBIG, errno.ELOOP})
+
+
+def read_pyproject(root: Path) -> tuple[dict[str, Any], str]:
+    """`[tool.repodoc]` of root/pyproject.toml ({} when absent) and why the file was not read ("" when
+    it was or is absent: see `_pyproject`); ConfigError on bad TOML."""
+    data, why = _pyproject(root)
+    tool = data.get("tool", {})
+    section = tool.get("repodoc", {}) if isinstance(tool, dict) else {}  # `tool = 1`: no [tool.repodoc]
     if not isinstance(section, dict):
-        raise ConfigError(f"{path}: [tool.repodoc] must be a table")
-    return section
+        raise ConfigError(f"{root / 'pyproject.toml'}: [tool.repodoc] must be a table")
+    return section, why
 
 
 def _environment() -> dict[str, str]:
@@ -238,7 +257,9 @@ def load_settings(
     (the person's: command line or editor). Returned problems never stopped the load."""
     problems: list[str] = []
     try:
-        table = read_pyproject(root)
+        table, why = read_pyproject(root)
+        if why:
+            problems.append(why)
     except ConfigError as exc:
         if strict:
             raise
@@ -258,12 +279,12 @@ def project_name(root: Path, settings: Settings) -> str:
     if settings.project_name:
         return settings.project_name
     try:
-        data = tomllib.loads(read_regular(root / "pyproject.toml").decode("utf-8"))
-        name = data.get("project", {}).get("name")
-        if isinstance(name, str) and name:
-            return name
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        pass
+        project = _pyproject(root)[0].get("project", {})
+    except ConfigError:
+        project = {}
+    name = project.get("name") if isinstance(project, dict) else None  # `project = 1`: no name
+    if isinstance(name, str) and name:
+        return name
     return root.resolve().name or "workspace"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import importlib.util
 import os
@@ -13,7 +14,7 @@ import pathspec
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.modes import wider_reason
-from repodoc_lsp.regular import read_regular
+from repodoc_lsp.regular import read_inside
 
 # Folders that are never inputs, whatever the ignore files say.
 NEVER_DIRS = frozenset({
@@ -84,11 +85,19 @@ def gitignore_spec(lines: Iterable[str]) -> pathspec.PathSpec | None:
         return _compiled([ln for ln in kept if _compiles(ln)])
 
 
-def _read_ignore(path: Path) -> pathspec.PathSpec | None:
+def _read_ignore(root: Path, path: Path, problems: dict[str, str]) -> pathspec.PathSpec | None:
+    """The patterns of the ignore file at `path`; None when there is none, or when it is not read (a
+    link out of the workspace, not a regular file, too large, unreadable): then `problems` gets the
+    reason under its path relative to `root`, and its patterns ignore nothing."""
     try:
-        return gitignore_spec(read_regular(path).decode("utf-8", errors="replace").splitlines())
-    except OSError:
+        data = read_inside(root, path)
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        with contextlib.suppress(ValueError):
+            problems[path.relative_to(root).as_posix()] = f"ignore file not read: {exc.strerror or exc}"
+        return None
+    return gitignore_spec(data.decode("utf-8", errors="replace").splitlines())
 
 
 class InputFilter:
@@ -101,12 +110,13 @@ class InputFilter:
         self.include = gitignore_spec(settings.include)
         self.exclude = gitignore_spec(settings.exclude)
         self._ignores: dict[str, pathspec.PathSpec | None] = {}
-        info = _read_ignore(root / ".git" / "info" / "exclude")
-        self._root_extra = info
+        # ignore files not read, by path relative to the root: the reason (`discover` reports them)
+        self.problems: dict[str, str] = {}
+        self._root_extra = _read_ignore(root, root / ".git" / "info" / "exclude", self.problems)
 
     def _ignore_for(self, folder: str) -> pathspec.PathSpec | None:
         if folder not in self._ignores:
-            self._ignores[folder] = _read_ignore(self.root / folder / ".gitignore")
+            self._ignores[folder] = _read_ignore(self.root, self.root / folder / ".gitignore", self.problems)
         return self._ignores[folder]
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
@@ -235,6 +245,8 @@ def discover(root: Path, settings: Settings) -> Discovery:
                 break
             has_input.add(folder)
     has_input.add("")
+    # an ignore file not read (besides its skip as an input, if it has one: a link out of the workspace)
+    found.skipped += [Skipped(rel, why) for rel, why in flt.problems.items()]
     found.files.sort()
     found.folders = sorted(has_input)
     found.skipped.sort(key=lambda s: s.path)

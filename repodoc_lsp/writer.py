@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import errno
 import fcntl
 import hashlib
 import itertools
@@ -36,7 +37,7 @@ from typing import TypeVar
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.config import env_seconds
 from repodoc_lsp.modes import PAGE_MODE
-from repodoc_lsp.regular import read_regular
+from repodoc_lsp.regular import read_inside, read_regular
 from repodoc_lsp.render.anchors import AnchorState, state_from_json
 
 # The manifest: JSON compressed with gzip (zlib level 1, no time in its header: identical runs write
@@ -47,6 +48,9 @@ OLD_MANIFEST = ".repodoc-manifest.json"
 # A compressed manifest inflating past this many times its size (JSON of hex digests compresses about
 # 3 times) is damaged, not a reason to fill the memory.
 _MAX_RATIO = 64
+# Larger manifests and journals are damaged (or put there), not read: the scale corpus's 17,150 files
+# have a manifest of about 2 MB.
+_MAX_MANIFEST_BYTES = 64 << 20
 _E = TypeVar("_E")  # a parsed manifest entry
 
 
@@ -183,7 +187,7 @@ class Writer:
         old = self.out / OLD_MANIFEST
         self._read_from = old if os.path.lexists(old) else self.out / MANIFEST
         try:
-            raw = read_regular(self._read_from)
+            raw = read_inside(self.out, self._read_from, _MAX_MANIFEST_BYTES, "the output folder")
         except (FileNotFoundError, NotADirectoryError):  # no tree yet (or no folder: said elsewhere)
             raw = None
         except OSError as exc:
@@ -214,7 +218,8 @@ class Writer:
             self.anchors = self._valid(
                 anchors, lambda page, value: state_from_json(value) if page in known else None, "anchor entries")
         with contextlib.suppress(OSError, ValueError):
-            for line in read_regular(self.out / JOURNAL).decode("utf-8").splitlines():
+            journal = read_inside(self.out, self.out / JOURNAL, _MAX_MANIFEST_BYTES, "the output folder")
+            for line in journal.decode("utf-8").splitlines():
                 digest, _, page = line.partition(" ")
                 self._journaled.setdefault(page, set()).add(digest)
 
@@ -237,9 +242,37 @@ class Writer:
     def _note(self, page: str, digest: str) -> None:
         """Append `digest page` to the journal before the page is written."""
         if self._journal is None or self._journal[0] != os.getpid():
-            fd = os.open(self.out / JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            self._journal = (os.getpid(), fd)
-        os.write(self._journal[1], f"{digest} {page}\n".encode())
+            self._journal = (os.getpid(), self._open_journal())
+        if self._journal[1] >= 0:
+            os.write(self._journal[1], f"{digest} {page}\n".encode())
+
+    def _open_journal(self) -> int:
+        """The journal opened to append (made if absent); -1, with a warning, when a folder is in its place.
+
+        Only a regular file is opened, never through a link: a link (out of the output folder), FIFO
+        (opening it waits for a reader), device or socket in its place (its name is repodoc's) is
+        deleted and the journal made anew."""
+        path = self.out / JOURNAL
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        for _attempt in range(3):
+            with contextlib.suppress(FileNotFoundError):
+                mode = os.lstat(path).st_mode
+                if stat.S_ISDIR(mode):
+                    break
+                if not stat.S_ISREG(mode):
+                    os.unlink(path)
+            try:
+                fd = os.open(path, flags, 0o644)
+            except OSError as exc:  # ELOOP: a link; ENXIO: a FIFO without reader; put there meanwhile
+                if exc.errno in (errno.ELOOP, errno.ENXIO):
+                    continue
+                raise
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
+        log.warning("repodoc: warning: %s: not a file (a folder?): pages are written without a journal (a run "
+                    "killed while writing leaves pages the next run takes for edited ones)", path)
+        return -1
 
     def save_manifest(self) -> None:
         if self.check or (self.manifest == self._saved and self.inputs == self._saved_inputs
@@ -263,7 +296,7 @@ class Writer:
             self._saved = dict(self.manifest)
             self._saved_inputs = self.inputs
             self._saved_anchors = dict(self.anchors)
-            if self._journal is not None and self._journal[0] == os.getpid():
+            if self._journal is not None and self._journal[0] == os.getpid() and self._journal[1] >= 0:
                 os.close(self._journal[1])
                 self._journal = None
             self._journaled.clear()

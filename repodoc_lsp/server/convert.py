@@ -47,8 +47,22 @@ class EditorDocument(TextDocument):
     def lines(self) -> Sequence[str]:
         source, split = self.source, self._split  # one attribute: read whole from any thread
         if split is None or split[0] is not source:  # a change gives a new source object
-            split = self._split = (source, tuple(_LINE.findall(source)))
+            split = self._split = (source, split_lines(source))
         return split[1]
+
+
+def split_lines(source: str) -> tuple[str, ...]:
+    """The lines of a text as `EditorDocument` counts them, ends kept. Without a `\r`, split at
+    `\n` (a 1.37 MB file not open in the editor, split at each request: 150-190 ms by `_LINE`
+    at load 5, a few ms so)."""
+    if "\r" in source:
+        return tuple(_LINE.findall(source))
+    lines = source.split("\n")
+    last = lines.pop()
+    found = [line + "\n" for line in lines]
+    if last:
+        found.append(last)
+    return tuple(found)
 
 
 class EditorWorkspace(Workspace):

@@ -13,7 +13,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from concurrent.futures import Future
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
@@ -187,7 +187,10 @@ def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: Posi
     state = _state(root, graph, key, declaration)
     users, d = state[0], state[1]
     ask = _ask(key, declaration, codec)
-    found = Answer(_build(root, key, users, d, codec))
+    with _answers_lock:
+        table = _answers.get(root)
+        before = table.get(ask) if table is not None else None
+    found = Answer(_build(root, key, users, d, codec, _unchanged(root, key, before, state)))
     with _answers_lock:
         table = _answers.setdefault(root, OrderedDict())
         table[ask] = (state, found)
@@ -198,16 +201,60 @@ def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: Posi
     return found
 
 
-def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | None,
-           codec: PositionCodec) -> list[tuple[str, int, int, int]]:
-    name = key[1].rpartition(".")[2] or root.ws.relations.module_of.get(key[0], "").rpartition(".")[2]
+def _wanted(key: Key, state: tuple) -> dict[str, list[int]]:
+    """The lines of each file an answer built from `state` gives (its definition's too when asked)."""
+    users, d = state[0], state[1]
     wanted: dict[str, list[int]] = {rel: list(lines) for rel, lines in users.items()}
     if d is not None:
         wanted.setdefault(key[0], []).append(d.line)
+    return wanted
+
+
+def _files(key: Key, state: tuple) -> dict[str, tuple[str | None, tuple[int, ...]]]:
+    """Each file of an answer built from `state`: its digest and its lines (sorted, once)."""
+    users, d, digests, own = state
+    found = {rel: (digest, tuple(sorted(set(lines))))
+             for (rel, lines), digest in zip(users.items(), digests, strict=True)}
+    if d is not None:
+        lines = set(found.get(key[0], (own, ()))[1])
+        found[key[0]] = (own, tuple(sorted(lines | {d.line})))
+    return found
+
+
+def _unchanged(root: Root, key: Key, before: tuple[object, Answer] | None,
+               state: tuple) -> dict[str, list[tuple[str, int, int, int]]]:
+    """The locations of the last answer to the same ask, by file, for the files whose bytes
+    (digest) and lines are the same now: they are not read again (an edit of one of the 747
+    files naming `torch.Tensor` made the next ask read all of them)."""
+    if before is None:
+        return {}
+    old, new = _files(key, cast(tuple, before[0])), _files(key, state)
+    same = {rel for rel, (digest, lines) in new.items() if digest is not None and old.get(rel) == (digest, lines)}
+    if not same:
+        return {}
+    uris = {root.uri(rel): rel for rel in same}
+    found: dict[str, list[tuple[str, int, int, int]]] = {}
+    for span in before[1].spans:
+        rel = uris.get(span[0])
+        if rel is not None:
+            found.setdefault(rel, []).append(span)
+    return found
+
+
+def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | None, codec: PositionCodec,
+           unchanged: dict[str, list[tuple[str, int, int, int]]] | None = None) -> list[tuple[str, int, int, int]]:
+    """The locations, file by file in path order; a file in `unchanged` gives its locations
+    from there (the last answer's, its bytes and lines the same) and is not read."""
+    name = key[1].rpartition(".")[2] or root.ws.relations.module_of.get(key[0], "").rpartition(".")[2]
+    wanted = _wanted(key, (users, d))
     found = []
     word = _pattern(name) if name.isidentifier() and name.isascii() else None
     base = os.path.join(root.path, "")  # joined as strings: no `Path` made per file read
     for rel in sorted(wanted):
+        kept_spans = unchanged.get(rel) if unchanged else None
+        if kept_spans is not None:
+            found.extend(kept_spans)
+            continue
         lines = sorted(set(wanted[rel]))
         try:
             data = read_regular(base + rel)
