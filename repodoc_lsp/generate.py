@@ -252,6 +252,7 @@ class RenderSetup:
     force: bool
     force_hint: str
     setup: Callable[[], None]  # the runtime's worker setup
+    base: str = ""  # the run's stamp: a page sent without its key is keyed by the worker (`_keyed`)
 
 
 # A part of the pages: each with its view's inputs and what the writer knows of it, and the
@@ -283,7 +284,10 @@ def _render_part(part: Part) -> list[tuple[WriteResult, Record | None]]:
     for page, inputs, known in pages:
         def render(page: Page, inputs: dict = inputs) -> tuple[list[tuple[str, str]], str]:
             text = read_text(Path(setup.root), page.subject) if page.kind == "docs" else None
-            return renderer.render_pages(setup.where, page.kind, page.subject, inputs, facts, text), page.key
+            # a page planned without its key is keyed here, by the inputs it was sent (their repr is
+            # the one the parent would have hashed: plain data), not by the parent that gathered them
+            key = _keyed(page, setup.base, inputs).key
+            return renderer.render_pages(setup.where, page.kind, page.subject, inputs, facts, text), key
         for path, what in known:  # the page and its part pages as the parent's writer knows them
             writer.learn(path, what)
         results = render_and_write(page, render, writer)
@@ -295,13 +299,13 @@ def _render_part(part: Part) -> list[tuple[WriteResult, Record | None]]:
 
 class _Parts(Sequence[Part]):
     """The parts of `pages`, each made when it is sent (the inputs of one part at a time live here);
-    a page planned without its key is keyed here, by the inputs gathered for it (`base`: the run's stamp).
+    a page planned without its key goes without it: the render worker keys it by the inputs it is sent
+    (`RenderSetup.base`: the run's stamp), so the parent does not hash what it gathered.
     A file's facts go as the bytes an analysis worker pickled them to (`packed`) when the workspace
     kept them, kept until the last part that reads them is made; else pickled here."""
 
-    def __init__(self, pages: list[Page], site: Site, writer: Writer, base: str,
-                 packed: PackedFn | None = None) -> None:
-        self.pages, self.site, self.writer, self.base, self.packed = pages, site, writer, base, packed
+    def __init__(self, pages: list[Page], site: Site, writer: Writer, packed: PackedFn | None = None) -> None:
+        self.pages, self.site, self.writer, self.packed = pages, site, writer, packed
         # the last part whose views read each file (a folder's pages read its files' facts: `view_files`);
         # only what is held meanwhile depends on it (facts asked again are pickled here)
         self.last: dict[str, int] = {}
@@ -323,7 +327,7 @@ class _Parts(Sequence[Part]):
                     facts[rel] = self._packed(rel, i)
             paths = (page.path, *part_paths(page.path, self.writer.manifest))
             known = [(path, self.writer.known(path)) for path in paths]
-            items.append((_keyed(page, self.base, inputs), inputs, known))
+            items.append((page, inputs, known))
         return items, facts
 
     def _packed(self, rel: str, i: int) -> bytes:
@@ -349,10 +353,10 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
     (the CLI, the server's page process), else in this process, calling `pause` before each page."""
     if jobs > 1 and len(todo) >= PARALLEL_PAGES and runtime.forks() and site is not None:
         setup = RenderSetup(where_of(site), templates, site.root, str(writer.out), writer.check, writer.force,
-                            writer.force_hint, runtime.worker_setup())
+                            writer.force_hint, runtime.worker_setup(), base)
         try:
             yield from itertools.chain.from_iterable(run_chunks(
-                _render_part, _Parts(sorted(todo, key=_by_folder), site, writer, base, packed), workers=jobs,
+                _render_part, _Parts(sorted(todo, key=_by_folder), site, writer, packed), workers=jobs,
                 context=runtime.render_context(built_in=templates is None),
                 initializer=functools.partial(_start_worker, setup), cancel=cancel,
                 what="writing pages"))

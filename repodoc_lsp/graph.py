@@ -138,11 +138,18 @@ class _View:
             self._ordered = tuple(sorted(defs, key=lambda d: (d.line, d.qualname)))
         return self._ordered
 
-    def outline(self) -> list[tuple[str, str]]:
+    def outline(self, kinds: Iterable[str] | None = None, top: bool = False) -> list[tuple[str, str]]:
         """(qualname, kind) of each definition in `ordered`'s order, made from the packed codes
-        (gathering a page's inputs asked for 100,000 `Def`s on PyTorch, and their names 860,000 times)."""
-        items = sorted(self.defs.items(), key=lambda item: (item[1] >> _KIND_BITS, item[0]))
-        return [(q, _KINDS[c & _KIND_MASK]) for q, c in items]
+        (gathering a page's inputs asked for 100,000 `Def`s on PyTorch, and their names 860,000 times);
+        `kinds`: only those of these kinds, `top`: only those at module level (picked before sorting)."""
+        if kinds is None and not top:
+            items = [(c >> _KIND_BITS, q, c & _KIND_MASK) for q, c in self.defs.items()]
+        else:
+            codes = set(range(len(_KINDS))) if kinds is None else {_KIND_CODE[k] for k in kinds}
+            items = [(c >> _KIND_BITS, q, c & _KIND_MASK) for q, c in self.defs.items()
+                     if c & _KIND_MASK in codes and not (top and "." in q)]
+        items.sort()  # by line, then qualname (each qualname once)
+        return [(q, _KINDS[k]) for _line, q, k in items]
 
     def member_names(self, qualname: str) -> tuple[str, ...]:
         """The names of `members(qualname)`, in the same order, kept once asked."""
@@ -320,10 +327,11 @@ class Graph:
         view = self._views.get(rel)
         return list(view.ordered()) if view else []
 
-    def outline(self, rel: str) -> list[tuple[str, str]]:
-        """(qualname, kind) of each of `definitions(rel)`, in their order, without making them."""
+    def outline(self, rel: str, kinds: Iterable[str] | None = None, top: bool = False) -> list[tuple[str, str]]:
+        """(qualname, kind) of each of `definitions(rel)`, in their order, without making them (`kinds`:
+        only those of these kinds; `top`: only those at module level)."""
         view = self._views.get(rel)
-        return view.outline() if view else []
+        return view.outline(kinds, top) if view else []
 
     def kind(self, key: Key) -> str:
         """The kind of definition `key` ("" when the graph has no such definition)."""
@@ -349,6 +357,11 @@ class Graph:
     def users(self, key: Key, own: bool = False) -> dict[str, tuple[int, ...]]:
         """Files other than its own (`own`: and its own) that name the definition, with the lines."""
         return {rel: lines for rel, lines in self._users.get(key, {}).items() if own or rel != key[0]}
+
+    def user_count(self, key: Key) -> int:
+        """How many files other than its own name the definition (`len(users(key))`)."""
+        table = self._users.get(key)
+        return 0 if table is None else len(table) - (key[0] in table)
 
     def uses(self, key: Key) -> list[Use]:
         """Every place the definition is named, its own file included, in file and line order."""

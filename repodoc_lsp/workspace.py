@@ -201,12 +201,13 @@ class Workspace:
             chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
             marks = release or not self.incremental  # sketched as they arrive (`take`)
-            for results in run_chunks(functools.partial(analyse_chunk, str(self.root), marks=marks), chunks,
-                                      workers=workers, context=self.runtime.context(),
-                                      initializer=self.runtime.worker_setup(),
-                                      cancel=cancel, what="analysis"):
-                for result in results:
-                    take(result)
+            with self.runtime.holding():
+                for results in run_chunks(functools.partial(analyse_chunk, str(self.root), marks=marks), chunks,
+                                          workers=workers, context=self.runtime.context(),
+                                          initializer=self.runtime.worker_setup(),
+                                          cancel=cancel, what="analysis"):
+                    for result in results:
+                        take(result)
             cancelled = cancel is not None and cancel.is_set()
         else:
             for rel in todo:
@@ -438,7 +439,8 @@ class Workspace:
             else:  # built once to render every page, which loads them all anyway
                 self.facts.load_all()
                 files = ((rel, sketched.get(rel) or f) for rel, f in self.facts.items())
-            with no_cycle_collection():  # full collections of the facts took 10x its time
+            # full collections of the facts took 10x its time; a graph built once is held to the end
+            with no_cycle_collection(keep=not self.incremental and self.runtime.holds):
                 self._graph = Graph(self.relations, files, incremental=self.incremental, pause=pause)
             self._sketches = {}
         return self._graph

@@ -539,3 +539,35 @@ def test_render_workers_start_with_the_templates_compiled(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     built_in, person = (ast.literal_eval(line)[0] for line in done.stdout.splitlines())
     assert built_in[0] == 0 and person[0] == person[1] >= 10, done.stdout
+
+
+def test_render_workers_key_the_pages_sent_without_keys_as_the_plan_keys_them(tmp_path: Path) -> None:
+    """A cold run's pages go to the render workers without their keys: the parent gathers each page's
+    inputs and does not also hash them; the worker keys the page by the inputs it was sent, and those
+    keys are the ones a plan of the same workspace gives (a later run finds every page unchanged)."""
+    from helpers import read_manifest
+
+    from repodoc_lsp.config import load_settings
+    from repodoc_lsp.generate import PARALLEL_PAGES, _by_folder, _Parts, generate, plan_pages, site_of
+    from repodoc_lsp.runtime import CLI
+    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.writer import Writer
+
+    files = {"pkg/base.py": "class Base:\n    \"\"\"The base.\"\"\"\n\n    def run(self):\n        return 1\n"}
+    for i in range(200):  # 2 pages a file: enough for render workers (PARALLEL_PAGES)
+        files[f"pkg/sub{i % 4}/m{i}.py"] = (
+            f"from pkg.base import Base\n\n\nclass C{i}(Base):\n    \"\"\"Uses `pkg.base.Base`.\"\"\"\n\n"
+            f"    def run(self):\n        return {i}\n\n\ndef f{i}(x: Base) -> int:\n    return Base().run()\n")
+    root = make_workspace(tmp_path / "ws", files)
+    out = tmp_path / "out"
+    settings, _ = load_settings(root, {"output": str(out)}, strict=True)
+    ws = Workspace(root, settings, use_cache=False, runtime=CLI, incremental=False)
+    summary = generate(root, ws, jobs=2)
+    assert not summary.errors and len(summary.written) >= PARALLEL_PAGES  # else no render worker ran
+    recorded = {path: row[0] for path, row in read_manifest(out)["pages"].items()}
+    site = site_of(ws)
+    planned = plan_pages(ws, site)
+    assert {page.path: page.key for page in planned} == recorded
+    unkeyed = plan_pages(ws, site, recorded={})  # as a cold run plans them
+    parts = _Parts(sorted(unkeyed, key=_by_folder), site, Writer(out, read_manifest=False))
+    assert all(page.key == "" for i in range(len(parts)) for page, _inputs, _known in parts[i][0])

@@ -293,6 +293,9 @@ def def_anchor(d: Def) -> str:
     return anchor_of(d.kind, d.qualname)
 
 
+_XREF_KINDS = ("class", "function", "method")
+
+
 def _xref(site: Site, rel: str) -> dict[str, dict]:
     """What the symbol graph says of `rel`'s classes, functions and methods, by anchor: the files
     using each (with how many lines; a method's: files naming it through its class or a subclass,
@@ -302,9 +305,7 @@ def _xref(site: Site, rel: str) -> dict[str, dict]:
     if graph is None:
         return {}
     found: dict[str, dict] = {}
-    for qual, kind in graph.outline(rel):  # no `Def` made per definition (100,000 on PyTorch)
-        if kind not in ("class", "function", "method"):
-            continue
+    for qual, kind in graph.outline(rel, _XREF_KINDS):  # no `Def` made per definition (100,000 on PyTorch)
         key = (rel, qual)
         users = graph.users(key)
         if kind == "method":
@@ -456,11 +457,10 @@ def _users_by_name(site: Site, rel: str) -> dict[str, int]:
     if graph is None:
         return {}
     found = {}
-    for qual, kind in graph.outline(rel):
-        if kind in ("class", "function") and "." not in qual:
-            n = len(graph.users((rel, qual)))
-            if n:
-                found[qual] = n
+    for qual, _kind in graph.outline(rel, ("class", "function"), top=True):
+        n = graph.user_count((rel, qual))
+        if n:
+            found[qual] = n
     return found
 
 

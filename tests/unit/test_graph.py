@@ -338,3 +338,23 @@ def test_a_files_view_and_what_it_names_are_compact(ws: Workspace) -> None:
     assert any(one.values())
     shared = [names for names in modules.values() if len(names) > 1]
     assert shared and all(all(name is names[0] for name in names) for names in shared)
+
+
+def test_an_outline_of_some_kinds_or_the_module_level_is_the_outline_filtered(ws: Workspace) -> None:
+    """Gathering a page's inputs asks for a file's classes, functions and methods (`_xref`), or its
+    module-level classes and functions (`_users_by_name`): picked before sorting, in the same order;
+    and how many files use a definition without making their table (`user_count`)."""
+    graph = ws.graph()
+    rels = [rel for rel in FILES if rel.endswith(".py")]
+    asked = 0
+    for rel in rels:
+        whole = graph.outline(rel)
+        assert graph.outline(rel, ("class", "function", "method")) == \
+            [(q, k) for q, k in whole if k in ("class", "function", "method")]
+        top = graph.outline(rel, ("class", "function"), top=True)
+        assert top == [(q, k) for q, k in whole if k in ("class", "function") and "." not in q]
+        for qual, _kind in whole:
+            assert graph.user_count((rel, qual)) == len(graph.users((rel, qual)))
+            asked += bool(graph.users((rel, qual)))
+    assert asked > 5 and graph.outline("app/models.py", ("class",), top=True) == [("Net", "class")]
+    assert graph.outline("nowhere.py", ("class",)) == [] and graph.user_count(("nowhere.py", "X")) == 0

@@ -212,3 +212,27 @@ def test_requests_held_from_their_reading_are_those_whose_handlers_step_backgrou
     protocol.received({"jsonrpc": "2.0", "id": 9, "method": "workspace/symbol", "params": {"query": "x"}})
     protocol.received({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {}})
     assert not server.requests.holds(9) and not server.requests._held
+
+
+def test_the_cli_holds_what_it_scans_out_of_cycle_collections() -> None:
+    """The CLI's parent holds every file's facts to its end: no cycle collection while they arrive,
+    and frozen after (left out of later collections); other processes collect as they did."""
+    import gc
+
+    from repodoc_lsp.runtime import CLI, LIBRARY, SERVER
+
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    try:
+        with SERVER.holding(), LIBRARY.holding():
+            held = [[i] for i in range(1000)]
+            assert gc.isenabled()
+        assert gc.get_freeze_count() == frozen
+        with CLI.holding():
+            held += [[i] for i in range(1000)]
+            assert not gc.isenabled()
+        assert gc.isenabled() and gc.get_freeze_count() >= frozen + 2000
+    finally:
+        gc.unfreeze()
+        gc.enable()
+    assert held
