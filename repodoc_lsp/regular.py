@@ -12,17 +12,19 @@ from pathlib import Path
 CONTROL_MAX_BYTES = 1 << 20
 
 
-def read_regular(path: str | Path, limit: int | None = None, *, max_bytes: int | None = None) -> bytes:
+def read_regular(path: str | Path, limit: int | None = None, *, max_bytes: int | None = None,
+                 dir_fd: int | None = None) -> bytes:
     """The bytes of the regular file at `path` (symbolic links followed; the first `limit` bytes
     when given); OSError for anything else, and (errno EFBIG) for a file of more than `max_bytes`.
+    `dir_fd`: `path` is relative to that open directory.
 
     It is checked before opening (opening a FIFO waits for a writer) and again on the open file (it
     may have been replaced meanwhile). A regular file of size 0 is read as empty without reading:
     that is what `/proc` files look like, and some (`/proc/kmsg`) block.
     """
-    if not stat.S_ISREG(os.stat(path).st_mode):
+    if not stat.S_ISREG(os.stat(path, dir_fd=dir_fd).st_mode):
         raise OSError(errno.EINVAL, "not a regular file", str(path))
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, dir_fd=dir_fd)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -29,6 +29,7 @@ import re
 import stat
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,9 @@ _MAX_RATIO = 64
 # Larger manifests and journals are damaged (or put there), not read: the scale corpus's 17,150 files
 # have a manifest of about 2 MB.
 _MAX_MANIFEST_BYTES = 64 << 20
-_E = TypeVar("_E")  # a parsed manifest entry
+_E = TypeVar("_E")
+# Folders of the output a process keeps open (`Writer._dir`): pages are written folder by folder.
+_OPEN_DIRS = 32  # a parsed manifest entry
 
 
 def has_manifest(folder: Path) -> bool:
@@ -158,13 +161,9 @@ class Writer:
         self._read_from = out / MANIFEST  # the manifest read (an earlier version's: rewritten at the next save)
         self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
         self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
-        # Folders of the output this writer made or found to be folders inside it (`_make_parents`),
-        # by the process that did (a forked worker checks its own): not checked again for each page.
-        # Each write still checks that its folder resolves inside the output folder (`_folder_inside`).
-        self._folders: tuple[int, set[Path]] = (os.getpid(), set())
-        # Folders found to resolve inside the output folder (`_folder_inside`), by the process that
-        # resolved them: folder -> (device, inode) of the directory it resolved to.
-        self._resolved: tuple[int, dict[Path, tuple[int, int]]] = (os.getpid(), {})
+        # Folders of the output opened by this process (`_dir`; a forked worker opens its own): folder ->
+        # (descriptor, device, inode), the most recently used last.
+        self._dirs: tuple[int, OrderedDict[Path, tuple[int, int, int]]] = (os.getpid(), OrderedDict())
         self._saved: dict[str, Record] = {}  # the manifest as read: save_manifest writes only a change
         self._saved_inputs = ""
         self._saved_anchors: dict[str, AnchorState] = {}
@@ -288,7 +287,7 @@ class Writer:
         data = encode_manifest(table)
         with contextlib.suppress(OSError, OutputError):
             self._ensure_out()
-            self._atomic_write(self.out / MANIFEST, data)
+            self._atomic_write(self.out / MANIFEST, data, self._dir(self.out))
             if self._read_from.name != MANIFEST:  # an earlier version's, read in its place: gone before the journal
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self._read_from)
@@ -337,6 +336,7 @@ class Writer:
             self._reload()
             yield
         finally:
+            self._close_dirs()
             os.close(fd)  # forked workers that still hold it are gone by now
 
     # -- safety -------------------------------------------------------------------
@@ -351,14 +351,11 @@ class Writer:
             raise OutputError(f"{self.out}: cannot create output folder: {exc.strerror or exc}") from exc
         self.out_real = os.path.realpath(self.out)
 
-    def _inside(self, path: str) -> bool:
-        real = os.path.realpath(path)
-        return real == self.out_real or real.startswith(self.out_real + os.sep)
-
-    def owned(self, path: Path) -> bool:
-        """True when the file at `path` is a page repodoc generated (marker on line 1)."""
-        try:
-            return read_regular(path, len(_MARKER_BYTES)) == _MARKER_BYTES  # a FIFO is nobody's page
+    def owned(self, path: Path | str, dir_fd: int | None = None) -> bool:
+        """True when the file at `path` (relative to `dir_fd` when given) is a page repodoc generated
+        (marker on line 1)."""
+        try:  # a FIFO is nobody's page
+            return read_regular(path, len(_MARKER_BYTES), dir_fd=dir_fd) == _MARKER_BYTES
         except OSError:
             return False
 
@@ -424,15 +421,18 @@ class Writer:
         digest = content_digest(current)
         return digest != entry[3] and digest not in self._journaled.get(page, ())
 
-    def _set_aside(self, path: Path) -> Path:
-        """Copy a page a person edited to the first free `PAGE.orig`, `PAGE.orig.2`, ..."""
+    def _set_aside(self, path: Path, dir_fd: int) -> Path:
+        """Copy a page a person edited (`path`, in the folder open as `dir_fd`) to the first free
+        `PAGE.orig`, `PAGE.orig.2`, ..."""
         n = 1
         while True:
             aside = path.with_name(path.name + (".orig" if n == 1 else f".orig.{n}"))
-            if not os.path.lexists(aside):
+            try:
+                os.stat(aside.name, dir_fd=dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
                 break
             n += 1
-        self._atomic_write(aside, read_regular(path))
+        self._atomic_write(aside, read_regular(path.name, dir_fd=dir_fd), dir_fd)
         return aside
 
     def write(self, page: str, content: str, key: str) -> WriteResult:
@@ -440,10 +440,14 @@ class Writer:
         data = content.encode("utf-8")
         if not content.startswith(MARKER):
             raise ValueError(f"{page}: a generated page must start with the marker")
-        if not self._folder_inside(path.parent):
-            return WriteResult(page, Outcome.CONFLICT, "its folder links outside the output folder")
         try:
-            mode: int | None = os.lstat(path).st_mode
+            folder: int | None = self._dir(path.parent)
+        except FileNotFoundError:  # not there yet: made below
+            folder = None
+        except OSError as exc:
+            return self._refused(page, exc)
+        try:
+            mode = None if folder is None else os.stat(path.name, dir_fd=folder, follow_symlinks=False).st_mode
         except (OSError, ValueError):
             mode = None
         if mode is not None and stat.S_ISLNK(mode):
@@ -451,12 +455,12 @@ class Writer:
         exists = mode is not None
         if mode is not None and stat.S_ISDIR(mode):
             return WriteResult(page, Outcome.CONFLICT, "a folder is in the way")
-        if exists and not self.owned(path):
+        if exists and not self.owned(path.name, folder):
             return WriteResult(page, Outcome.CONFLICT, "a file repodoc did not generate is in the way")
         current = None
         if exists:
             with contextlib.suppress(OSError):
-                current = read_regular(path)
+                current = read_regular(path.name, dir_fd=folder)
             if current == data:
                 if not self.check:
                     self._record(page, key, content_digest(data))
@@ -468,78 +472,93 @@ class Writer:
         if self.check:
             return WriteResult(page, Outcome.STALE, "differs" if exists else "missing")
         try:
-            aside = self._set_aside(path) if edited else None
-            self._make_parents(path.parent)
+            if folder is None:
+                self._ensure_out()
+                folder = self._dir(path.parent, create=True)
+            aside = self._set_aside(path, folder) if edited else None
             digest = content_digest(data)
             self._note(page, digest)
             try:
-                written = self._atomic_write(path, data)
+                written = self._atomic_write(path, data, folder)
             except FileNotFoundError:  # a folder it had made was removed meanwhile: made again
-                self._checked().clear()
-                self._make_parents(path.parent)
-                written = self._atomic_write(path, data)
+                self._close_dirs()
+                written = self._atomic_write(path, data, self._dir(path.parent, create=True))
         except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                return self._refused(page, exc)
             return WriteResult(page, Outcome.ERROR, f"cannot write: {exc.strerror or exc}")
         # what `_record` would read with lstat: the file renamed into place is the one written
         self.manifest[page] = (key, written.st_size, written.st_mtime_ns, digest)
         return WriteResult(page, Outcome.WRITTEN, f"{EDITED}: copied to {aside.name}" if aside else "")
 
-    def _checked(self) -> set[Path]:
-        """The folders `_make_parents` made or checked in this process."""
-        if self._folders[0] != os.getpid():
-            self._folders = (os.getpid(), set())
-        return self._folders[1]
+    @staticmethod
+    def _refused(page: str, exc: OSError) -> WriteResult:
+        """A page whose folder cannot be opened: a link (ELOOP) or a file (ENOTDIR) on its path."""
+        if exc.errno == errno.ENOTDIR:
+            return WriteResult(page, Outcome.CONFLICT, "a file is in the way of its folder")
+        return WriteResult(page, Outcome.CONFLICT, "its folder links outside the output folder")
 
-    def _folder_inside(self, folder: Path) -> bool:
-        """False when the folder `folder` exists and resolves outside the output folder (a link out
-        of it on its path). Resolved (`_inside`: an lstat per part of the path) once per folder and
-        process; for each page after that, one `stat` of the folder must find the very directory
-        found inside then: anything put in its place (a link elsewhere, another folder) is resolved
-        again. (That directory itself moved out of the output folder meanwhile, a link to it left in
-        its place, passes the `stat`; resolving the path for each page left the same moment open
-        between the check and the write.)"""
-        if self._resolved[0] != os.getpid():
-            self._resolved = (os.getpid(), {})
-        resolved = self._resolved[1]
-        try:
-            st = os.stat(folder)
-        except (OSError, ValueError):  # not there (yet): `_make_parents` checks what it makes
-            return True
-        if resolved.get(folder) == (st.st_dev, st.st_ino):
-            return True
-        if not self._inside(str(folder)):
-            resolved.pop(folder, None)
-            return False
-        resolved[folder] = (st.st_dev, st.st_ino)
-        return True
+    def _dir(self, folder: Path, create: bool = False) -> int:
+        """A descriptor of `folder` (the output folder or a folder in it) open as a directory: every write,
+        read and deletion of a page is relative to it, so a link swapped onto its path after this cannot
+        send them elsewhere. It is opened from the output folder down, one part at a time, no link
+        followed (ELOOP: a link on its path, to anywhere; ENOTDIR: a file), the parts made if absent when
+        `create` (else FileNotFoundError). Kept per process (the last `_OPEN_DIRS`), and used again while a
+        `stat` of `folder` finds that very directory: another put in its place is opened again. (That
+        directory itself moved out of the output folder, a link to it left in its place, passes the
+        `stat`: writes follow it.)"""
+        if self._dirs[0] != os.getpid():  # a forked worker: its parent's stay open, unused
+            self._dirs = (os.getpid(), OrderedDict())
+        dirs = self._dirs[1]
+        entry = dirs.get(folder)
+        if entry is not None:
+            try:
+                st: os.stat_result | None = os.stat(folder)
+            except (OSError, ValueError):
+                st = None
+            if st is not None and (st.st_dev, st.st_ino) == entry[1:]:
+                dirs.move_to_end(folder)
+                return entry[0]
+            del dirs[folder]
+            os.close(entry[0])
+        if folder == self.out:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # it may be a link (checked by config)
+        else:
+            parent = self._dir(folder.parent, create)
+            if create:  # render workers make the same folders at the same time
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(folder.name, dir_fd=parent)
+            try:
+                fd = os.open(folder.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+            except NotADirectoryError:  # what Linux says of a link too, with O_DIRECTORY
+                if stat.S_ISLNK(os.stat(folder.name, dir_fd=parent, follow_symlinks=False).st_mode):
+                    raise OSError(errno.ELOOP, "a symbolic link", str(folder)) from None
+                raise
+        st = os.fstat(fd)
+        dirs[folder] = (fd, st.st_dev, st.st_ino)
+        while len(dirs) > _OPEN_DIRS:
+            os.close(dirs.popitem(last=False)[1][0])
+        return fd
 
-    def _make_parents(self, folder: Path) -> None:
-        checked = self._checked()
-        if folder in checked:
-            return
-        self._ensure_out()
-        rel = folder.relative_to(self.out)
-        current = self.out
-        for part in rel.parts:
-            current = current / part
-            if current in checked:
-                continue
-            if os.path.islink(current) and not self._inside(str(current)):
-                raise OSError(0, f"{current} links outside the output folder")
-            try:  # render workers create the same folders at the same time
-                current.mkdir(exist_ok=True)
-            except FileExistsError:
-                raise OSError(0, f"{current} is a file, not a folder") from None
-            checked.add(current)
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self._close_dirs()
 
-    def _atomic_write(self, path: Path, data: bytes) -> os.stat_result:
-        """Write `data` to a new temporary file in `path`'s folder (named by this process, created
-        exclusively, no link followed) and rename it to `path`; the written file's status."""
+    def _close_dirs(self) -> None:
+        if self._dirs[0] == os.getpid():
+            for fd, _dev, _ino in self._dirs[1].values():
+                os.close(fd)
+        self._dirs = (os.getpid(), OrderedDict())
+
+    def _atomic_write(self, path: Path, data: bytes, folder: int) -> os.stat_result:
+        """Write `data` to a new temporary file in `path`'s folder, open as `folder` (named by this
+        process, created exclusively, no link followed) and rename it to `path`; the written file's status."""
         pid, started = _started_here()
         while True:
-            tmp = os.path.join(path.parent, f".repodoc-{pid}-{started}-{next(_SERIAL)}.tmp")
+            tmp = f".repodoc-{pid}-{started}-{next(_SERIAL)}.tmp"
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                             dir_fd=folder)
             except FileExistsError:  # left by a killed process of the same id and start (or put there)
                 continue
             break
@@ -552,10 +571,10 @@ class Writer:
                 written = os.fstat(fd)
             finally:
                 os.close(fd)
-            os.replace(tmp, path)
+            os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
             with contextlib.suppress(OSError):
-                os.unlink(tmp)
+                os.unlink(tmp, dir_fd=folder)
             raise
         return written
 
@@ -594,14 +613,20 @@ class Writer:
                     del self.manifest[page]
                     self.anchors.pop(page, None)
                 continue
-            if os.path.islink(path) or not self.owned(path) or not self._inside(str(path.parent)):
+            try:
+                folder = self._dir(path.parent)
+                ours = not stat.S_ISLNK(os.stat(path.name, dir_fd=folder, follow_symlinks=False).st_mode) \
+                    and self.owned(path.name, folder)
+            except OSError:  # a link or a file on its folder's path
+                ours = False
+            if not ours:
                 conflicts.append(WriteResult(page, Outcome.CONFLICT, "no longer generated, but not ours to delete"))
                 if not self.check:
                     del self.manifest[page]
                     self.anchors.pop(page, None)
                 continue
             try:
-                edited = self.edited(page, read_regular(path))
+                edited = self.edited(page, read_regular(path.name, dir_fd=folder))
             except OSError:
                 edited = False
             if edited and not self.force:  # stays in the manifest: reported again until resolved
@@ -614,8 +639,8 @@ class Writer:
                 continue
             try:
                 if edited:
-                    self._set_aside(path)
-                path.unlink()
+                    self._set_aside(path, folder)
+                os.unlink(path.name, dir_fd=folder)
                 removed.append(page)
                 del self.manifest[page]
                 self.anchors.pop(page, None)
@@ -638,13 +663,14 @@ class Writer:
 
     def _prune(self, folder: Path) -> None:
         """Remove folders left empty by deletions, up to the output folder."""
-        while folder != self.out and self._inside(str(folder)):
+        while folder != self.out:
             try:
-                folder.rmdir()
+                os.rmdir(folder.name, dir_fd=self._dir(folder.parent))
             except OSError:
                 return
-            self._checked().discard(folder)
-            self._resolved[1].pop(folder, None)
+            entry = self._dirs[1].pop(folder, None)
+            if entry is not None:
+                os.close(entry[0])
             folder = folder.parent
 
 

@@ -121,30 +121,32 @@ def test_a_page_must_carry_the_marker(tmp_path: Path) -> None:
         Writer(tmp_path / "docs").write("a.md", "no marker\n", key="k")
 
 
-def test_a_folder_is_resolved_once_per_run_yet_another_one_put_there_meanwhile_is_refused(
+def test_a_folder_is_opened_once_per_run_yet_another_one_put_there_meanwhile_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whether a page's folder is inside the output folder is resolved (an lstat per part of its
-    path) once per folder, not for each of its pages; a folder moved away and replaced by another,
-    or by a link out of the output folder, is resolved again."""
+    """A page's folder is opened (no link followed, from the output folder down) once per folder, not for
+    each of its pages; a folder moved away and replaced by another, or by a link out of the output
+    folder, is opened again (and the link refused)."""
     out, elsewhere = tmp_path / "docs", tmp_path / "elsewhere"
     elsewhere.mkdir()
-    resolved: list[str] = []
-    plain = os.path.realpath
+    opened: list[str] = []
+    plain = os.open
 
-    def counted(path: str, *args: object, **kwargs: object) -> str:
-        resolved.append(os.fspath(path))
+    def counted(path: str, *args: object, **kwargs: object) -> int:
+        opened.append(os.fspath(path))
         return plain(path, *args, **kwargs)  # type: ignore[arg-type]
 
     writer = Writer(out)
     with writer.hold():
-        monkeypatch.setattr(os.path, "realpath", counted)
+        monkeypatch.setattr(os, "open", counted)
         for i in range(10):
+            if i == 1:  # (the first page's folder: opened, not there, made, opened)
+                opened.clear()
             assert writer.write(f"pkg/p{i}.md", page(str(i)), "k").outcome is Outcome.WRITTEN
-        assert resolved.count(str(out / "pkg")) == 1
+        assert opened.count("pkg") == 0
         (out / "pkg").rename(tmp_path / "moved")
         (out / "pkg").mkdir()
         assert writer.write("pkg/q.md", page("q"), "k").outcome is Outcome.WRITTEN
-        assert resolved.count(str(out / "pkg")) == 2 and (out / "pkg/q.md").read_text() == page("q")
+        assert opened.count("pkg") == 1 and (out / "pkg/q.md").read_text() == page("q")
         (out / "pkg").rename(tmp_path / "moved2")
         (out / "pkg").symlink_to(elsewhere, target_is_directory=True)
         result = writer.write("pkg/r.md", page("r"), "k")
@@ -154,32 +156,61 @@ def test_a_folder_is_resolved_once_per_run_yet_another_one_put_there_meanwhile_i
 
 def test_folders_are_made_once_per_run_yet_a_link_put_there_meanwhile_is_refused(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A run checks and makes each folder once (not again for each of its pages: 5,427 pages
-    on PyTorch), and still checks for each page that its folder is inside the output folder: a
-    folder replaced by a link out of it meanwhile is a conflict, one removed meanwhile is made again."""
+    """A run makes each folder once (not again for each of its pages: 5,427 pages on PyTorch), and
+    still checks for each page that its folder is the one it opened: a folder replaced by a link out
+    of it meanwhile is a conflict, one removed meanwhile is made again."""
     out, elsewhere = tmp_path / "docs", tmp_path / "elsewhere"
     elsewhere.mkdir()
-    made: list[Path] = []
-    plain = Path.mkdir
+    made: list[str] = []
+    plain = os.mkdir
 
-    def counted(self: Path, *args: object, **kwargs: object) -> None:
-        made.append(self)
-        plain(self, *args, **kwargs)  # type: ignore[arg-type]
+    def counted(path: str, *args: object, **kwargs: object) -> None:
+        made.append(os.fspath(path))
+        plain(path, *args, **kwargs)  # type: ignore[arg-type]
 
     writer = Writer(out)
     with writer.hold():
-        monkeypatch.setattr(Path, "mkdir", counted)
+        monkeypatch.setattr(os, "mkdir", counted)
         for i in range(10):
             assert writer.write(f"pkg/sub/p{i}.md", page(str(i)), "k").outcome is Outcome.WRITTEN
-        assert sorted(made) == [out, out / "pkg", out / "pkg/sub"]
+        assert [m for m in made if not os.path.isabs(m)] == ["pkg", "sub"]  # (and the output folder)
         shutil.rmtree(out / "pkg")
         (out / "pkg").symlink_to(elsewhere, target_is_directory=True)
-        result = writer.write("pkg/sub/x.md", page("x"), "k")  # its folder would have to be made out there
-        assert result.outcome is Outcome.ERROR and "links outside the output folder" in result.reason
-        result = writer.write("pkg/y.md", page("y"), "k")
-        assert (result.outcome, result.reason) == (Outcome.CONFLICT, "its folder links outside the output folder")
+        for name in ("pkg/sub/x.md", "pkg/y.md"):  # its folder would have to be made out there; is out there
+            result = writer.write(name, page("x"), "k")
+            assert (result.outcome, result.reason) == (Outcome.CONFLICT, "its folder links outside the output folder")
         (out / "pkg").unlink()
         assert writer.write("pkg/sub/z.md", page("z"), "k").outcome is Outcome.WRITTEN
         writer.save_manifest()
     assert list(elsewhere.iterdir()) == []
     assert (out / "pkg/sub/z.md").read_text() == page("z")
+
+
+@pytest.mark.parametrize("away", ["moved inside", "deleted"])
+def test_a_folder_swapped_for_a_link_between_check_and_write_cannot_redirect_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, away: str) -> None:
+    """The folder of a page is replaced by a link out of the output folder after the writer found it
+    inside, before it writes (here: while it appends to its journal): the page is written in the
+    folder it opened, or (that folder deleted) not at all, never through the link."""
+    out, elsewhere = tmp_path / "docs", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    writer = Writer(out)
+    with writer.hold():
+        assert writer.write("pkg/a.md", page("a"), "k").outcome is Outcome.WRITTEN
+        note = writer._note
+
+        def swap(page_name: str, digest: str) -> None:
+            if page_name == "pkg/b.md" and not (out / "pkg").is_symlink():
+                if away == "deleted":
+                    shutil.rmtree(out / "pkg")
+                else:
+                    (out / "pkg").rename(out / "old")
+                (out / "pkg").symlink_to(elsewhere, target_is_directory=True)
+            note(page_name, digest)
+        monkeypatch.setattr(writer, "_note", swap)
+        result = writer.write("pkg/b.md", page("b"), "k")
+    assert list(elsewhere.iterdir()) == []
+    if away == "deleted":
+        assert (result.outcome, result.reason) == (Outcome.CONFLICT, "its folder links outside the output folder")
+    else:
+        assert result.outcome is Outcome.WRITTEN and (out / "old/b.md").read_text() == page("b")
