@@ -369,14 +369,14 @@ ws.scan(jobs=2)
 ballast = bytearray(300 << 20)
 for i in range(0, len(ballast), 4096):
     ballast[i] = 1  # resident
-seen = []
+samples = {}  # pid -> [(command line, rss)]
 done = threading.Event()
 def watch():
     me = psutil.Process()
     while not done.is_set():
         for child in me.children(recursive=True):
             try:
-                seen.append(child.memory_info().rss)
+                samples.setdefault(child.pid, []).append((child.cmdline(), child.memory_info().rss))
             except psutil.Error:
                 pass
         done.wait(0.02)
@@ -385,6 +385,12 @@ watcher.start()
 summary = generate(root, ws, jobs=2, rescan=False)
 done.set()
 watcher.join()
+# A child is measured as the last program it was seen running: one caught between its fork and its exec (the fork
+# server starting) is this process's copy for a moment, RSS included; a worker forked from this
+# process keeps this process's command line, so all of its samples count.
+# (A zombie's command line is empty.)
+last = {pid: [line for line, _ in got if line][-1:] for pid, got in samples.items()}
+seen = [rss for pid, got in samples.items() for line, rss in got if [line] == last[pid]]
 print(json.dumps({"written": len(summary.written), "errors": len(summary.errors), "samples": len(seen),
                   "largest": max(seen, default=0)}))
 """
