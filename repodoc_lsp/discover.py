@@ -75,14 +75,21 @@ def _compiles(line: str) -> bool:
 
 def gitignore_spec(lines: Iterable[str]) -> pathspec.PathSpec | None:
     """The gitignore-style patterns of `lines`, matched by RE2; a line that is no valid pattern
-    matches nothing (as git leaves it: `[z-a]`, a trailing `\\`), it does not stop the run."""
+    matches nothing (as git leaves it: `[z-a]`, a trailing `\\`), it does not stop the run.
+    ValueError when the patterns are more than RE2 compiles together (about 3,000 lines)."""
     kept = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     try:
         return _compiled(kept)
     except ImportError:
         raise
     except Exception:  # one line is no pattern: the others are kept
+        pass
+    try:
         return _compiled([ln for ln in kept if _compiles(ln)])
+    except ImportError:
+        raise
+    except Exception:  # every line is a pattern, yet together more than RE2 compiles (its memory bound)
+        raise ValueError(f"{len(kept):,} patterns: more than can be matched together") from None
 
 
 def _read_ignore(root: Path, path: Path, problems: dict[str, str]) -> pathspec.PathSpec | None:
@@ -97,7 +104,11 @@ def _read_ignore(root: Path, path: Path, problems: dict[str, str]) -> pathspec.P
         with contextlib.suppress(ValueError):
             problems[path.relative_to(root).as_posix()] = f"ignore file not read: {exc.strerror or exc}"
         return None
-    return gitignore_spec(data.decode("utf-8", errors="replace").splitlines())
+    try:
+        return gitignore_spec(data.decode("utf-8", errors="replace").splitlines())
+    except ValueError as exc:
+        problems[path.relative_to(root).as_posix()] = f"ignore file not used: {exc}"
+        return None
 
 
 class InputFilter:

@@ -120,3 +120,14 @@ async def test_the_server_keeps_answering_over_hostile_control_files(client: Lan
     assert (tmp_path / "elsewhere/.gitignore").read_text() == "pkg/\n"
     journal = ws / "docs" / JOURNAL  # the FIFO replaced, and gone with the manifest's save
     assert not os.path.lexists(journal) or stat.S_ISREG(journal.lstat().st_mode)
+
+
+def test_an_ignore_file_of_too_many_patterns_is_not_used_and_the_run_goes_on(tmp_path: Path) -> None:
+    """5,000 lines (each a pattern) are more than RE2 compiles into one matcher: that was a traceback."""
+    ws = make_workspace(tmp_path / "ws", {"pkg/a.py": "def f():\n    '''Doc.'''\n",
+                                          ".gitignore": "".join(f"generated_{i}.py\n" for i in range(5000))})
+    proc = run_cli("generate", str(ws), "--json", env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    assert {"path": ".gitignore", "reason": "ignore file not used: 5,000 patterns: more than can be matched "
+            "together"} in json.loads(proc.stdout)["skipped"]
+    assert (ws / "docs/pkg/a.py_docs.md").is_file()
