@@ -137,10 +137,13 @@ def _convert(field: Field, value: Any) -> Any:
             raise ValueError(f"expected one of {', '.join(field.choices)}, got {value!r}")
         return value
     if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise ValueError(f"expected a list of strings, got {value!r}")
+        value = [value]
+    if not (isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)):
+        raise ValueError(f"expected a list of strings, got {value!r}")
+    from repodoc_lsp.discover import gitignore_spec  # (discover imports this module)
+
+    gitignore_spec(value)  # every list is of patterns: ValueError when they are too many to match together
+    return tuple(value)
 
 
 def apply(

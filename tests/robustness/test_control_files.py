@@ -131,3 +131,14 @@ def test_an_ignore_file_of_too_many_patterns_is_not_used_and_the_run_goes_on(tmp
     assert {"path": ".gitignore", "reason": "ignore file not used: 5,000 patterns: more than can be matched "
             "together"} in json.loads(proc.stdout)["skipped"]
     assert (ws / "docs/pkg/a.py_docs.md").is_file()
+
+
+def test_settings_of_too_many_patterns_are_a_bad_setting(tmp_path: Path) -> None:
+    """[tool.repodoc] exclude of 5,000 patterns: exit 2 naming the key (a bad setting), no traceback."""
+    patterns = ", ".join(f'"generated_{i}.py"' for i in range(5000))
+    ws = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n",
+                                          "pyproject.toml": f"[tool.repodoc]\nexclude = [{patterns}]\n"})
+    proc = run_cli("generate", str(ws), "-q", env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == [f"repodoc: error: {ws / 'pyproject.toml'} [tool.repodoc]: exclude: "
+                                        "5,000 patterns: more than can be matched together"], proc.stderr
