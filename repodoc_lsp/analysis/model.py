@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
@@ -31,6 +31,8 @@ def pickled_by_fields(cls: type[_T]) -> type[_T]:
         return made, values(self)
 
     cls.__reduce__ = __reduce__  # type: ignore[method-assign]
+    if cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+        cls.__init__ = _slot_init(cls)  # type: ignore[method-assign]
     return cls
 
 
@@ -46,6 +48,26 @@ def _maker(cls: type[_T], names: list[str]) -> Callable[..., _T]:
     made.__module__, made.__qualname__ = __name__, name  # pickled by reference, as this module's
     globals()[name] = made
     return made
+
+
+def _slot_init(cls: type) -> Any:
+    """An `__init__` for the frozen slots dataclass `cls` that sets each field through its slot's
+    descriptor: the one `dataclass` writes calls `object.__setattr__` per field, which looks the
+    field up on the class each time (half the cost of making a `Symbol`, made for every definition
+    by the analysis; unpickling goes through `_maker`'s function). Same parameters and defaults; no
+    field of these classes has a default factory or skips `__init__`."""
+    spec = fields(cls)
+    assert all(f.init and f.default_factory is MISSING for f in spec) and not hasattr(cls, "__post_init__")
+    scope: dict[str, Any] = {f"_set_{f.name}": getattr(cls, f.name).__set__ for f in spec}
+    scope.update({f"_default_{f.name}": f.default for f in spec if f.default is not MISSING})
+    params = ", ".join(f.name if f.default is MISSING else f"{f.name}=_default_{f.name}" for f in spec)
+    body = "".join(f"    _set_{f.name}(self, {f.name})\n" for f in spec)
+    exec(f"def __init__(self, {params}):\n{body}", scope)  # our own field names only
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    made = vars(cls)["__init__"]  # the one `dataclass` wrote
+    init.__doc__, init.__annotations__ = made.__doc__, made.__annotations__
+    return init
 
 
 class KeywordKind(enum.Enum):

@@ -66,30 +66,47 @@ class _Anchors:
 _DEF_NAME = re.compile(r"\b(?:def|class)\s+(\w+)")
 
 
-def line_starts(lines: list[str]) -> list[int]:
-    """The offset of each line of `"\\n".join(lines)`, and one past the end."""
-    return [0, *itertools.accumulate(len(line) + 1 for line in lines)]
-
-
-def body_digest(text: str, starts: list[int], first: int, last: int, name: str) -> str:
-    """A digest of the definition on lines `first`..`last` (1-based) with its name blanked on its
-    `def`/`class` line: a renamed definition whose source is otherwise the same has the same one.
-    32 bits: it is compared only with the other definitions of one file, and it is kept for each
-    of them in the manifest."""
-    if not 0 < first <= last < len(starts):
+def body_digest(lines: list[str], first: int, last: int, name: str) -> str:
+    """A digest of the definition on lines `first`..`last` (1-based) of `lines` (the text split at
+    its newlines) with its name blanked on its `def`/`class` line: a renamed definition whose source
+    is otherwise the same has the same one. 32 bits: it is compared only with the other definitions
+    of one file, and it is kept for each of them in the manifest."""
+    if not 0 < first <= last <= len(lines):
         return ""
-    begin, head_end, end = starts[first - 1], starts[first] - 1, starts[last] - 1
-    m = _DEF_NAME.search(text, begin, head_end)
+    head = lines[first - 1]
+    body = "\n".join(lines[first - 1 : last]) if last > first else head
+    m = _DEF_NAME.search(head)
     if m is not None and m.group(1) == name:
-        body = f"{text[begin:m.start(1)]}\0{text[m.end(1):end]}"
-    else:
-        body = text[begin:end]
+        body = f"{body[:m.start(1)]}\0{body[m.end(1):]}"
     return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+
+
+def _dotted_text(node: ast.AST) -> str | None:
+    """`ast.unparse` of a name or a dotted name (`a.b.c`), else None."""
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _unparse(node: ast.AST | None) -> str:
     if node is None:
         return ""
+    # most decorators and bases are a dotted name or a call of one without arguments (`@torch.no_grad()`):
+    # written here as `ast.unparse` writes them, which takes 20 times as long
+    if type(node) is ast.Call:
+        if not node.args and not node.keywords:
+            name = _dotted_text(node.func)
+            if name is not None:
+                return name + "()"
+    else:
+        name = _dotted_text(node)
+        if name is not None:
+            return name
     try:
         return ast.unparse(node)
     except (RecursionError, ValueError, AttributeError):
@@ -172,7 +189,6 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     attributes: list[Attribute] = []
     import_anchor: dict[str, str] = {}
     lines = text.split("\n")
-    starts = line_starts(lines)
     facts.module_doc = _docstring(tree)
 
     # (statements, qualname prefix, enclosing class qualname or "" , is module level)
@@ -199,7 +215,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                         decorators=decorators,
                         bases=bases,
                         docstring=_docstring(node),
-                        body=body_digest(text, starts, node.lineno, node.end_lineno or node.lineno, node.name),
+                        body=body_digest(lines, node.lineno, node.end_lineno or node.lineno, node.name),
                     )
                 )
                 findings.extend(class_findings(node, qual, decorators, bases))
@@ -224,7 +240,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                         is_async=is_async,
                         decorators=decorators,
                         docstring=_docstring(node),
-                        body=body_digest(text, starts, node.lineno, node.end_lineno or node.lineno, node.name),
+                        body=body_digest(lines, node.lineno, node.end_lineno or node.lineno, node.name),
                     )
                 )
                 findings.extend(def_findings(node, qual, decorators, is_async))

@@ -26,6 +26,16 @@ def _tidy(text: str) -> str:
 
 def signature_text(header: str) -> str | None:
     """`header` starts at the `(` after a def's name; returns `(args) -> ret`, or None if unsure."""
+    if header[:1] == "(":
+        at = _closing_colon(header)
+        # no string or comment before it (most headers; a docstring may follow): the token scan stops there too
+        if at >= 0 and header.find("'", 0, at) < 0 and header.find('"', 0, at) < 0 and header.find("#", 0, at) < 0:
+            return _tidy(header[:at])
+    return _scanned_signature_text(header)
+
+
+def _scanned_signature_text(header: str) -> str | None:
+    """`signature_text` a token at a time (strings and comments skipped)."""
     depth = 0
     pos = 0
     parts: list[str] = []
@@ -59,6 +69,29 @@ def signature_text(header: str) -> str | None:
         elif tok == ":" and depth == 0 and closed:
             return _tidy("".join(parts)[:-1])
     return None
+
+
+_OPENING = "([{"
+_CLOSING = ")]}"
+
+
+def _closing_colon(header: str) -> int:
+    """Where the first `:` outside brackets is (-1: none), by counting brackets between colons instead
+    of reading a token at a time: after the opening `(`, a depth of 0 means the parameters have closed.
+    Strings and comments are not skipped: `signature_text` takes it only when none comes before it."""
+    depth = 0
+    done = 0
+    at = header.find(":")
+    while at >= 0:
+        for bracket in _OPENING:
+            depth += header.count(bracket, done, at)
+        for bracket in _CLOSING:
+            depth -= header.count(bracket, done, at)
+        if depth == 0:
+            return at
+        done = at
+        at = header.find(":", at + 1)
+    return -1
 
 
 # A signature's tokens: a string, a dotted name, or punctuation that changes what follows.

@@ -90,6 +90,7 @@ def references(tree: ast.AST, heads: set[str] | None) -> str:
     lists pushed whole (a `str` pushed from `Import.names` and the like has no fields)."""
     found: dict[str, set[int]] = {}
     name_t, attr_t, store_t, list_t = ast.Name, ast.Attribute, ast.Store, list
+    call_t, keyword_t, constant_t = ast.Call, ast.keyword, ast.Constant
     fields_of = _FIELDS
     stack: list = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
@@ -117,6 +118,17 @@ def references(tree: ast.AST, heads: set[str] | None) -> str:
                     found.setdefault(".".join(parts[:MAX_CHAIN]), set()).add(node.lineno)
             else:
                 push(inner)
+            continue
+        # the commonest nodes after names and attributes, their fields read directly (7% of the loop)
+        if kind is constant_t:
+            continue
+        if kind is call_t:
+            push(node.func)
+            extend(node.args)
+            extend(node.keywords)
+            continue
+        if kind is keyword_t:
+            push(node.value)
             continue
         fields = fields_of.get(kind)
         if fields is None:

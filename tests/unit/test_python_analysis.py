@@ -1,9 +1,18 @@
 from __future__ import annotations
 
+import ast
+import pickle
+
 import pytest
 
 from repodoc_lsp.analysis import FindingCategory, KeywordKind, analyse_source
-from repodoc_lsp.analysis.signature import annotation_spans, signature_text
+from repodoc_lsp.analysis.model import Import, Symbol, SymbolKind
+from repodoc_lsp.analysis.python import _unparse, body_digest
+from repodoc_lsp.analysis.signature import (
+    _scanned_signature_text,
+    annotation_spans,
+    signature_text,
+)
 
 
 def test_signatures_as_written() -> None:
@@ -14,6 +23,44 @@ def test_signatures_as_written() -> None:
     assert sigs == {"a": '(x, y=")", *args, z: "s:x" = \'a#b\', **kw) -> dict[str, int]',
                     "b": "(self, x: int = 1) -> None", "c": '(s=""":""")'}
     assert signature_text("(x") is None
+
+
+@pytest.mark.parametrize("header", [
+    "(x, y=1):\n", "(self, x: int, *, f: Callable[[int], T] = lambda y: y) -> dict[str, int]:  ...",
+    "(\n    self,\n    x: Tensor,\n    dim: int = 0,\n) -> Tensor:\n", "(a=b[1:2], c={1: 2}, d=(e := 3)):",
+    "(x", "(x)) -> y:", "(x) -> y", "() :", "(x: int)\n:", "(a)[b](c):", "(a: {k: v}) -> {1: 2}[1]: pass",
+    '(x: int):\n    """Doc: (a."""', "(x):  # y:\n", '(a=")", b):', "(a=':'):", '(a, b="]"): ...', "(a=')' # ):\n):",
+    '(a: "x:y", b) -> "z":\n', "(a) -> 'q' :",
+])
+def test_signatures_read_by_counting_brackets_as_the_token_scan_reads_them(header: str) -> None:
+    """Counting brackets up to the first `:` outside them gives what the token scan gives, strings
+    and comments before it or not."""
+    assert signature_text(header) == _scanned_signature_text(header)
+
+
+@pytest.mark.parametrize("source", ["a", "a.b.c", "f()", "a.b()", "a.b(1)", "a.b(k=1)", "(a).b", "a[1].b",
+                                    "a.b().c", "x.y .z", "torch . jit . script ( )", "1 .real", "f()()"])
+def test_names_and_calls_unparsed_as_ast_does(source: str) -> None:
+    node = ast.parse(source, mode="eval").body
+    assert _unparse(node) == ast.unparse(node)
+
+
+def test_body_digest_blanks_the_name_on_the_first_line_only() -> None:
+    lines = ["x = 1", "def f(a):", "    return f(a)", "def g(a):", "    return f(a)", "class f: pass"]
+    assert body_digest(lines, 2, 3, "f") == body_digest(lines, 4, 5, "g")
+    assert body_digest(lines, 2, 3, "f") != body_digest(lines, 2, 3, "g")  # the name kept: another digest
+    assert body_digest(lines, 6, 6, "f") == body_digest(["class renamed: pass"], 1, 1, "renamed")
+    assert body_digest(lines, 0, 1, "x") == body_digest(lines, 6, 7, "f") == ""
+
+
+def test_facts_records_made_and_pickled_by_their_fields() -> None:
+    s = Symbol("f", "A.f", SymbolKind.METHOD, 3, 4, 5, "method-A.f", container="A", decorators=("property",))
+    assert (s.name, s.level, s.bases, s.docstring, s.decorators) == ("f", 0, (), None, ("property",))
+    assert pickle.loads(pickle.dumps(s)) == s and Import("m", (), 1) == Import("m", (), 1, 0, "", (), False)
+    with pytest.raises(AttributeError):  # still frozen
+        s.name = "g"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Symbol("f")  # type: ignore[call-arg]
 
 
 def test_annotation_names_of_a_signature() -> None:
