@@ -207,6 +207,11 @@ class SyntaxProblem:
     message: str
 
 
+# The keyword index's kind of each kind of symbol (`FileFacts.keywords`).
+_KEYWORD_KIND = {SymbolKind.CLASS: KeywordKind.CLASS, SymbolKind.FUNCTION: KeywordKind.FUNCTION,
+                 SymbolKind.METHOD: KeywordKind.FUNCTION, SymbolKind.HEADING: KeywordKind.HEADING}
+
+
 @pickled_by_fields
 @dataclass(slots=True)
 class FileFacts:
@@ -243,13 +248,7 @@ class FileFacts:
         """
         found: dict[KeywordKind, dict[str, str]] = {k: {} for k in KeywordKind}
         for sym in self.symbols:
-            kind = {
-                SymbolKind.CLASS: KeywordKind.CLASS,
-                SymbolKind.FUNCTION: KeywordKind.FUNCTION,
-                SymbolKind.METHOD: KeywordKind.FUNCTION,
-                SymbolKind.HEADING: KeywordKind.HEADING,
-            }[sym.kind]
-            found[kind].setdefault(sym.name, sym.anchor)
+            found[_KEYWORD_KIND[sym.kind]].setdefault(sym.name, sym.anchor)
         for imp in self.imports:
             found[KeywordKind.IMPORT].setdefault(imp.module, imp.anchor)
             for name in imp.names:

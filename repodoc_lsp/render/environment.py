@@ -104,6 +104,14 @@ def _call_plain(environment: jinja2.Environment, obj: Any, args: tuple, kwargs: 
         return environment.undefined("value was undefined because a callable raised a StopIteration exception")
 
 
+class _Names(frozenset):
+    """A template's globals' names: `names - template.globals.keys()` (a `from ... import` of a
+    macro module, once per page) without the `KeysView`'s slow reflected `-` of Python's own."""
+
+    def __sub__(self, other: Any) -> frozenset:
+        return frozenset.difference(self, other)
+
+
 # id(a template's globals) -> (those globals, their names): `OwnContext`
 _GLOBALS_KEYS: dict[int, tuple[Any, frozenset[str]]] = {}
 
@@ -135,7 +143,7 @@ class OwnContext(Context):
         else:
             kept = _GLOBALS_KEYS.get(id(globals))
             if kept is None or kept[0] is not globals:
-                kept = _GLOBALS_KEYS[id(globals)] = (globals, frozenset(globals))
+                kept = _GLOBALS_KEYS[id(globals)] = (globals, _Names(globals))
             self.globals_keys = kept[1]  # type: ignore[assignment]  # read only
         self.blocks = {k: [v] for k, v in blocks.items()} if blocks else {}
 

@@ -14,7 +14,6 @@ from urllib.parse import quote
 
 _BACKTICKS = re.compile(r"`+")
 _HTML = str.maketrans({"<": "&lt;", ">": "&gt;", "&": "&amp;"})
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
 
 
 def code(text: str) -> str:
@@ -34,9 +33,14 @@ def escape_html(text: str) -> str:
     return text.translate(_HTML)
 
 
+# `esc`'s escapes in one pass: HTML's characters as entities, Markdown's with a backslash (an
+# entity holds none of Markdown's characters, so the order of the two made no difference).
+_ESC = str.maketrans({"<": "&lt;", ">": "&gt;", "&": "&amp;", **{c: "\\" + c for c in "\\`*_[]|"}})
+
+
 def esc(text: str) -> str:
     """Plain text for a Markdown line: no HTML, no accidental emphasis or links, no line break."""
-    return _inert_start(_MD_SPECIAL.sub(r"\\\1", one_line(text).translate(_HTML)))
+    return _inert_start(one_line(text).translate(_ESC))
 
 
 # A backtick or tilde run at the start of a line; `\r` ends a line for CommonMark too.
@@ -113,6 +117,8 @@ def one_line(text: str) -> str:
 def _inert_start(line: str) -> str:
     """`line` with a backslash before anything that would open a block; `- ` and `* ` list items
     are kept, with their content made inert the same way."""
+    if line[:1].isalpha():  # most lines: nothing that opens a block starts with a letter
+        return line
     prefix = ""
     while True:
         stripped = line.lstrip(" \t")

@@ -135,6 +135,9 @@ def _inherited_once(page: str, classes: list[Symbol], xref: dict[str, dict]) -> 
     return xref
 
 
+_DOTTED_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")  # a dotted name, as `annotation_spans` reads one
+
+
 def _signature_links(classes: list[Symbol], methods_of: Mapping[str, list[Symbol]], functions: list[Symbol],
                      links: Mapping[str, str],
                      targets: Mapping[str, tuple[str, str, int]]) -> dict[str, dict[str, str]]:
@@ -146,8 +149,14 @@ def _signature_links(classes: list[Symbol], methods_of: Mapping[str, list[Symbol
     found: dict[str, dict[str, str]] = {}
     if not links:
         return found
+    names = links.keys()
     for s in [*(m for c in classes for m in methods_of.get(c.anchor, ())), *functions]:
-        for a, b in annotation_spans(s.signature) if s.signature else ():
+        # An annotation's name is one of the signature's dotted names as `_DOTTED_NAME` finds them
+        # (a name starts where no name character is before it, and runs as far): a signature
+        # naming none of the links' names (most) is not parsed for its annotations.
+        if not s.signature or names.isdisjoint(_DOTTED_NAME.findall(s.signature)):
+            continue
+        for a, b in annotation_spans(s.signature):
             name = s.signature[a:b]
             href = links.get(name)
             if href is None or href in seen or targets[name][1].startswith("attr-"):
@@ -946,7 +955,7 @@ class Renderer:
         shown = 0
         counts: dict[str, int] = {}
         tests = set(inputs["tests"])
-        importers = nearest(rel, (r for r in inputs["importers"] if r not in tests))
+        importers = [r for r in inputs["importers"] if r not in tests]  # counted only: in any order
         imported = [t for cat, targets, _absolute in inputs["links"] if cat == "workspace" for t in targets]
         for relation, rels in (("it imports", imported), ("test", inputs["tests"]), ("imports it", importers),
                                ("same folder", inputs["siblings"])):
