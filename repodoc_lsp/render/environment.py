@@ -14,7 +14,6 @@ from types import BuiltinMethodType, FunctionType
 from typing import Any
 
 import jinja2
-from jinja2.nodes import EvalContext
 from jinja2.runtime import Context, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import missing
@@ -131,21 +130,13 @@ class OwnContext(Context):
         # per context: an `include` makes a context (43,000 for PyTorch's pages), and listing the
         # globals (a ChainMap of the template's and the environment's) took a third of it. Jinja
         # only reads them (`TemplateModule`: `ctx.globals_keys - ...`), and repodoc's own
-        # templates' globals are set before they compile (`Renderer`).
-        self.parent = parent
-        self.vars = {}
-        self.environment = environment
-        self.eval_ctx = EvalContext(environment, name)
-        self.exported_vars = set()
-        self.name = name
-        if globals is None:
-            self.globals_keys = set()
-        else:
+        # templates' globals are set before they compile (`Renderer`). The rest is Jinja's own.
+        super().__init__(environment, parent, name, blocks)
+        if globals is not None:
             kept = _GLOBALS_KEYS.get(id(globals))
             if kept is None or kept[0] is not globals:
                 kept = _GLOBALS_KEYS[id(globals)] = (globals, _Names(globals))
             self.globals_keys = kept[1]  # type: ignore[assignment]  # read only
-        self.blocks = {k: [v] for k, v in blocks.items()} if blocks else {}
 
     def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         kind = type(__obj)
