@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from repodoc_lsp.ignore import gitignore_spec
 from repodoc_lsp.regular import read_inside
 
 if sys.version_info >= (3, 11):
@@ -140,8 +141,6 @@ def _convert(field: Field, value: Any) -> Any:
         value = [value]
     if not (isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)):
         raise ValueError(f"expected a list of strings, got {value!r}")
-    from repodoc_lsp.discover import gitignore_spec  # (discover imports this module)
-
     gitignore_spec(value)  # every list is of patterns: ValueError when they are too many to match together
     return tuple(value)
 

@@ -11,7 +11,7 @@ from repodoc_lsp import MARKER
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.config import Settings
-from repodoc_lsp.discover import gitignore_spec
+from repodoc_lsp.ignore import gitignore_spec
 from repodoc_lsp.index import KeywordIndex, entries_of
 from repodoc_lsp.refs.extract import HISTORY, Ref, markdown_refs, rest_refs
 from repodoc_lsp.refs.resolve import Resolver, Verdict

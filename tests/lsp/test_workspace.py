@@ -62,8 +62,10 @@ async def test_two_workspace_folders(client: LanguageClient, tmp_path: Path) -> 
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
     assert len(result["roots"]) == 2
     assert (one / "docs/index.md").exists() and (two / "docs/lib.py_docs.md").exists()
-    # pages that cannot be written in one root are errors of the merged answer too
-    assert {e["path"] for e in result["errors"]} >= {"sub/m.py_docs.md", "sub/m.py_kw.md"}
+    # what one root could not write is in the merged answer too: a person's file where a folder of
+    # pages goes is theirs, left alone (a conflict, not an error)
+    assert {c["path"] for c in result["conflicts"]} >= {"sub/m.py_docs.md", "sub/m.py_kw.md"}
+    assert result["conflicts"] == [c for r in result["roots"] for c in r["conflicts"]]
     assert result["errors"] == [e for r in result["roots"] for e in r["errors"]]
     assert (two / "docs/sub").read_text() == "a file where the folder of sub/'s pages goes\n"
 

@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from repodoc_lsp.config import Settings, load_settings
-from repodoc_lsp.discover import CAPPED, capped, discover, gitignore_spec
+from repodoc_lsp.discover import CAPPED, capped, discover
+from repodoc_lsp.ignore import gitignore_spec
 
 
 def test_gitignore_and_never_inputs(tmp_path: Path) -> None:
