@@ -52,9 +52,9 @@ _MAX_RATIO = 64
 # Larger manifests and journals are damaged (or put there), not read: the scale corpus's 17,150 files
 # have a manifest of about 2 MB.
 _MAX_MANIFEST_BYTES = 64 << 20
-_E = TypeVar("_E")
+_E = TypeVar("_E")  # a parsed manifest entry
 # Folders of the output a process keeps open (`Writer._dir`): pages are written folder by folder.
-_OPEN_DIRS = 32  # a parsed manifest entry
+_OPEN_DIRS = 32
 
 
 def has_manifest(folder: Path) -> bool:

@@ -201,9 +201,8 @@ def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: Posi
     return found
 
 
-def _wanted(key: Key, state: tuple) -> dict[str, list[int]]:
-    """The lines of each file an answer built from `state` gives (its definition's too when asked)."""
-    users, d = state[0], state[1]
+def _wanted(key: Key, users: dict[str, tuple[int, ...]], d: Def | None) -> dict[str, list[int]]:
+    """The lines of each file the answer gives: its users' lines, and its definition's when asked (`d`)."""
     wanted: dict[str, list[int]] = {rel: list(lines) for rel, lines in users.items()}
     if d is not None:
         wanted.setdefault(key[0], []).append(d.line)
@@ -211,14 +210,12 @@ def _wanted(key: Key, state: tuple) -> dict[str, list[int]]:
 
 
 def _files(key: Key, state: tuple) -> dict[str, tuple[str | None, tuple[int, ...]]]:
-    """Each file of an answer built from `state`: its digest and its lines (sorted, once)."""
+    """Each file of an answer built from `state`: its digest and its lines (`_wanted`, sorted, once)."""
     users, d, digests, own = state
-    found = {rel: (digest, tuple(sorted(set(lines))))
-             for (rel, lines), digest in zip(users.items(), digests, strict=True)}
-    if d is not None:
-        lines = set(found.get(key[0], (own, ()))[1])
-        found[key[0]] = (own, tuple(sorted(lines | {d.line})))
-    return found
+    digest_of = dict(zip(users, digests, strict=True))
+    if d is not None:  # the definition's file: its own digest
+        digest_of[key[0]] = own
+    return {rel: (digest_of[rel], tuple(sorted(set(lines)))) for rel, lines in _wanted(key, users, d).items()}
 
 
 def _unchanged(root: Root, key: Key, before: tuple[object, Answer] | None,
@@ -246,7 +243,7 @@ def _build(root: Root, key: Key, users: dict[str, tuple[int, ...]], d: Def | Non
     """The locations, file by file in path order; a file in `unchanged` gives its locations
     from there (the last answer's, its bytes and lines the same) and is not read."""
     name = key[1].rpartition(".")[2] or root.ws.relations.module_of.get(key[0], "").rpartition(".")[2]
-    wanted = _wanted(key, (users, d))
+    wanted = _wanted(key, users, d)
     found = []
     word = _pattern(name) if name.isidentifier() and name.isascii() else None
     base = os.path.join(root.path, "")  # joined as strings: no `Path` made per file read
