@@ -2,8 +2,9 @@
 
 `multiprocessing.Pool` waits forever for the work of a worker that was killed (what the
 out-of-memory killer does); `concurrent.futures.ProcessPoolExecutor` notices (its pool
-breaks). The work a dead worker held is given once more to a new pool; a second loss is
-`WorkersLost`, a clear error. Each worker asks the kernel to kill it when its parent dies.
+breaks). The work a dead worker held is given to a new pool, up to POOLS pools in all; losing
+the last is `WorkersLost`, a clear error. Each worker asks the kernel to kill it when its
+parent dies.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ STALL_SECONDS = 600.0
 _PR_SET_PDEATHSIG = 1
 # Set by a process before it starts a fork server: its id, which the fork server watches.
 PARENT_VARIABLE = "REPODOC_FORK_SERVER_PARENT"
+# Pools a run's work may need: a broken pool's lost work goes to the next. Three, not two: a
+# second pool started under the fork server right after the first lost a worker broke too, once
+# in CI (`test_a_render_worker_killed_during_generate`: "21 of 21 parts were not done"), and a
+# third costs nothing until needed; an out-of-memory killer that goes on killing still ends the run.
+POOLS = 3
 
 
 class Cancel(Protocol):
@@ -149,11 +155,11 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
     """`fn(chunk)` of each chunk on worker processes, results in the chunks' order (after a
     lost worker, the redone ones last). A chunk is taken from `chunks` when it is sent, a few
     ahead of the results (a sequence may make its chunks then). Stops when `cancel` is set (the
-    workers are killed). Raises WorkersLost when workers die twice or none finishes a chunk for
-    STALL_SECONDS."""
+    workers are killed). Raises WorkersLost when the workers of POOLS pools died or none finishes
+    a chunk for STALL_SECONDS."""
     todo = list(range(len(chunks)))
     ahead = 2 * max(1, workers)  # chunks sent and not yet taken back
-    for attempt in (1, 2):
+    for attempt in range(1, POOLS + 1):
         pool = ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=context,
                                    initializer=watch_parent, initargs=(initializer,))
         lost: list[int] = []
@@ -199,8 +205,8 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
             _close(pool)
         if not lost:
             return
-        if attempt == 2:
-            raise WorkersLost(f"{what}: worker processes died twice (killed, perhaps out of memory); "
+        if attempt == POOLS:
+            raise WorkersLost(f"{what}: worker processes died {POOLS} times (killed, perhaps out of memory); "
                               f"{len(lost)} of {len(chunks)} parts were not done")
         todo = lost
 
@@ -217,22 +223,29 @@ def _finished(fut: Future, cancel: Cancel | None, what: str) -> bool:
     return True
 
 
-def _close(pool: ProcessPoolExecutor) -> None:
-    """Shut the pool down without waiting for work under way: its workers are killed.
+def _close(pool: ProcessPoolExecutor, seconds: float = 5.0) -> None:
+    """Shut the pool down without waiting for work under way: its workers are killed, and the
+    pool's manager thread has ended (or `seconds` passed) when this returns, so that a next pool
+    does not start while this one is still being wound down.
 
-    Then the result pipe's write end is closed in this process: a worker killed halfway through
+    The result pipe's write end is closed in this process: a worker killed halfway through
     sending a result left the pool's manager thread reading the rest for ever (this process
-    held the only other write end), and `shutdown` waits for that thread. With no writer left
-    its read ends (EOF) and the pool counts as broken."""
-    processes = dict(getattr(pool, "_processes", None) or {})  # not public: best effort
-    results = getattr(pool, "_result_queue", None)  # shutdown(wait=False) forgets it
+    held the only other write end). With no writer left its read ends (EOF) and the pool counts
+    as broken."""
+    # Not public: best effort. shutdown(wait=False) forgets all three, the manager thread too
+    # (a later shutdown(wait=True) then waits for nothing).
+    processes = dict(getattr(pool, "_processes", None) or {})
+    results = getattr(pool, "_result_queue", None)
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in processes.values():
         with contextlib.suppress(OSError, ValueError, AttributeError):
             proc.kill()
     for proc in processes.values():
         with contextlib.suppress(OSError, ValueError, AttributeError, AssertionError):
-            proc.join(5.0)
+            proc.join(seconds)
     with contextlib.suppress(OSError, AttributeError):
         results._writer.close()  # type: ignore[union-attr]
     pool.shutdown(wait=True)
+    if isinstance(manager, threading.Thread):
+        manager.join(seconds)

@@ -1,4 +1,4 @@
-"""pool: worker processes whose death is noticed (the work is redone once, then `WorkersLost`),
+"""pool: worker processes whose death is noticed (the work is redone by new pools, then `WorkersLost`),
 that stop when cancelled, and that never outlive the process that started them."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,31 @@ def test_the_work_of_a_killed_worker_is_redone_once(tmp_path: Path) -> None:
     assert sorted(got) == list(range(8))  # every chunk once: what others finished is kept
 
 
+def _kill_self(n: int) -> int:
+    os.kill(os.getpid(), 9)
+    return n
+
+
+@pytest.mark.parametrize("broken", [True, False])
+def test_a_closed_pool_is_wound_down_before_the_next_starts(broken: bool) -> None:
+    """`_close` returns once the pool's manager thread has ended: its `shutdown(wait=False)`
+    forgot the thread, and the next pool of `run_chunks` started while the broken one was still
+    joining its workers and closing its queues (before: alive after `_close`, broken or not)."""
+    for _ in range(5):
+        executor = ProcessPoolExecutor(max_workers=2, mp_context=FORK)
+        future = executor.submit(_kill_self if broken else _slow, 1)
+        if broken:
+            with pytest.raises(BrokenProcessPool):
+                future.result(timeout=30)
+        else:
+            while not executor._processes:  # a worker started
+                time.sleep(0.01)
+        manager = executor._executor_manager_thread
+        assert manager is not None
+        pool._close(executor)
+        assert not manager.is_alive()
+
+
 class _BreaksInSubmit(ProcessPoolExecutor):
     """A pool whose third `submit` fails as CPython's does when the pool breaks while `submit`
     starts a worker in a dead one's place (the manager thread closes the pipe the new worker is
@@ -82,9 +108,9 @@ def test_a_pool_that_breaks_inside_submit_is_a_lost_worker(monkeypatch: pytest.M
     assert sorted(got) == [n * n for n in range(8)]  # every chunk once
 
 
-def test_workers_dying_twice_is_a_clear_error() -> None:
+def test_workers_dying_in_every_pool_is_a_clear_error() -> None:
     before = set(pool.children())
-    with pytest.raises(pool.WorkersLost, match=r"^analysis: worker processes died twice .* of 4 parts were not done"):
+    with pytest.raises(pool.WorkersLost, match=r"^analysis: worker processes died 3 times .* of 4 parts were not done"):
         list(pool.run_chunks(_die, list(range(4)), workers=2, context=FORK, what="analysis"))
     assert set(pool.children()) <= before  # the broken pools' workers are gone
 
@@ -129,6 +155,7 @@ def test_end_children_kills_and_reaps_what_is_left() -> None:
 HALF_SENT = """
 import os, sys
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from repodoc_lsp import pool
 marker = sys.argv[1]
