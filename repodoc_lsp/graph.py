@@ -673,13 +673,14 @@ class Graph:
         """The module of that dotted name, if a workspace file is it; the name is a dependency
         either way (a file that appears or vanishes changes the answer), or, when no workspace
         module starts as it does, its top level (a tenth of the names on PyTorch)."""
-        top = module.partition(".")[0]
-        if top not in self.relations.top_level:  # `os.path`, `typing.Any`: its top level stands for it
-            module = top
-        name = self._names.get(module)
-        if name is None:  # one string per name, however many files depend on it
-            name = self._names[module] = _NAME + module
-        deps.add(name)
+        if self.incremental:  # a graph built once keeps no dependencies
+            top = module.partition(".")[0]
+            if top not in self.relations.top_level:  # `os.path`, `typing.Any`: its top level stands for it
+                module = top
+            name = self._names.get(module)
+            if name is None:  # one string per name, however many files depend on it
+                name = self._names[module] = _NAME + module
+            deps.add(name)
         rel = self.relations.file_of.get(module)
         return (rel, "") if rel is not None and rel in self._views else None
 
@@ -705,6 +706,10 @@ class Graph:
         if (rel, name) in seen:
             return None
         seen.add((rel, name))
+        if not self.incremental:  # no dependencies kept: none gathered
+            found = self._lookup_fresh(rel, name, deps, seen)
+            self._memo[(rel, name)] = (found, ())
+            return found
         mine: set[str] = {rel}
         found = self._lookup_fresh(rel, name, mine, seen)
         deps |= mine

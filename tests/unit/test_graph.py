@@ -220,7 +220,7 @@ def test_dependents_are_found_from_the_dependencies_and_surfaces_kept_as_digests
 def test_a_graph_built_once_keeps_no_dependencies_and_answers_the_same(tmp_path: Path, ws: Workspace) -> None:
     """`repodoc generate` builds the graph once and never updates it (Workspace(incremental=False)):
     what each resolution consulted is not kept (the CLI's graph on a 5,096-file slice of the scale
-    corpus: 416 -> 208 MB RSS), and every answer is the incremental graph's."""
+    corpus: 416 -> 208 MB RSS) nor gathered, and every answer is the incremental graph's."""
     once = Workspace(ws.root, Settings(), use_cache=False, incremental=False)
     once.scan(jobs=1)
     # its scan sketched each Python file's view as the facts arrived; the graph took the sketches
@@ -237,6 +237,7 @@ def test_a_graph_built_once_keeps_no_dependencies_and_answers_the_same(tmp_path:
                 fresh.bindings, fresh.imported, fresh.stars)
     assert full._deps
     assert not built._deps and all(not deps for _, deps in built._memo.values())
+    assert full._names and not built._names  # nor gathered while linking (a tenth of the CLI's build)
     keys = [d.key for rel in sorted(full._views) for d in full.definitions(rel)]
     assert len(keys) > 20
     for key in keys:
