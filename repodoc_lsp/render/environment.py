@@ -14,7 +14,7 @@ from types import BuiltinMethodType, FunctionType
 from typing import Any
 
 import jinja2
-from jinja2.runtime import Context, LoopContext, Macro
+from jinja2.runtime import Context, LoopContext, Macro, new_context
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import missing
 
@@ -105,14 +105,41 @@ def _call_plain(environment: jinja2.Environment, obj: Any, args: tuple, kwargs: 
 
 class _Names(frozenset):
     """A template's globals' names: `names - template.globals.keys()` (a `from ... import` of a
-    macro module, once per page) without the `KeysView`'s slow reflected `-` of Python's own."""
+    macro module, once per page) without the `KeysView`'s slow reflected `-` of Python's own, and
+    worked out once per pair of templates: `template.globals` is a `ChainMap` (the template's and
+    the environment's), whose keys Python lists by walking every map anew (2% of rendering)."""
 
     def __sub__(self, other: Any) -> frozenset:
-        return frozenset.difference(self, other)
+        mapping = getattr(other, "_mapping", None)  # a `KeysView`: the imported template's globals
+        if mapping is None:
+            return frozenset.difference(self, other)
+        kept = _DIFFERENCES.get((id(self), id(mapping)))
+        if kept is None or kept[0] is not self or kept[1] is not mapping:
+            kept = _DIFFERENCES[id(self), id(mapping)] = (self, mapping, frozenset.difference(self, other))
+        return kept[2]
 
 
 # id(a template's globals) -> (those globals, their names): `OwnContext`
 _GLOBALS_KEYS: dict[int, tuple[Any, frozenset[str]]] = {}
+# (id(names), id(globals)) -> (those names, those globals, names - globals' names): `_Names`
+_DIFFERENCES: dict[tuple[int, int], tuple[frozenset[str], Any, frozenset[str]]] = {}
+# id(a template's globals) -> (those globals, a plain dict of them): `OwnTemplate`
+_FLAT_GLOBALS: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+class OwnTemplate(jinja2.Template):
+    """A template of repodoc's own: a new context (each page, each macro module imported) starts
+    from a plain dict of the template's globals made once, not from their `ChainMap`, which
+    `dict()` copies key by key in Python. The same names and values: repodoc's own templates'
+    globals are set before they compile (`Renderer`), and Jinja only reads them."""
+
+    def new_context(self, vars: dict[str, Any] | None = None, shared: bool = False,
+                    locals: Any = None) -> Context:
+        globals = self.globals
+        kept = _FLAT_GLOBALS.get(id(globals))
+        if kept is None or kept[0] is not globals:
+            kept = _FLAT_GLOBALS[id(globals)] = (globals, dict(globals))
+        return new_context(self.environment, self.name, self.blocks, vars, shared, kept[1], locals)
 
 # What repodoc's own templates call most (`aka.get`, `line_href`, `"{:,}".format`, their macros):
 # none takes Jinja's context, environment or eval context (`pass_context` and the like).
@@ -173,6 +200,7 @@ class OwnEnvironment(jinja2.Environment):
     class's)."""
 
     context_class = OwnContext
+    template_class = OwnTemplate
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -193,3 +193,39 @@ def test_own_environment_gives_jinjas_answers(source: str) -> None:
     plain = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
     assert type(own.from_string("").new_context()) is OwnContext
     assert outcome(own) == outcome(plain)
+
+
+def test_pages_do_not_list_the_templates_globals_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A template's globals are a `ChainMap` (its own and the environment's), which Python lists by
+    walking every map anew: each page's context (`dict` of them) and each `from ... import` (their
+    names less the importer's) listed them, 2% of rendering PyTorch's pages. Repodoc's own templates
+    list them once (`OwnTemplate`, `_Names`): pages rendered after the first walk none; the pages
+    are the same as when they did."""
+    import collections
+
+    root = make_workspace(tmp_path / "ws", {"pkg/__init__.py": '"""P."""\n', "pkg/m.py": ENTRIES.decode(),
+                                            "pkg/n.py": SOURCE.decode()})
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    site = site_of(ws)
+    renderer = Renderer()
+
+    def pages() -> list[str]:
+        return [renderer.render(site, kind, subject, ws.read_text(subject) if kind == "docs" else None)
+                for kind, subject in (("docs", "pkg/m.py"), ("kw", "pkg/m.py"), ("docs", "pkg/n.py"),
+                                      ("kw", "pkg/n.py"), ("index", "pkg"), ("doc", "pkg"))]
+
+    first = pages()
+    walked: list[int] = []
+    plain = collections.ChainMap.__iter__
+
+    def counted(self: collections.ChainMap) -> object:
+        walked.append(1)
+        return plain(self)
+
+    monkeypatch.setattr(collections.ChainMap, "__iter__", counted)
+    again = pages()
+    assert again == first
+    assert not walked
+    sandboxed = Renderer(str(tmp_path)).render(site, "kw", "pkg/m.py")  # a person's templates: Jinja's own way
+    assert walked and sandboxed == first[1]
