@@ -267,7 +267,22 @@ def _one_text(text: str) -> bool:
     (`inspect.cleandoc` of it stripped on the right) leaves it as it is. Its rendering would then be
     `prose(text)`, and a text `_loses_text` rejects is shown as `prose(text)` too.
     `tests/unit/test_docstrings.py` checks the shortcut against the parse."""
-    return ":" not in text and "---" not in text and inspect.cleandoc(text.rstrip()) == text
+    return ":" not in text and "---" not in text and _settled(text)
+
+
+def _settled(text: str) -> bool:
+    """`inspect.cleandoc(text.rstrip()) == text` (griffe's cleaning leaves `text` as it is) without
+    cleaning it again (`docstring_markdown` cleaned it already): `cleandoc` only takes characters
+    away, and takes none exactly when `text` neither starts nor ends with whitespace and, if it has
+    more than one line, one of its other lines starts with a character that is not whitespace
+    (their common indentation is none). A text with a tab (which `cleandoc` expands) is cleaned."""
+    if "\t" in text:
+        return inspect.cleandoc(text.rstrip()) == text
+    if not text:
+        return True
+    if text[0].isspace() or text[-1].isspace():
+        return False
+    return "\n" not in text or any(line and not line[0].isspace() for line in text.split("\n")[1:])
 
 
 @functools.lru_cache(maxsize=2048)

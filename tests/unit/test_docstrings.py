@@ -7,7 +7,7 @@ from helpers import contained_errors
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repodoc_lsp.render.docstrings import _one_text, _parsed, clean, docstring_markdown, prose
+from repodoc_lsp.render.docstrings import _one_text, _parsed, _settled, clean, docstring_markdown, prose
 
 
 def test_google_sections_in_full() -> None:
@@ -129,3 +129,32 @@ def test_the_shortcut_is_not_taken_when_griffe_would_clean_the_text_again() -> N
     text = clean("\nFoo\n    bar\n    baz")
     assert text == "Foo\n    bar\n    baz" and not _one_text(text)
     assert _one_text(clean("Foo.\n\n    bar\n\nMore text, `code` and >>> f(1).")) and not _one_text("A: b")
+
+
+@given(st.lists(st.sampled_from(["a", ":", " ", "  ", "\n", "\n\n", "\t", "\r", "\x0c", "\xa0", "\u2028",
+                                  "\u3000", "\x1f", "-"]), max_size=24).map("".join),
+       st.sampled_from(["", "Sum.", " x", "x ", "\n y"]))
+@settings(max_examples=1500, deadline=None)
+def test_settled_is_cleandoc_leaving_the_text_as_it_is(body: str, edge: str) -> None:
+    """`_settled` (whether griffe's cleaning would change a text: no second `cleandoc` of each plain
+    docstring) answers what `inspect.cleandoc(text.rstrip()) == text` does, whatever the text's
+    whitespace, tabs and line ends, cleaned before or not."""
+    import inspect
+
+    for text in (edge + body, body + edge, clean(edge + body) if (edge + body).strip() else ""):
+        assert _settled(text) == (inspect.cleandoc(text.rstrip()) == text), repr(text)
+
+
+def test_a_plain_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import inspect
+
+    cleaned: list[str] = []
+    plain = inspect.cleandoc
+
+    def counted(doc: str) -> str:
+        cleaned.append(doc)
+        return plain(doc)
+
+    monkeypatch.setattr(inspect, "cleandoc", counted)
+    assert docstring_markdown("Sum the values.\n\n    More, once.\n    ") == "Sum the values.\n\nMore, once."
+    assert len(cleaned) == 1
