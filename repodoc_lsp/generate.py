@@ -203,7 +203,8 @@ RUN_ERRORS = (OutputError, WorkersLost, TemplateFailure)
 
 # Pages to render before worker processes pay off.
 PARALLEL_PAGES = 400
-_CHUNK = 40
+_CHUNK = 40  # pages of a part (but the last) at least: whole folders, each with its own pages (`_cuts`)
+_MOST = 4 * _CHUNK  # a folder of more pages is cut into parts of this many
 
 
 def _start_render_workers_early(ws: Workspace, writer: Writer, jobs: int) -> bool:
@@ -306,21 +307,24 @@ class _Parts(Sequence[Part]):
 
     def __init__(self, pages: list[Page], site: Site, writer: Writer, packed: PackedFn | None = None) -> None:
         self.pages, self.site, self.writer, self.packed = pages, site, writer, packed
+        self.cuts = _cuts(pages)
         # the last part whose views read each file (a folder's pages read its files' facts: `view_files`);
         # only what is held meanwhile depends on it (facts asked again are pickled here)
         self.last: dict[str, int] = {}
         if packed is not None:
-            for i, page in enumerate(pages):
-                files = [page.subject] if page.kind in ("docs", "kw") else site.child_files.get(page.subject, [])
-                for rel in files:
-                    self.last[rel] = i // _CHUNK
+            for i, (start, end) in enumerate(self.cuts):
+                for page in pages[start:end]:
+                    files = [page.subject] if page.kind in ("docs", "kw") else site.child_files.get(page.subject, [])
+                    for rel in files:
+                        self.last[rel] = i
 
     def __len__(self) -> int:
-        return -(-len(self.pages) // _CHUNK)
+        return len(self.cuts)
 
     def __getitem__(self, i: int) -> Part:  # type: ignore[override]
         items, facts = [], {}
-        for page in self.pages[i * _CHUNK : (i + 1) * _CHUNK]:
+        start, end = self.cuts[i]
+        for page in self.pages[start:end]:
             inputs = GATHER[page.kind](self.site, page.subject)
             for rel in view_files(page.kind, page.subject, inputs):
                 if rel not in facts:
@@ -333,6 +337,27 @@ class _Parts(Sequence[Part]):
     def _packed(self, rel: str, i: int) -> bytes:
         data = None if self.packed is None else self.packed(rel, last=self.last.get(rel, i) <= i)
         return pickle.dumps(self.site.facts[rel], pickle.HIGHEST_PROTOCOL) if data is None else data
+
+
+def _cuts(pages: list[Page]) -> list[tuple[int, int]]:
+    """`pages` (in `_by_folder`'s order) cut into parts: (start, end) of each. A part ends where a
+    folder's pages end (its files' and its own, which read its files' facts: each file's facts go
+    to one part, unpickled once) once it holds `_CHUNK` pages, or at `_MOST` pages (a large folder).
+    Parts of `_CHUNK` pages each sent the facts of a folder's files again with the folder's own
+    pages, a third of all facts for PyTorch's tree."""
+    cuts: list[tuple[int, int]] = []
+    start = 0
+    for i, page in enumerate(pages):
+        size = i + 1 - start
+        if i + 1 == len(pages) or size >= _MOST or (size >= _CHUNK and _group(pages[i + 1]) != _group(page)):
+            cuts.append((start, i + 1))
+            start = i + 1
+    return cuts
+
+
+def _group(page: Page) -> str:
+    """The folder whose pages `page` is among (`_by_folder` puts them side by side)."""
+    return page.subject if page.kind in ("index", "doc") else folder_of(page.subject)
 
 
 def _by_folder(page: Page) -> tuple[str, int, str, int]:

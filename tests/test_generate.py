@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import collections
 import json
 import os
 import re
@@ -577,3 +578,32 @@ def test_render_workers_key_the_pages_sent_without_keys_as_the_plan_keys_them(tm
     unkeyed = plan_pages(ws, site, recorded={})  # as a cold run plans them
     parts = _Parts(sorted(unkeyed, key=_by_folder), site, Writer(out, read_manifest=False))
     assert all(page.key == "" for i in range(len(parts)) for page, _inputs, _known in parts[i][0])
+
+
+def test_render_parts_send_each_files_facts_once(tmp_path: Path) -> None:
+    """The render workers' parts are whole folders (a folder's file pages with its own pages, which
+    read its files' facts) of at least `_CHUNK` pages, so each file's facts go to one part and are
+    unpickled once; parts of `_CHUNK` pages sent a folder's files' facts again with its own pages (a
+    third of PyTorch's). A folder of more than `_MOST` pages is cut; every page goes, in order."""
+    from repodoc_lsp.config import load_settings
+    from repodoc_lsp.generate import _CHUNK, _MOST, _by_folder, _Parts, plan_pages, site_of
+    from repodoc_lsp.runtime import CLI
+    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.writer import Writer
+
+    files = {f"pkg/sub{i % 5}/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5 * 23)}
+    files.update({f"big/b{i}.py": f"X = {i}\n" for i in range(_MOST)})  # 2 pages each: cut
+    root = make_workspace(tmp_path / "ws", files)
+    settings, _ = load_settings(root, {"output": str(tmp_path / "out")}, strict=True)
+    ws = Workspace(root, settings, use_cache=False, runtime=CLI, incremental=False)
+    ws.scan(jobs=1)
+    site = site_of(ws)
+    pages = sorted(plan_pages(ws, site, recorded={}), key=_by_folder)
+    parts = _Parts(pages, site, Writer(tmp_path / "out", read_manifest=False))
+    sent = [parts[i] for i in range(len(parts))]
+    assert [page for items, _facts in sent for page, _inputs, _known in items] == pages
+    assert all(len(items) >= _CHUNK for items, _facts in sent[:-1])
+    assert max(len(items) for items, _facts in sent) <= _MOST
+    times = collections.Counter(rel for _items, facts in sent for rel in facts)
+    assert set(times) == set(ws.facts)
+    assert {rel: n for rel, n in times.items() if n > 1 and not rel.startswith("big/")} == {}
