@@ -32,7 +32,8 @@ class Runtime:
     # Worker processes are forked from this process (cheapest: it has no threads, so a fork
     # copies no lock held by another thread); else started by a fork server.
     fork: bool
-    # Worker processes run below the language server's requests (nice BACKGROUND_NICE).
+    # Worker processes lower their priority below the language server's requests (nice
+    # BACKGROUND_NICE more than this process).
     background: bool
     # Holds what it builds until it exits (`repodoc generate`: every file's facts, the graph): the cycle
     # collector is off while they are made, and they are left out of later collections (`holding`).
@@ -96,7 +97,10 @@ def _fork_server(preload: list[str]) -> BaseContext:
 LIBRARY = Runtime(fork=False, background=False)
 CLI = Runtime(fork=True, background=False, holds=True)
 SERVER = Runtime(fork=False, background=True)  # threads: workers come from a fork server
-PAGE_PROCESS = Runtime(fork=True, background=True)  # no threads, itself below the server's requests
+# No threads; itself below the server's requests (`enter_page_process`), which its workers inherit:
+# lowered again, they ran at nice 19, starved by any busy program at 0 (a `repodoc.generate` took
+# 37 s instead of 1.5 s beside one, and over its 60 s test deadline beside two).
+PAGE_PROCESS = Runtime(fork=True, background=False)
 
 
 def enter_cli() -> Runtime:

@@ -279,7 +279,8 @@ def test_serve_in_a_terminal_ends_on_the_first_ctrl_c(tmp_path: Path, delay: flo
 async def test_a_render_worker_killed_during_generate(tmp_path: Path) -> None:
     """`repodoc.generate` while one of the regeneration process's render workers (under its fork
     server) is SIGKILLed (the out-of-memory killer): the generation completes with every page, no
-    process is left."""
+    process is left. The workers run at the regeneration process's priority, not lowered again
+    (before: nice 19, starved by any busy program)."""
     root = tmp_path / "ws"
     _files(root, 400, body=30)
     client, server = await _session(tmp_path, root)
@@ -287,6 +288,7 @@ async def test_a_render_worker_killed_during_generate(tmp_path: Path) -> None:
     try:
         request = asyncio.ensure_future(client.workspace_execute_command_async(
             types.ExecuteCommandParams(command="repodoc.generate")))
+        nice: dict[str, int] = {}
 
         def a_worker() -> Any:
             for process in regen_processes(server.pid):
@@ -294,11 +296,15 @@ async def test_a_render_worker_killed_during_generate(tmp_path: Path) -> None:
                     below = process.children(recursive=True)
                     if workers := [w for w in below if w.ppid() != process.pid]:
                         seen.update({process.pid, *(w.pid for w in below)})
+                        nice.update(process=process.nice(), worker=workers[0].nice())
                         return workers[0]
             return None
 
         worker = await _until(a_worker, 60)
+        await asyncio.sleep(0.1)  # past its initializer, where a worker of the server's runtime lowers itself
+        nice["worker"] = worker.nice()
         worker.kill()
+        assert nice["worker"] == nice["process"] == min(19, psutil.Process(server.pid).nice() + BACKGROUND_NICE), nice
         result = await asyncio.wait_for(request, 60)
         assert result["cancelled"] is False and result["errors"] == []
         assert result["written"] + result["unchanged"] == 2 * 400 + 2 * 15  # every page
