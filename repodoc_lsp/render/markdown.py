@@ -7,7 +7,6 @@ any backtick run inside them.
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 from urllib.parse import quote
@@ -74,22 +73,26 @@ def href(path: str, fragment: str = "") -> str:
     return _quote(path, "/.-_~") + ("#" + _quote(fragment, "/.-_~:") if fragment else "")
 
 
-@functools.lru_cache(maxsize=16384)
 def rel_link(from_page: str, to: str) -> str:
-    """Relative path from the folder of `from_page` to `to` (kept: a page links the same pages
-    again and again, for each member and use).
+    """Relative path from the folder of `from_page` to `to`.
 
     Both are POSIX paths relative to one base (or both absolute); the result
     never depends on the process's working folder.
     """
-    src = posixpath.dirname(from_page).split("/") if "/" in from_page else []
+    return rel_link_in(posixpath.dirname(from_page), to)
+
+
+def rel_link_in(folder: str, to: str) -> str:
+    """`rel_link` from a page of `folder` (the page's `posixpath.dirname`): the link depends on
+    nothing else of the page, so pages of one folder can share it (`pages._link_in`)."""
+    src = folder.split("/") if folder else []
     dst = to.split("/")
     common = 0
     while common < len(src) and common < len(dst) - 1 and src[common] == dst[common]:
         common += 1
-    if ".." in src or ".." in dst or (from_page.startswith("/") != to.startswith("/")):
-        base = "" if from_page.startswith("/") else "/"
-        rel = posixpath.relpath(base + to, posixpath.dirname(base + from_page))
+    if ".." in src or ".." in dst or (folder.startswith("/") != to.startswith("/")):
+        base = "" if folder.startswith("/") else "/"
+        rel = posixpath.relpath(base + to, base + folder)
     else:
         rel = "/".join([".."] * (len(src) - common) + dst[common:])
     return rel  # as short as it can be: `c.md`, not `./c.md`

@@ -71,17 +71,23 @@ def link_text(text: str) -> str:
     return _UNDERSCORE_EDGE.sub(r"\\_", text)
 
 
-@functools.lru_cache(maxsize=16384)
 def _file_parts(page: str, rel: str) -> tuple[str, str, str, str, str]:
     """What an item of a list of files on `page` says of the file `rel` (`Renderer._file_item`): its
     path and name as link text, the link to its page, its folder's label, and its text on a page of
-    its own folder (its name). Kept: a page lists the same files again and again (the Used by of
-    each definition it has)."""
+    its own folder (its name)."""
+    return _file_parts_in(posixpath.dirname(page), folder_of(page), rel)
+
+
+@functools.lru_cache(maxsize=32768)
+def _file_parts_in(where: str, home: str, rel: str) -> tuple[str, str, str, str, str]:
+    """`_file_parts` on a page of the folder `where` (its `dirname`; `home`: its `folder_of`), kept: a
+    page lists the same files again and again (the Used by of each definition it has), and the
+    pages of one folder list them alike (kept per page, 1 call in 3 found it)."""
     short = link_text(posixpath.basename(rel))
     folder = folder_of(rel)
     text = link_text(rel)
-    return text, short, _page_link(page, docs_page(rel), ""), folder_label(folder), \
-        short if folder == folder_of(page) else text
+    return text, short, _link_in(where, docs_page(rel), ""), folder_label(folder), \
+        short if folder == home else text
 
 
 def signature_code(head: str, signature: str, links: Mapping[str, str]) -> str:
@@ -109,12 +115,18 @@ def signature_code(head: str, signature: str, links: Mapping[str, str]) -> str:
     return "".join(out)
 
 
-@functools.lru_cache(maxsize=16384)
 def _page_link(page: str, target: str, fragment: str) -> str:
-    """The link from `page` to `target` (and its `fragment`), kept: a page links the same pages and
-    anchors again and again (a file in the Used by of each of a class's methods). An anchor of the
-    page itself keeps the page's name: a part page shows the same links (`_split`)."""
-    return md.href(md.rel_link(page, target), fragment)
+    """The link from `page` to `target` (and its `fragment`). An anchor of the page itself keeps the
+    page's name: a part page shows the same links (`_split`)."""
+    return _link_in(posixpath.dirname(page), target, fragment)
+
+
+@functools.lru_cache(maxsize=32768)
+def _link_in(where: str, target: str, fragment: str) -> str:
+    """`_page_link` from a page of the folder `where` (its `dirname`), kept: a page links the same
+    pages and anchors again and again (a file in the Used by of each of a class's methods), and the
+    pages of one folder link them alike (kept per page, 1 call in 10 found it)."""
+    return md.href(md.rel_link_in(where, target), fragment)
 
 
 def _inherited_once(page: str, classes: list[Symbol], xref: dict[str, dict]) -> dict[str, dict]:

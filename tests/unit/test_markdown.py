@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.markdown import code, fence, href, inline, rel_link, size_human
@@ -53,3 +57,56 @@ def test_docstring_styles_become_markdown() -> None:
     rest = "Sum.\n\n:param x: first\n:type x: int\n:returns: the sum\n"
     assert "- `x` (`int`): first" in docstring_markdown(rest)
     assert docstring_markdown("Example:\n\n>>> f(1)\n2") .count("```pycon") == 1
+
+
+def _rel_link_by_page(from_page: str, to: str) -> str:
+    """`rel_link` as it was worked out from the whole page's path (before `rel_link_in`)."""
+    import posixpath
+
+    src = posixpath.dirname(from_page).split("/") if "/" in from_page else []
+    dst = to.split("/")
+    common = 0
+    while common < len(src) and common < len(dst) - 1 and src[common] == dst[common]:
+        common += 1
+    if ".." in src or ".." in dst or (from_page.startswith("/") != to.startswith("/")):
+        base = "" if from_page.startswith("/") else "/"
+        return posixpath.relpath(base + to, posixpath.dirname(base + from_page))
+    return "/".join([".."] * (len(src) - common) + dst[common:])
+
+
+_PATH_PARTS = st.lists(st.sampled_from(["a", "b", "c d", "..", ".", "", "x.md", "a.py_docs.md"]), min_size=1,
+                       max_size=5).map("/".join)
+
+
+@given(_PATH_PARTS, _PATH_PARTS, st.booleans(), st.booleans())
+@settings(max_examples=1500, deadline=None)
+def test_a_link_depends_on_the_pages_folder_alone(page: str, to: str, page_absolute: bool, to_absolute: bool) -> None:
+    """Links are kept per folder of the page (`pages._link_in`), not per page: `rel_link` is worked out
+    from the page's `dirname` and gives what it gave from the whole path, for any path (`..`, `.`,
+    empty parts, absolute or not)."""
+    import posixpath
+
+    from repodoc_lsp.render.markdown import rel_link_in
+
+    def outcome(link: Callable[[], str]) -> str:
+        try:
+            return link()
+        except ValueError as exc:  # `posixpath.relpath` of an empty path: the same failure
+            return f"ValueError: {exc}"
+
+    page, to = "/" * page_absolute + page, "/" * to_absolute + to
+    expected = outcome(lambda: _rel_link_by_page(page, to))
+    assert outcome(lambda: rel_link(page, to)) == outcome(lambda: rel_link_in(posixpath.dirname(page), to)) == expected
+
+
+def test_pages_of_one_folder_share_their_kept_links() -> None:
+    """Kept per page, 1 link in 10 was found kept when rendering PyTorch's pages; per folder, 1 in 2."""
+    from repodoc_lsp.render.pages import _file_parts, _link_in, _page_link
+
+    before = _link_in.cache_info().hits
+    assert _page_link("t/q/a.py_docs.md", "t/r/b.py_docs.md", "K") == "../r/b.py_docs.md#K"
+    assert _page_link("t/q/c.py_kw.md", "t/r/b.py_docs.md", "K") == "../r/b.py_docs.md#K"
+    assert _page_link("t/q/index.md", "t/q/index.md", "") == "index.md"
+    assert _link_in.cache_info().hits == before + 1
+    assert _file_parts("t/q/a.py_docs.md", "t/q/m.py")[2:] == ("m.py_docs.md", "`t/q/`", "m.py")
+    assert _file_parts("t/index.md", "t/q/m.py")[2:] == ("q/m.py_docs.md", "`t/q/`", "t/q/m.py")
