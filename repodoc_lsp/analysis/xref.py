@@ -106,8 +106,8 @@ def references(tree: ast.AST, heads: set[str] | None) -> str:
                     lines.add(node.lineno)
             continue
         if kind is attr_t:
-            parts = []
-            inner = node
+            parts = [node.attr]
+            inner = node.value
             while type(inner) is attr_t:
                 parts.append(inner.attr)
                 inner = inner.value
@@ -115,7 +115,12 @@ def references(tree: ast.AST, heads: set[str] | None) -> str:
                 if heads is None or inner.id in heads:
                     parts.append(inner.id)
                     parts.reverse()
-                    found.setdefault(".".join(parts[:MAX_CHAIN]), set()).add(node.lineno)
+                    name = ".".join(parts if len(parts) <= MAX_CHAIN else parts[:MAX_CHAIN])
+                    lines = found.get(name)
+                    if lines is None:
+                        found[name] = {node.lineno}
+                    else:
+                        lines.add(node.lineno)
             else:
                 push(inner)
             continue
@@ -141,4 +146,6 @@ def references(tree: ast.AST, heads: set[str] | None) -> str:
                 extend(value)
             else:
                 push(value)
-    return "\n".join(f"{name} {','.join(map(str, sorted(lines)))}" for name, lines in sorted(found.items()))
+    # a name on one line (most of them): no sort and no join of its lines
+    return "\n".join([f"{name} {','.join(map(str, sorted(lines)))}" if len(lines) > 1 else f"{name} {min(lines)}"
+                      for name, lines in sorted(found.items())])

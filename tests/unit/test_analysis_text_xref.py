@@ -4,6 +4,7 @@ parsed Python file gives the symbol graph: attributes and the dotted names it re
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from repodoc_lsp.analysis import text, xref
 from repodoc_lsp.analysis.model import Language, SymbolKind
@@ -109,3 +110,43 @@ def test_references_keep_names_bound_by_heads_with_their_lines() -> None:
     assert xref.references(tree, None).split("\n") == [
         "a.b.c.d.e.f 8", "local.x 7", "mod.Thing 5,8", "os.path.join 4", "os.sep 7"]
     assert xref.references(ast.parse("x = 1\n"), set()) == ""
+
+
+def _references_walked(tree: ast.AST, heads: set[str] | None) -> str:
+    """`xref.references` written plainly over `ast.walk`: what the fast loop must equal."""
+    found: dict[str, set[int]] = {}
+    inside: set[int] = set()  # attributes and names within a chain already counted whole
+    for node in ast.walk(tree):
+        if id(node) in inside:
+            continue
+        if isinstance(node, ast.Attribute):
+            parts, inner = [], node
+            while isinstance(inner, ast.Attribute):
+                parts.append(inner.attr)
+                inside.add(id(inner))
+                inner = inner.value
+            if isinstance(inner, ast.Name):
+                inside.add(id(inner))
+                if heads is None or inner.id in heads:
+                    name = ".".join([inner.id, *reversed(parts)][: xref.MAX_CHAIN])
+                    found.setdefault(name, set()).add(node.lineno)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store) and (heads is None or node.id in heads):
+            found.setdefault(node.id, set()).add(node.lineno)
+    return "\n".join(f"{name} {','.join(str(n) for n in sorted(lines))}" for name, lines in sorted(found.items()))
+
+
+def test_references_equal_a_plain_walk_of_the_tree() -> None:
+    """Every source file of this package, with the names each file binds at module level as heads
+    and with any name (a star import)."""
+    import repodoc_lsp
+
+    root = Path(repodoc_lsp.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        heads = {a.asname or a.name.split(".")[0] for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+                 for a in node.names} | {"a"}
+        for wanted in (heads, None):
+            assert xref.references(tree, wanted) == _references_walked(tree, wanted), path
+    tree = ast.parse("a.b.c.d.e.f.g.h\na.b.c.d.e.f.g\nx = a\nf().a.b\na.b = a[a.c]\n" * 2)
+    assert xref.references(tree, {"a"}) == _references_walked(tree, {"a"}) == (
+        "a 3,5,8,10\na.b 5,10\na.b.c.d.e.f 1,2,6,7\na.c 5,10")
