@@ -2,14 +2,18 @@ from __future__ import annotations
 
 import ast
 import pickle
+import re
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from repodoc_lsp.analysis import FindingCategory, KeywordKind, analyse_source
 from repodoc_lsp.analysis.model import Import, Symbol, SymbolKind
 from repodoc_lsp.analysis.python import _unparse, body_digest
 from repodoc_lsp.analysis.signature import (
     _scanned_signature_text,
+    _tidy,
     annotation_spans,
     signature_text,
 )
@@ -23,6 +27,17 @@ def test_signatures_as_written() -> None:
     assert sigs == {"a": '(x, y=")", *args, z: "s:x" = \'a#b\', **kw) -> dict[str, int]',
                     "b": "(self, x: int = 1) -> None", "c": '(s=""":""")'}
     assert signature_text("(x") is None
+
+
+@given(st.text(alphabet=st.sampled_from("( )[],ab:=\t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000\u200b"), max_size=30)
+       | st.text(max_size=30))
+@example("(\n    self,\n    x: int = 1,\n)")
+def test_tidy_collapses_what_a_whitespace_regex_collapses(text: str) -> None:
+    """`_tidy` splits at the whitespace `\\s` matches (any Unicode space, `\\x1c`, `\\x85`; not `\\u200b`)."""
+    spaced = re.sub(r"\s+", " ", text).strip()
+    for a, b in (("( ", "("), (" )", ")"), ("[ ", "["), (" ]", "]"), (", )", ")"), (",)", ")")):
+        spaced = spaced.replace(a, b)
+    assert _tidy(text) == spaced
 
 
 @pytest.mark.parametrize("header", [
