@@ -31,6 +31,9 @@ def _text(node: ast.expr | None, lines: list[str]) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
+_SEQUENCES = (ast.Tuple, ast.List)  # a union written in `isinstance` is made at each call
+
+
 def _targets(node: ast.stmt) -> list[tuple[ast.expr, ast.expr | None, ast.expr | None]]:
     """(target, annotation, value) of an assignment statement."""
     if isinstance(node, ast.Assign):
@@ -44,7 +47,7 @@ def assigned(node: ast.stmt, container: str, lines: list[str]) -> list[Attribute
     """Names an assignment binds in a module or class body (tuple targets unpacked)."""
     found = []
     for target, annotation, value in _targets(node):
-        names = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+        names = target.elts if isinstance(target, _SEQUENCES) else [target]
         one = len(names) == 1
         for t in names:
             if isinstance(t, ast.Name):
