@@ -93,6 +93,9 @@ log = logging.getLogger(__name__)
 # manifest is saved: a run killed in between leaves pages that are still repodoc's.
 JOURNAL = ".repodoc-journal"
 _MARKER_BYTES = MARKER.encode()
+# A page file read back (to compare or digest it) is at most this large; a larger one behind a
+# page's marker line is a person's (generated pages are cut at about 100 KB).
+PAGE_MOST = 64 << 20
 # A temporary file's writer: process id and start time (a reused id is not mistaken for it).
 _TEMPORARY = re.compile(r"\.repodoc-(?:(\d+)-(\d+)-)?.*\.tmp\Z")
 
@@ -422,8 +425,8 @@ class Writer:
         return digest != entry[3] and digest not in self._journaled.get(page, ())
 
     def _set_aside(self, path: Path, dir_fd: int) -> Path:
-        """Copy a page a person edited (`path`, in the folder open as `dir_fd`) to the first free
-        `PAGE.orig`, `PAGE.orig.2`, ..."""
+        """Move a page a person edited (`path`, in the folder open as `dir_fd`) to the first free
+        `PAGE.orig`, `PAGE.orig.2`, ... (renamed: not read, whatever its size)."""
         n = 1
         while True:
             aside = path.with_name(path.name + (".orig" if n == 1 else f".orig.{n}"))
@@ -432,8 +435,21 @@ class Writer:
             except FileNotFoundError:
                 break
             n += 1
-        self._atomic_write(aside, read_regular(path.name, dir_fd=dir_fd), dir_fd)
+        os.rename(path.name, aside.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         return aside
+
+    @staticmethod
+    def _page_on_disk(name: str, dir_fd: int) -> bytes | None:
+        """The bytes of the page file `name` (in the folder open as `dir_fd`) to compare with what
+        repodoc wrote; None when it is larger than PAGE_MOST: no generated page is, so it is a
+        person's (a repository may ship a multi-gigabyte file behind a page's marker line). OSError
+        when it cannot be read."""
+        try:
+            return read_regular(name, dir_fd=dir_fd, max_bytes=PAGE_MOST)
+        except OSError as exc:
+            if exc.errno == errno.EFBIG:
+                return None
+            raise
 
     def write(self, page: str, content: str, key: str) -> WriteResult:
         path = self.out / page
@@ -457,15 +473,16 @@ class Writer:
             return WriteResult(page, Outcome.CONFLICT, "a folder is in the way")
         if exists and not self.owned(path.name, folder):
             return WriteResult(page, Outcome.CONFLICT, "a file repodoc did not generate is in the way")
-        current = None
-        if exists:
-            with contextlib.suppress(OSError):
-                current = read_regular(path.name, dir_fd=folder)
+        current, too_large = None, False
+        if exists and folder is not None:
+            with contextlib.suppress(OSError):  # unreadable: written over
+                current = self._page_on_disk(path.name, folder)
+                too_large = current is None
             if current == data:
                 if not self.check:
                     self._record(page, key, content_digest(data))
                 return WriteResult(page, Outcome.UNCHANGED)
-        edited = current is not None and self.edited(page, current)
+        edited = too_large or (current is not None and self.edited(page, current))
         if edited and not self.force:
             return WriteResult(page, Outcome.CONFLICT, f"{EDITED} (kept; {self.force_hint} overwrites it after "
                                                        "copying it to PAGE.orig)")
@@ -626,7 +643,8 @@ class Writer:
                     self.anchors.pop(page, None)
                 continue
             try:
-                edited = self.edited(page, read_regular(path.name, dir_fd=folder))
+                current = self._page_on_disk(path.name, folder)
+                edited = current is None or self.edited(page, current)
             except OSError:
                 edited = False
             if edited and not self.force:  # stays in the manifest: reported again until resolved
@@ -639,8 +657,9 @@ class Writer:
                 continue
             try:
                 if edited:
-                    self._set_aside(path, folder)
-                os.unlink(path.name, dir_fd=folder)
+                    self._set_aside(path, folder)  # moved: gone from its place
+                else:
+                    os.unlink(path.name, dir_fd=folder)
                 removed.append(page)
                 del self.manifest[page]
                 self.anchors.pop(page, None)

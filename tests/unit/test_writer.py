@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,6 +79,46 @@ def test_an_edited_page_is_kept_until_forced_then_copied_aside(tmp_path: Path) -
     with writer.hold():
         removed, _ = writer.remove_stale(keep={"a.md"})
     assert removed == ["b.md"] and (out / "b.md.orig").read_text() == page("b") + "mine\n"
+
+
+_HUGE_PAGES = """
+import resource, sys
+from pathlib import Path
+from repodoc_lsp.writer import Writer
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # 1 GB: a huge page read whole fails
+writer = Writer(Path(sys.argv[1]), force=sys.argv[2] == "force")
+with writer.hold():
+    result = writer.write("a.md", sys.argv[3], key="two")
+    removed, conflicts = writer.remove_stale(keep={"a.md"})
+    writer.save_manifest()
+print(result.outcome.name, result.reason, removed, [c.page for c in conflicts], sep="|")
+"""
+
+
+def test_a_huge_file_behind_a_pages_marker_is_a_persons_and_never_read(tmp_path: Path) -> None:
+    """A repository may ship a multi-gigabyte file (sparse here) where a page is, starting with the
+    marker line: it is an edited page, kept, and with force moved aside whole, never read (before:
+    read whole to compare it and copied aside, MemoryError under a 1 GB address-space limit)."""
+    out = tmp_path / "docs"
+    _write(out, {"a.md": page("one"), "b.md": page("b")})
+    for name in ("a.md", "b.md"):
+        with open(out / name, "r+b") as fh:
+            fh.truncate(8 << 30)  # 8 GB past the marker line, no blocks
+    size = (out / "a.md").stat().st_size
+
+    def run(force: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-c", _HUGE_PAGES, str(out), force, page("two")],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip().split("|")
+
+    outcome, reason, removed, conflicts = run("")
+    assert outcome == "CONFLICT" and reason.startswith(EDITED) and removed == "[]" and conflicts == "['b.md']"
+    assert (out / "a.md").stat().st_size == (out / "b.md").stat().st_size == size  # kept
+    outcome, reason, removed, conflicts = run("force")
+    assert (outcome, reason, removed, conflicts) == ("WRITTEN", f"{EDITED}: copied to a.md.orig", "['b.md']", "[]")
+    assert (out / "a.md").read_text() == page("two") and not (out / "b.md").exists()
+    assert (out / "a.md.orig").stat().st_size == (out / "b.md.orig").stat().st_size == size  # whole
 
 
 def test_check_mode_compares_and_writes_nothing(tmp_path: Path) -> None:
