@@ -25,6 +25,7 @@ from repodoc_lsp.analysis.model import (
     SyntaxProblem,
 )
 from repodoc_lsp.analysis.patterns import (
+    DEF_TYPES,
     call_findings,
     child_blocks,
     class_findings,
@@ -135,10 +136,6 @@ def _docstring(node: ast.AST) -> str | None:
         return None
 
 
-# `ast.FunctionDef | ast.AsyncFunctionDef` written in the loop over statements made a union for each
-# statement of a file (half a percent of the analysis).
-_DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
-
 # Statements that hold other statements (where nested defs can hide).
 _COMPOUND_TYPES: frozenset[type] = frozenset(
     getattr(ast, name) for name in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar", "Match")
@@ -224,7 +221,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                 )
                 findings.extend(class_findings(node, qual, decorators, bases))
                 stack.append((node.body, qual + ".", qual, False))
-            elif isinstance(node, _DEF_TYPES):
+            elif isinstance(node, DEF_TYPES):
                 qual = prefix + node.name
                 is_method = bool(class_qual) and prefix == class_qual + "."
                 kind = SymbolKind.METHOD if is_method else SymbolKind.FUNCTION
