@@ -349,19 +349,16 @@ def _cuts(pages: list[Page]) -> list[tuple[int, int]]:
     start = 0
     for i, page in enumerate(pages):
         size = i + 1 - start
-        if i + 1 == len(pages) or size >= _MOST or (size >= _CHUNK and _group(pages[i + 1]) != _group(page)):
+        last = i + 1 == len(pages)
+        if last or size >= _MOST or (size >= _CHUNK and _by_folder(pages[i + 1])[0] != _by_folder(page)[0]):
             cuts.append((start, i + 1))
             start = i + 1
     return cuts
 
 
-def _group(page: Page) -> str:
-    """The folder whose pages `page` is among (`_by_folder` puts them side by side)."""
-    return page.subject if page.kind in ("index", "doc") else folder_of(page.subject)
-
-
 def _by_folder(page: Page) -> tuple[str, int, str, int]:
-    """A folder's file pages (both of a file side by side), then its own: a part's files are few."""
+    """A folder's file pages (both of a file side by side), then its own: a part's files are few.
+    Its first item is the folder whose pages `page` is among (`_cuts`)."""
     if page.kind in ("index", "doc"):
         return page.subject, 1, "", _KIND_ORDER[page.kind]
     return folder_of(page.subject), 0, page.subject, _KIND_ORDER.get(page.kind, 4)
