@@ -9,9 +9,11 @@ in a plain environment: the same text, without the sandbox's checks (about a ten
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 from types import BuiltinMethodType, FunctionType
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 from jinja2.runtime import Context, LoopContext, Macro, new_context
@@ -113,16 +115,30 @@ class _Names(frozenset):
         mapping = getattr(other, "_mapping", None)  # a `KeysView`: the imported template's globals
         if mapping is None:
             return frozenset.difference(self, other)
-        kept = _DIFFERENCES.get((id(self), id(mapping)))
-        if kept is None or kept[0] is not self or kept[1] is not mapping:
-            kept = _DIFFERENCES[id(self), id(mapping)] = (self, mapping, frozenset.difference(self, other))
-        return kept[2]
+        return _kept(_kept(_DIFFERENCES, self, _no_differences), mapping, functools.partial(frozenset.difference, self))
+
+
+_V = TypeVar("_V")
+
+
+def _kept(cache: dict[int, tuple[Any, _V]], of: Any, make: Callable[[Any], _V]) -> _V:
+    """`make(of)`, made once per object `of` (kept by its id, with the object itself, so that a
+    later object given the same id is not taken for it)."""
+    kept = cache.get(id(of))
+    if kept is None or kept[0] is not of:
+        kept = cache[id(of)] = (of, make(of))
+    return kept[1]
+
+
+def _no_differences(names: frozenset[str]) -> dict[int, tuple[Any, frozenset[str]]]:
+    """A table of `names - globals' names` for each template's globals (`_Names.__sub__`)."""
+    return {}
 
 
 # id(a template's globals) -> (those globals, their names): `OwnContext`
 _GLOBALS_KEYS: dict[int, tuple[Any, frozenset[str]]] = {}
-# (id(names), id(globals)) -> (those names, those globals, names - globals' names): `_Names`
-_DIFFERENCES: dict[tuple[int, int], tuple[frozenset[str], Any, frozenset[str]]] = {}
+# id(names) -> (those names, {id(globals) -> (those globals, names - globals' names)}): `_Names`
+_DIFFERENCES: dict[int, tuple[Any, dict[int, tuple[Any, frozenset[str]]]]] = {}
 # id(a template's globals) -> (those globals, a plain dict of them): `OwnTemplate`
 _FLAT_GLOBALS: dict[int, tuple[Any, dict[str, Any]]] = {}
 
@@ -135,11 +151,8 @@ class OwnTemplate(jinja2.Template):
 
     def new_context(self, vars: dict[str, Any] | None = None, shared: bool = False,
                     locals: Any = None) -> Context:
-        globals = self.globals
-        kept = _FLAT_GLOBALS.get(id(globals))
-        if kept is None or kept[0] is not globals:
-            kept = _FLAT_GLOBALS[id(globals)] = (globals, dict(globals))
-        return new_context(self.environment, self.name, self.blocks, vars, shared, kept[1], locals)
+        return new_context(self.environment, self.name, self.blocks, vars, shared,
+                           _kept(_FLAT_GLOBALS, self.globals, dict), locals)
 
 # What repodoc's own templates call most (`aka.get`, `line_href`, `"{:,}".format`, their macros):
 # none takes Jinja's context, environment or eval context (`pass_context` and the like).
@@ -160,10 +173,8 @@ class OwnContext(Context):
         # templates' globals are set before they compile (`Renderer`). The rest is Jinja's own.
         super().__init__(environment, parent, name, blocks)
         if globals is not None:
-            kept = _GLOBALS_KEYS.get(id(globals))
-            if kept is None or kept[0] is not globals:
-                kept = _GLOBALS_KEYS[id(globals)] = (globals, _Names(globals))
-            self.globals_keys = kept[1]  # type: ignore[assignment]  # read only
+            names: frozenset[str] = _kept(_GLOBALS_KEYS, globals, _Names)
+            self.globals_keys = names  # type: ignore[assignment]  # read only
 
     def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         kind = type(__obj)
