@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -323,6 +324,7 @@ def test_a_search_while_indexing_answers_from_the_last_snapshot_and_the_filler_t
     assert [e.name for e in index.search_latest("alpha")] == ["Alpha"]  # stale, not waited for
     root = _IndexRoot(index, ready=False)
     assert [s["name"] for s in json.loads(symbols([root], "alpha"))] == ["Alpha"]
+    time.sleep(2 * index._cost)  # a snapshot is taken at most a third of the time
     index.refresh(every=0)  # asked for: taken here
     assert [e.name for e in index.search_latest("alpha")] == ["Alpha", "Alphabet"]
     index.set_file("c.py", [Entry("Alpine", SymbolKind.CLASS.value, "", "c.py", 1, 0, 2)])
