@@ -37,7 +37,7 @@ exit codes:
   2    bad command line, settings or workspace folder
   3    the output folder, or a page in it, cannot be written (disk full, permissions)
        or rendered; every other page is written
-  4    worker processes were killed twice (out of memory?) or froze; pages written are whole
+  4    worker processes were killed three times (out of memory?) or froze; pages written are whole
   5    another run kept writing the output folder longer than REPODOC_LOCK_TIMEOUT (300 s)
   130  interrupted
   141  the reader of the output went away (`repodoc generate --json | head`)
