@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import BENCH, fmt_mb, fmt_s, median, run_measured, table, verdict, write_results
+from _common import BENCH, fmt_mb, fmt_s, median, run_measured, settle_file_creation, table, verdict, write_results
 from corpus import ensure_corpus, python_files, stats
 from floor import measure_floor
 
@@ -63,6 +63,7 @@ def run_generate(root: Path, out: Path, cache: Path, jobs: int | None) -> dict[s
     return {
         "seconds": m.seconds,
         "cpu_seconds": m.cpu_seconds,
+        "system_seconds": m.system_seconds,
         "internal_seconds": summary.get("seconds"),
         "peak_rss": m.peak_rss,
         "peak_single": m.peak_single,
@@ -109,6 +110,7 @@ def cold_and_warm(root: Path, tmp: Path, *, floor_runs: int, cold_runs: int, war
     for i in range(max(floor_runs, cold_runs)):
         if i < floor_runs:
             os.sync()  # the last run's pages reach the disk before, not during, this one
+            settle_file_creation(tmp)  # the same disk state for the floor as for the cold run
             one = measure_floor(root, 1)
             floor_times.append(float(one["median"]))
             floor_cpu.append(float(one["cpu_median"]))
@@ -116,12 +118,15 @@ def cold_and_warm(root: Path, tmp: Path, *, floor_runs: int, cold_runs: int, war
         if i < cold_runs:
             out, cache = tmp / f"out-{i}", tmp / f"cache-{i}"
             os.sync()
-            cold.append(run_generate(root, out, cache, jobs))
-            print(f"cold {i + 1}: {fmt_s(cold[-1]['seconds'])}, {fmt_mb(cold[-1]['peak_rss'])}", flush=True)
-    # The cold runs' trees are deleted only now: on a file system without a journal (ext4 here),
-    # creating files within about 35 s of deleting thousands makes the kernel skip past each
-    # recently deleted inode for every new one (`recently_deleted`): seconds of system time that a
-    # run following the last one's deletion paid for the benchmark, not for its own work.
+            settled = settle_file_creation(tmp)
+            cold.append({**run_generate(root, out, cache, jobs), "before": settled})
+            print(f"cold {i + 1}: {fmt_s(cold[-1]['seconds'])}, {fmt_mb(cold[-1]['peak_rss'])}, system "
+                  f"{fmt_s(cold[-1]['system_seconds'])} (a file creation cost {settled['create_us']} us before)",
+                  flush=True)
+    # The cold runs' trees are deleted only now, and each timed run waits until creating a file is
+    # cheap again (`settle_file_creation`): on ext4 without a journal, files created within a minute
+    # or more of deleting thousands cost 30 times the system time, a cost of the benchmark's own
+    # clean-up (or of anyone's), not of the run.
     for i in range(cold_runs - 1):
         shutil.rmtree(tmp / f"out-{i}")
     floor: dict[str, Any] = {
@@ -211,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     warm_s = median([r["seconds"] for r in warm])
     peak = max([r["peak_rss"] for r in cold + warm], default=0)
     cold_cpu = median([r["cpu_seconds"] for r in cold])
+    cold_system = median([r["system_seconds"] for r in cold])
     floor_cpu_s = float(floor["cpu_median"])
     pairwise = [r["seconds"] / f for r, f in zip(cold, floor["runs"], strict=False)]  # each cold run / its floor
     griffe_ok = [g for g in griffe if "error" not in g]
@@ -255,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
             "",
             "",
         ],
+        ["  of which system time (cold, median)", fmt_s(cold_system), "", "", "", ""],
         [
             f"repodoc generate warm (median of {len(warm)})",
             fmt_s(warm_s),
