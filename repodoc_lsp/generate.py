@@ -468,7 +468,7 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
         else:
             summary.removed.extend(removed)
         summary.conflicts.extend(conflicts)
-    writer.save_manifest()
+    # the caller saves the manifest once, with the inputs stamp of a complete run
 
 
 def _with_parts(pages: Iterable[Page], writer: Writer) -> set[str]:
