@@ -319,6 +319,9 @@ _MARKUP = frozenset({"param", "parameter", "arg", "argument", "key", "keyword", 
 
 # Every ASCII character that `\w` does not match, as a space (`_words`).
 _NOT_WORD = str.maketrans(dict.fromkeys((c for c in map(chr, range(128)) if not (c.isalnum() or c == "_")), " "))
+# The same but for the ASCII characters that end a line for `str.splitlines` (kept as they are).
+_NOT_WORD_LINES = str.maketrans(dict.fromkeys((c for c in map(chr, range(128))
+                                               if not (c.isalnum() or c == "_" or c.splitlines() == [""])), " "))
 
 
 def _words(text: str) -> set[str]:
@@ -335,7 +338,13 @@ def _loses_text(source: str, rendered: str) -> bool:
     lacking = {w for w in _words(source) - _words(rendered) if w.lower() not in _MARKUP}
     if not lacking:
         return False
-    for line in source.splitlines():
-        if not _TITLE_LINE.match(line) and not lacking.isdisjoint(_WORD.findall(line)):
+    # Each line's words as `_words` finds them, of an ASCII text all lines at once (its line
+    # breaks kept: the lines are `source`'s, one for one); the title check only for a line with
+    # such a word (most have none: a Google docstring lacks only its `Args` and `Returns`).
+    ascii_text = source.isascii()
+    words_of = source.translate(_NOT_WORD_LINES).splitlines() if ascii_text else None
+    for i, line in enumerate(source.splitlines()):
+        words = words_of[i].split() if words_of is not None else _WORD.findall(line)
+        if not lacking.isdisjoint(words) and not _TITLE_LINE.match(line):
             return True
     return False

@@ -667,6 +667,7 @@ class Renderer:
         related_groups, related_counts = self._related(page, rel, inputs)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
         doclinks = self._doclinks(rel, 1, inputs["doclinks"])
+        moved = plan(facts)
         purpose = file_purpose(rel, facts)
         if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
             purpose = Purpose(docstring_markdown(facts.module_doc))
@@ -686,7 +687,9 @@ class Renderer:
             test_functions=[s.name for s in facts.symbols
                             if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and s.name.startswith("test")],
             doctest_in=doctest_in, xref=_inherited_once(page, classes, self._xref_links(page, inputs["xref"])),
-            doclinks=doclinks, sig_links=_signature_links(classes, methods_of, functions, doclinks, inputs["doclinks"]),
+            # a page whose entries go to part pages links the signatures of those it keeps (`_split`)
+            doclinks=doclinks, sig_links={} if moved else _signature_links(classes, methods_of, functions, doclinks,
+                                                                          inputs["doclinks"]),
             method_users=any(x["users"] for a, x in inputs["xref"].items() if a.startswith("method-")),
             hierarchy=_hierarchy(rel, classes, inputs["xref"]), aka=alias_markup(inputs["aliases"]),
             aliases=inputs["aliases"],
@@ -702,7 +705,6 @@ class Renderer:
             moved={}, function_parts=[], estimated=False, away_lists={}, away_classes={},
         )
         template = self._templates["file_docs"]
-        moved = plan(facts)
         if moved:
             return self._split(where, rel, context, moved, inputs["doclinks"])
         out = template.render(**context)

@@ -78,8 +78,28 @@ def _said(s: Symbol) -> str:
     return f"{md.code(s.name)}: {md.inline(first_sentence(s.docstring))}"
 
 
+# id(facts) -> (what `_file_purpose` read of them, its line): the last files asked about
+_PURPOSES: dict[int, tuple[tuple, str, Purpose]] = {}
+_KEEP = 128  # a render worker's part holds at most 80 files (`generate._MOST` pages, 2 a file)
+
+
 def file_purpose(rel: str, facts: FileFacts) -> Purpose:
-    """The purpose line of `rel` (see the module's docstring)."""
+    """The purpose line of `rel` (see the module's docstring), kept for the last files asked about:
+    a render worker shows it on the file's page, its folder's `index.md` and `doc.md`. Kept with
+    everything it is made of (the facts' fields as they are, by identity)."""
+    read = (facts, facts.language, facts.lines, facts.module_doc, facts.all_names, facts.symbols,
+            facts.attributes, facts.imports, facts.syntax_error)
+    hit = _PURPOSES.get(id(facts))
+    if hit is not None and hit[1] == rel and all(a is b for a, b in zip(hit[0], read, strict=True)):
+        return hit[2]
+    found = _file_purpose(rel, facts)
+    if len(_PURPOSES) >= _KEEP:  # the oldest goes (threads of the server may ask too: no KeyError)
+        _PURPOSES.pop(next(iter(_PURPOSES), 0), None)
+    _PURPOSES[id(facts)] = (read, rel, found)
+    return found
+
+
+def _file_purpose(rel: str, facts: FileFacts) -> Purpose:
     if facts.language is Language.MARKDOWN:
         title = next((s.name for s in facts.symbols if s.kind is SymbolKind.HEADING), "")
         if title:

@@ -173,6 +173,11 @@ OWN = [
     "{% macro w(x) %}[{{ caller(x) }}]{% endmacro %}{% call(y) w(5) %}<{{ y }}>{% endcall %}",
     "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, 2) }}",
     "{% macro m(a) %}{{ a }}{% endmacro %}{{ m(b=1) }}",
+    "{% macro m(a, b=2, c='x') %}{{ a }}{{ b }}{{ c }}{% endmacro %}{{ m(a=1) }} {{ m(c=5, b=6, a=7) }}"
+    " {{ m(1, c=none) }}{% for s in loop_data %}{{ m(s.name, b=loop.index) }}{% endfor %}",
+    "{% macro m(a, b=2) %}{{ a }}{{ b }}{% endmacro %}{{ m(1, a=2) }}",
+    "{% macro m(a, b=2) %}{{ a }}{{ b }}{% endmacro %}{{ m(1, caller=2) }}",
+    "{% macro m(a) %}{{ a }}{{ caller() }}{% endmacro %}{{ m(a=1, caller=none) }}",
     "{% macro m(a) %}{{ a is defined }}{% endmacro %}{{ m() }}",
     "{{ facts.symbols[0].name }} {{ facts.nothing is defined }} {{ (1, 2).count(1) }} {{ 'ab'.upper() }}",
     *EXPRESSIONS,

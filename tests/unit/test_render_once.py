@@ -1,0 +1,110 @@
+"""Work a render worker did more than once per page or per object, now done once: the same pages."""
+
+from __future__ import annotations
+
+import re
+
+import jinja2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.analysis.relations import Relations
+from repodoc_lsp.render import Renderer, Site, docstrings, pages, purpose
+from repodoc_lsp.render.environment import make_environment
+
+
+def _loses_text_line_by_line(source: str, rendered: str) -> bool:
+    """`_loses_text` as it was: every line's words found by the expression, every line title-checked."""
+    lacking = {w for w in set(re.findall(r"\w+", source)) - set(re.findall(r"\w+", rendered))
+               if w.lower() not in docstrings._MARKUP}
+    return any(not docstrings._TITLE_LINE.match(line) and not lacking.isdisjoint(re.findall(r"\w+", line))
+               for line in source.splitlines())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from("ab Args:\n\r\x0b\x0c\x1c\x85\u2028é_-=~.`\t"), max_size=40),
+       st.text(st.sampled_from("ab Args:\n é_"), max_size=12))
+def test_loses_text_answers_as_line_by_line(source: str, rendered: str) -> None:
+    assert docstrings._loses_text(source, rendered) == _loses_text_line_by_line(source, rendered)
+
+
+class _CountedPattern:
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.lines = pattern, []  # type: list[str]
+
+    def match(self, line: str) -> re.Match[str] | None:
+        self.lines.append(line)
+        return self.pattern.match(line)
+
+
+def test_only_lines_holding_a_lost_word_are_title_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted = _CountedPattern(docstrings._TITLE_LINE)
+    monkeypatch.setattr(docstrings, "_TITLE_LINE", counted)
+    doc = "Sum them.\n\n" + "".join(f"More words, line {i}.\n" for i in range(30)) + \
+        "\nArgs:\n    x: The values.\n\nReturns:\n    The sum.\n"
+    assert "**Parameters**" in docstrings.docstring_markdown.__wrapped__(doc)
+    assert counted.lines == ["Args:"]  # `Args` is lost (a title; `Returns` is markup), nothing else
+
+
+def test_a_macro_called_with_an_argument_by_name_is_called_as_by_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    through_jinja: list[str] = []
+    plain = jinja2.runtime.Macro.__call__
+
+    def counted(self: jinja2.runtime.Macro, *args: object, **kwargs: object) -> object:
+        through_jinja.append(self.name)
+        return plain(self, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.runtime.Macro, "__call__", counted)
+    source = "{% macro m(a, b=2, c='x') %}{{ a }}{{ b }}{{ c }}{% endmacro %}{{ m(1, c=4) }} {{ m(a=5) }}"
+    assert make_environment(None).from_string(source).render() == "124 52x"
+    assert through_jinja == []
+
+
+def _site(files: dict[str, str]) -> Site:
+    facts = {rel: analyse_source(rel, text.encode()) for rel, text in files.items()}
+    return Site.build(project="p", root="/r", out="/r/docs", embed_max=10**6,
+                      relations=Relations({rel: f.imports for rel, f in facts.items()}), facts=facts,
+                      sizes={rel: len(text.encode()) for rel, text in files.items()}, folders=[""])
+
+
+DOC = "Does one thing and says so at some length. " * 6
+
+
+def test_a_split_page_links_the_signatures_of_each_page_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page whose entries go to part pages worked out the links of every signature for itself
+    before `_split` worked them out again for the entries it keeps and for each part."""
+    source = "class Base:\n    pass\n\n\nclass C:\n" + "".join(
+        f'    def m{i}(self, x: Base) -> Base:\n        """{DOC}"""\n\n' for i in range(400))
+    site = _site({"m.py": source})
+    seen: list[str] = []
+    plain = pages._signature_links
+
+    def counted(classes: list, methods_of: dict, functions: list, *args: object) -> object:
+        seen.extend(m.anchor for c in classes for m in methods_of.get(c.anchor, ()))
+        seen.extend(f.anchor for f in functions)
+        return plain(classes, methods_of, functions, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pages, "_signature_links", counted)
+    rendered = Renderer().render_pages(pages.where_of(site), "docs", "m.py", pages.gather_docs(site, "m.py"),
+                                       site.facts, source)
+    assert len(rendered) > 1  # split
+    assert len(seen) == len(set(seen)) == 400
+
+
+def test_a_folder_s_pages_make_a_file_s_purpose_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    site = _site({"a.py": '"""Adds."""\n', "b.py": "def f():\n    pass\n"})
+    made: list[str] = []
+    plain = purpose._file_purpose
+
+    def counted(rel: str, facts: object) -> purpose.Purpose:
+        made.append(rel)
+        return plain(rel, facts)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(purpose, "_file_purpose", counted)
+    renderer = Renderer()
+    for kind, subject in (("docs", "a.py"), ("docs", "b.py"), ("index", ""), ("doc", "")):
+        page = renderer.render(site, kind, subject, "" if kind == "docs" else None)
+        assert "Adds." in page or kind == "docs"
+    assert sorted(made) == ["a.py", "b.py"]
