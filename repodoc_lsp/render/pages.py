@@ -326,22 +326,23 @@ def _xref(site: Site, rel: str) -> dict[str, dict]:
     if graph is None:
         return {}
     found: dict[str, dict] = {}
+    users_of = graph.users
     for qual, kind in graph.outline(rel, _XREF_KINDS):  # no `Def` made per definition (100,000 on PyTorch)
         key = (rel, qual)
-        users = graph.users(key)
-        if kind == "method":
+        users = users_of(key)
+        if kind != "class":  # a function's or a method's: its users only (most have none)
             if users:
                 found[anchor_of(kind, qual)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
                                                              key=lambda u: (-u[1], u[0])),
                                                 "subclasses": [], "inherited": [], "bases": {}}
             continue
         subs = []
-        for sub in graph.subclasses(key) if kind == "class" else ():
+        for sub in graph.subclasses(key):
             sub_kind = graph.kind(sub)
             if sub_kind:
                 subs.append((sub[0], sub[1], anchor_of(sub_kind, sub[1])))
-        inherited = _inherited(graph, key) if kind == "class" else []
-        bases = _bases(graph, key, site.facts[rel]) if kind == "class" else {}
+        inherited = _inherited(graph, key)
+        bases = _bases(graph, key, site.facts[rel])
         if users or subs or inherited or bases:
             found[anchor_of(kind, qual)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
                                                          key=lambda u: (-u[1], u[0])),
@@ -401,9 +402,12 @@ def _inherited(graph: Graph, cls: Key) -> list[tuple[str, str, str, list[str], l
     the names of the members the class and its nearer ancestors do not define, and the names of the
     ancestor's other public members (those they redefine). The ancestor's own entry lists and
     anchors each member, so one link to it serves them all."""
+    ancestors = graph.ancestors(cls)
+    if not ancestors:  # most classes (their file's member names are then not grouped)
+        return []
     taken = set(graph.member_names(cls))
     found = []
-    for key in graph.ancestors(cls):
+    for key in ancestors:
         kind = graph.kind(key)
         if not kind:
             continue
