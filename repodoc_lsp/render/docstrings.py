@@ -251,12 +251,23 @@ def _griffe_docstring() -> Any:
 def _sections(text: str) -> list[object]:
     """griffe's sections of `text`, its style detected; Google's when detection found no section
     but the text has a Google section title (a reST underline can make it guess NumPy)."""
-    Docstring = _griffe_docstring()
-    sections: list[object] = list(Docstring(text, parser="auto", parser_options=_PARSER_OPTIONS).parse())
+    sections: list[object] = list(_docstring(text, "auto", _PARSER_OPTIONS).parse())
     if len(sections) <= 1 and _GOOGLE_TITLE.search(text):
         google = _PARSER_OPTIONS["per_style_options"]["google"]  # type: ignore[index]
-        sections = list(Docstring(text, parser="google", parser_options=google).parse())
+        sections = list(_docstring(text, "google", google).parse())
     return sections
+
+
+def _docstring(text: str, parser: str, options: dict) -> Any:
+    """griffe's `Docstring` of `text`. It cleans its value (`inspect.cleandoc` of it stripped on the
+    right); a text that cleaning leaves as it is (`_settled`: most, cleaned by `docstring_markdown`
+    already) is given as its value, not cleaned again."""
+    Docstring = _griffe_docstring()
+    if not _settled(text):
+        return Docstring(text, parser=parser, parser_options=options)
+    docstring = Docstring("", parser=parser, parser_options=options)
+    docstring.value = text
+    return docstring
 
 
 def _one_text(text: str) -> bool:

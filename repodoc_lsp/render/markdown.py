@@ -209,6 +209,12 @@ def link_code_spans(text: str, links: dict[str, str]) -> str:
     across lines are left as they are."""
     if not links or "`" not in text:
         return text
+
+    def linked(m: re.Match[str]) -> str:
+        return f"[{m.group(0)}]({links[k]})" if (k := m.group(2).strip()) in links else m.group(0)
+
+    if "```" not in text and "~~~" not in text:  # no fence (most docstrings): no line is one, and a
+        return _SPAN.sub(linked, text)  # span ends on its line (`.` stops at "\n"): all lines at once
     out = []
     fence = ""
     for line in text.split("\n"):
@@ -220,7 +226,6 @@ def link_code_spans(text: str, links: dict[str, str]) -> str:
         elif opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
             fence = opened.group(1)
         else:
-            line = _SPAN.sub(lambda m: f"[{m.group(0)}]({links[k]})" if (k := m.group(2).strip()) in links
-                             else m.group(0), line)
+            line = _SPAN.sub(linked, line)
         out.append(line)
     return "\n".join(out)

@@ -75,7 +75,13 @@ def _file_parts(page: str, rel: str) -> tuple[str, str, str, str, str]:
     """What an item of a list of files on `page` says of the file `rel` (`Renderer._file_item`): its
     path and name as link text, the link to its page, its folder's label, and its text on a page of
     its own folder (its name)."""
-    return _file_parts_in(posixpath.dirname(page), folder_of(page), rel)
+    return _file_parts_in(*_homes(page), rel)
+
+
+@functools.lru_cache(maxsize=4096)
+def _homes(page: str) -> tuple[str, str]:
+    """`page`'s `dirname` and its `folder_of`, kept: a page's lists and links ask for them per item."""
+    return posixpath.dirname(page), folder_of(page)
 
 
 @functools.lru_cache(maxsize=32768)
@@ -118,7 +124,7 @@ def signature_code(head: str, signature: str, links: Mapping[str, str]) -> str:
 def _page_link(page: str, target: str, fragment: str) -> str:
     """The link from `page` to `target` (and its `fragment`). An anchor of the page itself keeps the
     page's name: a part page shows the same links (`_split`)."""
-    return _link_in(posixpath.dirname(page), target, fragment)
+    return _link_in(_homes(page)[0], target, fragment)
 
 
 @functools.lru_cache(maxsize=32768)

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.render import Renderer, Site, docstrings, pages, purpose
+from repodoc_lsp.render import markdown as md
+from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.environment import make_environment
 
 
@@ -108,3 +110,83 @@ def test_a_folder_s_pages_make_a_file_s_purpose_once(monkeypatch: pytest.MonkeyP
         page = renderer.render(site, kind, subject, "" if kind == "docs" else None)
         assert "Adds." in page or kind == "docs"
     assert sorted(made) == ["a.py", "b.py"]
+
+
+def test_a_parsed_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """griffe cleans the text it is given; `docstring_markdown` gives it the text it cleaned already."""
+    import inspect
+
+    cleaned: list[str] = []
+    plain = inspect.cleandoc
+
+    def counted(doc: str) -> str:
+        cleaned.append(doc)
+        return plain(doc)
+
+    monkeypatch.setattr(inspect, "cleandoc", counted)
+    doc = "Sum them.\n\n    Args:\n        x: The values.\n\n    Returns:\n        The sum.\n    "
+    out = docstring_markdown.__wrapped__(doc)
+    assert out == "Sum them.\n\n**Parameters**\n\n- `x`: The values.\n\n**Returns**: The sum."
+    assert [d for d in cleaned if d] == [doc]  # griffe's Docstring("") cleans "" (nothing to do)
+    # a text griffe's cleaning changes (a tab it expands) is given as it is: griffe cleans it
+    assert docstrings._sections("Sum.\n\n\tArgs:\n\t\tx: The values.")
+
+
+def _link_code_spans_line_by_line(text: str, links: dict[str, str]) -> str:
+    """`link_code_spans` as it was: every line looked at for a fence, spans linked line by line."""
+    if not links or "`" not in text:
+        return text
+    out, fence = [], ""
+    for line in text.split("\n"):
+        opened = md._FENCE_LINE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
+                    and not opened.group(2).strip():
+                fence = ""
+        elif opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+            fence = opened.group(1)
+        else:
+            line = md._SPAN.sub(lambda m: f"[{m.group(0)}]({links[k]})" if (k := m.group(2).strip()) in links
+                                else m.group(0), line)
+        out.append(line)
+    return "\n".join(out)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.sampled_from("ab`~ \n\r\\[x"), max_size=40))
+def test_code_spans_are_linked_as_line_by_line(text: str) -> None:
+    links = {"a": "A.md", "ab": "AB.md", "x": "X.md#x", "b a": "BA.md"}
+    assert md.link_code_spans(text, links) == _link_code_spans_line_by_line(text, links)
+
+
+def test_a_text_without_a_fence_is_linked_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted = _CountedPattern(md._FENCE_LINE)
+    monkeypatch.setattr(md, "_FENCE_LINE", counted)
+    text = "Uses `a` and `b`.\n\n- `a`: one\n- `c`: `a`"
+    assert md.link_code_spans(text, {"a": "A.md"}) == \
+        "Uses [`a`](A.md) and `b`.\n\n- [`a`](A.md): one\n- `c`: [`a`](A.md)"
+    assert counted.lines == []
+    assert md.link_code_spans("```\n`a`\n```\n`a`", {"a": "A.md"}) == "```\n`a`\n```\n[`a`](A.md)"
+    assert len(counted.lines) == 4
+
+
+def test_a_long_list_of_members_folds_without_a_macro_call_per_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from repodoc_lsp.render import environment
+
+    called: list[str] = []
+    plain = environment._call_macro
+
+    def counted(env: object, macro: jinja2.runtime.Macro, args: tuple, kwargs: dict) -> object:
+        called.append(macro.name)
+        return plain(env, macro, args, kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(environment, "_call_macro", counted)
+    source = "class C:\n" + "".join(f"    a{i} = {i}\n" for i in range(23)) + \
+        "".join(f"    def m{i}(self):\n        pass\n" for i in range(25)) + \
+        "".join(f"n{i} = {i}\n" for i in range(21))
+    page = Renderer().render(_site({"m.py": source}), "docs", "m.py", source)
+    assert "\n- <a id=\"method-C.m19\"></a>`m19(self)` ([L63](../m.py#L63))\n\n" \
+        "<details><summary>5 more methods</summary>\n\n- <a id=\"method-C.m20\">" in page
+    assert "<details><summary>3 more attributes</summary>\n\n" in page
+    assert "<details><summary>1 more module-level names</summary>\n\n" in page
+    assert "fold" not in called and called.count("unfold") == 3
