@@ -31,7 +31,7 @@ def _head(expr: str) -> str:
 
 
 # `ast.FunctionDef | ast.AsyncFunctionDef` written in `isinstance` made a union at each call, for each
-# statement of a file (half a percent of the analysis); `python.py` uses it too.
+# statement of a file (half a percent of the analysis).
 DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import itertools
 import re
+from typing import Any
 
 from repodoc_lsp.analysis.model import (
     Attribute,
@@ -25,7 +26,6 @@ from repodoc_lsp.analysis.model import (
     SyntaxProblem,
 )
 from repodoc_lsp.analysis.patterns import (
-    DEF_TYPES,
     call_findings,
     child_blocks,
     class_findings,
@@ -72,14 +72,50 @@ def body_digest(lines: list[str], first: int, last: int, name: str) -> str:
     its newlines) with its name blanked on its `def`/`class` line: a renamed definition whose source
     is otherwise the same has the same one. 32 bits: it is compared only with the other definitions
     of one file, and it is kept for each of them in the manifest."""
-    if not 0 < first <= last <= len(lines):
-        return ""
-    head = lines[first - 1]
-    body = "\n".join(lines[first - 1 : last]) if last > first else head
-    m = _DEF_NAME.search(head)
-    if m is not None and m.group(1) == name:
-        body = f"{body[:m.start(1)]}\0{body[m.end(1):]}"
-    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    return _Text("\n".join(lines)).body_digest(first, last, name)
+
+
+class _Text:
+    """A file's text, its lines (`text.split("\n")`) and, made on first use, where each line starts
+    and the text's UTF-8 bytes when it is ASCII: each definition's `body_digest` hashes a slice of
+    those bytes, not a join of its lines encoded again (a class's lines once for it and once for
+    each of its methods)."""
+
+    __slots__ = ("_data", "_starts", "lines", "text")
+
+    def __init__(self, text: str, lines: list[str] | None = None) -> None:
+        self.text = text
+        self.lines = text.split("\n") if lines is None else lines
+        self._starts: list[int] | None = None
+        self._data: memoryview | None = None
+
+    def body_digest(self, first: int, last: int, name: str) -> str:
+        """`body_digest` of lines `first`..`last` of this text."""
+        lines = self.lines
+        if not 0 < first <= last <= len(lines):
+            return ""
+        starts = self._starts
+        if starts is None:  # line i starts after lines 0..i-1 and their newlines
+            starts = self._starts = list(itertools.accumulate(map((1).__add__, map(len, lines)), initial=0))
+        start, end = starts[first - 1], starts[last] - 1  # the text of "\n".join(lines[first - 1 : last])
+        m = _DEF_NAME.search(lines[first - 1])
+        blank = m is not None and m.group(1) == name
+        text = self.text
+        if not text.isascii():  # code points are not bytes: the text of the definition encoded
+            body = text[start:end]
+            if blank:
+                body = f"{body[:m.start(1)]}\0{body[m.end(1):]}"  # type: ignore[union-attr]
+            return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+        data = self._data
+        if data is None:
+            data = self._data = memoryview(text.encode("ascii"))
+        if not blank:
+            return hashlib.blake2b(data[start:end], digest_size=4).hexdigest()
+        # hashed in parts: the digest of the text with the name replaced by a NUL
+        h = hashlib.blake2b(data[start : start + m.start(1)], digest_size=4)  # type: ignore[union-attr]
+        h.update(b"\0")
+        h.update(data[start + m.end(1) : end])  # type: ignore[union-attr]
+        return h.hexdigest()
 
 
 def _dotted_text(node: ast.AST) -> str | None:
@@ -136,11 +172,19 @@ def _docstring(node: ast.AST) -> str | None:
         return None
 
 
-# Statements that hold other statements (where nested defs can hide).
-_COMPOUND_TYPES: frozenset[type] = frozenset(
-    getattr(ast, name) for name in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try", "TryStar", "Match")
-    if hasattr(ast, name)  # TryStar: Python 3.11+
-)
+# What `_from_ast` does with a statement of each type (any other: none of these).
+_CLASS, _DEF, _IMPORT, _IMPORT_FROM = range(4)
+_STATEMENT_KINDS: dict[type, int] = {ast.ClassDef: _CLASS, ast.FunctionDef: _DEF, ast.AsyncFunctionDef: _DEF,
+                                     ast.Import: _IMPORT, ast.ImportFrom: _IMPORT_FROM}
+# Statements that hold other statements (where nested defs can hide), with the fields that hold
+# them in `child_blocks`' order (empty: read by `child_blocks`, for their handlers or cases).
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
+    ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"), ast.With: ("body",), ast.AsyncWith: ("body",),
+    ast.Try: (), ast.Match: (),
+}
+if hasattr(ast, "TryStar"):  # Python 3.11+
+    _BLOCK_FIELDS[ast.TryStar] = ()
 
 
 def _is_main_guard(node: ast.stmt) -> bool:
@@ -189,20 +233,46 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     findings: list[Finding] = []
     attributes: list[Attribute] = []
     import_anchor: dict[str, str] = {}
-    lines = text.split("\n")
+    source = _Text(text)
+    lines = source.lines
     facts.module_doc = _docstring(tree)
 
     # (statements, qualname prefix, enclosing class qualname or "" , is module level)
     stack: list[tuple[list[ast.stmt], str, str, bool]] = [(tree.body, "", "", True)]
+    kinds, block_fields = _STATEMENT_KINDS, _BLOCK_FIELDS
+    node: Any  # its type told by `kinds` (one dict lookup, not four `isinstance` calls per statement)
     while stack:
         body, prefix, class_qual, top = stack.pop()
+        in_class = bool(class_qual) and prefix == class_qual + "."  # a class's own body
         for node in body:
-            if isinstance(node, ast.ClassDef):
+            kind = type(node)
+            what = kinds.get(kind)
+            if what is None:  # any other statement: most of them, in functions' bodies
+                if top:
+                    if kind is ast.If and _is_main_guard(node):
+                        facts.has_main_block = True
+                    facts.all_names = facts.all_names or _all_names(node)
+                    attributes.extend(assigned(node, "", lines))
+                elif in_class:
+                    findings.extend(slots_finding(node, class_qual))
+                    attributes.extend(assigned(node, class_qual, lines))
+                fields = block_fields.get(kind)
+                if fields is not None:  # a compound statement: the blocks it holds, as `child_blocks` gives them
+                    if fields:
+                        for field in fields:
+                            block = getattr(node, field)
+                            if block:
+                                stack.append((block, prefix, class_qual, top))
+                    else:
+                        for block in child_blocks(node):
+                            stack.append((block, prefix, class_qual, top))
+            elif what is _CLASS:
                 qual = prefix + node.name
                 decorators = tuple(_unparse(d) for d in node.decorator_list)
                 bases = tuple(_unparse(b) for b in node.bases) + tuple(
                     f"{k.arg}={_unparse(k.value)}" for k in node.keywords if k.arg
                 )
+                end = node.end_lineno or node.lineno
                 symbols.append(
                     Symbol(
                         name=node.name,
@@ -210,68 +280,56 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
                         kind=SymbolKind.CLASS,
                         line=node.lineno,
                         col=node.col_offset,
-                        end_line=node.end_lineno or node.lineno,
+                        end_line=end,
                         anchor="",  # given in line order below
                         container=prefix[:-1],
                         decorators=decorators,
                         bases=bases,
                         docstring=_docstring(node),
-                        body=body_digest(lines, node.lineno, node.end_lineno or node.lineno, node.name),
+                        body=source.body_digest(node.lineno, end, node.name),
                     )
                 )
                 findings.extend(class_findings(node, qual, decorators, bases))
                 stack.append((node.body, qual + ".", qual, False))
-            elif isinstance(node, DEF_TYPES):
+            elif what is _DEF:
                 qual = prefix + node.name
-                is_method = bool(class_qual) and prefix == class_qual + "."
-                kind = SymbolKind.METHOD if is_method else SymbolKind.FUNCTION
-                decorators = tuple(_unparse(d) for d in node.decorator_list)
-                is_async = isinstance(node, ast.AsyncFunctionDef)
+                decorators = tuple(_unparse(d) for d in node.decorator_list) if node.decorator_list else ()
+                is_async = kind is ast.AsyncFunctionDef
+                end = node.end_lineno or node.lineno
                 symbols.append(
                     Symbol(
                         name=node.name,
                         qualname=qual,
-                        kind=kind,
+                        kind=SymbolKind.METHOD if in_class else SymbolKind.FUNCTION,
                         line=node.lineno,
                         col=node.col_offset,
-                        end_line=node.end_lineno or node.lineno,
+                        end_line=end,
                         anchor="",
                         container=prefix[:-1],
                         signature=_signature(node, lines),
                         is_async=is_async,
                         decorators=decorators,
                         docstring=_docstring(node),
-                        body=body_digest(lines, node.lineno, node.end_lineno or node.lineno, node.name),
+                        body=source.body_digest(node.lineno, end, node.name),
                     )
                 )
-                findings.extend(def_findings(node, qual, decorators, is_async))
-                if is_method and node.name == "__init__":
+                if decorators or is_async:
+                    findings.extend(def_findings(node, qual, decorators, is_async))
+                if in_class and node.name == "__init__":
                     attributes.extend(instance_attributes(node, class_qual, lines))
                 stack.append((node.body, qual + ".", "", False))
-            elif isinstance(node, ast.Import):
+            elif what is _IMPORT:
                 for alias in node.names:
                     anchor = import_anchor.setdefault(alias.name, anchors.make(f"import-{alias.name}"))
                     asnames = (alias.asname,) if alias.asname else ()
                     imports.append(Import(alias.name, (), node.lineno, 0, anchor, asnames))
-            elif isinstance(node, ast.ImportFrom):
+            else:
                 module = "." * node.level + (node.module or "")
                 taken = [a for a in node.names if a.name != "*"]
                 names = tuple(a.name for a in taken)
                 anchor = import_anchor.setdefault(module, anchors.make(f"import-{module}"))
                 imports.append(Import(module, names, node.lineno, node.level, anchor,
                                       tuple(a.asname or a.name for a in taken), star=not taken))
-            else:
-                if top:
-                    if _is_main_guard(node):
-                        facts.has_main_block = True
-                    facts.all_names = facts.all_names or _all_names(node)
-                    attributes.extend(assigned(node, "", lines))
-                elif class_qual and prefix == class_qual + ".":
-                    findings.extend(slots_finding(node, class_qual))
-                    attributes.extend(assigned(node, class_qual, lines))
-                if type(node) in _COMPOUND_TYPES:
-                    for block in child_blocks(node):
-                        stack.append((block, prefix, class_qual, top))
 
     symbols.sort(key=lambda s: (s.line, s.col))
     # Anchors in line order, so the first definition of a qualname has the plain

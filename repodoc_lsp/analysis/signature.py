@@ -82,7 +82,10 @@ def _closing_colon(header: str) -> int:
     Strings and comments are not skipped: `signature_text` takes it only when none comes before it."""
     depth = 0
     done = 0
-    at = header.find(":")
+    # a colon before the first `)` is inside the parameters (its depth is at least 1 but for an
+    # unmatched `]`/`}` in a string or comment before it, which sends `signature_text` to the
+    # scan either way): the counting starts at the first colon after it (most annotations skipped)
+    at = header.find(":", header.find(")") + 1)
     while at >= 0:
         for bracket in _OPENING:
             depth += header.count(bracket, done, at)

@@ -45,7 +45,8 @@ def test_tidy_collapses_what_a_whitespace_regex_collapses(text: str) -> None:
     "(\n    self,\n    x: Tensor,\n    dim: int = 0,\n) -> Tensor:\n", "(a=b[1:2], c={1: 2}, d=(e := 3)):",
     "(x", "(x)) -> y:", "(x) -> y", "() :", "(x: int)\n:", "(a)[b](c):", "(a: {k: v}) -> {1: 2}[1]: pass",
     '(x: int):\n    """Doc: (a."""', "(x):  # y:\n", '(a=")", b):', "(a=':'):", '(a, b="]"): ...', "(a=')' # ):\n):",
-    '(a: "x:y", b) -> "z":\n', "(a) -> 'q' :",
+    '(a: "x:y", b) -> "z":\n', "(a) -> 'q' :", '(a="]:", b: int) -> T:', "(a: int = {}[0], b='}:') -> c:",
+    "(a,  # ]: x\n b: int):", "(a: T = f(x)[0], b: U = {1: 2}) -> V:",
 ])
 def test_signatures_read_by_counting_brackets_as_the_token_scan_reads_them(header: str) -> None:
     """Counting brackets up to the first `:` outside them gives what the token scan gives, strings
