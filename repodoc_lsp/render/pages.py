@@ -304,9 +304,14 @@ def _module_files(site: Site, rel: str) -> dict[str, str]:
     file_of = site.relations.file_of
     found: dict[str, str] = {}
     for imp, (_cat, _targets, absolute) in zip(site.facts[rel].imports, _import_links(site, rel), strict=True):
-        for dotted in (absolute, *(f"{absolute}.{n}" if absolute else n for n in imp.names)):
-            if dotted in file_of:
-                found[dotted] = file_of[dotted]
+        target = file_of.get(absolute)
+        if target is not None:
+            found[absolute] = target
+        prefix = f"{absolute}." if absolute else ""
+        for name in imp.names:
+            target = file_of.get(prefix + name)
+            if target is not None:
+                found[prefix + name] = target
     return found
 
 
