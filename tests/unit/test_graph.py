@@ -238,6 +238,7 @@ def test_a_graph_built_once_keeps_no_dependencies_and_answers_the_same(tmp_path:
     assert full._deps
     assert not built._deps and all(not deps for _, deps in built._memo.values())
     assert full._names and not built._names  # nor gathered while linking (a tenth of the CLI's build)
+    assert full._marks and not built._marks  # nor the mentions' marks, which only an update compares
     keys = [d.key for rel in sorted(full._views) for d in full.definitions(rel)]
     assert len(keys) > 20
     for key in keys:
@@ -250,6 +251,20 @@ def test_a_graph_built_once_keeps_no_dependencies_and_answers_the_same(tmp_path:
         built.update("app/star.py", once.facts["app/star.py"])
     with pytest.raises(RuntimeError):
         once.update_file("app/star.py", b"X = 1\n")
+
+
+def test_a_graph_s_first_link_holds_what_linking_every_file_again_finds(ws: Workspace) -> None:
+    """A graph's first link is one pass (`_build`), not `_relink`'s deltas against empty tables: linking
+    every file again the way an update does finds nothing changed and leaves every table as it was."""
+    graph = ws.graph()
+    tables = (graph._users, graph._bases, graph._shown_bases, graph._subclasses, graph._classes, graph._mentioned,
+              graph._marks, graph._deps)
+    before = [{k: (dict(v) if isinstance(v, dict) else v) for k, v in table.items()} for table in tables]
+    assert graph._users and graph._subclasses and graph._marks
+    assert graph._relink(set(graph._views), set()) == set()
+    after = (graph._users, graph._bases, graph._shown_bases, graph._subclasses, graph._classes, graph._mentioned,
+             graph._marks, graph._deps)
+    assert [{k: (dict(v) if isinstance(v, dict) else v) for k, v in table.items()} for table in after] == before
 
 
 def test_the_server_s_graph_is_built_from_its_scan_without_reading_the_facts_again(tmp_path: Path, ws: Workspace
