@@ -637,3 +637,28 @@ def test_a_whole_run_writes_the_manifest_once(tmp_path: Path, monkeypatch: pytes
     assert read_manifest(tmp_path / "out") == json.loads(json.dumps(encoded[0]))
     again = generate(root, Workspace(root, settings, use_cache=False, runtime=CLI, incremental=False), jobs=1)
     assert not again.written and len(encoded) == 1
+
+
+def test_the_program_ends_at_once_with_its_output_whole_and_its_cache_closed(tmp_path: Path) -> None:
+    """`repodoc generate` as a program ends without freeing its workspace object by object (`os._exit`
+    once it has reported): its JSON summary is whole on stdout, the exit code is the run's (1: `--check`
+    found stale pages), and the cache is closed (SQLite leaves no `-wal` journal beside a closed
+    database) and committed (the next run reads what the last one analysed)."""
+    root = make_workspace(tmp_path / "ws", {"pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "X = 2\n"})
+    cache = tmp_path / "cache"
+
+    def run(*extra: str) -> tuple[int, dict]:
+        proc = run_cli("generate", str(root), "--json", "--quiet", "--cache-dir", str(cache), *extra)
+        assert [p.name for p in cache.iterdir() if p.name.endswith(("-wal", "-shm"))] == [], proc.stderr
+        return proc.returncode, json.loads(proc.stdout)
+
+    code, summary = run()
+    assert code == 0 and summary["analysed"] == 2 and len(summary["writtenPages"]) >= 4
+    (root / "pkg" / "c.py").write_text("Y = 3\n")
+    code, summary = run("--check")
+    assert code == 1 and (summary["analysed"], summary["cached"]) == (1, 2)
+    assert {s["path"] for s in summary["stale"]} >= {"pkg/c.py_docs.md", "pkg/c.py_kw.md"}
+    (root / "docs" / "pkg" / "c.py_kw.md").mkdir()  # a folder where a page goes: a conflict, reported
+    code, summary = run()
+    assert code == 0 and (summary["analysed"], summary["cached"]) == (0, 3)
+    assert summary["conflicts"] == [{"path": "pkg/c.py_kw.md", "reason": "a folder is in the way"}]
