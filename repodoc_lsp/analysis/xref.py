@@ -94,6 +94,7 @@ def references(tree: ast.AST, heads: set[str] | None) -> str:
     found: dict[str, set[int]] = {}
     name_t, attr_t, store_t, list_t = ast.Name, ast.Attribute, ast.Store, list
     call_t, keyword_t, constant_t = ast.Call, ast.keyword, ast.Constant
+    assign_t, arg_t, subscript_t = ast.Assign, ast.arg, ast.Subscript
     fields_of = _FIELDS
     stack: list = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
@@ -133,10 +134,24 @@ def references(tree: ast.AST, heads: set[str] | None) -> str:
         if kind is call_t:
             push(node.func)
             extend(node.args)
-            extend(node.keywords)
+            if node.keywords:
+                for keyword in node.keywords:  # pushed as their values: each an iteration less
+                    push(keyword.value)
             continue
         if kind is keyword_t:
             push(node.value)
+            continue
+        if kind is assign_t:
+            extend(node.targets)
+            push(node.value)
+            continue
+        if kind is arg_t:
+            if node.annotation is not None:
+                push(node.annotation)
+            continue
+        if kind is subscript_t:
+            push(node.value)
+            push(node.slice)
             continue
         fields = fields_of.get(kind)
         if fields is None:

@@ -137,3 +137,19 @@ def test_a_closed_cache_is_never_opened_again(tmp_path: Path) -> None:
     cache, keys = _filled(tmp_path / "c")
     cache.close()
     assert cache.get_many(keys) == {} and not cache.enabled
+
+
+@pytest.mark.parametrize("source", [
+    "x = 1\n",  # no import: none in the facts' JSON
+    'import os\nfrom a.b import c as d, e\n\ndef f() -> None:\n    """Mentions ,"imports":0 and \\"x\\"."""\n',
+    '"""Module ,\\"imports\\":0."""\nfrom . import *\nimport json\n',
+])
+def test_a_row_writes_the_imports_once_as_the_facts_and_their_imports_written_apart(source: str) -> None:
+    facts = analyse_source("m.py", source.encode())
+    row = cache_module.encode(facts)
+    shape = cache_module.IMPORTS
+    assert row.imports == json.dumps(cache_module._CONVERT.unstructure(facts.imports, shape),
+                                     separators=(",", ":"), ensure_ascii=False)
+    assert row.data == json.dumps(cache_module._CONVERT.unstructure(facts, cache_module.FileFacts),
+                                  separators=(",", ":"), ensure_ascii=False)
+    assert cache_module._load(row.data, cache_module.FileFacts) == facts
