@@ -111,7 +111,7 @@ def prose(text: str, depth: int = 0) -> str:
                 i += 1
             out += ["", fence("\n".join(block), "pycon"), ""]
             continue
-        directive = _DIRECTIVE.match(stripped)
+        directive = _DIRECTIVE.match(stripped) if stripped.startswith("..") else None
         if directive:
             name, arg = directive.group(1).lower(), directive.group(2).strip()
             body, i = _block(lines, i + 1, indent)

@@ -218,14 +218,15 @@ def link_code_spans(text: str, links: dict[str, str]) -> str:
     out = []
     fence = ""
     for line in text.split("\n"):
-        opened = _FENCE_LINE.match(line)
+        # a fence line holds three backticks or tildes in a row, a span a backtick: most lines neither
+        opened = _FENCE_LINE.match(line) if "```" in line or "~~~" in line else None
         if fence:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
                     and not opened.group(2).strip():
                 fence = ""
         elif opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
             fence = opened.group(1)
-        else:
+        elif "`" in line:
             line = _SPAN.sub(linked, line)
         out.append(line)
     return "\n".join(out)
