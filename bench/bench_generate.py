@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BENCH, fmt_mb, fmt_s, median, run_measured, settle_file_creation, table, verdict, write_results
 from corpus import ensure_corpus, python_files, stats
-from floor import measure_floor
+from floor import measure_floor_fresh
 
 TARGET_COLD = 1.5  # cold / floor
 TARGET_WARM = 0.1  # warm / floor
@@ -111,7 +111,7 @@ def cold_and_warm(root: Path, tmp: Path, *, floor_runs: int, cold_runs: int, war
         if i < floor_runs:
             os.sync()  # the last run's pages reach the disk before, not during, this one
             settle_file_creation(tmp)  # the same disk state for the floor as for the cold run
-            one = measure_floor(root, 1)
+            one = measure_floor_fresh(root, 1)
             floor_times.append(float(one["median"]))
             floor_cpu.append(float(one["cpu_median"]))
             print(f"floor {i + 1}: {fmt_s(floor_times[-1])}", flush=True)

@@ -19,6 +19,21 @@ from repodoc_lsp.writer import MANIFEST
 REPO = Path(__file__).resolve().parent.parent
 
 
+def count_cleandoc(monkeypatch: Any) -> list[str]:
+    """Every text `inspect.cleandoc` is given from now on (it still cleans them)."""
+    import inspect
+
+    given: list[str] = []
+    plain = inspect.cleandoc
+
+    def counted(doc: str) -> str:
+        given.append(doc)
+        return plain(doc)
+
+    monkeypatch.setattr(inspect, "cleandoc", counted)
+    return given
+
+
 def read_manifest(out: Path) -> Any:
     """The manifest of the docs tree `out`: gzip-compressed JSON, read with the standard library."""
     return json.loads(gzip.decompress((out / MANIFEST).read_bytes()))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import contained_errors
+from helpers import contained_errors, count_cleandoc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -146,15 +146,6 @@ def test_settled_is_cleandoc_leaving_the_text_as_it_is(body: str, edge: str) -> 
 
 
 def test_a_plain_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import inspect
-
-    cleaned: list[str] = []
-    plain = inspect.cleandoc
-
-    def counted(doc: str) -> str:
-        cleaned.append(doc)
-        return plain(doc)
-
-    monkeypatch.setattr(inspect, "cleandoc", counted)
+    cleaned = count_cleandoc(monkeypatch)
     assert docstring_markdown("Sum the values.\n\n    More, once.\n    ") == "Sum the values.\n\nMore, once."
     assert len(cleaned) == 1

@@ -6,6 +6,7 @@ import re
 
 import jinja2
 import pytest
+from helpers import count_cleandoc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -114,16 +115,7 @@ def test_a_folder_s_pages_make_a_file_s_purpose_once(monkeypatch: pytest.MonkeyP
 
 def test_a_parsed_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """griffe cleans the text it is given; `docstring_markdown` gives it the text it cleaned already."""
-    import inspect
-
-    cleaned: list[str] = []
-    plain = inspect.cleandoc
-
-    def counted(doc: str) -> str:
-        cleaned.append(doc)
-        return plain(doc)
-
-    monkeypatch.setattr(inspect, "cleandoc", counted)
+    cleaned = count_cleandoc(monkeypatch)
     doc = "Sum them.\n\n    Args:\n        x: The values.\n\n    Returns:\n        The sum.\n    "
     out = docstring_markdown.__wrapped__(doc)
     assert out == "Sum them.\n\n**Parameters**\n\n- `x`: The values.\n\n**Returns**: The sum."
