@@ -31,6 +31,8 @@ R = TypeVar("R")
 POLL_SECONDS = 0.1  # how often a waiting caller looks at its cancel token
 # No chunk finished for this long: the workers are stopped or frozen, not slow.
 STALL_SECONDS = 600.0
+# Chunks done and kept, per worker, until the first chunk before them is (`run_chunks`).
+HOLD_PER_WORKER = 8
 _PR_SET_PDEATHSIG = 1
 # Set by a process before it starts a fork server: its id, which the fork server watches.
 PARENT_VARIABLE = "REPODOC_FORK_SERVER_PARENT"
@@ -156,19 +158,26 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
     lost worker, the redone ones last). A chunk is taken from `chunks` when it is sent, a few
     ahead of the results (a sequence may make its chunks then). Stops when `cancel` is set (the
     workers are killed). Raises WorkersLost when the workers of POOLS pools died or none finishes
-    a chunk for STALL_SECONDS."""
+    a chunk for STALL_SECONDS.
+
+    A worker is given a next chunk as soon as one is done, not when the first of those sent is:
+    a slow chunk (a large file) held every other worker idle until it was done (half a core-second
+    in a cold analysis of PyTorch). Results done before the first are kept until it is, at most
+    HOLD_PER_WORKER per worker."""
     todo = list(range(len(chunks)))
-    ahead = 2 * max(1, workers)  # chunks sent and not yet taken back
+    ahead = 2 * max(1, workers)  # chunks sent and not yet done
+    hold = HOLD_PER_WORKER * max(1, workers)  # chunks sent and not yet taken back
     for attempt in range(1, POOLS + 1):
         pool = ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=context,
                                    initializer=watch_parent, initargs=(initializer,))
         lost: list[int] = []
-        sent: collections.deque[tuple[int, Future]] = collections.deque()
+        sent: collections.deque[tuple[int, Future]] = collections.deque()  # in the chunks' order
         rest = iter(todo)
         try:
             while True:
                 broken = False
-                for i in itertools.islice(rest, ahead - len(sent)):
+                running = sum(1 for _, f in sent if not f.done())
+                for i in itertools.islice(rest, max(0, min(ahead - running, hold - len(sent)))):
                     try:
                         sent.append((i, pool.submit(fn, chunks[i])))
                     except (BrokenProcessPool, OSError):  # a worker died already
@@ -181,11 +190,19 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
                 if not sent:
                     lost.extend(rest)  # nothing when all was sent
                     break
-                if (cancel is not None and cancel.is_set()) or not _finished(sent[0][1], cancel, what):
-                    return  # cancelled
                 if not broken:
+                    if cancel is not None and cancel.is_set():
+                        return
+                    first = sent[0][1]
+                    if not first.done():
+                        # the first not done, or any of them when more may be sent meanwhile
+                        waiting = [first] if len(sent) >= hold else [f for _, f in sent if not f.done()]
+                        if not _finished(waiting, cancel, what):
+                            return  # cancelled
+                        if not first.done():
+                            continue  # another is done: its worker is given a next chunk
                     try:
-                        result = sent[0][1].result()
+                        result = first.result()
                     except BrokenProcessPool:
                         broken = True
                 if broken:
@@ -211,10 +228,10 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
         todo = lost
 
 
-def _finished(fut: Future, cancel: Cancel | None, what: str) -> bool:
-    """Wait for `fut` (done or broken): False when `cancel` is set first."""
+def _finished(futures: list[Future], cancel: Cancel | None, what: str) -> bool:
+    """Wait until one of `futures` is done (or broken): False when `cancel` is set first."""
     started = time.monotonic()
-    while not wait([fut], timeout=POLL_SECONDS, return_when=FIRST_COMPLETED).done:
+    while not wait(futures, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED).done:
         if cancel is not None and cancel.is_set():
             return False
         if time.monotonic() - started > STALL_SECONDS:

@@ -49,6 +49,25 @@ def test_results_come_in_the_chunks_order() -> None:
     assert list(pool.run_chunks(_square, list(range(12)), workers=2, context=FORK)) == [n * n for n in range(12)]
 
 
+def _timed(n: int) -> tuple[int, float, float]:
+    """Chunk 0 is slow (a large file); each chunk says when it started and ended."""
+    started = time.monotonic()
+    time.sleep(1.5 if n == 0 else 0.05)
+    return n, started, time.monotonic()
+
+
+def test_a_slow_chunk_does_not_hold_the_other_workers() -> None:
+    """While chunk 0 runs, the other worker goes on through the chunks after it (given one as soon
+    as it is done with one, not when chunk 0 is): the results still come in the chunks' order."""
+    got = list(pool.run_chunks(_timed, list(range(16)), workers=2, context=FORK))
+    assert [n for n, _started, _ended in got] == list(range(16))
+    slow_end = got[0][2]
+    during = [n for n, started, _ended in got[1:] if started < slow_end]
+    # 2 workers were sent 4 chunks ahead: only chunks 1-3 ran beside chunk 0 when the other worker
+    # waited for it; now every other chunk (bounded by HOLD_PER_WORKER) does
+    assert len(during) >= 10, during
+
+
 def test_the_work_of_a_killed_worker_is_redone_once(tmp_path: Path) -> None:
     marker = str(tmp_path / "died")
     got = list(pool.run_chunks(_die_once, [(n, marker) for n in range(8)], workers=2, context=FORK))
