@@ -15,9 +15,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
+from repodoc_lsp.analysis.model import reference_lines
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.cache import Encoded, FactsCache, digest, encode
-from repodoc_lsp.graph import Marks, marks_of
+from repodoc_lsp.graph import Marks, Named, marks_of
 from repodoc_lsp.regular import read_regular
 
 
@@ -36,17 +37,22 @@ class Analysed:
     # and what a Python file's graph view takes of its docstrings and page parts (`graph.marks_of`)
     row: Encoded | None = field(default=None, compare=False, repr=False)
     marks: Marks | None = field(default=None, compare=False, repr=False)
+    # and the names it reads with their lines (`reference_lines`), which the graph of a cold
+    # `repodoc generate` otherwise read on one core after the last file, the other idle
+    named: Named | None = field(default=None, compare=False, repr=False)
 
     def __reduce__(self) -> tuple[object, ...]:
         """Sent to another process with the facts pickled apart, as bytes the receiver keeps."""
         packed = self.packed or (b"" if self.facts is None else pickle.dumps(self.facts, pickle.HIGHEST_PROTOCOL))
-        return _unpacked, (self.rel, self.digest, self.size, packed, self.skip_reason, self.row, self.marks)
+        return _unpacked, (self.rel, self.digest, self.size, packed, self.skip_reason, self.row, self.marks,
+                           self.named)
 
 
 def _unpacked(rel: str, key: str, size: int, packed: bytes, skip_reason: str, row: Encoded | None = None,
-              marks: Marks | None = None) -> Analysed:
+              marks: Marks | None = None, named: Named | None = None) -> Analysed:
     """An `Analysed` as `Analysed.__reduce__` sent it (the facts' bytes come from our own workers)."""
-    return Analysed(rel, key, size, pickle.loads(packed) if packed else None, skip_reason, packed, row, marks)
+    return Analysed(rel, key, size, pickle.loads(packed) if packed else None, skip_reason, packed, row, marks,
+                    named)
 
 
 def analyse_path(root: str, rel: str) -> Analysed:
@@ -83,19 +89,21 @@ def interned(imports: tuple[Import, ...]) -> tuple[Import, ...]:
     return tuple(out)
 
 
-def analyse_chunk(root: str, rels: list[str], *, marks: bool = False) -> list[Analysed]:
+def analyse_chunk(root: str, rels: list[str], *, marks: bool = False, named: bool = False) -> list[Analysed]:
     """In an analysis worker: each file analysed, with its cache row, and with `marks`, a Python
     file's graph marks (the parent of a cold scan of 17,150 files spent a fifth of its time encoding
-    rows and a fifth making the marks, while the workers it waited on had that time to spare)."""
-    return [_for_parent(analyse_path(root, rel), marks) for rel in rels]
+    rows and a fifth making the marks, while the workers it waited on had that time to spare); with
+    `named`, the names it reads with their lines (`reference_lines`, a fifth of the graph's build)."""
+    return [_for_parent(analyse_path(root, rel), marks, named) for rel in rels]
 
 
-def _for_parent(result: Analysed, marks: bool) -> Analysed:
+def _for_parent(result: Analysed, marks: bool, named: bool = False) -> Analysed:
     facts = result.facts
     if facts is None:
         return result
-    return replace(result, row=encode(facts),
-                   marks=marks_of(facts) if marks and facts.language is Language.PYTHON else None)
+    python = facts.language is Language.PYTHON
+    return replace(result, row=encode(facts), marks=marks_of(facts) if marks and python else None,
+                   named=reference_lines(facts.refs) if named and python else None)
 
 
 class FactsStore(MutableMapping[str, FileFacts]):

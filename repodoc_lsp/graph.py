@@ -36,6 +36,7 @@ Key = tuple[str, str]  # (file, qualname); qualname "" is the module itself
 # their names. No file's path starts with it.
 _NAME = "\x00"
 _NOWHERE: Key = ("", "")
+_UNKNOWN: Key = ("", "\x00")  # not memoised (no definition is it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,7 @@ class _View:
     and the names its imports bind are interned (the same module names in thousands of files)."""
 
     __slots__ = ("_members", "_names", "_ordered", "_public", "all_names", "bases", "bindings", "defs", "ends",
-                 "imported", "mentions", "parts", "quals", "refs", "rel", "stars", "starts", "surface")
+                 "imported", "mentions", "named", "parts", "quals", "refs", "rel", "stars", "starts", "surface")
 
     def __init__(self, rel: str, sketch: Sketch, relations: Relations, *, surface: bool = True) -> None:
         """`sketch`: what the view takes of the file's facts (`sketch_of`); `surface=False`: a graph
@@ -107,6 +108,7 @@ class _View:
                     self.bindings[local] = (module, name, imp.line)  # the last one binds, as in Python
         self.all_names = sketch.all_names
         self.refs = sketch.refs  # the facts' own string, read when the file is linked (23 MB less on PyTorch)
+        self.named = sketch.named  # `refs` as read by an analysis worker: taken by the first link
         # what other files' resolutions can see of it, as a digest: only compared, and the values
         # themselves took 83 MB on the 17,150-file corpus
         self.surface = b"" if not surface else hashlib.blake2b(
@@ -197,6 +199,10 @@ Own = tuple[dict[str, int], "array[int]", "array[int]", tuple[str, ...], dict[st
             dict[str, int]]
 
 
+# A file's `refs` as `reference_lines` reads them: (dotted name, its lines)
+Named = list[tuple[str, tuple[int, ...]]]
+
+
 @dataclass(frozen=True, slots=True)
 class Sketch:
     """What a file's view takes of its facts (`sketch_of`): its own half (`own_of`), its imports, its
@@ -208,10 +214,12 @@ class Sketch:
     imports: tuple[Import, ...]
     all_names: tuple[str, ...]
     refs: str
+    named: Named | None = None  # `refs` read (`reference_lines`) beforehand, by an analysis worker
 
 
-def sketch_of(facts: FileFacts, marks: Marks | None = None) -> Sketch:
-    return Sketch(own_of(facts, marks), facts.imports, facts.all_names, facts.refs)
+def sketch_of(facts: FileFacts, marks: Marks | None = None, named: Named | None = None) -> Sketch:
+    """`marks`: its `marks_of` and `named`: its `reference_lines`, made beforehand (by an analysis worker)."""
+    return Sketch(own_of(facts, marks), facts.imports, facts.all_names, facts.refs, named)
 
 
 # The names a file's docstrings and annotations mention (`mentions`) and the anchors of its page that
@@ -306,6 +314,10 @@ class Graph:
         self._mentioned: dict[str, dict[str, Key]] = {}  # file -> name its docstrings mention -> definition
         self._marks: dict[str, int] = {}  # file -> digest of its mentions' definitions and kinds
         self._names: dict[str, str] = {}  # module name -> _NAME + module name
+        # a graph built once: what each `from module import name` and each absolute dotted name
+        # (`_absolute`) named, once known for good (a lookup memoised: `_import`); emptied with the memo
+        self._imported: dict[tuple[str, str], Key | None] = {}
+        self._absolutes: dict[str, Key | None] = {}
         self._lock = threading.Lock()  # resolution and updates (both fill the memo)
         self._pause = pause
         for rel, f in facts:  # each file's facts are read here only: they may be streamed
@@ -518,6 +530,8 @@ class Graph:
         docstring mentions resolve elsewhere."""
         rels = {rel for rel in rels if rel in self._views}
         self._memo.clear()
+        self._imported.clear()
+        self._absolutes.clear()
         old_out = self._named_by(rels | gone)
         old_bases: dict[Key, tuple[Key, ...]] = {}
         for rel in rels | gone:
@@ -533,7 +547,8 @@ class Graph:
         for rel in sorted(rels):
             if pause is not None:
                 pause()
-            moved, out = self._link(rel)
+            moved, linked = self._link(rel)
+            out = {k: v if isinstance(v, tuple) else tuple(sorted(v)) for k, v in linked.items()}
             if moved:
                 changed.add((rel, ""))
             before = old_out.pop(rel, {})
@@ -581,6 +596,8 @@ class Graph:
         if old_bases or new_bases:
             self._shown_bases = dict(self._bases)
         self._memo.clear()
+        self._imported.clear()
+        self._absolutes.clear()
         return changed
 
     def _build(self) -> None:
@@ -588,12 +605,16 @@ class Graph:
         deltas it works out against the tables before (none) and the changes it returns (a tenth of
         the build on PyTorch, when nothing asks for them)."""
         self._memo.clear()
+        self._imported.clear()
+        self._absolutes.clear()
         users = self._users
         pause = self._pause
         for rel in sorted(self._views):
             if pause is not None:
                 pause()
             for key, lines in self._link(rel)[1].items():
+                if not isinstance(lines, tuple):
+                    lines = tuple(sorted(lines))
                 table = users.get(key)
                 if table is None:
                     users[key] = {rel: lines}
@@ -607,6 +628,8 @@ class Graph:
         if self._bases:
             self._shown_bases = dict(self._bases)
         self._memo.clear()
+        self._imported.clear()
+        self._absolutes.clear()
 
     def _named_by(self, rels: set[str]) -> dict[str, dict[Key, tuple[int, ...]]]:
         """What each of `rels` names and on which lines, as the users' tables say: one pass over
@@ -626,23 +649,30 @@ class Graph:
                     found.setdefault(rel, {})[key] = table[rel]
         return found
 
-    def _link(self, rel: str) -> tuple[bool, dict[Key, tuple[int, ...]]]:
-        """Compute what the (unlinked) file `rel` names (returned, with the lines), its classes'
-        bases and what its docstrings mention; True when the definitions those mentions resolve
-        to changed."""
+    def _link(self, rel: str) -> tuple[bool, dict[Key, tuple[int, ...] | set[int]]]:
+        """Compute what the (unlinked) file `rel` names (returned, with the lines: a sorted tuple,
+        or a set the caller sorts), its classes' bases and what its docstrings mention; True when
+        the definitions those mentions resolve to changed."""
         view = self._views[rel]
         deps: set[str] = {rel}
-        out: dict[Key, set[int]] = {}
+        # definition -> the lines naming it: one name's lines as `reference_lines` gives them (sorted,
+        # each once: most definitions are named by one name of the file), a set once there are more
+        out: dict[Key, tuple[int, ...] | set[int]] = {}
         for module, name, line in view.imported:
             target = self._import(module, name, deps, set())
             if target is not None:
-                out.setdefault(target, set()).add(line)
+                held = out.get(target)
+                if held is None:
+                    out[target] = {line}
+                elif isinstance(held, set):  # the imports' lines come first: always
+                    held.add(line)
         # `_lookup` and `_member` (on a module: a lookup in its file) written out where the memo answers:
         # 92,000 dotted names read in PyTorch's files, of 166,000 steps. A name's head is a member of
         # its own file's module (`(rel, "")`): each step is one of the two, and each key found on the
         # way is named on the name's lines.
         memo = self._memo
-        for dotted, lines in reference_lines(view.refs):
+        named, view.named = view.named, None  # read by an analysis worker (a cold scan's), once
+        for dotted, lines in reference_lines(view.refs) if named is None else named:
             key: Key = (rel, "")
             for part in dotted.split("."):
                 if key[1]:
@@ -660,7 +690,9 @@ class Graph:
                 key = step
                 held = out.get(key)
                 if held is None:
-                    out[key] = set(lines)
+                    out[key] = lines
+                elif isinstance(held, tuple):
+                    out[key] = {*held, *lines}
                 else:
                     held.update(lines)
         out.pop(_NOWHERE, None)
@@ -689,7 +721,7 @@ class Graph:
             moved = self._marks.get(rel) != mark
             self._marks[rel] = mark
             self._deps[rel] = tuple(deps)
-        return moved, {k: tuple(sorted(v)) for k, v in out.items()}
+        return moved, out
 
     def _resolve(self, rel: str, dotted: str, deps: set[str]) -> Key | None:
         parts = dotted.split(".")
@@ -701,7 +733,16 @@ class Graph:
         return key
 
     def _absolute(self, dotted: str, deps: set[str]) -> Key | None:
-        """A dotted name read from the workspace's top: its longest module prefix, then members."""
+        """A dotted name read from the workspace's top: its longest module prefix, then members
+        (a graph built once: memoised, as its every lookup is)."""
+        if self.incremental:
+            return self._absolute_fresh(dotted, deps)
+        found = self._absolutes.get(dotted, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self._absolutes[dotted] = self._absolute_fresh(dotted, deps)
+        return found
+
+    def _absolute_fresh(self, dotted: str, deps: set[str]) -> Key | None:
         parts = dotted.split(".")
         for i in range(len(parts), 0, -1):
             key = self._module(".".join(parts[:i]), deps)
@@ -736,12 +777,17 @@ class Graph:
         module, else its submodule."""
         if not name:
             return self._module(module, deps)
+        if not self.incremental:  # no dependencies to gather: known once the module's lookup is memoised
+            known = self._imported.get((module, name), _UNKNOWN)
+            if known is not _UNKNOWN:
+                return known
         base = self._module(module, deps)
-        if base is not None:
-            found = self._lookup(base[0], name, deps, seen)
-            if found is not None:
-                return found
-        return self._module(f"{module}.{name}" if module else name, deps)
+        found = None if base is None else self._lookup(base[0], name, deps, seen)
+        if found is None:
+            found = self._module(f"{module}.{name}" if module else name, deps)
+        if not self.incremental and (base is None or (base[0], name) in self._memo):  # not cut short by `seen`
+            self._imported[(module, name)] = found
+        return found
 
     def _lookup(self, rel: str, name: str, deps: set[str], seen: set[tuple[str, str]]) -> Key | None:
         """What `name` is in file `rel`'s namespace (a definition, an import, a star import,

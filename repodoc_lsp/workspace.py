@@ -185,7 +185,7 @@ class Workspace:
                 rows.append((result.digest, result.row or result.facts))
                 if release or not self.incremental:
                     # what the graph takes of them, while the workers analyse (the parent mostly waits on them)
-                    sketches[result.rel] = (result.digest, sketch_of(result.facts, result.marks)
+                    sketches[result.rel] = (result.digest, sketch_of(result.facts, result.marks, result.named)
                                             if result.facts.language is Language.PYTHON else None)
                 if not self.incremental and result.packed:
                     packed[result.rel] = (result.facts, result.packed)
@@ -202,7 +202,9 @@ class Workspace:
             chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
             marks = release or not self.incremental  # sketched as they arrive (`take`)
             with self.runtime.holding():
-                for results in run_chunks(functools.partial(analyse_chunk, str(self.root), marks=marks), chunks,
+                # a graph built once (`repodoc generate`) also takes the names each file reads as read there
+                analyse = functools.partial(analyse_chunk, str(self.root), marks=marks, named=not self.incremental)
+                for results in run_chunks(analyse, chunks,
                                           workers=workers, context=self.runtime.context(),
                                           initializer=self.runtime.worker_setup(),
                                           cancel=cancel, what="analysis"):

@@ -228,6 +228,7 @@ def test_analysis_workers_send_each_files_cache_row_and_graph_marks(tmp_path: Pa
     import pickle
     import sqlite3
 
+    from repodoc_lsp.analysis.model import reference_lines
     from repodoc_lsp.cache import encode
     from repodoc_lsp.facts import analyse_chunk
     from repodoc_lsp.graph import Graph, marks_of
@@ -243,11 +244,16 @@ def test_analysis_workers_send_each_files_cache_row_and_graph_marks(tmp_path: Pa
     assert py.marks == marks_of(py.facts) == (("int", "nn.Linear", "torch.Tensor"), member_parts(py.facts))
     assert md.marks is None  # a file of no graph
     assert analyse_chunk(str(root), ["a.py"])[0].marks is None  # not asked for
+    # the names a Python file reads, with their lines, as the graph reads its `refs` (when asked)
+    [named, notes] = pickle.loads(pickle.dumps(analyse_chunk(str(root), ["a.py", "notes.md"], named=True)))
+    assert named.named is not None and named.named == reference_lines(named.facts.refs) and notes.named is None
+    assert py.named is None  # not asked for
     sources = {f"m{i}.py": _source(i) + f"from m{i + 1} import f{i + 1}\n".encode() for i in range(60)}
     for rel, data in sources.items():
         (root / rel).write_bytes(data)
     ws = Workspace(root, Settings().replace(cache_dir=str(tmp_path / "cache")), incremental=False)
     assert ws.scan(jobs=2) and ws.analysed == 62 and ws.sketched() == {*sources, "a.py", "notes.md"}
+    assert all(sketch is None or sketch.named is not None for _key, sketch in ws._sketches.values())
     rows = {key: encode(ws.facts[rel]) for rel, key in ws.digests.items()}
     with sqlite3.connect(next((tmp_path / "cache").glob("facts-*.sqlite"))) as db:
         stored = {key: (imports, data) for key, imports, data in db.execute("SELECT key, imports, data FROM facts")}
