@@ -10,6 +10,8 @@ corrupt or unreadable cache is skipped with a warning (`problem`), never fatal; 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import enum
 import hashlib
 import json
 import logging
@@ -18,6 +20,8 @@ import sqlite3
 import stat
 import threading
 import time
+import types
+import typing
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -62,10 +66,64 @@ class Encoded(NamedTuple):
     data: str
 
 
+def _row_maker(cls: type, makers: dict[type, Any]) -> Any:
+    """A function of an instance of `cls` (a dataclass of the facts model) that makes what
+    `_CONVERT.unstructure` makes of it, as JSON writes it: the same keys in the same order, a field
+    equal to its default left out, an enum as its value, a nested dataclass (alone, or in a tuple) as
+    its own dict; a tuple of scalars and a dict of strings kept as they are (JSON writes a tuple as
+    the list cattrs makes of it). Written as straight code: cattrs' unstructuring of every file's
+    facts (a call per enum, a generator per tuple) was half of the row's encoding in the analysis
+    workers. A field of a type not listed here raises TypeError at import (tests compare the two)."""
+    hints = typing.get_type_hints(cls)
+    scope: dict[str, Any] = {}
+    fixed: list[str] = []
+    optional: list[str] = []
+    for f in dataclasses.fields(cls):
+        value = _row_value(hints[f.name], f"o.{f.name}", f.name, makers, scope)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            fixed.append(f"{f.name!r}: {value}")
+        else:
+            factory: Any = f.default_factory
+            scope[f"_default_{f.name}"] = f.default if f.default is not dataclasses.MISSING else factory()
+            optional.append(f"    if o.{f.name} != _default_{f.name}:\n        res[{f.name!r}] = {value}\n")
+    name = f"_row_{cls.__name__}"
+    exec(f"def {name}(o):\n    res = {{{', '.join(fixed)}}}\n{''.join(optional)}    return res\n", scope)
+    made = makers[cls] = scope[name]
+    return made
+
+
+def _row_value(hint: Any, expr: str, field: str, makers: dict[type, Any], scope: dict[str, Any]) -> str:
+    """The code of what `_row_maker`'s function writes for the field `expr` of type `hint`."""
+    args = typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    if hint in (str, int, bool):
+        return expr
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return f"{expr}.value"
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        scope[f"_row_{field}"] = makers.get(hint) or _row_maker(hint, makers)
+        return f"_row_{field}({expr})"
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        if args[0] in (str, int):
+            return expr
+        inner = _row_value(args[0], "e", field, makers, scope)
+        return f"[{inner} for e in {expr}]"
+    if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
+        other = args[0] if args[1] is type(None) else args[1]
+        inner = _row_value(other, expr, field, makers, scope)
+        return expr if inner == expr else f"None if {expr} is None else {inner}"
+    if origin is dict and args == (str, str):
+        return f"dict({expr})"
+    raise TypeError(f"no row for the field {field} of type {hint}")
+
+
+_ROW_FACTS = _row_maker(FileFacts, {})
+
+
 def encode(facts: FileFacts) -> Encoded:
     """The row of `facts`: the facts made JSON-ready once, and the JSON of their imports written once
     and put in its place in the facts' (it was made and written twice: a tenth of the encoding)."""
-    raw = _CONVERT.unstructure(facts, FileFacts)
+    raw = _ROW_FACTS(facts)
     imports = raw.get("imports")
     if imports is None:  # no import: left out of the facts' JSON
         return Encoded("[]", _json(raw))
@@ -264,8 +322,9 @@ def _dump(value: Any, shape: Any) -> str:
     return _json(_CONVERT.unstructure(value, shape))
 
 
-def _json(raw: Any) -> str:
-    return json.dumps(raw, separators=(",", ":"), ensure_ascii=False)
+# `json.dumps(raw, separators=(",", ":"), ensure_ascii=False)`, its encoder made once and without the
+# check for circular references (a row is a tree; `dumps` made an encoder per call)
+_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
 def _load(data: Any, shape: Any) -> Any:

@@ -153,3 +153,36 @@ def test_a_row_writes_the_imports_once_as_the_facts_and_their_imports_written_ap
     assert row.data == json.dumps(cache_module._CONVERT.unstructure(facts, cache_module.FileFacts),
                                   separators=(",", ":"), ensure_ascii=False)
     assert cache_module._load(row.data, cache_module.FileFacts) == facts
+
+
+def test_a_row_is_what_cattrs_writes_with_every_field_set_or_default() -> None:
+    """`encode`'s own unstructuring (`_row_maker`) against cattrs' on facts with every field of every
+    class away from its default (and on the defaults), Markdown headings and a syntax error too."""
+    from repodoc_lsp.analysis.model import (
+        Attribute,
+        FileFacts,
+        Finding,
+        FindingCategory,
+        Import,
+        Language,
+        Symbol,
+        SymbolKind,
+        SyntaxProblem,
+    )
+
+    full = FileFacts(
+        Language.MARKDOWN, 7, "latin-1", "not valid utf-8", 'Doc "é"\n\t\x01',
+        (Symbol("a", "C.a", SymbolKind.METHOD, 3, 4, 5, "method-C.a", "C", "(x) -> int", True, ("d",), ("B",),
+                "doc", 2, "ab12"),
+         Symbol("h", "h", SymbolKind.HEADING, 1, 0, 1, "h")),
+        (Import("..m", ("a", "b"), 2, 2, "import-..m", ("c", "b"), False), Import("x", (), 1),
+         Import("s", (), 3, star=True)),
+        (Finding(FindingCategory.SECURITY, "eval", 4, "`eval()`", "check"),
+         Finding(FindingCategory.PATTERN, "p", 1, "d")),
+        ("ident", "x"), 9, SyntaxProblem(2, 3, "bad"), True, ("a", "b"),
+        (Attribute("x", "C", 3, "int", "1", True), Attribute("y", "", 4)), "a 1\nb 2,3", {"k": "v"})
+    for facts in (full, FileFacts(Language.PYTHON, 0), analyse_source("m.py", b"x = 1\n")):
+        row = cache_module.encode(facts)
+        assert row.data == json.dumps(cache_module._CONVERT.unstructure(facts, cache_module.FileFacts),
+                                      separators=(",", ":"), ensure_ascii=False)
+        assert cache_module._load(row.data, cache_module.FileFacts) == facts
