@@ -36,6 +36,7 @@ Key = tuple[str, str]  # (file, qualname); qualname "" is the module itself
 # their names. No file's path starts with it.
 _NAME = "\x00"
 _NOWHERE: Key = ("", "")
+_NO_USERS: Mapping[str, tuple[int, ...]] = {}
 _UNKNOWN: Key = ("", "\x00")  # not memoised (no definition is it)
 
 
@@ -79,8 +80,8 @@ class _View:
     int (a `Def` is made when asked), the spans are arrays of lines beside a tuple of qualnames,
     and the names its imports bind are interned (the same module names in thousands of files)."""
 
-    __slots__ = ("_members", "_names", "_ordered", "_public", "all_names", "bases", "bindings", "defs", "ends",
-                 "imported", "mentions", "named", "parts", "quals", "refs", "rel", "stars", "starts", "surface")
+    __slots__ = ("_members", "_names", "_order", "_ordered", "_public", "all_names", "bases", "bindings", "defs",
+                 "ends", "imported", "mentions", "named", "parts", "quals", "refs", "rel", "stars", "starts", "surface")
 
     def __init__(self, rel: str, sketch: Sketch, relations: Relations, *, surface: bool = True) -> None:
         """`sketch`: what the view takes of the file's facts (`sketch_of`); `surface=False`: a graph
@@ -116,6 +117,7 @@ class _View:
                   self.stars, sketch.all_names, sorted(self.bases.items()), sorted(self.parts.items()))).encode(),
             digest_size=16).digest()
         self._ordered: tuple[Def, ...] | None = None
+        self._order: tuple[str, ...] | None = None
         self._members: dict[str, tuple[Def, ...]] | None = None
         self._names: dict[str, tuple[str, ...]] | None = None
         self._public: dict[str, tuple[str, ...]] = {}
@@ -143,15 +145,19 @@ class _View:
     def outline(self, kinds: Iterable[str] | None = None, top: bool = False) -> list[tuple[str, str]]:
         """(qualname, kind) of each definition in `ordered`'s order, made from the packed codes
         (gathering a page's inputs asked for 100,000 `Def`s on PyTorch, and their names 860,000 times);
-        `kinds`: only those of these kinds, `top`: only those at module level (picked before sorting)."""
+        `kinds`: only those of these kinds, `top`: only those at module level. The order is sorted
+        once (a page's inputs ask for three outlines of its file), kept as the qualnames."""
+        order = self._order
+        if order is None:  # by line, then qualname (each qualname once)
+            lines = sorted([(c >> _KIND_BITS, q) for q, c in self.defs.items()])
+            order = self._order = tuple([q for _line, q in lines])
+        defs, names = self.defs, _KINDS
         if kinds is None and not top:
-            items = [(c >> _KIND_BITS, q, c & _KIND_MASK) for q, c in self.defs.items()]
-        else:
-            codes = set(range(len(_KINDS))) if kinds is None else {_KIND_CODE[k] for k in kinds}
-            items = [(c >> _KIND_BITS, q, c & _KIND_MASK) for q, c in self.defs.items()
-                     if c & _KIND_MASK in codes and not (top and "." in q)]
-        items.sort()  # by line, then qualname (each qualname once)
-        return [(q, _KINDS[k]) for _line, q, k in items]
+            return [(q, names[defs[q] & _KIND_MASK]) for q in order]
+        codes = set(range(len(_KINDS))) if kinds is None else {_KIND_CODE[k] for k in kinds}
+        if top:
+            return [(q, names[k]) for q in order if "." not in q and (k := defs[q] & _KIND_MASK) in codes]
+        return [(q, names[k]) for q in order if (k := defs[q] & _KIND_MASK) in codes]
 
     def member_names(self, qualname: str) -> tuple[str, ...]:
         """The names of `members(qualname)`, in the same order, kept once asked."""
@@ -365,6 +371,11 @@ class Graph:
             return None
         return next((view.definition(q) for q, c in view.defs.items()
                      if c >> _KIND_BITS == line and q and q.rpartition(".")[2] == name), None)
+
+    def users_table(self, key: Key) -> Mapping[str, tuple[int, ...]]:
+        """Every file that names the definition, its own included, with the lines: the graph's own
+        table, not a copy (read it, never change it; `users` copies)."""
+        return self._users.get(key) or _NO_USERS
 
     def users(self, key: Key, own: bool = False) -> dict[str, tuple[int, ...]]:
         """Files other than its own (`own`: and its own) that name the definition, with the lines."""

@@ -81,6 +81,7 @@ class Relations:
         # 17,150-file corpus): `targets_of` reads this, `update` resolves a file's old pairs again
         # (the same files: `file_of` is fixed for a Relations' life)
         self.links: dict[str, tuple[tuple[str, tuple[str, ...], str], ...]] = {}
+        self._tests: frozenset[str] | None = None  # the test files (`is_test_file`), made when first asked
         for rel, imps in imports.items():
             self.update(rel, imps)
 
@@ -185,7 +186,16 @@ class Relations:
         return "third-party"
 
     def tests_of(self, rel: str) -> list[str]:
-        return sorted(f for f in self.imported_by.get(rel, ()) if is_test_file(f))
+        importers = self.imported_by.get(rel)
+        if not importers:
+            return []
+        tests = self._tests
+        if tests is None:  # the test files among them, once (`torch/__init__.py` has 1,500 importers)
+            tests = self._tests = frozenset(f for f in self.files if is_test_file(f))
+        found = importers & tests
+        if not importers <= self.files:  # none: every importer is a file of the workspace
+            found |= {f for f in importers if f not in self.files and is_test_file(f)}
+        return sorted(found)
 
     def importers(self, rel: str) -> list[str]:
         return sorted(self.imported_by.get(rel, ()))

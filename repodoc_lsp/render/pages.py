@@ -337,15 +337,17 @@ def _xref(site: Site, rel: str) -> dict[str, dict]:
     if graph is None:
         return {}
     found: dict[str, dict] = {}
-    users_of = graph.users
+    users_of = graph.users_table  # the graph's tables, not copies
+    classes: dict[str, Symbol] | None = None  # the first symbol of each class qualname, made when asked
     for qual, kind in graph.outline(rel, _XREF_KINDS):  # no `Def` made per definition (100,000 on PyTorch)
         key = (rel, qual)
-        users = users_of(key)
+        table = users_of(key)  # its own file's lines left out
+        users = [(r, len(lines)) for r, lines in table.items() if r != rel] if table else []
+        if users:
+            users.sort(key=_by_count)
         if kind != "class":  # a function's or a method's: its users only (most have none)
             if users:
-                found[anchor_of(kind, qual)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
-                                                             key=lambda u: (-u[1], u[0])),
-                                                "subclasses": [], "inherited": [], "bases": {}}
+                found[anchor_of(kind, qual)] = {"users": users, "subclasses": [], "inherited": [], "bases": {}}
             continue
         subs = []
         for sub in graph.subclasses(key):
@@ -353,21 +355,30 @@ def _xref(site: Site, rel: str) -> dict[str, dict]:
             if sub_kind:
                 subs.append((sub[0], sub[1], anchor_of(sub_kind, sub[1])))
         inherited = _inherited(graph, key)
-        bases = _bases(graph, key, site.facts[rel])
+        bases: dict[str, tuple[str, str, str]] = {}
+        if graph.bases(key):
+            if classes is None:
+                classes = {}
+                for s in site.facts[rel].symbols:
+                    if s.kind is SymbolKind.CLASS:
+                        classes.setdefault(s.qualname, s)
+            bases = _bases(graph, key, classes.get(qual))
         if users or subs or inherited or bases:
-            found[anchor_of(kind, qual)] = {"users": sorted(((r, len(lines)) for r, lines in users.items()),
-                                                         key=lambda u: (-u[1], u[0])),
-                                            "subclasses": subs, "inherited": inherited, "bases": bases}
+            found[anchor_of(kind, qual)] = {"users": users, "subclasses": subs, "inherited": inherited, "bases": bases}
     return found
 
 
-def _bases(graph: Graph, cls: Key, facts: FileFacts) -> dict[str, tuple[str, str, str]]:
-    """The base class expressions of a class (as written) that name workspace classes:
-    text -> (file, qualname, anchor)."""
+def _by_count(user: tuple[str, int]) -> tuple[int, str]:
+    """A user's order: the files naming a definition on the most lines first, then by path."""
+    return -user[1], user[0]
+
+
+def _bases(graph: Graph, cls: Key, symbol: Symbol | None) -> dict[str, tuple[str, str, str]]:
+    """The base class expressions of a class (as written, `symbol`: its first class symbol) that
+    name workspace classes: text -> (file, qualname, anchor)."""
     resolved = set(graph.bases(cls))
     if not resolved:
         return {}
-    symbol = next((s for s in facts.symbols if s.qualname == cls[1] and s.kind is SymbolKind.CLASS), None)
     found = {}
     for text in symbol.bases if symbol is not None else ():
         key = graph.resolve(cls[0], base_name(text)) if base_name(text) else None

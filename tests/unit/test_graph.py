@@ -73,6 +73,9 @@ def test_uses_through_reexports_aliases_and_stars(ws: Workspace) -> None:
     assert g.resolve("app/models.py", "torch.nn.functional.relu") == ("torch/nn/functional.py", "relu")
     assert sorted(g.users(LINEAR)) == ["app/models.py", "app/star.py", "torch/nn/modules/__init__.py"]
     assert g.users(LINEAR)["app/models.py"] == (3, 8, 15)
+    # the table as the graph holds it (its own file among the users when it names it), not a copy
+    assert g.users_table(LINEAR) == g.users(LINEAR, own=True) and g.users_table(LINEAR) is g.users_table(LINEAR)
+    assert g.users_table(("app/models.py", "no such name")) == {}
     uses = [(u.rel, u.line, u.within) for u in g.uses(LINEAR) if u.rel == "app/models.py"]
     assert uses == [("app/models.py", 3, ""), ("app/models.py", 8, "Net.__init__"), ("app/models.py", 15, "make")]
 
