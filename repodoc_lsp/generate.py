@@ -11,6 +11,7 @@ import itertools
 import os
 import pickle
 import signal
+import threading
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -370,9 +371,11 @@ _KIND_ORDER = {"docs": 0, "kw": 1, "index": 2, "doc": 3}
 def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, cancel: CancelToken | None,
               pause: Callable[[], None] | None, runtime: Runtime,
               site: Site | None = None, templates: str | None = None,
-              base: str = "", packed: PackedFn | None = None) -> Iterator[tuple[WriteResult, Record | None]]:
+              base: str = "", packed: PackedFn | None = None,
+              stop: Callable[[], None] = stop_fork_server) -> Iterator[tuple[WriteResult, Record | None]]:
     """Render and write `todo`: render workers for many pages when this process may start them
-    (the CLI, the server's page process), else in this process, calling `pause` before each page."""
+    (the CLI, the server's page process), else in this process, calling `pause` before each page;
+    `stop()` ends the render workers' fork server once they are done."""
     if jobs > 1 and len(todo) >= PARALLEL_PAGES and runtime.forks() and site is not None:
         setup = RenderSetup(where_of(site), templates, site.root, str(writer.out), writer.check, writer.force,
                             writer.force_hint, runtime.worker_setup(), base)
@@ -383,7 +386,7 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
                 initializer=functools.partial(_start_worker, setup), cancel=cancel,
                 what="writing pages"))
         finally:
-            stop_fork_server()
+            stop()
         return
     for page in todo:
         if pause is not None:
@@ -398,7 +401,7 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
            progress: ProgressFn | None, cancel: CancelToken | None, pause: Callable[[], None] | None,
            prepare: Callable[[], None], settle: Callable[[Page], None] | None = None,
            site: Site | None = None, templates: str | None = None, base: str = "",
-           packed: PackedFn | None = None) -> None:
+           packed: PackedFn | None = None, stop: Callable[[], None] = stop_fork_server) -> None:
     """Render and write the planned pages whose key changed, then delete what the plan says
     is gone; the writer holds the output folder. `settle(page)` is called for each page left
     or written as planned. Render workers are given the pages' views from `site` and make
@@ -426,7 +429,7 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
         prepare()  # load every file's facts (pending in the cache) at once
     done = summary.unchanged
     for result, record in _rendered(todo, render, writer, jobs, cancel, pause, runtime, site, templates, base,
-                                     packed):
+                                     packed, stop):
         done += 1
         if record is not None:
             writer.manifest[result.page] = record
@@ -502,6 +505,7 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
     inputs = inputs_stamp(ws) if change is None else ""
     writer = Writer(ws.out, check=job.check, force=job.force, force_hint=job.force_hint,
                     read_manifest=False)  # `hold` reads it under the lock
+    stopping: list[threading.Thread] = []  # the render workers' fork server ending (`_stop_later`)
     try:
         with writer.hold(cancel=None if cancel is None else cancel.is_set, pause=pause):  # one run at a time
             if inputs and writer.inputs == inputs and writer.intact():
@@ -520,18 +524,30 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                            progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all,
                            settle=settle_anchors(site, writer), site=site,
                            templates=None if renderer.templates is None else str(renderer.templates),
-                           base=_run_stamp(ws), packed=ws.packed)
+                           base=_run_stamp(ws), packed=ws.packed, stop=functools.partial(_stop_later, stopping))
                 finally:
-                    if early:  # also when the run failed or was cancelled before its pages were sent
+                    if early and not stopping:  # also when the run failed or was cancelled before its pages were sent
                         stop_fork_server()
                 complete = not (summary.cancelled or summary.errors or summary.conflicts or summary.stale)
                 writer.inputs = inputs if complete else ""
                 writer.save_manifest()
     except LockWaitCancelled:
         summary.cancelled = True
+    finally:
+        for thread in stopping:  # each stop kills what has not ended within its deadline
+            thread.join()
     summary.files = len(ws.facts)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _stop_later(stopping: list[threading.Thread]) -> None:
+    """End the render workers' fork server in a thread (`run` joins it): its end (an interpreter's
+    exit, 0.1 s on PyTorch's tree) overlaps the end of the run (stale pages, the manifest's save)
+    instead of preceding it, both cores idle."""
+    thread = threading.Thread(target=stop_fork_server, name="repodoc-stop-render-workers")
+    thread.start()
+    stopping.append(thread)
 
 
 def regenerate(ws: Workspace, rels: Iterable[str], renderer: Renderer, *, progress: ProgressFn | None = None,

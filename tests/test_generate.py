@@ -662,3 +662,48 @@ def test_the_program_ends_at_once_with_its_output_whole_and_its_cache_closed(tmp
     code, summary = run()
     assert code == 0 and (summary["analysed"], summary["cached"]) == (0, 3)
     assert summary["conflicts"] == [{"path": "pkg/c.py_kw.md", "reason": "a folder is in the way"}]
+
+
+def test_render_fork_server_ends_while_the_manifest_is_saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the render workers are done, their fork server ends in a thread while the run saves
+    the manifest (its end overlaps the save instead of preceding it, both cores idle); the run
+    returns once it has ended and been reaped."""
+    import multiprocessing.forkserver
+    import threading
+
+    import repodoc_lsp.generate as generate_module
+    from repodoc_lsp.config import load_settings
+    from repodoc_lsp.generate import PARALLEL_PAGES, generate
+    from repodoc_lsp.runtime import CLI
+    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.writer import Writer
+
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    pass\n" for i in range(250)}
+    assert 2 * len(files) >= PARALLEL_PAGES, "too few pages for render workers: the test proves nothing"
+    root = make_workspace(tmp_path / "ws", files)
+    ws = Workspace(root, load_settings(root)[0], use_cache=False, runtime=CLI)
+    ws.scan(jobs=1)
+    server = multiprocessing.forkserver._forkserver
+    saving = threading.Event()
+    stops: list[tuple[int | None, bool]] = []  # (fork server pid, the manifest's save had begun)
+    stop, save = generate_module.stop_fork_server, Writer.save_manifest
+
+    def stop_fork_server() -> None:
+        pid = getattr(server, "_forkserver_pid", None)
+        stops.append((pid, pid is None or saving.wait(10)))  # a stop before the save waits in vain
+        stop()
+
+    def save_manifest(self: Writer) -> None:
+        saving.set()
+        save(self)
+
+    monkeypatch.setattr(generate_module, "stop_fork_server", stop_fork_server)
+    monkeypatch.setattr(Writer, "save_manifest", save_manifest)
+    summary = generate(root, ws, jobs=2, rescan=False)
+    assert len(summary.written) == 2 * len(files) + 4 and not summary.errors
+    pid, overlapped = stops[0]
+    assert pid is not None, "no render workers: the test proves nothing"
+    assert overlapped, "the fork server ended before the manifest's save began"
+    assert getattr(server, "_forkserver_pid", None) is None, "the fork server was left running"
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # ended and reaped
