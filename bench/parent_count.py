@@ -1,0 +1,98 @@
+"""The parent's serial work of a cold `repodoc generate` in one process, for timing and counting
+instructions (issues 14/15): the symbol graph's build, and the gathering of every page's inputs.
+
+    REPODOC_CACHE_DIR=WARM python bench/parent_count.py prep WS PKL       # scan WS (its facts cached)
+    python bench/parent_count.py graph PKL N | graphonce PKL | load PKL
+    REPODOC_CACHE_DIR=WARM python bench/parent_count.py gather WS N | gatheronce WS | gathersetup WS
+
+`prep` scans WS with jobs=1 from a warm cache and pickles the relations and each Python file's
+sketch as the CLI's scan makes them (with the names each file reads, as the analysis workers send
+them, when the code has `Sketch.named`); `graph` times `Graph(...)` of them N times (median),
+`graphonce` builds it once: under `valgrind --tool=cachegrind --cache-sim=no`, `graphonce` minus
+`load` is the build. `gather` times gathering every page's inputs (`GATHER`, `view_files`) N times,
+each on a graph built afresh, the cycle collector as the CLI's parent has it; `gatheronce` minus
+`gathersetup` is the gathering. Run with PYTHONHASHSEED=0 for repeatable counts; PYTHONPATH=TREE
+to measure another tree's code.
+"""
+
+from __future__ import annotations
+
+import gc
+import inspect
+import pickle
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def scan(root: str) -> tuple[Any, dict[str, Any]]:
+    from repodoc_lsp.analysis.model import Language, reference_lines
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.graph import sketch_of
+    from repodoc_lsp.workspace import Workspace
+
+    ws = Workspace(Path(root), Settings(), incremental=False)
+    ws.scan(jobs=1)
+    ws.facts.load_all()
+    named = "named" in inspect.signature(sketch_of).parameters  # sent by the analysis workers
+    sketches = {rel: (ws.digests[rel], (sketch_of(f, None, reference_lines(f.refs)) if named else sketch_of(f))
+                      if f.language is Language.PYTHON else None)
+                for rel, f in ws.facts.items()}
+    return ws, sketches
+
+
+def main() -> None:
+    mode, arg = sys.argv[1], sys.argv[2]
+    from repodoc_lsp.graph import Graph
+
+    if mode == "prep":
+        ws, sketches = scan(arg)
+        with open(sys.argv[3], "wb") as f:
+            pickle.dump((ws.relations, [(r, s) for r, (_d, s) in sketches.items() if s is not None]), f)
+        return
+    if mode in ("graph", "graphonce", "load"):
+        with open(arg, "rb") as f:
+            relations, sketched = pickle.load(f)
+        if mode == "load":
+            return
+        times, cpu = [], []
+        gc.disable()  # as `Workspace.graph` builds it
+        for _ in range(int(sys.argv[3]) if mode == "graph" else 1):
+            started, used = time.perf_counter(), time.process_time()
+            graph = Graph(relations, sketched, incremental=False)
+            times.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - used)
+            del graph
+            gc.collect()
+        if mode == "graph":
+            print(f"graph build: median {statistics.median(times):.3f} s (CPU {statistics.median(cpu):.3f} s), "
+                  f"each {[round(t, 3) for t in times]}")
+        return
+    from repodoc_lsp.generate import site_of
+    from repodoc_lsp.render.pages import GATHER, view_files
+
+    ws, sketches = scan(arg)
+    pages = [(kind, s) for kind, subjects in (("docs", ws.facts), ("kw", ws.facts), ("index", ws.folders),
+                                              ("doc", ws.folders)) for s in sorted(subjects)]
+    times = []
+    for _ in range(int(sys.argv[3]) if mode == "gather" else 1):
+        ws._graph, ws._sketches = None, dict(sketches)
+        site = site_of(ws)
+        if mode == "gathersetup":
+            return
+        gc.collect()
+        gc.freeze()  # as the CLI's parent holds what it made (`Runtime.holding`, `collect_less`)
+        gc.set_threshold(100_000, 50, 100)
+        started = time.perf_counter()
+        for kind, subject in pages:
+            view_files(kind, subject, GATHER[kind](site, subject))
+        times.append(time.perf_counter() - started)
+    if mode == "gather":
+        each = [round(t, 3) for t in times]
+        print(f"gather {len(pages)} pages: median {statistics.median(times):.3f} s, each {each}")
+
+
+if __name__ == "__main__":
+    main()
