@@ -264,9 +264,12 @@ def own_of(facts: FileFacts, marks: Marks | None = None) -> Own:
             tuple(qual for _, _, qual in spans), bases, mentioned, parts)
 
 
-# A Python role's target (`:class:`~a.B``) or a dotted name in backticks (``a.b``, `a.b`).
+# A Python role's target (`:class:`~a.B``) or a dotted name in backticks (``a.b``, `a.b`: a backtick
+# not after another). Both branches start with a character (`:`, a backtick), not the look-behind: the
+# regex engine skips to those characters instead of trying the pattern at every one of a docstring's
+# (4 times as fast on PyTorch's docstrings)
 _MENTION = re.compile(r":(?:[\w+-]+:)*(?:class|func|meth|mod|attr|exc|data|obj|const):`[~!]?([A-Za-z_][\w.]*)`"
-                      r"|(?<!`)``?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)``?(?!`)")
+                      r"|`(?<!``)`?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)``?(?!`)")
 
 
 def mentions(facts: FileFacts) -> tuple[str, ...]:
