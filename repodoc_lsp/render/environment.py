@@ -18,7 +18,9 @@ from typing import Any, TypeVar
 import jinja2
 from jinja2 import nodes
 from jinja2.compiler import CodeGenerator, Frame, optimizeconst
-from jinja2.runtime import Context, LoopContext, Macro, new_context
+from jinja2.idtracking import VAR_LOAD_ALIAS, VAR_LOAD_PARAMETER, VAR_LOAD_RESOLVE, VAR_LOAD_UNDEFINED
+from jinja2.nodes import EvalContext
+from jinja2.runtime import Context, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import missing
 
@@ -145,6 +147,37 @@ class OwnCodeGenerator(PageCodeGenerator):
         self.writeline("from types import BuiltinMethodType as _rg_builtin, FunctionType as _rg_function")
         for attribute in sorted(self.attributes):
             self.writeline(f"_rg_h_{attribute} = environment.attribute_types({attribute!r})")
+
+    def enter_frame(self, frame: Frame) -> None:
+        # Jinja's `enter_frame` (3.1), but a name the frame reads from the context is read in place
+        # (`resolve_or_missing`'s two lookups) instead of by a call of `resolve` for each name
+        if self.get_resolve_func() != "resolve":
+            return super().enter_frame(frame)
+        undefs = []
+        for target, (action, param) in frame.symbols.loads.items():
+            if action == VAR_LOAD_PARAMETER:
+                pass
+            elif action == VAR_LOAD_RESOLVE:
+                self.writeline(f"{target} = _rg_v[{param!r}] if {param!r} in (_rg_v := context.vars)"
+                               f" else context.parent.get({param!r}, missing)")
+            elif action == VAR_LOAD_ALIAS:
+                self.writeline(f"{target} = {param}")
+            elif action == VAR_LOAD_UNDEFINED:
+                undefs.append(target)
+            else:
+                raise NotImplementedError("unknown load instruction")
+        if undefs:
+            self.writeline(f"{' = '.join(undefs)} = missing")
+
+    def visit_Include(self, node: nodes.Include, frame: Frame) -> None:
+        if node.ignore_missing or not node.with_context or self.environment.is_async \
+                or not (isinstance(node.template, nodes.Const) and isinstance(node.template.value, str)):
+            return super().visit_Include(node, frame)
+        self.writeline("template = environment.get_template(", node)
+        self.visit(node.template, frame)
+        self.write(f", {self.name!r})")
+        self.simple_write(f"concat(template.root_render_func(template.included(context, "
+                          f"{self.dump_local_context(frame)})))", frame)
 
     @optimizeconst
     def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
@@ -277,8 +310,28 @@ class OwnTemplate(jinja2.Template):
 
     def new_context(self, vars: dict[str, Any] | None = None, shared: bool = False,
                     locals: Any = None) -> Context:
-        return new_context(self.environment, self.name, self.blocks, vars, shared,
-                           _kept(_FLAT_GLOBALS, self.globals, dict), locals)
+        # `jinja2.runtime.new_context`, its context made by `OwnContext.made`
+        globals = _kept(_FLAT_GLOBALS, self.globals, dict)
+        if vars is None:
+            vars = {}
+        parent = vars if shared else dict(globals, **vars)
+        if locals:
+            if shared:
+                parent = dict(parent)
+            for key, value in locals.items():
+                if value is not missing:
+                    parent[key] = value
+        return OwnContext.made(self.environment, parent, self.name, self.blocks, globals)
+
+    def included(self, context: Context, locals: dict[str, Any]) -> Context:
+        """`new_context(context.get_all(), True, locals)` (an `include` with its context,
+        `OwnCodeGenerator`), the includer's names copied once, not twice."""
+        parent = {**context.parent, **context.vars}
+        for key, value in locals.items():
+            if value is not missing:
+                parent[key] = value
+        return OwnContext.made(self.environment, parent, self.name, self.blocks,
+                               _kept(_FLAT_GLOBALS, self.globals, dict))
 
 # What repodoc's own templates call most (`aka.get`, `line_href`, `"{:,}".format`, their macros):
 # none takes Jinja's context, environment or eval context (`pass_context` and the like).
@@ -301,6 +354,24 @@ class OwnContext(Context):
         if globals is not None:
             names: frozenset[str] = _kept(_GLOBALS_KEYS, globals, _Names)
             self.globals_keys = names  # type: ignore[assignment]  # read only
+
+    @classmethod
+    def made(cls, environment: jinja2.Environment, parent: dict[str, Any], name: str | None,
+             blocks: dict[str, Any], globals: Any) -> OwnContext:
+        """`cls(environment, parent, name, blocks, globals)`, its fields set in place (as
+        `Context.__init__` sets them, Jinja 3.1) without the calls of the constructors' chain: a page
+        makes a context for itself, its macros and each entry it includes."""
+        self = cls.__new__(cls)
+        self.parent = parent
+        self.vars = {}
+        self.environment = environment
+        self.eval_ctx = EvalContext(environment, name)
+        self.exported_vars = set()
+        self.name = name
+        names: frozenset[str] = _kept(_GLOBALS_KEYS, globals, _Names)
+        self.globals_keys = names  # type: ignore[assignment]  # read only
+        self.blocks = {k: [v] for k, v in blocks.items()} if blocks else {}
+        return self
 
     def call(__self, __obj: Any, *args: Any, **kwargs: Any) -> Any:
         kind = type(__obj)

@@ -343,3 +343,30 @@ def test_an_included_template_reaches_its_includer_as_one_piece() -> None:
         assert len(pieces) == 3
         assert "".join(pieces) == jinja2.Environment(loader=jinja2.DictLoader(INCLUDED)).from_string(
             "{% for n in range(3) %}{% include 'nested.md.j2' %}{% endfor %}").render(**data)
+
+
+def test_contexts_are_made_without_jinjas_constructors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page's context, its macros' and each included entry's are made in place (`OwnContext.made`),
+    an include's from its includer's names copied once (`OwnTemplate.included`), not by
+    `get_all` and a copy of it, and the names a template reads are read without a call each: the
+    same text."""
+    source = ("{% from 'macros.md.j2' import m with context %}{% set n = 7 %}"
+              "{% for s in loop_data %}{% include 'nested.md.j2' %}{{ m(s) }}{% endfor %}")
+    templates = {**INCLUDED, "macros.md.j2": "{% macro m(s) %}<{{ s.name }} {{ d.href }}>{% endmacro %}"}
+    env = OwnEnvironment(loader=jinja2.DictLoader(templates), undefined=jinja2.StrictUndefined)
+    for name in templates:
+        env.get_template(name)
+    template = env.from_string(source)
+    data = {"d": {"href": "x.md"}, "loop_data": list(FACTS.symbols), "fn": folder_label}
+    expected = jinja2.Environment(loader=jinja2.DictLoader(templates)).from_string(source).render(**data)
+    made: list[str] = []
+    init, get_all = jinja2.runtime.Context.__init__, jinja2.runtime.Context.get_all
+    resolve = jinja2.runtime.Context.resolve_or_missing
+    monkeypatch.setattr(jinja2.runtime.Context, "__init__", lambda *a, **k: made.append("init") or init(*a, **k))
+    monkeypatch.setattr(jinja2.runtime.Context, "get_all", lambda self: made.append("get_all") or get_all(self))
+    monkeypatch.setattr(jinja2.runtime.Context, "resolve_or_missing",
+                        lambda self, key: made.append("resolve") or resolve(self, key))
+    assert template.render(**data) == expected
+    assert "<K " in expected and made.count("init") == 0
+    assert made.count("get_all") == 1  # the macros' import with context (one per page)
+    assert made.count("resolve") == 0  # a name is read from the context in place (`enter_frame`)
