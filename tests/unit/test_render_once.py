@@ -182,3 +182,31 @@ def test_a_long_list_of_members_folds_without_a_macro_call_per_entry(monkeypatch
     assert "<details><summary>3 more attributes</summary>\n\n" in page
     assert "<details><summary>1 more module-level names</summary>\n\n" in page
     assert "fold" not in called and called.count("unfold") == 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["", "/abs/ws", "ws", "../ws", "a b/ws"]), st.sampled_from(["", "/abs/out", "out", "ws/docs"]),
+       st.lists(st.sampled_from(["a", "b c", "..", "x_y"]), max_size=3),
+       st.sampled_from(["m.py_docs.md", "m.py_kw.md", "index.md"]), st.sampled_from(["m.py", "a/m.py", "b c/#.py"]))
+def test_a_source_link_is_the_one_worked_out_for_its_page(root: str, out: str, folders: list[str], name: str,
+                                                         rel: str) -> None:
+    page = "/".join([*folders, name])
+    where = pages.Where("p", root, out, 1000)
+    expected = md.href(pages.posixpath.relpath(pages.posixpath.join(root, rel),
+                                               pages.posixpath.dirname(pages.posixpath.join(out, page))))
+    assert Renderer._src(where, page, rel) == expected
+
+
+def test_a_file_s_pages_link_its_source_with_one_relpath(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file's page asked for its source link twice (its link and its line links) and its keyword
+    page once more, each a `posixpath.relpath`."""
+    site = _site({"pkg/m.py": "def f():\n    pass\n"})
+    pages._src_in.cache_clear()
+    made: list[str] = []
+    plain = pages.posixpath.relpath
+    monkeypatch.setattr(pages.posixpath, "relpath", lambda path, start: made.append(path) or plain(path, start))
+    renderer = Renderer()
+    docs = renderer.render(site, "docs", "pkg/m.py", "def f():\n    pass\n")
+    kw = renderer.render(site, "kw", "pkg/m.py")
+    assert "m.py#L1" in docs and "(../../" in kw
+    assert len(made) == 1
