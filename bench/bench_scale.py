@@ -127,12 +127,23 @@ def _step(record: dict[str, Any], name: str, run: Callable[[], Any]) -> Any:
         return None
 
 
+PROFILED_MAIN = """import cProfile, sys
+from repodoc_lsp.cli import main
+profile = cProfile.Profile()
+code = profile.runcall(main, sys.argv[2:])
+profile.dump_stats(sys.argv[1])
+sys.exit(code)
+"""
+
+
 def profile_warm(root: Path, out: Path, cache: Path) -> dict[str, Any]:
     """One more warm `repodoc generate` under cProfile (nothing is analysed or rendered, so no worker
     runs: the profile is the whole run); the functions with the most cumulative time."""
     prof = out.parent / "warm.prof"
-    cmd = [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "repodoc_lsp", "generate", str(root),
-           "--out", str(out), "--json", "--quiet"]
+    # `main` called with its arguments: the program (`-m repodoc_lsp`, as `-m cProfile` runs it) ends
+    # with os._exit once it has reported, before cProfile writes its file
+    cmd = [sys.executable, "-c", PROFILED_MAIN, str(prof), "generate", str(root), "--out", str(out),
+           "--json", "--quiet"]
     m = run_measured(cmd, env={**os.environ, "REPODOC_CACHE_DIR": str(cache)})
     if m.proc.returncode != 0:
         raise RuntimeError(f"exit {m.proc.returncode}: {m.proc.stderr[-2000:]}")
