@@ -75,8 +75,11 @@ class PageCodeGenerator(CodeGenerator):
         self.writeline("template = environment.get_template(", node)
         self.visit(node.template, frame)
         self.write(f", {self.name!r})")
-        self.simple_write("concat(template.root_render_func(template.new_context(context.get_all(), True, "
-                          f"{self.dump_local_context(frame)})))", frame)
+        self.simple_write(f"concat(template.root_render_func({self.included_context(frame)}))", frame)
+
+    def included_context(self, frame: Frame) -> str:
+        """The code of the context an included template is rendered in (`visit_Include`)."""
+        return f"template.new_context(context.get_all(), True, {self.dump_local_context(frame)})"
 
 
     def visit_Output(self, node: nodes.Output, frame: Frame) -> None:
@@ -169,15 +172,8 @@ class OwnCodeGenerator(PageCodeGenerator):
         if undefs:
             self.writeline(f"{' = '.join(undefs)} = missing")
 
-    def visit_Include(self, node: nodes.Include, frame: Frame) -> None:
-        if node.ignore_missing or not node.with_context or self.environment.is_async \
-                or not (isinstance(node.template, nodes.Const) and isinstance(node.template.value, str)):
-            return super().visit_Include(node, frame)
-        self.writeline("template = environment.get_template(", node)
-        self.visit(node.template, frame)
-        self.write(f", {self.name!r})")
-        self.simple_write(f"concat(template.root_render_func(template.included(context, "
-                          f"{self.dump_local_context(frame)})))", frame)
+    def included_context(self, frame: Frame) -> str:
+        return f"template.included(context, {self.dump_local_context(frame)})"
 
     @optimizeconst
     def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
