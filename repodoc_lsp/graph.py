@@ -205,6 +205,11 @@ Own = tuple[dict[str, int], "array[int]", "array[int]", tuple[str, ...], dict[st
             dict[str, int]]
 
 
+def _sorted_lines(lines: tuple[int, ...] | set[int]) -> tuple[int, ...]:
+    """The lines `_link` found naming a definition, as the users' tables keep them (sorted)."""
+    return lines if isinstance(lines, tuple) else tuple(sorted(lines))
+
+
 # A file's `refs` as `reference_lines` reads them: (dotted name, its lines)
 Named = list[tuple[str, tuple[int, ...]]]
 
@@ -543,9 +548,7 @@ class Graph:
         definitions whose uses, bases or subclasses changed, and `(file, "")` of files whose
         docstring mentions resolve elsewhere."""
         rels = {rel for rel in rels if rel in self._views}
-        self._memo.clear()
-        self._imported.clear()
-        self._absolutes.clear()
+        self._forget_lookups()
         old_out = self._named_by(rels | gone)
         old_bases: dict[Key, tuple[Key, ...]] = {}
         for rel in rels | gone:
@@ -562,7 +565,7 @@ class Graph:
             if pause is not None:
                 pause()
             moved, linked = self._link(rel)
-            out = {k: v if isinstance(v, tuple) else tuple(sorted(v)) for k, v in linked.items()}
+            out = {k: _sorted_lines(v) for k, v in linked.items()}
             if moved:
                 changed.add((rel, ""))
             before = old_out.pop(rel, {})
@@ -609,26 +612,21 @@ class Graph:
                 self._subclasses.pop(base, None)
         if old_bases or new_bases:
             self._shown_bases = dict(self._bases)
-        self._memo.clear()
-        self._imported.clear()
-        self._absolutes.clear()
+        self._forget_lookups()
         return changed
 
     def _build(self) -> None:
         """Link every file of a graph that holds no links yet: `_relink` of them all, without the
         deltas it works out against the tables before (none) and the changes it returns (a tenth of
         the build on PyTorch, when nothing asks for them)."""
-        self._memo.clear()
-        self._imported.clear()
-        self._absolutes.clear()
+        self._forget_lookups()
         users = self._users
         pause = self._pause
         for rel in sorted(self._views):
             if pause is not None:
                 pause()
-            for key, lines in self._link(rel)[1].items():
-                if not isinstance(lines, tuple):
-                    lines = tuple(sorted(lines))
+            for key, found in self._link(rel)[1].items():
+                lines = _sorted_lines(found)
                 table = users.get(key)
                 if table is None:
                     users[key] = {rel: lines}
@@ -641,6 +639,11 @@ class Graph:
         self._subclasses = {base: frozenset(subs) for base, subs in subclasses.items()}
         if self._bases:
             self._shown_bases = dict(self._bases)
+        self._forget_lookups()
+
+    def _forget_lookups(self) -> None:
+        """Forget what lookups answered (`_memo`, and a graph built once's `_imported`, `_absolutes`):
+        before and after a link pass, which changes what they would answer."""
         self._memo.clear()
         self._imported.clear()
         self._absolutes.clear()

@@ -10,11 +10,15 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from helpers import REPO, broken_links, cli_here, generate_json, make_workspace, run_cli, strip_fences
 
 from repodoc_lsp import MARKER
+
+if TYPE_CHECKING:
+    from repodoc_lsp.workspace import Workspace
 
 SECTIONS = ["File Metadata", "File Purpose", "Original Source", "High-Level Overview", "Detailed Analysis",
             "Architecture & Design", "Dependencies", "Code Patterns & Idioms", "Performance Considerations",
@@ -472,14 +476,10 @@ def test_star_import_listed_with_its_star(tmp_path: Path, cache_env: dict[str, s
     assert "`os.path` ([L1](../m.py#L1), [L2](../m.py#L2)): `*`, `join`" in text
 
 
-def test_render_fork_server_starts_before_the_graph_and_stops_after_a_failure(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cold run starts its render workers' fork server before building the symbol graph (its
-    start overlaps the build instead of following it); a run failing meanwhile stops it."""
-    import multiprocessing.forkserver
-
+def _scanned_for_render_workers(tmp_path: Path) -> tuple[Path, Workspace, dict[str, str]]:
+    """A scanned workspace of 250 small files: pages enough for a run to start render workers."""
     from repodoc_lsp.config import load_settings
-    from repodoc_lsp.generate import PARALLEL_PAGES, generate
+    from repodoc_lsp.generate import PARALLEL_PAGES
     from repodoc_lsp.runtime import CLI
     from repodoc_lsp.workspace import Workspace
 
@@ -488,6 +488,19 @@ def test_render_fork_server_starts_before_the_graph_and_stops_after_a_failure(
     root = make_workspace(tmp_path / "ws", files)
     ws = Workspace(root, load_settings(root)[0], use_cache=False, runtime=CLI)
     ws.scan(jobs=1)
+    return root, ws, files
+
+
+def test_render_fork_server_starts_before_the_graph_and_stops_after_a_failure(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold run starts its render workers' fork server before building the symbol graph (its
+    start overlaps the build instead of following it); a run failing meanwhile stops it."""
+    import multiprocessing.forkserver
+
+    from repodoc_lsp.generate import generate
+    from repodoc_lsp.workspace import Workspace
+
+    root, ws, _files = _scanned_for_render_workers(tmp_path)
     server = multiprocessing.forkserver._forkserver
     seen: list[int | None] = []
 
@@ -672,17 +685,10 @@ def test_render_fork_server_ends_while_the_manifest_is_saved(tmp_path: Path, mon
     import threading
 
     import repodoc_lsp.generate as generate_module
-    from repodoc_lsp.config import load_settings
-    from repodoc_lsp.generate import PARALLEL_PAGES, generate
-    from repodoc_lsp.runtime import CLI
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.generate import generate
     from repodoc_lsp.writer import Writer
 
-    files = {f"pkg/m{i}.py": f"def f{i}():\n    pass\n" for i in range(250)}
-    assert 2 * len(files) >= PARALLEL_PAGES, "too few pages for render workers: the test proves nothing"
-    root = make_workspace(tmp_path / "ws", files)
-    ws = Workspace(root, load_settings(root)[0], use_cache=False, runtime=CLI)
-    ws.scan(jobs=1)
+    root, ws, files = _scanned_for_render_workers(tmp_path)
     server = multiprocessing.forkserver._forkserver
     saving = threading.Event()
     stops: list[tuple[int | None, bool]] = []  # (fork server pid, the manifest's save had begun)
