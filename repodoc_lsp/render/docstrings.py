@@ -335,10 +335,25 @@ _NOT_WORD_LINES = str.maketrans(dict.fromkeys((c for c in map(chr, range(128))
                                                if not (c.isalnum() or c == "_" or c.splitlines() == [""])), " "))
 
 
+# `_NOT_WORD` for the bytes of an ASCII text (`_lacking`).
+_NOT_WORD_BYTES = bytes(c if c < 128 and (chr(c).isalnum() or c == 95) else 32 for c in range(256))
+
+
 def _words(text: str) -> set[str]:
     """The words (`_WORD`) of `text`: of an ASCII text (most docstrings) found by `str.split` once
     every other character is a space, the same words four times as fast as the expression."""
     return set(text.translate(_NOT_WORD).split()) if text.isascii() else set(_WORD.findall(text))
+
+
+def _lacking(source: str, rendered: str) -> set[str]:
+    """The words of `source` that `rendered` lacks, markup words aside. Of two ASCII texts (most) found
+    in their bytes, `_words`'s way: `bytes.translate` takes a sixth of the time of `str.translate`,
+    and the two with the sets of words a third less."""
+    if source.isascii() and rendered.isascii():
+        lost = set(source.encode().translate(_NOT_WORD_BYTES).split()) \
+            - set(rendered.encode().translate(_NOT_WORD_BYTES).split())
+        return {word for w in lost if (word := w.decode()).lower() not in _MARKUP}
+    return {w for w in _words(source) - _words(rendered) if w.lower() not in _MARKUP}
 
 
 def _loses_text(source: str, rendered: str) -> bool:
@@ -346,7 +361,7 @@ def _loses_text(source: str, rendered: str) -> bool:
     the parser dropped text it could not place, so the docstring is better shown as prose."""
     # The words of `source` that `rendered` lacks, all lines at once: most docstrings lose none
     # (then no line is looked at); else only the lines holding such a word are.
-    lacking = {w for w in _words(source) - _words(rendered) if w.lower() not in _MARKUP}
+    lacking = _lacking(source, rendered)
     if not lacking:
         return False
     # Each line's words as `_words` finds them, of an ASCII text all lines at once (its line
