@@ -14,11 +14,14 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.discover import Skipped
+from repodoc_lsp.graph import Graph
 from repodoc_lsp.parts import page_of_part, part_paths
 from repodoc_lsp.pool import WorkersLost, run_chunks, stop_fork_server
 from repodoc_lsp.render import Renderer, Site
@@ -30,6 +33,8 @@ from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.runtime import Runtime, default_jobs
 from repodoc_lsp.workspace import CancelToken, Change, ProgressFn, Workspace, read_text
 from repodoc_lsp.writer import CLI_FORCE, LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
+
+T = TypeVar("T")
 
 __all__ = ["RUN_ERRORS", "Job", "OutputError", "Page", "Plan", "Summary", "generate", "plan_pages", "regenerate",
            "run"]
@@ -102,15 +107,36 @@ def _run_stamp(ws: Workspace) -> str:
               ws.out.as_posix(), _templates_stamp(ws.settings.templates))
 
 
-def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None) -> Site:
+def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, later: bool = False) -> Site:
     """The workspace as pages see it (the view layer's `Site`), with its symbol graph (built
-    here if it is not yet) and the anchors the manifest recorded of its file pages."""
+    here if it is not yet; `later`: in a thread, while the pages that read none of it render) and
+    the anchors the manifest recorded of its file pages."""
+    relations = ws.relations
+    graph: Graph | Future[Graph]
+    if later:
+        ws.facts.load_all()  # here, not in the build's thread, while this one plans from the facts
+        graph = _in_thread(ws.graph, "repodoc-graph")
+    else:
+        graph = ws.graph()
     site = Site.build(project=ws.project, root=ws.root.as_posix(), out=ws.out.as_posix(),
-                      embed_max=ws.settings.embed_source_max_bytes, relations=ws.relations,
+                      embed_max=ws.settings.embed_source_max_bytes, relations=relations,
                       facts=ws.facts, sizes=ws.sizes, folders=ws.folders, digests=ws.digests,
-                      graph=ws.graph())
+                      graph=graph)
     site.anchors = dict(anchors or {})  # as the run found them: pages settled meanwhile change the writer's
     return site
+
+
+def _in_thread(fn: Callable[[], T], name: str) -> Future[T]:
+    """`fn()` run in a new thread: its result (or its failure) when the future is read."""
+    future: Future[T] = Future()
+
+    def work() -> None:
+        try:
+            future.set_result(fn())
+        except BaseException as exc:  # raised where the result is read
+            future.set_exception(exc)
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return future
 
 
 def settle_anchors(site: Site, writer: Writer) -> Callable[[Page], None]:
@@ -357,6 +383,22 @@ def _cuts(pages: list[Page]) -> list[tuple[int, int]]:
     return cuts
 
 
+# While the symbol graph is being built (`site_of(later=True)`), this share of the files' keyword
+# pages (their views read none of it) render first: the graph's build, one core, beside them.
+_LEAD_SHARE = 3
+
+
+def _ordered(todo: list[Page], site: Site) -> list[Page]:
+    """`todo` in the order parts are cut and sent: `_by_folder`'s, after the first folders' keyword
+    pages (a `_LEAD_SHARE`th of the files) while the graph is still being built."""
+    pages = sorted(todo, key=_by_folder)
+    if not site.graph_pending():
+        return pages
+    lead = set(itertools.islice((i for i, page in enumerate(pages) if page.kind == "kw"),
+                                len(site.facts) // _LEAD_SHARE))
+    return [pages[i] for i in sorted(lead)] + [page for i, page in enumerate(pages) if i not in lead]
+
+
 def _by_folder(page: Page) -> tuple[str, int, str, int]:
     """A folder's file pages (both of a file side by side), then its own: a part's files are few.
     Its first item is the folder whose pages `page` is among (`_cuts`)."""
@@ -381,7 +423,7 @@ def _rendered(todo: list[Page], render: RenderFn, writer: Writer, jobs: int, can
                             writer.force_hint, runtime.worker_setup(), base)
         try:
             yield from itertools.chain.from_iterable(run_chunks(
-                _render_part, _Parts(sorted(todo, key=_by_folder), site, writer, packed), workers=jobs,
+                _render_part, _Parts(_ordered(todo, site), site, writer, packed), workers=jobs,
                 context=runtime.render_context(built_in=templates is None),
                 initializer=functools.partial(_start_worker, setup), cancel=cancel,
                 what="writing pages"))
@@ -516,8 +558,10 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
             else:
                 jobs = (job.jobs or default_jobs(ws.settings)) if change is None else 1
                 early = _start_render_workers_early(ws, writer, jobs)
+                site: Site | None = None
                 try:
-                    site = site_of(ws, writer.anchors)
+                    # a graph built once (the CLI's) is built while the first keyword pages render
+                    site = site_of(ws, writer.anchors, later=early and not ws.incremental)
                     plan = Plan(plan_pages(ws, site, change, recorded=writer.manifest), whole=change is None,
                                 structural=change is not None and change.structural)
                     _write(plan, page_renderer(ws, renderer, site), writer, summary, jobs=jobs, runtime=ws.runtime,
@@ -528,6 +572,8 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                 finally:
                     if early and not stopping:  # also when the run failed or was cancelled before its pages were sent
                         stop_fork_server()
+                    if site is not None and isinstance(site.symbols, Future):  # no build outlives its run
+                        wait([site.symbols])
                 complete = not (summary.cancelled or summary.errors or summary.conflicts or summary.stale)
                 writer.inputs = inputs if complete else ""
                 writer.save_manifest()

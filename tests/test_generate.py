@@ -476,8 +476,9 @@ def test_star_import_listed_with_its_star(tmp_path: Path, cache_env: dict[str, s
     assert "`os.path` ([L1](../m.py#L1), [L2](../m.py#L2)): `*`, `join`" in text
 
 
-def _scanned_for_render_workers(tmp_path: Path) -> tuple[Path, Workspace, dict[str, str]]:
-    """A scanned workspace of 250 small files: pages enough for a run to start render workers."""
+def _scanned_for_render_workers(tmp_path: Path, *, incremental: bool = True) -> tuple[Path, Workspace, dict[str, str]]:
+    """A scanned workspace of 250 small files: pages enough for a run to start render workers
+    (`incremental=False`: scanned and written once, as the CLI's)."""
     from repodoc_lsp.config import load_settings
     from repodoc_lsp.generate import PARALLEL_PAGES
     from repodoc_lsp.runtime import CLI
@@ -486,9 +487,43 @@ def _scanned_for_render_workers(tmp_path: Path) -> tuple[Path, Workspace, dict[s
     files = {f"pkg/m{i}.py": f"def f{i}():\n    pass\n" for i in range(250)}
     assert 2 * len(files) >= PARALLEL_PAGES, "too few pages for render workers: the test proves nothing"
     root = make_workspace(tmp_path / "ws", files)
-    ws = Workspace(root, load_settings(root)[0], use_cache=False, runtime=CLI)
+    ws = Workspace(root, load_settings(root)[0], use_cache=False, runtime=CLI, incremental=incremental)
     ws.scan(jobs=1)
     return root, ws, files
+
+
+def test_keyword_pages_render_while_the_graph_is_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold run of the CLI builds the symbol graph in a thread while the render workers write
+    keyword pages (their views read none of it): the build waits here until one is on disk (built
+    first, it waited in vain); the tree is the one a run in one process writes."""
+    import time
+
+    from repodoc_lsp.generate import generate
+    from repodoc_lsp.workspace import Workspace
+
+    root, ws, files = _scanned_for_render_workers(tmp_path, incremental=False)
+    waited: list[bool] = []
+    build = Workspace.graph
+
+    def graph(self: Workspace, *args: object, **kwargs: object) -> object:
+        if self is ws and not waited:
+            deadline = time.monotonic() + 30
+            while not any((root / "docs").rglob("*_kw.md")) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            waited.append(any((root / "docs").rglob("*_kw.md")))
+        return build(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Workspace, "graph", graph)
+    summary = generate(root, ws, jobs=2, rescan=False)
+    assert not summary.errors and len(summary.written) == 2 * len(files) + 4
+    assert waited == [True], "no keyword page was written while the graph was built"
+    threaded = (root / "docs").rename(tmp_path / "threaded")
+    alone = Workspace(root, ws.settings, use_cache=False, runtime=ws.runtime, incremental=False)
+    alone.scan(jobs=1)
+    assert not generate(root, alone, jobs=1, rescan=False).errors
+    pages = sorted(p.relative_to(threaded) for p in threaded.rglob("*.md"))
+    assert pages == sorted(p.relative_to(root / "docs") for p in (root / "docs").rglob("*.md"))
+    assert all((threaded / p).read_bytes() == (root / "docs" / p).read_bytes() for p in pages)
 
 
 def test_render_fork_server_starts_before_the_graph_and_stops_after_a_failure(

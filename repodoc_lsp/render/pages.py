@@ -13,6 +13,7 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -249,7 +250,8 @@ class Site:
     child_folders: dict[str, list[str]] = field(default_factory=dict)
     child_files: dict[str, list[str]] = field(default_factory=dict)
     files_below: dict[str, int] = field(default_factory=dict)  # folder -> files at any depth
-    graph: Graph | None = None  # the symbol graph (None: pages say nothing of uses and subclasses)
+    # the symbol graph, or its build under way in another thread: read it as `graph`
+    symbols: Graph | Future[Graph] | None = None
     # file page -> its anchors as the manifest recorded them when it was last written (the
     # history behind rename aliases, `render/anchors.py`; empty: a fresh generation)
     anchors: Mapping[str, AnchorState] = field(default_factory=dict)
@@ -257,11 +259,23 @@ class Site:
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
               facts: Mapping[str, FileFacts], sizes: dict[str, int], folders: Iterable[str],
-              digests: Mapping[str, str] | None = None, graph: Graph | None = None) -> Site:
+              digests: Mapping[str, str] | None = None, graph: Graph | Future[Graph] | None = None) -> Site:
         site = cls(project, root, out, embed_max, relations, facts, sizes, sorted(folders), digests or {},
-                   graph=graph)
+                   symbols=graph)
         site.index_tree()
         return site
+
+    @property
+    def graph(self) -> Graph | None:
+        """The symbol graph (None: pages say nothing of uses and subclasses), once built: a build
+        under way in another thread is waited for (its failure raised here)."""
+        if isinstance(self.symbols, Future):
+            self.symbols = self.symbols.result()
+        return self.symbols
+
+    def graph_pending(self) -> bool:
+        """The graph is still being built (pages whose views read none of it may go first)."""
+        return isinstance(self.symbols, Future) and not self.symbols.done()
 
     def index_tree(self) -> None:
         self.child_folders = {f: [] for f in self.folders}
