@@ -142,22 +142,47 @@ def _dotted_text(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+# Constants `ast.unparse` writes as their `repr` (a float may be infinite: written otherwise)
+_REPR_CONSTANTS = (str, int, bool, type(None))
+
+
+def _simple_text(node: ast.AST) -> str | None:
+    """`ast.unparse` of a dotted name or of a constant string, integer, bool or None, else None."""
+    if type(node) is ast.Constant:
+        # `u"..."` keeps its prefix; `repr` of an integer may raise ValueError, as `ast.unparse` does
+        return repr(node.value) if type(node.value) in _REPR_CONSTANTS and node.kind is None else None
+    return _dotted_text(node)
+
+
+def _call_text(node: ast.Call) -> str | None:
+    """`ast.unparse` of a call of a dotted name whose arguments are `_simple_text`s
+    (`register(aten.add, "x", k=1)`), else None."""
+    name = _dotted_text(node.func)
+    if name is None:
+        return None
+    written = []
+    for arg in node.args:
+        text = _simple_text(arg)
+        if text is None:
+            return None
+        written.append(text)
+    for keyword in node.keywords:
+        text = _simple_text(keyword.value) if keyword.arg is not None else None
+        if text is None:
+            return None
+        written.append(f"{keyword.arg}={text}")
+    return f"{name}({', '.join(written)})"
+
+
 def _unparse(node: ast.AST | None) -> str:
     if node is None:
         return ""
-    # most decorators and bases are a dotted name or a call of one without arguments (`@torch.no_grad()`):
-    # written here as `ast.unparse` writes them, which takes 20 times as long
-    if type(node) is ast.Call:
-        if not node.args and not node.keywords:
-            name = _dotted_text(node.func)
-            if name is not None:
-                return name + "()"
-    else:
-        name = _dotted_text(node)
-        if name is not None:
-            return name
+    # most decorators and bases are a dotted name or a call of one with names and constants for arguments
+    # (`@torch.no_grad()`, `@register_decomposition(aten.add)`): written here as `ast.unparse` writes
+    # them, which takes 20 times as long
     try:
-        return ast.unparse(node)
+        text = _call_text(node) if type(node) is ast.Call else _dotted_text(node)
+        return text if text is not None else ast.unparse(node)
     except (RecursionError, ValueError, AttributeError):
         return "…"
 

@@ -55,7 +55,10 @@ def test_signatures_read_by_counting_brackets_as_the_token_scan_reads_them(heade
 
 
 @pytest.mark.parametrize("source", ["a", "a.b.c", "f()", "a.b()", "a.b(1)", "a.b(k=1)", "(a).b", "a[1].b",
-                                    "a.b().c", "x.y .z", "torch . jit . script ( )", "1 .real", "f()()"])
+                                    "a.b().c", "x.y .z", "torch . jit . script ( )", "1 .real", "f()()",
+                                    "f(a.b, 'x', \"y'\", 'z\\n', 1, True, None, k=c.d, n=-1)", "f(u'x')",
+                                    "f(1.5, 1e999, ...)", "f(*a, **k)", "f(x, k=g())", "f(b'x', 0x10)",
+                                    "a.b(c)(d)", "f('''x''')", "f(x, *a)", "f(k=1, **m)"])
 def test_names_and_calls_unparsed_as_ast_does(source: str) -> None:
     node = ast.parse(source, mode="eval").body
     assert _unparse(node) == ast.unparse(node)
