@@ -76,7 +76,7 @@ def main() -> None:
     ws, sketches = scan(arg)
     pages = [(kind, s) for kind, subjects in (("docs", ws.facts), ("kw", ws.facts), ("index", ws.folders),
                                               ("doc", ws.folders)) for s in sorted(subjects)]
-    times = []
+    times, cpu = [], []
     for _ in range(int(sys.argv[3]) if mode == "gather" else 1):
         ws._graph, ws._sketches = None, dict(sketches)
         site = site_of(ws)
@@ -85,13 +85,15 @@ def main() -> None:
         gc.collect()
         gc.freeze()  # as the CLI's parent holds what it made (`Runtime.holding`, `collect_less`)
         gc.set_threshold(100_000, 50, 100)
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         for kind, subject in pages:
             view_files(kind, subject, GATHER[kind](site, subject))
         times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - used)
     if mode == "gather":
         each = [round(t, 3) for t in times]
-        print(f"gather {len(pages)} pages: median {statistics.median(times):.3f} s, each {each}")
+        print(f"gather {len(pages)} pages: median {statistics.median(times):.3f} s "
+              f"(CPU {statistics.median(cpu):.3f} s), each {each}")
 
 
 if __name__ == "__main__":

@@ -147,10 +147,7 @@ class _View:
         (gathering a page's inputs asked for 100,000 `Def`s on PyTorch, and their names 860,000 times);
         `kinds`: only those of these kinds, `top`: only those at module level. The order is sorted
         once (a page's inputs ask for three outlines of its file), kept as the qualnames."""
-        order = self._order
-        if order is None:  # by line, then qualname (each qualname once)
-            lines = sorted([(c >> _KIND_BITS, q) for q, c in self.defs.items()])
-            order = self._order = tuple([q for _line, q in lines])
+        order = self._ordered_names()
         defs, names = self.defs, _KINDS
         if kinds is None and not top:
             return [(q, names[defs[q] & _KIND_MASK]) for q in order]
@@ -159,11 +156,18 @@ class _View:
             return [(q, names[k]) for q in order if "." not in q and (k := defs[q] & _KIND_MASK) in codes]
         return [(q, names[k]) for q in order if (k := defs[q] & _KIND_MASK) in codes]
 
+    def _ordered_names(self) -> tuple[str, ...]:
+        """The qualnames of `ordered`, sorted once (by line, then qualname; each once)."""
+        if self._order is None:
+            lines = sorted([(c >> _KIND_BITS, q) for q, c in self.defs.items()])
+            self._order = tuple([q for _line, q in lines])
+        return self._order
+
     def member_names(self, qualname: str) -> tuple[str, ...]:
         """The names of `members(qualname)`, in the same order, kept once asked."""
         if self._names is None:
             names: dict[str, list[str]] = {}
-            for q, _kind in self.outline():
+            for q in self._ordered_names():
                 if q:
                     owner, _, name = q.rpartition(".")
                     names.setdefault(owner, []).append(name)

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from itertools import filterfalse
 from pathlib import Path
 
 from repodoc_lsp import MARKER, __version__
@@ -293,6 +294,12 @@ class Site:
                     break
                 folder = folder_of(folder)
 
+    @functools.cached_property
+    def packages(self) -> frozenset[str]:
+        """The dotted names the workspace has modules directly under (`pkg` of `pkg.mod`; "": top-level
+        ones): `from pkg import a` names a module `pkg.a` only when `pkg` is one."""
+        return frozenset(name.rpartition(".")[0] for name in self.relations.file_of)
+
     def source_path(self, rel: str) -> str:
         """The source file `rel` as a path relative to the output folder."""
         return posixpath.relpath(posixpath.join(self.root, rel), self.out)
@@ -325,12 +332,14 @@ def _import_links(site: Site, rel: str) -> tuple[tuple[str, tuple[str, ...], str
 def _module_files(site: Site, rel: str) -> dict[str, str]:
     """The workspace file of each module an import of `rel` names, by its absolute dotted name: the
     module itself and each imported name that is a submodule (`from pkg import a`: `pkg`, `pkg.a`)."""
-    file_of = site.relations.file_of
+    file_of, packages = site.relations.file_of, site.packages
     found: dict[str, str] = {}
     for imp, (_cat, _targets, absolute) in zip(site.facts[rel].imports, _import_links(site, rel), strict=True):
         target = file_of.get(absolute)
         if target is not None:
             found[absolute] = target
+        if absolute not in packages:  # no name it imports is a submodule (`from typing import Any`)
+            continue
         prefix = f"{absolute}." if absolute else ""
         for name in imp.names:
             target = file_of.get(prefix + name)
@@ -366,13 +375,12 @@ def _xref(site: Site, rel: str) -> dict[str, dict]:
     for qual, kind in graph.outline(rel, _XREF_KINDS):  # no `Def` made per definition (100,000 on PyTorch)
         key = (rel, qual)
         table = users_of(key)  # its own file's lines left out
-        users = [(r, len(lines)) for r, lines in table.items() if r != rel] if table else []
-        if users:
-            users.sort(key=_by_count)
         if kind != "class":  # a function's or a method's: its users only (most have none)
-            if users:
-                found[anchor_of(kind, qual)] = {"users": users, "subclasses": [], "inherited": [], "bases": {}}
+            if table and (len(table) > 1 or rel not in table):
+                found[anchor_of(kind, qual)] = {"users": _users(rel, table), "subclasses": [], "inherited": [],
+                                                "bases": {}}
             continue
+        users = _users(rel, table) if table else []
         subs = []
         for sub in graph.subclasses(key):
             sub_kind = graph.kind(sub)
@@ -392,6 +400,13 @@ def _xref(site: Site, rel: str) -> dict[str, dict]:
     return found
 
 
+def _users(rel: str, table: Mapping[str, tuple[int, ...]]) -> list[tuple[str, int]]:
+    """The files other than `rel` in a definition's users table, with how many lines name it, by `_by_count`."""
+    users = [(r, len(lines)) for r, lines in table.items() if r != rel]
+    users.sort(key=_by_count)
+    return users
+
+
 def _by_count(user: tuple[str, int]) -> tuple[int, str]:
     """A user's order: the files naming a definition on the most lines first, then by path."""
     return -user[1], user[0]
@@ -400,13 +415,18 @@ def _by_count(user: tuple[str, int]) -> tuple[int, str]:
 def _bases(graph: Graph, cls: Key, symbol: Symbol | None) -> dict[str, tuple[str, str, str]]:
     """The base class expressions of a class (as written, `symbol`: its first class symbol) that
     name workspace classes: text -> (file, qualname, anchor)."""
-    resolved = set(graph.bases(cls))
-    if not resolved:
+    resolved = graph.bases(cls)
+    if not resolved or symbol is None:
         return {}
+    texts = [text for text in symbol.bases if base_name(text)]  # the names the graph resolved, in order
+    if len(texts) == len(resolved):  # each text named one of them, in order (most): none resolved again
+        named: Iterable[tuple[str, Key | None]] = zip(texts, resolved, strict=True)
+    else:
+        named = ((text, key if (key := graph.resolve(cls[0], base_name(text))) in resolved else None)
+                 for text in texts)
     found = {}
-    for text in symbol.bases if symbol is not None else ():
-        key = graph.resolve(cls[0], base_name(text)) if base_name(text) else None
-        kind = graph.kind(key) if key in resolved and key is not None else ""
+    for text, key in named:
+        kind = graph.kind(key) if key is not None else ""
         if key is not None and kind:
             found[text] = (key[0], key[1], anchor_of(kind, key[1]))
     return found
@@ -453,14 +473,20 @@ def _inherited(graph: Graph, cls: Key) -> list[tuple[str, str, str, list[str], l
         return []
     taken = set(graph.member_names(cls))
     found = []
+    last = ancestors[-1]
     for key in ancestors:
         kind = graph.kind(key)
         if not kind:
             continue
         public = graph.member_names(key, public=True)  # each once, in order: kept by the graph
-        members = [name for name in public if name not in taken]
-        redefined = [name for name in public if name in taken] if members else []
-        taken.update(graph.member_names(key))
+        # filtered in C (1.7 million names of 96,000 ancestors on the 17,150-file corpus), most not at all
+        if taken.isdisjoint(public):
+            members, redefined = list(public), []
+        else:
+            members = list(filterfalse(taken.__contains__, public))
+            redefined = list(filter(taken.__contains__, public)) if members else []
+        if key is not last:  # (the last is often the root of a hierarchy, with the most members)
+            taken.update(graph.member_names(key))
         if members:
             found.append((key[0], key[1], anchor_of(kind, key[1]), members, redefined))
     return found

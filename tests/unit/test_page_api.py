@@ -11,7 +11,7 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
 from repodoc_lsp.generate import plan_pages, site_of
 from repodoc_lsp.render import Renderer
-from repodoc_lsp.render.pages import _inherited_once
+from repodoc_lsp.render.pages import _inherited_once, gather_docs
 from repodoc_lsp.workspace import Workspace
 
 MODELS = '''"""Models."""
@@ -324,3 +324,32 @@ def test_used_by_names_a_file_of_the_pages_folder_by_its_name(tmp_path: Path) ->
     page = Renderer().file_docs(site_of(ws), "pkg/lib.py", ws.read_text("pkg/lib.py"))
     used = page.split("**Used by** (2 files, most lines first):\n\n", 1)[1]
     assert used.startswith("- [near.py](near.py_docs.md) (2 lines)\n- [far.py](../far.py_docs.md) (1 line)\n")
+
+
+def test_gathered_bases_inherited_members_and_module_files_of_mixed_classes(tmp_path: Path) -> None:
+    """A class's bases as written map to the workspace classes they name, whether every base text
+    names one (taken from the graph's bases in order) or some name none (`Generic[T]`, `metaclass=`);
+    inherited members leave out and list as redefined what the class or a nearer ancestor defines;
+    an import of a module that holds no modules looks up none of its names as one."""
+    mixed = ('from typing import Generic, TypeVar\nimport models\nfrom models import Base\nfrom user import Child\n'
+             'from pkg import sub, thing\nT = TypeVar("T")\n\n\n'
+             'class Meta(type):\n    pass\n\n\n'
+             'class Both(Child, models.Base):\n    def stop(self):\n        pass\n\n\n'
+             'class Some(Generic[T], Base, metaclass=Meta):\n    pass\n')
+    root = make_workspace(tmp_path / "ws", {"models.py": MODELS, "user.py": USER, "mixed.py": mixed,
+                                            "pkg/__init__.py": "thing = 1\n", "pkg/sub.py": ""})
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    inputs = gather_docs(site_of(ws), "mixed.py")
+    xref = inputs["xref"]
+    assert xref["class-Both"]["bases"] == {"Child": ("user.py", "Child", "class-Child"),
+                                           "models.Base": ("models.py", "Base", "class-Base")}
+    assert xref["class-Some"]["bases"] == {"Base": ("models.py", "Base", "class-Base")}
+    # Both: run from Child (Child's own), stop redefined by Both, kind/size/... from Base
+    child, base = xref["class-Both"]["inherited"]
+    assert child[:2] == ("user.py", "Child") and child[3] == ["run"] and child[4] == []
+    assert base[:2] == ("models.py", "Base") and "run" not in base[3] and "stop" not in base[3]
+    assert base[4] == ["run", "stop"]
+    assert [entry[:2] for entry in xref["class-Some"]["inherited"]] == [("models.py", "Base")]
+    assert inputs["modules"] == {"models": "models.py", "user": "user.py", "pkg": "pkg/__init__.py",
+                                 "pkg.sub": "pkg/sub.py"}
