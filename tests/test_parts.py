@@ -257,3 +257,18 @@ def test_a_part_page_links_a_class_of_its_own_file_by_the_page_s_name(
         text = part.read_text()
         assert [a for a in re.findall(r"\]\(#([^)\s]+)\)", text) if f'<a id="{a}"></a>' not in text] == [], part.name
     assert broken_links(ws.out) == []
+
+
+def test_the_bound_adds_up_every_method_function_and_class_attribute_estimate() -> None:
+    """`_bound`, written out, is the sum of the estimates it stands for (module attributes and
+    classes left out)."""
+    from repodoc_lsp.analysis import analyse_source
+    from repodoc_lsp.analysis.model import SymbolKind
+
+    source = big(3) + 'X: int = 1\n\n\nclass A:\n    y: "str" = "v"\n    z = 2\n\n    class B:\n' \
+        '        w = f(1)\n\n        def __init__(self):\n            self.q = 1\n\n\nasync def g(a, *b):\n    pass\n'
+    facts = analyse_source("big.py", source.encode())
+    assert {a.container for a in facts.attributes} == {"", "A", "A.B"}
+    assert part_rule._bound(facts) == sum(
+        part_rule._symbol_estimate(s) for s in facts.symbols if s.kind in (SymbolKind.METHOD, SymbolKind.FUNCTION)
+    ) + sum(part_rule._attribute_estimate(a) for a in facts.attributes if a.container)
