@@ -134,7 +134,12 @@ def _link_in(where: str, target: str, fragment: str) -> str:
     """`_page_link` from a page of the folder `where` (its `dirname`), kept: a page links the same
     pages and anchors again and again (a file in the Used by of each of a class's methods), and the
     pages of one folder link them alike (kept per page, 1 call in 10 found it)."""
-    return md.href(md.rel_link_in(where, target), fragment)
+    return md.href(_rel_in(where, target), fragment)
+
+
+# `md.rel_link_in`, kept: the links of a page of one folder to anchors of one page share their path
+# (PyTorch's pages: 16,791 paths for 45,219 links `_link_in` makes)
+_rel_in = functools.lru_cache(maxsize=32768)(md.rel_link_in)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -210,3 +210,16 @@ def test_a_file_s_pages_link_its_source_with_one_relpath(monkeypatch: pytest.Mon
     kw = renderer.render(site, "kw", "pkg/m.py")
     assert "m.py#L1" in docs and "(../../" in kw
     assert len(made) == 1
+
+
+def test_links_to_anchors_of_one_page_work_out_its_path_once() -> None:
+    """Links from pages of one folder to anchors of one page share the page's path: worked out once
+    (`md.rel_link_in`: 45,219 times for PyTorch's pages, for 16,791 paths), the same links."""
+    pages._link_in.cache_clear()
+    pages._rel_in.cache_clear()
+    asked = [("a/x.md", "b/y.md", "f1"), ("a/z.md", "b/y.md", "f2"), ("a/x.md", "b/y.md", ""),
+             ("a/z.md", "b/y.md", "f1")]
+    links = [pages._page_link(page, target, fragment) for page, target, fragment in asked]
+    assert links == [md.href(md.rel_link_in("a", target), fragment) for _page, target, fragment in asked]
+    assert links[0] == "../b/y.md#f1"
+    assert pages._rel_in.cache_info().misses == 1
