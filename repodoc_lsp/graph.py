@@ -93,7 +93,7 @@ class _View:
         self.imported: list[tuple[str, str, int]] = []  # every (module, name, line) imported
         self.stars: list[str] = []
         for imp in sketch.imports:
-            module = relations.absolute(rel, imp)
+            module = relations.absolute(rel, imp) if imp.level else imp.module  # most are absolute
             if module.startswith("."):
                 continue
             if imp.star:
@@ -679,13 +679,18 @@ class Graph:
         # definition -> the lines naming it: one name's lines as `reference_lines` gives them (sorted,
         # each once: most definitions are named by one name of the file), a set once there are more
         out: dict[Key, tuple[int, ...] | set[int]] = {}
+        imported = self._imported  # a graph built once: what most imports name, known (`_import`)
         for module, name, line in view.imported:
-            target = self._import(module, name, deps, set())
+            target = imported.get((module, name), _UNKNOWN)
+            if target is _UNKNOWN:
+                target = self._import(module, name, deps, set())
             if target is not None:
                 held = out.get(target)
                 if held is None:
-                    out[target] = {line}
-                elif isinstance(held, set):  # the imports' lines come first: always
+                    out[target] = (line,)  # most: no set made (nor sorted)
+                elif isinstance(held, tuple):  # the imports' lines come first: always
+                    out[target] = {*held, line}
+                else:
                     held.add(line)
         # `_lookup` and `_member` (on a module: a lookup in its file) written out where the memo answers:
         # 92,000 dotted names read in PyTorch's files, of 166,000 steps. A name's head is a member of
