@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
-from repodoc_lsp.analysis.model import reference_lines
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.cache import Encoded, FactsCache, digest, encode
 from repodoc_lsp.graph import Marks, Named, marks_of
@@ -102,8 +101,12 @@ def _for_parent(result: Analysed, marks: bool, named: bool = False) -> Analysed:
     if facts is None:
         return result
     python = facts.language is Language.PYTHON
-    return replace(result, row=encode(facts), marks=marks_of(facts) if marks and python else None,
-                   named=reference_lines(facts.refs) if named and python else None)
+    names = None
+    if named and python:
+        from repodoc_lsp.analysis.python import named_of  # imported by `analyse_source` (not at start-up)
+
+        names = named_of(facts)
+    return replace(result, row=encode(facts), marks=marks_of(facts) if marks and python else None, named=names)
 
 
 class FactsStore(MutableMapping[str, FileFacts]):

@@ -261,6 +261,13 @@ class FileFacts:
         return [f for f in self.findings if f.category is category]
 
 
+def refs_text(named: list[tuple[str, tuple[int, ...]]]) -> str:
+    """`FileFacts.refs` of (dotted name, its sorted lines) pairs sorted by name: what `reference_lines` reads."""
+    # a name on one line (most of them): no join of its lines
+    return "\n".join([f"{name} {','.join(map(str, lines))}" if len(lines) > 1 else f"{name} {lines[0]}"
+                      for name, lines in named])
+
+
 def reference_lines(refs: str) -> list[tuple[str, tuple[int, ...]]]:
     """`FileFacts.refs` as (dotted name, lines) pairs."""
     found = []

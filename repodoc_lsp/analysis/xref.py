@@ -85,9 +85,10 @@ def _fields(kind: type) -> tuple[str, ...]:
     return fields
 
 
-def references(tree: ast.AST, heads: set[str] | None) -> str:
+def references(tree: ast.AST, heads: set[str] | None) -> list[tuple[str, tuple[int, ...]]]:
     """Dotted names read anywhere in `tree` whose first part is in `heads` (None: any name,
-    for a file with a star import), each with the sorted lines it is on (`FileFacts.refs`).
+    for a file with a star import), each with the sorted lines it is on, sorted by name: what
+    `reference_lines` reads of the `FileFacts.refs` that `refs_text` writes of them.
 
     The hottest loop of the analysis after parsing: one pass, fields known per node type,
     lists pushed whole (a `str` pushed from `Import.names` and the like has no fields)."""
@@ -164,6 +165,5 @@ def references(tree: ast.AST, heads: set[str] | None) -> str:
                 extend(value)
             else:
                 push(value)
-    # a name on one line (most of them): no sort and no join of its lines
-    return "\n".join([f"{name} {','.join(map(str, sorted(lines)))}" if len(lines) > 1 else f"{name} {min(lines)}"
-                      for name, lines in sorted(found.items())])
+    # a name on one line (most of them): no sort
+    return [(name, tuple(sorted(lines)) if len(lines) > 1 else (min(lines),)) for name, lines in sorted(found.items())]
