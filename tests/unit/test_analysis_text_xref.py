@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 from repodoc_lsp.analysis import text, xref
-from repodoc_lsp.analysis.model import Language, SymbolKind
+from repodoc_lsp.analysis.model import Language, SymbolKind, refs_text
 from repodoc_lsp.analysis.text import analyse_text
 
 MARKDOWN = """# Guide
@@ -99,17 +99,22 @@ def test_instance_attributes_are_direct_self_assignments_in_init() -> None:
     assert xref.instance_attributes(tree.body[0], "K", lines) == []  # type: ignore[arg-type]
 
 
+def _refs(tree: ast.AST, heads: set[str] | None) -> str:
+    """`xref.references` as `FileFacts.refs` holds them (`refs_text`)."""
+    return refs_text(xref.references(tree, heads))
+
+
 def test_references_keep_names_bound_by_heads_with_their_lines() -> None:
     source = ("import os\nfrom pkg import mod\n\nos.path.join('a')\nmod.Thing()\n"
               "def f(local):\n    local.x = os.sep\n    return mod.Thing, a.b.c.d.e.f.g.h\nmod = None\n")
     tree = ast.parse(source)
-    got = dict(line.rsplit(" ", 1) for line in xref.references(tree, {"os", "mod", "a"}).split("\n"))
+    got = dict(line.rsplit(" ", 1) for line in _refs(tree, {"os", "mod", "a"}).split("\n"))
     assert got == {"os.path.join": "4", "mod.Thing": "5,8", "os.sep": "7", "a.b.c.d.e.f": "8"}  # MAX_CHAIN parts
     # a star import: any name; a chain assigned to reads its head (`local.x =`), a plain name
     # assigned to (`mod = None`, line 9) is not a read, nor are parameters and definitions
-    assert xref.references(tree, None).split("\n") == [
+    assert _refs(tree, None).split("\n") == [
         "a.b.c.d.e.f 8", "local.x 7", "mod.Thing 5,8", "os.path.join 4", "os.sep 7"]
-    assert xref.references(ast.parse("x = 1\n"), set()) == ""
+    assert xref.references(ast.parse("x = 1\n"), set()) == []
 
 
 def _references_walked(tree: ast.AST, heads: set[str] | None) -> str:
@@ -146,7 +151,7 @@ def test_references_equal_a_plain_walk_of_the_tree() -> None:
         heads = {a.asname or a.name.split(".")[0] for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
                  for a in node.names} | {"a"}
         for wanted in (heads, None):
-            assert xref.references(tree, wanted) == _references_walked(tree, wanted), path
+            assert _refs(tree, wanted) == _references_walked(tree, wanted), path
     tree = ast.parse("a.b.c.d.e.f.g.h\na.b.c.d.e.f.g\nx = a\nf().a.b\na.b = a[a.c]\n" * 2)
-    assert xref.references(tree, {"a"}) == _references_walked(tree, {"a"}) == (
+    assert _refs(tree, {"a"}) == _references_walked(tree, {"a"}) == (
         "a 3,5,8,10\na.b 5,10\na.b.c.d.e.f 1,2,6,7\na.c 5,10")
