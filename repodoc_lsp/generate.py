@@ -111,7 +111,7 @@ def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, 
     """The workspace as pages see it (the view layer's `Site`), with its symbol graph (built
     here if it is not yet; `later`: in a thread, while the pages that read none of it render) and
     the anchors the manifest recorded of its file pages."""
-    relations = ws.relations
+    relations = ws.relations  # made here, before a build in a thread would make it too (it reads them)
     graph: Graph | Future[Graph]
     if later:
         ws.facts.load_all()  # here, not in the build's thread, while this one plans from the facts
