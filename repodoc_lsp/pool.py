@@ -36,11 +36,13 @@ HOLD_PER_WORKER = 8
 _PR_SET_PDEATHSIG = 1
 # Set by a process before it starts a fork server: its id, which the fork server watches.
 PARENT_VARIABLE = "REPODOC_FORK_SERVER_PARENT"
-# Pools a run's work may need: a broken pool's lost work goes to the next. Three, not two: a
-# second pool started under the fork server right after the first lost a worker broke too, once
-# in CI (`test_a_render_worker_killed_during_generate`: "21 of 21 parts were not done"), and a
-# third costs nothing until needed; an out-of-memory killer that goes on killing still ends the run.
+# Pools a run's work may need: a broken pool's lost work goes to the next. A third costs nothing
+# until needed; an out-of-memory killer that goes on killing still ends the run. (Every pool's
+# workers broke twice in CI, "20 of 20 parts were not done": a worker's death had crashed the
+# fork server, `_pool`, and the next pools started while it was still ending.)
 POOLS = 3
+# Before a next pool: a dead worker's memory is freed, a dead fork server is gone (and started again).
+RETRY_SECONDS = 0.5
 
 
 class Cancel(Protocol):
@@ -110,6 +112,24 @@ def end_children(grace: Iterable[int] = (), seconds: float = 2.0) -> None:
             time.sleep(0.01)
 
 
+def start_fork_server() -> None:
+    """Start multiprocessing's fork server unless it runs (again, when it died). CPython starts it
+    as `python -c ...`, whose import path begins with the working folder until it takes this
+    process's path: run from a workspace's root (`repodoc generate` in CI), the workspace's
+    `struct.py` or `signal.py` would run there. PYTHONSAFEPATH (Python 3.11) leaves the folder
+    out; it is set for that start only (an interpreter started with -I passes -I on, as the
+    editors start the language server)."""
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        if before is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = before
+
+
 def stop_fork_server(seconds: float = 5.0) -> None:
     """End the fork server this process started, if any, and the resource tracker started with
     it, and wait for each (SIGKILLed after `seconds`): none is left behind, and the CPU time of
@@ -168,8 +188,11 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
     ahead = 2 * max(1, workers)  # chunks sent and not yet done
     hold = HOLD_PER_WORKER * max(1, workers)  # chunks sent and not yet taken back
     for attempt in range(1, POOLS + 1):
-        pool = ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=context,
-                                   initializer=watch_parent, initargs=(initializer,))
+        if attempt > 1:
+            time.sleep(RETRY_SECONDS)
+            if context.get_start_method() == "forkserver":
+                start_fork_server()  # a fork server killed too starts again, as safely as the first time
+        pool = _pool(max(1, min(workers, len(todo))), context, initializer)
         lost: list[int] = []
         sent: collections.deque[tuple[int, Future]] = collections.deque()  # in the chunks' order
         rest = iter(todo)
@@ -180,10 +203,9 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
                 for i in itertools.islice(rest, max(0, min(ahead - running, hold - len(sent)))):
                     try:
                         sent.append((i, pool.submit(fn, chunks[i])))
-                    except (BrokenProcessPool, OSError):  # a worker died already
-                        # OSError: the pool broke while `submit` started a worker in the dead one's
-                        # place (the pool's manager thread marks it broken without `submit`'s lock,
-                        # then closes the pipe the new worker was being given: "handle is closed").
+                    except (BrokenProcessPool, OSError, EOFError):  # a worker died already
+                        # or could not start (the first `submit` starts them, `_pool`): OSError, or
+                        # EOFError when the fork server died as it was asked for one
                         lost.append(i)
                         broken = True
                         break
@@ -226,6 +248,22 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
             raise WorkersLost(f"{what}: worker processes died {POOLS} times (killed, perhaps out of memory); "
                               f"{len(lost)} of {len(chunks)} parts were not done")
         todo = lost
+
+
+def _pool(workers: int, context: BaseContext, initializer: Callable[[], None] | None) -> ProcessPoolExecutor:
+    """A pool whose workers all start with its first `submit`, before its manager thread does.
+
+    Not under a fork server by default: CPython starts a worker per `submit` there until the pool
+    is full. A worker that died just before one (its pool's manager thread closing the pool's
+    pipes as the new worker was being given them) crashed the fork server itself: the pipe closed
+    between the request's pickling and its sending, the fork server read half a request (its
+    `EOFError` on stderr), and the next pools' workers could not start until it was gone ("died 3
+    times" in CI). Started at once, no worker starts while the manager thread can close anything."""
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=watch_parent,
+                               initargs=(initializer,))
+    if hasattr(pool, "_safe_to_dynamically_spawn_children"):  # not public: best effort
+        pool._safe_to_dynamically_spawn_children = False
+    return pool
 
 
 def _finished(futures: list[Future], cancel: Cancel | None, what: str) -> bool:

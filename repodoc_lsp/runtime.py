@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import multiprocessing
-import multiprocessing.forkserver
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 
 from repodoc_lsp.config import Settings
-from repodoc_lsp.pool import PARENT_VARIABLE
+from repodoc_lsp.pool import PARENT_VARIABLE, start_fork_server
 
 BACKGROUND_NICE = 10  # the language server's background processes: its requests get a core first
 
@@ -73,23 +72,11 @@ class Runtime:
 
 
 def _fork_server(preload: list[str]) -> BaseContext:
-    """The fork server's context, the server started. CPython starts it as `python -c ...`, whose
-    import path begins with the working folder until it takes this process's path: run from a
-    workspace's root (`repodoc generate` in CI), the workspace's `struct.py` or `signal.py` would
-    run there. PYTHONSAFEPATH (Python 3.11) leaves the folder out; it is set for that start only
-    (an interpreter started with -I passes -I on, as the editors start the language server)."""
+    """The fork server's context, the server started (`pool.start_fork_server`) with `preload`."""
     server = multiprocessing.get_context("forkserver")
     server.set_forkserver_preload(preload)
     os.environ[PARENT_VARIABLE] = str(os.getpid())  # what its guard watches (forkserver_guard)
-    before = os.environ.get("PYTHONSAFEPATH")
-    os.environ["PYTHONSAFEPATH"] = "1"
-    try:
-        multiprocessing.forkserver.ensure_running()
-    finally:
-        if before is None:
-            del os.environ["PYTHONSAFEPATH"]
-        else:
-            os.environ["PYTHONSAFEPATH"] = before
+    start_fork_server()
     return server
 
 

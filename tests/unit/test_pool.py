@@ -239,3 +239,99 @@ def test_stop_fork_server_ends_and_reaps_it() -> None:
     done = subprocess.run([sys.executable, "-c", STOP_FORK_SERVER], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[]\n", done.stdout
+
+
+# In a process of its own: a worker dies just before the pool's next `submit`, and the pool's
+# manager thread closes the pool's pipes while that `submit` would start a worker under the fork
+# server. The delays (the manager's reaction, the sending of the fork server's request) pick one
+# interleaving the scheduler may choose; the run's own code is unchanged. Before `_pool` started
+# every worker at once, the fork server read half a request and crashed (`EOFError` on stderr),
+# and each next pool broke while it was ending ("died 3 times ... 20 of 20 parts", as in CI).
+KILLED_BEFORE_A_SUBMIT = """
+import sys, time
+import multiprocessing.reduction as reduction
+from collections.abc import Sequence
+from concurrent.futures import process
+import psutil
+from repodoc_lsp import pool, runtime
+
+killed = []
+
+class Chunks(Sequence):
+    def __len__(self):
+        return 20
+
+    def __getitem__(self, i):
+        if i == 1 and not killed:  # made just before its `submit`: the workers started die first
+            me = psutil.Process()
+            direct = {c.pid for c in me.children()}  # the fork server, the resource tracker
+            while not (workers := [c for c in me.children(recursive=True) if c.pid not in direct]):
+                time.sleep(0.01)
+            for worker in workers:
+                worker.kill()
+                killed.append(worker.pid)
+            time.sleep(0.2)  # the manager thread has seen it
+        return 0.05
+
+def later(real, seconds):
+    def call(*args, **kwargs):
+        time.sleep(seconds)
+        return real(*args, **kwargs)
+    return call
+
+process._ExecutorManagerThread.terminate_broken = later(process._ExecutorManagerThread.terminate_broken, 0.3)
+reduction.sendfds = later(reduction.sendfds, 0.6)
+got = list(pool.run_chunks(time.sleep, Chunks(), workers=2, context=runtime.CLI.render_context(), what="test"))
+print(len(got), bool(killed))
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="render workers are forked on Python 3.10")
+def test_a_worker_killed_before_a_submit_does_not_crash_the_fork_server() -> None:
+    done = subprocess.run([sys.executable, "-c", KILLED_BEFORE_A_SUBMIT], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout == "20 True\n", done.stderr
+    assert "Traceback" not in done.stderr, done.stderr  # the fork server's EOFError
+
+
+# A script file (its own folder starts its import path, not the working folder): the fork server
+# is killed while its workers work (they die with it); the next pool's fork server is started as
+# safely as the first, though CPython starts a dead one again by itself without PYTHONSAFEPATH,
+# where the working folder's `struct.py`... would run.
+FORK_SERVER_KILLED = """
+import multiprocessing.forkserver, os, signal, time
+from collections.abc import Sequence
+from repodoc_lsp import pool, runtime
+
+killed = []
+
+class Chunks(Sequence):
+    def __len__(self):
+        return 12
+
+    def __getitem__(self, i):
+        if i == 6 and not killed:
+            server = multiprocessing.forkserver._forkserver._forkserver_pid
+            os.kill(server, signal.SIGKILL)
+            killed.append(server)
+        return 0.05
+
+if __name__ == "__main__":  # the workers run this file as their main module
+    got = list(pool.run_chunks(time.sleep, Chunks(), workers=2, context=runtime.CLI.render_context(), what="test"))
+    print(len(got), multiprocessing.forkserver._forkserver._forkserver_pid not in killed)
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="PYTHONSAFEPATH is Python 3.11's")
+def test_a_killed_fork_server_is_started_again_safely(tmp_path: Path) -> None:
+    folder = tmp_path / "cwd"
+    folder.mkdir()
+    sentinel = tmp_path / "ran"
+    for name in ("struct", "signal", "socket", "selectors", "threading", "types", "errno", "warnings"):
+        (folder / f"{name}.py").write_text(f"open({str(sentinel)!r}, 'a').write({name!r} + chr(10))\n")
+    script = tmp_path / "script" / "run.py"
+    script.parent.mkdir()
+    script.write_text(FORK_SERVER_KILLED)
+    done = subprocess.run([sys.executable, str(script)], cwd=folder, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == "12 True\n", done.stderr  # a new fork server did the rest
+    assert not sentinel.exists(), sentinel.read_text()
