@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import make_workspace
 
 from repodoc_lsp.config import Settings
@@ -32,3 +33,40 @@ def test_unrecorded_pages_are_keyed_by_their_render_as_planning_would(tmp_path: 
     for planned, bare in zip(keyed, unkeyed, strict=True):
         assert render(bare) == render(planned)
         assert render(bare)[1] == planned.key, planned.path
+
+
+def test_a_key_is_of_the_inputs_values_not_of_what_they_share_or_intern() -> None:
+    import pickle
+    import sys
+
+    from repodoc_lsp.generate import _keyed
+    from repodoc_lsp.render.pages import Page
+
+    name = sys.intern("pkg/core.py")
+    users = [(name, 3)]
+    held = {"importers": [name, name], "xref": {"class-Base": {"users": users, "again": users}}, "digest": None}
+    built = {"importers": ["pkg/" + "core.py", "".join(["pkg/", "core.py"])],
+             "xref": {"class-Base": {"users": [("pkg/" + "core.py", 3)], "again": [("pkg/core" + ".py", 3)]}},
+             "digest": None}
+    page = Page("docs", "pkg/core.py", "")
+    key = _keyed(page, "base", held).key
+    assert _keyed(page, "base", built).key == key
+    assert _keyed(page, "base", pickle.loads(pickle.dumps(held))).key == key  # as a render worker gets them
+    assert _keyed(page, "other", held).key != key
+    assert _keyed(Page("kw", "pkg/core.py", ""), "base", held).key != key
+    assert _keyed(page, "base", {**held, "digest": "0"}).key != key
+    assert _keyed(page, "base", {**held, "importers": (name, name)}).key != key  # a tuple is not a list
+
+
+def test_a_key_refuses_inputs_that_are_not_plain_data() -> None:
+    # the repr of an object may hold its address, or leave out what differs: such a key would not
+    # be the same in the next run, or the same for other inputs
+    from collections import namedtuple
+
+    from repodoc_lsp.generate import _keyed
+    from repodoc_lsp.render.pages import Page
+
+    page = Page("docs", "pkg/core.py", "")
+    for odd in (object(), namedtuple("Link", "rel")("pkg/core.py"), Path("pkg/core.py")):
+        with pytest.raises(ValueError):
+            _keyed(page, "base", {"links": [odd]})
