@@ -58,10 +58,26 @@ def test_signatures_read_by_counting_brackets_as_the_token_scan_reads_them(heade
                                     "a.b().c", "x.y .z", "torch . jit . script ( )", "1 .real", "f()()",
                                     "f(a.b, 'x', \"y'\", 'z\\n', 1, True, None, k=c.d, n=-1)", "f(u'x')",
                                     "f(1.5, 1e999, ...)", "f(*a, **k)", "f(x, k=g())", "f(b'x', 0x10)",
-                                    "a.b(c)(d)", "f('''x''')", "f(x, *a)", "f(k=1, **m)"])
+                                    "a.b(c)(d)", "f('''x''')", "f(x, *a)", "f(k=1, **m)",
+                                    "p('x', [a, b.c], ids=['a', 'b'])", "p('s', (-1, 1))", "f((1,), (), [], {})",
+                                    "f([(1, 2), (3,)], ((a,),))", "f({'a': 1, (1, 2): [3], k: {}})", "f({**m})",
+                                    "f({'a': 1, **m})", "skipif(not HAS_X, reason='r')", "f(not (a, b), not [a])",
+                                    "f(not not a, not -1, not g(x))", "f(-1.5, -0.0, -1e999, 2.5, 1e999, -x)",
+                                    "f(-True, -(1), ~1, +1, 1j, -1j)", "f(g(h(1), k=[i()]))", "f([*a], (a, *b), {1})",
+                                    "f([[[[[[[[[[[1]]]]]]]]]]])", "f(a=[g(b=[h(c=[1])])])", "f(u'x', [u'y'])",
+                                    "f(-10 ** 5, -(-1), lambda: 1, [1.5, -2])"])
 def test_names_and_calls_unparsed_as_ast_does(source: str) -> None:
     node = ast.parse(source, mode="eval").body
     assert _unparse(node) == ast.unparse(node)
+
+
+def test_lists_tuples_dicts_and_negative_numbers_in_arguments_are_written_without_ast_unparse(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quarter of the scale corpus's decorators (`@pytest.mark.parametrize("x", [a, b])`) went to `ast.unparse`."""
+    source = "pytest.mark.parametrize(('a', 'b'), [(1, -2.5), (c.d, None)], ids={'k': [not e, f()]})"
+    node = ast.parse(source, mode="eval").body
+    monkeypatch.setattr(ast, "unparse", lambda node: "written by ast.unparse")
+    assert _unparse(node) == source
 
 
 def test_body_digest_blanks_the_name_on_the_first_line_only() -> None:
