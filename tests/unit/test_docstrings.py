@@ -7,7 +7,7 @@ from helpers import contained_errors, count_cleandoc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repodoc_lsp.render.docstrings import _one_text, _parsed, _settled, clean, docstring_markdown, prose
+from repodoc_lsp.render.docstrings import _one_text, _parsed, _settled, _style, clean, docstring_markdown, prose
 
 
 def test_google_sections_in_full() -> None:
@@ -149,3 +149,33 @@ def test_a_plain_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> N
     cleaned = count_cleandoc(monkeypatch)
     assert docstring_markdown("Sum the values.\n\n    More, once.\n    ") == "Sum the values.\n\nMore, once."
     assert len(cleaned) == 1
+
+
+_STYLE_PIECES = ["Args", "ARGS", "arguments", "Keyword args", "keyword  args", "Other Parameters", "Returns", "Notes",
+                 "Note", "Raises", "Yields", "Examples", "Warning", "deprecated", "param x", "type", "rtype", "ivar",
+                 "raise ValueError", "\u017f", "\u212a", "\u0131", "é", "x", "1", "_", ":", "::", "---", "-----",
+                 "--", "=", " ", "  ", "\t", "    ", ""]
+
+
+@given(st.lists(st.lists(st.sampled_from(_STYLE_PIECES), max_size=5).map("".join), min_size=1, max_size=10)
+       .map("\n".join), st.sampled_from(["", "Sum.\n", "\n", "  "]))
+@settings(max_examples=3000, deadline=None)
+def test_the_style_is_the_one_griffe_detects(body: str, head: str) -> None:
+    """`_style` (its patterns tried only where a line could start a section) is the style griffe's
+    `parser="auto"` detects in a docstring's value (cleaned), Google by default, whatever the text."""
+    from griffe import Docstring, infer_docstring_style
+
+    docstring = Docstring(head + body)
+    assert _style(docstring.value) == infer_docstring_style(docstring, default="google")[0].value
+
+
+@pytest.mark.parametrize("text", [
+    "F.\n\nArgs:\n    x: The x.", "F.\n\n  keyword ARGUMENTS: all\n  of them", "F.\n\nArg\u017f:\n    x: y",
+    "F.\n\n:param x: The x.\n:rtype: int\n", "F.\n\n:returns:\n", "F.\n\nParameters\n----------\nx : int\n",
+    "F.\n\nOther parameters\n  ---\n", "F.\n\nSee also\n--------\ng\n", "F.\n\nA: b", "F.\n\nArgs: x\nNo indent.",
+    "F.\n\nNote:\n    Careful.\n\nParameters\n----------\nx : int\n"])
+def test_the_style_of_section_titles_is_griffes(text: str) -> None:
+    from griffe import Docstring, infer_docstring_style
+
+    docstring = Docstring(text)
+    assert _style(docstring.value) == infer_docstring_style(docstring, default="google")[0].value
