@@ -9,6 +9,11 @@ _here = Path(__file__).resolve().parent.parent
 if _here != Path.cwd().resolve():
     sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
 
+import signal  # noqa: E402  (not before: the working folder may hold a `signal.py`)
+
+from repodoc_lsp.exits import interrupted_early  # noqa: E402
+
+signal.signal(signal.SIGINT, interrupted_early)  # Ctrl-C while the modules below load
 from repodoc_lsp.cli import main  # noqa: E402
 
 raise SystemExit(main())

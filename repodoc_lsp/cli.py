@@ -23,6 +23,7 @@ from repodoc_lsp.exits import (
     EXIT_STALE,
     EXIT_USAGE,
     EXIT_WORKERS,
+    interrupted_early,
 )
 
 if TYPE_CHECKING:
@@ -116,11 +117,6 @@ def _err(message: str) -> None:
     print(f"repodoc: error: {message}", file=sys.stderr)
 
 
-def _interrupted_early(*_: object) -> None:
-    print("repodoc: interrupted before any work", file=sys.stderr)
-    os._exit(EXIT_INTERRUPTED)
-
-
 def main(argv: list[str] | None = None) -> int:
     try:
         code = _main(argv)
@@ -151,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     # Ctrl-C while the modules load: a clear line, not a traceback (each command then sets its own)
-    signal.signal(signal.SIGINT, _interrupted_early)
+    signal.signal(signal.SIGINT, interrupted_early)
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
@@ -171,7 +167,7 @@ def serve_main() -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from repodoc_lsp.server import run  # Ctrl-C meanwhile: _interrupted_early
+    from repodoc_lsp.server import run  # Ctrl-C meanwhile: interrupted_early
 
     return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose, token_file=args.token_file)
 

@@ -242,28 +242,43 @@ async def test_cancelling_a_generation_that_waits_on_a_stopped_process(tmp_path:
         await _end(client, server, seen)
 
 
-@pytest.mark.parametrize("delay", [0.5, 2.0])
+@pytest.mark.parametrize("delay", [0.0, 2.0])
 def test_serve_in_a_terminal_ends_on_the_first_ctrl_c(tmp_path: Path, delay: float) -> None:
     """`repodoc serve` started by hand in a terminal: one Ctrl-C ends it (exit 130, no traceback),
-    whether it comes while the server starts (0.5 s: still importing) or while it waits for input.
-    The first Ctrl-C used to be swallowed by asyncio while pygls' reader thread waited on stdin."""
+    whether it comes while the server starts (its modules still loading) or while it waits for
+    input. The first Ctrl-C used to be swallowed by asyncio while pygls' reader thread waited on
+    stdin. `delay` counts from the moment repodoc's own modules load (the interpreter says so:
+    -X importtime); a fixed 0.5 s from the start came before the interpreter ran any of repodoc's
+    code on a loaded machine (CI: a traceback of Python's own start, which no program can catch)."""
     import pty
     import select
 
     pid, fd = pty.fork()
     if pid == 0:  # the child: the server, its stdin a terminal
         os.chdir(tmp_path)
+        os.environ["PYTHONPROFILEIMPORTTIME"] = "1"  # a line on stderr as each module is imported
         os.execv(sys.executable, [sys.executable, "-m", "repodoc_lsp", "serve"])
     output = b""
+
+    def read(seconds: float) -> None:
+        nonlocal output
+        if select.select([fd], [], [], seconds)[0]:
+            with contextlib.suppress(OSError):
+                output += os.read(fd, 65536)
+
     try:
-        time.sleep(delay)
+        deadline = time.monotonic() + 60  # a bound for hangs only
+        while b"repodoc_lsp.config" not in output and time.monotonic() < deadline:  # imported by the CLI
+            read(0.05)
+        assert b"repodoc_lsp.config" in output, output[-2000:]
+        started = time.monotonic()
+        while time.monotonic() - started < delay:
+            read(0.05)
         os.write(fd, b"\x03")  # the terminal turns it into SIGINT for the foreground process
         deadline = time.monotonic() + 10
         status = None
         while status is None and time.monotonic() < deadline:
-            if select.select([fd], [], [], 0.05)[0]:
-                with contextlib.suppress(OSError):
-                    output += os.read(fd, 4096)
+            read(0.05)
             done, raw = os.waitpid(pid, os.WNOHANG)
             if done:
                 status = os.waitstatus_to_exitcode(raw)
