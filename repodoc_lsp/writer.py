@@ -574,7 +574,8 @@ class Writer:
         while True:
             tmp = f".repodoc-{pid}-{started}-{next(_SERIAL)}.tmp"
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                # the mode a new file gets (the umask decides, as for any file; PAGE_MODE is 0666 less it)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, PAGE_MODE,
                              dir_fd=folder)
             except FileExistsError:  # left by a killed process of the same id and start (or put there)
                 continue
@@ -584,7 +585,6 @@ class Writer:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
-                os.fchmod(fd, PAGE_MODE)  # what a new file gets: the umask decides, as for any file
                 written = os.fstat(fd)
             finally:
                 os.close(fd)
