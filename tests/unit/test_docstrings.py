@@ -151,6 +151,27 @@ def test_a_plain_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> N
     assert len(cleaned) == 1
 
 
+def test_a_cleaned_docstring_is_not_cleaned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    cleaned = count_cleandoc(monkeypatch)
+    assert "- `x`: The x." in docstring_markdown("Sum the values.\n\nArgs:\n    x: The x.")
+    assert docstring_markdown("Sum the values.\n\n    More, indented.\nDone.") \
+        == "Sum the values.\n\nMore, indented.\n\nDone."
+    assert clean("Sum.\n\n  x\ny") == "Sum.\n\n  x\ny"
+    # as the analysis keeps docstrings (`ast.get_docstring`): left as they are (griffe cleans an empty one)
+    assert cleaned in ([], [""])
+    assert clean("Sum.\r\n  x\r\n  y") == "Sum.\nx\ny" and clean("\tSum.\n\tx") == "Sum.\nx"
+    assert clean("Sum.\n  x\n  ") == "Sum.\nx" and len(cleaned) in (3, 4)
+
+
+@given(st.lists(st.sampled_from(["a", "Sum.", " ", "  ", "\n", "\n\n", "\t", "\r", "\r\n", "\x0c", "\xa0",
+                                  "\u2028", "\u3000", "\x1f"]), max_size=24).map("".join))
+@settings(max_examples=1500, deadline=None)
+def test_clean_is_cleandoc_of_the_text_with_tabs_and_line_ends_made_plain(doc: str) -> None:
+    import inspect
+
+    assert clean(doc) == inspect.cleandoc(doc.expandtabs(8).replace("\r\n", "\n").replace("\r", "\n"))
+
+
 _STYLE_PIECES = ["Args", "ARGS", "arguments", "Keyword args", "keyword  args", "Other Parameters", "Returns", "Notes",
                  "Note", "Raises", "Yields", "Examples", "Warning", "deprecated", "param x", "type", "rtype", "ivar",
                  "raise ValueError", "\u017f", "\u212a", "\u0131", "é", "x", "1", "_", ":", "::", "---", "-----",
