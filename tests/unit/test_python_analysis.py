@@ -162,6 +162,48 @@ def test_risky_line_search_finds_what_a_full_regex_scan_finds() -> None:
     assert 3 in expected and 6 not in expected and 7 not in expected
 
 
+@pytest.mark.parametrize("text", [
+    "eval(x)", "xeval(x) _eval(x) .eval (x) éeval(x) 1eval(x) eval_(x) evaluate(x)", "exec_module(m)exec(c)",
+    "pickle.load(f) xpickle.load(f) pickle.loader cPickle.open(p) torch.loads(b)\ntorch.Unpickler",
+    "shell =1 myshell=2",
+    "os.system (c) ; _system(c) getstatusoutput(c) getoutput(c) mktemp() unsafe_load(s) Unpickler(f) loads(b)",
+    "__import__(m) x__import__(m) import_module(m) yaml.load(s) joblib.load(p) dill.loads(b) marshal.load(f)",
+])
+def test_the_risky_pattern_matches_as_one_with_word_boundaries_does(text: str) -> None:
+    """`_RISKY_TEXT` starts each alternative with its word's first letter: it matches where the pattern written
+    with `\\b` matches, in any window of the text (the look-behind sees before the window as `\\b` does)."""
+    from repodoc_lsp.analysis.python import _RISKY_TEXT
+
+    plain = re.compile(r"\b(?:eval|exec|exec_module|__import__|import_module|system|popen|getoutput|getstatusoutput"
+                       r"|mktemp|unsafe_load|Unpickler|loads?)\s*\("
+                       r"|\b(?:pickle|cPickle|dill|marshal|shelve|yaml|joblib|torch)\.(?:loads?|open|Unpickler)\b"
+                       r"|\bshell\s*=")
+    for start in range(len(text) + 1):
+        for end in range(start, len(text) + 2):
+            assert [m.span() for m in _RISKY_TEXT.finditer(text, start, end)] == \
+                [m.span() for m in plain.finditer(text, start, end)], (start, end)
+
+
+@pytest.mark.parametrize("text", [
+    "popen('ls')", "os.popen(c)\nx = __import__(n)\nimportlib.import_module(m)", "__import__(x)", "_import_(x)",
+    "p = popen\nimport_module (m)\nimport__(x)\n__import_module(y)", "xpopen(1)\nopen(f)\nsubprocess.popen(c)",
+    "f = lambda: __import__\n" + " " * 190 + "(m)\n" + "x" * 30 + "popen(c)", "import_modules(x)\nimport_module(y)",
+])
+def test_risky_words_found_from_others_are_where_a_scan_of_each_finds_them(text: str) -> None:
+    """`popen`, `__import__` and `import_module` are found from `open` and `import_`: the same windows as a
+    scan of the text for each of the words."""
+    from repodoc_lsp.analysis.patterns import line_numbers
+    from repodoc_lsp.analysis.python import _RISKY_LEAD, _RISKY_SPAN, _RISKY_TEXT, _RISKY_WORDS, _risky_lines
+
+    starts = set()
+    for word in _RISKY_WORDS:
+        at = text.find(word)
+        while at >= 0:
+            starts.update(m.start() for m in _RISKY_TEXT.finditer(text, max(0, at - _RISKY_LEAD), at + _RISKY_SPAN))
+            at = text.find(word, at + 1)
+    assert _risky_lines(text) == line_numbers(text, starts)
+
+
 def test_facts_pickle_as_calls_of_their_makers() -> None:
     """The facts cross processes (analysis workers -> parent -> render workers) as pickles: each
     fact comes back equal, and is made by a call with its fields (no `BUILD` of a state that
