@@ -99,7 +99,7 @@ def _row_value(hint: Any, expr: str, field: str, makers: dict[type, Any], scope:
     if hint in (str, int, bool):
         return expr
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        return f"{expr}.value"
+        return f"{expr}._value_"  # its `value`, read without the property's two calls of Python functions
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         scope[f"_row_{field}"] = makers.get(hint) or _row_maker(hint, makers)
         return f"_row_{field}({expr})"

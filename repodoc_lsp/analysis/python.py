@@ -441,16 +441,17 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     # Anchors in line order, so the first definition of a qualname has the plain
     # `kind-qualname` (the graph's definition, which other pages link to).
     # Set in place: each Symbol was made just above and is not shared yet (a copy per symbol,
-    # `dataclasses.replace`, was 2% of the analysis).
+    # `dataclasses.replace`, was 2% of the analysis). An enum's `_value_` and `_name_` are what its `value` and
+    # `name` give, read without their properties (two calls of Python functions each).
     symbol_anchors = _Anchors()
     for s in symbols:
-        object.__setattr__(s, "anchor", symbol_anchors.make(f"{s.kind.value}-{s.qualname}"))
+        object.__setattr__(s, "anchor", symbol_anchors.make(f"{s.kind._value_}-{s.qualname}"))
     imports.sort(key=lambda i: i.line)
     findings.extend(concurrency_findings(tree, imports, text))
     risky_lines = _risky_lines(text)
     if risky_lines:
         findings.extend(call_findings(tree, imports, risky_lines))
-    findings.sort(key=lambda f: (f.category.name, f.line, f.label))
+    findings.sort(key=lambda f: (f.category._name_, f.line, f.label))
     facts.symbols = tuple(symbols)
     facts.imports = tuple(imports)
     facts.findings = tuple(findings)
