@@ -90,80 +90,113 @@ def references(tree: ast.AST, heads: set[str] | None) -> list[tuple[str, tuple[i
     for a file with a star import), each with the sorted lines it is on, sorted by name: what
     `reference_lines` reads of the `FileFacts.refs` that `refs_text` writes of them.
 
-    The hottest loop of the analysis after parsing: one pass, fields known per node type,
-    lists pushed whole (a `str` pushed from `Import.names` and the like has no fields)."""
+    The hottest loop of the analysis after parsing: one pass, fields known per node type (the commonest
+    read directly), lists pushed whole (a `str` pushed from `Import.names` and the like has no fields), an
+    attribute of a name (`np.array`, most chains) written without a list of its parts."""
     found: dict[str, set[int]] = {}
     name_t, attr_t, store_t, list_t = ast.Name, ast.Attribute, ast.Store, list
-    call_t, keyword_t, constant_t = ast.Call, ast.keyword, ast.Constant
+    call_t, constant_t, expr_t = ast.Call, ast.Constant, ast.Expr
     assign_t, arg_t, subscript_t = ast.Assign, ast.arg, ast.Subscript
+    if_t, compare_t, tuple_t, list_node_t, binop_t = ast.If, ast.Compare, ast.Tuple, ast.List, ast.BinOp
     fields_of = _FIELDS
     stack: list = [tree]
     pop, push, extend = stack.pop, stack.append, stack.extend
-    while stack:
-        node = pop()
-        kind = type(node)
-        if kind is name_t:
-            if (heads is None or node.id in heads) and type(node.ctx) is not store_t:
-                lines = found.get(node.id)
-                if lines is None:
-                    found[node.id] = {node.lineno}
-                else:
-                    lines.add(node.lineno)
-            continue
-        if kind is attr_t:
-            parts = [node.attr]
-            inner = node.value
-            while type(inner) is attr_t:
-                parts.append(inner.attr)
-                inner = inner.value
-            if type(inner) is name_t:
-                if heads is None or inner.id in heads:
-                    parts.append(inner.id)
-                    parts.reverse()
-                    name = ".".join(parts if len(parts) <= MAX_CHAIN else parts[:MAX_CHAIN])
-                    lines = found.get(name)
+    try:
+        while True:  # until `pop` finds the stack empty: no test of the stack per node
+            node = pop()
+            kind = type(node)
+            if kind is name_t:
+                ident = node.id
+                if (heads is None or ident in heads) and type(node.ctx) is not store_t:
+                    lines = found.get(ident)
                     if lines is None:
-                        found[name] = {node.lineno}
+                        found[ident] = {node.lineno}
                     else:
                         lines.add(node.lineno)
-            else:
-                push(inner)
-            continue
-        # the commonest nodes after names and attributes, their fields read directly (7% of the loop)
-        if kind is constant_t:
-            continue
-        if kind is call_t:
-            push(node.func)
-            extend(node.args)
-            if node.keywords:
-                for keyword in node.keywords:  # pushed as their values: each an iteration less
-                    push(keyword.value)
-            continue
-        if kind is keyword_t:
-            push(node.value)
-            continue
-        if kind is assign_t:
-            extend(node.targets)
-            push(node.value)
-            continue
-        if kind is arg_t:
-            if node.annotation is not None:
-                push(node.annotation)
-            continue
-        if kind is subscript_t:
-            push(node.value)
-            push(node.slice)
-            continue
-        fields = fields_of.get(kind)
-        if fields is None:
-            fields = _fields(kind)
-        for field in fields:
-            value = getattr(node, field)
-            if value is None:
                 continue
-            if type(value) is list_t:
-                extend(value)
-            else:
-                push(value)
+            if kind is constant_t:
+                continue
+            if kind is attr_t:
+                inner = node.value
+                if type(inner) is name_t:  # `a.b`: most chains
+                    head = inner.id
+                    if heads is None or head in heads:
+                        name = f"{head}.{node.attr}"
+                        lines = found.get(name)
+                        if lines is None:
+                            found[name] = {node.lineno}
+                        else:
+                            lines.add(node.lineno)
+                    continue
+                parts = [node.attr]
+                while type(inner) is attr_t:
+                    parts.append(inner.attr)
+                    inner = inner.value
+                if type(inner) is name_t:
+                    if heads is None or inner.id in heads:
+                        parts.append(inner.id)
+                        parts.reverse()
+                        name = ".".join(parts if len(parts) <= MAX_CHAIN else parts[:MAX_CHAIN])
+                        lines = found.get(name)
+                        if lines is None:
+                            found[name] = {node.lineno}
+                        else:
+                            lines.add(node.lineno)
+                else:
+                    push(inner)
+                continue
+            # the commonest nodes after names, constants and attributes, their fields read directly (not by
+            # `getattr` of each of `_fields`)
+            if kind is call_t:
+                push(node.func)
+                extend(node.args)
+                if node.keywords:
+                    for keyword in node.keywords:  # pushed as their values: each an iteration less
+                        push(keyword.value)
+                continue
+            if kind is assign_t:
+                extend(node.targets)
+                push(node.value)
+                continue
+            if kind is arg_t:
+                if node.annotation is not None:
+                    push(node.annotation)
+                continue
+            if kind is subscript_t:
+                push(node.value)
+                push(node.slice)
+                continue
+            if kind is expr_t:
+                push(node.value)
+                continue
+            if kind is if_t:
+                push(node.test)
+                extend(node.body)
+                extend(node.orelse)
+                continue
+            if kind is compare_t:
+                push(node.left)
+                extend(node.comparators)
+                continue
+            if kind is tuple_t or kind is list_node_t:
+                extend(node.elts)
+                continue
+            if kind is binop_t:
+                push(node.left)
+                push(node.right)
+                continue
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = _fields(kind)
+            for field in fields:
+                value = getattr(node, field)
+                if value is None:
+                    continue
+                if type(value) is list_t:
+                    extend(value)
+                else:
+                    push(value)
+    except IndexError:  # the stack is empty
+        pass
     # a name on one line (most of them): no sort
     return [(name, tuple(sorted(lines)) if len(lines) > 1 else (min(lines),)) for name, lines in sorted(found.items())]
