@@ -363,6 +363,21 @@ class Graph:
         view = self._views.get(rel)
         return view.outline(kinds, top) if view else []
 
+    def outline_users(self, rel: str, kinds: Iterable[str], every: str = "") -> list[tuple[str, str, Mapping[
+            str, tuple[int, ...]]]]:
+        """(qualname, kind, `users_table`) of each definition of `rel` of `kinds` that some file names
+        (its own included), and of each of kind `every` named or not, in `outline`'s order: a page's
+        cross references looked up all 350,000 classes, functions and methods of the 17,150-file
+        corpus one call at a time, for 59,000 tables (most definitions are named by none)."""
+        view = self._views.get(rel)
+        if view is None:
+            return []
+        defs, users, names = view.defs, self._users, _KINDS
+        codes = {_KIND_CODE[k] for k in kinds}
+        always = _KIND_CODE[every] if every else -1
+        return [(q, names[k], users.get((rel, q)) or _NO_USERS) for q in view._ordered_names()
+                if (k := defs[q] & _KIND_MASK) in codes and (k == always or (rel, q) in users)]
+
     def kind(self, key: Key) -> str:
         """The kind of definition `key` ("" when the graph has no such definition)."""
         view = self._views.get(key[0])
@@ -432,6 +447,14 @@ class Graph:
         if view is None or not key[1]:
             return ()
         return view.public_member_names(key[1]) if public else view.member_names(key[1])
+
+    def member_lists(self, key: Key) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+        """`kind(key)`, `member_names(key)` and `member_names(key, public=True)` in one look-up of its
+        file (a page's inherited members ask for them of 96,000 ancestors on the 17,150-file corpus)."""
+        view = self._views.get(key[0])
+        if view is None or not key[1]:
+            return (view.kind(key[1]) if view is not None else ""), (), ()
+        return view.kind(key[1]), view.member_names(key[1]), view.public_member_names(key[1])
 
     def ancestors(self, key: Key) -> list[Key]:
         """The workspace classes a class derives from at any depth, nearest first (depth-first,

@@ -377,3 +377,25 @@ def test_an_outline_of_some_kinds_or_the_module_level_is_the_outline_filtered(ws
             asked += bool(graph.users((rel, qual)))
     assert asked > 5 and graph.outline("app/models.py", ("class",), top=True) == [("Net", "class")]
     assert graph.outline("nowhere.py", ("class",)) == [] and graph.user_count(("nowhere.py", "X")) == 0
+
+
+def test_an_outline_with_users_tables_and_a_class_s_member_lists_answer_as_their_parts(ws: Workspace) -> None:
+    """`_xref` asks for a file's definitions some file names, with their tables, and every class
+    (`outline_users`), and `_inherited` for an ancestor's kind and member names in one call
+    (`member_lists`): the same as `outline`, `users_table`, `kind` and `member_names` one by one."""
+    graph = ws.graph()
+    named = 0
+    for rel in [rel for rel in FILES if rel.endswith(".py")] + ["nowhere.py"]:
+        kinds = ("class", "function", "method")
+        expected = [(q, k, graph.users_table((rel, q))) for q, k in graph.outline(rel, kinds)
+                    if k == "class" or graph.users_table((rel, q))]
+        assert graph.outline_users(rel, kinds, every="class") == expected
+        assert graph.outline_users(rel, kinds) == [row for row in expected if row[2]]
+        named += sum(1 for _q, k, table in expected if k != "class" and table)
+        for qual, _kind in [*graph.outline(rel), ("Nowhere", "")]:
+            key = (rel, qual)
+            assert graph.member_lists(key) == (graph.kind(key), graph.member_names(key),
+                                               graph.member_names(key, public=True))
+    assert named >= 2 and graph.outline_users("nowhere.py", ("class",), every="class") == []
+    assert graph.member_lists(MODULE) == ("class", ("training", "__init__", "hooks", "forward"),
+                                          ("training", "hooks", "forward"))
