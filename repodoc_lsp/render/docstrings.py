@@ -152,10 +152,14 @@ def _is_underline(line: str, title: str, indent: int) -> bool:
     return len(mark) >= len(title) and _indent_of(line) == indent and bool(_UNDERLINE.fullmatch(mark))
 
 
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+
 def _squeeze(lines: Iterable[str]) -> str:
-    """Lines joined with at most one blank line between blocks, none at the edges."""
+    """Lines joined with at most one blank line between blocks, none at the edges (most texts have no
+    two blank lines in a row: then nothing is replaced, found without `re.sub`, 1% of rendering)."""
     text = "\n".join(lines)
-    return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+    return (_BLANK_LINES.sub("\n\n", text) if "\n\n\n" in text else text).strip("\n")
 
 
 def _directive(name: str, arg: str, body: str, depth: int) -> list[str]:
