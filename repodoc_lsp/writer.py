@@ -27,6 +27,8 @@ import logging
 import os
 import re
 import stat
+import struct
+import threading
 import time
 import zlib
 from collections import OrderedDict
@@ -65,7 +67,41 @@ def has_manifest(folder: Path) -> bool:
 def encode_manifest(table: dict[str, object]) -> bytes:
     """The manifest's bytes: `table` as compact JSON, gzip-compressed, the same bytes for the same table."""
     data = json.dumps(table, separators=(",", ":"), ensure_ascii=False)  # C encoder: fast
-    return zlib.compress(data.encode("utf-8"), level=1, wbits=31)  # wbits 31: a gzip stream, mtime 0
+    return _gzip(data.encode("utf-8"))
+
+
+# JSON of more than this many bytes is deflated in pieces of this size at once, each in a thread (zlib lets go
+# of the GIL while it deflates), as pigz does: the manifest is saved after the last page, the cores idle
+# but one (the 17,150-file corpus's 23 MB of JSON took 0.3 s in one piece). The pieces are cut by size
+# alone: the same bytes for the same table on any machine.
+_PIECE = 4 << 20
+_GZIP_HEADER = bytes((0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 4, 3))  # deflate, no name, mtime 0, fastest, Unix: as zlib's
+
+
+def _gzip(data: bytes) -> bytes:
+    """`data` as one gzip stream of zlib level 1 (one piece: `zlib.compress`'s own bytes). A piece but
+    the last ends with a full flush (its blocks end on a byte, the next piece's refer to nothing before
+    them): the raw deflate streams of the pieces joined are one stream."""
+    if len(data) <= _PIECE:
+        return zlib.compress(data, level=1, wbits=31)  # wbits 31: a gzip stream, mtime 0
+    view = memoryview(data)
+    starts = range(0, len(data), _PIECE)
+    deflated: list[bytes] = [b""] * len(starts)
+
+    def deflate(i: int) -> None:
+        piece = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw deflate: no header of its own
+        last = i == len(starts) - 1
+        deflated[i] = piece.compress(view[starts[i] : starts[i] + _PIECE]) + \
+            piece.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
+    threads = [threading.Thread(target=deflate, args=(i,), name="repodoc-manifest-deflate")
+               for i in range(len(starts) - 1)]
+    for thread in threads:
+        thread.start()
+    deflate(len(starts) - 1)
+    check = zlib.crc32(data)
+    for thread in threads:
+        thread.join()
+    return b"".join((_GZIP_HEADER, *deflated, struct.pack("<II", check, len(data) & 0xFFFFFFFF)))
 
 
 def decode_manifest(raw: bytes, compressed: bool = True) -> object:

@@ -256,3 +256,33 @@ def test_a_folder_swapped_for_a_link_between_check_and_write_cannot_redirect_it(
         assert (result.outcome, result.reason) == (Outcome.CONFLICT, "its folder links outside the output folder")
     else:
         assert result.outcome is Outcome.WRITTEN and (out / "old/b.md").read_text() == page("b")
+
+
+def test_a_large_manifest_is_deflated_in_pieces_at_once_as_one_gzip_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    """JSON longer than a piece is deflated a piece per thread (`writer._gzip`): one gzip stream that
+    gzip and `decode_manifest` read whole, the same bytes each time; up to a piece, zlib's own bytes."""
+    import gzip
+    import json
+    import threading
+    import zlib
+
+    from repodoc_lsp import writer as writer_module
+    from repodoc_lsp.writer import decode_manifest, encode_manifest
+
+    table: dict[str, object] = {"generator": "repodoc-lsp test", "pages": {
+        f"pkg/m{i}.py_docs.md": [f"{i * 7919:032x}", i, i * 1000003, f"{i * 104729:032x}"] for i in range(3000)}}
+    data = json.dumps(table, separators=(",", ":"), ensure_ascii=False).encode()
+    assert encode_manifest(table) == zlib.compress(data, level=1, wbits=31)  # one piece
+    monkeypatch.setattr(writer_module, "_PIECE", len(data) // 3 + 1)  # three pieces: two threads
+    threads: list[str] = []
+    start = threading.Thread.start
+
+    def counted(self: threading.Thread) -> None:
+        threads.append(self.name)
+        start(self)
+    monkeypatch.setattr(threading.Thread, "start", counted)
+    encoded = encode_manifest(table)
+    assert threads == ["repodoc-manifest-deflate"] * 2
+    assert encoded != zlib.compress(data, level=1, wbits=31) and encoded == encode_manifest(table)
+    assert gzip.decompress(encoded) == data and decode_manifest(encoded) == table
+    assert encoded[:10] == zlib.compress(data, level=1, wbits=31)[:10]  # the same header
