@@ -188,6 +188,8 @@ def test_the_style_is_the_one_griffe_detects(body: str, head: str) -> None:
 
     docstring = Docstring(head + body)
     assert _style(docstring.value) == infer_docstring_style(docstring, default="google")[0].value
+    docstring.value = docstring.value.encode("ascii", "ignore").decode()  # matched in lower case
+    assert _style(docstring.value) == infer_docstring_style(docstring, default="google")[0].value
 
 
 @pytest.mark.parametrize("text", [
