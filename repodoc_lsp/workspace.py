@@ -145,6 +145,12 @@ class Workspace:
             else:
                 todo.append(rel)
         cached_count = done = len(facts)
+        # A workspace built once (the CLI's) makes its import relations as each file's facts arrive
+        # (`take`; the parent mostly waits on the analysis workers), not after the last one, on one
+        # core before the first page (1.1 s on the 17,150-file corpus). Their module names come from
+        # the files discovered: a file the analysis skips changes them, and they are made afresh.
+        relations = Relations({**facts.imports(), **dict.fromkeys(todo, ())}) if todo and not self.incremental \
+            else None
         if progress:
             progress("analyse", done, total, "")
         new = 0
@@ -177,6 +183,8 @@ class Workspace:
                 digests.pop(result.rel, None)
             else:
                 facts[result.rel] = result.facts
+                if relations is not None:
+                    relations.update(result.rel, facts.imports()[result.rel])  # as interned by the store
                 if on_facts is not None:
                     on_facts(result.rel, result.facts)
                 digests[result.rel] = result.digest
@@ -225,7 +233,8 @@ class Workspace:
         self.facts, self.digests = facts, {r: d for r, d in digests.items() if r in facts}
         self.sizes = {r: s for r, s in sizes.items() if r in facts}
         self.folders = set(found.folders)
-        self._relations = None  # built on first use: a run whose tree is intact never needs them
+        # else built on first use: a run whose tree is intact never needs them
+        self._relations = relations if relations is not None and relations.files == set(facts) else None
         self._graph = None
         self._sketches = sketches
         self._packed = packed

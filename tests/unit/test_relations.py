@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations, is_test_file, module_names
+from repodoc_lsp.config import Settings
+from repodoc_lsp.workspace import Workspace
 
 FILES = {
     "pkg/__init__.py": "from .core import X\n",
@@ -85,3 +89,30 @@ def test_a_file_named_as_the_standard_library_below_the_root_does_not_shadow_it(
     assert rels.importers("tools/typing.py") == []
     x_imps = analyse_source("tools/json/x.py", files["tools/json/x.py"].encode()).imports
     assert rels.targets_of("tools/json/x.py", x_imps[0]) == ("tools/json/y.py",)  # relative: still its package
+
+
+def _tables(rels: Relations) -> tuple:
+    return (rels.files, rels.module_of, rels.file_of, rels.top_level, {k: v for k, v in rels.imported_by.items() if v},
+            {k: v for k, v in rels.name_users.items() if v}, rels.links, rels._imports)
+
+
+def test_a_workspace_built_once_makes_its_relations_as_the_facts_arrive(tmp_path: Path) -> None:
+    """The CLI's scan updates the relations with each file's imports as its facts arrive (not all at
+    once on first use, after the last file): the same tables; a file the analysis skipped (not text)
+    changes the files, and they are made afresh on first use."""
+    for rel, text in FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    ws = Workspace(tmp_path, Settings(), use_cache=False, incremental=False)
+    ws.scan(jobs=1)
+    made = ws._relations
+    assert made is not None and made.files == set(FILES)
+    assert _tables(made) == _tables(Relations(ws.facts.imports()))
+    (tmp_path / "pkg/sub/__init__.py").write_bytes(b"\x00\x01binary\x00")  # skipped: not text
+    again = Workspace(tmp_path, Settings(), use_cache=False, incremental=False)
+    again.scan(jobs=1)
+    assert "pkg/sub/__init__.py" in again.read_skipped and again._relations is None
+    assert _tables(again.relations) == _tables(Relations(again.facts.imports()))
+    server = Workspace(tmp_path, Settings(), use_cache=False)  # updated file by file: made on first use
+    server.scan(jobs=1)
+    assert server._relations is None
