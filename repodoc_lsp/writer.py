@@ -86,13 +86,14 @@ def _gzip(data: bytes) -> bytes:
         return zlib.compress(data, level=1, wbits=31)  # wbits 31: a gzip stream, mtime 0
     view = memoryview(data)
     starts = range(0, len(data), _PIECE)
-    deflated: list[bytes] = [b""] * len(starts)
+    deflated: list[bytes | None] = [None] * len(starts)  # None: its thread failed (MemoryError...)
 
     def deflate(i: int) -> None:
-        piece = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw deflate: no header of its own
-        last = i == len(starts) - 1
-        deflated[i] = piece.compress(view[starts[i] : starts[i] + _PIECE]) + \
-            piece.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
+        with contextlib.suppress(Exception):  # left None: deflated again below, where a failure is raised
+            piece = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw deflate: no header of its own
+            last = i == len(starts) - 1
+            deflated[i] = piece.compress(view[starts[i] : starts[i] + _PIECE]) + \
+                piece.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
     threads = [threading.Thread(target=deflate, args=(i,), name="repodoc-manifest-deflate")
                for i in range(len(starts) - 1)]
     for thread in threads:
@@ -101,7 +102,10 @@ def _gzip(data: bytes) -> bytes:
     check = zlib.crc32(data)
     for thread in threads:
         thread.join()
-    return b"".join((_GZIP_HEADER, *deflated, struct.pack("<II", check, len(data) & 0xFFFFFFFF)))
+    pieces = [piece for piece in deflated if piece is not None]
+    if len(pieces) < len(deflated):  # never a manifest with a piece left out: deflated whole, here
+        return zlib.compress(data, level=1, wbits=31)
+    return b"".join((_GZIP_HEADER, *pieces, struct.pack("<II", check, len(data) & 0xFFFFFFFF)))
 
 
 def decode_manifest(raw: bytes, compressed: bool = True) -> object:

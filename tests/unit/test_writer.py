@@ -286,3 +286,29 @@ def test_a_large_manifest_is_deflated_in_pieces_at_once_as_one_gzip_stream(monke
     assert encoded != zlib.compress(data, level=1, wbits=31) and encoded == encode_manifest(table)
     assert gzip.decompress(encoded) == data and decode_manifest(encoded) == table
     assert encoded[:10] == zlib.compress(data, level=1, wbits=31)[:10]  # the same header
+
+
+def test_a_piece_that_cannot_be_deflated_leaves_no_hole_in_the_manifest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A thread's deflate that fails (MemoryError) would have left its piece out of the gzip
+    stream: a manifest gzip cannot read. The whole is then deflated in one piece."""
+    import gzip
+    import json
+    import threading
+    import zlib
+
+    from repodoc_lsp import writer as writer_module
+    from repodoc_lsp.writer import encode_manifest
+
+    table: dict[str, object] = {"pages": {f"m{i}.md": [f"{i:032x}", i] for i in range(3000)}}
+    data = json.dumps(table, separators=(",", ":"), ensure_ascii=False).encode()
+    monkeypatch.setattr(writer_module, "_PIECE", len(data) // 3 + 1)
+    real = zlib.compressobj
+
+    def failing(*args: object) -> object:
+        if threading.current_thread() is not threading.main_thread():
+            raise MemoryError
+        return real(*args)  # type: ignore[arg-type]
+    monkeypatch.setattr(zlib, "compressobj", failing)
+    encoded = encode_manifest(table)
+    assert gzip.decompress(encoded) == data
+    assert encoded == zlib.compress(data, level=1, wbits=31)
