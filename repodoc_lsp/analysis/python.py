@@ -488,9 +488,9 @@ _RISKY_WORDS = ("eval", "exec", "__import__", "import_module", "system", "popen"
 _RISKY_LEAD = 16
 _RISKY_SPAN = 200  # how far past the word a match may end (spaces before `(` or `= True`)
 # The words found by a scan of the text each (a scan of a whole file per word: three quarters of the time);
-# the others are found with these: `popen` where `open` follows a `p`, `__import__` and `import_module`
-# where `import_` is (in both).
-_RISKY_SCANNED = ("eval", "exec", "system", "getoutput", "getstatusoutput", "mktemp", "load", "Unpickler", "shell")
+# the others are found by `_risky_lines` from two scans: `open` (and `popen` where a `p` precedes it),
+# `import_` (`__import__` and `import_module`, in both).
+_RISKY_SCANNED = tuple(w for w in _RISKY_WORDS if w not in ("open", "popen", "__import__", "import_module"))
 
 
 def _risky_lines(text: str) -> list[int]:

@@ -294,7 +294,7 @@ def _sections(text: str) -> list[object]:
     style = _style(docstring.value)  # griffe's detection reads the value (cleaned)
     sections: list[object] = list(docstring.parse(style, **_STYLE_OPTIONS[style]))
     if len(sections) <= 1 and style != "google" and _GOOGLE_TITLE.search(text):
-        sections = list(_docstring(text).parse("google", **_STYLE_OPTIONS["google"]))
+        sections = list(docstring.parse("google", **_STYLE_OPTIONS["google"]))
     return sections
 
 
