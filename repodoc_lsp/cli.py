@@ -23,6 +23,7 @@ from repodoc_lsp.exits import (
     EXIT_STALE,
     EXIT_USAGE,
     EXIT_WORKERS,
+    end_now,
     interrupted_early,
 )
 
@@ -133,15 +134,13 @@ def main(argv: list[str] | None = None) -> int:
         # committed as it went, is closed here.
         for ws in _HELD:
             ws.cache.close()
-        sys.stderr.flush()
-        os._exit(code)
+        end_now(code)
     if code == EXIT_INTERRUPTED and argv is None:  # the program itself, not a call from Python
         # End at once: a worker killed while it sent a result can leave concurrent.futures'
         # manager thread blocked on the half-sent message, and Python joins that thread at exit
         # (the CLI hung after saying "interrupted while analysing", 1 interrupt in 10 or so).
         # Pages are written whole and the cache commits as it goes: nothing is lost.
-        sys.stderr.flush()
-        os._exit(code)
+        end_now(code)
     return code
 
 

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import sys
 
@@ -15,6 +14,7 @@ def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = 
         token_file: str | None = None) -> int:
     """Serve on stdio (default) or on a loopback `HOST:PORT` with a token (see `tcp`); returns
     the exit code of the LSP `exit`, 2 for a bad address or token."""
+    from repodoc_lsp.exits import end_now
     from repodoc_lsp.runtime import enter_server
     from repodoc_lsp.server.app import create_server
 
@@ -30,7 +30,7 @@ def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = 
         # asyncio's own handler would cancel the main task while pygls' reader thread still
         # waits for input, so the first Ctrl-C in a terminal did nothing: end now instead.
         server.stop_background()
-        os._exit(130)
+        end_now(130)
 
     signal.signal(signal.SIGINT, interrupted)
     try:
@@ -51,4 +51,4 @@ def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = 
         if drain is not None:  # what is queued for the client (stdio's writer thread), with a deadline
             drain()
     # Worker threads (jedi, indexing) must not delay the exit the client waits for.
-    os._exit(code)
+    end_now(code)

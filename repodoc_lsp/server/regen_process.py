@@ -358,6 +358,7 @@ def _serve(fd_in: int, fd_out: int, runtime: Runtime) -> None:
 
 
 def main() -> None:
+    from repodoc_lsp.exits import end_now
     from repodoc_lsp.runtime import enter_page_process
 
     fd_out = os.dup(sys.stdout.fileno())
@@ -367,4 +368,4 @@ def main() -> None:
     runtime = enter_page_process()
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
         _serve(sys.stdin.fileno(), fd_out, runtime)
-    os._exit(0)  # nothing left to write: skip freeing the replica (a tenth of a second on PyTorch)
+    end_now(0)  # nothing left to write: skip freeing the replica (a tenth of a second on PyTorch)

@@ -63,7 +63,9 @@ async def test_exit_leaves_no_process(tmp_path: Path) -> None:
         path.write_text(f"def func_{i}():\n    pass\n" + "".join(f"def g{j}(x):\n    return x\n" for j in range(300)))
     (root / "docs").mkdir()  # a docs tree exists (its manifest), so a save writes pages
     (root / "docs/.repodoc-manifest.json").write_text('{"pages": {}}')
-    client, server = await _started(tmp_path, root)
+    temporary = tmp_path / "tmp"  # the system's temporary folder, for the server and its processes
+    temporary.mkdir()
+    client, server = await _started(tmp_path, root, TMPDIR=str(temporary))
     seen = _tree(server.pid)
     workers: dict[int, int] = {}
 
@@ -111,6 +113,8 @@ async def test_exit_leaves_no_process(tmp_path: Path) -> None:
             and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
     assert not alive, [psutil.Process(p).cmdline()[:4] for p in alive]
+    # nor any file or folder (multiprocessing's `pymp-*`, which an exit by os._exit left)
+    assert not list(temporary.iterdir())
     await client.stop()
 
 
