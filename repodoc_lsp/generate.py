@@ -317,10 +317,13 @@ def _render_part(part: Part) -> list[tuple[WriteResult, Record | None]]:
     setup, renderer, writer = _WORKER
     pages, packed = part
     facts = {rel: pickle.loads(data) for rel, data in packed.items()}
+    root = Path(setup.root)
     out: list[tuple[WriteResult, Record | None]] = []
     for page, inputs, known in pages:
         def render(page: Page, inputs: dict = inputs) -> tuple[list[tuple[str, str]], str]:
-            text = read_text(Path(setup.root), page.subject) if page.kind == "docs" else None
+            # the source of a file its page does not show (too big to embed) is not read
+            text = read_text(root, page.subject) if page.kind == "docs" and \
+                renderer.reads_source(setup.where, inputs) else None
             # a page planned without its key is keyed here, by the inputs it was sent (their repr is
             # the one the parent would have hashed: plain data), not by the parent that gathered them
             key = _keyed(page, setup.base, inputs).key

@@ -657,6 +657,61 @@ def test_render_parts_send_each_files_facts_once(tmp_path: Path) -> None:
     assert {rel: n for rel, n in times.items() if n > 1 and not rel.startswith("big/")} == {}
 
 
+def test_a_render_worker_reads_only_the_sources_its_pages_embed(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A render worker reads a file's source only when its page may embed it (at most
+    `embed-source-max-bytes`): the pages of repodoc's own templates show no other (they read
+    every docs page's file before, 2 in 3 of them for nothing on the scale corpus); the pages are
+    those the parent renders, reading every file. A person's templates are given every file's text."""
+    import dataclasses
+
+    from repodoc_lsp import generate as gen
+    from repodoc_lsp.config import load_settings
+    from repodoc_lsp.render import Renderer
+    from repodoc_lsp.render.pages import where_of
+    from repodoc_lsp.runtime import CLI
+    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.writer import Writer
+
+    files = {"pkg/small.py": "def f():\n    return 1\n",
+             "pkg/big.py": "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(200))}
+    root = make_workspace(tmp_path / "ws", files)
+    settings, _ = load_settings(root, {"output": str(tmp_path / "out")}, strict=True)
+    assert len(files["pkg/small.py"]) <= settings.embed_source_max_bytes < len(files["pkg/big.py"])
+    ws = Workspace(root, settings, use_cache=False, runtime=CLI, incremental=False)
+    ws.scan(jobs=1)
+    site = gen.site_of(ws)
+    pages = sorted(gen.plan_pages(ws, site, recorded={}), key=gen._by_folder)
+    parts = gen._Parts(pages, site, Writer(tmp_path / "out", read_manifest=False))
+    read: list[str] = []
+    real = gen.read_text
+
+    def reading(at: Path, rel: str) -> str | None:
+        read.append(rel)
+        return real(at, rel)
+
+    monkeypatch.setattr(gen, "read_text", reading)
+    monkeypatch.setattr(gen, "_WORKER", None)  # the worker set up here, undone after the test
+    monkeypatch.setattr(gen.signal, "signal", lambda *_args: None)  # SIGINT left as pytest has it
+    setup = gen.RenderSetup(where=where_of(site), templates=None, root=str(root), out=str(tmp_path / "sent"),
+                            check=False, force=False, force_hint="", setup=lambda: None, base=gen._run_stamp(ws))
+    gen._start_worker(setup)
+    for i in range(len(parts)):
+        gen._render_part(parts[i])
+    assert read == ["pkg/small.py"]
+    mine = gen.page_renderer(ws, Renderer(), site)
+    for page in pages:
+        for path, text in mine(page)[0]:
+            assert (tmp_path / "sent" / path).read_text(encoding="utf-8") == text, path
+    own = tmp_path / "own"
+    own.mkdir()
+    gen._start_worker(dataclasses.replace(setup, templates=str(own), out=str(tmp_path / "theirs")))
+    read.clear()
+    for i in range(len(parts)):
+        gen._render_part(parts[i])
+    assert sorted(read) == ["pkg/big.py", "pkg/small.py"]
+
+
 def test_a_whole_run_writes_the_manifest_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run encodes and writes its manifest once, at its end with the inputs stamp of a complete run
     (the page loop saved it without the stamp first: two encodings of a manifest of 1.2 MB compressed

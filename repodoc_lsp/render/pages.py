@@ -663,6 +663,13 @@ class Renderer:
         return lambda line: f"{base}#L{line}"
 
     # -- pages ------------------------------------------------------------------------
+    def reads_source(self, where: Where, inputs: dict) -> bool:
+        """Whether the docs page whose view reads `inputs` (`gather_docs`) is given its file's text
+        (`_file_docs`'s `text`): repodoc's own templates show it only embedded, so the file over
+        `embed_max` bytes (2 in 3 of the scale corpus's) is not read for them; a person's
+        templates are given it whatever its size."""
+        return bool(self.templates) or (where.embed_max > 0 and inputs["size"] <= where.embed_max)
+
     def render(self, site: Site, kind: str, subject: str, text: str | None = None, inputs: dict | None = None) -> str:
         """The page `kind` of `subject`: its view reads the site's constants, what
         `GATHER[kind]` gathers (`inputs`, when the caller has gathered them), and the facts of the
