@@ -1271,23 +1271,30 @@ def _attributes(facts: FileFacts, classes: list[Symbol]) -> tuple[dict[str, dict
     seen: set[str] = set()
     of_class: dict[str, dict] = {}
     module: list[dict] = []
+    # in (instance, line) order: each class's entries are in that order as they are added
     for a in sorted(facts.attributes, key=_BY_INSTANCE_LINE):
-        if a.qualname in seen or a.qualname == "__all__":
+        qualname = a.qualname
+        if qualname in seen or qualname == "__all__":
             continue
-        seen.add(a.qualname)
-        entry = _attribute_entry(a, f"attr-{a.qualname}")
+        seen.add(qualname)
+        entry = _attribute_entry(a, f"attr-{qualname}")
         if not a.container:
             module.append(entry)
             continue
         candidates = same_name.get(a.container)
         if not candidates:
             continue
-        owner = next((c for c in candidates if c.line <= a.line <= c.end_line), candidates[0])
-        of_class.setdefault(owner.anchor, {"title": _attribute_title(owner), "entries": []})["entries"].append(entry)
-    for group in of_class.values():
-        group["entries"].sort(key=lambda e: (e["instance"], e["line"]))
-    module.sort(key=lambda e: e["line"])
+        owner = candidates[0] if len(candidates) == 1 else \
+            next((c for c in candidates if c.line <= a.line <= c.end_line), candidates[0])
+        group = of_class.get(owner.anchor)
+        if group is None:  # the class's title worked out once, not per attribute
+            group = of_class[owner.anchor] = {"title": _attribute_title(owner), "entries": []}
+        group["entries"].append(entry)
+    module.sort(key=_LINE)
     return of_class, module
+
+
+_LINE = operator.itemgetter("line")
 
 
 def _methods_by_class(symbols: Iterable[Symbol], classes: list[Symbol]) -> dict[str, list[Symbol]]:
@@ -1297,10 +1304,11 @@ def _methods_by_class(symbols: Iterable[Symbol], classes: list[Symbol]) -> dict[
     for c in classes:
         same_name.setdefault(c.qualname, []).append(c)
     methods_of: dict[str, list[Symbol]] = {}
+    method = SymbolKind.METHOD
     for s in symbols:
-        if s.kind is SymbolKind.METHOD and s.container in same_name:
-            candidates = same_name[s.container]
-            owner = next((c for c in candidates if c.line <= s.line <= c.end_line), candidates[0])
+        if s.kind is method and (candidates := same_name.get(s.container)) is not None:
+            owner = candidates[0] if len(candidates) == 1 else \
+                next((c for c in candidates if c.line <= s.line <= c.end_line), candidates[0])
             methods_of.setdefault(owner.anchor, []).append(s)
     return methods_of
 

@@ -113,6 +113,34 @@ def test_a_folder_s_pages_make_a_file_s_purpose_once(monkeypatch: pytest.MonkeyP
     assert sorted(made) == ["a.py", "b.py"]
 
 
+def test_a_class_s_attribute_title_is_worked_out_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class's attributes' title (`Members`, `Fields`, `Attributes`: its bases and decorators
+    looked at) was worked out for each of its attributes; a class of one name (most) holds its
+    attributes and methods without a look at their lines. The same entries."""
+    source = ("import enum\n\n\nclass Colour(enum.Enum):\n    RED = 1\n    GREEN = 2\n    BLUE = 3\n\n"
+              "    def mix(self):\n        pass\n\n\nif X:\n    class A:\n        x = 1\n\n        def f(self):\n"
+              "            pass\nelse:\n    class A:\n        y = 2\n\n        def g(self):\n            pass\n")
+    facts = analyse_source("m.py", source.encode())
+    classes = [s for s in facts.symbols if s.kind.value == "class"]
+    titled: list[str] = []
+    plain = pages._attribute_title
+
+    def counted(c: object) -> str:
+        titled.append(c.qualname)  # type: ignore[attr-defined]
+        return plain(c)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pages, "_attribute_title", counted)
+    of_class, module = pages._attributes(facts, classes)
+    assert sorted(titled) == ["A", "A", "Colour"]
+    assert {a: (g["title"], [e["name"] for e in g["entries"]]) for a, g in of_class.items()} == {
+        "class-Colour": ("Members", ["RED", "GREEN", "BLUE"]), "class-A": ("Attributes", ["x"]),
+        "class-A-2": ("Attributes", ["y"])}
+    assert module == []
+    methods = pages._methods_by_class(facts.symbols, classes)
+    assert {a: [m.name for m in found] for a, found in methods.items()} == {
+        "class-Colour": ["mix"], "class-A": ["f"], "class-A-2": ["g"]}
+
+
 def test_a_parsed_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """griffe cleans the text it is given; `docstring_markdown` gives it the text it cleaned already."""
     cleaned = count_cleandoc(monkeypatch)
