@@ -328,13 +328,18 @@ class OwnTemplate(jinja2.Template):
 
     def included(self, context: Context, locals: dict[str, Any]) -> Context:
         """`new_context(context.get_all(), True, locals)` (an `include` with its context,
-        `OwnCodeGenerator`), the includer's names copied once, not twice."""
-        parent = {**context.parent, **context.vars}
+        `OwnCodeGenerator`): the same names with the same values, but the includer's parent (the
+        page's view, dozens of names, which Jinja only reads) is shared, not copied: the includer's
+        own names (a few: its imports, sets) and its locals (the loop's entry) are the new context's
+        `vars`, which a name is looked up in first, and which the included template sets its names in."""
+        names = {**context.vars}
         for key, value in locals.items():
             if value is not missing:
-                parent[key] = value
-        return OwnContext.made(self.environment, parent, self.name, self.blocks,
-                               _kept(_FLAT_GLOBALS, self.globals, dict))
+                names[key] = value
+        included = OwnContext.made(self.environment, context.parent, self.name, self.blocks,
+                                   _kept(_FLAT_GLOBALS, self.globals, dict))
+        included.vars = names
+        return included
 
     def render(self, *args: Any, **kwargs: Any) -> str:
         """Jinja's `render`, then the reference cycles it made undone: a context holding macros (the

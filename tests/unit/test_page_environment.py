@@ -340,6 +340,7 @@ def test_attributes_and_calls_are_read_in_place(monkeypatch: pytest.MonkeyPatch)
 INCLUDED = {
     "entry.md.j2": "{% for s in loop_data %}- {{ s.name }} {{ fn(s.name) }}{{ n }}\n{% endfor %}",
     "nested.md.j2": "[{% include 'entry.md.j2' %}]{{ d.href }}",
+    "sets.md.j2": "{% set n = n ~ '!' %}{{ n }} {{ d.href }} {% include 'entry.md.j2' %}{{ n }}",
 }
 INCLUDES = [
     "{% for n in range(3) %}{% include 'entry.md.j2' %}{% endfor %}",
@@ -348,6 +349,8 @@ INCLUDES = [
     "{% include 'missing.md.j2' ignore missing %}{% include ['missing.md.j2', 'entry.md.j2'] %}"
     "{% include 'missing.md.j2' %}",
     "{% include ('entry' ~ '.md.j2') %}{% include 'nested.md.j2' %}",
+    "{% set n = 'a' %}{% for d in [{'href': 1}, {'href': 2}] %}{% include 'sets.md.j2' %}{% endfor %}{{ n }}"
+    "{% include 'sets.md.j2' %}{{ n }}{% for n in range(2) %}{% include 'sets.md.j2' %}{% endfor %}",
 ]
 
 
@@ -373,9 +376,8 @@ def test_an_included_template_reaches_its_includer_as_one_piece() -> None:
 
 def test_contexts_are_made_without_jinjas_constructors(monkeypatch: pytest.MonkeyPatch) -> None:
     """A page's context, its macros' and each included entry's are made in place (`OwnContext.made`),
-    an include's from its includer's names copied once (`OwnTemplate.included`), not by
-    `get_all` and a copy of it, and the names a template reads are read without a call each: the
-    same text."""
+    an include's from its includer's names (`OwnTemplate.included`), not by `get_all` and a copy of
+    it, and the names a template reads are read without a call each: the same text."""
     source = ("{% from 'macros.md.j2' import m with context %}{% set n = 7 %}"
               "{% for s in loop_data %}{% include 'nested.md.j2' %}{{ m(s) }}{% endfor %}")
     templates = {**INCLUDED, "macros.md.j2": "{% macro m(s) %}<{{ s.name }} {{ d.href }}>{% endmacro %}"}
@@ -396,3 +398,24 @@ def test_contexts_are_made_without_jinjas_constructors(monkeypatch: pytest.Monke
     assert "<K " in expected and made.count("init") == 0
     assert made.count("get_all") == 1  # the macros' import with context (one per page)
     assert made.count("resolve") == 0  # a name is read from the context in place (`enter_frame`)
+
+
+def test_an_include_shares_its_page_s_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each included entry's context reads the page's view (dozens of names) from the page's own
+    dict, not from a copy of it made per entry (`OwnTemplate.included`): the same text."""
+    source = "{% set n = 'x' %}{% for n in range(3) %}{% include 'sets.md.j2' %}{% endfor %}"
+    env = OwnEnvironment(loader=jinja2.DictLoader(INCLUDED), undefined=jinja2.StrictUndefined)
+    data = {"d": {"href": "x.md"}, "loop_data": list(FACTS.symbols)[:2], "fn": folder_label,
+            **{f"view{i}": i for i in range(50)}}
+    expected = jinja2.Environment(loader=jinja2.DictLoader(INCLUDED)).from_string(source).render(**data)
+    parents: list[dict] = []
+    made = OwnContext.made.__func__  # type: ignore[attr-defined]
+
+    def recorded(cls: type, environment: jinja2.Environment, parent: dict, *rest: object) -> OwnContext:
+        parents.append(parent)
+        return made(cls, environment, parent, *rest)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(OwnContext, "made", classmethod(recorded))
+    assert env.from_string(source).render(**data) == expected
+    assert len(parents) == 1 + 3 * 2  # the page's, then each entry's and the entry it includes
+    assert all(parent is parents[0] for parent in parents)
