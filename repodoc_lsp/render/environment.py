@@ -162,8 +162,7 @@ class OwnCodeGenerator(PageCodeGenerator):
             if action == VAR_LOAD_PARAMETER:
                 pass
             elif action == VAR_LOAD_RESOLVE:
-                self.writeline(f"{target} = _rg_v[{param!r}] if {param!r} in (_rg_v := context.vars)"
-                               f" else context.parent.get({param!r}, missing)")
+                self.writeline(f"{target} = {self.resolved(param)}")
             elif action == VAR_LOAD_ALIAS:
                 self.writeline(f"{target} = {param}")
             elif action == VAR_LOAD_UNDEFINED:
@@ -175,6 +174,31 @@ class OwnCodeGenerator(PageCodeGenerator):
 
     def included_context(self, frame: Frame) -> str:
         return f"template.included(context, {self.dump_local_context(frame)})"
+
+    def visit_For(self, node: nodes.For, frame: Frame) -> None:
+        # The names a loop's body reads from the context (`aka`, `line_href` in a loop over methods)
+        # are read once, before the loop, into names of a frame of its own around it (its names
+        # are seen by nothing after the loop), which the body then uses as Jinja's code uses names
+        # of the frames around it; Jinja's code reads them at each pass: the same values, the
+        # context changing in no pass (a name set in the body is not one of them). A recursive loop
+        # is a function of its own: as Jinja makes it.
+        if node.recursive or self.get_resolve_func() != "resolve":
+            return super().visit_For(node, frame)
+        body = frame.inner()
+        body.symbols.analyze_node(node, for_branch="body")
+        around = frame.inner()
+        for flag in ("toplevel", "rootlevel", "loop_frame", "block_frame", "soft_frame"):
+            setattr(around, flag, getattr(frame, flag))
+        for action, name in body.symbols.loads.values():
+            if action == VAR_LOAD_RESOLVE and name != "loop" and name not in body.symbols.stores:
+                around.symbols.load(name)
+                self.writeline(f"{around.symbols.ref(name)} = {self.resolved(name)}")
+        super().visit_For(node, around)
+
+    @staticmethod
+    def resolved(name: str) -> str:
+        """The code reading `name` from the context (`Context.resolve_or_missing`) in place."""
+        return f"_rg_v[{name!r}] if {name!r} in (_rg_v := context.vars) else context.parent.get({name!r}, missing)"
 
     @optimizeconst
     def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:

@@ -197,6 +197,35 @@ def test_entries_use_the_macros_their_page_imported(tmp_path: Path, monkeypatch:
 
 # Macros called every way a template can, and attributes read, in repodoc's own environment
 # (`OwnContext`'s macro calls, `OwnEnvironment.getattr`): the same text as in Jinja's own.
+# Loops reading `loop` (over a list, a tuple, a dict's items, a generator, filtered, recursive, empty)
+LOOPS = [
+    "{% for s in " + seq + " %}{{ loop.index }}{{ loop.index0 }}{{ loop.first }}{{ loop.last }}{{ loop.length }}"
+    "{{ loop.revindex }}{{ loop.revindex0 }}{{ loop.depth }}{{ loop.depth0 }}{{ loop|length }}{{ loop.cycle(1, 2, 3) }}"
+    "{{ loop.changed(s is string) }}{{ loop.previtem is defined }}{{ loop.nextitem is defined }}"
+    "{{ loop.previtem if loop.previtem is defined }}{{ loop.nextitem if loop.nextitem is defined }}{{ loop }}"
+    "{{ ', ' if not loop.last }}{% else %}none{% endfor %}"
+    for seq in ("loop_data|map(attribute='name')|list", "(1, 1, 2, 3)", "[]", "d.items()", "range(3)",
+                "d.lines", "d.lines if true", "'ab'")
+] + [
+    "{% for s in [1, 2, 3] if s > 1 %}{{ loop.index }}/{{ loop.length }}{% endfor %}",
+    "{% for n in [[1, [2]], [3]] recursive %}<{% for x in n %}{{ loop.index }}{% if x is iterable %}"
+    "{{ loop(x) }}{% else %}{{ x }}{% endif %}{% endfor %}>{% endfor %}",
+    "{% for a in [1, 2] %}{% for b in (3, 4) %}{{ loop.index }}{{ a }}{{ b }}{% endfor %}{{ loop.last }}{% endfor %}",
+    "{% for a in [1] %}{{ loop.previtem }}{% endfor %}", "{% for a in [1] %}{{ loop.cycle() }}{% endfor %}",
+    "{% for a in [1] %}{{ loop([2]) }}{% endfor %}", "{% for a in [1, 2] %}{{ loop.nextitem + 1 }}{% endfor %}",
+    # names of the context read in a loop's body, its else and its test, set in it, in branches around it
+    "{% for a in [1, 2] %}{{ d.href }}{% set d = a %}{{ d }}{% endfor %}{{ d.href }}",
+    "{% for a in [] %}{{ d.href }}{% else %}{{ d.href }}{{ fn('x') }}{% endfor %}{{ d.href }}",
+    "{% for a in [1, 2, 3] if a != d.lines[0] %}{{ a }}{{ d.lines }}{% endfor %}",
+    "{% if d.lines %}{% for a in d.lines %}{{ fn(a) }}{% endfor %}{% else %}{{ fn('b') }}{% endif %}{{ fn('c') }}",
+    "{% if not d.lines %}{% for a in d.lines %}{{ fn(a) }}{% endfor %}{% else %}{% for a in d.lines %}{{ d.href }}"
+    "{% endfor %}{{ fn('b') }}{% endif %}{{ fn('c') }}",
+    "{% for a in d.lines %}{% for b in d.lines %}{{ a }}{{ b }}{{ d.href }}{{ nothing is defined }}{% endfor %}"
+    "{% endfor %}",
+    "{% macro m(x) %}{% for a in d.lines %}{{ x }}{{ a }}{{ d.href }}{% endfor %}{% endmacro %}{{ m(1) }}{{ m(2) }}",
+    "{% set n = 1 %}{% for a in d.lines %}{{ n }}{% set n = a %}{{ n }}{% endfor %}{{ n }}",
+]
+
 OWN = [
     "{% macro m(a, b=2, c='x') %}{{ a }}{{ b }}{{ c }}{% endmacro %}{{ m(1) }} {{ m(1, 3) }} {{ m(1, c=4) }}"
     " {{ m(1, 2, 3) }}{% for s in loop_data %}{{ m(s.name) }}{{ m(s.name, c=loop.index) }}{% endfor %}",
@@ -213,6 +242,7 @@ OWN = [
     "{% macro m(a) %}{{ a is defined }}{% endmacro %}{{ m() }}",
     "{{ facts.symbols[0].name }} {{ facts.nothing is defined }} {{ (1, 2).count(1) }} {{ 'ab'.upper() }}",
     *EXPRESSIONS,
+    *LOOPS,
 ]
 
 
@@ -419,3 +449,14 @@ def test_an_include_shares_its_page_s_view(monkeypatch: pytest.MonkeyPatch) -> N
     assert env.from_string(source).render(**data) == expected
     assert len(parents) == 1 + 3 * 2  # the page's, then each entry's and the entry it includes
     assert all(parent is parents[0] for parent in parents)
+
+
+def test_a_loop_s_body_reads_the_context_s_names_once() -> None:
+    """The names a loop's body reads from the context are read once, before the loop, not at each
+    pass (`aka`, `sig_links`, `line_href` and `xref` for each method of a class): the same text."""
+    source = "{% for a in lines %}{{ d.href }}{{ a }}{{ loop.last }}{% endfor %}"
+    code = make_environment(None).compile(source, raw=True)
+    assert code.count("context.parent.get('d', missing)") == 1
+    assert code.index("context.parent.get('d', missing)") < code.index("for l_")
+    data = {"d": {"href": "x.md"}, "lines": [1, 2]}
+    assert make_environment(None).from_string(source).render(**data) == "x.md1Falsex.md2True"
