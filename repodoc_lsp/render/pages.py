@@ -748,8 +748,8 @@ class Renderer:
         methods_of = _methods_by_class(facts.symbols, classes)
         attributes_of, module_names = _attributes(facts, classes)
         deps = self._dependencies(page, facts.imports, inputs["links"], inputs["modules"])
-        importers = [self._near_item(page, r) for r in nearest(rel, inputs["importers"])]
-        tests = [self._near_item(page, r) for r in nearest(rel, inputs["tests"])]
+        importers = self._near_items(page, nearest(rel, inputs["importers"]))
+        tests = self._near_items(page, nearest(rel, inputs["tests"]))
         related_groups, related_counts = self._related(page, rel, inputs)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
         doclinks = self._doclinks(rel, 1, inputs["doclinks"])
@@ -1015,17 +1015,19 @@ class Renderer:
         return groups
 
     def _xref_links(self, page: str, xref: dict[str, dict]) -> dict[str, dict]:
-        """Used by, subclassed by and inherited members, as links, by the anchor of the definition."""
+        """Used by, subclassed by and inherited members, as links, by the anchor of the definition
+        (`_page_link`s from the page's folder, worked out once)."""
+        where = _homes(page)[0]
         return {anchor: {
-            "users": [self._user_item(page, r, n) for r, n in x["users"]],
+            "users": self._user_items(page, x["users"]),
             "subclasses": [{"text": md.code(qual), "short": md.code(qual), "key": f"{r}\0{qual}",
-                            "href": self._link(page, docs_page(r), sub), "group": folder_label(folder_of(r)),
+                            "href": _link_in(where, docs_page(r), sub), "group": folder_label(folder_of(r)),
                             "note": "" if docs_page(r) == page else f" in {md.code(r)}"}
                            for r, qual, sub in x["subclasses"]],
-            "inherited": [{"rel": r, "qual": qual, "href": self._link(page, docs_page(r), origin),
+            "inherited": [{"rel": r, "qual": qual, "href": _link_in(where, docs_page(r), origin),
                            "members": members, "redefined": redefined, "same": None}
                           for r, qual, origin, members, redefined in x["inherited"]],
-            "bases": {text: self._link(page, docs_page(r), base) for text, (r, _q, base) in x["bases"].items()},
+            "bases": {text: _link_in(where, docs_page(r), base) for text, (r, _q, base) in x["bases"].items()},
             "users_away": "", "subclasses_away": "",  # links to a part page of lists (`_fit`)
         } for anchor, x in xref.items()}
 
@@ -1034,9 +1036,26 @@ class Renderer:
         _text, short, href, folder, near = _file_parts(page, rel)
         return {"text": near, "short": short, "key": rel, "href": href, "note": note, "group": folder}
 
-    def _user_item(self, page: str, rel: str, lines: int) -> dict:
-        """A file of a "Used by" list with how many lines name the definition."""
-        return self._near_item(page, rel, f" ({lines} {'line' if lines == 1 else 'lines'})")
+    @staticmethod
+    def _near_items(page: str, rels: Iterable[str]) -> list[dict]:
+        """`_near_item` of each of `rels` (a list of hundreds, some pages), the page's folder worked out once."""
+        where, home = _homes(page)
+        items = []
+        for rel in rels:
+            _text, short, href, folder, near = _file_parts_in(where, home, rel)
+            items.append({"text": near, "short": short, "key": rel, "href": href, "note": "", "group": folder})
+        return items
+
+    @staticmethod
+    def _user_items(page: str, users: Iterable[tuple[str, int]]) -> list[dict]:
+        """`_near_item` of each file of a "Used by" list, with how many lines name the definition."""
+        where, home = _homes(page)
+        items = []
+        for rel, lines in users:
+            _text, short, href, folder, near = _file_parts_in(where, home, rel)
+            items.append({"text": near, "short": short, "key": rel, "href": href,
+                          "note": f" ({lines} {'line' if lines == 1 else 'lines'})", "group": folder})
+        return items
 
     @staticmethod
     def _source_label(facts: FileFacts, size: int) -> str:

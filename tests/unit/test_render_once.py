@@ -141,6 +141,26 @@ def test_a_class_s_attribute_title_is_worked_out_once(monkeypatch: pytest.Monkey
         "class-Colour": ["mix"], "class-A": ["f"], "class-A-2": ["g"]}
 
 
+def test_a_page_s_lists_of_files_work_out_its_folder_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The items of a page's long lists of files (Imported by, its tests; Used by) are made with
+    the page's folder worked out once per list, not once per item (`_file_parts`): the same page."""
+    files = {"lib/a.py": "def f():\n    pass\n", **{f"users/u{i}.py": "from lib.a import f\n" for i in range(30)},
+             **{f"tests/test_u{i}.py": "import lib.a\n" for i in range(3)}}
+    site = _site(files)
+    expected = Renderer().render(site, "docs", "lib/a.py", "")
+    asked: list[str] = []
+    plain = pages._file_parts
+
+    def counted(page: str, rel: str) -> tuple[str, str, str, str, str]:
+        asked.append(rel)
+        return plain(page, rel)
+
+    monkeypatch.setattr(pages, "_file_parts", counted)
+    assert Renderer().render(site, "docs", "lib/a.py", "") == expected
+    assert "[u29.py](../users/u29.py_docs.md)" in expected and "33 importing files in all" in expected
+    assert asked == []
+
+
 def test_a_parsed_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """griffe cleans the text it is given; `docstring_markdown` gives it the text it cleaned already."""
     cleaned = count_cleandoc(monkeypatch)
