@@ -24,6 +24,7 @@ _GOOGLE_TITLE = re.compile(r"^(?:Args|Arguments|Parameters|Returns|Yields|Raises
 _TITLE_LINE = re.compile(r"^\s*(?:[A-Z][\w ]*:{1,2}|\.\. [\w:-]+::.*|([=\-~^\"'`#*+:.])\1{2,})\s*$")
 _MAX_DEPTH = 8  # nested directives and indented blocks rendered as text; deeper ones fenced
 _UNDERLINE = re.compile(r"([=\-~^\"'`#*+:.])\1{2,}")
+_UNDERLINE_MARKS = frozenset("=-~^\"'`#*+:.")  # what `_UNDERLINE` starts with
 _DIRECTIVE = re.compile(r"^\.\.\s+([A-Za-z][\w:+-]*)::\s*(.*)$")
 _CODE_DIRECTIVES = {"code", "code-block", "sourcecode", "testcode", "doctest", "testsetup", "testoutput",
                     "math", "highlight", "literalinclude", "parsed-literal"}
@@ -97,17 +98,18 @@ def prose(text: str, depth: int = 0) -> str:
     other directives labelled, indented text kept as text (fenced below `_MAX_DEPTH` levels), every
     other line made inert."""
     out: list[str] = []
-    lines = text.expandtabs(8).splitlines()
+    lines = (text.expandtabs(8) if "\t" in text else text).splitlines()
+    count = len(lines)
     i = 0
     literal_next = False
-    while i < len(lines):
+    while i < count:
         line = lines[i]
         stripped = line.strip()
         if not stripped:
             out.append("")
             i += 1
             continue
-        indent = _indent_of(line)
+        indent = len(line) - len(line.lstrip(" "))
         if stripped.startswith(">>>"):
             block = []
             while i < len(lines) and lines[i].strip():
@@ -137,7 +139,9 @@ def prose(text: str, depth: int = 0) -> str:
                 continue
         else:
             literal_next = False
-        if i + 1 < len(lines) and _is_underline(lines[i + 1], stripped, indent):
+        # a reST section title's underline starts with one of its marks (most lines have none after them)
+        if i + 1 < count and lines[i + 1].lstrip()[:1] in _UNDERLINE_MARKS \
+                and _is_underline(lines[i + 1], stripped, indent):
             out += ["", f"**{inline(roles_as_literals(stripped))}**", ""]  # a reST section title
             i += 2
             continue

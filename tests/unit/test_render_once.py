@@ -161,6 +161,23 @@ def test_a_page_s_lists_of_files_work_out_its_folder_once(monkeypatch: pytest.Mo
     assert asked == []
 
 
+def test_only_a_line_under_a_mark_is_looked_at_as_a_title(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line of prose is checked for a reST section title's underline below it only when the next
+    line starts with one of the underline's marks (most lines: none): the same Markdown."""
+    checked: list[str] = []
+    plain = docstrings._is_underline
+
+    def counted(line: str, title: str, indent: int) -> bool:
+        checked.append(line)
+        return plain(line, title, indent)
+
+    monkeypatch.setattr(docstrings, "_is_underline", counted)
+    text = "Sum them.\nAll of them,\n  and more.\n\nTitle\n=====\n\nThe end\n-- said someone.\n\tTabbed."
+    assert docstrings.prose(text) == \
+        "Sum them.\nAll of them,\nand more.\n\n**Title**\n\nThe end\n-- said someone.\nTabbed."
+    assert checked == ["=====", "-- said someone."]
+
+
 def test_a_parsed_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """griffe cleans the text it is given; `docstring_markdown` gives it the text it cleaned already."""
     cleaned = count_cleandoc(monkeypatch)
