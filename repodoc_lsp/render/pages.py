@@ -754,6 +754,7 @@ class Renderer:
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
         doclinks = self._doclinks(rel, 1, inputs["doclinks"])
         moved = plan(facts)
+        security = facts.findings_in(FindingCategory.SECURITY)
         purpose = file_purpose(rel, facts)
         if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
             purpose = Purpose(docstring_markdown(facts.module_doc))
@@ -781,8 +782,12 @@ class Renderer:
             aliases=inputs["aliases"],
             patterns=facts.findings_in(FindingCategory.PATTERN),
             performance=facts.findings_in(FindingCategory.PERFORMANCE),
-            security=facts.findings_in(FindingCategory.SECURITY),
+            security=security, derived=[c for c in classes if c.bases],
+            # security findings by level, related files counted (not by the template's filters: `selectattr`)
+            risky=[f for f in security if f.level != "check"], to_check=[f for f in security if f.level == "check"],
             related_groups=related_groups, related_counts=related_counts,
+            related_total=sum(related_counts.values()),
+            related_above=[(relation, n) for relation, n in related_counts.items() if relation != "same folder"],
             source_label=self._source_label(facts, size),
             kw_href=self._link(page, kw_page(rel)), docs_href=self._link(page, page),
             index_href=self._link(page, folder_index(folder_of(rel))),

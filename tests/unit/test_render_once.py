@@ -178,6 +178,25 @@ def test_only_a_line_under_a_mark_is_looked_at_as_a_title(monkeypatch: pytest.Mo
     assert checked == ["=====", "-- said someone."]
 
 
+def test_a_file_page_is_rendered_without_filters_over_its_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file page's derived classes, its security findings by level and its related files' counts
+    come with its view, not from the template's `selectattr`, `rejectattr`, `list` and `sum` filters
+    (each a call through Jinja's async wrapper, per page)."""
+    files = {"pkg/a.py": "import os\nimport pickle\n\n\nclass A(Base):\n    pass\n\n\ndef f(x):\n"
+                         "    os.system(x)\n    return pickle.loads(x)\n",
+             "pkg/b.py": "import pkg.a\n", "pkg/c.py": "X = 1\n"}
+    renderer = Renderer()
+    used: list[str] = []
+    for name in ("selectattr", "rejectattr", "list", "sum"):
+        plain = renderer.env.filters[name]
+        monkeypatch.setitem(renderer.env.filters, name,
+                            lambda *a, _plain=plain, _name=name, **k: used.append(_name) or _plain(*a, **k))
+    page = renderer.render(_site(files), "docs", "pkg/a.py", "")
+    assert "- `A` derives from `Base`" in page and "Risky" in page and "To check" in page
+    assert "Listed above: 1 importing it" in page
+    assert used == []
+
+
 def test_a_parsed_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """griffe cleans the text it is given; `docstring_markdown` gives it the text it cleaned already."""
     cleaned = count_cleandoc(monkeypatch)
