@@ -120,7 +120,7 @@ class _View:
         self._order: tuple[str, ...] | None = None
         self._members: dict[str, tuple[Def, ...]] | None = None
         self._names: dict[str, tuple[str, ...]] | None = None
-        self._public: dict[str, tuple[str, ...]] = {}
+        self._public: dict[str, list[str]] = {}
 
     def definition(self, qualname: str) -> Def | None:
         code = self.defs.get(qualname)
@@ -174,11 +174,12 @@ class _View:
             self._names = {q: tuple(ns) for q, ns in names.items()}
         return self._names.get(qualname, ())
 
-    def public_member_names(self, qualname: str) -> tuple[str, ...]:
-        """`member_names(qualname)` not starting with `_`, each once, kept once asked."""
+    def public_member_names(self, qualname: str) -> list[str]:
+        """`member_names(qualname)` not starting with `_`, each once, kept once asked: the view's own
+        list (read it, never change it: pages list it as it is, `render.pages._inherited`)."""
         public = self._public.get(qualname)
         if public is None:
-            public = self._public[qualname] = tuple(dict.fromkeys(
+            public = self._public[qualname] = list(dict.fromkeys(
                 n for n in self.member_names(qualname) if not n.startswith("_")))
         return public
 
@@ -254,16 +255,24 @@ def own_of(facts: FileFacts, marks: Marks | None = None) -> Own:
     defs: dict[str, int] = {"": 1 << _KIND_BITS | _KIND_CODE["module"]}
     spans: list[tuple[int, int, str]] = []
     bases: dict[str, tuple[str, ...]] = {}
+    # kinds compared by identity, not looked up by their values (an enum's `value` and hash are Python
+    # code: a third of this function's time, made for every file as its facts arrive)
+    heading, cls, function = SymbolKind.HEADING, SymbolKind.CLASS, SymbolKind.FUNCTION
+    class_code, function_code, method_code = _KIND_CODE["class"], _KIND_CODE["function"], _KIND_CODE["method"]
     for s in facts.symbols:
-        if s.kind is SymbolKind.HEADING:
+        kind = s.kind
+        if kind is heading:
             continue
-        defs.setdefault(s.qualname, s.line << _KIND_BITS | _KIND_CODE[s.kind.value])
-        spans.append((s.line, s.end_line, s.qualname))
-        if s.kind is SymbolKind.CLASS:
-            bases.setdefault(s.qualname, tuple(b for b in (base_name(b) for b in s.bases) if b))
+        qual = s.qualname
+        defs.setdefault(qual, s.line << _KIND_BITS | (
+            class_code if kind is cls else function_code if kind is function else method_code))
+        spans.append((s.line, s.end_line, qual))
+        if kind is cls:
+            bases.setdefault(qual, tuple(b for b in (base_name(b) for b in s.bases) if b))
     attribute = _KIND_CODE["attribute"]
     for a in facts.attributes:
-        defs.setdefault(a.qualname, a.line << _KIND_BITS | attribute)
+        container = a.container  # `a.qualname`, without a property's call
+        defs.setdefault(f"{container}.{a.name}" if container else a.name, a.line << _KIND_BITS | attribute)
     spans.sort()
     # the anchors of its page that went to part pages (`parts.py`): links into the file name them, so
     # they are part of what a resolution that consulted this file depends on
@@ -315,9 +324,10 @@ class Graph:
         # the graph: 174 of 311 MB traced on a 5,096-file slice of the scale corpus)
         self.incremental = incremental
         self._views: dict[str, _View] = {}
-        # (file, name) -> what it names, the files consulted. Tuples, not sets: on the 17,150-file
-        # corpus the memo peaked at 370,000 entries (328 MB as frozensets; a tuple is a fifth)
-        self._memo: dict[tuple[str, str], tuple[Key | None, tuple[str, ...]]] = {}
+        # file -> name -> what it names, the files consulted. Tuples, not sets: on the 17,150-file
+        # corpus the memo peaked at 370,000 entries (328 MB as frozensets; a tuple is a fifth). A table
+        # per file: no (file, name) tuple made and hashed per look-up (1.3 million on that corpus)
+        self._memo: dict[str, dict[str, tuple[Key | None, tuple[str, ...]]]] = {}
         # definition -> file -> lines. What a file names is read from it when the file re-links
         # (`_named_by`): a table of that kept beside it took 84 MB on the 17,150-file corpus
         self._users: dict[Key, dict[str, tuple[int, ...]]] = {}
@@ -334,7 +344,7 @@ class Graph:
         self._names: dict[str, str] = {}  # module name -> _NAME + module name
         # a graph built once: what each `from module import name` and each absolute dotted name
         # (`_absolute`) named, once known for good (a lookup memoised: `_import`); emptied with the memo
-        self._imported: dict[tuple[str, str], Key | None] = {}
+        self._imported: dict[str, dict[str, Key | None]] = {}  # module -> name -> what it names
         self._absolutes: dict[str, Key | None] = {}
         self._lock = threading.Lock()  # resolution and updates (both fill the memo)
         self._pause = pause
@@ -375,8 +385,8 @@ class Graph:
         defs, users, names = view.defs, self._users, _KINDS
         codes = {_KIND_CODE[k] for k in kinds}
         always = _KIND_CODE[every] if every else -1
-        return [(q, names[k], users.get((rel, q)) or _NO_USERS) for q in view._ordered_names()
-                if (k := defs[q] & _KIND_MASK) in codes and (k == always or (rel, q) in users)]
+        return [(q, names[k], table or _NO_USERS) for q in view._ordered_names()
+                if (k := defs[q] & _KIND_MASK) in codes and ((table := users.get((rel, q))) is not None or k == always)]
 
     def kind(self, key: Key) -> str:
         """The kind of definition `key` ("" when the graph has no such definition)."""
@@ -446,23 +456,29 @@ class Graph:
         view = self._views.get(key[0])
         if view is None or not key[1]:
             return ()
-        return view.public_member_names(key[1]) if public else view.member_names(key[1])
+        return tuple(view.public_member_names(key[1])) if public else view.member_names(key[1])
 
-    def member_lists(self, key: Key) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    def member_lists(self, key: Key) -> tuple[str, tuple[str, ...], list[str]]:
         """`kind(key)`, `member_names(key)` and `member_names(key, public=True)` in one look-up of its
-        file (a page's inherited members ask for them of 96,000 ancestors on the 17,150-file corpus)."""
+        file (a page's inherited members ask for them of 96,000 ancestors on the 17,150-file corpus); the
+        public names as the graph's own list, not a copy (read it, never change it)."""
         view = self._views.get(key[0])
         if view is None or not key[1]:
-            return (view.kind(key[1]) if view is not None else ""), (), ()
+            return (view.kind(key[1]) if view is not None else ""), (), []
         return view.kind(key[1]), view.member_names(key[1]), view.public_member_names(key[1])
 
     def ancestors(self, key: Key) -> list[Key]:
         """The workspace classes a class derives from at any depth, nearest first (depth-first,
         left to right, each once: Python's method resolution order when bases do not share ancestors)."""
+        bases = self._shown_bases  # one table throughout, whatever a link step does meanwhile
+        direct = bases.get(key)
+        if not direct:  # most classes
+            return []
+        if len(direct) == 1 and direct[0] not in bases and direct[0] != key:  # one base, itself of none
+            return [direct[0]]
         found: list[Key] = []
         seen = {key}
-        bases = self._shown_bases  # one table throughout, whatever a link step does meanwhile
-        todo = list(reversed(bases.get(key, ())))
+        todo = list(reversed(direct))
         while todo:
             base = todo.pop()
             if base in seen:
@@ -704,7 +720,8 @@ class Graph:
         out: dict[Key, tuple[int, ...] | set[int]] = {}
         imported = self._imported  # a graph built once: what most imports name, known (`_import`)
         for module, name, line in view.imported:
-            target = imported.get((module, name), _UNKNOWN)
+            known = imported.get(module)
+            target = _UNKNOWN if known is None else known.get(name, _UNKNOWN)
             if target is _UNKNOWN:
                 target = self._import(module, name, deps, set())
             if target is not None:
@@ -727,7 +744,8 @@ class Graph:
                 if key[1]:
                     step = self._member(key, part, deps, set())
                 else:
-                    hit = memo.get((key[0], part))
+                    table = memo.get(key[0])
+                    hit = None if table is None else table.get(part)
                     if hit is None:
                         step = self._lookup(key[0], part, deps, set())
                     else:
@@ -827,35 +845,40 @@ class Graph:
         if not name:
             return self._module(module, deps)
         if not self.incremental:  # no dependencies to gather: known once the module's lookup is memoised
-            known = self._imported.get((module, name), _UNKNOWN)
+            names = self._imported.get(module)
+            known = _UNKNOWN if names is None else names.get(name, _UNKNOWN)
             if known is not _UNKNOWN:
                 return known
         base = self._module(module, deps)
         found = None if base is None else self._lookup(base[0], name, deps, seen)
         if found is None:
             found = self._module(f"{module}.{name}" if module else name, deps)
-        if not self.incremental and (base is None or (base[0], name) in self._memo):  # not cut short by `seen`
-            self._imported[(module, name)] = found
+        if not self.incremental and (base is None or name in self._memo.get(base[0], ())):  # not cut short by `seen`
+            self._imported.setdefault(module, {})[name] = found
         return found
 
     def _lookup(self, rel: str, name: str, deps: set[str], seen: set[tuple[str, str]]) -> Key | None:
         """What `name` is in file `rel`'s namespace (a definition, an import, a star import,
         a submodule), memoised with the files consulted."""
-        memo = self._memo.get((rel, name))
-        if memo is not None:
-            deps.update(memo[1])
-            return memo[0]
+        table = self._memo.get(rel)
+        if table is None:
+            table = self._memo[rel] = {}
+        else:
+            memo = table.get(name)
+            if memo is not None:
+                deps.update(memo[1])
+                return memo[0]
         if (rel, name) in seen:
             return None
         seen.add((rel, name))
         if not self.incremental:  # no dependencies kept: none gathered
             found = self._lookup_fresh(rel, name, deps, seen)
-            self._memo[(rel, name)] = (found, ())
+            table[name] = (found, ())
             return found
         mine: set[str] = {rel}
         found = self._lookup_fresh(rel, name, mine, seen)
         deps |= mine
-        self._memo[(rel, name)] = (found, tuple(mine) if self.incremental else ())
+        table[name] = (found, tuple(mine))
         return found
 
     def _lookup_fresh(self, rel: str, name: str, deps: set[str], seen: set[tuple[str, str]]) -> Key | None:

@@ -99,9 +99,8 @@ class Relations:
         new: set[str] = set()
         links = []
         for imp in imps:
-            module = self.absolute(rel, imp)
-            if imp.level:  # made here: every file's `from . import x` its own string otherwise
-                module = sys.intern(module)
+            # a relative one's made here: every file's `from . import x` its own string otherwise
+            module = sys.intern(self.absolute(rel, imp)) if imp.level else imp.module
             pairs = self._resolve(module, imp)
             if not pairs:
                 targets: tuple[str, ...] = ()

@@ -7,6 +7,7 @@ reads only that, so a digest of it is the page's key: a page changes exactly whe
 
 from __future__ import annotations
 
+import bisect
 import functools
 import operator
 import posixpath
@@ -390,9 +391,10 @@ def _xref(site: Site, rel: str) -> dict[str, dict]:
             sub_kind = graph.kind(sub)
             if sub_kind:
                 subs.append((sub[0], sub[1], anchor_of(sub_kind, sub[1])))
-        inherited = _inherited(graph, key)
+        inherited: list[tuple[str, str, str, list[str], list[str]]] = []
         bases: dict[str, tuple[str, str, str]] = {}
-        if graph.bases(key):
+        if graph.bases(key):  # else no ancestor either (most classes)
+            inherited = _inherited(graph, key)
             if classes is None:
                 classes = {}
                 for s in site.facts[rel].symbols:
@@ -472,7 +474,9 @@ def _inherited(graph: Graph, cls: Key) -> list[tuple[str, str, str, list[str], l
     """Public members a class inherits from workspace classes: per ancestor (file, qualname, anchor),
     the names of the members the class and its nearer ancestors do not define, and the names of the
     ancestor's other public members (those they redefine). The ancestor's own entry lists and
-    anchors each member, so one link to it serves them all."""
+    anchors each member, so one link to it serves them all. An ancestor none of whose public members is
+    redefined (most) lists the graph's own list of them, not a copy: the same list object wherever it is
+    inherited whole (pickled once per part to the render workers; never changed)."""
     ancestors = graph.ancestors(cls)
     if not ancestors:  # most classes (their file's member names are then not grouped)
         return []
@@ -485,7 +489,7 @@ def _inherited(graph: Graph, cls: Key) -> list[tuple[str, str, str, list[str], l
             continue
         # filtered in C (1.7 million names of 96,000 ancestors on the 17,150-file corpus), most not at all
         if taken.isdisjoint(public):
-            members, redefined = list(public), []
+            members, redefined = public, []
         else:
             members = list(filterfalse(taken.__contains__, public))
             redefined = list(filter(taken.__contains__, public)) if members else []
@@ -530,9 +534,18 @@ def gather_docs(site: Site, rel: str) -> dict:
     rels = site.relations
     return {"digest": site.digests.get(rel), "size": site.sizes.get(rel, 0),
             "module": rels.module_of.get(rel, ""), "importers": rels.importers(rel), "tests": rels.tests_of(rel),
-            "siblings": [r for r in site.child_files.get(folder_of(rel), []) if r != rel],
+            "siblings": _siblings(site.child_files.get(folder_of(rel), []), rel),
             "links": _import_links(site, rel), "modules": _module_files(site, rel), "xref": _xref(site, rel),
             "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel)}
+
+
+def _siblings(files: list[str], rel: str) -> list[str]:
+    """`files` (sorted, `rel` among them once) but `rel`: two slices, not a pass comparing every name
+    (a folder of n files took n * n comparisons)."""
+    i = bisect.bisect_left(files, rel)
+    if i < len(files) and files[i] == rel:
+        return files[:i] + files[i + 1:]
+    return [r for r in files if r != rel]
 
 
 def gather_index(site: Site, folder: str) -> dict:

@@ -395,7 +395,23 @@ def test_an_outline_with_users_tables_and_a_class_s_member_lists_answer_as_their
         for qual, _kind in [*graph.outline(rel), ("Nowhere", "")]:
             key = (rel, qual)
             assert graph.member_lists(key) == (graph.kind(key), graph.member_names(key),
-                                               graph.member_names(key, public=True))
+                                               list(graph.member_names(key, public=True)))
     assert named >= 2 and graph.outline_users("nowhere.py", ("class",), every="class") == []
     assert graph.member_lists(MODULE) == ("class", ("training", "__init__", "hooks", "forward"),
-                                          ("training", "hooks", "forward"))
+                                          ["training", "hooks", "forward"])
+    assert graph.member_lists(MODULE)[2] is graph.member_lists(MODULE)[2]  # the graph's own list, kept
+
+
+def test_members_inherited_whole_are_the_graph_s_own_list_and_one_base_needs_no_walk(ws: Workspace) -> None:
+    """A page lists the public members of an ancestor none of which its class redefines as the graph's
+    own list (one object wherever it is inherited whole, pickled once per part), not a copy; the
+    ancestors of a class with one base that has none are that base (the walk's answer)."""
+    from repodoc_lsp.render.pages import _inherited
+
+    graph = ws.graph()
+    inherited = _inherited(graph, LINEAR)
+    assert [(r, q, members) for r, q, _anchor, members, _redefined in inherited] == \
+        [(*MODULE, ["training", "hooks"])]  # `forward` redefined
+    assert _inherited(graph, ("torch/nn/modules/linear.py", "Identity"))[0][3] is graph.member_lists(MODULE)[2]
+    assert graph.ancestors(LINEAR) == [MODULE] and graph.ancestors(MODULE) == []
+    assert graph.ancestors(("app/models.py", "Net")) == [MODULE]  # `nn.Module`
