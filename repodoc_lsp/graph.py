@@ -669,7 +669,7 @@ class Graph:
             if pause is not None:
                 pause()
             for key, found in self._link(rel)[1].items():
-                lines = _sorted_lines(found)
+                lines = found if found.__class__ is tuple else tuple(sorted(found))  # `_sorted_lines`, no call
                 table = users.get(key)
                 if table is None:
                     users[key] = {rel: lines}
@@ -737,6 +737,10 @@ class Graph:
         # its own file's module (`(rel, "")`): each step is one of the two, and each key found on the
         # way is named on the name's lines.
         memo = self._memo
+        # its own file's table, looked up once: every name's head is looked up in it (`_lookup` fills it)
+        own = memo.get(rel)
+        if own is None:
+            own = memo[rel] = {}
         named, view.named = view.named, None  # read by an analysis worker (a cold scan's), once
         for dotted, lines in reference_lines(view.refs) if named is None else named:
             key: Key = (rel, "")
@@ -744,7 +748,7 @@ class Graph:
                 if key[1]:
                     step = self._member(key, part, deps, set())
                 else:
-                    table = memo.get(key[0])
+                    table = own if key[0] is rel else memo.get(key[0])
                     hit = None if table is None else table.get(part)
                     if hit is None:
                         step = self._lookup(key[0], part, deps, set())

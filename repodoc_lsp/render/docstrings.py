@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from repodoc_lsp.render.markdown import code, fence, first_line, inline, inline_line
+from repodoc_lsp.render.markdown import code, fence, first_line, inline
 
 _ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]+)`")
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
@@ -143,10 +143,10 @@ def prose(text: str, depth: int = 0) -> str:
         # a reST section title's underline starts with one of its marks (most lines have none after them)
         if i + 1 < count and lines[i + 1].lstrip()[:1] in _UNDERLINE_MARKS \
                 and _is_underline(lines[i + 1], stripped, indent):
-            out += ["", f"**{inline_line(roles_as_literals(stripped))}**", ""]  # a reST section title
+            out += ["", f"**{inline(roles_as_literals(stripped))}**", ""]  # a reST section title
             i += 2
             continue
-        out.append(inline_line(roles_as_literals(stripped)))  # a line of `splitlines`: no line break
+        out.append(inline(roles_as_literals(stripped)))
         i += 1
     return _squeeze(out)
 

@@ -154,11 +154,7 @@ def inline(text: str) -> str:
     """One line of prose from the source: its code spans kept, line breaks made spaces, and
     elsewhere no HTML, no link, no stray backtick and no block syntax (heading, fence, rule, quote,
     table, numbered list) at its start."""
-    return inline_line(one_line(text))
-
-
-def inline_line(text: str) -> str:
-    """`inline` of a text with no line break (`one_line`'s, or a line of `str.splitlines`)."""
+    text = one_line(text)
     if "`" not in text:  # no code span (most lines of prose): the whole line is plain text
         return _inert_start(_plain(text))
     out: list[str] = []

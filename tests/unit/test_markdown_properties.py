@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repodoc_lsp.render.docstrings import docstring_markdown, prose, roles_as_literals
-from repodoc_lsp.render.markdown import code, esc, fence, first_line, inline, inline_line
+from repodoc_lsp.render.markdown import code, esc, fence, first_line, inline
 from repodoc_lsp.render.pages import link_text
 
 EXAMPLES = int(os.environ.get("REPODOC_FUZZ_EXAMPLES", "60"))
@@ -68,14 +68,6 @@ def test_one_line_helpers_stay_on_their_line(text: str) -> None:
     for out in (inline(text), esc(text), inline(first_line(text))):
         assert "\n" not in out and "\r" not in out
         assert contained_errors(out) == []
-
-
-@settings(max_examples=EXAMPLES * 2, deadline=None)
-@given(ANY_DOC)
-def test_a_line_of_splitlines_is_inline_without_its_breaks_looked_for(doc: str) -> None:
-    """`inline_line` (what `prose` makes of each line) is `inline` of a line `str.splitlines` made."""
-    for line in doc.splitlines():
-        assert inline_line(line) == inline(line)
 
 
 @settings(max_examples=EXAMPLES * 2, deadline=None)

@@ -197,19 +197,6 @@ def test_a_file_page_is_rendered_without_filters_over_its_lists(monkeypatch: pyt
     assert used == []
 
 
-def test_prose_looks_for_no_line_break_in_its_lines(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`prose` renders each line of `str.splitlines` as `inline` does, without looking for line breaks
-    in it again (`one_line`: eight searches of the line, none can find one): the same Markdown."""
-    text = "Sum *them* all.\n\nThen `x < y`, and\n# more [of] it.\n\nTitle\n-----\n\nEnd.\x1cNext\u2028Last."
-    expected = docstrings.prose(text)
-    looked: list[str] = []
-    plain = md.one_line
-    monkeypatch.setattr(md, "one_line", lambda line: looked.append(line) or plain(line))
-    assert docstrings.prose(text) == expected
-    assert "\\# more \\[of] it." in expected and "Then `x < y`, and" in expected and "**Title**" in expected
-    assert looked == []
-
-
 def test_a_parsed_docstring_is_cleaned_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """griffe cleans the text it is given; `docstring_markdown` gives it the text it cleaned already."""
     cleaned = count_cleandoc(monkeypatch)
