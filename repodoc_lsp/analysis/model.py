@@ -7,6 +7,7 @@ depend only on its content (so they can be cached by content digest).
 from __future__ import annotations
 
 import enum
+import itertools
 import operator
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
@@ -259,6 +260,41 @@ class FileFacts:
 
     def findings_in(self, category: FindingCategory) -> list[Finding]:
         return [f for f in self.findings if f.category is category]
+
+
+# The fields of `FileFacts` that hold tuples of facts, and the class of those facts (`_reduce_rows`)
+_ROWS = (("symbols", Symbol), ("imports", Import), ("findings", Finding), ("attributes", Attribute))
+_FACTS_FIELDS = [f.name for f in fields(FileFacts)]
+_FACTS_VALUES = operator.attrgetter(*_FACTS_FIELDS)
+_MADE_FACTS: Callable[..., FileFacts] = globals()["_made_FileFacts"]
+# (where in `FileFacts`' fields, a fact's fields' values, its `_maker`)
+_ROW_FIELDS = [(_FACTS_FIELDS.index(name), operator.attrgetter(*[f.name for f in fields(kind)]),
+                globals()[f"_made_{kind.__name__}"]) for name, kind in _ROWS]
+
+
+def _reduce_rows(self: FileFacts) -> tuple[Callable[..., FileFacts], tuple[Any, ...]]:
+    """`FileFacts` pickled as a call with its fields' values, each of its symbols, imports, findings and
+    attributes as the tuple of its fields' values (its row), not as a call of its own: no `__reduce__` of
+    Python per fact, and the rows are made by `operator.attrgetter`s in a `map` (pickling the facts of 1
+    PyTorch file in 10: 146 -> 68 M instructions; unpickling 173 -> 174 M, each fact made by its `_maker`
+    from its row in an `itertools.starmap`, as the `REDUCE` of its call made it)."""
+    values = list(_FACTS_VALUES(self))
+    for at, row, _made in _ROW_FIELDS:
+        if values[at]:
+            values[at] = tuple(map(row, values[at]))
+    return _made_FileFacts_rows, tuple(values)
+
+
+def _made_FileFacts_rows(*values: Any) -> FileFacts:
+    """The `FileFacts` that `_reduce_rows` pickled."""
+    fields_ = list(values)
+    for at, _row, made in _ROW_FIELDS:
+        if fields_[at]:
+            fields_[at] = tuple(itertools.starmap(made, fields_[at]))
+    return _MADE_FACTS(*fields_)
+
+
+FileFacts.__reduce__ = _reduce_rows  # type: ignore[method-assign,assignment]
 
 
 def refs_text(named: list[tuple[str, tuple[int, ...]]]) -> str:
