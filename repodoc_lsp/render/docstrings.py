@@ -338,7 +338,12 @@ def _settled(text: str) -> bool:
         return True
     if text[0].isspace() or text[-1].isspace():
         return False
-    return "\n" not in text or any(line and not line[0].isspace() for line in text.split("\n")[1:])
+    # a line after the first starting with a character that is not whitespace (`\S`: not `isspace`),
+    # found where it is, the text not split into its lines (three times for each docstring)
+    return "\n" not in text or _UNINDENTED_LINE.search(text) is not None
+
+
+_UNINDENTED_LINE = re.compile(r"\n\S")
 
 
 @functools.lru_cache(maxsize=2048)

@@ -132,7 +132,7 @@ def test_the_shortcut_is_not_taken_when_griffe_would_clean_the_text_again() -> N
 
 
 @given(st.lists(st.sampled_from(["a", ":", " ", "  ", "\n", "\n\n", "\t", "\r", "\x0c", "\xa0", "\u2028",
-                                  "\u3000", "\x1f", "-"]), max_size=24).map("".join),
+                                  "\u3000", "\x1f", "\x1c", "\x85", "\x0b", "-"]), max_size=24).map("".join),
        st.sampled_from(["", "Sum.", " x", "x ", "\n y"]))
 @settings(max_examples=1500, deadline=None)
 def test_settled_is_cleandoc_leaving_the_text_as_it_is(body: str, edge: str) -> None:
