@@ -761,8 +761,8 @@ class Renderer:
         methods_of = _methods_by_class(facts.symbols, classes)
         attributes_of, module_names = _attributes(facts, classes)
         deps = self._dependencies(page, facts.imports, inputs["links"], inputs["modules"])
-        importers = self._near_items(page, nearest(rel, inputs["importers"]))
-        tests = self._near_items(page, nearest(rel, inputs["tests"]))
+        importers = self._near_items(page, ((r, "") for r in nearest(rel, inputs["importers"])))
+        tests = self._near_items(page, ((r, "") for r in nearest(rel, inputs["tests"])))
         related_groups, related_counts = self._related(page, rel, inputs)
         doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
         doclinks = self._doclinks(rel, 1, inputs["doclinks"])
@@ -1037,7 +1037,8 @@ class Renderer:
         (`_page_link`s from the page's folder, worked out once)."""
         where = _homes(page)[0]
         return {anchor: {
-            "users": self._user_items(page, x["users"]),
+            # a "Used by" list: with how many lines name the definition
+            "users": self._near_items(page, ((r, f" ({n} {'line' if n == 1 else 'lines'})") for r, n in x["users"])),
             "subclasses": [{"text": md.code(qual), "short": md.code(qual), "key": f"{r}\0{qual}",
                             "href": _link_in(where, docs_page(r), sub), "group": folder_label(folder_of(r)),
                             "note": "" if docs_page(r) == page else f" in {md.code(r)}"}
@@ -1055,24 +1056,14 @@ class Renderer:
         return {"text": near, "short": short, "key": rel, "href": href, "note": note, "group": folder}
 
     @staticmethod
-    def _near_items(page: str, rels: Iterable[str]) -> list[dict]:
-        """`_near_item` of each of `rels` (a list of hundreds, some pages), the page's folder worked out once."""
+    def _near_items(page: str, files: Iterable[tuple[str, str]]) -> list[dict]:
+        """`_near_item` of each (file, note) of `files` (a list of hundreds, some pages), the page's folder
+        worked out once."""
         where, home = _homes(page)
         items = []
-        for rel in rels:
+        for rel, note in files:
             _text, short, href, folder, near = _file_parts_in(where, home, rel)
-            items.append({"text": near, "short": short, "key": rel, "href": href, "note": "", "group": folder})
-        return items
-
-    @staticmethod
-    def _user_items(page: str, users: Iterable[tuple[str, int]]) -> list[dict]:
-        """`_near_item` of each file of a "Used by" list, with how many lines name the definition."""
-        where, home = _homes(page)
-        items = []
-        for rel, lines in users:
-            _text, short, href, folder, near = _file_parts_in(where, home, rel)
-            items.append({"text": near, "short": short, "key": rel, "href": href,
-                          "note": f" ({lines} {'line' if lines == 1 else 'lines'})", "group": folder})
+            items.append({"text": near, "short": short, "key": rel, "href": href, "note": note, "group": folder})
         return items
 
     @staticmethod
