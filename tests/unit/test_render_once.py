@@ -15,7 +15,6 @@ from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.render import Renderer, Site, docstrings, pages, purpose
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown
-from repodoc_lsp.render.environment import make_environment
 
 
 def _loses_text_line_by_line(source: str, rendered: str) -> bool:
@@ -49,20 +48,6 @@ def test_only_lines_holding_a_lost_word_are_title_checked(monkeypatch: pytest.Mo
         "\nArgs:\n    x: The values.\n\nReturns:\n    The sum.\n"
     assert "**Parameters**" in docstrings.docstring_markdown.__wrapped__(doc)
     assert counted.lines == ["Args:"]  # `Args` is lost (a title; `Returns` is markup), nothing else
-
-
-def test_a_macro_called_with_an_argument_by_name_is_called_as_by_position(monkeypatch: pytest.MonkeyPatch) -> None:
-    through_jinja: list[str] = []
-    plain = jinja2.runtime.Macro.__call__
-
-    def counted(self: jinja2.runtime.Macro, *args: object, **kwargs: object) -> object:
-        through_jinja.append(self.name)
-        return plain(self, *args, **kwargs)
-
-    monkeypatch.setattr(jinja2.runtime.Macro, "__call__", counted)
-    source = "{% macro m(a, b=2, c='x') %}{{ a }}{{ b }}{{ c }}{% endmacro %}{{ m(1, c=4) }} {{ m(a=5) }}"
-    assert make_environment(None).from_string(source).render() == "124 52x"
-    assert through_jinja == []
 
 
 def _site(files: dict[str, str]) -> Site:
@@ -247,16 +232,14 @@ def test_a_text_without_a_fence_is_linked_at_once(monkeypatch: pytest.MonkeyPatc
 
 
 def test_a_long_list_of_members_folds_without_a_macro_call_per_entry(monkeypatch: pytest.MonkeyPatch) -> None:
-    from repodoc_lsp.render import environment
-
     called: list[str] = []
-    plain = environment._call_macro
+    plain = jinja2.runtime.Macro.__call__
 
-    def counted(env: object, macro: jinja2.runtime.Macro, args: tuple, kwargs: dict) -> object:
+    def counted(macro: jinja2.runtime.Macro, *args: object, **kwargs: object) -> object:
         called.append(macro.name)
-        return plain(env, macro, args, kwargs)  # type: ignore[arg-type]
+        return plain(macro, *args, **kwargs)
 
-    monkeypatch.setattr(environment, "_call_macro", counted)
+    monkeypatch.setattr(jinja2.runtime.Macro, "__call__", counted)
     source = "class C:\n" + "".join(f"    a{i} = {i}\n" for i in range(23)) + \
         "".join(f"    def m{i}(self):\n        pass\n" for i in range(25)) + \
         "".join(f"n{i} = {i}\n" for i in range(21))
