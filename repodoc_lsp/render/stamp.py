@@ -14,6 +14,7 @@ def render_stamp() -> str:
     """Changes whenever a built-in template or a rendering module changes, so a page key that
     includes it makes pages written by another renderer (same version number) be rewritten."""
     digest = hashlib.sha256()
-    for path in sorted([*_RENDER.glob("*.py"), *(_RENDER / "templates").glob("*.j2")]):
+    # words.py: the counts and nouns pages write (`plural`)
+    for path in sorted([*_RENDER.glob("*.py"), *(_RENDER / "templates").glob("*.j2"), _RENDER.parent / "words.py"]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

@@ -13,6 +13,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from repodoc_lsp.server import failures
 from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.server import RepodocServer  # at run time: pygls resolves a command's annotations
+from repodoc_lsp.words import plural
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root
@@ -82,7 +83,8 @@ def register(server: RepodocServer) -> None:
             if token:
                 done = _merge(summaries) if summaries else None
                 message = "cancelled" if cancel.is_set() or not done else \
-                    f"{done['written']} pages written, {done['unchanged']} unchanged, {done['removed']} removed"
+                    f"{plural(done['written'], 'page')} written, {done['unchanged']} unchanged, " \
+                    f"{done['removed']} removed"
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
         return _merge(summaries)
 

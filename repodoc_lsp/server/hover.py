@@ -29,6 +29,7 @@ from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.roots import project_folder
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import xref_of
+from repodoc_lsp.words import plural
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root
@@ -96,9 +97,10 @@ def _workspace_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact
         if facts is not None:
             classes = sum(1 for s in facts.symbols if s.kind is SymbolKind.CLASS)
             functions = sum(1 for s in facts.symbols if s.kind is SymbolKind.FUNCTION and not s.container)
-            found.append(Fact(f"module {{}}: {classes} classes, {functions} functions, {facts.lines} lines",
+            found.append(Fact(f"module {{}}: {plural(classes, 'class')}, {plural(functions, 'function')}, "
+                              f"{plural(facts.lines, 'line')}",
                               (module,)))
-        found.append(Fact(f"imported by {len(ws.relations.importers(rel))} workspace files"))
+        found.append(Fact(f"imported by {plural(len(ws.relations.importers(rel)), 'workspace file')}"))
         return tuple(found), _page_link(root, rel)
     symbol = next((s for s in facts.symbols if s.line == info.line and s.name == info.name), None)
     if symbol is None:
@@ -111,8 +113,8 @@ def _workspace_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact
         where = Fact(f"{symbol.kind.value} in module {{}}", (module,))
     top = symbol.qualname.split(".", 1)[0]
     users = len(ws.relations.name_users.get((rel, top), set()))
-    used = Fact(f"imported by {users} workspace files (as {{}})", (top,)) if top != symbol.name \
-        else Fact(f"imported by {users} workspace files")
+    imported = f"imported by {plural(users, 'workspace file')}"
+    used = Fact(f"{imported} (as {{}})", (top,)) if top != symbol.name else Fact(imported)
     return (where, used), _page_link(root, rel, symbol.anchor)
 
 

@@ -19,6 +19,7 @@ from repodoc_lsp.server.roots import project_folder
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.settings import SECTION, unwrap
 from repodoc_lsp.server.state import Root
+from repodoc_lsp.words import plural
 
 log = logging.getLogger(__name__)
 SETTINGS_QUIET_SECONDS = 0.3  # a burst of settings changes is applied once, after this much quiet
@@ -44,7 +45,7 @@ async def index_root(ls: RepodocServer, root: Root) -> None:
             ref_diagnostics.refresh_root(ls, root)  # documents opened meanwhile
         if token:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
-                message=f"{len(root.ws.facts)} files indexed"))
+                message=f"{plural(len(root.ws.facts), 'file')} indexed"))
 
 
 class SettingsBurst:
