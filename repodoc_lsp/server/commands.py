@@ -1,4 +1,4 @@
-"""workspace/executeCommand: repodoc.generate, repodoc.generateFile, repodoc.pagesFor."""
+"""workspace/executeCommand: repodoc.generate, repodoc.generateFile, repodoc.pagesFor, repodoc.status."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root
 
 GENERATE, GENERATE_FILE, PAGES_FOR = "repodoc.generate", "repodoc.generateFile", "repodoc.pagesFor"
+STATUS = "repodoc.status"
 
 
 def _file_argument(ls: RepodocServer, args: tuple[Any, ...]) -> tuple[Root, Path]:
@@ -104,3 +105,11 @@ def register(server: RepodocServer) -> None:
         docs, kw = root.pages_for(root.rel(path))
         return {"docs": str(docs), "kw": str(kw), "docsUri": uri_of(docs), "kwUri": uri_of(kw),
                 "exists": docs.exists() and kw.exists()}
+
+    @server.command(STATUS)
+    async def status(ls: RepodocServer, *args: Any) -> dict:
+        """Each root: its folder and output folder, files indexed (and skipped), pages in its tree,
+        the last run that wrote pages (kind, when, counts, failure), errors, and whether hovers are
+        warm (`hover.warm`)."""
+        roots = list(ls.roots.values())
+        return {"roots": [await asyncio.to_thread(root.status) for root in roots]}  # reads the manifest

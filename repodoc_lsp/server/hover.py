@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import posixpath
+import time
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root
 
 log = logging.getLogger(__name__)
+WARM_DOCUMENTS = 4  # open files whose imports jedi follows ahead of their first hover (`warm`)
 
 
 def register(server: RepodocServer) -> None:
@@ -76,6 +79,33 @@ async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | 
         value = candidates_text(name, candidates(root, name), markdown=markdown, mode=mode) \
             if root is not None and name else ""
     return types.Hover(contents=types.MarkupContent(kind=markup, value=value)) if value else None
+
+
+def warm(ls: RepodocServer, root: Root) -> None:
+    """After a root is indexed: have jedi do ahead what the first hovers would (the builtins' stubs,
+    the imports of the Python files open in it), a step at a time on its thread, so that a hover
+    waits for one step at most; `root.hover_warm` once done (`repodoc.status`: `hoverReady`)."""
+    cursor = ls.cursor_for(root.path, root.settings.python_path)
+    documents = []
+    for uri, doc in list(ls.workspace.text_documents.items()):
+        path = path_of(uri)
+        if path is not None and path.suffix in PYTHON_SUFFIXES and root.contains(path):
+            documents.append((doc.source, path))
+    steps = iter(cursor.warm_steps(documents[:WARM_DOCUMENTS]))
+    started = time.perf_counter()
+
+    def step(_done: object = None) -> None:
+        if ls.stopping or root.closed:
+            return
+        fn = next(steps, None)
+        if fn is None:
+            root.hover_warm = True
+            log.info("jedi warmed for %s in %.2f s", root.path, time.perf_counter() - started)
+            return
+        with contextlib.suppress(RuntimeError):  # the server is shutting its jedi thread down
+            ls.jedi.submit(fn).add_done_callback(step)
+
+    step()
 
 
 def _page_link(root: Root, rel: str, anchor: str = "") -> str:
