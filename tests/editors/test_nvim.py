@@ -92,7 +92,8 @@ def test_plugin_end_to_end(tmp_path: Path, editor_workspace: Path, version: str,
     assert status[0] == f"RepoDoc: {workspace}", status
     assert status[1].startswith("  files: ") and status[1].endswith(" files indexed"), status
     assert status[2].startswith("  pages: ") and status[2].endswith(" pages in docs"), status
-    assert status[3].startswith("  last run: generate at ") and f": {report['summary_written']} pages written" in status[3]
+    assert status[3].startswith("  last run: generate at ")
+    assert f": {report['summary_written']} pages written" in status[3], status
     if immutable:
         assert status[4] == "  errors:" and "data/notes.txt_docs.md: cannot write" in status[5], status
     else:
