@@ -1,4 +1,4 @@
-"""workspace/executeCommand: generate (progress, cancel), generateFile, pagesFor."""
+"""workspace/executeCommand: generate (progress, cancel), generateFile, pagesFor, status."""
 
 from __future__ import annotations
 

@@ -385,9 +385,9 @@ function M.status_message(result, client)
   for _, r in ipairs(roots) do
     local out = r.out:sub(1, #r.root + 1) == r.root .. "/" and r.out:sub(#r.root + 2) or r.out
     table.insert(lines, r.root)
-    table.insert(lines, "  files: " .. M.plural(r.files, "file") .. " indexed"
-      .. (r.skipped > 0 and (", " .. r.skipped .. " skipped") or "") .. (r.indexed and "" or " (indexing)"))
-    table.insert(lines, "  pages: " .. M.plural(r.pages, "page") .. " in " .. out)
+    table.insert(lines, "  files: " .. r.files .. " indexed" .. (r.skipped > 0 and (", " .. r.skipped .. " skipped") or "")
+      .. (r.indexed and "" or " (indexing)"))
+    table.insert(lines, "  pages: " .. r.pages .. " in " .. out)
     local run = r.lastRun
     if run == nil or run == vim.NIL then
       table.insert(lines, "  last run: none since the server started")
