@@ -26,6 +26,7 @@ from repodoc_lsp.exits import (
     end_now,
     interrupted_early,
 )
+from repodoc_lsp.words import plural
 
 if TYPE_CHECKING:
     from repodoc_lsp.generate import Summary
@@ -301,8 +302,8 @@ def _report(summary: Summary, args: argparse.Namespace, reached: dict[str, tuple
     if summary.cancelled and "write" not in reached and not args.json:
         done, total = reached.get("analyse", (0, 0))
         kept = "not cached: --no-cache" if args.no_cache else "kept in the cache, so the next run starts from there"
-        print(f"repodoc: interrupted while analysing: {done} of {total} files analysed ({kept}), no page written, "
-              f"{summary.seconds:.2f} s", file=sys.stderr)
+        print(f"repodoc: interrupted while analysing: {done} of {plural(total, 'file')} analysed ({kept}), "
+              f"no page written, {summary.seconds:.2f} s", file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.json:
         json.dump(summary.as_dict(), out, indent=2)
@@ -327,21 +328,21 @@ def _report(summary: Summary, args: argparse.Namespace, reached: dict[str, tuple
         if reasons:
             skipped += " (" + ", ".join(f"{n} {why}" for why, n in sorted(reasons.items())) + ")"
         if args.check:
-            verdict = "up to date" if not summary.stale else f"{len(summary.stale)} pages stale"
+            verdict = "up to date" if not summary.stale else f"{plural(len(summary.stale), 'page')} stale"
             if summary.conflicts:
-                verdict += f", {len(summary.conflicts)} conflicts"
-            print(f"repodoc: {summary.files} files analysed, {verdict}, {skipped}, "
+                verdict += f", {plural(len(summary.conflicts), 'conflict')}"
+            print(f"repodoc: {plural(summary.files, 'file')} analysed, {verdict}, {skipped}, "
                   f"{summary.seconds:.2f} s", file=out)
         else:
-            print(f"repodoc: {summary.files} files analysed ({summary.analysed} parsed, "
-                  f"{summary.cached} from cache), {len(summary.written)} pages written, "
+            print(f"repodoc: {plural(summary.files, 'file')} analysed ({summary.analysed} parsed, "
+                  f"{summary.cached} from cache), {plural(len(summary.written), 'page')} written, "
                   f"{summary.unchanged} unchanged, {len(summary.removed)} removed, {skipped}, "
-                  f"{len(summary.conflicts)} conflicts, {len(summary.errors)} errors, "
+                  f"{plural(len(summary.conflicts), 'conflict')}, {plural(len(summary.errors), 'error')}, "
                   f"{summary.seconds:.2f} s -> {summary.out}",
                   file=out)
     if summary.cancelled:
         done, total = reached.get("write", (0, 0))
-        print(f"repodoc: interrupted while writing: {done} of {total} pages done; pages written so far are "
+        print(f"repodoc: interrupted while writing: {done} of {plural(total, 'page')} done; pages written so far are "
               "complete", file=sys.stderr)
         return EXIT_INTERRUPTED
     if summary.errors:

@@ -270,7 +270,7 @@ def test_a_page_that_cannot_be_rendered_fails_alone(tmp_path: Path, cache_env: d
     proc = run_cli("generate", str(root), "--templates", "tpl", env=cache_env)
     assert proc.returncode == 3, proc.stderr
     assert "a.py_kw.md: cannot render: ZeroDivisionError" in proc.stderr
-    assert "1 errors" in proc.stdout
+    assert "1 error," in proc.stdout
     assert not (root / "docs/a.py_kw.md").exists() and (root / "docs/b.py_kw.md").exists()
     assert (root / "docs/a.py_docs.md").exists()
 
@@ -296,7 +296,7 @@ def test_summary_line(tmp_path: Path, cache_env: dict[str, str]) -> None:
     root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "b.bin": b"\x00"})
     proc = run_cli("generate", str(root), env=cache_env)
     assert proc.returncode == 0
-    assert re.fullmatch(r"repodoc: 1 files analysed \(1 parsed, 0 from cache\), 4 pages written, 0 unchanged, "
+    assert re.fullmatch(r"repodoc: 1 file analysed \(1 parsed, 0 from cache\), 4 pages written, 0 unchanged, "
                         r"0 removed, 1 skipped \(1 binary\), 0 conflicts, 0 errors, [\d.]+ s -> .*/docs\n", proc.stdout)
 
 

@@ -29,7 +29,7 @@ def test_an_edited_page_is_a_conflict_until_forced(tmp_path: Path, cache_env: di
     assert page.read_text() == edited
     assert "**`f`**" in (root / "docs/a.py_kw.md").read_text()  # the rest is written
     check = cli_here("generate", str(root), "--check", env=cache_env)
-    assert check.returncode == 1 and "1 conflicts" in check.stdout
+    assert check.returncode == 1 and "1 conflict," in check.stdout
     forced = cli_here("generate", str(root), "--force", "--json", env=cache_env)
     assert forced.returncode == 0, forced.stderr
     summary = json.loads(forced.stdout)

@@ -8,6 +8,8 @@ Lines are 1-based and columns are code points, as jedi counts them.
 from __future__ import annotations
 
 import contextlib
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +54,21 @@ def _identifier_at(line_text: str, column: int) -> bool:
     return any(0 <= i < len(line_text) and _is_ident_char(line_text[i]) for i in (column, column - 1))
 
 
+# What a first hover makes jedi do once per process (loading the builtins' and typing's stubs, parsing
+# them, working out a class's signature from `object`): done ahead by `Cursor.warm_steps`.
+WARM_SOURCE = '''class _Warm:
+    """A class, as a hover shows one."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+_Warm("x").name.upper()
+'''
+WARM_NAMES = 30  # top-level names of an open file whose definitions are looked up ahead of its hovers
+WARM_CHUNK = 5  # names per step: a hover waits for one step at most
+
+
 class Cursor:
     """jedi's state for one folder: the project it keeps its caches on, and the environment
     whose libraries it resolves (default: the server's own interpreter). Owned by the server
@@ -74,6 +91,30 @@ class Cursor:
         does not pay for the parse: jedi keeps the tree in its cache."""
         with contextlib.suppress(Exception):  # best effort: a hover reports its own failures
             self._script(source, path).get_names(all_scopes=False)
+
+    def warm_steps(self, documents: list[tuple[str, Path]]) -> list[Callable[[], None]]:
+        """Steps (each run on jedi's thread, one at a time: a hover goes between two) that do ahead
+        what the first hovers would: the builtins' stubs, then the definitions of the top-level
+        names of `documents` (source, path: the files open in the editor), their imports followed."""
+        steps: list[Callable[[], None]] = [self._warm_builtins]
+        for source, path in documents:
+            steps += [functools.partial(self._warm_names, source, path, start)
+                      for start in range(0, WARM_NAMES, WARM_CHUNK)]
+        return steps
+
+    def _warm_builtins(self) -> None:
+        script = self._script(WARM_SOURCE, self.root / "__repodoc_warm__.py")
+        line = WARM_SOURCE.count("\n")
+        with contextlib.suppress(Exception):  # best effort, as `prepare`
+            for name in script.infer(line, 0):
+                name.get_signatures()
+                name.docstring(raw=True)
+            script.infer(line, WARM_SOURCE.splitlines()[-1].index("upper"))
+
+    def _warm_names(self, source: str, path: Path, start: int) -> None:
+        with contextlib.suppress(Exception):
+            for name in self._script(source, path).get_names(all_scopes=False)[start:start + WARM_CHUNK]:
+                name.goto(follow_imports=True)
 
     def describe(self, source: str, path: Path, line: int, column: int) -> CursorInfo | None:
         """The definition of the name at (line, column) of `source`, or None when there is no

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.exits import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_STALE, EXIT_USAGE, EXIT_WORKERS
+from repodoc_lsp.words import plural
 
 
 def _escape(value: str, *, prop: bool = False) -> str:
@@ -84,9 +85,9 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
         print(_line(args.format, path, s.line, s.col + 1, s.describe()))
     for page, reason in stale_pages:
         print(_line(args.format, os.path.relpath(page), 0, 0, reason))
-    scope = f", {len(changed)} files changed" if changed is not None else ""
-    pages = "" if args.no_pages else f", {len(stale_pages)} pages stale"
-    print(f"repodoc: {report.references} references in {report.files} files checked{scope}, "
+    scope = f", {plural(len(changed), 'file')} changed" if changed is not None else ""
+    pages = "" if args.no_pages else f", {plural(len(stale_pages), 'page')} stale"
+    print(f"repodoc: {plural(report.references, 'reference')} in {plural(report.files, 'file')} checked{scope}, "
           f"{len(report.stale)} stale{pages}, {time.perf_counter() - started:.2f} s",
           file=sys.stderr if args.format == "github" else sys.stdout)
     return EXIT_STALE if report.stale or stale_pages else EXIT_OK

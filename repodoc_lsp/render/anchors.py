@@ -10,7 +10,9 @@ page is rendered again (`aliases`):
   and whose old one is still free);
 - from a changed source: they are dropped, and each recorded anchor that is gone gets one if
   exactly one anchor that is new has its body digest and no other gone anchor has it (a unique
-  match: `renamed`).
+  match: `renamed`), unless the new anchor is the alias the page holds beside the gone one: a
+  rename undone (Widget -> Gadget saved, then Gadget -> Widget) leaves the page as a fresh
+  generation writes it, with no alias for a name only the undone rename had.
 
 So an alias lives while the file is as it was when the rename was seen: pages rewritten because
 other files changed keep it, the file's next change drops it. A fresh generation has no history:
@@ -127,7 +129,10 @@ def aliases(before: AnchorState | None, src: str, facts: FileFacts) -> dict[str,
     taken = {s.anchor for s in facts.symbols}
     now = definitions(facts)
     if before.src != src:
-        return renamed(before.definitions(), now, taken)
+        # A rename back to a name the page holds as an alias (an undo: Widget -> Gadget, saved, then
+        # Gadget -> Widget) leaves no alias for the name it leaves: only that rename made it.
+        return {old: new for old, new in renamed(before.definitions(), now, taken).items()
+                if before.aliases.get(new) != old}
     kept: dict[str, str] = {}
     for old, new in sorted(before.aliases.items()):
         if new in now and old not in taken and new not in kept.values():

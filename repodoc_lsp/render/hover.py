@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 
 from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.markdown import code, fence
+from repodoc_lsp.words import plural
 
 CANDIDATES_SHOWN = 8
 LINKS_SHOWN = 5  # files of "used by" and classes of "subclassed by" listed in a hover
@@ -113,9 +114,8 @@ def xref_lines(x: Xref, *, markdown: bool) -> list[str]:
     """"Used by N files: ..." and "Subclassed by ..." (none for an unused, unsubclassed name)."""
     lines = []
     bold = "**" if markdown else ""
-    noun = "file" if x.used_by == 1 else "files"
     if x.used_by:
-        lines.append(f"{bold}Used by{bold} {x.used_by} {noun}: {_links(x.users, x.used_by, markdown)}")
+        lines.append(f"{bold}Used by{bold} {plural(x.used_by, 'file')}: {_links(x.users, x.used_by, markdown)}")
     else:
         lines.append(f"{bold}Used by{bold} no other workspace file")
     if x.subclassed_by:
@@ -162,7 +162,6 @@ def candidates_text(name: str, candidates: list[Candidate], *, markdown: bool, m
         return ""
     shown = candidates[:CANDIDATES_SHOWN]
     more = len(candidates) - len(shown)
-    noun = "definition" if len(candidates) == 1 else "definitions"
     lines = []
     for c in shown:
         if markdown:
@@ -173,5 +172,5 @@ def candidates_text(name: str, candidates: list[Candidate], *, markdown: bool, m
     if more:
         lines.append(f"- … and {more} more (workspace symbols: {name})")
     head = (f"{code(name) if markdown else name}: not resolved here; the keyword index has "
-            f"{len(candidates)} {noun} of this name:")
+            f"{plural(len(candidates), 'definition')} of this name:")
     return head + "\n\n" + "\n".join(lines)

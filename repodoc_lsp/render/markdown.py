@@ -11,6 +11,8 @@ import posixpath
 import re
 from urllib.parse import quote
 
+from repodoc_lsp.words import plural
+
 _BACKTICKS = re.compile(r"`+")
 _HTML = str.maketrans({"<": "&lt;", ">": "&gt;", "&": "&amp;"})
 
@@ -182,7 +184,7 @@ def size_human(n: int) -> str:
 def size_short(n: int) -> str:
     """`41.2 KB` (one decimal; `512 bytes` under a kilobyte)."""
     if n < 1024:
-        return f"{n:,} {'byte' if n == 1 else 'bytes'}"
+        return plural(n, "byte", grouped=True)
     scaled = n / 1024
     unit = "KB"
     if scaled >= 1024:

@@ -41,6 +41,7 @@ from repodoc_lsp.render.docstrings import docstring_markdown, docstring_rest, su
 from repodoc_lsp.render.environment import GuardedTemplate, load, make_environment
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 from repodoc_lsp.render.purpose import Purpose, file_purpose
+from repodoc_lsp.words import plural
 
 LIST_LIMIT = 20  # a longer list shows this many, then its count, breakdown and folded whole
 PAGE_LIMIT = 100_000  # bytes: a file page whose embedded source would take it past this leaves it out
@@ -618,7 +619,7 @@ class Renderer:
                                 docmd=docstring_markdown, firstline=summary_line,
                                 inline=md.inline, fragment=md.fragment, xlinks=md.link_code_spans, groups=list_groups,
                                 docrest=docstring_rest, sigcode=signature_code,
-                                kb=md.size_short)
+                                kb=md.size_short, plural=plural)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._loaded: dict[str, GuardedTemplate] | None = None
         if not lazy:
@@ -848,8 +849,7 @@ class Renderer:
             if c.anchor in of_class:
                 n_attr = len(attributes_of.get(c.anchor, {}).get("entries", ()))
                 n_meth = len(methods_of.get(c.anchor, ()))
-                what = [f"{n:,} {word if n == 1 else plural}" for n, word, plural in
-                        ((n_attr, "attribute", "attributes"), (n_meth, "method", "methods")) if n]
+                what = [plural(n, word, grouped=True) for n, word in ((n_attr, "attribute"), (n_meth, "method")) if n]
                 shown[c.anchor] = {"what": " and ".join(what),
                                    "parts": [(names[n], md.href(names[n])) for n in of_class[c.anchor]]}
         function_parts = []
@@ -890,10 +890,9 @@ class Renderer:
             doclinks = self._doclinks(rel, n, targets)
             what = []
             if mine_classes:
-                what.append(f"the attributes and methods of {len(mine_classes):,} "
-                            f"{'class' if len(mine_classes) == 1 else 'classes'}")
+                what.append(f"the attributes and methods of {plural(len(mine_classes), 'class', grouped=True)}")
             if mine_functions:
-                what.append(f"{len(mine_functions):,} {'function' if len(mine_functions) == 1 else 'functions'}")
+                what.append(plural(len(mine_functions), "function", grouped=True))
             pages.append((part, self._templates["file_part"].render(
                 **{**context, "page": part, "part": n, "parts": total, "what": " and ".join(what),
                    "main_name": posixpath.basename(page), "main_href": md.href(posixpath.basename(page)),
@@ -996,7 +995,7 @@ class Renderer:
                 **{**context, **main, "page": part_page(rel, n), "part": n, "lists": [], "entries": held,
                    "doclinks": (doclinks := self._doclinks(rel, n, targets)),
                    "sig_links": _signature_links(held, context["methods_of"], [], doclinks, targets),
-                   "what": f"the entries of {len(held):,} {'class' if len(held) == 1 else 'classes'}"})))
+                   "what": f"the entries of {plural(len(held), 'class', grouped=True)}"})))
         return out, more
 
     @staticmethod
@@ -1038,7 +1037,7 @@ class Renderer:
         where = _homes(page)[0]
         return {anchor: {
             # a "Used by" list: with how many lines name the definition
-            "users": self._near_items(page, ((r, f" ({n} {'line' if n == 1 else 'lines'})") for r, n in x["users"])),
+            "users": self._near_items(page, ((r, f" ({plural(n, 'line')})") for r, n in x["users"])),
             "subclasses": [{"text": md.code(qual), "short": md.code(qual), "key": f"{r}\0{qual}",
                             "href": _link_in(where, docs_page(r), sub), "group": folder_label(folder_of(r)),
                             "note": "" if docs_page(r) == page else f" in {md.code(r)}"}
@@ -1069,7 +1068,7 @@ class Renderer:
     @staticmethod
     def _source_label(facts: FileFacts, size: int) -> str:
         """`1,003 lines, 41.2 KB`: the summary of the folded source."""
-        return f"{facts.lines:,} {'line' if facts.lines == 1 else 'lines'}, {md.size_short(size)}"
+        return f"{plural(facts.lines, 'line', grouped=True)}, {md.size_short(size)}"
 
     def _related(self, page: str, rel: str, inputs: dict) -> tuple[list[tuple[str, list[dict]]], dict[str, int]]:
         """Related Files: the first `LIST_LIMIT` of its folder's other files (by name), the only
@@ -1171,7 +1170,7 @@ class Renderer:
                     continue
                 summary = summary_line(s.docstring)
                 n = users.get(s.qualname, 0)
-                used = f" (used by {n:,} {'file' if n == 1 else 'files'})" if n else ""
+                used = f" (used by {plural(n, 'file', grouped=True)})" if n else ""
                 entry = {"text": md.code(s.name), "short": md.code(s.name), "key": (s.name.lower(), rel),
                          "href": self._link(page, part_page(rel, moved.get(s.anchor, 1)), s.anchor),
                          "group": md.code(base), "users": n,

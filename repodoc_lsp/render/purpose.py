@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from repodoc_lsp.analysis.model import FileFacts, Language, Symbol, SymbolKind
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import clean, roles_as_literals
+from repodoc_lsp.words import plural, plural_of
 
 SHOWN_NAMES = 3  # names listed in a derived line before "and N more"
 MAX_SUMMARY = 240  # characters of a docstring's sentence kept in a one-line summary
@@ -60,8 +61,7 @@ def _names(names: list[str]) -> str:
 
 
 def _kind_names(kind: str, names: list[str]) -> str:
-    plural = {"class": "classes", "function": "functions"}.get(kind, kind + "s")
-    return f"{kind if len(names) == 1 else plural} {_names(names)}"
+    return f"{kind if len(names) == 1 else plural_of(kind)} {_names(names)}"
 
 
 def _main(symbols: list[Symbol]) -> Symbol | None:
@@ -104,11 +104,12 @@ def _file_purpose(rel: str, facts: FileFacts) -> Purpose:
         title = next((s.name for s in facts.symbols if s.kind is SymbolKind.HEADING), "")
         if title:
             return Purpose(f"A Markdown document titled {md.code(title)}.")
-        return Purpose(f"A Markdown document of {facts.lines:,} lines without headings.", "its contents")
+        return Purpose(f"A Markdown document of {plural(facts.lines, 'line', grouped=True)} without headings.",
+                       "its contents")
     if facts.language is not Language.PYTHON:
         ext = posixpath.splitext(rel)[1]
         kind = f"A text file ({md.code(ext)})" if ext else "A text file"
-        return Purpose(f"{kind} of {facts.lines:,} {'line' if facts.lines == 1 else 'lines'}.", "its name and size")
+        return Purpose(f"{kind} of {plural(facts.lines, 'line', grouped=True)}.", "its name and size")
     said = first_sentence(facts.module_doc)
     if said:
         return Purpose(md.inline(said))
@@ -154,5 +155,5 @@ def _derived(rel: str, facts: FileFacts) -> Purpose:
         return Purpose(f"An `__init__.py` with no definitions or imports: it {what}.", "its contents")
     if facts.lines == 0:
         return Purpose("An empty file.", "its contents")
-    return Purpose(f"{facts.lines:,} {'line' if facts.lines == 1 else 'lines'} with no definitions, "
+    return Purpose(f"{plural(facts.lines, 'line', grouped=True)} with no definitions, "
                    "assignments or imports.", "its contents")

@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 
 _RENDER = Path(__file__).resolve().parent
+_WORDS = _RENDER.parent / "words.py"  # the counts and nouns pages write (`plural`)
 
 
 @functools.cache
@@ -14,6 +15,6 @@ def render_stamp() -> str:
     """Changes whenever a built-in template or a rendering module changes, so a page key that
     includes it makes pages written by another renderer (same version number) be rewritten."""
     digest = hashlib.sha256()
-    for path in sorted([*_RENDER.glob("*.py"), *(_RENDER / "templates").glob("*.j2")]):
+    for path in sorted([*_RENDER.glob("*.py"), *(_RENDER / "templates").glob("*.j2"), _WORDS]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

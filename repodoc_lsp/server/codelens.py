@@ -15,6 +15,7 @@ from repodoc_lsp.parts import page_of
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.server import RepodocServer  # at run time: pygls resolves a command's annotations
 from repodoc_lsp.server.xref import graph_of
+from repodoc_lsp.words import plural
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root
@@ -62,7 +63,7 @@ def _command(ls: RepodocServer, data: dict) -> types.Command:
     if root is None or graph is None or graph.definition(rel, qualname) is None:
         return types.Command(title="not in the workspace any more", command="")
     n = len(graph.users((rel, qualname)))
-    title = f"used by {n} file{'' if n == 1 else 's'}"
+    title = f"used by {plural(n, 'file')}"
     page = _page(root, rel, qualname)
     if not page:
         return types.Command(title=title, command="")

@@ -1,4 +1,4 @@
-"""workspace/executeCommand: repodoc.generate, repodoc.generateFile, repodoc.pagesFor."""
+"""workspace/executeCommand: repodoc.generate, repodoc.generateFile, repodoc.pagesFor, repodoc.status."""
 
 from __future__ import annotations
 
@@ -13,11 +13,13 @@ from pygls.exceptions import JsonRpcInvalidParams
 from repodoc_lsp.server import failures
 from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.server import RepodocServer  # at run time: pygls resolves a command's annotations
+from repodoc_lsp.words import plural
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root
 
 GENERATE, GENERATE_FILE, PAGES_FOR = "repodoc.generate", "repodoc.generateFile", "repodoc.pagesFor"
+STATUS = "repodoc.status"
 
 
 def _file_argument(ls: RepodocServer, args: tuple[Any, ...]) -> tuple[Root, Path]:
@@ -82,7 +84,8 @@ def register(server: RepodocServer) -> None:
             if token:
                 done = _merge(summaries) if summaries else None
                 message = "cancelled" if cancel.is_set() or not done else \
-                    f"{done['written']} pages written, {done['unchanged']} unchanged, {done['removed']} removed"
+                    f"{plural(done['written'], 'page')} written, {done['unchanged']} unchanged, " \
+                    f"{done['removed']} removed"
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
         return _merge(summaries)
 
@@ -102,3 +105,11 @@ def register(server: RepodocServer) -> None:
         docs, kw = root.pages_for(root.rel(path))
         return {"docs": str(docs), "kw": str(kw), "docsUri": uri_of(docs), "kwUri": uri_of(kw),
                 "exists": docs.exists() and kw.exists()}
+
+    @server.command(STATUS)
+    async def status(ls: RepodocServer, *args: Any) -> dict:
+        """Each root: its folder and output folder, files indexed (and skipped), pages in its tree,
+        the last run that wrote pages (kind, when, counts, failure), errors, and whether hovers are
+        warm (`hover.warm`)."""
+        roots = list(ls.roots.values())
+        return {"roots": [await asyncio.to_thread(root.status) for root in roots]}  # reads the manifest

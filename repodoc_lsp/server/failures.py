@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from repodoc_lsp.server.server import RepodocServer
+from repodoc_lsp.words import plural
 
 if TYPE_CHECKING:
     from repodoc_lsp.generate import Summary
@@ -32,7 +33,7 @@ def report(ls: RepodocServer, what: str, summary: Summary | None, *, always: boo
     if summary is None or not summary.errors:
         return
     out = Path(summary.out)
-    log.warning("repodoc %s: %d pages not written: %s", what, len(summary.errors),
+    log.warning("repodoc %s: %s not written: %s", what, plural(len(summary.errors), "page"),
                 "; ".join(f"{out / e.page}: {e.reason}" for e in summary.errors))
     now = time.monotonic()
     if not always and now - _last.get(summary.root, -QUIET_SECONDS) < QUIET_SECONDS:

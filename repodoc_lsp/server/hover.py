@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import posixpath
+import time
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -29,11 +31,13 @@ from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.roots import project_folder
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import xref_of
+from repodoc_lsp.words import plural
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root
 
 log = logging.getLogger(__name__)
+WARM_DOCUMENTS = 4  # open files whose imports jedi follows ahead of their first hover (`warm`)
 
 
 def register(server: RepodocServer) -> None:
@@ -77,6 +81,33 @@ async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | 
     return types.Hover(contents=types.MarkupContent(kind=markup, value=value)) if value else None
 
 
+def warm(ls: RepodocServer, root: Root) -> None:
+    """After a root is indexed: have jedi do ahead what the first hovers would (the builtins' stubs,
+    the imports of the Python files open in it), a step at a time on its thread, so that a hover
+    waits for one step at most; `root.hover_warm` once done (`repodoc.status`: `hoverReady`)."""
+    cursor = ls.cursor_for(root.path, root.settings.python_path)
+    documents = []
+    for uri, doc in list(ls.workspace.text_documents.items()):
+        path = path_of(uri)
+        if path is not None and path.suffix in PYTHON_SUFFIXES and root.contains(path):
+            documents.append((doc.source, path))
+    steps = iter(cursor.warm_steps(documents[:WARM_DOCUMENTS]))
+    started = time.perf_counter()
+
+    def step(_done: object = None) -> None:
+        if ls.stopping or root.closed:
+            return
+        fn = next(steps, None)
+        if fn is None:
+            root.hover_warm = True
+            log.info("jedi warmed for %s in %.2f s", root.path, time.perf_counter() - started)
+            return
+        with contextlib.suppress(RuntimeError):  # the server is shutting its jedi thread down
+            ls.jedi.submit(fn).add_done_callback(step)
+
+    step()
+
+
 def _page_link(root: Root, rel: str, anchor: str = "") -> str:
     """The URI of `rel`'s generated documentation page (at `anchor`), or "" before it is written."""
     docs, _ = root.pages_for(rel)
@@ -96,9 +127,10 @@ def _workspace_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact
         if facts is not None:
             classes = sum(1 for s in facts.symbols if s.kind is SymbolKind.CLASS)
             functions = sum(1 for s in facts.symbols if s.kind is SymbolKind.FUNCTION and not s.container)
-            found.append(Fact(f"module {{}}: {classes} classes, {functions} functions, {facts.lines} lines",
+            found.append(Fact(f"module {{}}: {plural(classes, 'class')}, {plural(functions, 'function')}, "
+                              f"{plural(facts.lines, 'line')}",
                               (module,)))
-        found.append(Fact(f"imported by {len(ws.relations.importers(rel))} workspace files"))
+        found.append(Fact(f"imported by {plural(len(ws.relations.importers(rel)), 'workspace file')}"))
         return tuple(found), _page_link(root, rel)
     symbol = next((s for s in facts.symbols if s.line == info.line and s.name == info.name), None)
     if symbol is None:
@@ -111,8 +143,8 @@ def _workspace_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact
         where = Fact(f"{symbol.kind.value} in module {{}}", (module,))
     top = symbol.qualname.split(".", 1)[0]
     users = len(ws.relations.name_users.get((rel, top), set()))
-    used = Fact(f"imported by {users} workspace files (as {{}})", (top,)) if top != symbol.name \
-        else Fact(f"imported by {users} workspace files")
+    imported = f"imported by {plural(users, 'workspace file')}"
+    used = Fact(f"{imported} (as {{}})", (top,)) if top != symbol.name else Fact(imported)
     return (where, used), _page_link(root, rel, symbol.anchor)
 
 

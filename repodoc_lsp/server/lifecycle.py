@@ -13,12 +13,13 @@ from pygls.capabilities import get_capability
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.config import live_changes
 from repodoc_lsp.discover import capped
-from repodoc_lsp.server import failures, ref_diagnostics
+from repodoc_lsp.server import failures, hover, ref_diagnostics
 from repodoc_lsp.server.convert import EditorWorkspace, path_of
 from repodoc_lsp.server.roots import project_folder
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.settings import SECTION, unwrap
 from repodoc_lsp.server.state import Root
+from repodoc_lsp.words import plural
 
 log = logging.getLogger(__name__)
 SETTINGS_QUIET_SECONDS = 0.3  # a burst of settings changes is applied once, after this much quiet
@@ -36,15 +37,17 @@ async def index_root(ls: RepodocServer, root: Root) -> None:
             ls.tell(f"repodoc: {root.path} has {cap.reason}", types.MessageType.Warning)
     except Exception as exc:  # a broken root must not take the server down
         if not root.closed:  # a closed root (folder removed, settings changed) stops anyhow
+            root.index_failure = str(exc) or type(exc).__name__
             log.exception("indexing %s failed", root.path)
             ls.tell(f"repodoc: indexing {root.path} failed: {exc}", types.MessageType.Error)
     finally:
         root.indexed.set()
         if not root.closed:
             ref_diagnostics.refresh_root(ls, root)  # documents opened meanwhile
+            hover.warm(ls, root)  # the first hover as fast as the next
         if token:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
-                message=f"{len(root.ws.facts)} files indexed"))
+                message=f"{plural(len(root.ws.facts), 'file')} indexed"))
 
 
 class SettingsBurst:

@@ -14,6 +14,8 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +29,21 @@ from repodoc_lsp.runtime import Runtime, settle
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.worker import Worker
 from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
-from repodoc_lsp.writer import SERVER_FORCE, OutputError, has_manifest
+from repodoc_lsp.writer import SERVER_FORCE, OutputError, Writer, has_manifest
 
 log = logging.getLogger(__name__)
 INDEX_BATCH = 256  # files whose symbols enter the index together
 _NO_SYMBOLS = FileFacts(Language.TEXT, 0)  # `entries_of` it: a file's module entry alone
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run that wrote pages (`generate`: the whole tree; `save`: files changed on disk)."""
+
+    kind: str
+    when: float  # time.time() when it started
+    summary: Summary | None  # None: it failed as a whole (`failure`)
+    failure: str
 
 
 class Root:
@@ -56,6 +68,9 @@ class Root:
         self._uris: dict[str, str] = {}
         self.closed = False
         self.output_refused = ""  # why no page may be written (README "Trust"); set by the server
+        self.last_run: Run | None = None  # the last run that wrote (or tried to write) pages
+        self.index_failure = ""  # why the last indexing failed ("": it did not)
+        self.hover_warm = False  # jedi did what a first hover would (`Cursor.warm`)
 
     def uri(self, rel: str) -> str:
         """The file URI of a workspace file, remembered: a symbol answer needs up to 200."""
@@ -157,6 +172,9 @@ class Root:
         overwrites pages a person edited after copying each to PAGE.orig."""
         if self.output_refused:
             raise OutputError(f"{self.output_refused}; no pages are written")
+        return self._recorded("generate", self._generate, progress, cancel, force=force)
+
+    def _generate(self, progress: ProgressFn | None, cancel: CancelToken | None, *, force: bool) -> Summary:
         started = time.perf_counter()
         self.generated = True
         if self._scan(progress, cancel):
@@ -183,7 +201,7 @@ class Root:
             return None
         summary = None
         if write and not self.output_refused:
-            summary = self.worker.write(Job(files=tuple(inputs), force_hint=SERVER_FORCE))
+            summary = self._recorded("save", self.worker.write, Job(files=tuple(inputs), force_hint=SERVER_FORCE))
         else:  # no pages asked: the workspace and index follow the files
             self.worker.catch_up()  # first what the process wrote (older than these)
             self.ws.update_files(inputs, pause=self.pause)
@@ -239,6 +257,39 @@ class Root:
                     if self.ws.filter.is_input(path):
                         inputs[path.relative_to(self.path).as_posix()] = None
         return list(inputs)
+
+    def _recorded(self, kind: str, fn: Callable[..., Summary], *args: Any, **kwargs: Any) -> Summary:
+        """`fn(*args, **kwargs)`, its summary (or the failure it raised) kept as `last_run`."""
+        when = time.time()
+        try:
+            summary = fn(*args, **kwargs)
+        except Exception as exc:
+            self.last_run = Run(kind, when, None, str(exc) or type(exc).__name__)
+            raise
+        self.last_run = Run(kind, when, summary, "")
+        return summary
+
+    def status(self) -> dict[str, Any]:
+        """What `repodoc.status` tells of this root: its folders, files, pages, last run and errors."""
+        pages = len(Writer(self.ws.out).manifest) if has_manifest(self.ws.out) else 0
+        errors = [f"indexing failed: {self.index_failure}"] if self.index_failure else []
+        if self.output_refused:
+            errors.append(self.output_refused)
+        run = self.last_run
+        last: dict[str, Any] | None = None
+        if run is not None:
+            when = datetime.fromtimestamp(run.when, timezone.utc).isoformat(timespec="seconds")
+            last = {"kind": run.kind, "when": when, "failure": run.failure}
+            if run.summary is not None:
+                d = run.summary.as_dict()
+                last.update({k: d[k] for k in ("written", "unchanged", "removed", "seconds", "cancelled")})
+                last.update(conflicts=len(d["conflicts"]), errors=len(d["errors"]))
+                errors += [f"{e['path']}: {e['reason']}" for e in d["errors"]]
+            elif run.failure:
+                errors.append(f"{run.kind} failed: {run.failure}")
+        return {"root": str(self.path), "out": str(self.ws.out), "indexed": self.indexed.is_set(),
+                "files": len(self.ws.facts), "skipped": len(self.ws.skipped), "pages": pages,
+                "lastRun": last, "errors": errors, "hoverReady": self.hover_warm}
 
     def pages_for(self, rel: str) -> tuple[Path, Path]:
         docs, kw = pages_of_file(rel)

@@ -67,9 +67,7 @@ def symbols(roots: list[Root], query: str) -> Encoded:
         limit = root.settings.max_workspace_symbols - len(results)
         if limit <= 0:
             break
-        index = root.index
-        found = index.search(query, limit) if root.ready.is_set() else index.search_latest(query, limit)
-        for e in found:
+        for e in _distinct(root, query, limit):
             start = {"line": max(e.line - 1, 0), "character": e.col}
             end = {"line": e.end_line - 1, "character": 0} if e.end_line > e.line else start
             symbol: dict[str, Any] = {"name": e.name, "kind": LSP_SYMBOL_KINDS[e.kind].value}
@@ -78,6 +76,30 @@ def symbols(roots: list[Root], query: str) -> Encoded:
             symbol["location"] = {"uri": root.uri(e.rel), "range": {"start": start, "end": end}}
             results.append(symbol)
     return encode(results)
+
+
+def _search(root: Root, query: str, limit: int) -> list[Entry]:
+    index = root.index
+    return index.search(query, limit) if root.ready.is_set() else index.search_latest(query, limit)
+
+
+def _distinct(root: Root, query: str, limit: int) -> list[Entry]:
+    """Up to `limit` of a root's matches, one per symbol: the definitions of one name in one file
+    and container (a function's `@overload`s and its implementation, a property's getter and
+    setter) are one row, at the first of them (they would be rows telling nothing apart)."""
+    asked = limit
+    while True:
+        found = _search(root, query, asked)
+        seen: set[tuple[str, str, str, str]] = set()
+        rows = []
+        for e in found:
+            key = (e.rel, e.kind, e.container, e.name)
+            if key not in seen:
+                seen.add(key)
+                rows.append(e)
+        if len(rows) >= limit or len(found) < asked:  # enough, or every match
+            return rows[:limit]
+        asked *= 2
 
 
 def _entries(ls: RepodocServer, path: Path, uri: str) -> list[Entry]:

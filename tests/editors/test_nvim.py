@@ -85,11 +85,24 @@ def test_plugin_end_to_end(tmp_path: Path, editor_workspace: Path, version: str,
     generating = [p for p in report["progress"] if "generating" in p["token"]]
     assert generating[0]["kind"] == "begin" and generating[0]["title"] == "RepoDoc: generating"
     assert generating[-1]["kind"] == "end"
-    assert any(n.startswith("RepoDoc: documentation ") for n in report["notifications"])
+    # one message for one :RepoDoc generate (the end of its progress says nothing more)
+    [said] = report["generate_notifications"]
+    assert said.startswith(f"RepoDoc: {report['summary_written']} pages written, 0 unchanged, 0 removed, 0 conflicts (")
+    status = report["status"].split("\n")
+    assert status[0] == f"RepoDoc: {workspace}", status
+    assert status[1] == "  files: 12 indexed", status
+    assert status[2] == f"  pages: {report['summary_written']} in docs", status
+    assert status[3].startswith("  last run: generate at ")
+    assert f": {report['summary_written']} pages written" in status[3], status
+    if immutable:
+        assert status[4] == "  errors:" and "data/notes.txt_docs.md: cannot write" in status[5], status
+    else:
+        assert status[4] == "  errors: none", status
+    assert status[-1] in ("  hover: ready", "  hover: warming up")
     assert report["regenerated"] is True
     # a page the person edited: kept, and the message says how to overwrite it; :RepoDoc! generate does
     assert report["edited_kept"] is True and report["edited_conflicts"] == ["pkg/use.py_kw.md"], report
-    assert "1 pages you edited were kept: :RepoDoc! generate overwrites them" in report["edited_message"]
+    assert "1 page you edited was kept: :RepoDoc! generate overwrites it" in report["edited_message"]
     assert report["forced_conflicts"] == 0 and report["forced_page_clean"] and report["forced_orig"], report
     assert report["opened"] == "use.py_docs.md" and report["windows"] == 2
     assert "repodoc-lsp" in report["health"] and "version: repodoc-lsp 0.1.0" in report["health"]

@@ -1,12 +1,13 @@
-"""workspace/executeCommand: generate (progress, cancel), generateFile, pagesFor."""
+"""workspace/executeCommand: generate (progress, cancel), generateFile, pagesFor, status."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from lsp_helpers import SAMPLE, build, start, symbols, wait_for
+from lsp_helpers import SAMPLE, build, open_file, start, symbols, wait_for
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
@@ -124,3 +125,39 @@ async def test_generate_with_force_overwrites_edited_pages_after_copying_them(cl
     assert not orphan.exists() and "my note" in Path(f"{orphan}.orig").read_text()
     again = await client.workspace_execute_command_async(_command("repodoc.generate"))
     assert again["conflicts"] == [] and again["written"] == 0
+
+
+async def test_status_tells_files_pages_last_run_and_errors(client: LanguageClient, tmp_path: Path) -> None:
+    """repodoc.status: root, output, files, pages, the last run (generate, then a save) and its errors;
+    hovers are warmed after indexing with no hover asked (the first hover is not the one that pays)."""
+    root = build(tmp_path / "ws", SAMPLE)
+    tpl = build(tmp_path / "tpl", {"file_kw.md.j2": "{{ marker }}\n{{ 1 // (rel != 'pkg/use.py') }}\n"})
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache"), "templates": str(tpl)})
+    open_file(client, root / "pkg/use.py")
+
+    async def status() -> dict:
+        [found] = (await client.workspace_execute_command_async(_command("repodoc.status")))["roots"]
+        return found
+
+    before = await wait_for(lambda: _when(status(), lambda s: s["indexed"] and s["hoverReady"]), 60)
+    assert before["root"] == str(root) and before["out"] == str(root / "docs")
+    assert before["files"] == len(SAMPLE) and before["pages"] == 0
+    assert before["lastRun"] is None and before["errors"] == []
+    result = await client.workspace_execute_command_async(_command("repodoc.generate"))
+    after = await status()
+    assert after["pages"] == result["written"] > 0
+    run = after["lastRun"]
+    assert run["kind"] == "generate" and run["written"] == result["written"] and run["errors"] == 1
+    assert run["when"].endswith("+00:00") and run["failure"] == ""
+    assert after["errors"] == ["pkg/use.py_kw.md: cannot render: ZeroDivisionError: integer division or modulo by zero"]
+    shapes = root / "pkg/shapes.py"
+    shapes.write_text(shapes.read_text() + "\n\ndef saved():\n    pass\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=shapes.as_uri())))
+    saved = await wait_for(lambda: _when(status(), lambda s: (s["lastRun"] or {}).get("kind") == "save"), 20)
+    assert saved["lastRun"]["written"] > 0 and saved["lastRun"]["conflicts"] == 0
+
+
+async def _when(value: Awaitable[dict], test: Callable[[dict], bool]) -> dict | None:
+    found = await value
+    return found if test(found) else None

@@ -32,7 +32,7 @@ async def test_hover_on_function_class_method_module_and_library(client: Languag
     assert hover.contents.value == (
         "```python\ndef make_shape(name: str) -> Shape\n```\n\nMake a shape called NAME.\n\n---\n\n"
         "**Defined in** `pkg/shapes.py:27`\n\n"
-        "**Index**: function in module `pkg.shapes` · imported by 1 workspace files\n\n"
+        "**Index**: function in module `pkg.shapes` · imported by 1 workspace file\n\n"
         f"**Used by** 1 file: [`pkg/use.py`]({use.as_uri()}#L1)\n\n"
         f"[Documentation: `shapes.py_docs.md#function-make_shape`]({docs}#function-make_shape)")
 

@@ -180,3 +180,26 @@ async def test_a_damaged_manifest_met_by_the_process_reaches_the_person(
     assert [(m.type, m.message) for m in shown] == [(types.MessageType.Warning, logged[0].message)]
     assert not [m for m in client.log_messages if "Traceback" in m.message]
     assert regen_processes(server.pid) == [process]  # the process wrote them, and lives on
+
+
+async def test_a_rename_saved_then_undone_leaves_the_pages_as_generated(
+        client: LanguageClient, tmp_path: Path) -> None:
+    """Shape -> Form saved (the page keeps `class-Shape` beside `class-Form`), then Form -> Shape saved:
+    no alias for Form, a name only the undone rename had; the pages are byte for byte as generated."""
+    root = build(tmp_path / "ws", SAMPLE)
+    await _generated(client, root)
+    out = root / "docs"
+
+    def pages() -> dict[str, bytes]:
+        return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*.md"))}
+
+    generated = pages()
+    shapes, page = root / "pkg/shapes.py", out / "pkg/shapes.py_docs.md"
+    original = shapes.read_text()
+    await _save(client, shapes, original.replace("Shape", "Form"))
+    await wait_for(lambda: '<a id="class-Form"></a><a id="class-Shape"></a>' in page.read_text(), 20)
+    await _save(client, shapes, original)
+    await wait_for(lambda: "class-Form" not in page.read_text(), 20)
+    assert '<a id="class-Shape"></a>\n' in page.read_text()
+    await wait_for(lambda: pages() == generated, 20)  # the folder page follows the file's
+    assert "aliases" not in read_manifest(out)["anchors"]["pkg/shapes.py_docs.md"]

@@ -73,3 +73,34 @@ async def test_a_query_too_long_is_a_clear_error(client: LanguageClient, tmp_pat
     assert (await symbols(client, "FullyShardedDataParallel"))[0].name == "FullyShardedDataParallel"
     refused = [m.message for m in client.log_messages if "refused" in m.message]
     assert len(refused) == 1 and "Traceback" not in refused[0] and len(refused[0]) < 200  # one line
+
+
+OVERLOADS = {
+    "pkg/convert.py": (
+        "from typing import overload\n\n\n"
+        "@overload\ndef convert(x: int) -> int: ...\n"
+        "@overload\ndef convert(x: str) -> str: ...\n"
+        "def convert(x):\n    return x\n\n\n"
+        "class Box:\n"
+        "    @overload\n    def put(self, x: int) -> None: ...\n"
+        "    @overload\n    def put(self, x: str) -> None: ...\n"
+        "    def put(self, x):\n        pass\n\n"
+        "    @property\n    def size(self) -> int:\n        return 0\n\n"
+        "    @size.setter\n    def size(self, value: int) -> None:\n        pass\n"),
+    "pkg/other.py": "def convert_all():\n    pass\n",
+}
+
+
+async def test_overloads_are_one_row(client: LanguageClient, tmp_path: Path) -> None:
+    """A function's overloads and implementation (a property's getter and setter) are one symbol:
+    one row, at the first definition; other symbols of the same name elsewhere stay."""
+    root = build(tmp_path / "ws", {**SAMPLE, **OVERLOADS})
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache"), "maxWorkspaceSymbols": 3})
+    await wait_for(lambda: symbols(client, "convert_all"))
+    rows = [(s.name, s.container_name, s.location.uri.rsplit("/", 1)[1], s.location.range.start.line)
+            for s in await symbols(client, "convert")]
+    # the limit counts distinct symbols: the module and the other function still fit in 3
+    assert rows == [("convert", None, "convert.py", 4), ("convert", "pkg", "convert.py", 0),
+                    ("convert_all", None, "other.py", 0)], rows
+    assert [(s.name, s.container_name) for s in await symbols(client, "put")] == [("put", "Box")]
+    assert [(s.name, s.location.range.start.line) for s in await symbols(client, "size")] == [("size", 20)]

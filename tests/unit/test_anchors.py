@@ -73,6 +73,18 @@ def test_an_alias_lives_while_the_file_is_as_it_was_when_the_rename_was_seen() -
     assert aliases(AnchorState("d3", pack(definitions(back)), seen), "d3", back) == {}
 
 
+def test_a_rename_undone_leaves_no_alias() -> None:
+    """Widget -> Gadget saved, then Gadget -> Widget: no alias for Gadget, a name only the undone
+    rename had (the page is what a fresh generation writes); a rename onward (Gadget -> Thing) keeps one."""
+    old = analyse_python(WIDGET)
+    new = analyse_python(WIDGET.replace("Widget", "Gadget"))
+    seen = aliases(AnchorState("d0", pack(definitions(old))), "d1", new)
+    held = AnchorState("d1", pack(definitions(new)), seen)
+    assert aliases(held, "d0", old) == {}
+    onward = analyse_python(WIDGET.replace("Widget", "Thing"))
+    assert aliases(held, "d2", onward) == {"class-Gadget": "class-Thing", "method-Gadget.draw": "method-Thing.draw"}
+
+
 def test_anchors_and_entries_from_the_manifest_are_checked() -> None:
     assert is_anchor("class-Widget") and is_anchor("method-Widget.draw") and is_anchor("function-f-2")
     assert is_anchor("class-Größe")

@@ -86,4 +86,9 @@ def test_render_stamp_follows_templates_and_rendering_code(tmp_path: Path, monke
     second = compute()
     assert second != first
     (copy / "markdown.py").write_text((copy / "markdown.py").read_text() + "\n# changed\n")
-    assert compute() not in (first, second)
+    third = compute()
+    assert third not in (first, second)
+    words = tmp_path / "words.py"  # the plural helper pages use, outside render/
+    words.write_text(Path(stamp._WORDS).read_text() + "\n# changed\n")
+    monkeypatch.setattr(stamp, "_WORDS", words)
+    assert compute() not in (first, second, third)

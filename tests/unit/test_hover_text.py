@@ -6,7 +6,7 @@ from repodoc_lsp.render.hover import CANDIDATES_SHOWN, Candidate, Definition, Fa
 
 FUNC = Definition(kind="function", full_name="pkg.shapes.make_shape", signatures=("make_shape(name: str) -> Shape",),
                   docstring="Make a shape called NAME.", where="pkg/shapes.py:27",
-                  facts=(Fact("function in module {}", ("pkg.shapes",)), Fact("imported by 1 workspace files")),
+                  facts=(Fact("function in module {}", ("pkg.shapes",)), Fact("imported by 1 workspace file")),
                   link="file:///ws/docs/pkg/shapes.py_docs.md#function-make_shape")
 
 
@@ -14,7 +14,7 @@ def test_full_markdown_has_signature_docstring_and_facts() -> None:
     assert definition_text(FUNC, markdown=True) == (
         "```python\ndef make_shape(name: str) -> Shape\n```\n\nMake a shape called NAME.\n\n---\n\n"
         "**Defined in** `pkg/shapes.py:27`\n\n"
-        "**Index**: function in module `pkg.shapes` · imported by 1 workspace files\n\n"
+        "**Index**: function in module `pkg.shapes` · imported by 1 workspace file\n\n"
         "[Documentation: `shapes.py_docs.md#function-make_shape`]"
         "(file:///ws/docs/pkg/shapes.py_docs.md#function-make_shape)")
 
@@ -23,7 +23,7 @@ def test_extras_leaves_signature_and_docstring_to_the_other_server() -> None:
     text = definition_text(FUNC, markdown=True, mode="extras")
     assert "```" not in text and "Make a shape" not in text and "make_shape(name" not in text
     assert text.startswith("**repodoc** · **Defined in** `pkg/shapes.py:27`")
-    assert "imported by 1 workspace files" in text and "#function-make_shape)" in text
+    assert "imported by 1 workspace file" in text and "#function-make_shape)" in text
     plain = definition_text(FUNC, markdown=False, mode="extras")
     assert plain.startswith("Defined in pkg/shapes.py:27") and "Make a shape" not in plain
 
@@ -40,7 +40,7 @@ def test_plain_text_has_no_markdown() -> None:
     text = definition_text(FUNC, markdown=False)
     assert text.split("\n\n") == [
         "def make_shape(name: str) -> Shape", "Make a shape called NAME.", "Defined in pkg/shapes.py:27",
-        "function in module pkg.shapes", "imported by 1 workspace files",
+        "function in module pkg.shapes", "imported by 1 workspace file",
         "Documentation: file:///ws/docs/pkg/shapes.py_docs.md#function-make_shape"]
 
 

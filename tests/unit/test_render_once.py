@@ -247,7 +247,7 @@ def test_a_long_list_of_members_folds_without_a_macro_call_per_entry(monkeypatch
     assert "\n- <a id=\"method-C.m19\"></a>`m19(self)` ([L63](../m.py#L63))\n\n" \
         "<details><summary>5 more methods</summary>\n\n- <a id=\"method-C.m20\">" in page
     assert "<details><summary>3 more attributes</summary>\n\n" in page
-    assert "<details><summary>1 more module-level names</summary>\n\n" in page
+    assert "<details><summary>1 more module-level name</summary>\n\n" in page
     assert "fold" not in called and called.count("unfold") == 3
 
 

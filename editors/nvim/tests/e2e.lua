@@ -83,18 +83,21 @@ local ok, err = pcall(function()
     if vim.api.nvim_win_get_config(w).relative ~= "" then vim.api.nvim_win_close(w, true) end
   end
 
+  local said = #report.notifications
   vim.cmd("RepoDoc generate")
   wait(60000, function() return repodoc.last_summary ~= nil end, ":RepoDoc generate")
   report.summary_written = repodoc.last_summary.written
   report.summary_errors = #(repodoc.last_summary.errors or {})
   report.index_exists = vim.fn.filereadable(ROOT .. "/docs/index.md") == 1
   report.docs_exists = vim.fn.filereadable(ROOT .. "/docs/pkg/use.py_docs.md") == 1
-  wait(5000, function()
-    for _, n in ipairs(report.notifications) do
-      if n:find("documentation", 1, true) then return true end
-    end
-    return false
-  end, "the end-of-generation message")
+  vim.wait(300) -- anything said late about the run (the progress ends before the answer)
+  report.generate_notifications = vim.list_slice(report.notifications, said + 1)
+
+  -- :RepoDoc status: root, files, pages, the last run and its errors
+  said = #report.notifications
+  vim.cmd("RepoDoc status")
+  wait(10000, function() return #report.notifications > said end, ":RepoDoc status")
+  report.status = report.notifications[said + 1]
 
   -- edit and write: the server regenerates the page
   vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { "", "", "def written_in_nvim():", "    pass" })

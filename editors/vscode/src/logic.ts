@@ -210,22 +210,28 @@ export function overwriteQuestion(): string {
     'Each edited page is copied to PAGE.orig first; pages RepoDoc did not write are never touched.';
 }
 
+/** `n` and `word`, or its plural (`words`, else `word + 's'`): "1 page", "3 pages". */
+export function plural(n: number, word: string, words?: string): string {
+  return `${n} ${n === 1 ? word : words ?? word + 's'}`;
+}
+
 /** The notification shown when generation ends (its severity: an error when pages could not be written). */
 export function summaryMessage(summary: Summary): string {
   const errors = summary.errors ?? [];
-  const failed = errors.length ? ` ${errors.length} pages could not be written: ` +
+  const failed = errors.length ? ` ${plural(errors.length, 'page')} could not be written: ` +
     errors.slice(0, 3).map((e) => `${e.path ?? '?'}: ${e.reason ?? 'unknown error'}`).join('; ') +
     (errors.length > 3 ? ` (and ${errors.length - 3} more, see RepoDoc: Show Output)` : '') + '.' : '';
   if (summary.cancelled) {
-    return `RepoDoc: generation cancelled after ${summary.written ?? 0} pages (every page written is complete).${failed}`;
+    return `RepoDoc: generation cancelled after ${plural(summary.written ?? 0, 'page')} (every page written is complete).${failed}`;
   }
   const edited = editedConflicts(summary).length;
   const others = (summary.conflicts?.length ?? 0) - edited;
   const skipped = summary.skipped?.length ?? 0;
-  return `RepoDoc: ${summary.written ?? 0} pages written, ${summary.unchanged ?? 0} unchanged, ` +
-    `${summary.removed ?? 0} removed` + (skipped ? `, ${skipped} files skipped` : '') +
-    (others ? `, ${others} conflicts (files not written by RepoDoc are left alone)` : '') +
-    (edited ? `, ${edited} pages you edited kept ("${OVERWRITE_TITLE}" overwrites them after copying each to PAGE.orig)` : '') +
+  return `RepoDoc: ${plural(summary.written ?? 0, 'page')} written, ${summary.unchanged ?? 0} unchanged, ` +
+    `${summary.removed ?? 0} removed` + (skipped ? `, ${plural(skipped, 'file')} skipped` : '') +
+    (others ? `, ${plural(others, 'conflict')} (files not written by RepoDoc are left alone)` : '') +
+    (edited ? `, ${plural(edited, 'page')} you edited kept ("${OVERWRITE_TITLE}" overwrites ` +
+      `${edited === 1 ? 'it' : 'them'} after copying each to PAGE.orig)` : '') +
     ` in ${(summary.seconds ?? 0).toFixed(1)} s.${failed}`;
 }
 

@@ -10,7 +10,7 @@ M.defaults = {
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
   -- the `repodoc` settings of the server (:help repodoc-settings; lua/repodoc/fields.lua lists them)
   settings = {},
-  notify_progress = true, -- a message when generation ends
+  notify_progress = true, -- a message when a generation not asked by :RepoDoc generate ends
   _force_api = nil, -- tests only: "config" | "start" | "start_client"
 }
 
@@ -35,6 +35,15 @@ end
 local function notify(msg, level)
   vim.notify("RepoDoc: " .. msg, level or vim.log.levels.INFO)
 end
+
+--- `n` and `word`, or its plural (`words`, else `word .. "s"`): "1 page", "3 pages".
+function M.plural(n, word, words)
+  return tostring(n) .. " " .. (n == 1 and word or (words or word .. "s"))
+end
+
+-- :RepoDoc generate requests in flight, per client id: their summary is the run's one message, so
+-- the end of their progress says nothing
+local generating = {}
 
 local beside = {} -- ids of repodoc clients that share a Python buffer with another hover server
 
@@ -224,7 +233,15 @@ end
 function M.handlers()
   local default = vim.lsp.handlers["$/progress"]
   local default_configuration = vim.lsp.handlers["workspace/configuration"]
+  local default_show = vim.lsp.handlers["window/showMessage"]
   return {
+    -- the server's word on pages a :RepoDoc generate could not write: its summary names them
+    ["window/showMessage"] = function(err, result, ctx, config)
+      if (generating[ctx.client_id] or 0) > 0 and tostring((result or {}).message):find("^repodoc generate: ") then
+        return vim.NIL
+      end
+      return default_show(err, result, ctx, config)
+    end,
     ["workspace/configuration"] = function(err, result, ctx, config)
       local answers = {}
       for i, item in ipairs(result and result.items or {}) do
@@ -240,7 +257,8 @@ function M.handlers()
     ["$/progress"] = function(err, result, ctx, config)
       if default then default(err, result, ctx, config) end
       local value = result and result.value or {}
-      if M.config.notify_progress and value.kind == "end" and tostring(result.token):find("generating", 1, true) then
+      if M.config.notify_progress and value.kind == "end" and tostring(result.token):find("generating", 1, true)
+        and (generating[ctx.client_id] or 0) == 0 then -- a run asked elsewhere (a code lens, another plugin)
         notify("documentation " .. (value.message or "done"))
       end
     end,
@@ -298,15 +316,17 @@ local function first_client()
   return M.clients(bufnr)[1] or M.clients()[1], bufnr
 end
 
-local function request(client, bufnr, command, arguments, callback)
+local function request(client, bufnr, command, arguments, callback, answered)
   local params = { command = command, arguments = arguments }
-  M.client_request(client, "workspace/executeCommand", params, function(err, result)
+  local sent = M.client_request(client, "workspace/executeCommand", params, function(err, result)
+    if answered then answered() end
     if err then
       notify(command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
       return
     end
     callback(result)
   end, bufnr)
+  if not sent and answered then answered() end -- the client is stopping: no answer will come
 end
 
 local function open_page(which)
@@ -334,16 +354,17 @@ end
 --- The message of a generation's summary, and its level (an error when pages could not be written).
 function M.summary_message(summary)
   local edited = #M.edited_conflicts(summary)
-  local message = string.format("%d pages written, %d unchanged, %d removed, %d conflicts (%.1f s)",
-    summary.written or 0, summary.unchanged or 0, summary.removed or 0, #(summary.conflicts or {}) - edited,
-    summary.seconds or 0)
+  local message = string.format("%s written, %d unchanged, %d removed, %s (%.1f s)",
+    M.plural(summary.written or 0, "page"), summary.unchanged or 0, summary.removed or 0,
+    M.plural(#(summary.conflicts or {}) - edited, "conflict"), summary.seconds or 0)
   if edited > 0 then
-    message = message .. string.format("\n%d pages you edited were kept: :RepoDoc! generate overwrites them "
-      .. "after copying each to PAGE.orig", edited)
+    message = message .. string.format("\n%s you edited %s kept: :RepoDoc! generate overwrites %s "
+      .. "after copying each to PAGE.orig", M.plural(edited, "page"), edited == 1 and "was" or "were",
+      edited == 1 and "it" or "them")
   end
   local errors = summary.errors or {}
   if #errors == 0 then return message, edited > 0 and vim.log.levels.WARN or vim.log.levels.INFO end
-  local lines = { message, #errors .. " pages could not be written:" }
+  local lines = { message, M.plural(#errors, "page") .. " could not be written:" }
   for i, e in ipairs(errors) do
     if i > 5 then
       table.insert(lines, "  ... and " .. (#errors - 5) .. " more")
@@ -354,6 +375,47 @@ function M.summary_message(summary)
   return table.concat(lines, "\n"), vim.log.levels.ERROR
 end
 
+--- The lines of :RepoDoc status for one server's `repodoc.status` answer.
+function M.status_message(result, client)
+  local roots = (result or {}).roots or {}
+  if #roots == 0 then
+    return "server " .. client.id .. ": no workspace folder (hover only for its files)"
+  end
+  local lines = {}
+  for _, r in ipairs(roots) do
+    local out = r.out:sub(1, #r.root + 1) == r.root .. "/" and r.out:sub(#r.root + 2) or r.out
+    table.insert(lines, r.root)
+    table.insert(lines, "  files: " .. r.files .. " indexed" .. (r.skipped > 0 and (", " .. r.skipped .. " skipped") or "")
+      .. (r.indexed and "" or " (indexing)"))
+    table.insert(lines, "  pages: " .. r.pages .. " in " .. out)
+    local run = r.lastRun
+    if run == nil or run == vim.NIL then
+      table.insert(lines, "  last run: none since the server started")
+    elseif run.failure ~= "" then
+      table.insert(lines, "  last run: " .. run.kind .. " at " .. run.when .. ": failed")
+    else
+      table.insert(lines, string.format("  last run: %s at %s: %s written, %d unchanged, %d removed, %s, %s (%.1f s)%s",
+        run.kind, run.when, M.plural(run.written, "page"), run.unchanged, run.removed,
+        M.plural(run.conflicts, "conflict"), M.plural(run.errors, "error"), run.seconds,
+        run.cancelled and ", cancelled" or ""))
+    end
+    if #r.errors == 0 then
+      table.insert(lines, "  errors: none")
+    else
+      table.insert(lines, "  errors:")
+      for i, e in ipairs(r.errors) do
+        if i > 5 then
+          table.insert(lines, "    ... and " .. (#r.errors - 5) .. " more")
+          break
+        end
+        table.insert(lines, "    " .. e)
+      end
+    end
+    table.insert(lines, "  hover: " .. (r.hoverReady and "ready" or "warming up"))
+  end
+  return table.concat(lines, "\n")
+end
+
 function M.command(sub, opts)
   local force = opts ~= nil and opts.bang == true
   if force and sub ~= "generate" then
@@ -362,11 +424,12 @@ function M.command(sub, opts)
   if sub == "generate" then
     local client, bufnr = first_client()
     if not client then return notify("no repodoc server is running", vim.log.levels.WARN) end
+    generating[client.id] = (generating[client.id] or 0) + 1
     request(client, bufnr, "repodoc.generate", force and { { force = true } } or nil, function(summary)
       M.last_summary = summary
       local message, level = M.summary_message(summary)
       notify(message, level)
-    end)
+    end, function() generating[client.id] = generating[client.id] - 1 end)
   elseif sub == "open" then
     open_page("docs")
   elseif sub == "kw" then
@@ -387,9 +450,14 @@ function M.command(sub, opts)
       end
     end, 500)
   elseif sub == "status" then
-    local names = {}
-    for _, c in ipairs(M.clients()) do table.insert(names, c.id .. ": " .. (c.config.root_dir or "?")) end
-    notify(#names > 0 and table.concat(names, ", ") or "not running")
+    local clients = M.clients()
+    if #clients == 0 then return notify("not running") end
+    for _, client in ipairs(clients) do
+      request(client, nil, "repodoc.status", nil, function(result)
+        M.last_status = result
+        notify(M.status_message(result, client))
+      end)
+    end
   else
     notify("unknown sub-command '" .. sub .. "' (generate, open, kw, restart, status)", vim.log.levels.ERROR)
   end

@@ -124,7 +124,7 @@ test('the summary names the pages that could not be written', () => {
       { path: 'c', reason: 'x' }, { path: 'd', reason: 'y' }] });
   assert.match(message, /4 pages could not be written: docs\/a\.py_docs\.md: No space left on device; docs\/b\.md: EACCES; c: x \(and 1 more/);
   assert.doesNotMatch(logic.summaryMessage({ written: 1, errors: [] }), /could not/);
-  assert.match(logic.summaryMessage({ cancelled: true, written: 1, errors: [{ path: 'p', reason: 'r' }] }), /cancelled.*1 pages could not be written: p: r/);
+  assert.match(logic.summaryMessage({ cancelled: true, written: 1, errors: [{ path: 'p', reason: 'r' }] }), /cancelled after 1 page .*1 page could not be written: p: r/);
 });
 
 test('pages a person edited: the summary says how to overwrite them, apart from files RepoDoc did not write', () => {
@@ -134,7 +134,7 @@ test('pages a person edited: the summary says how to overwrite them, apart from 
     { path: 'notes.md', reason: 'a file repodoc did not generate is in the way' }] };
   assert.deepEqual(logic.editedConflicts(summary).map((c) => c.path), ['pkg/a.py_docs.md', 'gone.py_kw.md']);
   assert.equal(logic.summaryMessage(summary), 'RepoDoc: 0 pages written, 5 unchanged, 0 removed, ' +
-    '1 conflicts (files not written by RepoDoc are left alone), 2 pages you edited kept ' +
+    '1 conflict (files not written by RepoDoc are left alone), 2 pages you edited kept ' +
     '("RepoDoc: Generate, Overwriting Edited Pages" overwrites them after copying each to PAGE.orig) in 1.0 s.');
   assert.deepEqual(logic.editedConflicts({ conflicts: [{ path: 'x', reason: 'a folder is in the way' }] }), []);
   assert.match(logic.overwriteQuestion(), /copied to PAGE\.orig first/);
@@ -142,7 +142,12 @@ test('pages a person edited: the summary says how to overwrite them, apart from 
 
 test('summary and status texts', () => {
   assert.equal(logic.summaryMessage({ written: 3, unchanged: 2, removed: 1, conflicts: [{}], skipped: [], seconds: 1.25 }),
-    'RepoDoc: 3 pages written, 2 unchanged, 1 removed, 1 conflicts (files not written by RepoDoc are left alone) in 1.3 s.');
+    'RepoDoc: 3 pages written, 2 unchanged, 1 removed, 1 conflict (files not written by RepoDoc are left alone) in 1.3 s.');
+  assert.equal(logic.summaryMessage({ written: 1, unchanged: 0, removed: 0, skipped: [{}], conflicts: [
+    { path: 'a', reason: 'changed since repodoc wrote it (kept)' }], seconds: 0 }),
+    'RepoDoc: 1 page written, 0 unchanged, 0 removed, 1 file skipped, 1 page you edited kept ' +
+    '("RepoDoc: Generate, Overwriting Edited Pages" overwrites it after copying each to PAGE.orig) in 0.0 s.');
+  assert.deepEqual([0, 1, 2].map((n) => logic.plural(n, 'page')), ['0 pages', '1 page', '2 pages']);
   assert.match(logic.summaryMessage({ cancelled: true, written: 7 }), /cancelled after 7 pages/);
   assert.equal(logic.statusText('indexing', '3/9'), '$(sync~spin) RepoDoc: indexing 3/9');
 });
