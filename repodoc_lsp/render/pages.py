@@ -1168,8 +1168,9 @@ class Renderer:
         telling = [] if purpose else [
             (posixpath.basename(r), self._link(page, docs_page(r)), _purpose_line(file_purpose(r, facts_of[r])))
             for r in sorted(files, key=lambda r: (-len(used[r]), r))[:3]]
+        inside = set(files)
         edges = {(rel, t) for rel in files for cat, targets, _absolute in inputs["links"][rel] if cat == "workspace"
-                 for t in targets if t != rel and t in set(files)}
+                 for t in targets if t != rel and t in inside}  # (the set made once: per import, n^2 in all)
         languages = Counter(facts_of[r].language.value for r in files)
         lines = sum(facts_of[r].lines for r in files)
         main_classes: list[dict] = []
@@ -1197,7 +1198,6 @@ class Renderer:
 
         public = lambda entries: sorted(  # noqa: E731  the most used first, then public before private
             entries, key=lambda e: (-e["users"], e["key"][0].startswith("_"), e["key"]))
-        inside = set(files)
         deps: dict[str, Counter[str]] = {"workspace": Counter(), "stdlib": Counter(), "third-party": Counter()}
         used_by: set[str] = set()
         importers_of: dict[str, int] = {}
