@@ -62,6 +62,7 @@ def gitignore_spec(lines: Iterable[str]) -> pathspec.PathSpec | None:
 # sets of at most `_SET_SIZE`: any number of lines is matched, the last matching pattern deciding.
 
 _SET_SIZE = 256  # patterns per RE2 set: each set's automaton stays small, and quick to match
+_LONG_LINE_BUDGET = 64 << 20  # RE2's memory bound for one line too long for the default (8 MB)
 _DIR = "\\x00"  # a folder's probe ends with a NUL byte, which no path and no pattern holds
 _ANY = "[^\\x00]"  # any byte of a path (`**`)
 _ONE = "[^/\\x00]"  # any byte of one path segment (`*`, `?`)
@@ -279,7 +280,9 @@ class _Patterns:
             self._compile(members[start : start + _SET_SIZE])
         self._single.sort(key=lambda item: -item[0])
 
-    def _compile(self, members: list[tuple[int, str]]) -> None:
+    def _compile(self, members: list[tuple[int, str]], budget: int = 8 << 20) -> None:
+        """Compile `members` as one set of at most `budget` bytes (RE2's default), else in halves; a
+        line alone past it has a larger one, then Python's `re`."""
         if PATTERN_BACKEND != "re2":
             self._single += [(k, re.compile(r.encode("latin-1"), re.DOTALL)) for k, r in members]
             return
@@ -289,20 +292,22 @@ class _Patterns:
         options.encoding = re2.Options.Encoding.LATIN1
         options.log_errors = False
         options.never_capture = True
-        options.max_mem = 64 << 20
+        options.max_mem = budget
         regex_set = re2.Set.FullMatchSet(options)
         try:
             for _, regex in members:
                 regex_set.Add(regex.encode("latin-1"))
             regex_set.Compile()
         except re2.error:
-            if len(members) == 1:  # a line longer than RE2 takes
+            if len(members) > 1:
+                half = len(members) // 2
+                self._compile(members[:half], budget)
+                self._compile(members[half:], budget)
+            elif budget < _LONG_LINE_BUDGET:
+                self._compile(members, _LONG_LINE_BUDGET)
+            else:  # a line longer than RE2 takes
                 k, regex = members[0]
                 self._single.append((k, re.compile(regex.encode("latin-1"), re.DOTALL)))
-                return
-            half = len(members) // 2
-            self._compile(members[:half])
-            self._compile(members[half:])
             return
         self._sets.append((regex_set, [k for k, _ in members]))
 
