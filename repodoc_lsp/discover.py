@@ -61,7 +61,7 @@ def _read_ignore(root: Path, path: Path, problems: dict[str, str]) -> IgnoreFile
         return None
     except OSError as exc:
         why = f"ignore file not read: {exc.strerror or exc}"
-        # git reads it (up to 100 MB): what it ignores is unknown, so the folder it is in is left out
+        # git reads a larger one: what it ignores is unknown here, so the folder it is in is left out
         whole = exc.errno == errno.EFBIG
         with contextlib.suppress(ValueError):
             problems[path.relative_to(root).as_posix()] = why + ("; the files beside it are left out" if whole else "")
