@@ -8,10 +8,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pathspec
-
 from repodoc_lsp.config import Settings
-from repodoc_lsp.ignore import gitignore_spec
+from repodoc_lsp.ignore import IgnoreFile, gitignore_spec
 from repodoc_lsp.modes import wider_reason
 from repodoc_lsp.regular import read_inside
 
@@ -52,23 +50,24 @@ class Discovery:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def _read_ignore(root: Path, path: Path, problems: dict[str, str]) -> pathspec.PathSpec | None:
+def _read_ignore(root: Path, path: Path, problems: dict[str, str]) -> IgnoreFile | None:
     """The patterns of the ignore file at `path`; None when there is none, or when it is not read (a
-    link out of the workspace, not a regular file, too large, unreadable): then `problems` gets the
-    reason under its path relative to `root`, and its patterns ignore nothing."""
+    link out of the workspace, not a regular file, unreadable: git does not read it either): then
+    `problems` gets the reason under its path relative to `root`, and its patterns ignore nothing.
+    One too large to read ignores everything beside and below it."""
     try:
         data = read_inside(root, path)
     except FileNotFoundError:
         return None
     except OSError as exc:
+        why = f"ignore file not read: {exc.strerror or exc}"
+        # git reads a larger one: what it ignores is unknown here, so the folder it is in is left out
+        whole = exc.errno == errno.EFBIG
         with contextlib.suppress(ValueError):
-            problems[path.relative_to(root).as_posix()] = f"ignore file not read: {exc.strerror or exc}"
-        return None
-    try:
-        return gitignore_spec(data.decode("utf-8", errors="replace").splitlines())
-    except ValueError as exc:
-        problems[path.relative_to(root).as_posix()] = f"ignore file not used: {exc}"
-        return None
+            problems[path.relative_to(root).as_posix()] = why + ("; the files beside it are left out" if whole else "")
+        return IgnoreFile(b"*\n") if whole else None
+    rules = IgnoreFile(data)
+    return rules if len(rules) else None
 
 
 class InputFilter:
@@ -80,30 +79,26 @@ class InputFilter:
         self.output_real = os.path.realpath(root / settings.output)
         self.include = gitignore_spec(settings.include)
         self.exclude = gitignore_spec(settings.exclude)
-        self._ignores: dict[str, pathspec.PathSpec | None] = {}
+        self._ignores: dict[str, IgnoreFile | None] = {}
         # ignore files not read, by path relative to the root: the reason (`discover` reports them)
         self.problems: dict[str, str] = {}
         self._root_extra = _read_ignore(root, root / ".git" / "info" / "exclude", self.problems)
 
-    def _ignore_for(self, folder: str) -> pathspec.PathSpec | None:
+    def _ignore_for(self, folder: str) -> IgnoreFile | None:
         if folder not in self._ignores:
             self._ignores[folder] = _read_ignore(self.root, self.root / folder / ".gitignore", self.problems)
         return self._ignores[folder]
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
-        """Ignored by .gitignore files of the root and every folder above `rel`."""
-        probe = rel + "/" if is_dir else rel
-        if self._root_extra is not None and self._root_extra.match_file(probe):
-            return True
+        """Ignored as git decides for a path whose folders are not ignored (the walk leaves ignored
+        folders out, `is_input` asks for each): the `.gitignore` nearest to it that has a line
+        matching it decides (a deeper file overrides those above), then `.git/info/exclude`."""
         parts = rel.split("/")
-        for depth in range(len(parts)):
-            folder = "/".join(parts[:depth])
-            spec = self._ignore_for(folder)
-            if spec is not None:
-                sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
-                if spec.match_file(sub):
-                    return True
-        return False
+        for depth in range(len(parts) - 1, -1, -1):
+            rules = self._ignore_for("/".join(parts[:depth]))
+            if rules is not None and (verdict := rules.decide("/".join(parts[depth:]), is_dir)) is not None:
+                return verdict
+        return self._root_extra is not None and self._root_extra.decide(rel, is_dir) is True
 
     def dir_excluded(self, rel: str, path: str) -> bool:
         name = rel.rsplit("/", 1)[-1]

@@ -5,9 +5,11 @@ loaded from the cache on first use.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import posixpath
+import signal
 import sys
 import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, MutableMapping
@@ -64,14 +66,50 @@ def analyse_path(root: str, rel: str) -> Analysed:
     return analyse_bytes(rel, data)
 
 
+# CPU seconds one file's analysis may take in a process's main thread (an analysis worker, the CLI): a
+# file past it is skipped with its reason. A chunk of 32 such files stays under the pool's stall bound.
+ANALYSIS_SECONDS = 15.0
+
+
+class _Overtime(BaseException):
+    """Raised by the CPU timer into a file's analysis (a BaseException: no `except Exception` keeps it)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise _Overtime into this block after `seconds` of the process's CPU time (ITIMER_PROF: the
+    machine's load does not count). Only in the main thread, where signals arrive, and when no
+    other profiling timer runs; elsewhere (the language server's threads) the block is unbounded."""
+    if (threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer")
+            or signal.getitimer(signal.ITIMER_PROF) != (0.0, 0.0)):
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        raise _Overtime
+
+    previous = signal.signal(signal.SIGPROF, expired)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
 def analyse_bytes(rel: str, data: bytes) -> Analysed:
+    """One file's facts, or its skip reason: not text, nesting too deep, more than ANALYSIS_SECONDS."""
     key = digest(data)
     try:
-        facts = analyse_source(posixpath.basename(rel), data)
+        with _deadline(ANALYSIS_SECONDS):
+            facts = analyse_source(posixpath.basename(rel), data)
     except NotText as exc:
         return Analysed(rel, key, len(data), None, str(exc))
     except (RecursionError, MemoryError):
         return Analysed(rel, key, len(data), None, "too deeply nested to analyse")
+    except _Overtime:
+        return Analysed(rel, key, len(data), None,
+                        f"too long to analyse (more than {ANALYSIS_SECONDS:g} s of CPU; the limit per file)")
     return Analysed(rel, key, len(data), facts)
 
 

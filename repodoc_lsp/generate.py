@@ -568,7 +568,7 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                 summary.unchanged = len(writer.manifest)
                 writer.save_manifest()  # writes only an earlier version's manifest anew, compressed
             else:
-                jobs = (job.jobs or default_jobs(ws.settings)) if change is None else 1
+                jobs = default_jobs(ws.settings, job.jobs) if change is None else 1
                 early = _start_render_workers_early(ws, writer, jobs)
                 site: Site | None = None
                 try:

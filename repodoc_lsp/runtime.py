@@ -165,11 +165,18 @@ def background_worker() -> None:
     collect_less()
 
 
-def default_jobs(settings: Settings) -> int:
-    """Worker processes: the `jobs` setting, else one per core this process may use."""
-    if settings.jobs > 0:
-        return settings.jobs
+def usable_cpus() -> int:
+    """The cores this process may run on (its affinity mask; the machine's count where there is none)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def default_jobs(settings: Settings, requested: int | None = None) -> int:
+    """Worker processes: `requested` (the CLI's --jobs), else the `jobs` setting, else one per core this
+    process may use; never more than those cores. A checkout's `[tool.repodoc]` may set `jobs`
+    (`jobs = 1000000` asked for a process per 8 files): workers past the cores only cost memory."""
+    cpus = usable_cpus()
+    wanted = requested if requested and requested > 0 else settings.jobs
+    return min(wanted, cpus) if wanted > 0 else cpus

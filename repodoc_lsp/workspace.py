@@ -204,7 +204,7 @@ class Workspace:
                 progress("analyse", done, total, posixpath.dirname(result.rel))
 
         cancelled = False
-        workers = min(jobs or default_jobs(self.settings), max(1, len(todo) // 8))
+        workers = min(default_jobs(self.settings, jobs), max(1, len(todo) // 8))
         if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
             chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]

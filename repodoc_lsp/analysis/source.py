@@ -25,6 +25,11 @@ class NotText(Exception):
     """The bytes are not a text file repodoc can document; `str(exc)` is the reason."""
 
 
+class TooComplex(NotText):
+    """A text past the analysis's bounds (brackets nested too deep, too long to analyse); `str(exc)`
+    is the reason."""
+
+
 @dataclass(frozen=True, slots=True)
 class SourceText:
     """Decoded text with universal newlines, and how it was decoded."""

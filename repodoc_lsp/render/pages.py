@@ -44,6 +44,9 @@ from repodoc_lsp.render.purpose import Purpose, file_purpose
 from repodoc_lsp.words import plural
 
 LIST_LIMIT = 20  # a longer list shows this many, then its count, breakdown and folded whole
+# A folder of more files has its complete list in the index folded as names by type, each linked (about
+# 45 bytes a file), not one line with its purpose each: 8,000 modules made an `index.md` of 910 KB.
+INDEX_NOTES_LIMIT = 200
 PAGE_LIMIT = 100_000  # bytes: a file page whose embedded source would take it past this leaves it out
 LISTS_BUDGET = 80_000  # bytes of lists or class entries a part page past the members' parts takes
 IMPORT_DIAGRAM_NODES = 12  # files in a folder's import diagram (doc.md)
@@ -533,20 +536,32 @@ def anchor_state(site: Site, rel: str) -> AnchorState | None:
 
 def gather_docs(site: Site, rel: str) -> dict:
     rels = site.relations
+    importers, tests, links = rels.importers(rel), rels.tests_of(rel), _import_links(site, rel)
+    # the page itself and the files it lists above Related Files (`Renderer._related`)
+    listed = {rel, *tests, *importers, *(t for cat, targets, _absolute in links if cat == "workspace" for t in targets)}
     return {"digest": site.digests.get(rel), "size": site.sizes.get(rel, 0),
-            "module": rels.module_of.get(rel, ""), "importers": rels.importers(rel), "tests": rels.tests_of(rel),
-            "siblings": _siblings(site.child_files.get(folder_of(rel), []), rel),
-            "links": _import_links(site, rel), "modules": _module_files(site, rel), "xref": _xref(site, rel),
+            "module": rels.module_of.get(rel, ""), "importers": importers, "tests": tests,
+            "siblings": _siblings(site.child_files.get(folder_of(rel), []), listed),
+            "links": links, "modules": _module_files(site, rel), "xref": _xref(site, rel),
             "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel)}
 
 
-def _siblings(files: list[str], rel: str) -> list[str]:
-    """`files` (sorted, `rel` among them once) but `rel`: two slices, not a pass comparing every name
-    (a folder of n files took n * n comparisons)."""
-    i = bisect.bisect_left(files, rel)
-    if i < len(files) and files[i] == rel:
-        return files[:i] + files[i + 1:]
-    return [r for r in files if r != rel]
+def _siblings(files: list[str], listed: set[str]) -> tuple[list[str], int]:
+    """The first `LIST_LIMIT` of `files` (a folder's, sorted) that are not in `listed` (the page's own
+    file and those it lists above), and how many of `files` are not: a look at `LIST_LIMIT` names
+    and each of `listed`, not at the whole folder (each page of a folder of n files took all n,
+    and its key digested them: 8,000 modules in one folder took 4x the time of 80 folders of 100)."""
+    inside = 0
+    for r in listed:
+        i = bisect.bisect_left(files, r)
+        inside += i < len(files) and files[i] == r
+    head: list[str] = []
+    for r in files:
+        if len(head) == LIST_LIMIT:
+            break
+        if r not in listed:
+            head.append(r)
+    return head, len(files) - inside
 
 
 def gather_index(site: Site, folder: str) -> dict:
@@ -1078,23 +1093,20 @@ class Renderer:
         this page already (Dependencies, Testing & Usage, Imported by), so they are counted here
         and linked to, not listed twice."""
         seen = {rel}
-        groups: dict[str, list[dict]] = {}
-        shown = 0
         counts: dict[str, int] = {}
         tests = set(inputs["tests"])
         importers = [r for r in inputs["importers"] if r not in tests]  # counted only: in any order
         imported = [t for cat, targets, _absolute in inputs["links"] if cat == "workspace" for t in targets]
-        for relation, rels in (("it imports", imported), ("test", inputs["tests"]), ("imports it", importers),
-                               ("same folder", inputs["siblings"])):
+        for relation, rels in (("it imports", imported), ("test", inputs["tests"]), ("imports it", importers)):
             for r in rels:
-                if r in seen:
-                    continue
-                seen.add(r)
-                counts[relation] = counts.get(relation, 0) + 1
-                if relation == "same folder" and shown < LIST_LIMIT:
-                    groups.setdefault(relation, []).append(self._near_item(page, r))
-                    shown += 1
-        return list(groups.items()), counts
+                if r not in seen:
+                    seen.add(r)
+                    counts[relation] = counts.get(relation, 0) + 1
+        head, same = inputs["siblings"]  # the folder's other files but those: the first ones, how many
+        if not same:
+            return [], counts
+        counts["same folder"] = same
+        return [("same folder", [self._near_item(page, r) for r in head])], counts
 
     def _dependencies(self, page: str, imports: Iterable[Import], links: Iterable[tuple[str, tuple[str, ...], str]],
                       modules: Mapping[str, str]) -> dict[str, list[dict]]:
@@ -1133,7 +1145,7 @@ class Renderer:
                                       f["key"]))
         return self._templates["folder_index"].render(
             folder=folder, page=page, title=folder or where.project, subfolders=subfolders,
-            files=files, doc_href=self._link(page, folder_doc(folder)),
+            files=files, compact=len(files) > INDEX_NOTES_LIMIT, doc_href=self._link(page, folder_doc(folder)),
             parent_href=self._link(page, folder_index(folder_of(folder))) if folder else "",
             project=where.project,
         )
@@ -1155,8 +1167,9 @@ class Renderer:
         telling = [] if purpose else [
             (posixpath.basename(r), self._link(page, docs_page(r)), _purpose_line(file_purpose(r, facts_of[r])))
             for r in sorted(files, key=lambda r: (-len(used[r]), r))[:3]]
+        inside = set(files)
         edges = {(rel, t) for rel in files for cat, targets, _absolute in inputs["links"][rel] if cat == "workspace"
-                 for t in targets if t != rel and t in set(files)}
+                 for t in targets if t != rel and t in inside}  # (the set made once: per import, n^2 in all)
         languages = Counter(facts_of[r].language.value for r in files)
         lines = sum(facts_of[r].lines for r in files)
         main_classes: list[dict] = []
@@ -1184,7 +1197,6 @@ class Renderer:
 
         public = lambda entries: sorted(  # noqa: E731  the most used first, then public before private
             entries, key=lambda e: (-e["users"], e["key"][0].startswith("_"), e["key"]))
-        inside = set(files)
         deps: dict[str, Counter[str]] = {"workspace": Counter(), "stdlib": Counter(), "third-party": Counter()}
         used_by: set[str] = set()
         importers_of: dict[str, int] = {}

@@ -57,8 +57,7 @@ def test_big_files_and_line_endings(tmp_path: Path) -> None:
         kw = (root / "docs" / f"{name}_kw.md").read_text()
         assert "**`a`**" in kw and "**`B`**" in kw, name
     assert "**`with_bom`**" in (root / "docs/bom.py_kw.md").read_text()
-    deep = (root / "docs/deep.py_docs.md").read_text()
-    assert "**Syntax error**" in deep or "**`after`**" in (root / "docs/deep.py_kw.md").read_text()
+    assert skipped["deep.py"] == "nesting too deep (1,000 levels; limit 200)"  # parso: minutes per MB
     for page in (root / "docs").rglob("*.md"):
         strip_fences(page.read_text())  # every fence closed
     assert broken_links(root / "docs") == []

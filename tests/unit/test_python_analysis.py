@@ -17,6 +17,7 @@ from repodoc_lsp.analysis.signature import (
     annotation_spans,
     signature_text,
 )
+from repodoc_lsp.analysis.source import TooComplex
 
 
 def test_signatures_as_written() -> None:
@@ -142,9 +143,12 @@ def test_risky_calls_through_aliases_and_multiline() -> None:
 
 
 def test_deeply_nested_code_does_not_crash() -> None:
-    src = ("x = " + "(" * 300 + "1" + ")" * 300 + "\ndef after():\n    pass\n").encode()
-    facts = analyse_source("m.py", src)
-    assert facts.syntax_error is not None
+    src = ("x = " + "(" * 199 + "1" + ")" * 199 + "\ndef after(:\n    pass\n").encode()
+    facts = analyse_source("m.py", src)  # does not parse: parso reads it
+    assert facts.syntax_error is not None and [s.name for s in facts.symbols] == ["after"]
+    # past Python's own limit (200): no parse at all, and parso's would cost minutes on a large file
+    with pytest.raises(TooComplex, match=r"^nesting too deep \(300 levels; limit 200\)$"):
+        analyse_source("m.py", ("x = " + "(" * 300 + "1" + ")" * 300 + "\n").encode())
     nested_ifs = "".join("    " * i + "if x:\n" for i in range(120)) + "    " * 120 + "pass\n"
     assert analyse_source("n.py", nested_ifs.encode()).lines == 121
 
