@@ -324,12 +324,18 @@ def docs_source(root: Path) -> str:
     top = root / DEFAULT_OUTPUT
     if not top.is_dir():
         return ""
+    for tool in _DOCS_TOOL_CONFIGS:  # named first when there: what makes docs/ a source folder
+        if not owned_page(top / tool) and (top / tool).is_file():
+            return f"{DEFAULT_OUTPUT}/{tool}"
     for folder, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if not name.startswith(".") and not owned_page(os.path.join(folder, name)):
                 return os.path.relpath(os.path.join(folder, name), root)
     return ""
+
+
+_DOCS_TOOL_CONFIGS = ("conf.py", "mkdocs.yml", "mkdocs.yaml", "source/conf.py")
 
 
 def _mkdocs_dir(path: Path) -> str | None:

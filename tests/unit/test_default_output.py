@@ -84,3 +84,9 @@ def test_the_server_decides_the_same_and_the_docs_stay_inputs(tmp_path: Path) ->
     assert inputs.is_input(root / "docs/index.rst") and inputs.is_input(root / "docs/conf.py")
     make_workspace(root, {"repodoc-docs/a.py_docs.md": PAGE})
     assert not inputs.is_input(root / "repodoc-docs/a.py_docs.md")
+
+
+def test_the_notice_names_the_docs_tool_first(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path / "ws", {"docs/Makefile": "html:\n", "docs/source/conf.py": "x = 1\n",
+                                            "docs/source/index.rst": "X\n"})
+    assert "(docs/source/conf.py)" in load_settings(root)[0].output_chosen
