@@ -60,8 +60,8 @@ def test_their_sphinx_build_is_the_same_after_generate(name: str, tmp_path: Path
     theirs = _tree(project / "docs")
     proc = cli_here("generate", str(project), env=cache_env)
     assert proc.returncode == 0, proc.stderr
-    assert "writing to repodoc-docs/" in proc.stderr and (project / "repodoc-docs/docs").is_dir()
-    assert _tree(project / "docs") == theirs
     assert sphinx_build(python, project, tmp_path / "after") == before
+    assert _tree(project / "docs") == theirs
+    assert "writing to repodoc-docs/" in proc.stderr and (project / "repodoc-docs/docs").is_dir()
     check = cli_here("generate", str(project), "--check", env=cache_env)
     assert check.returncode == 0, check.stdout + check.stderr

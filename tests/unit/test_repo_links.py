@@ -1,6 +1,6 @@
 """The repository's own cross-references resolve: every relative link and `#anchor` of its Markdown
 files (GitHub's heading slugs), and every section a file cites by name (`README "Trust"`,
-`bench/README, "Part pages on PyTorch"`) is a heading of that file."""
+`bench/README, "Figures"`) is a heading of that file."""
 
 from __future__ import annotations
 
