@@ -89,15 +89,20 @@ def sphinx_python() -> Path:
     return python
 
 
-def sphinx_build(python: Path, project: Path, out: Path) -> tuple[int, list[str]]:
-    """The project's own Sphinx build (`python -m sphinx -b html -q docs OUT`, its own conf.py):
-    the exit code and its warnings and errors, sorted, with `out` written as OUT. Intersphinx
-    inventories cannot be fetched here: a proxy that refuses makes that fail at once, the same way
-    every time."""
+def sphinx_builds(python: Path, builds: list[tuple[Path, Path]]) -> list[tuple[int, list[str]]]:
+    """Each project's own Sphinx build (`python -m sphinx -b html -q docs OUT`, its own conf.py),
+    all at once (one core each): for each (project, out), the exit code and its warnings and errors,
+    sorted, with the project's folder written as PROJECT and `out` as OUT. Intersphinx inventories
+    cannot be fetched here: a proxy that refuses makes that fail at once, the same way every time."""
     refused = "http://127.0.0.1:9"
     env = {**os.environ, "http_proxy": refused, "https_proxy": refused, "HTTP_PROXY": refused,
            "HTTPS_PROXY": refused, "no_proxy": "", "NO_PROXY": ""}
-    proc = subprocess.run([str(python), "-m", "sphinx", "-b", "html", "-q", "docs", str(out)], cwd=project,
-                          capture_output=True, text=True, env=env, timeout=600)
-    lines = (proc.stdout + proc.stderr).replace(str(out), "OUT").splitlines()
-    return proc.returncode, sorted(line for line in lines if line.strip())
+    running = [subprocess.Popen([str(python), "-m", "sphinx", "-b", "html", "-q", "docs", str(out)], cwd=project,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+               for project, out in builds]
+    results = []
+    for proc, (project, out) in zip(running, builds, strict=True):
+        text, _ = proc.communicate(timeout=600)
+        lines = text.replace(str(out), "OUT").replace(str(project), "PROJECT").splitlines()
+        results.append((proc.returncode, sorted(line for line in lines if line.strip())))
+    return results

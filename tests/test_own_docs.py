@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import cli_here, make_workspace, run_cli
-from sdists import project_copy, sphinx_build, sphinx_python
+from sdists import project_copy, sphinx_builds, sphinx_python
 
 NOTICE = ("repodoc: docs/ holds your own documentation (docs/conf.py); writing to repodoc-docs/ "
           "(set `output` in [tool.repodoc] to choose)")
@@ -55,12 +55,12 @@ def test_first_run_beside_sphinx_docs(tmp_path: Path, cache_env: dict[str, str])
 def test_their_sphinx_build_is_the_same_after_generate(name: str, tmp_path: Path,
                                                        cache_env: dict[str, str]) -> None:
     python = sphinx_python()
-    project = project_copy(name, tmp_path / "src")
-    before = sphinx_build(python, project, tmp_path / "before")
+    pristine, project = project_copy(name, tmp_path / "pristine"), project_copy(name, tmp_path / "generated")
     theirs = _tree(project / "docs")
     proc = cli_here("generate", str(project), env=cache_env)
     assert proc.returncode == 0, proc.stderr
-    assert sphinx_build(python, project, tmp_path / "after") == before
+    before, after = sphinx_builds(python, [(pristine, tmp_path / "before"), (project, tmp_path / "after")])
+    assert after == before
     assert _tree(project / "docs") == theirs
     assert "writing to repodoc-docs/" in proc.stderr and (project / "repodoc-docs/docs").is_dir()
     check = cli_here("generate", str(project), "--check", env=cache_env)
