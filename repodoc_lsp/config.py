@@ -302,12 +302,12 @@ def default_output(root: Path) -> tuple[str, str]:
 
     if has_manifest(root / DEFAULT_OUTPUT):
         return DEFAULT_OUTPUT, ""
-    if has_manifest(root / OWN_OUTPUT):
-        return OWN_OUTPUT, f"{OWN_OUTPUT}/ holds the pages repodoc wrote"
     why = docs_source(root)
-    if why:
+    if why:  # the same words before and after the first run (the settings stay equal)
         return OWN_OUTPUT, (f"{DEFAULT_OUTPUT}/ holds your own documentation ({why}); writing to "
                             f"{OWN_OUTPUT}/ (set `output` in [tool.repodoc] to choose)")
+    if has_manifest(root / OWN_OUTPUT):
+        return OWN_OUTPUT, f"{OWN_OUTPUT}/ holds the pages repodoc wrote"
     return DEFAULT_OUTPUT, ""
 
 
@@ -325,7 +325,7 @@ def docs_source(root: Path) -> str:
     if not top.is_dir():
         return ""
     for tool in _DOCS_TOOL_CONFIGS:  # named first when there: what makes docs/ a source folder
-        if not owned_page(top / tool) and (top / tool).is_file():
+        if (top / tool).is_file() and not owned_page(top / tool):
             return f"{DEFAULT_OUTPUT}/{tool}"
     for folder, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))

@@ -55,6 +55,7 @@ def test_the_choice_is_kept_by_the_manifest(tmp_path: Path) -> None:
     (root / OWN_OUTPUT).mkdir()
     write_manifest(root / OWN_OUTPUT, {"pages": {}})
     assert output_notice(root, settings) == ""  # said on the first run only
+    assert load_settings(root)[0] == settings  # the same settings: nothing for the server to redo
     (root / "docs/conf.py").unlink()  # the project's docs gone: the tree stays where it is
     assert _output(root) == OWN_OUTPUT and output_notice(root, load_settings(root)[0]) == ""
     # A tree written in docs/ (an earlier version, or chosen) stays there, whatever else is in it.
