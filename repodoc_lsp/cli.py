@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from repodoc_lsp import __version__
-from repodoc_lsp.config import ConfigError, Settings, load_settings, output_problem
+from repodoc_lsp.config import ConfigError, Settings, load_settings, output_notice, output_problem
 from repodoc_lsp.exits import (
     EXIT_BROKEN_PIPE,
     EXIT_BUSY,
@@ -64,7 +64,8 @@ def _parser() -> argparse.ArgumentParser:
                          description="Write a _docs.md and a _kw.md per file and an index.md and a "
                                      "doc.md per folder of ROOT into the output folder.")
     gen.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
-    gen.add_argument("--out", metavar="DIR", help="output folder (default: ROOT/docs)")
+    gen.add_argument("--out", metavar="DIR", help="output folder (default: ROOT/docs, or "
+                     "ROOT/repodoc-docs when docs/ is the project's own documentation)")
     gen.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: cores)")
     gen.add_argument("--check", action="store_true",
                      help="write nothing; exit 1 and list stale pages if the tree is out of date")
@@ -93,7 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     changes.add_argument("--since", metavar="REF", help="only what changed since REF (git diff REF)")
     changes.add_argument("--staged", action="store_true", help="only what is staged (git diff --cached)")
     chk.add_argument("--no-pages", action="store_true", help="references only, not the generated pages")
-    chk.add_argument("--out", metavar="DIR", help="output folder of the pages (default: ROOT/docs)")
+    chk.add_argument("--out", metavar="DIR", help="output folder of the pages (default: as generate "
+                     "chooses)")
     chk.add_argument("--cache-dir", metavar="DIR", help="analysis cache folder (default: the user cache folder)")
     chk.add_argument("--no-cache", action="store_true", help="analyse every file again")
     chk.set_defaults(jobs=None, include=None, exclude=None, templates=None, embed_source_max_bytes=None,
@@ -201,12 +203,14 @@ def _settings(root: Path, args: argparse.Namespace, *, writes: bool = True) -> S
         print(f"repodoc: warning: {problem}; using the default", file=sys.stderr)
     if args.out:  # a flag is relative to the working folder, a setting to the root
         settings = settings.replace(output=str(Path(args.out).resolve()))
-    key = "--out" if args.out else "output" if settings.output == Settings().output \
+    key = "--out" if args.out else "output" if settings.output_chosen or settings.output == Settings().output \
         else f"{root / 'pyproject.toml'} [tool.repodoc] output"
     refused = output_problem(root, settings.output, key=key, may_leave=bool(args.out)) if writes else ""
     if refused:
         _err(refused)
         return None
+    if writes and (notice := output_notice(root, settings)):  # `docs/` is the project's own docs
+        print(notice, file=sys.stderr)
     if settings.templates and not Path(settings.templates).is_dir():
         _err(f"templates: {settings.templates}: not a folder")
         return None

@@ -52,6 +52,9 @@ class Settings:
     hover: str = "full"
     max_workspace_files: int = 100_000
     refs_ignore: tuple[str, ...] = ()
+    # Not a setting: why repodoc chose `output` itself, nobody having set it ("" when somebody did or
+    # it is `docs`); the first run says it in one line (`output_notice`).
+    output_chosen: str = ""
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
@@ -90,7 +93,8 @@ class Field:
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("output", str, "output folder, inside the workspace (`--out` may leave it)", editor_name="outputDir",
+    Field("output", str, "output folder, inside the workspace (`--out` may leave it); unset: `docs`, or "
+          "`repodoc-docs` when `docs/` is the project's own documentation", editor_name="outputDir",
           trust=Trust.INSIDE),
     Field("include", tuple, "gitignore-style patterns; when set, only matching files are inputs"),
     Field("exclude", tuple, "gitignore-style patterns excluded from the inputs"),
@@ -274,7 +278,88 @@ def load_settings(
     if overrides:
         settings, found = apply(settings, overrides, source="settings", strict=strict)
         problems += found
+    if not any(table.get(k) is not None or (overrides or {}).get(k) is not None for k in _OUTPUT_KEYS):
+        output, why = default_output(root)
+        settings = settings.replace(output=output, output_chosen=why)
     return _person_paths(root, settings, problems), problems
+
+
+_OUTPUT_KEYS = ("output", "outputDir")  # the spellings of `output` (FIELDS)
+DEFAULT_OUTPUT = Settings.output  # "docs"
+# The folder of its own repodoc writes to when `docs/` is the project's own documentation: at the top,
+# so inside no Sphinx or MkDocs source folder; named after the tool, so a reader knows what wrote it;
+# with a hyphen, so it can be no importable package's name; not a name docs tools use (_build, site).
+OWN_OUTPUT = "repodoc-docs"
+
+
+def default_output(root: Path) -> tuple[str, str]:
+    """The output folder when nobody set one (relative to `root`), and why it is not `docs` ("" when
+    it is). Decided from the folders alone, so every caller (CLI, check, server, page process,
+    hook, action) decides the same: `docs` holding repodoc's manifest stays the output; else
+    `repodoc-docs` holding it stays; else `docs` when it holds only what repodoc wrote (or does not
+    exist), `repodoc-docs` when it is the project's own documentation (`docs_source`)."""
+    from repodoc_lsp.writer import has_manifest
+
+    if has_manifest(root / DEFAULT_OUTPUT):
+        return DEFAULT_OUTPUT, ""
+    why = docs_source(root)
+    if why:  # the same words before and after the first run (the settings stay equal)
+        return OWN_OUTPUT, (f"{DEFAULT_OUTPUT}/ holds your own documentation ({why}); writing to "
+                            f"{OWN_OUTPUT}/ (set `output` in [tool.repodoc] to choose)")
+    if has_manifest(root / OWN_OUTPUT):
+        return OWN_OUTPUT, f"{OWN_OUTPUT}/ holds the pages repodoc wrote"
+    return DEFAULT_OUTPUT, ""
+
+
+def docs_source(root: Path) -> str:
+    """What makes `root/docs` the project's own documentation ("" when nothing does): a root
+    `mkdocs.yml` whose `docs_dir` is `docs` (its default), or a file in it that repodoc did not
+    write (no marker on its first line: a Sphinx `conf.py`, a hand-written page). Hidden files and
+    folders are left out (`.gitkeep`, repodoc's own manifest and temporary files)."""
+    from repodoc_lsp.writer import owned_page
+
+    for name in ("mkdocs.yml", "mkdocs.yaml"):
+        if _mkdocs_dir(root / name) == DEFAULT_OUTPUT:
+            return f"{name} builds it"
+    top = root / DEFAULT_OUTPUT
+    if not top.is_dir():
+        return ""
+    for tool in _DOCS_TOOL_CONFIGS:  # named first when there: what makes docs/ a source folder
+        if (top / tool).is_file() and not owned_page(top / tool):
+            return f"{DEFAULT_OUTPUT}/{tool}"
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith(".") and not owned_page(os.path.join(folder, name)):
+                return os.path.relpath(os.path.join(folder, name), root)
+    return ""
+
+
+_DOCS_TOOL_CONFIGS = ("conf.py", "mkdocs.yml", "mkdocs.yaml", "source/conf.py")
+
+
+def _mkdocs_dir(path: Path) -> str | None:
+    """The `docs_dir` of the MkDocs configuration at `path` (None when there is none), normalised."""
+    try:
+        text = read_inside(path.parent, path).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    folder = DEFAULT_OUTPUT  # MkDocs' default
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key == "docs_dir":
+            folder = value.split("#", 1)[0].strip().strip("'\"") or folder
+    return os.path.normpath(folder)
+
+
+def output_notice(root: Path, settings: Settings) -> str:
+    """The one line that says where pages go when repodoc chose the folder itself and this is its
+    first run there (no manifest yet); "" otherwise."""
+    from repodoc_lsp.writer import has_manifest
+
+    if not settings.output_chosen or has_manifest(root / settings.output):
+        return ""
+    return f"repodoc: {settings.output_chosen}"
 
 
 def project_name(root: Path, settings: Settings) -> str:

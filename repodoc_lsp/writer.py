@@ -59,6 +59,15 @@ _E = TypeVar("_E")  # a parsed manifest entry
 _OPEN_DIRS = 32
 
 
+def owned_page(path: Path | str, dir_fd: int | None = None) -> bool:
+    """True when the file at `path` (relative to `dir_fd` when given) is a page repodoc generated
+    (marker on line 1)."""
+    try:  # a FIFO is nobody's page
+        return read_regular(path, len(_MARKER_BYTES), dir_fd=dir_fd) == _MARKER_BYTES
+    except OSError:
+        return False
+
+
 def has_manifest(folder: Path) -> bool:
     """True when `folder` holds a manifest (it is a repodoc output folder), of this version or an earlier one."""
     return any((folder / name).is_file() for name in (MANIFEST, OLD_MANIFEST))
@@ -397,10 +406,7 @@ class Writer:
     def owned(self, path: Path | str, dir_fd: int | None = None) -> bool:
         """True when the file at `path` (relative to `dir_fd` when given) is a page repodoc generated
         (marker on line 1)."""
-        try:  # a FIFO is nobody's page
-            return read_regular(path, len(_MARKER_BYTES), dir_fd=dir_fd) == _MARKER_BYTES
-        except OSError:
-            return False
+        return owned_page(path, dir_fd)
 
     # -- writing ------------------------------------------------------------------
     def unchanged(self, page: str, key: str) -> bool:

@@ -175,7 +175,8 @@ def test_deleted_source_removes_its_pages(demo: tuple[Path, dict], cache_env: di
 
 
 def test_person_files_in_output_are_never_touched(tmp_path: Path, cache_env: dict[str, str]) -> None:
-    root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "sub/b.py": "y = 2\n",
+    root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "sub/b.py": "y = 2\n",  # docs/ chosen:
+                                            "pyproject.toml": '[tool.repodoc]\noutput = "docs"\n',
                                             "docs/index.md": "# My Sphinx index\n",
                                             "docs/notes.md": "mine\n", "docs/a.py_kw.md": "hand written\n"})
     mine = {p: (root / p).read_bytes() for p in ("docs/index.md", "docs/notes.md", "docs/a.py_kw.md")}

@@ -57,7 +57,8 @@ def test_an_edited_page_of_a_deleted_source_stays(tmp_path: Path, cache_env: dic
 
 
 def test_pages_with_the_marker_are_ours_without_the_manifest(tmp_path: Path, cache_env: dict[str, str]) -> None:
-    root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "sub/c.py": "z = 3\n", "docs/notes.md": "mine\n"})
+    root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "sub/c.py": "z = 3\n", "docs/notes.md": "mine\n",
+                                            "pyproject.toml": '[tool.repodoc]\noutput = "docs"\n'})
     generate_json(root, cache_env)
     (root / "docs" / MANIFEST).unlink()
     (root / "sub/c.py").unlink()

@@ -22,7 +22,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp import __version__
 from repodoc_lsp.analysis.cursor import Cursor
-from repodoc_lsp.config import Settings, apply
+from repodoc_lsp.config import Settings, apply, output_notice
 from repodoc_lsp.pool import end_children
 from repodoc_lsp.runtime import Runtime
 from repodoc_lsp.server.priority import Requests
@@ -120,6 +120,8 @@ class RepodocServer(LanguageServer):
         if root.output_refused:
             self.tell(f"repodoc: {root.output_refused}; no pages are written for {root.path}",
                       types.MessageType.Error)
+        elif notice := output_notice(path, settings):  # `docs/` is the project's own documentation
+            self.tell(f"{notice} ({root.path})", types.MessageType.Info)
         return root
 
     def add_root(self, folder: Path) -> Root | None:

@@ -37,7 +37,7 @@ def output_refusal(root: Path, editor: Mapping[str, Any], settings: Settings) ->
     inside the workspace whoever set it (there is no command line to ask for more here)."""
     if "outputDir" in editor or "output" in editor:
         key = "settings: outputDir"
-    elif settings.output != Settings().output:
+    elif not settings.output_chosen and settings.output != Settings().output:
         key = f"{root / 'pyproject.toml'} [tool.repodoc] output"
     else:
         key = "output"

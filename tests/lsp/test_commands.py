@@ -75,7 +75,7 @@ async def test_a_persons_files_in_the_output_folder_survive_generate_and_saves(c
     for path, text in mine.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache"), "outputDir": "docs"})  # chosen
     await wait_for(lambda: symbols(client, "Shape"))
     result = await client.workspace_execute_command_async(_command("repodoc.generate"))
     conflicts = {c["path"]: c["reason"] for c in result["conflicts"]}

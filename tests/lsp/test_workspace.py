@@ -55,7 +55,7 @@ async def test_two_workspace_folders(client: LanguageClient, tmp_path: Path) -> 
     one = build(tmp_path / "one", SAMPLE)
     two = build(tmp_path / "two", {"lib.py": "class OnlyInTwo:\n    pass\n", "sub/m.py": "x = 1\n",
                                    "docs/sub": "a file where the folder of sub/'s pages goes\n"})
-    await start(client, one, options={"cacheDir": str(tmp_path / "c")}, folders=[one, two])
+    await start(client, one, options={"cacheDir": str(tmp_path / "c"), "outputDir": "docs"}, folders=[one, two])
     found = await wait_for(lambda: symbols(client, "OnlyInTwo"))
     assert found[0].location.uri == (two / "lib.py").as_uri()
     await wait_for(lambda: symbols(client, "Shape"))

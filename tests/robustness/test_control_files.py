@@ -115,7 +115,7 @@ async def test_the_server_keeps_answering_over_hostile_control_files(client: Lan
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=ws.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=ws.as_uri(), name=ws.name)],
-        initialization_options={"cacheDir": str(tmp_path / "cache")}))
+        initialization_options={"cacheDir": str(tmp_path / "cache"), "outputDir": "docs"}))
     result = await asyncio.wait_for(client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="repodoc.generate")), 60)
     assert "pkg/a.py_docs.md" in result["writtenPages"], result

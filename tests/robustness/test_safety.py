@@ -38,7 +38,8 @@ def test_symlinked_output_subfolder_is_not_followed(tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
     (other / "keep.txt").write_text("mine\n")
-    root = make_workspace(tmp_path / "ws", {"pkg/a.py": "def a():\n    pass\n", "b.py": "x = 1\n"})
+    root = make_workspace(tmp_path / "ws", {"pkg/a.py": "def a():\n    pass\n", "b.py": "x = 1\n",
+                                            "pyproject.toml": '[tool.repodoc]\noutput = "docs"\n'})  # docs/ chosen
     (root / "docs").mkdir()
     (root / "docs" / "pkg").symlink_to(other, target_is_directory=True)
     (root / "docs" / "out.md").symlink_to(other / "keep.txt")

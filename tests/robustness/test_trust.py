@@ -272,6 +272,7 @@ def test_output_must_stay_inside_the_workspace(tmp_path: Path, case: str) -> Non
 
 def test_a_docs_folder_with_its_own_conf_py_is_an_output_folder(tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "ws", {"a.py": SOURCE, "docs/conf.py": "project = 'x'\n",
+                                            "pyproject.toml": '[tool.repodoc]\noutput = "docs"\n',  # chosen
                                             "docs/_ext/roles.py": "def setup(app):\n    pass\n",
                                             "lib/tool.py": SOURCE})
     assert run_cli("generate", str(root), env=_env(tmp_path)).returncode == 0

@@ -203,7 +203,7 @@ def test_fifos_in_the_output_folder_never_block(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "ws", {"a.py": "def a():\n    pass\n", "docs/notes.md": "mine\n"})
     os.mkfifo(ws / "docs" / MANIFEST)
     os.mkfifo(ws / "docs/a.py_docs.md")
-    proc = _cli(str(ws), "--json", env={"REPODOC_CACHE_DIR": str(tmp_path / "cache")})
+    proc = _cli(str(ws), "--json", "--out", str(ws / "docs"), env={"REPODOC_CACHE_DIR": str(tmp_path / "cache")})
     assert proc.returncode == 0, proc.stderr
     conflicts = {c["path"]: c["reason"] for c in json.loads(proc.stdout)["conflicts"]}
     assert conflicts == {"a.py_docs.md": "a file repodoc did not generate is in the way"}

@@ -44,7 +44,9 @@ export function insideFolder(folder: string, p: string): boolean {
  */
 export function trustedValue(key: string, v: Inspected, trusted: boolean, folders: readonly string[]): { value: unknown; ignored?: string } {
   const fromWorkspace = v.workspaceFolderValue ?? v.workspaceValue;
-  const userLevel = v.globalValue ?? v.defaultValue;
+  // The output folder nobody set is the server's to choose (`docs`, or `repodoc-docs` beside a
+  // project's own documentation): its default is not sent.
+  const userLevel = v.globalValue ?? (key === OUTPUT_SETTING ? undefined : v.defaultValue);
   const userOnly = (USER_ONLY_SETTINGS as readonly string[]).includes(key);
   if (fromWorkspace === undefined || (!userOnly && key !== OUTPUT_SETTING)) {
     return { value: fromWorkspace ?? userLevel };

@@ -173,7 +173,9 @@ end
 function M.root_dir(bufnr, markers)
   local fname = vim.api.nvim_buf_get_name(bufnr)
   local dir = vim.fn.fnamemodify(fname, ":p:h")
-  local output = (M.config.settings or {}).outputDir or "docs"
+  local chosen = (M.config.settings or {}).outputDir
+  -- unset: the server writes to docs/, or to repodoc-docs/ beside a project's own docs/
+  local outputs = chosen and { chosen } or { "docs", "repodoc-docs" }
   local beside_tree -- the folder holding an output folder the file is in
   while dir and dir ~= "" do
     local parent = vim.fn.fnamemodify(dir, ":h")
@@ -183,7 +185,9 @@ function M.root_dir(bufnr, markers)
       for _, marker in ipairs(markers or M.config.root_markers) do
         if exists(dir .. "/" .. marker) then return dir end
       end
-      if holds_tree(dir .. "/" .. output) then return dir end
+      for _, output in ipairs(outputs) do
+        if holds_tree(dir .. "/" .. output) then return dir end
+      end
     end
     if parent == dir then break end
     dir = parent

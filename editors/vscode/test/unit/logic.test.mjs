@@ -43,13 +43,16 @@ test('code and path settings come from user settings only', () => {
     assert.equal(settings.pythonPath, '');
     assert.equal(settings.maxWorkspaceSymbols, 7);  // a plain setting: the workspace's value
     // the output folder: a trusted workspace may choose it inside itself
-    assert.equal(settings.outputDir, trusted ? 'site' : 'docs');
+    assert.equal(settings.outputDir, trusted ? 'site' : undefined);  // unset: the server chooses
     assert.deepEqual(ignored.sort(), ['repodoc.cacheDir', ...(trusted ? [] : ['repodoc.outputDir']), 'repodoc.pythonPath', 'repodoc.templates']);
   }
   for (const outside of ['../elsewhere', '/tmp/x', '.', 'docs/../..']) {
     const v = logic.trustedValue('outputDir', { defaultValue: 'docs', globalValue: 'mine', workspaceValue: outside }, true, ws);
     assert.deepEqual(v, { value: 'mine', ignored: 'repodoc.outputDir' }, outside);
   }
+  // nobody chose: not sent, so the server keeps a project's own docs/ out of it
+  assert.deepEqual(logic.trustedValue('outputDir', { defaultValue: 'docs' }, true, ws), { value: undefined });
+  assert.ok(!('outputDir' in logic.serverSettings((k) => ({ defaultValue: k === 'outputDir' ? 'docs' : 1 }), true, ws).settings));
   // the person may choose any output folder in their user settings
   assert.deepEqual(logic.trustedValue('outputDir', { defaultValue: 'docs', globalValue: '/srv/docs' }, false, ws), { value: '/srv/docs' });
   assert.match(logic.ignoredMessage(['repodoc.templates']), /repodoc\.templates.*user settings only/);
