@@ -4,6 +4,7 @@ workspace scanned in this process."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -133,3 +134,45 @@ def test_changed_files_from_git(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
     with pytest.raises(GitError, match="is not in a git repository"):
         changed_files(tmp_path / "plain")
+
+
+def test_changed_files_are_what_git_diff_lists(tmp_path: Path) -> None:
+    """Working tree against a revision, hashed here (git reads no working-tree file): the same
+    names as `git diff --name-only REF` for every kind of change a content comparison sees."""
+    files = {f"ws/{name}": f"{name}\n" for name in ("same.py", "touched.py", "edited.md", "gone.md", "reverted.py",
+                                                   "staged.py", "unstaged-delete.py", "sub/deep.md")}
+    repo = make_workspace(tmp_path / "repo", {**files, "elsewhere.py": "x\n"})
+    (repo / "ws/link").symlink_to("same.py")
+    git = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, *git, "commit", "-qm", "one")
+    ws = repo / "ws"
+    import os
+
+    os.utime(ws / "touched.py", (1_000_000_000, 1_000_000_000))  # stat-dirty, same bytes
+    (ws / "edited.md").write_text("edited\n")
+    (ws / "gone.md").unlink()
+    (ws / "reverted.py").write_text("staged, then put back\n")
+    _git(repo, "add", "ws/reverted.py")
+    (ws / "reverted.py").write_text("reverted.py\n")
+    (ws / "staged.py").write_text("staged\n")
+    (ws / "new.py").write_text("new\n")
+    _git(repo, "add", "ws/staged.py", "ws/new.py")
+    _git(repo, "rm", "-q", "--cached", "ws/unstaged-delete.py")  # still on disk: deleted for git
+    (ws / "untracked.md").write_text("untracked\n")
+    (ws / "link").unlink()
+    (ws / "link").symlink_to("touched.py")
+    (ws / "sub" / "deep.md").write_text("deep, edited\n")
+    (repo / "elsewhere.py").write_text("y\n")
+    listed = subprocess.run(["git", "-C", str(ws), "diff", "--name-only", "--relative", "HEAD"], check=True,
+                            capture_output=True, text=True).stdout.split()
+    expected = {"edited.md", "gone.md", "staged.py", "new.py", "unstaged-delete.py", "link", "sub/deep.md"}
+    assert set(listed) == expected
+    assert changed_files(ws, since="HEAD") == expected
+    assert changed_files(ws, staged=True) == {"reverted.py", "staged.py", "new.py", "unstaged-delete.py"}
+    # a folder of the index made a link out of the root: nothing is read through it
+    outside = make_workspace(tmp_path / "outside", {"deep.md": "sub/deep.md\n"})
+    shutil.rmtree(ws / "sub")
+    (ws / "sub").symlink_to(outside)
+    assert "sub/deep.md" in changed_files(ws, since="HEAD")  # deleted, as git sees it
