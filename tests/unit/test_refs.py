@@ -176,3 +176,22 @@ def test_changed_files_are_what_git_diff_lists(tmp_path: Path) -> None:
     shutil.rmtree(ws / "sub")
     (ws / "sub").symlink_to(outside)
     assert "sub/deep.md" in changed_files(ws, since="HEAD")  # deleted, as git sees it
+
+
+def test_inside_follows_links_only_within_the_root(tmp_path: Path) -> None:
+    from repodoc_lsp.refs.resolve import inside
+
+    root = make_workspace(tmp_path / "ws", {"a/b.md": "", "c.md": ""}).resolve()
+    make_workspace(tmp_path, {"secret.md": ""})
+    (root / "up").symlink_to("..")
+    (root / "abs-out").symlink_to(tmp_path)
+    (root / "abs-in").symlink_to(root / "a")
+    (root / "rel-in").symlink_to("a/../a")
+    (root / "loop").symlink_to("loop")
+    assert inside(root, "a/b.md") == root / "a/b.md"
+    assert inside(root, "a/missing/x.md") == root / "a/missing/x.md"
+    assert inside(root, "abs-in/b.md") == root / "a/b.md" == inside(root, "rel-in/b.md")
+    assert inside(root, "a/../c.md") == root / "c.md" and inside(root, ".") == root
+    for out in ("up/secret.md", "up", "abs-out/secret.md", "../secret.md", "a/../../secret.md", "loop/x",
+                "missing/../../secret.md"):
+        assert inside(root, out) is None, out
