@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -36,6 +37,10 @@ _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat
 _EMPTY_TREE = {"sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
                "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
 _GITLINK, _SYMLINK = 0o160000, 0o120000
+# an entry of `ls-files -s -v -z --debug`: its line, then the stat data the index keeps
+_DEBUG = re.compile(r"(?P<tag>\S+) (?P<mode>[0-7]+) (?P<oid>[0-9a-f]+) (?P<stage>\d)\t(?P<name>[^\0]*)\0"
+                    r"  ctime: (?P<cs>\d+):(?P<cn>\d+)\n  mtime: (?P<ms>\d+):(?P<mn>\d+)\n"
+                    r"  dev: \d+\tino: (?P<ino>\d+)\n  uid: \d+\tgid: \d+\n  size: (?P<size>\d+)\tflags: [0-9a-f]+\n")
 
 
 class GitError(Exception):
@@ -106,10 +111,17 @@ def _worktree_changes(root: Path, top: Path, tree: str, algorithm: str) -> list[
         meta, _, name = record.partition("\t")
         then[name] = meta.split()[2]
     now: dict[str, tuple[str, int, str] | None] = {}  # None: unmerged
-    for record in filter(None, _git(root, "ls-files", "-s", "-v", "-z", "--full-name").split("\0")):
-        meta, _, name = record.partition("\t")
-        tag, octal, oid, stage = meta.split()
+    same: set[str] = set()  # the file's stat is the index's: its content is the index's (git's rule)
+    index = root / _git(root, "rev-parse", "--git-path", "index").strip()
+    try:
+        written = os.stat(index).st_mtime_ns
+    except OSError:
+        written = 0
+    for m in _DEBUG.finditer(_git(root, "ls-files", "-s", "-v", "-z", "--debug", "--full-name")):
+        tag, octal, oid, stage, name = m.group("tag", "mode", "oid", "stage", "name")
         now[name] = (tag, int(octal, 8), oid) if stage == "0" else None
+        if stage == "0" and _stat_unchanged(top / name, m, written):
+            same.add(name)
     hasher = _Hasher(root, top, algorithm)
     changed = []
     for name in sorted(then.keys() | now.keys()):
@@ -121,11 +133,27 @@ def _worktree_changes(root: Path, top: Path, tree: str, algorithm: str) -> list[
             current = None  # not in the index: deleted, whatever the working tree has there
         else:
             tag, mode, oid = entry
-            looked_at = mode != _GITLINK and tag != "S" and not tag.islower()
+            looked_at = mode != _GITLINK and tag != "S" and not tag.islower() and name not in same
             current = hasher.oid(name, mode) if looked_at else oid
         if current != then.get(name):
             changed.append(name)
     return changed
+
+
+def _stat_unchanged(path: Path, m: re.Match[str], written: int) -> bool:
+    """Whether the file's stat (times, inode, size: as the index keeps them, 32 bits) is what the
+    index recorded, and not racy (changed in the index's last second): then git takes the
+    content as the index's, and so does this, without reading the file."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    mtime = st.st_mtime_ns // 10**9, st.st_mtime_ns % 10**9
+    ctime = st.st_ctime_ns // 10**9, st.st_ctime_ns % 10**9
+    mask = 0xFFFFFFFF
+    recorded = tuple(int(m.group(k)) for k in ("ms", "mn", "cs", "cn", "ino", "size"))
+    return (recorded == (mtime[0] & mask, mtime[1], ctime[0] & mask, ctime[1], st.st_ino & mask, st.st_size & mask)
+            and st.st_mtime_ns // 10**9 < written // 10**9)
 
 
 class _Hasher:

@@ -13,6 +13,7 @@ from helpers import make_workspace
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.refs import check
+from repodoc_lsp.refs import git as git_module
 from repodoc_lsp.refs.extract import LINK, NAME, PATH, Ref
 from repodoc_lsp.refs.git import GitError, changed_files
 from repodoc_lsp.refs.resolve import Resolver, binds, external
@@ -136,7 +137,7 @@ def test_changed_files_from_git(tmp_path: Path) -> None:
         changed_files(tmp_path / "plain")
 
 
-def test_changed_files_are_what_git_diff_lists(tmp_path: Path) -> None:
+def test_changed_files_are_what_git_diff_lists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Working tree against a revision, hashed here (git reads no working-tree file): the same
     names as `git diff --name-only REF` for every kind of change a content comparison sees."""
     files = {f"ws/{name}": f"{name}\n" for name in ("same.py", "touched.py", "edited.md", "gone.md", "reverted.py",
@@ -144,13 +145,15 @@ def test_changed_files_are_what_git_diff_lists(tmp_path: Path) -> None:
     repo = make_workspace(tmp_path / "repo", {**files, "elsewhere.py": "x\n"})
     (repo / "ws/link").symlink_to("same.py")
     git = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    import os
+
+    for path in repo.rglob("*.*"):
+        os.utime(path, (1_000_000_000, 1_000_000_000), follow_symlinks=False)  # not racy: the stat decides
     _git(repo, "init", "-q")
     _git(repo, "add", ".")
     _git(repo, *git, "commit", "-qm", "one")
     ws = repo / "ws"
-    import os
-
-    os.utime(ws / "touched.py", (1_000_000_000, 1_000_000_000))  # stat-dirty, same bytes
+    os.utime(ws / "touched.py", (1_100_000_000, 1_100_000_000))  # stat-dirty, same bytes
     (ws / "edited.md").write_text("edited\n")
     (ws / "gone.md").unlink()
     (ws / "reverted.py").write_text("staged, then put back\n")
@@ -165,11 +168,16 @@ def test_changed_files_are_what_git_diff_lists(tmp_path: Path) -> None:
     (ws / "link").symlink_to("touched.py")
     (ws / "sub" / "deep.md").write_text("deep, edited\n")
     (repo / "elsewhere.py").write_text("y\n")
+    hashed: list[str] = []
+    oid = git_module._Hasher.oid
+    monkeypatch.setattr(git_module._Hasher, "oid",
+                        lambda self, name, mode: hashed.append(name) or oid(self, name, mode))
+    found = changed_files(ws, since="HEAD")
+    assert "ws/touched.py" in hashed and "ws/same.py" not in hashed  # its stat is the index's: not read
     listed = subprocess.run(["git", "-C", str(ws), "diff", "--name-only", "--relative", "HEAD"], check=True,
-                            capture_output=True, text=True).stdout.split()
+                            capture_output=True, text=True).stdout.split()  # (it refreshes the index)
     expected = {"edited.md", "gone.md", "staged.py", "new.py", "unstaged-delete.py", "link", "sub/deep.md"}
-    assert set(listed) == expected
-    assert changed_files(ws, since="HEAD") == expected
+    assert set(listed) == expected == found
     assert changed_files(ws, staged=True) == {"reverted.py", "staged.py", "new.py", "unstaged-delete.py"}
     # a folder of the index made a link out of the root: nothing is read through it
     outside = make_workspace(tmp_path / "outside", {"deep.md": "sub/deep.md\n"})
