@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from repodoc_lsp import __version__
 from repodoc_lsp.config import ConfigError, Settings, load_settings, output_notice, output_problem
+from repodoc_lsp.console import json_text, print_warnings, say
 from repodoc_lsp.exits import (
     EXIT_BROKEN_PIPE,
     EXIT_BUSY,
@@ -118,7 +119,7 @@ _HELD: list[Workspace] = []
 
 
 def _err(message: str) -> None:
-    print(f"repodoc: error: {message}", file=sys.stderr)
+    say(f"repodoc: error: {message}", sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,6 +154,8 @@ def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command in ("generate", "check"):
+        print_warnings()
     if args.command == "generate":
         return _generate(args, program=argv is None)
     if args.command == "check":
@@ -200,7 +203,7 @@ def _settings(root: Path, args: argparse.Namespace, *, writes: bool = True) -> S
         _err(str(exc))
         return None
     for problem in problems:  # settings refused (README "Trust"): their defaults apply
-        print(f"repodoc: warning: {problem}; using the default", file=sys.stderr)
+        say(f"repodoc: warning: {problem}; using the default", sys.stderr)
     if args.out:  # a flag is relative to the working folder, a setting to the root
         settings = settings.replace(output=str(Path(args.out).resolve()))
     key = "--out" if args.out else "output" if settings.output_chosen or settings.output == Settings().output \
@@ -210,7 +213,7 @@ def _settings(root: Path, args: argparse.Namespace, *, writes: bool = True) -> S
         _err(refused)
         return None
     if writes and (notice := output_notice(root, settings)):  # `docs/` is the project's own docs
-        print(notice, file=sys.stderr)
+        say(notice, sys.stderr)
     if settings.templates and not Path(settings.templates).is_dir():
         _err(f"templates: {settings.templates}: not a folder")
         return None
@@ -265,7 +268,7 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
     if ws.cache.problem:  # known once the cache was first used (a locked one is skipped)
-        print(f"repodoc: warning: {ws.cache.problem}", file=sys.stderr)
+        say(f"repodoc: warning: {ws.cache.problem}", sys.stderr)
     return _report(summary, args, reached)
 
 
@@ -306,27 +309,25 @@ def _report(summary: Summary, args: argparse.Namespace, reached: dict[str, tuple
     if summary.cancelled and "write" not in reached and not args.json:
         done, total = reached.get("analyse", (0, 0))
         kept = "not cached: --no-cache" if args.no_cache else "kept in the cache, so the next run starts from there"
-        print(f"repodoc: interrupted while analysing: {done} of {plural(total, 'file')} analysed ({kept}), "
-              f"no page written, {summary.seconds:.2f} s", file=sys.stderr)
+        say(f"repodoc: interrupted while analysing: {done} of {plural(total, 'file')} analysed ({kept}), "
+            f"no page written, {summary.seconds:.2f} s", sys.stderr)
         return EXIT_INTERRUPTED
     if args.json:
-        json.dump(summary.as_dict(), out, indent=2)
-        out.write("\n")
+        out.write(json_text(json.dumps(summary.as_dict(), indent=2)) + "\n")
     else:
         for e in summary.errors:
-            print(f"repodoc: error: {Path(summary.out, e.page)}: {e.reason} (the previous page is kept)",
-                  file=sys.stderr)
+            say(f"repodoc: error: {Path(summary.out, e.page)}: {e.reason} (the previous page is kept)", sys.stderr)
         for a in summary.set_aside:
-            print(f"repodoc: overwritten: {Path(summary.out, a.page)}: {a.reason}", file=sys.stderr)
+            say(f"repodoc: overwritten: {Path(summary.out, a.page)}: {a.reason}", sys.stderr)
         for c in summary.conflicts:
-            print(f"repodoc: conflict: {Path(summary.out, c.page)}: {c.reason} (left as it is)", file=sys.stderr)
+            say(f"repodoc: conflict: {Path(summary.out, c.page)}: {c.reason} (left as it is)", sys.stderr)
         if args.verbose:
             for skip in summary.skipped:
-                print(f"repodoc: skipped: {skip.path}: {skip.reason}", file=sys.stderr)
+                say(f"repodoc: skipped: {skip.path}: {skip.reason}", sys.stderr)
         for s in summary.stale:
-            print(f"stale: {Path(summary.out, s.page)}: {s.reason}", file=out)
+            say(f"stale: {Path(summary.out, s.page)}: {s.reason}", out)
         if (cap := capped(summary.skipped)) is not None:
-            print(f"repodoc: warning: {summary.root} has {cap.reason}", file=sys.stderr)
+            say(f"repodoc: warning: {summary.root} has {cap.reason}", sys.stderr)
         reasons = Counter(_reason_kind(s.reason) for s in summary.skipped)
         skipped = f"{len(summary.skipped)} skipped"
         if reasons:
@@ -335,19 +336,18 @@ def _report(summary: Summary, args: argparse.Namespace, reached: dict[str, tuple
             verdict = "up to date" if not summary.stale else f"{plural(len(summary.stale), 'page')} stale"
             if summary.conflicts:
                 verdict += f", {plural(len(summary.conflicts), 'conflict')}"
-            print(f"repodoc: {plural(summary.files, 'file')} analysed, {verdict}, {skipped}, "
-                  f"{summary.seconds:.2f} s", file=out)
+            say(f"repodoc: {plural(summary.files, 'file')} analysed, {verdict}, {skipped}, "
+                f"{summary.seconds:.2f} s", out)
         else:
-            print(f"repodoc: {plural(summary.files, 'file')} analysed ({summary.analysed} parsed, "
-                  f"{summary.cached} from cache), {plural(len(summary.written), 'page')} written, "
-                  f"{summary.unchanged} unchanged, {len(summary.removed)} removed, {skipped}, "
-                  f"{plural(len(summary.conflicts), 'conflict')}, {plural(len(summary.errors), 'error')}, "
-                  f"{summary.seconds:.2f} s -> {summary.out}",
-                  file=out)
+            say(f"repodoc: {plural(summary.files, 'file')} analysed ({summary.analysed} parsed, "
+                f"{summary.cached} from cache), {plural(len(summary.written), 'page')} written, "
+                f"{summary.unchanged} unchanged, {len(summary.removed)} removed, {skipped}, "
+                f"{plural(len(summary.conflicts), 'conflict')}, {plural(len(summary.errors), 'error')}, "
+                f"{summary.seconds:.2f} s -> {summary.out}", out)
     if summary.cancelled:
         done, total = reached.get("write", (0, 0))
-        print(f"repodoc: interrupted while writing: {done} of {plural(total, 'page')} done; pages written so far are "
-              "complete", file=sys.stderr)
+        say(f"repodoc: interrupted while writing: {done} of {plural(total, 'page')} done; pages written so far are "
+            "complete", sys.stderr)
         return EXIT_INTERRUPTED
     if summary.errors:
         return EXIT_OUTPUT

@@ -221,3 +221,30 @@ def test_refs_ignore_setting_leaves_files_alone(renamed: Path, cache_env: dict[s
     (renamed / "pyproject.toml").write_text('[tool.repodoc]\nrefs-ignore = 3\n')
     proc = cli_here("check", ".", "--no-pages", env=cache_env, cwd=renamed)
     assert proc.returncode == 2 and "refs-ignore" in proc.stderr  # a bad setting names its key
+
+
+def test_the_checker_looks_at_nothing_through_a_link_out_of_the_workspace(tmp_path: Path,
+                                                                         cache_env: dict[str, str]) -> None:
+    """A checked-in `up -> ..` (and a link to an absolute path): links and paths through it are
+    not judged, so nothing outside is stat'ed or read, and no "did you mean" quotes an outside
+    file's headings or ids; the same links inside the workspace still are."""
+    outside = make_workspace(tmp_path / "outside", {
+        "PRIVATE.md": "# Secret plans of the neighbour\n\n<a id=\"TopSecretId\"></a>\n",
+        "notes/todo.md": "# Hidden\n"})
+    root = make_workspace(outside / "ws", {
+        "pkg/__init__.py": "",
+        "INSIDE.md": "# Inside heading\n",
+        "README.md": ("# Readme\n\n"
+                      "[a](up/PRIVATE.md#secret-plan), [b](up/PRIVATE.md#TopSecret), [c](up/gone.md),\n"
+                      "[d](abs/PRIVATE.md#secret), `up/notes/todo.md`, `up/notes/gone.py`, `pkg/../up/x.py`,\n"
+                      "[e](INSIDE.md#inside-headin), [f](pkg/gone.md)\n")})
+    (root / "up").symlink_to("..")
+    (root / "abs").symlink_to(outside)
+    proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=root)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert "Secret" not in out and "secret" not in out.replace("#secret", "") and "todo" not in out, out
+    assert "up/" not in out and "abs/" not in out, out
+    assert "README.md:5:5: link `INSIDE.md#inside-headin`: no heading" in out and "#inside-heading" in out, out
+    assert "README.md:5:35: link `pkg/gone.md`: pkg/gone.md does not exist" in out, out
+    assert "2 stale" in out, out

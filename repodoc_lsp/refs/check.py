@@ -76,7 +76,7 @@ def docs_in_output(ws: Workspace) -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_build")))
         for name in files:
             path = os.path.join(folder, name)
-            if is_doc(name) and os.path.isfile(path) and not os.path.islink(path):
+            if is_doc(name) and not os.path.islink(path) and os.path.isfile(path):  # no stat through a link
                 found.append((rel_out / os.path.relpath(path, out)).as_posix())
     return found
 

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from repodoc_lsp.config import Settings
+from repodoc_lsp.console import say
 from repodoc_lsp.exits import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_STALE, EXIT_USAGE, EXIT_WORKERS
 from repodoc_lsp.words import plural
 
@@ -24,7 +25,17 @@ def _line(fmt: str, path: str, line: int, col: int, message: str) -> str:
     if fmt == "github":
         where = f"file={_escape(path, prop=True)}" + (f",line={line},col={col}" if line else "")
         return f"::warning {where}::{_escape(message)}"
+    if path[:1].isspace() or path.startswith(":"):
+        path = f"./{path}"  # a line of its own, not one the runner reads as a command
     return f"{path}:{line}:{col}: {message}" if line else f"{path}: {message}"
+
+
+def _print(fmt: str, path: str, line: int, col: int, message: str) -> None:
+    text = _line(fmt, path, line, col, message)
+    if fmt == "github":
+        print(text)  # repodoc's own annotation, its values escaped above
+    else:
+        say(text)
 
 
 def run_check(args: argparse.Namespace, settings: Settings | None) -> int:
@@ -34,7 +45,7 @@ def run_check(args: argparse.Namespace, settings: Settings | None) -> int:
     try:
         return _run(args, settings)
     except KeyboardInterrupt:
-        print("repodoc: interrupted", file=sys.stderr)
+        say("repodoc: interrupted", sys.stderr)
         return EXIT_INTERRUPTED
 
 
@@ -55,11 +66,11 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
         try:
             changed = changed_files(root, since=args.since, staged=args.staged)
         except GitError as exc:
-            print(f"repodoc: error: {exc}", file=sys.stderr)
+            say(f"repodoc: error: {exc}", sys.stderr)
             return EXIT_USAGE
     ws = Workspace(root, settings, use_cache=not args.no_cache, runtime=runtime)
     if ws.cache.problem:
-        print(f"repodoc: warning: {ws.cache.problem}", file=sys.stderr)
+        say(f"repodoc: warning: {ws.cache.problem}", sys.stderr)
     stale_pages: list[tuple[str, str]] = []
     try:
         if args.no_pages:
@@ -69,25 +80,25 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
             stale_pages = [(str(Path(summary.out, s.page)), f"stale page: {s.reason}") for s in summary.stale]
             stale_pages += [(str(Path(summary.out, c.page)), f"conflict: {c.reason}") for c in summary.conflicts]
     except OutputBusy as exc:
-        print(f"repodoc: error: {exc}", file=sys.stderr)
+        say(f"repodoc: error: {exc}", sys.stderr)
         return EXIT_BUSY
     except OutputError as exc:
-        print(f"repodoc: error: {exc}", file=sys.stderr)
+        say(f"repodoc: error: {exc}", sys.stderr)
         return EXIT_OUTPUT
     except WorkersLost as exc:
-        print(f"repodoc: error: {exc}; run again", file=sys.stderr)
+        say(f"repodoc: error: {exc}; run again", sys.stderr)
         return EXIT_WORKERS
     report = check_workspace(ws, only=changed)
     shown = os.path.relpath(ws.root)
     shown = "" if shown == "." else shown
     for s in report.stale:
         path = os.path.join(shown, s.rel) if shown else s.rel
-        print(_line(args.format, path, s.line, s.col + 1, s.describe()))
+        _print(args.format, path, s.line, s.col + 1, s.describe())
     for page, reason in stale_pages:
-        print(_line(args.format, os.path.relpath(page), 0, 0, reason))
+        _print(args.format, os.path.relpath(page), 0, 0, reason)
     scope = f", {plural(len(changed), 'file')} changed" if changed is not None else ""
     pages = "" if args.no_pages else f", {plural(len(stale_pages), 'page')} stale"
-    print(f"repodoc: {plural(report.references, 'reference')} in {plural(report.files, 'file')} checked{scope}, "
-          f"{len(report.stale)} stale{pages}, {time.perf_counter() - started:.2f} s",
-          file=sys.stderr if args.format == "github" else sys.stdout)
+    say(f"repodoc: {plural(report.references, 'reference')} in {plural(report.files, 'file')} checked{scope}, "
+        f"{len(report.stale)} stale{pages}, {time.perf_counter() - started:.2f} s",
+        sys.stderr if args.format == "github" else sys.stdout)
     return EXIT_STALE if report.stale or stale_pages else EXIT_OK

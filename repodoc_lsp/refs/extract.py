@@ -10,6 +10,7 @@ more per docstring than this scan over PyTorch's 100,000 of them.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -94,59 +95,138 @@ _MYST_LABEL = re.compile(r"^\(([^()\s]+)\)=\s*$", re.MULTILINE)
 def markdown_refs(text: str) -> list[Ref]:
     lines = text.split("\n")
     out: list[Ref] = []
+    block = _Block("", -1)
     for token in _MD.parse(text):
         if token.type != "inline" or token.map is None or not token.children:
             continue
         first = token.map[0]
-        block = "\n".join(lines[first : token.map[1]])
-        cursor = 0
+        if first != block.first or token.map[1] != block.last:  # a table's cells share their row
+            block = _Block("\n".join(lines[first : token.map[1]]), first, token.map[1])
         previous: Token | None = None
         for child in token.children:
             if child.type == "code_inline":
-                where, cursor = _locate(block, child.content, cursor)
-                line, col = _line_col(block, where, first)
+                line, col = block.line_col(block.code_span(child.content, len(child.markup)))
                 role = ""
                 if previous is not None and previous.type == "text" and (m := _MYST_ROLE.search(previous.content)):
                     role = m.group(1)
                 if (ref := classify(child.content, line, col, role=role)) is not None:
                     out.append(ref)
-            elif child.type == "link_open":
-                href = str(child.attrs.get("href", ""))
-                raw = _raw_href(block, cursor, href)
-                where, cursor = _locate(block, raw, cursor)
+            elif child.type == "link_open" and child.markup not in ("autolink", "linkify"):
+                raw, where = block.link(str(child.attrs.get("href", "")))
                 if _is_relative(raw):
-                    line, col = _line_col(block, where, first)
+                    line, col = block.line_col(where)
                     out.append(Ref(LINK, raw, line, col, explicit=True))
+            elif child.type == "link_close":
+                block.after_link()
             if child.type not in ("softbreak", "hardbreak"):
                 previous = child
     return out
 
 
-def _raw_href(block: str, cursor: int, href: str) -> str:
-    """The link target as written (markdown-it percent-encodes it): the next `](target` in the block."""
-    m = re.compile(r"\]\(\s*<?([^)\s>]+)").search(block, cursor)
-    if m and _unquote(m.group(1)) == _unquote(href):
-        return m.group(1)
-    return href
+_BACKTICKS = re.compile(r"`+")
+_LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]+)")
+_NEAR = 512  # characters searched past the cursor for a span or link markdown-it rewrote
+
+
+class _Block:
+    """One inline block's source (its lines joined), where its code spans and links are: each
+    found after the previous one (`cursor`), in time linear in the block's size however many there
+    are (markdown-it gives no positions inside a block)."""
+
+    def __init__(self, text: str, first: int, last: int = -1) -> None:
+        self.text, self.first, self.last = text, first, last
+        self.cursor = 0
+        self._link_end = 0  # the end of the open link's target: its text comes first
+        self._line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+        self._spans = _code_spans(text)  # (content start, content end) in order
+        self._span_at = 0
+        self._target: re.Match[str] | None = None
+        self._target_from = -1
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line of the file and 0-based column of `offset` (-1: the block's first line)."""
+        if offset < 0:
+            return self.first + 1, 0
+        i = bisect.bisect_right(self._line_starts, offset) - 1
+        return self.first + 1 + i, offset - self._line_starts[i]
+
+    def code_span(self, content: str, ticks: int) -> int:
+        """Where the next code span holding `content` starts (-1: not found)."""
+        spans = self._spans
+        i = self._span_at
+        while i < len(spans) and spans[i][0] < self.cursor:
+            i += 1
+        self._span_at = i
+        wanted = _squeezed(content)
+        for j in range(i, min(i + 8, len(spans))):  # the next one, unless a backtick was text
+            start, end = spans[j]
+            source = self.text[start:end]
+            if _squeezed(source) == wanted:  # markdown-it turns a line break into a space
+                self._span_at = j + 1
+                self.cursor = end + ticks
+                return start + (1 if source[:1] == " " and content[:1] != " " else 0)
+        # a backtick the scan paired differently (in HTML, a link destination): near the cursor
+        at = self.text.find(content, self.cursor, self.cursor + _NEAR + len(content)) if content else -1
+        if at >= 0:
+            self.cursor = at + len(content)
+        return at
+
+    def after_link(self) -> None:
+        self.cursor = max(self.cursor, self._link_end)
+
+    def link(self, href: str) -> tuple[str, int]:
+        """The link target as written (markdown-it percent-encodes it) and where it starts: the next
+        `](target` of the block (-1 and `href`: a reference link, whose target is elsewhere)."""
+        if self._target_from < 0 or self.cursor < self._target_from or \
+                (self._target is not None and self.cursor > self._target.start()):
+            self._target = _LINK_TARGET.search(self.text, self.cursor)  # each found once: a miss holds to the end
+            self._target_from = self.cursor
+        m = self._target
+        if m is not None and _unquote(m.group(1)) == _unquote(href):
+            self._link_end = m.end(1)
+            return m.group(1), m.start(1)
+        at = self.text.find(href, self.cursor, self.cursor + _NEAR + len(href)) if href else -1
+        if at >= 0:
+            self.cursor = at + len(href)
+        return href, at
+
+
+def _squeezed(text: str) -> str:
+    return re.sub(r"[\s>]+", "", text)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """The code spans of CommonMark's rule, as (content start, content end): a run of backticks
+    opens one, closed by the next run of the same length (a backslash before the opener makes
+    its first backtick text; none closes it: text)."""
+    runs = [(m.start(), m.end() - m.start()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for i, (_, n) in enumerate(runs):
+        by_length.setdefault(n, []).append(i)
+    spans = []
+    i = 0
+    while i < len(runs):
+        at, n = runs[i]
+        before = at
+        while before and text[before - 1] == "\\":
+            before -= 1
+        if (at - before) % 2:
+            at, n = at + 1, n - 1
+        same = by_length.get(n, [])
+        k = bisect.bisect_right(same, i)
+        if n == 0 or k == len(same):
+            i += 1
+            continue
+        close = same[k]
+        spans.append((at + n, runs[close][0]))
+        i = close + 1
+    return spans
 
 
 def _unquote(s: str) -> str:
     from urllib.parse import unquote
 
     return unquote(s)
-
-
-def _locate(block: str, needle: str, cursor: int) -> tuple[int, int]:
-    """Where `needle` is in `block` from `cursor` (-1: not found) and the cursor after it."""
-    at = block.find(needle, cursor) if needle else -1
-    return (at, at + len(needle)) if at >= 0 else (-1, cursor)
-
-
-def _line_col(block: str, offset: int, first: int) -> tuple[int, int]:
-    if offset < 0:
-        return first + 1, 0
-    before = block[:offset]
-    return first + 1 + before.count("\n"), offset - (before.rfind("\n") + 1)
 
 
 def _is_relative(href: str) -> bool:
@@ -212,21 +292,25 @@ def rest_refs(text: str) -> list[Ref]:
 
 
 def _inline_rest(line: str, lineno: int, module: str) -> Iterator[Ref]:
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(line) + 1)  # 1: inside a role, link or literal already read
+
+    def take(a: int, b: int) -> None:
+        taken[a:b] = b"\1" * (b - a)
+
     for m in _ROLE.finditer(line):
-        taken.append(m.span())
+        take(*m.span())
         ref = classify(m.group(2), lineno, m.start(2), role=m.group(1), module=module)
         if ref is not None:
             yield ref
     for m in _RST_LINK.finditer(line):
-        taken.append(m.span())
+        take(*m.span())
         if _is_relative(m.group(1)) and "/" in m.group(1):
             yield Ref(LINK, m.group(1), lineno, m.start(1), explicit=True)
     for pattern in (_LITERAL, _INTERPRETED):
         for m in pattern.finditer(line):
-            if any(a <= m.start() < b for a, b in taken):
+            if taken[m.start()]:
                 continue
-            taken.append(m.span())
+            take(*m.span())
             ref = classify(m.group(1), lineno, m.start(1), module=module)
             if ref is not None:
                 yield ref

@@ -12,8 +12,10 @@ from __future__ import annotations
 import builtins
 import difflib
 import importlib.util
+import os
 import posixpath
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -85,6 +87,45 @@ def external(top: str) -> bool:
         return importlib.util.find_spec(top) is not None
     except (ImportError, ValueError):
         return True  # something is there; not ours to judge
+
+
+def inside(root: Path, rel: str) -> Path | None:
+    """`root / rel` (root resolved) with its symbolic links resolved, or None when a step of it
+    leaves `root` (`..` above it, a link to outside): each component is looked at (lstat,
+    readlink) only once the path to it is known to stay inside, so nothing outside is ever
+    stat'ed or read. A missing component ends the walk: the rest is joined as written."""
+    base = str(root)
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    current, links = base, 0
+    while parts:
+        part = parts.pop(0)
+        if part == "..":
+            if current == base:
+                return None
+            current = os.path.dirname(current)
+            continue
+        step = os.path.join(current, part)
+        try:
+            is_link = stat.S_ISLNK(os.lstat(step).st_mode)
+        except OSError:  # missing (or not a folder): nothing further to follow
+            rest = os.path.normpath(os.path.join(step, *parts))
+            return Path(rest) if rest == base or rest.startswith(base + os.sep) else None
+        if not is_link:
+            current = step
+            continue
+        links += 1
+        try:
+            target = os.readlink(step)
+        except OSError:
+            return None
+        if links > 40:
+            return None  # a loop
+        if os.path.isabs(target):
+            if target != base and not target.startswith(base + os.sep):
+                return None
+            current, target = base, os.path.relpath(target, base)
+        parts = [p for p in target.split(os.sep) if p not in ("", ".")] + parts
+    return Path(current)
 
 
 class Resolver:
@@ -282,13 +323,15 @@ class Resolver:
         target = posixpath.normpath(posixpath.join(posixpath.dirname(place), path)) if path else place
         if target.startswith("../") or target == "..":
             return None  # outside the workspace: not ours to judge
-        full = self.ws.root / target
+        full = inside(self.ws.root, target)
+        if full is None:
+            return None  # through a link out of the workspace: not ours to judge (nor to look at)
         if path and not full.exists():
-            if not path.endswith("/") and Path(str(full) + ".md").exists():
+            if not path.endswith("/") and (md := inside(self.ws.root, target + ".md")) is not None and md.exists():
                 return None
             return Verdict(f"link `{ref.text}`: {target} does not exist", self._near_path(ref.text, target))
         if anchor and full.is_file() and target.lower().endswith((".md", ".markdown")):
-            anchors = self._anchors_of(target)
+            anchors = self._anchors_of(full.relative_to(self.ws.root).as_posix())
             if anchor not in anchors and anchor.lower() not in anchors:
                 # an anchor with capitals is an HTML id (heading slugs are lower case): ids first
                 ids = sorted(a for a in anchors if a != a.lower()) if anchor != anchor.lower() else []
@@ -305,12 +348,16 @@ class Resolver:
             if here.startswith("../") or _HISTORY.search(here):
                 return None  # outside the workspace: not ours to judge
             text = here
-        first = text.split("/", 1)[0]
-        if not (self.ws.root / first).is_dir() or _HISTORY.search(text):
+        root = self.ws.root
+        first, as_written, beside = inside(root, text.split("/", 1)[0]), inside(root, text), inside(root, here)
+        if first is None or as_written is None or beside is None:
+            return None  # through a link out of the workspace: not ours to judge (nor to look at)
+        if not first.is_dir() or _HISTORY.search(text):
             return None  # a path of some other tree (the reader's project, a URL path)
-        if (self.ws.root / text).exists() or (self.ws.root / here).exists():
+        if as_written.exists() or beside.exists():
             return None
-        if not (self.ws.root / text).parent.is_dir():
+        folder = inside(root, posixpath.dirname(text))
+        if folder is None or not folder.is_dir():
             return None  # a folder the workspace does not have (`torch/csrc/...` of a wheel): another tree
         return Verdict(f"`{ref.text}` does not exist in the workspace", self._near_path(ref.text, text))
 

@@ -4,6 +4,7 @@ workspace scanned in this process."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from helpers import make_workspace
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.refs import check
+from repodoc_lsp.refs import git as git_module
 from repodoc_lsp.refs.extract import LINK, NAME, PATH, Ref
 from repodoc_lsp.refs.git import GitError, changed_files
 from repodoc_lsp.refs.resolve import Resolver, binds, external
@@ -133,3 +135,71 @@ def test_changed_files_from_git(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
     with pytest.raises(GitError, match="is not in a git repository"):
         changed_files(tmp_path / "plain")
+
+
+def test_changed_files_are_what_git_diff_lists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Working tree against a revision, hashed here (git reads no working-tree file): the same
+    names as `git diff --name-only REF` for every kind of change a content comparison sees."""
+    files = {f"ws/{name}": f"{name}\n" for name in ("same.py", "touched.py", "edited.md", "gone.md", "reverted.py",
+                                                   "staged.py", "unstaged-delete.py", "sub/deep.md")}
+    repo = make_workspace(tmp_path / "repo", {**files, "elsewhere.py": "x\n"})
+    (repo / "ws/link").symlink_to("same.py")
+    git = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    import os
+
+    for path in repo.rglob("*.*"):
+        os.utime(path, (1_000_000_000, 1_000_000_000), follow_symlinks=False)  # not racy: the stat decides
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, *git, "commit", "-qm", "one")
+    ws = repo / "ws"
+    os.utime(ws / "touched.py", (1_100_000_000, 1_100_000_000))  # stat-dirty, same bytes
+    (ws / "edited.md").write_text("edited\n")
+    (ws / "gone.md").unlink()
+    (ws / "reverted.py").write_text("staged, then put back\n")
+    _git(repo, "add", "ws/reverted.py")
+    (ws / "reverted.py").write_text("reverted.py\n")
+    (ws / "staged.py").write_text("staged\n")
+    (ws / "new.py").write_text("new\n")
+    _git(repo, "add", "ws/staged.py", "ws/new.py")
+    _git(repo, "rm", "-q", "--cached", "ws/unstaged-delete.py")  # still on disk: deleted for git
+    (ws / "untracked.md").write_text("untracked\n")
+    (ws / "link").unlink()
+    (ws / "link").symlink_to("touched.py")
+    (ws / "sub" / "deep.md").write_text("deep, edited\n")
+    (repo / "elsewhere.py").write_text("y\n")
+    hashed: list[str] = []
+    oid = git_module._Hasher.oid
+    monkeypatch.setattr(git_module._Hasher, "oid",
+                        lambda self, name, mode: hashed.append(name) or oid(self, name, mode))
+    found = changed_files(ws, since="HEAD")
+    assert "ws/touched.py" in hashed and "ws/same.py" not in hashed  # its stat is the index's: not read
+    listed = subprocess.run(["git", "-C", str(ws), "diff", "--name-only", "--relative", "HEAD"], check=True,
+                            capture_output=True, text=True).stdout.split()  # (it refreshes the index)
+    expected = {"edited.md", "gone.md", "staged.py", "new.py", "unstaged-delete.py", "link", "sub/deep.md"}
+    assert set(listed) == expected == found
+    assert changed_files(ws, staged=True) == {"reverted.py", "staged.py", "new.py", "unstaged-delete.py"}
+    # a folder of the index made a link out of the root: nothing is read through it
+    outside = make_workspace(tmp_path / "outside", {"deep.md": "sub/deep.md\n"})
+    shutil.rmtree(ws / "sub")
+    (ws / "sub").symlink_to(outside)
+    assert "sub/deep.md" in changed_files(ws, since="HEAD")  # deleted, as git sees it
+
+
+def test_inside_follows_links_only_within_the_root(tmp_path: Path) -> None:
+    from repodoc_lsp.refs.resolve import inside
+
+    root = make_workspace(tmp_path / "ws", {"a/b.md": "", "c.md": ""}).resolve()
+    make_workspace(tmp_path, {"secret.md": ""})
+    (root / "up").symlink_to("..")
+    (root / "abs-out").symlink_to(tmp_path)
+    (root / "abs-in").symlink_to(root / "a")
+    (root / "rel-in").symlink_to("a/../a")
+    (root / "loop").symlink_to("loop")
+    assert inside(root, "a/b.md") == root / "a/b.md"
+    assert inside(root, "a/missing/x.md") == root / "a/missing/x.md"
+    assert inside(root, "abs-in/b.md") == root / "a/b.md" == inside(root, "rel-in/b.md")
+    assert inside(root, "a/../c.md") == root / "c.md" and inside(root, ".") == root
+    for out in ("up/secret.md", "up", "abs-out/secret.md", "../secret.md", "a/../../secret.md", "loop/x",
+                "missing/../../secret.md"):
+        assert inside(root, out) is None, out

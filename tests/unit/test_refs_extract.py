@@ -49,3 +49,37 @@ def test_rest_roles_literals_and_blocks() -> None:
         (NAME, "pkg.mod.Other", 3, 76), (NAME, "pkg.Default", 4, 46), (NAME, "pkg.mod.Thing", 16, 15)]
     assert all(r.module == "pkg.mod" for r in refs)
     assert [r.explicit for r in refs] == [True, True, True, False, False, True]
+
+
+def test_positions_in_one_long_paragraph() -> None:
+    """Each span and link found where it is written, in a paragraph of many: the name written as
+    text before its span, spans across line breaks (markdown-it's text is not the source's),
+    escaped and doubled backticks, a link in a block quote (positions computed here as the text
+    is built)."""
+    parts: list[str] = []
+    expected: list[tuple[str, str, int, int]] = []
+
+    def add(before: str, kind: str, name: str, written: str, after: str) -> None:
+        text = "".join(parts) + before
+        line, col = text.count("\n") + 1, len(text) - (text.rfind("\n") + 1)
+        expected.append((kind, name, line, col))
+        parts.append(before + written + after)
+
+    parts.append("# Title\n\n")
+    for i in range(300):
+        add(f"Widget{i} and `", NAME, f"Widget{i}", f"Widget{i}", "`, ")
+        add("then \\`not a span\\` and ``", NAME, f"pkg.mod.Double{i}", f"pkg.mod.Double{i}", "`` and `")
+        add("", NAME, f"pkg.mod.Split{i}", f"pkg.mod.Split{i}", "`\n")  # the next one starts a line
+        add(f"  see `pkg.mod.\nAcross{i}` (a space: no name) and `", NAME, f"Widget{i}", f"Widget{i}", "`, ")
+        add("[x](", LINK, f"docs/page{i}.md", f"docs/page{i}.md", ") ok.\n")
+    text = "".join(parts) + "\n> quoted `pkg.mod.Quoted` and [y](docs/q.md)\n"
+    expected += [(NAME, "pkg.mod.Quoted", text.count("\n"), 10), (LINK, "docs/q.md", text.count("\n"), 34)]
+    assert _texts(markdown_refs(text)) == expected
+
+
+def test_rest_positions_on_one_long_line() -> None:
+    line = "".join(f":class:`Thing{i}` and ``pkg.mod.L{i}`` and `pkg.D{i}` " for i in range(500))
+    refs = rest_refs(line)
+    assert len(refs) == 1500
+    for ref in refs:
+        assert line[ref.col:ref.col + len(ref.text)] == ref.text and ref.line == 1
