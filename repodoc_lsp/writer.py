@@ -4,9 +4,13 @@ Rules: a generated page carries `MARKER` on its first line and is recorded
 in the manifest with a digest of what was written; a file without the marker
 is a person's and is never overwritten or deleted, nor is a page whose content
 differs from what repodoc wrote (a person's edit): a conflict is reported instead,
-and `force` overwrites or deletes it after copying it aside to `PAGE.orig`; writes go to a
-temporary file renamed into place; an unchanged page is not rewritten; no
-path outside the output folder is written, whatever the symlinks say.
+and `force` overwrites or deletes it after copying it aside to `PAGE.orig`; a page is
+deleted only when its bytes have the digest recorded (no digest: kept, as a person's); writes
+go to a temporary file renamed into place; an unchanged page is not rewritten; no
+path outside the output folder is written or deleted, whatever the symlinks say.
+
+The manifest is data from disk (a checkout ships it): it is used only when each of its pages is a
+name repodoc writes (`is_page_name`), and read only as large as the pages on disk can need (ROOM_FIXED).
 
 One run writes an output folder at a time: `Writer.hold` takes an advisory lock on the
 folder itself (flock: released by the kernel when its holder dies, so never stale) and
@@ -170,19 +174,20 @@ def is_page_name(name: object) -> bool:
     """True when `name` (a manifest's key) names a page repodoc writes: relative, normalised (no empty,
     `.` or `..` part, not absolute), no NUL, a path the system can take, and page-shaped (`index.md`,
     `doc.md`, `F_docs.md`, `F_kw.md`, `F_docs.partN.md`). Any other key is not from repodoc."""
-    if not isinstance(name, str) or not name or len(name) > 4096 or "\0" in name:
+    if not isinstance(name, str) or not 0 < len(name) <= 4096 or "\0" in name:
         return False
-    parts = name.split("/")
-    if any(part in ("", ".", "..") for part in parts):
+    wrapped = f"/{name}/"
+    if "//" in wrapped or "/./" in wrapped or "/../" in wrapped:  # an empty part: absolute, or a / at its end
         return False
-    last = parts[-1]
-    if not (last in ("index.md", "doc.md") or is_part(name)
-            or any(last.endswith(end) and len(last) > len(end) for end in ("_docs.md", "_kw.md"))):
+    last = name.rpartition("/")[2]
+    if not ((last.endswith(("_docs.md", "_kw.md")) and last not in ("_docs.md", "_kw.md"))
+            or last in ("index.md", "doc.md") or is_part(name)):
         return False
-    try:
-        os.fsencode(name)  # a lone surrogate no path has
-    except UnicodeError:
-        return False
+    if not name.isascii():
+        try:
+            os.fsencode(name)  # a lone surrogate no path has
+        except UnicodeError:
+            return False
     return True
 
 

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from repodoc_lsp import MARKER
-from repodoc_lsp.writer import MANIFEST, UNRECORDED, content_digest, decode_manifest, is_page_name
+from repodoc_lsp.writer import MANIFEST, UNRECORDED, content_digest, decode_manifest, encode_manifest, is_page_name
 
 WARNING = "damaged manifest ("
 
@@ -152,6 +152,8 @@ def test_what_a_manifest_can_be(tmp_path: Path) -> None:
         decode_manifest(b"[" * 5000 + b"]" * 5000, compressed=False)
     good = {"pages": {"a_kw.md": ["k", 1, 2, "d"]}}
     assert decode_manifest(gzip.compress(json.dumps(good).encode())) == good
+    large = {"pages": {f"p{i}/m{i}.py_docs.md": ["k" * 32, i, i, "d" * 32] for i in range(30_000)}}
+    assert decode_manifest(encode_manifest(large), room=lambda n: True) == large  # inflated in steps
     big = gzip.compress(b'{"pages":{},"pad":"' + os.urandom(3 << 19).hex().encode() + b'"}')
     asked: list[int] = []
 
