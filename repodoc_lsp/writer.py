@@ -4,9 +4,13 @@ Rules: a generated page carries `MARKER` on its first line and is recorded
 in the manifest with a digest of what was written; a file without the marker
 is a person's and is never overwritten or deleted, nor is a page whose content
 differs from what repodoc wrote (a person's edit): a conflict is reported instead,
-and `force` overwrites or deletes it after copying it aside to `PAGE.orig`; writes go to a
-temporary file renamed into place; an unchanged page is not rewritten; no
-path outside the output folder is written, whatever the symlinks say.
+and `force` overwrites or deletes it after copying it aside to `PAGE.orig`; a page is
+deleted only when its bytes have the digest recorded (no digest: kept, as a person's); writes
+go to a temporary file renamed into place; an unchanged page is not rewritten; no
+path outside the output folder is written or deleted, whatever the symlinks say.
+
+The manifest is data from disk (a checkout ships it): it is used only when each of its pages is a
+name repodoc writes (`is_page_name`), and read only as large as the pages on disk can need (ROOM_FIXED).
 
 One run writes an output folder at a time: `Writer.hold` takes an advisory lock on the
 folder itself (flock: released by the kernel when its holder dies, so never stale) and
@@ -40,6 +44,7 @@ from typing import TypeVar
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.config import env_seconds
 from repodoc_lsp.modes import PAGE_MODE
+from repodoc_lsp.parts import is_part
 from repodoc_lsp.regular import read_inside, read_regular
 from repodoc_lsp.render.anchors import AnchorState, state_from_json
 
@@ -54,6 +59,18 @@ _MAX_RATIO = 64
 # Larger manifests and journals are damaged (or put there), not read: the scale corpus's 17,150 files
 # have a manifest of about 2 MB.
 _MAX_MANIFEST_BYTES = 64 << 20
+# What a manifest's JSON can need, whatever a checkout ships (it is data from disk, like any file of the
+# checkout): ROOM_FIXED bytes (the pages of a tree of about 6,000 pages), and for each page file on disk
+# (a `.md` file of the output folder, no link followed) ROOM_PER_PAGE bytes, its name at most 6 bytes a
+# byte twice (its entry and its anchors, `\u` escapes) and its size (the definitions its anchors record
+# take fewer bytes than its anchors on it). PyTorch's 5,427 pages need 3.25 MB; a larger one is damaged,
+# never parsed. The output folder is walked only as far as a manifest larger than ROOM_FIXED needs.
+ROOM_FIXED = 1 << 20
+ROOM_PER_PAGE = 256
+_INFLATE_STEP = 1 << 20
+# A manifest's JSON opens at most one list or table per this many bytes (an entry of the shortest page name
+# takes about 80): a parsed list or table costs 30 times its two bytes of JSON.
+_BYTES_PER_CONTAINER = 24
 _E = TypeVar("_E")  # a parsed manifest entry
 # Folders of the output a process keeps open (`Writer._dir`): pages are written folder by folder.
 _OPEN_DIRS = 32
@@ -117,25 +134,108 @@ def _gzip(data: bytes) -> bytes:
     return b"".join((_GZIP_HEADER, *pieces, struct.pack("<II", check, len(data) & 0xFFFFFFFF)))
 
 
-def decode_manifest(raw: bytes, compressed: bool = True) -> object:
+def decode_manifest(raw: bytes, compressed: bool = True, room: Callable[[int], bool] | None = None) -> object:
     """The JSON value of a manifest's bytes (`compressed=False`: an earlier version's plain JSON);
-    ValueError (saying why) when they are not a whole gzip stream of UTF-8 JSON; RecursionError when
-    the JSON is nested too deep."""
+    ValueError (saying why) when they are not a whole gzip stream of UTF-8 JSON, when `room(n)` says
+    the tree cannot need `n` bytes of JSON (it is asked before each step of inflation: a larger one
+    is never inflated whole), or when it holds more lists and tables than a manifest of its size
+    (never parsed); RecursionError when the JSON is nested too deep."""
     if compressed:
-        inflate = zlib.decompressobj(wbits=31)
-        try:
-            text = inflate.decompress(raw, _MAX_RATIO * len(raw) + (1 << 20))
-        except zlib.error as exc:
-            raise ValueError(f"not gzip: {exc}") from None
-        if inflate.unconsumed_tail:
-            raise ValueError(f"inflates past {_MAX_RATIO} times its size")
-        if not inflate.eof or inflate.unused_data:
-            raise ValueError("truncated" if not inflate.eof else "bytes after its end")
-        raw = text
+        raw = _inflate(raw, room)
+    elif room is not None and not room(len(raw)):
+        raise ValueError(f"larger than its pages can need ({len(raw):,} bytes)")
+    if raw.count(b"[") + raw.count(b"{") > 16 + len(raw) // _BYTES_PER_CONTAINER:
+        raise ValueError("more lists and tables than a manifest holds")
     try:
         return json.loads(raw.decode("utf-8"))
     except ValueError as exc:  # UnicodeDecodeError is one
         raise ValueError(f"not JSON: {exc}") from None
+
+
+def _inflate(raw: bytes, room: Callable[[int], bool] | None) -> bytes:
+    """The bytes a gzip stream inflates to, a step at a time: ValueError when it is not one, inflates past
+    `_MAX_RATIO` times its size or past what `room` allows."""
+    inflate = zlib.decompressobj(wbits=31)
+    most = _MAX_RATIO * len(raw) + (1 << 20)
+    pieces: list[bytes] = []
+    size = 0
+    pending = raw
+    while True:
+        try:
+            piece = inflate.decompress(pending, _INFLATE_STEP)
+        except zlib.error as exc:
+            raise ValueError(f"not gzip: {exc}") from None
+        pieces.append(piece)
+        size += len(piece)
+        pending = inflate.unconsumed_tail
+        if inflate.eof or not (pending or piece):
+            break
+        if size > most:
+            raise ValueError(f"inflates past {_MAX_RATIO} times its size")
+        if room is not None and not room(size + _INFLATE_STEP):
+            raise ValueError(f"larger than its pages can need (past {size:,} bytes)")
+    if not inflate.eof or inflate.unused_data:
+        raise ValueError("truncated" if not inflate.eof else "bytes after its end")
+    return b"".join(pieces)
+
+
+def is_page_name(name: object) -> bool:
+    """True when `name` (a manifest's key) names a page repodoc writes: relative, normalised (no empty,
+    `.` or `..` part, not absolute), no NUL, a path the system can take, and page-shaped (`index.md`,
+    `doc.md`, `F_docs.md`, `F_kw.md`, `F_docs.partN.md`). Any other key is not from repodoc."""
+    if not isinstance(name, str) or not 0 < len(name) <= 4096 or "\0" in name:
+        return False
+    wrapped = f"/{name}/"
+    if "//" in wrapped or "/./" in wrapped or "/../" in wrapped:  # an empty part: absolute, or a / at its end
+        return False
+    last = name.rpartition("/")[2]
+    if not ((last.endswith(("_docs.md", "_kw.md")) and last not in ("_docs.md", "_kw.md"))
+            or last in ("index.md", "doc.md") or is_part(name)):
+        return False
+    if not name.isascii():
+        try:
+            os.fsencode(name)  # a lone surrogate no path has
+        except UnicodeError:
+            return False
+    return True
+
+
+class _Room:
+    """`room(n)`: True when the pages in the output folder `out` can need `n` bytes of manifest JSON (see
+    ROOM_FIXED). The folder is walked only as far as the largest question asked needs."""
+
+    def __init__(self, out: Path) -> None:
+        self._pages = _page_room(out)
+        self.bytes = ROOM_FIXED
+
+    def __call__(self, n: int) -> bool:
+        while self.bytes < n:
+            more = next(self._pages, None)
+            if more is None:
+                return False
+            self.bytes += more
+        return True
+
+
+def _page_room(out: Path) -> Iterator[int]:
+    """For each `.md` file below `out` (no link followed), the bytes of manifest JSON it can need."""
+    top = os.fspath(out)
+    stack = [top]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                found = list(entries)
+        except OSError:
+            continue
+        for entry in found:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                    name = len(os.fsencode(entry.path)) - len(os.fsencode(top))
+                    yield ROOM_PER_PAGE + 12 * name + entry.stat(follow_symlinks=False).st_size
+            except OSError:
+                continue
 
 log = logging.getLogger(__name__)
 # Digests of pages about to be written, appended before each write and dropped when the
@@ -154,10 +254,14 @@ LOCK_SECONDS = env_seconds("REPODOC_LOCK_TIMEOUT", 300.0)
 # page -> (render key, size, mtime_ns, digest of the bytes written; "" if not known)
 Record = tuple[str, int, int, str]
 EDITED = "changed since repodoc wrote it"
+UNRECORDED = "not recorded as repodoc wrote it"  # the marker, but no digest of it (or it cannot be read)
 # How a person overwrites an edited page, named in the conflict's reason (the server names its command).
 CLI_FORCE = "--force"
 SERVER_FORCE = ('repodoc.generate with {"force": true} (VS Code: "RepoDoc: Generate, Overwriting Edited Pages"; '
                 "Neovim: :RepoDoc! generate)")
+
+
+_HEX_DIGEST = re.compile(r"[0-9a-f]{32}\Z")  # what `content_digest` gives
 
 
 def content_digest(data: bytes) -> str:
@@ -244,9 +348,10 @@ class Writer:
         except OSError as exc:
             raw = None
             self._damaged(f"unreadable: {exc.strerror or exc}")
+        room = _Room(self.out)
         if raw is not None:
             try:
-                data = decode_manifest(raw, compressed=self._read_from.name == MANIFEST)
+                data = decode_manifest(raw, compressed=self._read_from.name == MANIFEST, room=room)
             except ValueError as exc:
                 data = None
                 self._damaged(str(exc)[:90])
@@ -258,6 +363,10 @@ class Writer:
                 if data is not None:
                     self._damaged("no table of pages")
                 pages = {}
+            strangers = sum(not is_page_name(page) for page in pages)
+            if strangers:  # not written by repodoc: nothing of it is believed
+                self._damaged(f"{strangers} page names repodoc does not write")
+                data, pages = None, {}
             inputs = data.get("inputs") if isinstance(data, dict) else None
             self.inputs = inputs if isinstance(inputs, str) else ""
             self.manifest = self._valid(pages, lambda _page, value: _manifest_entry(value), "entries")
@@ -270,9 +379,12 @@ class Writer:
                 anchors, lambda page, value: state_from_json(value) if page in known else None, "anchor entries")
         with contextlib.suppress(OSError, ValueError):
             journal = read_inside(self.out, self.out / JOURNAL, _MAX_MANIFEST_BYTES, "the output folder")
+            if not room(len(journal)):  # more than the pages can need: not from repodoc
+                return
             for line in journal.decode("utf-8").splitlines():
                 digest, _, page = line.partition(" ")
-                self._journaled.setdefault(page, set()).add(digest)
+                if _HEX_DIGEST.match(digest) and is_page_name(page):
+                    self._journaled.setdefault(page, set()).add(digest)
 
     def _valid(self, table: dict, parse: Callable[[str, object], _E | None], what: str) -> dict[str, _E]:
         """The entries of a manifest table that `parse` accepts; the others are counted in one warning."""
@@ -462,6 +574,13 @@ class Writer:
         self.manifest.pop(page, None)
         self._journaled.pop(page, None)
 
+    def _as_written(self, page: str, current: bytes) -> bool:
+        """True when `current` (a page's bytes on disk) is what repodoc wrote there: the digest the
+        manifest records (one is recorded), or one a killed run's journal left."""
+        entry = self.manifest.get(page)
+        digest = content_digest(current)
+        return bool(entry and entry[3] == digest) or digest in self._journaled.get(page, ())
+
     def edited(self, page: str, current: bytes) -> bool:
         """True when the page on disk is not what repodoc last wrote there (a person's edit)."""
         entry = self.manifest.get(page)
@@ -586,6 +705,8 @@ class Writer:
             os.close(entry[0])
         if folder == self.out:
             fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # it may be a link (checked by config)
+        elif folder.parent == folder or folder.name in ("", ".", ".."):  # never a page's (`is_page_name`)
+            raise OSError(errno.EXDEV, "not inside the output folder", str(folder))
         else:
             parent = self._dir(folder.parent, create)
             if create:  # render workers make the same folders at the same time
@@ -643,11 +764,17 @@ class Writer:
 
     # -- removal ------------------------------------------------------------------
     def remove_stale(self, keep: set[str]) -> tuple[list[str], list[WriteResult]]:
-        """Delete generated pages not in `keep`: those of the manifest, and pages with the marker
-        that it does not know (a deleted manifest)."""
-        for page in self._unknown_pages(keep):
-            self.manifest[page] = ("", -1, -1, "")  # repodoc's by its marker: removable
-        return self.remove(set(self.manifest) - keep)
+        """Delete generated pages not in `keep`: those of the manifest, as `remove` does. Pages with the
+        marker that it does not know (a deleted manifest, a copy a person made) are not known to be as
+        repodoc wrote them: conflicts, kept (`force`: moved aside)."""
+        unknown = self._unknown_pages(keep)
+        for page in unknown:
+            self.manifest[page] = ("", -1, -1, "")  # the marker, no digest: `remove` keeps it
+        try:
+            return self.remove(set(self.manifest) - keep)
+        finally:
+            for page in unknown:  # still there: never recorded as repodoc's
+                self.manifest.pop(page, None)
 
     def _unknown_pages(self, keep: set[str]) -> list[str]:
         if not os.path.isdir(self.out):
@@ -690,11 +817,13 @@ class Writer:
                 continue
             try:
                 current = self._page_on_disk(path.name, folder)
-                edited = current is None or self.edited(page, current)
             except OSError:
-                edited = False
+                current = None
+            # deleted only as repodoc wrote it: its digest recorded, never on the manifest's word alone
+            edited = current is None or not self._as_written(page, current)
             if edited and not self.force:  # stays in the manifest: reported again until resolved
-                reason = (f"no longer generated, but {EDITED} (kept; {self.force_hint} deletes it after copying it "
+                why = EDITED if self.manifest[page][3] else UNRECORDED
+                reason = (f"no longer generated, but {why} (kept; {self.force_hint} deletes it after copying it "
                           "to PAGE.orig)")
                 conflicts.append(WriteResult(page, Outcome.CONFLICT, reason))
                 continue
@@ -728,7 +857,7 @@ class Writer:
 
     def _prune(self, folder: Path) -> None:
         """Remove folders left empty by deletions, up to the output folder."""
-        while folder != self.out:
+        while folder != self.out and folder.is_relative_to(self.out):
             try:
                 os.rmdir(folder.name, dir_fd=self._dir(folder.parent))
             except OSError:
@@ -773,11 +902,12 @@ def _alive(pid: int, started: int) -> bool:
 
 
 def _manifest_entry(value: object) -> tuple[str, int, int, str] | None:
-    """A manifest entry `[key, size, mtime_ns, digest?]` as a tuple; None when it has another form."""
+    """A manifest entry `[key, size, mtime_ns, digest?]` as a tuple; None when it has another form (a
+    digest is a digest `content_digest` makes, or "": not known)."""
     if not isinstance(value, list) or len(value) not in (3, 4):
         return None
     key, size, mtime, *rest = value
     if not (isinstance(key, str) and type(size) is int and type(mtime) is int
-            and all(isinstance(r, str) for r in rest)):
+            and all(isinstance(r, str) and (not r or _HEX_DIGEST.match(r)) for r in rest)):
         return None
     return key, size, mtime, rest[0] if rest else ""

@@ -1,5 +1,5 @@
-"""A person's edit of a generated page is never lost; pages with the marker are repodoc's
-even when the manifest is gone (the CLI's entry point, run in this process: `cli_here`)."""
+"""A person's edit of a generated page is never lost; a page with the marker is deleted only as
+repodoc wrote it, its digest recorded (the CLI's entry point, run in this process: `cli_here`)."""
 
 from __future__ import annotations
 
@@ -56,16 +56,27 @@ def test_an_edited_page_of_a_deleted_source_stays(tmp_path: Path, cache_env: dic
     assert (root / "docs/b.py_kw.md.orig").read_text() == edited
 
 
-def test_pages_with_the_marker_are_ours_without_the_manifest(tmp_path: Path, cache_env: dict[str, str]) -> None:
+def test_pages_of_deleted_sources_the_manifest_does_not_know_are_kept(tmp_path: Path,
+                                                                     cache_env: dict[str, str]) -> None:
+    """The manifest deleted, pages with the marker whose sources are gone are not known to be as
+    repodoc wrote them (a person may have edited them): conflicts, kept (`--check` fails), until
+    `--force` moves them aside. The pages of sources still there are written as before."""
     root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "sub/c.py": "z = 3\n", "docs/notes.md": "mine\n",
                                             "pyproject.toml": '[tool.repodoc]\noutput = "docs"\n'})
     generate_json(root, cache_env)
     (root / "docs" / MANIFEST).unlink()
     (root / "sub/c.py").unlink()
+    gone = ["sub/c.py_docs.md", "sub/c.py_kw.md", "sub/doc.md", "sub/index.md"]
+    before = {page: (root / "docs" / page).read_bytes() for page in gone}
     check = cli_here("generate", str(root), "--check", env=cache_env)
-    assert check.returncode == 1
-    assert "sub/c.py_docs.md: would be removed" in check.stdout and "sub/doc.md: would be removed" in check.stdout
+    assert check.returncode == 1 and "would be removed" not in check.stdout
     summary = generate_json(root, cache_env)
-    assert sorted(summary["removedPages"]) == ["sub/c.py_docs.md", "sub/c.py_kw.md", "sub/doc.md", "sub/index.md"]
-    assert not (root / "docs/sub").exists() and (root / "docs/notes.md").read_text() == "mine\n"
+    assert summary["removedPages"] == [] and sorted(c["path"] for c in summary["conflicts"]) == gone
+    assert {c["reason"].split(" (")[0] for c in summary["conflicts"]} == {
+        "no longer generated, but not recorded as repodoc wrote it"}
+    assert {page: (root / "docs" / page).read_bytes() for page in gone} == before
+    forced = generate_json(root, cache_env, "--force")
+    assert sorted(forced["removedPages"]) == gone and not (root / "docs/sub/c.py_docs.md").exists()
+    assert (root / "docs/sub/c.py_docs.md.orig").read_bytes() == before["sub/c.py_docs.md"]
+    assert (root / "docs/notes.md").read_text() == "mine\n"
     assert cli_here("generate", str(root), "--check", env=cache_env).returncode == 0

@@ -115,7 +115,8 @@ def test_a_forged_manifest_entry_is_dropped_with_a_warning(tmp_path: Path, caplo
     (tmp_path / page).write_text("page\n")
     good = {"src": "ab", "defs": "class-B:01", "aliases": {"class-A": "class-B"}}
     forged = {**good, "aliases": {'class-A"><script>': "class-B"}}
-    table = {"pages": {page: ["k", 5, 1, "d"], "n.py_docs.md": ["k", 5, 1, "d"]},
+    digest = "d" * 32
+    table = {"pages": {page: ["k", 5, 1, digest], "n.py_docs.md": ["k", 5, 1, digest]},
              "anchors": {page: forged, "n.py_docs.md": good, "gone.py_docs.md": good}}
     write_manifest(tmp_path, table)
     with caplog.at_level(logging.WARNING):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from repodoc_lsp import MARKER
-from repodoc_lsp.writer import EDITED, MANIFEST, Outcome, Writer
+from repodoc_lsp.writer import EDITED, MANIFEST, UNRECORDED, Outcome, Writer
 
 
 def page(text: str) -> str:
@@ -30,14 +30,14 @@ def _write(out: Path, pages: dict[str, str], **kwargs: bool) -> dict[str, tuple[
 
 def test_written_then_unchanged_and_not_rewritten(tmp_path: Path) -> None:
     out = tmp_path / "docs"
-    assert _write(out, {"a.md": page("one"), "sub/b.md": page("two")}) == {
-        "a.md": (Outcome.WRITTEN, ""), "sub/b.md": (Outcome.WRITTEN, "")}
-    assert (out / "sub/b.md").read_text() == page("two") and (out / MANIFEST).is_file()
-    before = (out / "a.md").stat().st_mtime_ns
-    assert _write(out, {"a.md": page("one")}) == {"a.md": (Outcome.UNCHANGED, "")}
-    assert (out / "a.md").stat().st_mtime_ns == before
+    assert _write(out, {"a_kw.md": page("one"), "sub/b_kw.md": page("two")}) == {
+        "a_kw.md": (Outcome.WRITTEN, ""), "sub/b_kw.md": (Outcome.WRITTEN, "")}
+    assert (out / "sub/b_kw.md").read_text() == page("two") and (out / MANIFEST).is_file()
+    before = (out / "a_kw.md").stat().st_mtime_ns
+    assert _write(out, {"a_kw.md": page("one")}) == {"a_kw.md": (Outcome.UNCHANGED, "")}
+    assert (out / "a_kw.md").stat().st_mtime_ns == before
     writer = Writer(out)
-    assert writer.unchanged("a.md", page("one")) and not writer.unchanged("a.md", "another key")
+    assert writer.unchanged("a_kw.md", page("one")) and not writer.unchanged("a_kw.md", "another key")
     assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
 
 
@@ -46,7 +46,7 @@ def test_a_persons_file_is_never_overwritten_or_deleted(tmp_path: Path) -> None:
     out.mkdir()
     (out / "index.md").write_text("# My Sphinx index\n")
     (out / "folder.md").mkdir()
-    results = _write(out, {"index.md": page("ours"), "folder.md": page("x"), "c.md": page("c")})
+    results = _write(out, {"index.md": page("ours"), "folder.md": page("x"), "c_kw.md": page("c")})
     assert results["index.md"] == (Outcome.CONFLICT, "a file repodoc did not generate is in the way")
     assert results["folder.md"] == (Outcome.CONFLICT, "a folder is in the way")
     assert (out / "index.md").read_text() == "# My Sphinx index\n"
@@ -54,31 +54,31 @@ def test_a_persons_file_is_never_overwritten_or_deleted(tmp_path: Path) -> None:
     with writer.hold():
         removed, conflicts = writer.remove_stale(keep=set())
         writer.save_manifest()
-    assert removed == ["c.md"] and conflicts == []
-    assert (out / "index.md").read_text() == "# My Sphinx index\n" and not (out / "c.md").exists()
+    assert removed == ["c_kw.md"] and conflicts == []
+    assert (out / "index.md").read_text() == "# My Sphinx index\n" and not (out / "c_kw.md").exists()
 
 
 def test_an_edited_page_is_kept_until_forced_then_copied_aside(tmp_path: Path) -> None:
     out = tmp_path / "docs"
-    _write(out, {"a.md": page("one"), "b.md": page("b")})
+    _write(out, {"a_kw.md": page("one"), "b_kw.md": page("b")})
     edited = page("one") + "A note a person added.\n"
-    (out / "a.md").write_text(edited)
-    (outcome, reason), = _write(out, {"a.md": page("two")}).values()
+    (out / "a_kw.md").write_text(edited)
+    (outcome, reason), = _write(out, {"a_kw.md": page("two")}).values()
     assert outcome is Outcome.CONFLICT and reason.startswith(EDITED)
-    assert (out / "a.md").read_text() == edited
-    assert _write(out, {"a.md": page("two")}, check=True)["a.md"][0] is Outcome.CONFLICT  # reported again
-    assert _write(out, {"a.md": page("two")}, force=True) == {
-        "a.md": (Outcome.WRITTEN, f"{EDITED}: copied to a.md.orig")}
-    assert (out / "a.md").read_text() == page("two") and (out / "a.md.orig").read_text() == edited
-    (out / "b.md").write_text(page("b") + "mine\n")  # an edited page whose source is gone
+    assert (out / "a_kw.md").read_text() == edited
+    assert _write(out, {"a_kw.md": page("two")}, check=True)["a_kw.md"][0] is Outcome.CONFLICT  # reported again
+    assert _write(out, {"a_kw.md": page("two")}, force=True) == {
+        "a_kw.md": (Outcome.WRITTEN, f"{EDITED}: copied to a_kw.md.orig")}
+    assert (out / "a_kw.md").read_text() == page("two") and (out / "a_kw.md.orig").read_text() == edited
+    (out / "b_kw.md").write_text(page("b") + "mine\n")  # an edited page whose source is gone
     writer = Writer(out)
     with writer.hold():
-        removed, conflicts = writer.remove_stale(keep={"a.md"})
-    assert removed == [] and [c.page for c in conflicts] == ["b.md"] and (out / "b.md").exists()
+        removed, conflicts = writer.remove_stale(keep={"a_kw.md"})
+    assert removed == [] and [c.page for c in conflicts] == ["b_kw.md"] and (out / "b_kw.md").exists()
     writer = Writer(out, force=True)
     with writer.hold():
-        removed, _ = writer.remove_stale(keep={"a.md"})
-    assert removed == ["b.md"] and (out / "b.md.orig").read_text() == page("b") + "mine\n"
+        removed, _ = writer.remove_stale(keep={"a_kw.md"})
+    assert removed == ["b_kw.md"] and (out / "b_kw.md.orig").read_text() == page("b") + "mine\n"
 
 
 _HUGE_PAGES = """
@@ -88,8 +88,8 @@ from repodoc_lsp.writer import Writer
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # 1 GB: a huge page read whole fails
 writer = Writer(Path(sys.argv[1]), force=sys.argv[2] == "force")
 with writer.hold():
-    result = writer.write("a.md", sys.argv[3], key="two")
-    removed, conflicts = writer.remove_stale(keep={"a.md"})
+    result = writer.write("a_kw.md", sys.argv[3], key="two")
+    removed, conflicts = writer.remove_stale(keep={"a_kw.md"})
     writer.save_manifest()
 print(result.outcome.name, result.reason, removed, [c.page for c in conflicts], sep="|")
 """
@@ -100,11 +100,11 @@ def test_a_huge_file_behind_a_pages_marker_is_a_persons_and_never_read(tmp_path:
     marker line: it is an edited page, kept, and with force moved aside whole, never read (before:
     read whole to compare it and copied aside, MemoryError under a 1 GB address-space limit)."""
     out = tmp_path / "docs"
-    _write(out, {"a.md": page("one"), "b.md": page("b")})
-    for name in ("a.md", "b.md"):
+    _write(out, {"a_kw.md": page("one"), "b_kw.md": page("b")})
+    for name in ("a_kw.md", "b_kw.md"):
         with open(out / name, "r+b") as fh:
             fh.truncate(8 << 30)  # 8 GB past the marker line, no blocks
-    size = (out / "a.md").stat().st_size
+    size = (out / "a_kw.md").stat().st_size
 
     def run(force: str) -> list[str]:
         done = subprocess.run([sys.executable, "-c", _HUGE_PAGES, str(out), force, page("two")],
@@ -113,34 +113,45 @@ def test_a_huge_file_behind_a_pages_marker_is_a_persons_and_never_read(tmp_path:
         return done.stdout.strip().split("|")
 
     outcome, reason, removed, conflicts = run("")
-    assert outcome == "CONFLICT" and reason.startswith(EDITED) and removed == "[]" and conflicts == "['b.md']"
-    assert (out / "a.md").stat().st_size == (out / "b.md").stat().st_size == size  # kept
+    assert outcome == "CONFLICT" and reason.startswith(EDITED) and removed == "[]" and conflicts == "['b_kw.md']"
+    assert (out / "a_kw.md").stat().st_size == (out / "b_kw.md").stat().st_size == size  # kept
     outcome, reason, removed, conflicts = run("force")
-    assert (outcome, reason, removed, conflicts) == ("WRITTEN", f"{EDITED}: copied to a.md.orig", "['b.md']", "[]")
-    assert (out / "a.md").read_text() == page("two") and not (out / "b.md").exists()
-    assert (out / "a.md.orig").stat().st_size == (out / "b.md.orig").stat().st_size == size  # whole
+    assert (outcome, reason, removed, conflicts) == (
+        "WRITTEN", f"{EDITED}: copied to a_kw.md.orig", "['b_kw.md']", "[]")
+    assert (out / "a_kw.md").read_text() == page("two") and not (out / "b_kw.md").exists()
+    assert (out / "a_kw.md.orig").stat().st_size == (out / "b_kw.md.orig").stat().st_size == size  # whole
 
 
 def test_check_mode_compares_and_writes_nothing(tmp_path: Path) -> None:
     out = tmp_path / "docs"
-    _write(out, {"a.md": page("one"), "gone.md": page("g")})
+    _write(out, {"a_kw.md": page("one"), "gone_kw.md": page("g")})
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    results = _write(out, {"a.md": page("changed"), "new.md": page("n")}, check=True)
-    assert results == {"a.md": (Outcome.STALE, "differs"), "new.md": (Outcome.STALE, "missing")}
+    results = _write(out, {"a_kw.md": page("changed"), "new_kw.md": page("n")}, check=True)
+    assert results == {"a_kw.md": (Outcome.STALE, "differs"), "new_kw.md": (Outcome.STALE, "missing")}
     writer = Writer(out, check=True)
-    assert writer.remove_stale(keep={"a.md", "new.md"}) == (["gone.md"], [])
+    assert writer.remove_stale(keep={"a_kw.md", "new_kw.md"}) == (["gone_kw.md"], [])
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
-def test_pages_with_the_marker_are_ours_without_the_manifest(tmp_path: Path) -> None:
+def test_pages_with_the_marker_the_manifest_does_not_know_are_kept(tmp_path: Path) -> None:
+    """A page with the marker but no digest recorded (a deleted manifest, a copy a person made) is not
+    known to be as repodoc wrote it: no longer generated, it is a conflict and kept; force moves it
+    aside. Before, the marker alone let it be deleted."""
     out = tmp_path / "docs"
-    _write(out, {"a.md": page("a"), "sub/old.md": page("old")})
+    _write(out, {"a_kw.md": page("a"), "sub/old_kw.md": page("old")})
     (out / "notes.md").write_text("mine\n")
     (out / MANIFEST).unlink()
     writer = Writer(out)
     with writer.hold():
-        removed, conflicts = writer.remove_stale(keep={"a.md"})
-    assert removed == ["sub/old.md"] and conflicts == [] and not (out / "sub").exists()
+        removed, conflicts = writer.remove_stale(keep={"a_kw.md"})
+        writer.save_manifest()
+    assert removed == [] and [(c.page, c.reason.split(" (")[0]) for c in conflicts] == [
+        ("sub/old_kw.md", f"no longer generated, but {UNRECORDED}")]
+    assert (out / "sub/old_kw.md").read_text() == page("old") and "sub/old_kw.md" not in Writer(out).manifest
+    writer = Writer(out, force=True)
+    with writer.hold():
+        assert writer.remove_stale(keep={"a_kw.md"}) == (["sub/old_kw.md"], [])
+    assert (out / "sub/old_kw.md.orig").read_text() == page("old") and not (out / "sub/old_kw.md").exists()
     assert (out / "notes.md").read_text() == "mine\n"
 
 
@@ -152,15 +163,15 @@ def test_nothing_is_written_through_a_link_out_of_the_folder(tmp_path: Path) -> 
     out.mkdir()
     os.symlink(elsewhere, out / "pkg")
     os.symlink(elsewhere / "x.md", out / "link.md")
-    results = _write(out, {"pkg/a.md": page("a"), "link.md": page("l")})
-    assert results["pkg/a.md"] == (Outcome.CONFLICT, "its folder links outside the output folder")
+    results = _write(out, {"pkg/a_kw.md": page("a"), "link.md": page("l")})
+    assert results["pkg/a_kw.md"] == (Outcome.CONFLICT, "its folder links outside the output folder")
     assert results["link.md"] == (Outcome.CONFLICT, "a symbolic link is in the way")
     assert sorted(p.name for p in elsewhere.iterdir()) == ["x.md"] and (elsewhere / "x.md").read_text() == "theirs\n"
 
 
 def test_a_page_must_carry_the_marker(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="marker"):
-        Writer(tmp_path / "docs").write("a.md", "no marker\n", key="k")
+        Writer(tmp_path / "docs").write("a_kw.md", "no marker\n", key="k")
 
 
 def test_a_folder_is_opened_once_per_run_yet_another_one_put_there_meanwhile_is_refused(
@@ -238,11 +249,11 @@ def test_a_folder_swapped_for_a_link_between_check_and_write_cannot_redirect_it(
     elsewhere.mkdir()
     writer = Writer(out)
     with writer.hold():
-        assert writer.write("pkg/a.md", page("a"), "k").outcome is Outcome.WRITTEN
+        assert writer.write("pkg/a_kw.md", page("a"), "k").outcome is Outcome.WRITTEN
         note = writer._note
 
         def swap(page_name: str, digest: str) -> None:
-            if page_name == "pkg/b.md" and not (out / "pkg").is_symlink():
+            if page_name == "pkg/b_kw.md" and not (out / "pkg").is_symlink():
                 if away == "deleted":
                     shutil.rmtree(out / "pkg")
                 else:
@@ -250,12 +261,12 @@ def test_a_folder_swapped_for_a_link_between_check_and_write_cannot_redirect_it(
                 (out / "pkg").symlink_to(elsewhere, target_is_directory=True)
             note(page_name, digest)
         monkeypatch.setattr(writer, "_note", swap)
-        result = writer.write("pkg/b.md", page("b"), "k")
+        result = writer.write("pkg/b_kw.md", page("b"), "k")
     assert list(elsewhere.iterdir()) == []
     if away == "deleted":
         assert (result.outcome, result.reason) == (Outcome.CONFLICT, "its folder links outside the output folder")
     else:
-        assert result.outcome is Outcome.WRITTEN and (out / "old/b.md").read_text() == page("b")
+        assert result.outcome is Outcome.WRITTEN and (out / "old/b_kw.md").read_text() == page("b")
 
 
 def test_a_large_manifest_is_deflated_in_pieces_at_once_as_one_gzip_stream(monkeypatch: pytest.MonkeyPatch) -> None:
