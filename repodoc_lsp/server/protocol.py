@@ -36,8 +36,9 @@ from pygls.exceptions import (
     JsonRpcServerNotInitialized,
 )
 from pygls.io_ import StdoutWriter
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from repodoc_lsp.server.convert import EditorWorkspace
 from repodoc_lsp.server.priority import Requests
 
 log = logging.getLogger(__name__)
@@ -299,6 +300,19 @@ class RepodocProtocol(LanguageServerProtocol):
             if isinstance(data, dict) and "id" in data and "method" in data:
                 self._send_response(data["id"], None, exc.to_response_error())
             raise
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
+        """pygls's, with the notification's changes applied together (`EditorWorkspace`): an edit
+        batch costs what its text does, not what its text does once per edit."""
+        workspace = self.workspace
+        if isinstance(workspace, EditorWorkspace):
+            workspace.update_text_document_all(params.text_document, params.content_changes)
+        else:
+            for change in params.content_changes:
+                workspace.update_text_document(params.text_document, change)
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
 
     def unparsable(self, problem: Unparsable) -> None:
         """A message that is not JSON, or nested deeper than the parser goes: JSON-RPC's Parse error
