@@ -185,6 +185,15 @@ class EditorWorkspace(Workspace):
                               sync_kind=self._sync_kind, position_codec=self._position_codec)
 
 
+def over_limit(text: str, limit: int) -> int:
+    """The UTF-8 size of an open document's text when it is over `limit` bytes (max-file-bytes),
+    else 0: such a buffer is not analysed, as such a file is not."""
+    if len(text) * 4 <= limit:  # four bytes a code point at most
+        return 0
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size if size > limit else 0
+
+
 def path_of(uri: str) -> Path | None:
     path = to_fs_path(uri)
     return Path(path) if path else None

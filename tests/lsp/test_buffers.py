@@ -4,8 +4,9 @@ max-file-bytes not analysed, and only a buffer's newest version analysed."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from lsp_helpers import build, start, symbols, wait_for
+from lsp_helpers import SAMPLE, build, open_file, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -49,3 +50,57 @@ async def test_a_replace_all_is_one_batch_and_requests_are_answered(client: Lang
                 for before in ("`", "`shapes.core.Widget` or `")]
     assert starts == [*expected, (LINES, len("end `"))]
     assert all("`Widget` is not defined in shapes.core" in d.message for d in found)
+
+
+def _record(client: LanguageClient) -> list[types.PublishDiagnosticsParams]:
+    """Every publishDiagnostics the server sends (the client keeps only the last per document)."""
+    seen: list[types.PublishDiagnosticsParams] = []
+    features = client.protocol.fm.features
+    keep = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def publish(*args: Any) -> None:
+        seen.append(args[-1])
+        keep(*args)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    return seen
+
+
+async def test_a_buffer_over_max_file_bytes_is_not_analysed_and_saves_go_on(client: LanguageClient,
+                                                                            tmp_path: Path) -> None:
+    """A Python buffer over max-file-bytes (2,000 here) edited, each version checked after its
+    pause: it is not analysed (one line in the log says so; its diagnostics are empty), a save of
+    another file writes that file's pages, a document symbol request answers without analysing
+    it, and hover on it still works (jedi)."""
+    seen = _record(client)
+    big = "def big_function():\n    \"\"\"Big.\"\"\"\n\n\n" + "".join(f"value_{i} = {i}\n" for i in range(300))
+    root = build(tmp_path / "ws", {**SAMPLE, "pyproject.toml": '[tool.repodoc]\nmax-file-bytes = 2000\n',
+                                   "pkg/big.py": big})
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "Shape"))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    uri = open_file(client, root / "pkg/big.py")
+    opened = len(big)
+    await wait_for(lambda: any(p.uri == uri for p in seen), 20)
+    for version in range(2, 5):  # typing, a pause after each edit
+        big += f"value_{version} = 0\n"
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=_range(300 + version, 0, 0), text=f"value_{version} = 0\n")]))
+        await wait_for(lambda version=version: any(p.uri == uri and p.version == version for p in seen), 20)
+    assert all(not p.diagnostics for p in seen if p.uri == uri)
+    logged = [m.message for m in client.log_messages if "big.py is not checked while open" in m.message]
+    assert logged == [  # once, not at each version
+        f"pkg/big.py is not checked while open: {opened:,} bytes, over max-file-bytes (2,000)"]
+    shapes = root / "pkg/shapes.py"
+    shapes.write_text(shapes.read_text() + "\n\ndef saved_function():\n    pass\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=shapes.as_uri())))
+    kw = root / "docs/pkg/shapes.py_kw.md"
+    await wait_for(lambda: "**`saved_function`**" in kw.read_text(), 20)
+    assert await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        text_document=types.TextDocumentIdentifier(uri=uri))) == []
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=5)))
+    assert hover is not None and "big_function" in str(hover.contents)
