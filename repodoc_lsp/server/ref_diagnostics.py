@@ -114,6 +114,15 @@ def refresh_root(ls: RepodocServer, root: Root) -> None:
             ls.spawn(refresh(ls, uri))
 
 
+def drop_checks(ls: RepodocServer, root: Root) -> None:
+    """Changed files of `root` go to its thread: the checks of its documents still queued there are
+    dropped (`refresh_root` checks every open document again once the workspace has them)."""
+    checks = ls.typing.checks if isinstance(ls.typing, Typing) else Latest()
+    for uri in list(checks.queued):
+        if ls.root_for(path_of(uri)) is root:
+            checks.drop(uri)
+
+
 class Latest:
     """Work queued per key (a document), one at a time: submitting for a key drops (cancels) the
     work still queued for it, so only its newest is run; work already running runs to its end."""

@@ -21,7 +21,8 @@ from repodoc_lsp.server.ref_diagnostics import Latest, Typing, refresh
 class _Session:
     """What `refresh` reads of the server and of a root; the root's thread is held until `release`."""
 
-    def __init__(self, tmp_path: Path, settings: Settings) -> None:
+    def __init__(self, tmp_path: Path, settings: Settings, uri: str = "file:///ws/notes.md") -> None:
+        self.uri = uri
         self.thread = ThreadPoolExecutor(max_workers=1)
         self.held = threading.Event()
         self.thread.submit(self.held.wait)  # the root's thread is busy (a scan, a save's pages)
@@ -32,13 +33,17 @@ class _Session:
         self.doc = SimpleNamespace(source="", version=0)
         self.published: list[int | None] = []
         self.stopping = False
+        self.spawned: list[asyncio.Task] = []
         self.typing = Typing(self)  # type: ignore[arg-type]
+
+    def spawn(self, coro: Any) -> None:
+        self.spawned.append(asyncio.ensure_future(coro))
 
     def root_for(self, path: Path) -> Any:
         return self.root
 
     def open_documents(self) -> list[str]:
-        return [URI]
+        return [self.uri]
 
     def document(self, uri: str) -> Any:
         return self.doc
@@ -51,9 +56,6 @@ class _Session:
         self.thread.shutdown(wait=True)
 
 
-URI = "file:///ws/notes.md"
-
-
 @pytest.fixture
 def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     texts: list[str] = []
@@ -63,10 +65,11 @@ def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 async def _type(session: _Session, versions: range) -> list[asyncio.Task]:
     """A version of the document each pause, each check queued behind the busy thread."""
+    assert session.uri.endswith((".md", ".py"))
     tasks = []
     for version in versions:
         session.doc.source, session.doc.version = f"# Notes {version}\n", version
-        tasks.append(asyncio.ensure_future(refresh(session, URI)))  # type: ignore[arg-type]
+        tasks.append(asyncio.ensure_future(refresh(session, session.uri)))  # type: ignore[arg-type]
         await asyncio.sleep(0)  # it reads the text and queues its check
     return tasks
 
@@ -81,12 +84,21 @@ async def test_only_the_newest_version_is_analysed(tmp_path: Path, analysed: lis
     assert session.typing.checks.dropped == 4 and not session.typing.checks.queued
 
 
-async def test_a_save_drops_the_queued_check(tmp_path: Path, analysed: list[str]) -> None:
-    session = _Session(tmp_path, Settings())
+@pytest.mark.parametrize("how", ["saved", "a save of the root"])
+async def test_a_save_drops_the_queued_check(tmp_path: Path, analysed: list[str], how: str) -> None:
+    """The saved document's queued check (`Typing.saved`), and every queued check of the root whose
+    files were saved (`drop_checks`, before the save's job is queued): `refresh_root` checks the
+    open documents again once the workspace has the saved files."""
+    session = _Session(tmp_path, Settings(), "file:///ws/code.py")
     tasks = await _type(session, range(1, 3))
-    session.typing.checks.drop(URI)  # as `Typing.saved` does: the save's own check follows
+    if how == "saved":
+        session.typing.saved(session.uri)  # a source: checked again after the save's pages
+    else:
+        ref_diagnostics.drop_checks(session, session.root)  # type: ignore[arg-type]
+    await asyncio.sleep(0)
     await asyncio.to_thread(session.release)
-    await asyncio.gather(*tasks)
+    await asyncio.gather(*tasks, *session.spawned)
+    assert session.typing.checks.dropped == 2  # version 1 by version 2, version 2 by the save
     assert analysed == [] and session.published == []
 
 
