@@ -17,12 +17,13 @@ import logging
 import posixpath
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.refs.check import Stale, check_doc, check_docstrings, ignored, is_doc
 from repodoc_lsp.refs.resolve import Resolver
@@ -41,15 +42,21 @@ def wanted(rel: str) -> bool:
     return rel.endswith(".py") or is_doc(rel)
 
 
-def stale_in(root: Root, rel: str, text: str) -> list[Stale]:
-    """The buffer's stale references (on the root's thread: the workspace does not change meanwhile)."""
+def analysed(rel: str, text: str) -> FileFacts | None:
+    """A Python buffer's facts (None: it cannot be analysed). Pure: on the buffers' thread, so the
+    root's thread (saves) does not wait while a large buffer is parsed."""
+    try:
+        return analyse_source(posixpath.basename(rel), text.encode("utf-8", "surrogatepass"))
+    except Exception:
+        return None
+
+
+def stale_in(root: Root, rel: str, text: str, facts: FileFacts | None = None) -> list[Stale]:
+    """The buffer's stale references (on the root's thread: the workspace does not change meanwhile);
+    a Python buffer's from its `facts`."""
     resolver = Resolver(root.ws, root.index)
     if rel.endswith(".py"):
-        try:
-            facts = analyse_source(posixpath.basename(rel), text.encode("utf-8", "surrogatepass"))
-        except Exception:
-            return []
-        return check_docstrings(resolver, rel, facts, lambda: text)[0]
+        return check_docstrings(resolver, rel, facts, lambda: text)[0] if facts is not None else []
     return check_doc(resolver, rel, text)[0]
 
 
@@ -79,18 +86,21 @@ async def refresh(ls: RepodocServer, uri: str) -> None:
         return  # closed meanwhile
     document = ls.document(uri)
     text, version = document.source, document.version
-    typing = ls.typing if isinstance(ls.typing, Typing) else None
+    typing = ls.typing
+    if not isinstance(typing, Typing):
+        return
     if size := over_limit(text, root.settings.max_file_bytes):
-        if typing is not None:
-            typing.drop_check(uri)
-            typing.too_large(uri, rel, size, root.settings.max_file_bytes)
+        typing.drop_check(uri)
+        typing.too_large(uri, rel, size, root.settings.max_file_bytes)
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[]))
         return
-    if typing is not None:
-        typing.told.discard(uri)
+    typing.told.discard(uri)
     try:
-        future = typing.checks.submit(uri, root.submit, stale_in, root, rel, text) if typing is not None \
-            else root.submit(stale_in, root, rel, text)
+        facts = None
+        if rel.endswith(".py"):  # parsed off the root's thread, then resolved on it
+            future = typing.analyses.submit(uri, typing.thread.submit, analysed, rel, text)
+            facts = await asyncio.wrap_future(future)
+        future = typing.checks.submit(uri, root.submit, stale_in, root, rel, text, facts)
         found = await asyncio.wrap_future(future)
     except asyncio.CancelledError:
         if future.cancelled():  # dropped before it ran: a newer check, or a save, takes over
@@ -157,16 +167,20 @@ class Latest:
 
 class Typing:
     """Checks of documents being edited: one per document, CHANGE_QUIET_SECONDS after its last
-    change (a newer change cancels the pending one), at once on save; one queued on the root's
-    thread at most (`checks`)."""
+    change (a newer change cancels the pending one), at once on save. A Python buffer is parsed
+    on the buffers' thread (`thread`, one analysis queued per document: `analyses`), its
+    references resolved on the root's thread (one queued per document: `checks`)."""
 
     def __init__(self, ls: RepodocServer) -> None:
         self.ls = ls
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="repodoc-buffers")
+        self.analyses = Latest()
         self.checks = Latest()
         self.told: set[str] = set()  # documents over max-file-bytes whose skip is logged
 
     def drop_check(self, uri: str) -> None:
+        self.analyses.drop(uri)
         self.checks.drop(uri)
 
     def too_large(self, uri: str, rel: str, size: int, limit: int) -> None:
@@ -185,20 +199,21 @@ class Typing:
         """A saved doc is checked now (a saved source waits for the index: its save's refresh);
         the check queued for an older text is dropped, so the save's pages do not wait for it."""
         self._drop(uri)
-        self.checks.drop(uri)
+        self.drop_check(uri)
         path = path_of(uri)
         if path is not None and not path.name.endswith(".py") and not self.ls.stopping:
             self.ls.spawn(refresh(self.ls, uri))
 
     def closed(self, uri: str) -> None:
         self._drop(uri)
-        self.checks.drop(uri)
+        self.drop_check(uri)
         self.told.discard(uri)
         self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def cancel(self) -> None:
         for uri in list(self.timers):
             self._drop(uri)
+        self.thread.shutdown(wait=False, cancel_futures=True)
 
     def _drop(self, uri: str) -> None:
         timer = self.timers.pop(uri, None)

@@ -24,7 +24,7 @@ class _Session:
     def __init__(self, tmp_path: Path, settings: Settings, uri: str = "file:///ws/notes.md") -> None:
         self.uri = uri
         self.thread = ThreadPoolExecutor(max_workers=1)
-        self.held = threading.Event()
+        self.held, self.parsing = threading.Event(), threading.Event()
         self.thread.submit(self.held.wait)  # the root's thread is busy (a scan, a save's pages)
         indexed = threading.Event()
         indexed.set()
@@ -35,6 +35,7 @@ class _Session:
         self.stopping = False
         self.spawned: list[asyncio.Task] = []
         self.typing = Typing(self)  # type: ignore[arg-type]
+        self.typing.thread.submit(self.parsing.wait)  # and so is the buffers' thread (a large buffer)
 
     def spawn(self, coro: Any) -> None:
         self.spawned.append(asyncio.ensure_future(coro))
@@ -52,14 +53,35 @@ class _Session:
         self.published.append(params.version)
 
     def release(self) -> None:
+        self.parsing.set()
         self.held.set()
+
+    def close(self) -> None:
+        self.release()
         self.thread.shutdown(wait=True)
+        self.typing.thread.shutdown(wait=True)
+
+
+@pytest.fixture
+def sessions(tmp_path: Path) -> Any:
+    """Make a `_Session`; its threads end with the test."""
+    made: list[_Session] = []
+
+    def make(settings: Settings, uri: str = "file:///ws/notes.md") -> _Session:
+        made.append(_Session(tmp_path, settings, uri))
+        return made[-1]
+
+    yield make
+    for session in made:
+        session.close()
 
 
 @pytest.fixture
 def analysed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts checked (a Python buffer's parsed first: those parsed are listed too)."""
     texts: list[str] = []
-    monkeypatch.setattr(ref_diagnostics, "stale_in", lambda root, rel, text: texts.append(text) or [])
+    monkeypatch.setattr(ref_diagnostics, "analysed", lambda rel, text: texts.append(f"parsed {text}") and None)
+    monkeypatch.setattr(ref_diagnostics, "stale_in", lambda root, rel, text, facts=None: texts.append(text) or [])
     return texts
 
 
@@ -74,42 +96,46 @@ async def _type(session: _Session, versions: range) -> list[asyncio.Task]:
     return tasks
 
 
-async def test_only_the_newest_version_is_analysed(tmp_path: Path, analysed: list[str]) -> None:
-    session = _Session(tmp_path, Settings())
+@pytest.mark.parametrize("name", ["notes.md", "code.py"])
+async def test_only_the_newest_version_is_analysed(sessions: Any, analysed: list[str], name: str) -> None:
+    """Five versions while the threads are busy: only the fifth is parsed (a source, on the buffers'
+    thread) and checked (on the root's); the other four were dropped before they ran."""
+    session = sessions(Settings(), f"file:///ws/{name}")
     tasks = await _type(session, range(1, 6))
-    await asyncio.to_thread(session.release)
+    session.release()
     await asyncio.gather(*tasks)
-    assert analysed == ["# Notes 5\n"]  # versions 1-4 were dropped before they ran
+    assert analysed == ["parsed # Notes 5\n"] * name.endswith(".py") + ["# Notes 5\n"]
     assert session.published == [5]
-    assert session.typing.checks.dropped == 4 and not session.typing.checks.queued
+    dropped = session.typing.analyses if name.endswith(".py") else session.typing.checks
+    assert dropped.dropped == 4 and not dropped.queued
 
 
 @pytest.mark.parametrize("how", ["saved", "a save of the root"])
-async def test_a_save_drops_the_queued_check(tmp_path: Path, analysed: list[str], how: str) -> None:
+async def test_a_save_drops_the_queued_check(sessions: Any, analysed: list[str], how: str) -> None:
     """The saved document's queued check (`Typing.saved`), and every queued check of the root whose
     files were saved (`drop_checks`, before the save's job is queued): `refresh_root` checks the
     open documents again once the workspace has the saved files."""
-    session = _Session(tmp_path, Settings(), "file:///ws/code.py")
+    session = sessions(Settings(), "file:///ws/code.py")
     tasks = await _type(session, range(1, 3))
+    session.parsing.set()  # the buffers' thread goes on, the root's does not
+    for _ in range(1000):  # parsed on the buffers' thread: then its check waits for the root's
+        if session.uri in session.typing.checks.queued and not session.typing.analyses.queued:
+            break
+        await asyncio.sleep(0.01)
     if how == "saved":
         session.typing.saved(session.uri)  # a source: checked again after the save's pages
     else:
         ref_diagnostics.drop_checks(session, session.root)  # type: ignore[arg-type]
-    await asyncio.sleep(0)
-    await asyncio.to_thread(session.release)
+    session.release()
     await asyncio.gather(*tasks, *session.spawned)
-    assert session.typing.checks.dropped == 2  # version 1 by version 2, version 2 by the save
-    assert analysed == [] and session.published == []
+    assert analysed == ["parsed # Notes 2\n"] and session.published == []  # parsed, never checked
 
 
-async def test_a_buffer_over_max_file_bytes_is_not_analysed(tmp_path: Path, analysed: list[str]) -> None:
-    session = _Session(tmp_path, Settings(max_file_bytes=5))
-    try:
-        tasks = await _type(session, range(1, 4))
-        done, _ = await asyncio.wait(tasks, timeout=10)  # the thread is still busy: nothing was queued on it
-        assert len(done) == 3
-    finally:
-        await asyncio.to_thread(session.release)
+async def test_a_buffer_over_max_file_bytes_is_not_analysed(sessions: Any, analysed: list[str]) -> None:
+    session = sessions(Settings(max_file_bytes=5))
+    tasks = await _type(session, range(1, 4))
+    done, _ = await asyncio.wait(tasks, timeout=10)  # the threads are still busy: nothing was queued
+    assert len(done) == 3
     assert analysed == [] and session.published == [1, 2, 3]  # empty diagnostics, each version
 
 
