@@ -4,11 +4,12 @@ save, CHANGE_QUIET_SECONDS after the last change while typing, and again for eve
 of a root after a save or a watched file changed its workspace; a quick fix replaces a stale name
 or link with the suggestion.
 
-A check runs on the root's thread, where saves are handled too: a document has one check
-queued at most (a newer version's drops the queued one before it runs, and a save drops it:
-twelve pauses in a 1.3 MB buffer queued twelve full analyses, and the next save's pages waited
-113-141 s behind them), and a document over max-file-bytes is not checked at all, as such a file
-is not analysed."""
+A Python buffer is parsed on a thread of its own and its references resolved on the root's
+thread, where saves are handled too; a document has one parse and one check queued at most (a
+newer version's drops the queued ones before they run, and a save drops them: twelve pauses in
+a 1.3 MB buffer queued twelve full analyses on the root's thread, and the next save's pages
+waited 113-141 s behind them), and a document over max-file-bytes is not checked at all, as
+such a file is not analysed."""
 
 from __future__ import annotations
 
