@@ -6,7 +6,7 @@
    buffer, sent last first (VS Code), first first (Neovim) and in random order, applied by
    `EditorDocument.apply_changes`; against the floor, one join and one split of the text (what
    any batch costs at least), and against pygls's per-edit path (measured on 20 edits, times
-   50). Also 1,000 edits within one 980 KB line (the weak spot: each edit copies its line).
+   50). Also 1,000 edits within one 980 KB line, last first (one pass over the line).
    Goal: a batch <= 10x the floor for the multi-line buffer.
 2. Saves while typing (`repodoc serve` over stdio): a 1.36 MB Python buffer (under the default
    max-file-bytes) opened and edited twelve times 0.35 s apart (a check after each pause),

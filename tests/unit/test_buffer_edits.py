@@ -4,12 +4,14 @@ one after the other, each to the text the one before left, as LSP says."""
 from __future__ import annotations
 
 import re
+from unittest import mock
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
+from repodoc_lsp.server import convert
 from repodoc_lsp.server.convert import EditorDocument, split_lines
 
 _BREAK = re.compile(r"\r\n|\r|\n")
@@ -69,6 +71,7 @@ def _at(line: int, start: int, end: int, text: str) -> types.TextDocumentContent
 @settings(max_examples=150)
 @given(_TEXT, st.lists(_CHANGE, max_size=12), st.sampled_from(ENCODINGS))
 @example("a\rb", [_at(1, 0, 0, "\n")], types.PositionEncodingKind.Utf16)  # a lone \r and a new \n: one break
+@example("x\nab", [_at(1, 0, 2, "")], types.PositionEncodingKind.Utf16)  # the last line emptied: no line left
 @example("a\rX\nb", [_at(1, 0, 1, "")], types.PositionEncodingKind.Utf16)  # the \r and \n meet
 @example("x😋y\n", [_at(0, 2, 2, "Z")], types.PositionEncodingKind.Utf16)  # inside 😋: after it
 @example("x😋y\nz", [_at(0, 9, 1, "W")], types.PositionEncodingKind.Utf16)  # end before start; past the line
@@ -77,10 +80,33 @@ def test_a_batch_is_its_changes_one_after_the_other(text: str, changes: list, en
     """Random texts (\\r\\n, lone \\r and \\n, astral characters, a lone surrogate, a form feed) and
     random ranges (inside characters, past line ends and the last line, end before start, a
     \\n inserted after a lone \\r) in UTF-16, UTF-8 and UTF-32 columns."""
-    doc = EditorDocument("file:///x.py", text, position_codec=PositionCodec(encoding))
-    doc.apply_changes(changes)
-    assert doc.source == _one_by_one(text, changes, encoding)
-    assert tuple(doc.lines) == split_lines(doc.source)  # the lines kept are the text's own
+    _check(text, changes, encoding)
+
+
+def _check(text: str, changes: list, encoding: str) -> None:
+    """Batch == one by one, also with every line long enough for runs of one line's edits."""
+    expected = _one_by_one(text, changes, encoding)
+    for long_line in (convert.LONG_LINE, 0):
+        with mock.patch.object(convert, "LONG_LINE", long_line):
+            doc = EditorDocument("file:///x.py", text, position_codec=PositionCodec(encoding))
+            doc.apply_changes(changes)
+        assert doc.source == expected
+        assert tuple(doc.lines) == split_lines(doc.source)  # the lines kept are the text's own
+
+
+@settings(max_examples=150)
+@given(_TEXT, st.integers(0, 3), st.lists(st.tuples(st.integers(0, 14), st.integers(0, 14),
+                                                     st.sampled_from(["", "X", "😋", "é", "\n"])), max_size=8),
+       st.sampled_from(ENCODINGS))
+@example("a\rXY\nb", 1, [(2, 2, ""), (0, 1, "")], types.PositionEncodingKind.Utf16)  # the \r and \n meet
+@example("x😋y😋z", 0, [(9, 4, "A"), (3, 2, "B"), (1, 1, "C")], types.PositionEncodingKind.Utf16)
+@example("a", 0, [(2, 2, "X"), (0, 2, "X")], types.PositionEncodingKind.Utf16)  # past the end, then up to it
+@example("xéyéz", 0, [(6, 4, "A"), (2, 2, "B")], types.PositionEncodingKind.Utf8)
+def test_edits_of_one_line_last_first_are_one_pass(text: str, row: int, edits: list, encoding: str) -> None:
+    """A Replace All in one line as VS Code sends it: each range ends where the one before starts,
+    or before (a run applied in one pass over the line), mixed with ranges that do not."""
+    changes = [_at(row, a, b, new) for a, b, new in edits]
+    _check(text, changes, encoding)
 
 
 def _utf16(text: str) -> int:
