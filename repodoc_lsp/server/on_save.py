@@ -62,6 +62,7 @@ class SaveQueue:
     async def run(self, root: Root, rels: list[str]) -> None:
         try:
             write = root.settings.regenerate_on_save and root.has_tree()  # else the index only
+            ref_diagnostics.drop_checks(self.ls, root)  # checked again after this (`refresh_root`)
             summary = await asyncio.wrap_future(root.submit(root.regenerate, rels, write))
         except OutputError as exc:  # the folder cannot be written at all, or another run holds it
             failures.report_exception(self.ls, "on save", exc)

@@ -32,11 +32,13 @@ from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInternalError,
     JsonRpcInvalidParams,
+    JsonRpcParseError,
     JsonRpcServerNotInitialized,
 )
 from pygls.io_ import StdoutWriter
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from repodoc_lsp.server.convert import EditorWorkspace
 from repodoc_lsp.server.priority import Requests
 
 log = logging.getLogger(__name__)
@@ -299,6 +301,26 @@ class RepodocProtocol(LanguageServerProtocol):
                 self._send_response(data["id"], None, exc.to_response_error())
             raise
 
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
+        """pygls's, with the notification's changes applied together (`EditorWorkspace`): an edit
+        batch costs what its text does, not what its text does once per edit."""
+        workspace = self.workspace
+        if isinstance(workspace, EditorWorkspace):
+            workspace.update_text_document_all(params.text_document, params.content_changes)
+        else:
+            for change in params.content_changes:
+                workspace.update_text_document(params.text_document, change)
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    def unparsable(self, problem: Unparsable) -> None:
+        """A message that is not JSON, or nested deeper than the parser goes: JSON-RPC's Parse error
+        (its id cannot be known: null), one line in the log, and the next message is read."""
+        log.warning("a message from the client could not be read: %s", problem.why)
+        error = JsonRpcParseError(problem.why)  # a dict: pygls's own messages leave out a null id
+        self._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": error.code, "message": error.message}})
+
     def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
         if method_name == types.INITIALIZE:
             self.initialize_received = True
@@ -306,6 +328,24 @@ class RepodocProtocol(LanguageServerProtocol):
             self._send_response(msg_id, None, JsonRpcServerNotInitialized().to_response_error())
             return
         super()._handle_request(msg_id, method_name, params)
+
+
+class Unparsable:
+    """A message body that `decode` could not read, and why."""
+
+    def __init__(self, exc: Exception) -> None:
+        self.why = ("nested too deep" if isinstance(exc, RecursionError)
+                    else f"not JSON ({str(exc)[:200]})")
+
+
+def decode(body: bytes) -> Any:
+    """A message body as JSON, or `Unparsable`. `json.loads` raises RecursionError, not ValueError,
+    for arrays or objects nested past the interpreter's recursion limit (1,000 `[`: the reader
+    thread ended, and the server with it)."""
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        return Unparsable(exc)
 
 
 def read_message(stdin: BinaryIO) -> bytes | None:
@@ -337,11 +377,8 @@ async def run_stdio(stop: threading.Event, stdin: BinaryIO, protocol: RepodocPro
                 body = read_message(stdin)
                 if body is None:
                     break
-                try:
-                    message: Any = json.loads(body)
-                except ValueError as exc:
-                    message = exc
-                else:
+                message = decode(body)
+                if not isinstance(message, Unparsable):
                     protocol.received(message)
                 loop.call_soon_threadsafe(messages.put_nowait, message)
         except (OSError, ValueError) as exc:  # stdin closed under it
@@ -357,8 +394,9 @@ async def run_stdio(stop: threading.Event, stdin: BinaryIO, protocol: RepodocPro
         if message is ended:
             break
         try:
-            if isinstance(message, Exception):
-                raise message
+            if isinstance(message, Unparsable):
+                protocol.unparsable(message)
+                continue
             protocol.handle_message(protocol.structure_message(message) if isinstance(message, dict) else message)
         except Exception as exc:
             log.exception("Unable to handle message")

@@ -2,22 +2,33 @@
 (Warning, source `repodoc`), computed from the editor's text (saved or not): on open, at once on
 save, CHANGE_QUIET_SECONDS after the last change while typing, and again for every open document
 of a root after a save or a watched file changed its workspace; a quick fix replaces a stale name
-or link with the suggestion."""
+or link with the suggestion.
+
+A Python buffer is parsed on a thread of its own and its references resolved on the root's
+thread, where saves are handled too; a document has one parse and one check queued at most (a
+newer version's drops the queued ones before they run, and a save drops them: twelve pauses in
+a 1.3 MB buffer queued twelve full analyses on the root's thread, and the next save's pages
+waited 113-141 s behind them), and a document over max-file-bytes is not checked at all, as
+such a file is not analysed."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import posixpath
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.refs.check import Stale, check_doc, check_docstrings, ignored, is_doc
 from repodoc_lsp.refs.resolve import Resolver
-from repodoc_lsp.server.convert import path_of
+from repodoc_lsp.server.convert import over_limit, path_of
 from repodoc_lsp.server.server import RepodocServer
 
 if TYPE_CHECKING:
@@ -32,15 +43,21 @@ def wanted(rel: str) -> bool:
     return rel.endswith(".py") or is_doc(rel)
 
 
-def stale_in(root: Root, rel: str, text: str) -> list[Stale]:
-    """The buffer's stale references (on the root's thread: the workspace does not change meanwhile)."""
+def analysed(rel: str, text: str) -> FileFacts | None:
+    """A Python buffer's facts (None: it cannot be analysed). Pure: on the buffers' thread, so the
+    root's thread (saves) does not wait while a large buffer is parsed."""
+    try:
+        return analyse_source(posixpath.basename(rel), text.encode("utf-8", "surrogatepass"))
+    except Exception:
+        return None
+
+
+def stale_in(root: Root, rel: str, text: str, facts: FileFacts | None = None) -> list[Stale]:
+    """The buffer's stale references (on the root's thread: the workspace does not change meanwhile);
+    a Python buffer's from its `facts`."""
     resolver = Resolver(root.ws, root.index)
     if rel.endswith(".py"):
-        try:
-            facts = analyse_source(posixpath.basename(rel), text.encode("utf-8", "surrogatepass"))
-        except Exception:
-            return []
-        return check_docstrings(resolver, rel, facts, lambda: text)[0]
+        return check_docstrings(resolver, rel, facts, lambda: text)[0] if facts is not None else []
     return check_doc(resolver, rel, text)[0]
 
 
@@ -70,8 +87,26 @@ async def refresh(ls: RepodocServer, uri: str) -> None:
         return  # closed meanwhile
     document = ls.document(uri)
     text, version = document.source, document.version
+    typing = ls.typing
+    if not isinstance(typing, Typing):
+        return
+    if size := over_limit(text, root.settings.max_file_bytes):
+        typing.drop_check(uri)
+        typing.too_large(uri, rel, size, root.settings.max_file_bytes)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=[]))
+        return
+    typing.told.discard(uri)
     try:
-        found = await asyncio.wrap_future(root.submit(stale_in, root, rel, text))
+        facts = None
+        if rel.endswith(".py"):  # parsed off the root's thread, then resolved on it
+            future = typing.analyses.submit(uri, typing.thread.submit, analysed, rel, text)
+            facts = await asyncio.wrap_future(future)
+        future = typing.checks.submit(uri, root.submit, stale_in, root, rel, text, facts)
+        found = await asyncio.wrap_future(future)
+    except asyncio.CancelledError:
+        if future.cancelled():  # dropped before it ran: a newer check, or a save, takes over
+            return
+        raise
     except Exception:  # a closed root, or a bug: no diagnostics rather than a broken server
         log.exception("checking references of %s failed", rel)
         return
@@ -90,13 +125,71 @@ def refresh_root(ls: RepodocServer, root: Root) -> None:
             ls.spawn(refresh(ls, uri))
 
 
+def drop_checks(ls: RepodocServer, root: Root) -> None:
+    """Changed files of `root` go to its thread: the checks of its documents still queued there are
+    dropped (`refresh_root` checks every open document again once the workspace has them)."""
+    checks = ls.typing.checks if isinstance(ls.typing, Typing) else Latest()
+    for uri in list(checks.queued):
+        if ls.root_for(path_of(uri)) is root:
+            checks.drop(uri)
+
+
+class Latest:
+    """Work queued per key (a document), one at a time: submitting for a key drops (cancels) the
+    work still queued for it, so only its newest is run; work already running runs to its end."""
+
+    def __init__(self) -> None:
+        self.queued: dict[str, Future] = {}
+        self.dropped = 0  # work dropped before it ran
+        self._lock = threading.Lock()  # work ends on the thread it runs on
+
+    def submit(self, key: str, submit: Callable[..., Future], fn: Callable[..., Any], *args: Any) -> Future:
+        future = submit(fn, *args)
+        with self._lock:
+            previous, self.queued[key] = self.queued.get(key), future
+        self._cancel(previous)
+        future.add_done_callback(lambda done: self._forget(key, done))
+        return future
+
+    def drop(self, key: str) -> None:
+        with self._lock:
+            previous = self.queued.pop(key, None)
+        self._cancel(previous)
+
+    def _cancel(self, future: Future | None) -> None:
+        if future is not None and future.cancel():
+            self.dropped += 1
+
+    def _forget(self, key: str, done: Future) -> None:
+        with self._lock:
+            if self.queued.get(key) is done:
+                del self.queued[key]
+
+
 class Typing:
     """Checks of documents being edited: one per document, CHANGE_QUIET_SECONDS after its last
-    change (a newer change cancels the pending one), at once on save."""
+    change (a newer change cancels the pending one), at once on save. A Python buffer is parsed
+    on the buffers' thread (`thread`, one analysis queued per document: `analyses`), its
+    references resolved on the root's thread (one queued per document: `checks`)."""
 
     def __init__(self, ls: RepodocServer) -> None:
         self.ls = ls
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="repodoc-buffers")
+        self.analyses = Latest()
+        self.checks = Latest()
+        self.told: set[str] = set()  # documents over max-file-bytes whose skip is logged
+
+    def drop_check(self, uri: str) -> None:
+        self.analyses.drop(uri)
+        self.checks.drop(uri)
+
+    def too_large(self, uri: str, rel: str, size: int, limit: int) -> None:
+        """Logged once while the document is open (and small enough again in between)."""
+        if uri not in self.told:
+            self.told.add(uri)
+            log.warning("%s is not checked while open: %s bytes, over max-file-bytes (%s)", rel,
+                        f"{size:,}", f"{limit:,}")
 
     def changed(self, uri: str) -> None:
         self._drop(uri)
@@ -104,19 +197,24 @@ class Typing:
             self.timers[uri] = asyncio.get_running_loop().call_later(CHANGE_QUIET_SECONDS, self._fire, uri)
 
     def saved(self, uri: str) -> None:
-        """A saved doc is checked now (a saved source waits for the index: its save's refresh)."""
+        """A saved doc is checked now (a saved source waits for the index: its save's refresh);
+        the check queued for an older text is dropped, so the save's pages do not wait for it."""
         self._drop(uri)
+        self.drop_check(uri)
         path = path_of(uri)
         if path is not None and not path.name.endswith(".py") and not self.ls.stopping:
             self.ls.spawn(refresh(self.ls, uri))
 
     def closed(self, uri: str) -> None:
         self._drop(uri)
+        self.drop_check(uri)
+        self.told.discard(uri)
         self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def cancel(self) -> None:
         for uri in list(self.timers):
             self._drop(uri)
+        self.thread.shutdown(wait=False, cancel_futures=True)
 
     def _drop(self, uri: str) -> None:
         timer = self.timers.pop(uri, None)

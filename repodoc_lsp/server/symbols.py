@@ -10,7 +10,7 @@ from pygls.capabilities import get_capability
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.index import MODULE, Entry, entries_of
-from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, path_of
+from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, over_limit, path_of
 from repodoc_lsp.server.protocol import Encoded, Refused, encode
 from repodoc_lsp.server.server import RepodocServer
 
@@ -109,8 +109,11 @@ def _entries(ls: RepodocServer, path: Path, uri: str) -> list[Entry]:
         found = root.index.file_entries(rel)
         if found:
             return [e for e in found if e.kind != MODULE]
-    # not indexed (excluded, or not analysed yet): the buffer's own text
+    # not indexed (excluded, or not analysed yet): the buffer's own text, unless it is over
+    # max-file-bytes (then neither is the file; this runs on the event loop)
     source = ls.document(uri).source
+    if over_limit(source, (root.settings if root is not None else ls.outside_settings()).max_file_bytes):
+        return []
     try:
         facts = analyse_source(path.name, source.encode("utf-8", "surrogatepass"))
     except Exception:

@@ -103,7 +103,10 @@ async def read_message(reader: asyncio.StreamReader) -> dict[str, Any]:
         raise ValueError("too many header lines")
     if length is None or length > FIRST_MESSAGE_MAX_BYTES:
         raise ValueError("no Content-Length, or a body too large")
-    message = json.loads(await reader.readexactly(length))
+    try:
+        message = json.loads(await reader.readexactly(length))
+    except RecursionError:  # nested past the parser's limit: not ValueError
+        raise ValueError("the message is nested too deep") from None
     if not isinstance(message, dict):
         raise ValueError("the message is not a JSON object")
     return message

@@ -39,8 +39,10 @@ class RawServer:
     def send(self, message: dict[str, Any]) -> None:
         self.raw(json.dumps({"jsonrpc": "2.0", **message}).encode())
 
-    def response(self, msg_id: int | str, timeout: float = 20) -> dict[str, Any]:
-        """The response to request `msg_id` (answering the server's own requests meanwhile)."""
+    def response(self, msg_id: int | str, timeout: float = 20,
+                 seen: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The response to request `msg_id` (answering the server's own requests meanwhile); the
+        other messages read meanwhile go to `seen`."""
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -52,6 +54,8 @@ class RawServer:
                 self.send({"id": msg["id"], "result": result})
             elif msg.get("id") == msg_id:
                 return msg
+            elif seen is not None:
+                seen.append(msg)
 
     def initialize(self, root_uri: str | None, options: dict | None = None) -> dict[str, Any]:
         self.send({"id": 1, "method": "initialize", "params": {

@@ -92,3 +92,27 @@ def test_bad_content_length(tmp_path: Path) -> None:
     assert server.proc.poll() is None  # not crashed
     server.proc.stdin.close()
     assert server.exit_code() == 1
+
+
+def test_a_message_nested_too_deep_is_a_parse_error(tmp_path: Path) -> None:
+    """Arrays nested past the parser's recursion limit (1,000 and 100,000 deep: `json.loads` raises
+    RecursionError, which ended the reader and the server) get JSON-RPC's Parse error with a null id,
+    as a body that is not JSON does, and the next request is answered."""
+    uri, env = _workspace(tmp_path)
+    server = RawServer(env)
+    server.initialize(uri, {"cacheDir": str(tmp_path / "cache")})
+    for depth in (1_000, 100_000):
+        server.raw(b'{"jsonrpc": "2.0", "id": 50, "method": "workspace/symbol", "params": {"query": '
+                   + b"[" * depth + b"]" * depth + b"}}")
+    server.raw(b"{this is not json}")
+    seen: list[dict] = []
+    server.send({"id": 51, "method": "workspace/symbol", "params": {"query": "known"}})
+    assert server.response(51, seen=seen)["result"]
+    errors = [msg for msg in seen if "error" in msg]
+    assert [(msg["id"], msg["error"]["code"]) for msg in errors] == [(None, -32700)] * 3
+    assert [msg["error"]["message"] for msg in errors[:2]] == ["nested too deep"] * 2
+    assert server.proc.poll() is None
+    server.send({"id": 52, "method": "shutdown"})
+    server.response(52)
+    server.send({"method": "exit"})
+    assert server.exit_code() == 0
