@@ -104,7 +104,7 @@ FIELDS: tuple[Field, ...] = (
     Field("project_name", str, "project name shown in pages (default: pyproject.toml, else folder)"),
     Field("templates", str, "folder of Jinja2 templates overriding the built-in ones (sandboxed)",
           trust=Trust.PERSON, env="REPODOC_TEMPLATES"),
-    Field("jobs", int, "worker processes (0: one per core)", 0),
+    Field("jobs", int, "worker processes (0: one per core; never more than the cores)", 0),
     Field("cache_dir", str, "analysis cache folder (default: the user cache folder)",
           trust=Trust.PERSON, env="REPODOC_CACHE_DIR"),
     Field("regenerate_on_save", bool, "language server: rewrite pages on save", live=True),
