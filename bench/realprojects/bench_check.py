@@ -8,8 +8,9 @@ Per project:
 - items: what `repodoc check --no-pages` reports at the project's root; each is looked up in
   labels/NAME.json (key `file:line:target` -> {"label": "true" | "history" | "false", "why": ...});
   false alarms = items labelled "false" (unlabelled items are counted and listed apart, `--show`).
-- planted renames: names the docs write in backticks (outside history files) and defined exactly once
-  in the project's code (`def NAME`/`class NAME`), picked deterministically (sha1 order): each is
+- planted renames: names the docs reference (outside history files: in a role, a dotted name from a
+  package or a CamelCase head, a CamelCase name), defined exactly once in the project's code
+  (`def NAME`/`class NAME`) and in no item reported before, picked deterministically (sha1 order): each is
   renamed in every .py file (every whole-word occurrence, as a rename leaving docs as they were),
   then a check must report a new item naming the old name in a doc. Members: names defined in a
   class body. A suggestion is right when it names the new name.
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import roots  # noqa: E402
+from corpus import roots
 
 HERE = Path(__file__).resolve().parent
 LABELS = HERE / "labels"
@@ -89,16 +90,27 @@ def doc_files(root: Path) -> list[Path]:
             and ".git" not in p.parts and "_build" not in p.parts]
 
 
-def candidates(root: Path) -> tuple[list[str], list[str]]:
-    """(top-level names, member names) written in backticks in the docs (not history) and defined once."""
+def candidates(root: Path, reported: set[str]) -> tuple[list[str], list[str]]:
+    """(top-level names, member names) the docs reference (outside history files: a role, a dotted
+    name from a package or a class, a CamelCase name), defined once, named by no item reported before."""
     in_docs: set[str] = set()
+    homes = (root, root / "src")
+    tops = {p.parent.name for p in code_files(root) if p.name == "__init__.py" and p.parent.parent in homes}
+    tops |= {p.stem for p in code_files(root) if p.parent in (root, root / "src")}
     for p in doc_files(root):
         rel = p.relative_to(root).as_posix()
         if HISTORYISH.search(rel) or p.name.lower().startswith(("license", "authors", "contrib")):
             continue
         text = p.read_text(errors="replace")
-        for span in re.findall(r"`+([^`\n]+)`+", text):
-            in_docs.update(re.findall(r"[A-Za-z_]\w{3,}", span.split("<")[-1]))
+        for role, span in re.findall(r"(:[\w:]+:|\{[\w:]+\})?`+([^`\n]+)`+", text):
+            span = span.split("<")[-1].strip(">~!. ").removesuffix("()")
+            words = span.split(".")
+            if not re.fullmatch(r"[A-Za-z_][\w.]*", span):
+                continue
+            # a reference form: a role, a dotted name from a package or a class, a CamelCase name
+            if role or (len(words) > 1 and (words[0] in tops or words[0][:1].isupper())) \
+                    or (len(words) == 1 and re.fullmatch(r"_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*", span)):
+                in_docs.update(w for w in words if len(w) >= 4)
     defined: dict[str, list[str]] = {}
     for p in code_files(root):
         for m in re.finditer(r"^([ \t]*)(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)", p.read_text(errors="replace"),
@@ -107,7 +119,8 @@ def candidates(root: Path) -> tuple[list[str], list[str]]:
     top, members = [], []
     for name in sorted(in_docs):
         where = defined.get(name)
-        if not where or len(where) != 1 or name.startswith("_") or name.lower().startswith("test"):
+        if not where or len(where) != 1 or name.startswith("_") or name.lower().startswith("test") \
+                or any(re.search(rf"\b{name}\b", r) for r in reported):
             continue
         (top if where[0] == "top" else members).append(name)
 
@@ -179,7 +192,7 @@ def main() -> None:
                       + (f"  -- {label['why']}" if label.get("why") else ""))
         planted: list[dict[str, object]] = []
         if args.renames:
-            top, members = candidates(root)
+            top, members = candidates(root, {i["target"] for i in items})
             with tempfile.TemporaryDirectory(prefix="repodoc-plant-") as tmp:
                 copy = Path(tmp) / root.name
                 shutil.copytree(root, copy, symlinks=True)
@@ -216,7 +229,7 @@ def main() -> None:
               "suggestions right"] + (["--since caught"] if args.since else []) + ["time"]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)))
     if args.json:
         args.json.write_text(json.dumps(record, indent=1))
 

@@ -7,6 +7,8 @@ Each project is `pip download --no-deps --no-binary :all: NAME==VERSION` into
 ${XDG_CACHE_HOME:-~/.cache}/repodoc-bench/sdists, unpacked into .../realprojects/NAME-VERSION
 (outside the repository; a `.complete` marker makes later calls free). Only sdists that ship their
 hand-written docs are in the list (`docs/` or `doc/` with .rst or .md files; checked on unpack).
+(mkdocs 1.6.1, requests 2.32.3, httpx 0.27.2, uvicorn 0.30.6, respx 0.21.1 and markdown-it-py 3.0.0
+were tried: their sdists leave the docs out.)
 Labels of every item `repodoc check` reports live beside this script: labels/NAME.json.
 """
 
@@ -34,7 +36,6 @@ PROJECTS: list[tuple[str, str, str]] = [
     ("structlog", "24.4.0", "myst"),
     ("cattrs", "24.1.2", "myst"),
     ("trio", "0.26.2", "sphinx-rst"),
-    ("mkdocs", "1.6.1", "mkdocs"),
     ("markupsafe", "2.1.5", "sphinx-rst"),
     ("blinker", "1.8.2", "sphinx-rst"),
     ("pluggy", "1.5.0", "sphinx-rst"),
@@ -42,8 +43,12 @@ PROJECTS: list[tuple[str, str, str]] = [
     ("more-itertools", "10.5.0", "sphinx-rst"),
     ("h11", "0.14.0", "sphinx-rst"),
     ("anyio", "4.6.0", "sphinx-rst"),
-    ("requests", "2.32.3", "sphinx-rst"),
-    ("httpx", "0.27.2", "mkdocs"),
+    ("starlette", "0.38.6", "mkdocs"),
+    ("humanize", "4.10.0", "mkdocs"),
+    ("typer", "0.12.5", "mkdocs"),
+    ("tenacity", "9.0.0", "sphinx-rst"),
+    ("cachetools", "5.5.0", "sphinx-rst"),
+    ("wrapt", "1.16.0", "sphinx-rst"),
 ]
 
 

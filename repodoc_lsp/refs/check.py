@@ -32,6 +32,7 @@ class Stale:
     message: str
     suggestion: str = ""
     about: str = ""
+    sure: bool = False  # the suggestion is confident (an editor may apply it as the preferred fix)
 
     def describe(self) -> str:
         hint = f" (did you mean `{self.suggestion}`?)" if self.suggestion else ""
@@ -147,7 +148,7 @@ def _source(ws: Workspace, rel: str) -> str:
 
 
 def _stale(rel: str, line: int, col: int, ref: Ref, v: Verdict) -> Stale:
-    return Stale(rel, line, col, ref.text, v.message, v.suggestion, v.about)
+    return Stale(rel, line, col, ref.text, v.message, v.suggestion, v.about, v.sure and bool(v.suggestion))
 
 
 def _locate_in_source(source: str, rel: str, stale: list[tuple[int, Ref, Verdict]]) -> list[Stale]:

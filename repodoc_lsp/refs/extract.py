@@ -33,9 +33,12 @@ FILE_SUFFIXES = frozenset({"py", "pyi", "pyx", "md", "rst", "txt", "toml", "cfg"
                            "tar", "lock", "in", "csv", "log", "xml", "env", "sql", "exe", "dll", "pth", "pt"})
 
 
-# History names what is gone on purpose: changelogs and release notes are not checked
-HISTORY = re.compile(r"(^|/)(changes|changelog|history|news|release[-_ ]?notes|whatsnew|what[-_]s[-_]new)"
-                      r"([-_.][^/]*)?$|(^|/)(changelog|changes|whatsnew|release[-_]?notes)(\.d)?/", re.IGNORECASE)
+# History names what is gone on purpose: changelogs, release notes and announcements, upgrade and
+# migration guides, deprecation pages are not checked
+HISTORY = re.compile(r"(^|/)(changes|changelog|history|news|release[-_ ]?notes|whatsnew|what[-_]s[-_]new"
+                     r"|upgrad(e|ing)|migrat(e|ion|ions|ing)|deprecat(ed|ion|ions)|porting|announce(ment)?s?)"
+                     r"([-_.][^/]*)?$|(^|/)(changelog|changes|whatsnew|release[-_]?notes|releases|announce(ment)?s?"
+                     r"|upgrad(e|ing)|migrat(ion|ions|ing))(\.d)?/", re.IGNORECASE)
 # metasyntactic names: a span holding one is an example, not a reference
 PLACEHOLDERS = frozenset({"foo", "bar", "baz", "qux", "quux", "spam", "eggs", "ham", "func", "function", "method",
                           "meth", "class", "cls", "klass", "obj", "myclass", "myfunc", "mymodule", "mypackage",
@@ -190,6 +193,9 @@ _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "doctest", "te
                               "testsetup", "testcleanup", "literalinclude", "math", "raw", "parsed-literal",
                               "productionlist", "highlight", "ipython", "jupyter-execute", "plot", "graphviz",
                               "autoprogram", "click", "tabularcolumns", "csv-table", "only"})
+# history on purpose inside a page: what changed, was added or is deprecated (names gone since are fine)
+_HISTORY_DIRECTIVES = frozenset({"versionchanged", "versionadded", "versionremoved", "deprecated",
+                                 "deprecated-removed"})
 _MODULE_DIRECTIVES = frozenset({"module", "currentmodule", "py:module", "py:currentmodule", "automodule"})
 
 
@@ -232,6 +238,22 @@ def _inline_rest(line: str, lineno: int, module: str) -> Iterator[Ref]:
                 yield ref
 
 
+# a section adornment: one punctuation character repeated (reST allows any of these)
+_ADORNMENT = re.compile(r"""([!-/:-@\[-`{-~])\1{2,}""")
+
+
+def _is_adornment(lines: list[str], i: int) -> bool:
+    """Whether line `i` (0-based, made of one repeated punctuation character) underlines the title
+    above it or overlines the one below (`Title` then ``` ````` ```: a section, not a code fence)."""
+    mark = lines[i].strip()
+    above = lines[i - 1].strip() if i > 0 else ""
+    below = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    if above and len(mark) >= len(above) and not _ADORNMENT.fullmatch(above):
+        return True  # an underline (as long as its title at least: a shorter ``` is a fence)
+    after = lines[i + 2].strip() if i + 2 < len(lines) else ""
+    return bool(below) and len(mark) >= len(below) and after == mark  # an overline, its underline below
+
+
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
@@ -245,6 +267,9 @@ def _rest_lines(text: str) -> Iterator[tuple[int, str, bool]]:
     fence = ""
     for i, line in enumerate(lines, start=1):
         stripped = line.strip()
+        if not fence and skip_deeper is None and _ADORNMENT.fullmatch(stripped) and _is_adornment(lines, i - 1):
+            yield i, "", False  # a section title's underline or overline (of backticks too): no fence
+            continue
         if fence:
             if stripped.startswith(fence):
                 fence = ""
@@ -270,7 +295,7 @@ def _rest_lines(text: str) -> Iterator[tuple[int, str, bool]]:
             continue
         d = _DIRECTIVE.match(line)
         if d:
-            if d.group(2) in _CODE_DIRECTIVES:
+            if d.group(2) in _CODE_DIRECTIVES or d.group(2).removeprefix("py:") in _HISTORY_DIRECTIVES:
                 skip_deeper = len(d.group(1))
             yield i, line, False
             continue

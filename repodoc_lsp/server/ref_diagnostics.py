@@ -2,7 +2,7 @@
 (Warning, source `repodoc`), computed from the editor's text (saved or not): on open, at once on
 save, CHANGE_QUIET_SECONDS after the last change while typing, and again for every open document
 of a root after a save or a watched file changed its workspace; a quick fix replaces a stale name
-or link with the suggestion."""
+or link with the suggestion (the preferred fix only when the suggestion is confident)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ def _diagnostic(s: Stale, lines: list[str], ls: RepodocServer) -> types.Diagnost
     rng = types.Range(start=types.Position(line=s.line - 1, character=start),
                       end=types.Position(line=s.line - 1, character=end))
     return types.Diagnostic(range=rng, message=s.describe(), severity=types.DiagnosticSeverity.Warning,
-                            source=SOURCE, data={"suggestion": s.suggestion} if s.suggestion else None)
+                            source=SOURCE,
+                            data={"suggestion": s.suggestion, "preferred": s.sure} if s.suggestion else None)
 
 
 async def refresh(ls: RepodocServer, uri: str) -> None:
@@ -152,8 +153,13 @@ def register(server: RepodocServer) -> None:
                     types.TextEdit(range=d.range, new_text=suggestion)]})
                 actions.append(types.CodeAction(title=f"Replace with `{suggestion}`",
                                                 kind=types.CodeActionKind.QuickFix, diagnostics=[d], edit=edit,
-                                                is_preferred=True))
+                                                is_preferred=_preferred(d.data)))
         return actions or None
+
+
+def _preferred(data: Any) -> bool:
+    """Only a confident suggestion (a rename, a close name of the same kind) is the preferred fix."""
+    return isinstance(data, dict) and data.get("preferred") is True
 
 
 def _suggestion(data: Any) -> str:

@@ -1,0 +1,91 @@
+"""refs.resolve and refs.extract on the causes of false alarms and missed renames found on real
+projects (issue 34): re-exports and `currentmodule`, members defined in bases or by assignment, a
+same-named test class, dynamic modules, heads that are not the project's packages, declared
+dependencies, reST section underlines of backticks, history in a page."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import make_workspace
+
+from repodoc_lsp.config import Settings
+from repodoc_lsp.refs import check
+from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, rest_refs
+from repodoc_lsp.refs.resolve import Resolver, declared_dependencies
+from repodoc_lsp.workspace import Workspace
+
+FILES = {
+    "pyproject.toml": '[project]\nname = "kit"\ndependencies = ["its-dangerous>=2", "Blinker"]\n'
+                      '[project.optional-dependencies]\nfast = ["ujson"]\n',
+    "src/kit/__init__.py": "from .core import Context as Context\nfrom .lazy import *\n",
+    "src/kit/core.py": (
+        "class Base:\n    flag = True\n\n    def shared(self):\n        pass\n\n\n"
+        "class Context(Base):\n    __slots__ = ('slot_value',)\n    size: int = 0\n\n"
+        "    def __init__(self):\n        self.obj = None\n\n"
+        "    def later(self):\n        self.late_value = 1\n\n"
+        "    def invoke(self):\n        pass\n\n\n"
+        "class Failure(Exception):\n    pass\n"
+    ),
+    "src/kit/lazy.py": (
+        "__all__ = ['eager']\n\ndef eager():\n    pass\n\n"
+        "_LAZY = {'Lazy': '.core'}\n\n\ndef __getattr__(name):\n    return _LAZY[name]\n"
+    ),
+    "src/kit/runner.py": "class Runner:\n    def invoke(self, accessor=None):\n        pass\n",
+    "tests/test_kit.py": "import kit\n\n\nclass Context(kit.Context):\n    def anything(self):\n        pass\n",
+    "tests/app.py": "def run():\n    pass\n",
+}
+
+
+@pytest.fixture(scope="module")
+def resolver(tmp_path_factory: pytest.TempPathFactory) -> Resolver:
+    root = make_workspace(tmp_path_factory.mktemp("real") / "ws", FILES)
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    return Resolver(ws, check.build_index(ws))
+
+
+def _stale(resolver: Resolver, text: str, *, module: str = "", role: str = "meth") -> str | None:
+    found = resolver.check(Ref(NAME, text, 1, 0, explicit=True, role=role, module=module), "docs/api.rst")
+    return None if found is None else found.message
+
+
+def test_members_are_checked_on_the_class_a_package_re_exports(resolver: Resolver) -> None:
+    assert _stale(resolver, "kit.Context.invoke") is None
+    assert _stale(resolver, "kit.Context.no_such_method") == \
+        "`kit.Context.no_such_method`: `no_such_method` is not a member of Context (src/kit/core.py)"
+    # under `.. currentmodule:: kit`, as Sphinx reads it
+    assert _stale(resolver, "Context.no_such_method", module="kit") is not None
+    assert _stale(resolver, "Context.invoke", module="kit") is None
+
+
+def test_a_member_is_what_the_class_or_a_base_defines_assigns_or_declares(resolver: Resolver) -> None:
+    for member in ("shared", "flag", "size", "obj", "late_value", "slot_value"):
+        assert _stale(resolver, f"kit.Context.{member}", role="attr") is None, member
+    assert _stale(resolver, "kit.core.Failure.args", role="attr") is None  # a builtin base's
+    assert _stale(resolver, "kit.core.Failure.nothing", role="attr") is not None
+    # a test's subclass of the same name, a method of another class, a keyword: none stand in
+    assert _stale(resolver, "Context.anything") is not None
+    assert _stale(resolver, "Context.accessor", role="attr") is not None
+
+
+def test_a_dynamic_module_offers_what_it_names_not_everything(resolver: Resolver) -> None:
+    assert _stale(resolver, "kit.lazy.eager", role="func") is None
+    assert _stale(resolver, "kit.lazy.Lazy", role="class") is None  # its lazy table names it
+    assert _stale(resolver, "kit.lazy.Nothing", role="class") is not None
+    assert _stale(resolver, "kit.eager", role="func") is None  # through the star import
+
+
+def test_only_the_project_s_packages_and_no_dependency_are_workspace_names(resolver: Resolver) -> None:
+    assert resolver.project_tops() == {"kit"}
+    assert _stale(resolver, "app.run") is None  # a variable, not tests/app.py
+    assert _stale(resolver, "its_dangerous", role="mod") is None  # declared, not installed here
+    assert _stale(resolver, "ujson.dumps", role="func") is None
+    assert declared_dependencies(resolver.ws.root) >= {"its_dangerous", "blinker", "ujson"}
+
+
+def test_rest_underlines_of_backticks_are_no_fences_and_history_is_skipped() -> None:
+    text = ("Title\n`````\n\n:class:`kit.A`\n\n.. versionchanged:: 2.0\n    Was :func:`kit.old`.\n\n"
+            "Other\n`````\n\n:func:`kit.b`\n\n```\n:func:`kit.code`\n```\n")
+    assert [(r.text, r.line) for r in rest_refs(text)] == [("kit.A", 4), ("kit.b", 12)]
+    assert all(HISTORY.search(p) for p in ("docs/upgrading.rst", "docs/deprecations.rst", "docs/announce/1.0.rst"))
+    assert not HISTORY.search("docs/api.rst")
