@@ -222,3 +222,30 @@ def test_refs_ignore_setting_leaves_files_alone(renamed: Path, cache_env: dict[s
     (renamed / "pyproject.toml").write_text('[tool.repodoc]\nrefs-ignore = 3\n')
     proc = cli_here("check", ".", "--no-pages", env=cache_env, cwd=renamed)
     assert proc.returncode == 2 and "refs-ignore" in proc.stderr  # a bad setting names its key
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_since_finds_every_mention_of_a_renamed_name_and_suggests_the_new_one(
+        tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """Issue 34: after renaming `echo_via_pager` in a module the package re-exports, `--since HEAD`
+    said 0 stale while the docs named it under `.. currentmodule::` and as a bare name."""
+    files = {
+        "pager/__init__.py": "from .term import echo_via_pager as echo_via_pager\n",
+        "pager/term.py": "def echo_via_pager(text):\n    return text.upper()\n\n\ndef other():\n    pass\n",
+        "docs/api.rst": ("API\n===\n\n.. currentmodule:: pager\n\n"
+                         "Use :func:`echo_via_pager`; call ``echo_via_pager()`` for long text.\n"),
+        "README.md": "Page with `pager.echo_via_pager` or `echo_via_pager`.\n",
+    }
+    root = make_workspace(tmp_path / "repo", files)
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "first")
+    for rel in ("pager/__init__.py", "pager/term.py"):
+        (root / rel).write_text((root / rel).read_text().replace("echo_via_pager", "page_text"))
+    proc = cli_here("check", ".", "--since", "HEAD", "--no-pages", env=cache_env, cwd=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = sorted(line for line in proc.stdout.splitlines() if not line.startswith("repodoc:"))
+    assert [line.split(": ", 1)[0] for line in lines] == \
+        ["README.md:1:12", "README.md:1:38", "docs/api.rst:6:12", "docs/api.rst:6:36"], proc.stdout
+    assert all("page_text" in line.split("did you mean", 1)[1] for line in lines), proc.stdout
+    assert "README.md:1:38: `echo_via_pager` was renamed to `page_text` since HEAD" in proc.stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -97,12 +98,16 @@ def docstring_refs(facts: FileFacts) -> list[tuple[int, Ref]]:
     return found
 
 
-def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iterable[str] | None = None) -> Report:
+def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iterable[str] | None = None,
+                    old_sources: dict[str, str] | None = None, since: str = "") -> Report:
     """Every doc and Python docstring of `ws` (already scanned) checked against it; `only`: the
-    files a change touches (their own references, and references into them from anywhere)."""
+    files a change touches (their own references, references into them from anywhere, and every
+    mention of a name the change removed: `old_sources`, the changed Python files' text at `since`)."""
     index = index or build_index(ws)
     resolver = Resolver(ws, index)
     touched = set(only) if only is not None else None
+    gone, renames = gone_names(ws, old_sources, index) if old_sources else (set(), {})
+    resolver.renames = renames
     skip = ignored(ws.settings)
     report = Report([])
     for rel in sorted({*ws.facts, *docs_in_output(ws)}):
@@ -123,7 +128,12 @@ def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iter
         report.files += 1
         report.references += count
         if touched is not None:
-            found = [s for s in found if s.rel in touched or s.about in touched]
+            found = [s for s in found if s.rel in touched or s.about in touched
+                     or any(w in gone for w in re.split(r"[.()~]", s.text))]
+            if gone and not rel.endswith(".py"):
+                seen = {(s.line, s.col) for s in found}
+                found += [s for s in gone_mentions(rel, text or "", gone, renames, since or "HEAD")
+                          if (s.line, s.col) not in seen]
         report.stale.extend(dict.fromkeys(found))  # one docstring found through two definitions: once
     return report
 
@@ -166,3 +176,60 @@ def _locate_in_source(source: str, rel: str, stale: list[tuple[int, Ref, Verdict
                 break
         out.append(_stale(rel, line, col, ref, verdict))
     return list(dict.fromkeys(out))
+
+
+def gone_names(ws: Workspace, old_sources: dict[str, str], index: KeywordIndex) -> tuple[set[str], dict[str, str]]:
+    """Names defined in the changed Python files before (`old_sources`: file -> its text at the
+    revision) and defined nowhere now, and of those the renamed ones (old -> new): a definition
+    whose body is the same under another name, or the only new one of its kind at its place."""
+    from repodoc_lsp.analysis import analyse_source
+
+    gone: set[str] = set()
+    renames: dict[str, str] = {}
+    for rel, text in old_sources.items():
+        try:
+            old = analyse_source(os.path.basename(rel), text.encode("utf-8", "surrogatepass"))
+        except Exception:
+            continue
+        new = ws.facts.one(rel) if rel in ws.facts else None
+        new_symbols = new.symbols if new is not None else ()
+        now = {s.qualname for s in new_symbols} | ({a.qualname for a in new.attributes} if new else set())
+        before = {s.qualname for s in old.symbols} | {a.qualname for a in old.attributes}
+        for sym in old.symbols:
+            if sym.qualname in now or sym.name.startswith("__"):
+                continue
+            if any(e.kind != "heading" for e in index.lookup(sym.name)):
+                continue  # still defined somewhere (moved)
+            gone.add(sym.name)
+            same = [s for s in new_symbols if s.qualname not in before and s.kind == sym.kind
+                    and s.container == sym.container]
+            by_body = [s for s in same if sym.body and s.body == sym.body]
+            pick = by_body or (same if len(same) == 1 else [])
+            if len(pick) == 1:
+                renames[sym.name] = pick[0].name
+    return gone, renames
+
+
+_SPAN = re.compile(r"(`+)([^`\n]+?)\1")
+
+
+def gone_mentions(rel: str, text: str, gone: set[str], renames: dict[str, str], since: str) -> list[Stale]:
+    """Every code span of a doc naming a gone name in any form (`name`, `name()`, `mod.name`,
+    `~Class.name`, a role's target): what the reference checks may not judge (a lone lower-case name)."""
+    out = []
+    for i, line in enumerate(normalise_newlines(text).split("\n"), start=1):
+        for m in _SPAN.finditer(line):
+            body = m.group(2).strip()
+            target = body.split("<")[-1].rstrip(">").lstrip("~!.").removesuffix("()")
+            if not re.fullmatch(r"[A-Za-z_][\w.]*", target):
+                continue
+            hit = next((w for w in target.split(".") if w in gone), None)
+            if hit is None:
+                continue
+            col = m.start(2) + body.find(target) if target in body else m.start(2)
+            new = renames.get(hit, "")
+            suggestion = ".".join(new if w == hit else w for w in target.split(".")) if new else ""
+            what = f"was renamed to `{new}`" if new else "is no longer defined"
+            head = f"`{hit}`" if hit == target else f"`{target}`: `{hit}`"
+            out.append(Stale(rel, i, col, target, f"{head} {what} since {since}", suggestion, sure=bool(suggestion)))
+    return out

@@ -47,3 +47,11 @@ def changed_files(root: Path, *, since: str | None = None, staged: bool = False)
         except ValueError:
             continue  # outside ROOT
     return rels
+
+
+def old_text(root: Path, rev: str, rel: str) -> str | None:
+    """The text of `rel` (relative to `root`) at revision `rev`; None when it was not there."""
+    try:
+        return _git(root, "show", f"{rev}:./{rel}")
+    except GitError:
+        return None

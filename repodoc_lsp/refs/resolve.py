@@ -42,6 +42,11 @@ _PACKAGE_ROOTS = frozenset({"", "src", "lib", "python"})
 _NOT_PROJECT = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example", "conftest", "setup",
                           "noxfile", "tasks", "benchmarks", "bench", "scripts", "fabfile", "conf"})
 CONFIDENT = 0.8  # how close a name must be to another to be suggested for it
+_ROLE_KINDS = {  # the kinds of definition a role names (suggestions keep to them)
+    **dict.fromkeys(("meth", "method", "func", "function"), frozenset({"method", "function"})),
+    **dict.fromkeys(("attr", "attribute", "data", "const"), frozenset({"attribute"})),
+    **dict.fromkeys(("class", "exc", "exception"), frozenset({"class"})),
+}
 
 # what a name is, looked up in a module's namespace or on a class
 MODULE_, CLASS_, OTHER_, UNKNOWN_ = "module", "class", "other", "unknown"
@@ -114,11 +119,12 @@ def external(top: str) -> bool:
         return True  # something is there; not ours to judge
 
 
-def _confident(name: str, names: dict[str, str], cutoff: float = CONFIDENT) -> str:
+def _confident(name: str, names: dict[str, str], cutoff: float = CONFIDENT, kinds: frozenset[str] = frozenset()) -> str:
     """A name of `names` (name -> kind) close enough to `name` to be suggested for it: of the same
-    kind as its spelling says (a CamelCase name for a class, a lower-case one for anything else),
-    and no other as close."""
-    pool = sorted(n for n in names if n[:1].isupper() == name[:1].isupper() and n != name)
+    kind as its spelling says (a CamelCase name for a class, a lower-case one for anything else) and
+    as its role says (`kinds`, when known), and no other as close."""
+    pool = sorted(n for n, kind in names.items() if n[:1].isupper() == name[:1].isupper() and n != name
+                  and (not kinds or not kind or kind in kinds))
     near = difflib.get_close_matches(name, pool, n=2, cutoff=cutoff)
     if len(near) == 2 and difflib.SequenceMatcher(None, name, near[1]).ratio() == \
             difflib.SequenceMatcher(None, name, near[0]).ratio():
@@ -188,6 +194,7 @@ class Resolver:
         self._module_of_rel: dict[str, str] = {}
         self._rel_of_module: dict[str, str] = {}
         self.renames: dict[str, str] = {}  # old name -> new name, of a change being checked
+        self._role = ""  # the role of the reference being resolved (what kind of name it wants)
 
     # -- names -----------------------------------------------------------------------------
     def name(self, ref: Ref, place: str = "") -> Verdict | None:
@@ -199,6 +206,7 @@ class Resolver:
         parts = target.split(".")
         if parts[0] in _BUILTINS and len(parts) <= 2:
             return None
+        self._role = ref.role.split(":")[-1]
         # the current module applies to roles, as in Sphinx (``loop.index`` in prose is not jinja2's)
         tries = [f"{ref.module}.{target}"] if ref.explicit and ref.module \
             and not target.startswith(f"{ref.module}.") else []
@@ -527,7 +535,7 @@ class Resolver:
             for a in facts.attributes:
                 if not a.container:
                     names.setdefault(a.name, "attribute")
-        near = self._renamed(head) or _confident(head, names)
+        near = self._renamed(head) or _confident(head, names, kinds=_ROLE_KINDS.get(self._role, frozenset()))
         at = target.rfind(head)
         suggestion = target[:at] + near + target[at + len(head):] if near and at >= 0 else ""
         return Verdict(f"`{target}`: `{head}` is not defined in {module} ({rel})", suggestion, rel)
@@ -535,7 +543,7 @@ class Resolver:
     def _not_member(self, cls: Found, member: str, target: str) -> Verdict:
         names: dict[str, str] = {}
         self._class_names(cls, names, set())
-        near = self._renamed(member) or _confident(member, names)
+        near = self._renamed(member) or _confident(member, names, kinds=_ROLE_KINDS.get(self._role, frozenset()))
         at = target.rfind(member)
         suggestion = target[:at] + near + target[at + len(member):] if near and at >= 0 else ""
         name = cls.qual.rsplit(".", 1)[-1]
