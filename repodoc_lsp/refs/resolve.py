@@ -120,16 +120,32 @@ def external(top: str) -> bool:
 
 
 def _confident(name: str, names: dict[str, str], cutoff: float = CONFIDENT, kinds: frozenset[str] = frozenset()) -> str:
-    """A name of `names` (name -> kind) close enough to `name` to be suggested for it: of the same
-    kind as its spelling says (a CamelCase name for a class, a lower-case one for anything else) and
-    as its role says (`kinds`, when known), and no other as close."""
+    """A name of `names` (name -> kind) near enough to `name` to be suggested for it, as a typo's fix
+    is: one edit away (two for names of 12 characters or more), of the same kind as its spelling says
+    (a CamelCase name for a class, a lower-case one for anything else) and as its role says (`kinds`,
+    when known), and no other as near. A rename is not guessed (`from_pyfile` is not `from_file`):
+    `--since` takes renames from git."""
     pool = sorted(n for n, kind in names.items() if n[:1].isupper() == name[:1].isupper() and n != name
                   and (not kinds or not kind or kind in kinds))
-    near = difflib.get_close_matches(name, pool, n=2, cutoff=cutoff)
-    if len(near) == 2 and difflib.SequenceMatcher(None, name, near[1]).ratio() == \
-            difflib.SequenceMatcher(None, name, near[0]).ratio():
-        return ""  # two as close: not confident
-    return near[0] if near else ""
+    most = 2 if len(name) >= 12 else 1
+    near = [n for n in difflib.get_close_matches(name, pool, n=5, cutoff=cutoff) if _edits(name, n) <= most]
+    return near[0] if len(near) == 1 else ""
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions; a swap of neighbours is one)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    before: list[int] | None = None
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (ca != cb))
+            if before is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], before[j - 2] + 1)
+        before, row = row, current
+    return row[-1]
 
 
 _REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")

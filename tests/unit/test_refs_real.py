@@ -89,3 +89,13 @@ def test_rest_underlines_of_backticks_are_no_fences_and_history_is_skipped() -> 
     assert [(r.text, r.line) for r in rest_refs(text)] == [("kit.A", 4), ("kit.b", 12)]
     assert all(HISTORY.search(p) for p in ("docs/upgrading.rst", "docs/deprecations.rst", "docs/announce/1.0.rst"))
     assert not HISTORY.search("docs/api.rst")
+
+
+def test_a_suggestion_is_a_typo_s_fix_of_the_same_kind_never_a_guessed_rename() -> None:
+    from repodoc_lsp.refs.resolve import _confident
+
+    assert _confident("Gadgit", {"Gadget": "class", "Widget": "class"}) == "Gadget"
+    assert _confident("from_pyfile", {"from_file": "method"}) == ""  # another method, not a typo
+    assert _confident("complete", {"complete_var": "attribute"}) == ""
+    assert _confident("sizee", {"size": "attribute", "sized": "method"}, kinds=frozenset({"attribute"})) == "size"
+    assert _confident("sizee", {"size": "attribute", "sized": "method"}) == ""  # two as near: no guess
