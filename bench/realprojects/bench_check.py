@@ -116,8 +116,9 @@ def candidates(root: Path, reported: set[str]) -> tuple[list[str], list[str]]:
         for m in re.finditer(r"^([ \t]*)(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)", p.read_text(errors="replace"),
                              re.MULTILINE):
             defined.setdefault(m.group(2), []).append("member" if m.group(1) else "top")
+    modules = {p.stem for p in code_files(root)} | {p.parent.name for p in code_files(root)}
     top, members = [], []
-    for name in sorted(in_docs):
+    for name in sorted(in_docs - modules):  # a name that is also a module's stays valid as the module's
         where = defined.get(name)
         if not where or len(where) != 1 or name.startswith("_") or name.lower().startswith("test") \
                 or any(re.search(rf"\b{name}\b", r) for r in reported):

@@ -188,6 +188,7 @@ _ROLE = re.compile(r"(?<![\w`]):((?:[\w+-]+:)?[\w+-]+):`([^`]+)`(?!`)")
 _LITERAL = re.compile(r"(?<![`\w])``([^`]+?)``(?![`\w])")
 _INTERPRETED = re.compile(r"(?<![`:\w])`([^`<>]+)`(?![`_\w])")
 _RST_LINK = re.compile(r"`[^`<]*<([^`<>]+)>`__?")
+_TITLED = re.compile(r"(?<![`:\w])`[^`<]*<([^`<>]+)>`(?![`_\w])")
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:-]+)::\s*(.*)$")
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput",
                               "testsetup", "testcleanup", "literalinclude", "math", "raw", "parsed-literal",
@@ -228,6 +229,13 @@ def _inline_rest(line: str, lineno: int, module: str) -> Iterator[Ref]:
         taken.append(m.span())
         if _is_relative(m.group(1)) and "/" in m.group(1):
             yield Ref(LINK, m.group(1), lineno, m.start(1), explicit=True)
+    for m in _TITLED.finditer(line):  # `title <pkg.Class.method>`: the default role's target
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        taken.append(m.span())
+        ref = classify(m.group(1), lineno, m.start(1), module=module)
+        if ref is not None and ref.kind == NAME:
+            yield ref
     for pattern in (_LITERAL, _INTERPRETED):
         for m in pattern.finditer(line):
             if any(a <= m.start() < b for a, b in taken):

@@ -87,6 +87,9 @@ def test_rest_underlines_of_backticks_are_no_fences_and_history_is_skipped() -> 
     text = ("Title\n`````\n\n:class:`kit.A`\n\n.. versionchanged:: 2.0\n    Was :func:`kit.old`.\n\n"
             "Other\n`````\n\n:func:`kit.b`\n\n```\n:func:`kit.code`\n```\n")
     assert [(r.text, r.line) for r in rest_refs(text)] == [("kit.A", 4), ("kit.b", 12)]
+    # interpreted text with a title (Sphinx's default role, as marshmallow's docs write it)
+    titled = rest_refs("The `from_dict <kit.Schema.from_dict>` method; `site <https://x.org>`_.\n")
+    assert [(r.text, r.col) for r in titled] == [("kit.Schema.from_dict", 16)]
     assert all(HISTORY.search(p) for p in ("docs/upgrading.rst", "docs/deprecations.rst", "docs/announce/1.0.rst"))
     assert not HISTORY.search("docs/api.rst")
 
