@@ -107,8 +107,9 @@ def candidates(root: Path, reported: set[str]) -> tuple[list[str], list[str]]:
             words = span.split(".")
             if not re.fullmatch(r"[A-Za-z_][\w.]*", span):
                 continue
-            # a reference form: a role, a dotted name from a package or a class, a CamelCase name
-            if role or (len(words) > 1 and (words[0] in tops or words[0][:1].isupper())) \
+            # a reference form: a role's lone name, a dotted name from a package or a class (not a variable's
+            # `request.host`), a CamelCase name
+            if (role and len(words) == 1) or (len(words) > 1 and (words[0] in tops or words[0][:1].isupper())) \
                     or (len(words) == 1 and re.fullmatch(r"_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*", span)):
                 in_docs.update(w for w in words if len(w) >= 4)
     defined: dict[str, list[str]] = {}

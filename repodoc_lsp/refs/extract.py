@@ -36,6 +36,7 @@ FILE_SUFFIXES = frozenset({"py", "pyi", "pyx", "md", "rst", "txt", "toml", "cfg"
 # History names what is gone on purpose: changelogs, release notes and announcements, upgrade and
 # migration guides, deprecation pages are not checked
 HISTORY = re.compile(r"(^|/)(changes|changelog|history|news|release[-_ ]?notes|whatsnew|what[-_]s[-_]new"
+                     r"|versions|version[-_]?history|historical([-_ ]?notes)?"
                      r"|upgrad(e|ing)|migrat(e|ion|ions|ing)|deprecat(ed|ion|ions)|porting|announce(ment)?s?)"
                      r"([-_.][^/]*)?$|(^|/)(changelog|changes|whatsnew|release[-_]?notes|releases|announce(ment)?s?"
                      r"|upgrad(e|ing)|migrat(ion|ions|ing))(\.d)?/", re.IGNORECASE)

@@ -243,7 +243,9 @@ class Resolver:
         own = [e for e in entries if self.in_project(e.rel)]
         entries = own or entries  # a class of the same name in the tests does not stand in for it
         if pending is not None and not entries:
-            return pending
+            loose = len(parts) == 1 and (self._role in _LOOSE_ROLES or parts[0].startswith("__"))
+            variable = len(parts) > 1 and not parts[0][:1].isupper()  # `self.popitem`, `webob.Response`
+            return None if loose or variable else pending
         if entries:
             if len(parts) == 1 or len(parts[0]) < 2 or not parts[0][0].isupper() \
                     or (place.endswith(".py") and self._mentions(place, parts[0])):
@@ -265,7 +267,7 @@ class Resolver:
     # -- the project's modules -------------------------------------------------------------
     def project_tops(self) -> frozenset[str]:
         """The project's own top-level importable names: packages and modules at its root or in
-        `src/` (or `lib/`, `python/`), not a test's or an example's folder of loose files."""
+        `src/` (or `lib/`, `python/`), not a test's folder of loose files nor an example project."""
         if self._tops is None:
             self._own_files()
             self._tops = frozenset({module.split(".")[0] for module in self._module_of_rel.values()})
@@ -287,8 +289,7 @@ class Resolver:
                 holder = "/".join(folders[: len(folders) - depth]) if depth <= len(folders) else "?"
                 if names[0] in _NOT_PROJECT or is_test_file(rel) or names[0].startswith("test_"):
                     continue
-                if holder in _PACKAGE_ROOTS or (self.ws.root / holder / "pyproject.toml").is_file() \
-                        or (self.ws.root / holder / "setup.py").is_file():
+                if holder in _PACKAGE_ROOTS:
                     place = posixpath.join(holder, names[0])
                     tops.setdefault(names[0], place if depth else rel)
             for top, place in tops.items():

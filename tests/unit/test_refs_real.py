@@ -68,6 +68,16 @@ def test_a_member_is_what_the_class_or_a_base_defines_assigns_or_declares(resolv
     assert _stale(resolver, "Context.accessor", role="attr") is not None
 
 
+def test_under_a_current_module_a_missing_function_is_reported_not_a_variable_or_a_loose_name(
+        resolver: Resolver) -> None:
+    assert _stale(resolver, "gone_function", module="kit", role="func") == \
+        "`gone_function`: `gone_function` is not defined in kit (src/kit/__init__.py)"
+    assert _stale(resolver, "self.popitem", module="kit") is None  # a variable's attribute
+    assert _stale(resolver, "webob.Response", module="kit", role="class") is None  # another library's
+    assert _stale(resolver, "SECRET_KEY", module="kit", role="data") is None  # a config key, a parameter
+    assert _stale(resolver, "__wrapped__", module="kit", role="attr") is None
+
+
 def test_a_dynamic_module_offers_what_it_names_not_everything(resolver: Resolver) -> None:
     assert _stale(resolver, "kit.lazy.eager", role="func") is None
     assert _stale(resolver, "kit.lazy.Lazy", role="class") is None  # its lazy table names it
