@@ -201,7 +201,9 @@ _HISTORY_DIRECTIVES = frozenset({"versionchanged", "versionadded", "versionremov
 _MODULE_DIRECTIVES = frozenset({"module", "currentmodule", "py:module", "py:currentmodule", "automodule"})
 
 
-def rest_refs(text: str) -> list[Ref]:
+def rest_refs(text: str, default_role: str = "") -> list[Ref]:
+    """`default_role`: the role of interpreted text without one (Sphinx's `default_role` when it
+    names Python objects: `any`, `obj`, `py:class`, ...; "" when it is `code` or unset)."""
     out: list[Ref] = []
     module = ""
     for lineno, line, in_code in _rest_lines(text):
@@ -212,14 +214,15 @@ def rest_refs(text: str) -> list[Ref]:
             name, arg = d.group(2), d.group(3).strip()
             if name in _MODULE_DIRECTIVES and re.fullmatch(r"[\w.]+", arg):
                 module = arg if arg != "None" else ""
+            arg = re.sub(r"\(.*\)$", "", arg).strip()  # `.. autoclass:: pkg.Stream()`: its signature
             if AUTODOC.match(name.removeprefix("py:")) and re.fullmatch(r"[\w.]+", arg):
                 out.append(Ref(NAME, arg, lineno, d.start(3), explicit=True, role=name, module=module))
             continue
-        out.extend(_inline_rest(line, lineno, module))
+        out.extend(_inline_rest(line, lineno, module, default_role))
     return out
 
 
-def _inline_rest(line: str, lineno: int, module: str) -> Iterator[Ref]:
+def _inline_rest(line: str, lineno: int, module: str, default_role: str = "") -> Iterator[Ref]:
     taken: list[tuple[int, int]] = []
     for m in _ROLE.finditer(line):
         taken.append(m.span())
@@ -234,15 +237,16 @@ def _inline_rest(line: str, lineno: int, module: str) -> Iterator[Ref]:
         if any(a <= m.start() < b for a, b in taken):
             continue
         taken.append(m.span())
-        ref = classify(m.group(1), lineno, m.start(1), module=module)
+        ref = classify(m.group(1), lineno, m.start(1), role=default_role, module=module)
         if ref is not None and ref.kind == NAME:
             yield ref
     for pattern in (_LITERAL, _INTERPRETED):
+        role = default_role if pattern is _INTERPRETED else ""
         for m in pattern.finditer(line):
             if any(a <= m.start() < b for a, b in taken):
                 continue
             taken.append(m.span())
-            ref = classify(m.group(1), lineno, m.start(1), module=module)
+            ref = classify(m.group(1), lineno, m.start(1), role=role, module=module)
             if ref is not None:
                 yield ref
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from repodoc_lsp.analysis.model import FileFacts, Import, Symbol, SymbolKind
 from repodoc_lsp.analysis.relations import STDLIB, is_test_file
 from repodoc_lsp.index import Entry, KeywordIndex
+from repodoc_lsp.refs.extract import CAMEL, LINK, NAME, PATH, Ref, markdown_anchors
 from repodoc_lsp.refs.extract import HISTORY as _HISTORY
-from repodoc_lsp.refs.extract import LINK, NAME, PATH, Ref, markdown_anchors
 from repodoc_lsp.workspace import Workspace
 
 if sys.version_info >= (3, 11):
@@ -211,6 +211,7 @@ class Resolver:
         self._rel_of_module: dict[str, str] = {}
         self.renames: dict[str, str] = {}  # old name -> new name, of a change being checked
         self._role = ""  # the role of the reference being resolved (what kind of name it wants)
+        self._default_role: str | None = None
 
     # -- names -----------------------------------------------------------------------------
     def name(self, ref: Ref, place: str = "") -> Verdict | None:
@@ -243,7 +244,8 @@ class Resolver:
         own = [e for e in entries if self.in_project(e.rel)]
         entries = own or entries  # a class of the same name in the tests does not stand in for it
         if pending is not None and not entries:
-            loose = len(parts) == 1 and (self._role in _LOOSE_ROLES or parts[0].startswith("__"))
+            loose = len(parts) == 1 and ((self._role in _LOOSE_ROLES and not CAMEL.fullmatch(parts[0]))
+                                         or parts[0].startswith("__"))
             variable = len(parts) > 1 and not parts[0][:1].isupper()  # `self.popitem`, `webob.Response`
             return None if loose or variable else pending
         if entries:
@@ -251,7 +253,7 @@ class Resolver:
                     or (place.endswith(".py") and self._mentions(place, parts[0])):
                 return None  # `F.pad` after `import torch.nn.functional as F`, `tl.x`: not the index's class
             return self._member(entries, parts[1:], target)
-        if len(parts) == 1 and ref.role.split(":")[-1] in _LOOSE_ROLES:
+        if len(parts) == 1 and ref.role.split(":")[-1] in _LOOSE_ROLES and not CAMEL.fullmatch(parts[0]):
             return None  # `:attr:`dim``: a parameter or an instance attribute, which the index does not hold
         # unknown anywhere: code-looking text (``FDCapture``, `self.x`) may name anything; a role
         # or directive says it is code: judged unless it is importable or bound somewhere
@@ -263,6 +265,14 @@ class Resolver:
         suggestion = ".".join([near, *parts[1:]]) if near else ""
         what = f"`{target}`" if len(parts) == 1 else f"`{target}`: `{parts[0]}`"
         return Verdict(f"{what} is not defined in the workspace", suggestion)
+
+    def default_role(self) -> str:
+        """The Sphinx project's `default_role` when it is a Python role (read once)."""
+        if self._default_role is None:
+            from repodoc_lsp.refs.check import sphinx_default_role
+
+            self._default_role = sphinx_default_role(self.ws)
+        return self._default_role
 
     # -- the project's modules -------------------------------------------------------------
     def project_tops(self) -> frozenset[str]:

@@ -78,6 +78,12 @@ def test_under_a_current_module_a_missing_function_is_reported_not_a_variable_or
     assert _stale(resolver, "__wrapped__", module="kit", role="attr") is None
 
 
+def test_a_class_named_by_the_default_role_is_checked(resolver: Resolver) -> None:
+    assert _stale(resolver, "Gizmo", role="obj") == "`Gizmo` is not defined in the workspace"
+    assert _stale(resolver, "Gizmo", module="kit", role="obj") is not None
+    assert _stale(resolver, "Context", module="kit", role="obj") is None
+
+
 def test_a_dynamic_module_offers_what_it_names_not_everything(resolver: Resolver) -> None:
     assert _stale(resolver, "kit.lazy.eager", role="func") is None
     assert _stale(resolver, "kit.lazy.Lazy", role="class") is None  # its lazy table names it
@@ -100,6 +106,11 @@ def test_rest_underlines_of_backticks_are_no_fences_and_history_is_skipped() -> 
     # interpreted text with a title (Sphinx's default role, as marshmallow's docs write it)
     titled = rest_refs("The `from_dict <kit.Schema.from_dict>` method; `site <https://x.org>`_.\n")
     assert [(r.text, r.col) for r in titled] == [("kit.Schema.from_dict", 16)]
+    # Sphinx's default role (conf.py's `default_role = "any"`): interpreted text is a reference
+    plain = "Raise `TryAgain`; see `code <kit.A>`.\n\n.. autoclass:: kit.Stream()\n"
+    assert sorted((r.text, r.explicit) for r in rest_refs(plain)) == [("TryAgain", False), ("kit.A", False),
+                                                                 ("kit.Stream", True)]
+    assert sorted((r.text, r.role) for r in rest_refs(plain, "obj"))[:2] == [("TryAgain", "obj"), ("kit.A", "obj")]
     assert all(HISTORY.search(p) for p in ("docs/upgrading.rst", "docs/deprecations.rst", "docs/announce/1.0.rst"))
     assert not HISTORY.search("docs/api.rst")
 
