@@ -156,9 +156,9 @@ def plant(root: Path, names: list[str], kind: str, since: bool) -> list[dict[str
                 items = [i for i in run_check(root, *extra)[0] if i["key"] not in baseline or mode == "since"]
                 hits = [i for i in items if not i["path"].endswith(".py") and re.search(rf"\b{name}\b", i["target"])]
                 row[mode] = bool(hits)
-                if mode == "full":
-                    row["items"] = [i["key"] for i in hits]
-                    row["suggestions"] = [i["suggestion"] for i in hits if i["suggestion"]]
+                key = "" if mode == "full" else "since_"
+                row[f"{key}items"] = [i["key"] for i in hits]
+                row[f"{key}suggestions"] = [i["suggestion"] for i in hits if i["suggestion"]]
             results.append(row)
         finally:
             for p in changed:
@@ -180,7 +180,7 @@ def main() -> None:
     args = parser.parse_args()
     rows, record = [], []
     totals = {k: 0 for k in ("items", "false", "unlabelled", "planted", "caught", "mplanted", "mcaught",
-                             "sugg", "sright", "since")}
+                             "sugg", "sright", "since", "ssugg", "ssright")}
     for name, root in roots(set(filter(None, args.only.split(","))) or None):
         run_check(root)  # warm the cache
         items, took = run_check(root)
@@ -205,6 +205,8 @@ def main() -> None:
         mcaught = sum(bool(p["full"]) for p in mem)
         sugg = [(s, p["new"]) for p in planted for s in p.get("suggestions", [])]  # type: ignore[attr-defined]
         sright = sum(str(new) in s for s, new in sugg)
+        ssugg = [(s, p["new"]) for p in planted for s in p.get("since_suggestions", [])]  # type: ignore[attr-defined]
+        ssright = sum(str(new) in s for s, new in ssugg)
         since = sum(bool(p.get("since")) for p in planted)
         if args.show:
             for p in planted:
@@ -215,20 +217,22 @@ def main() -> None:
                      f"{caught}/{len(planted)} ({pct(caught, len(planted))})",
                      f"{mcaught}/{len(mem)} ({pct(mcaught, len(mem))})",
                      f"{sright}/{len(sugg)} ({pct(sright, len(sugg))})"]
-                    + ([f"{since}/{len(planted)}"] if args.since else []) + [f"{took:.2f} s"])
+                    + ([f"{since}/{len(planted)}", f"{ssright}/{len(ssugg)}"] if args.since else [])
+                    + [f"{took:.2f} s"])
         record.append({"project": name, "items": items, "planted": planted, "time": took})
         for k, v in (("items", len(items)), ("false", len(false)), ("unlabelled", len(unlabelled)),
                      ("planted", len(planted)), ("caught", caught), ("mplanted", len(mem)), ("mcaught", mcaught),
-                     ("sugg", len(sugg)), ("sright", sright), ("since", since)):
+                     ("sugg", len(sugg)), ("sright", sright), ("since", since), ("ssugg", len(ssugg)),
+                     ("ssright", ssright)):
             totals[k] += v
     t = totals
     rows.append(["ALL", t["items"], f"{t['false']} ({pct(t['false'], t['items'])})", t["unlabelled"],
                  f"{t['caught']}/{t['planted']} ({pct(t['caught'], t['planted'])})",
                  f"{t['mcaught']}/{t['mplanted']} ({pct(t['mcaught'], t['mplanted'])})",
                  f"{t['sright']}/{t['sugg']} ({pct(t['sright'], t['sugg'])})"]
-                + ([f"{t['since']}/{t['planted']}"] if args.since else []) + [""])
+                + ([f"{t['since']}/{t['planted']}", f"{t['ssright']}/{t['ssugg']}"] if args.since else []) + [""])
     header = ["project", "items", "false alarms", "unlabelled", "renames caught", "members caught",
-              "suggestions right"] + (["--since caught"] if args.since else []) + ["time"]
+              "suggestions right"] + (["--since caught", "--since suggestions right"] if args.since else []) + ["time"]
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)))

@@ -53,8 +53,10 @@ def ignored(settings: Settings) -> Callable[[str], bool]:
     return (lambda rel: False) if spec is None else spec.match_file
 
 
-def is_doc(rel: str) -> bool:
-    return rel.lower().endswith(MARKDOWN + REST) and not HISTORY.search(rel)
+def is_doc(rel: str, history: bool = False) -> bool:
+    """A hand-written doc whose references are checked (history too with `history`: the
+    `refs-history` setting)."""
+    return rel.lower().endswith(MARKDOWN + REST) and (history or not HISTORY.search(rel))
 
 
 def build_index(ws: Workspace) -> KeywordIndex:
@@ -78,13 +80,13 @@ def docs_in_output(ws: Workspace) -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_build")))
         for name in files:
             path = os.path.join(folder, name)
-            if is_doc(name) and os.path.isfile(path) and not os.path.islink(path):
+            if is_doc(name, ws.settings.refs_history) and os.path.isfile(path) and not os.path.islink(path):
                 found.append((rel_out / os.path.relpath(path, out)).as_posix())
     return found
 
 
-def doc_refs(rel: str, text: str, default_role: str = "") -> list[Ref]:
-    return markdown_refs(text) if rel.lower().endswith(MARKDOWN) else rest_refs(text, default_role)
+def doc_refs(rel: str, text: str, default_role: str = "", history: bool = False) -> list[Ref]:
+    return markdown_refs(text) if rel.lower().endswith(MARKDOWN) else rest_refs(text, default_role, history)
 
 
 _CONF = ("docs/conf.py", "doc/conf.py", "docs/source/conf.py", "doc/source/conf.py", "doc/en/conf.py", "conf.py")
@@ -137,7 +139,7 @@ def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iter
             if facts is None:
                 continue
             found, count = check_docstrings(resolver, rel, facts, functools.partial(_source, ws, rel))
-        elif is_doc(rel):
+        elif is_doc(rel, ws.settings.refs_history):
             text = ws.read_text(rel)
             if text is None or text.startswith(MARKER):  # a generated page
                 continue
@@ -160,7 +162,7 @@ def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iter
 def check_doc(resolver: Resolver, rel: str, text: str) -> tuple[list[Stale], int]:
     """A Markdown, reST or text file's stale references, and how many references it has. Its lines
     end at \\n, \\r\\n or \\r, as LSP counts them (an editor's text is as the file has it)."""
-    refs = doc_refs(rel, normalise_newlines(text), resolver.default_role())
+    refs = doc_refs(rel, normalise_newlines(text), resolver.default_role(), resolver.ws.settings.refs_history)
     return [_stale(rel, r.line, r.col, r, v) for r in refs if (v := resolver.check(r, rel)) is not None], len(refs)
 
 

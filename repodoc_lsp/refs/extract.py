@@ -201,12 +201,13 @@ _HISTORY_DIRECTIVES = frozenset({"versionchanged", "versionadded", "versionremov
 _MODULE_DIRECTIVES = frozenset({"module", "currentmodule", "py:module", "py:currentmodule", "automodule"})
 
 
-def rest_refs(text: str, default_role: str = "") -> list[Ref]:
+def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[Ref]:
     """`default_role`: the role of interpreted text without one (Sphinx's `default_role` when it
-    names Python objects: `any`, `obj`, `py:class`, ...; "" when it is `code` or unset)."""
+    names Python objects: `any`, `obj`, `py:class`, ...; "" when it is `code` or unset);
+    `history`: versionadded/versionchanged/deprecated blocks are read too."""
     out: list[Ref] = []
     module = ""
-    for lineno, line, in_code in _rest_lines(text):
+    for lineno, line, in_code in _rest_lines(text, history):
         if in_code:
             continue
         d = _DIRECTIVE.match(line)
@@ -271,7 +272,7 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _rest_lines(text: str) -> Iterator[tuple[int, str, bool]]:
+def _rest_lines(text: str, history: bool = False) -> Iterator[tuple[int, str, bool]]:
     """Each line (1-based) and whether it is code: literal blocks after `::`, bodies of code
     directives and comments, doctest blocks (`>>>` to the next blank line) and fenced blocks."""
     lines = text.split("\n")
@@ -308,7 +309,8 @@ def _rest_lines(text: str) -> Iterator[tuple[int, str, bool]]:
             continue
         d = _DIRECTIVE.match(line)
         if d:
-            if d.group(2) in _CODE_DIRECTIVES or d.group(2).removeprefix("py:") in _HISTORY_DIRECTIVES:
+            if d.group(2) in _CODE_DIRECTIVES \
+                    or (not history and d.group(2).removeprefix("py:") in _HISTORY_DIRECTIVES):
                 skip_deeper = len(d.group(1))
             yield i, line, False
             continue

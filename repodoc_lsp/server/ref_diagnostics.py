@@ -28,8 +28,8 @@ SOURCE = "repodoc"
 CHANGE_QUIET_SECONDS = 0.3  # while typing: checked this long after the last change, not per keystroke
 
 
-def wanted(rel: str) -> bool:
-    return rel.endswith(".py") or is_doc(rel)
+def wanted(rel: str, history: bool = False) -> bool:
+    return rel.endswith(".py") or is_doc(rel, history)
 
 
 def stale_in(root: Root, rel: str, text: str) -> list[Stale]:
@@ -64,7 +64,7 @@ async def refresh(ls: RepodocServer, uri: str) -> None:
     if root is None or path is None or ls.stopping or not root.indexed.is_set():
         return  # a root being indexed: the end of indexing refreshes every open document
     rel = root.rel(path)
-    if not wanted(rel) or ignored(root.settings)(rel):
+    if not wanted(rel, root.settings.refs_history) or ignored(root.settings)(rel):
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         return
     if uri not in ls.open_documents():

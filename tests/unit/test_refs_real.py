@@ -123,3 +123,14 @@ def test_a_suggestion_is_a_typo_s_fix_of_the_same_kind_never_a_guessed_rename() 
     assert _confident("complete", {"complete_var": "attribute"}) == ""
     assert _confident("sizee", {"size": "attribute", "sized": "method"}, kinds=frozenset({"attribute"})) == "size"
     assert _confident("sizee", {"size": "attribute", "sized": "method"}) == ""  # two as near: no guess
+
+
+def test_history_is_checked_only_with_the_refs_history_setting(tmp_path: pytest.TempPathFactory) -> None:
+    files = {"kit/__init__.py": "def live():\n    pass\n",
+             "docs/upgrading.rst": "Upgrading\n=========\n\n:func:`kit.gone` is gone.\n",
+             "docs/api.rst": "API\n===\n\n:func:`kit.live`\n\n.. versionchanged:: 2.0\n    Was :func:`kit.old`.\n"}
+    root = make_workspace(tmp_path / "ws", files)  # type: ignore[operator]
+    for history, expected in ((False, []), (True, ["docs/api.rst", "docs/upgrading.rst"])):
+        ws = Workspace(root, Settings(refs_history=history), use_cache=False)
+        ws.scan(jobs=1)
+        assert sorted(s.rel for s in check.check_workspace(ws).stale) == expected
