@@ -122,10 +122,12 @@ def external(top: str) -> bool:
 def _confident(name: str, names: dict[str, str], cutoff: float = CONFIDENT, kinds: frozenset[str] = frozenset()) -> str:
     """A name of `names` (name -> kind) near enough to `name` to be suggested for it, as a typo's fix
     is: one edit away (two for names of 12 characters or more), of the same kind as its spelling says
-    (a CamelCase name for a class, a lower-case one for anything else) and as its role says (`kinds`,
-    when known), and no other as near. A rename is not guessed (`from_pyfile` is not `from_file`):
-    `--since` takes renames from git."""
-    pool = sorted(n for n, kind in names.items() if n[:1].isupper() == name[:1].isupper() and n != name
+    (a CamelCase name for a class, a lower-case one for anything else), as public or private as it,
+    of the kind its role says (`kinds`, when known), and no other as near. A rename is not guessed
+    (`from_pyfile` is not `from_file`): `--since` takes renames from git."""
+    public = name.lstrip("_")
+    pool = sorted(n for n, kind in names.items() if n.lstrip("_")[:1].isupper() == public[:1].isupper()
+                  and n.startswith("_") == name.startswith("_") and n != name  # not a private twin
                   and (not kinds or not kind or kind in kinds))
     most = 2 if len(name) >= 12 else 1
     near = [n for n in difflib.get_close_matches(name, pool, n=5, cutoff=cutoff) if _edits(name, n) <= most]

@@ -121,6 +121,8 @@ def test_a_suggestion_is_a_typo_s_fix_of_the_same_kind_never_a_guessed_rename() 
     assert _confident("Gadgit", {"Gadget": "class", "Widget": "class"}) == "Gadget"
     assert _confident("from_pyfile", {"from_file": "method"}) == ""  # another method, not a typo
     assert _confident("complete", {"complete_var": "attribute"}) == ""
+    assert _confident("group_contains", {"_group_contains": "method"}) == ""  # its private twin
+    assert _confident("on_bind_field", {"_bind_field": "method"}) == ""
     assert _confident("sizee", {"size": "attribute", "sized": "method"}, kinds=frozenset({"attribute"})) == "size"
     assert _confident("sizee", {"size": "attribute", "sized": "method"}) == ""  # two as near: no guess
 
