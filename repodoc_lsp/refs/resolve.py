@@ -41,6 +41,8 @@ _DYNAMIC = re.compile(r"^def __getattr__|globals\(\)", re.MULTILINE)
 _PACKAGE_ROOTS = frozenset({"", "src", "lib", "python"})
 _NOT_PROJECT = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example", "conftest", "setup",
                           "noxfile", "tasks", "benchmarks", "bench", "scripts", "fabfile", "conf"})
+# standard-library modules whose import does something (a browser, a window, a print): never imported
+_NOT_IMPORTED = frozenset({"antigravity", "this", "idlelib", "turtle", "turtledemo", "tkinter", "webbrowser"})
 CONFIDENT = 0.8  # how close a name must be to another to be suggested for it
 _ROLE_KINDS = {  # the kinds of definition a role names (suggestions keep to them)
     **dict.fromkeys(("meth", "method", "func", "function"), frozenset({"method", "function"})),
@@ -522,7 +524,8 @@ class Resolver:
             return None
         for imp in facts.imports:
             for local, imported in imp.bindings():
-                if local != parts[0] or imp.level or imp.module.split(".")[0] not in STDLIB:
+                top = imp.module.split(".")[0]
+                if local != parts[0] or imp.level or top not in STDLIB or top in _NOT_IMPORTED:
                     continue
                 path = [imported, *parts[1:]] if imported else parts[1:]
                 module = imp.module if imported or imp.asnames else local
