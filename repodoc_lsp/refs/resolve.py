@@ -39,6 +39,7 @@ _NO_MEMBERS = frozenset({"object", "Generic", "Protocol", "ABC"})  # bases that 
 _DYNAMIC = re.compile(r"^def __getattr__|globals\(\)", re.MULTILINE)
 # folders a project's importable packages live in (besides its root); others hold tests, examples
 _PACKAGE_ROOTS = frozenset({"", "src", "lib", "python"})
+_PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 _NOT_PROJECT = frozenset({"tests", "test", "testing", "docs", "doc", "examples", "example", "conftest", "setup",
                           "noxfile", "tasks", "benchmarks", "bench", "scripts", "fabfile", "conf"})
 # standard-library modules whose import does something (a browser, a window, a print): never imported
@@ -296,16 +297,20 @@ class Resolver:
         (a folder without `__init__.py` inside a package is a namespace package: `flask.sansio.app`)."""
         if self._own is None:
             tops: dict[str, str] = {}  # top-level name -> its package folder, or its module file
-            for rel, module in self.ws.relations.module_of.items():
-                names = module.split(".")
-                depth = len(names) - (0 if rel.endswith(("__init__.py", "__init__.pyi")) else 1)
-                folders = rel.split("/")[:-1]
-                holder = "/".join(folders[: len(folders) - depth]) if depth <= len(folders) else "?"
-                if names[0] in _NOT_PROJECT or is_test_file(rel) or names[0].startswith("test_"):
-                    continue
-                if holder in _PACKAGE_ROOTS:
-                    place = posixpath.join(holder, names[0])
-                    tops.setdefault(names[0], place if depth else rel)
+            for relaxed in (False, True):  # relaxed: no package at the root, in sub-projects' folders
+                for rel, module in self.ws.relations.module_of.items():
+                    names = module.split(".")
+                    depth = len(names) - (0 if rel.endswith(("__init__.py", "__init__.pyi")) else 1)
+                    folders = rel.split("/")[:-1]
+                    holder = "/".join(folders[: len(folders) - depth]) if depth <= len(folders) else "?"
+                    if names[0] in _NOT_PROJECT or is_test_file(rel) or names[0].startswith("test_"):
+                        continue
+                    if holder in _PACKAGE_ROOTS or (relaxed and any(
+                            (self.ws.root / holder / marker).is_file() for marker in _PROJECT_FILES)):
+                        place = posixpath.join(holder, names[0])
+                        tops.setdefault(names[0], place if depth else rel)
+                if tops:
+                    break
             for top, place in tops.items():
                 for rel in self.ws.relations.module_of:
                     if rel == place:

@@ -136,3 +136,13 @@ def test_history_is_checked_only_with_the_refs_history_setting(tmp_path: pytest.
         ws = Workspace(root, Settings(refs_history=history), use_cache=False)
         ws.scan(jobs=1)
         assert sorted(s.rel for s in check.check_workspace(ws).stale) == expected
+
+
+def test_without_a_package_at_the_root_sub_projects_packages_are_the_project_s(
+        tmp_path: pytest.TempPathFactory) -> None:
+    files = {"packages/shop/pyproject.toml": "[project]\nname = 'shop'\n",
+             "packages/shop/shop/__init__.py": "def sell():\n    pass\n",
+             "README.md": "`shop.sell` and `shop.buy`\n"}
+    ws = Workspace(make_workspace(tmp_path / "ws", files), Settings(), use_cache=False)  # type: ignore[operator]
+    ws.scan(jobs=1)
+    assert [s.text for s in check.check_workspace(ws).stale] == ["shop.buy"]
