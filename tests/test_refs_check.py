@@ -233,7 +233,8 @@ def test_since_finds_every_mention_of_a_renamed_name_and_suggests_the_new_one(
         "pager/__init__.py": "from .term import echo_via_pager as echo_via_pager\n",
         "pager/term.py": "def echo_via_pager(text):\n    return text.upper()\n\n\ndef other():\n    pass\n",
         "docs/api.rst": ("API\n===\n\n.. currentmodule:: pager\n\n"
-                         "Use :func:`echo_via_pager`; call ``echo_via_pager()`` for long text.\n"),
+                         "Use :func:`echo_via_pager`; call ``echo_via_pager()`` for long text.\n\n"
+                         ".. versionchanged:: 2.0\n    ``echo_via_pager()`` pages.\n"),  # history: not reported
         "README.md": "Page with `pager.echo_via_pager` or `echo_via_pager`.\n",
     }
     root = make_workspace(tmp_path / "repo", files)

@@ -14,7 +14,7 @@ from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.config import Settings
 from repodoc_lsp.ignore import gitignore_spec
 from repodoc_lsp.index import KeywordIndex, entries_of
-from repodoc_lsp.refs.extract import HISTORY, PY_ROLES, Ref, markdown_refs, rest_refs
+from repodoc_lsp.refs.extract import HISTORY, PY_ROLES, Ref, markdown_refs, rest_code_lines, rest_refs
 from repodoc_lsp.refs.resolve import Resolver, Verdict
 from repodoc_lsp.workspace import Workspace
 
@@ -153,7 +153,8 @@ def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iter
                      or any(w in gone for w in re.split(r"[.()~]", s.text))]
             if gone and not rel.endswith(".py"):
                 seen = {(s.line, s.col) for s in found}
-                found += [s for s in gone_mentions(rel, text or "", gone, renames, since or "HEAD")
+                found += [s for s in gone_mentions(rel, text or "", gone, renames, since or "HEAD",
+                                                   ws.settings.refs_history)
                           if (s.line, s.col) not in seen]
         report.stale.extend(dict.fromkeys(found))  # one docstring found through two definitions: once
     return report
@@ -234,11 +235,17 @@ def gone_names(ws: Workspace, old_sources: dict[str, str], index: KeywordIndex) 
 _SPAN = re.compile(r"(`+)([^`\n]+?)\1")
 
 
-def gone_mentions(rel: str, text: str, gone: set[str], renames: dict[str, str], since: str) -> list[Stale]:
+def gone_mentions(rel: str, text: str, gone: set[str], renames: dict[str, str], since: str,
+                  history: bool = False) -> list[Stale]:
     """Every code span of a doc naming a gone name in any form (`name`, `name()`, `mod.name`,
-    `~Class.name`, a role's target): what the reference checks may not judge (a lone lower-case name)."""
+    `~Class.name`, a role's target): what the reference checks may not judge (a lone lower-case name).
+    Not in a reST page's code or history blocks."""
     out = []
-    for i, line in enumerate(normalise_newlines(text).split("\n"), start=1):
+    text = normalise_newlines(text)
+    skip = rest_code_lines(text, history) if not rel.lower().endswith(MARKDOWN) else set()
+    for i, line in enumerate(text.split("\n"), start=1):
+        if i in skip:
+            continue
         for m in _SPAN.finditer(line):
             body = m.group(2).strip()
             target = body.split("<")[-1].rstrip(">").lstrip("~!.").removesuffix("()")

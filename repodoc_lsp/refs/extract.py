@@ -223,6 +223,12 @@ def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[
     return out
 
 
+def rest_code_lines(text: str, history: bool = False) -> set[int]:
+    """The 1-based lines of a reST text that are code, comments or (without `history`) history
+    blocks: no reference is read there."""
+    return {i for i, _line, in_code in _rest_lines(text, history) if in_code}
+
+
 def _inline_rest(line: str, lineno: int, module: str, default_role: str = "") -> Iterator[Ref]:
     taken: list[tuple[int, int]] = []
     for m in _ROLE.finditer(line):
