@@ -14,7 +14,7 @@ from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.config import Settings
 from repodoc_lsp.ignore import gitignore_spec
 from repodoc_lsp.index import KeywordIndex, entries_of
-from repodoc_lsp.refs.extract import HISTORY, PY_ROLES, Ref, markdown_refs, rest_code_lines, rest_refs
+from repodoc_lsp.refs.extract import HISTORY, NAME, PY_ROLES, Ref, markdown_refs, rest_code_lines, rest_refs
 from repodoc_lsp.refs.resolve import Resolver, Verdict
 from repodoc_lsp.workspace import Workspace
 
@@ -164,7 +164,12 @@ def check_doc(resolver: Resolver, rel: str, text: str) -> tuple[list[Stale], int
     """A Markdown, reST or text file's stale references, and how many references it has. Its lines
     end at \\n, \\r\\n or \\r, as LSP counts them (an editor's text is as the file has it)."""
     refs = doc_refs(rel, normalise_newlines(text), resolver.default_role(), resolver.ws.settings.refs_history)
-    return [_stale(rel, r.line, r.col, r, v) for r in refs if (v := resolver.check(r, rel)) is not None], len(refs)
+    own = set(_EXAMPLE_DEF.findall(text))  # what the page's own example code defines (`def envkey(...)`)
+    return [_stale(rel, r.line, r.col, r, v) for r in refs
+            if not (r.kind == NAME and r.text in own) and (v := resolver.check(r, rel)) is not None], len(refs)
+
+
+_EXAMPLE_DEF = re.compile(r"^[ \t>.]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 
 
 def check_docstrings(resolver: Resolver, rel: str, facts: FileFacts,

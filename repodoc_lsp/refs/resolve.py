@@ -113,9 +113,18 @@ def _only_one_like(name: str, defined: dict[str, Entry]) -> list[str]:
     return same if len(same) == 1 else []
 
 
+# Python 2's standard-library modules that Python 3 renamed: docs of old still name them
+_PYTHON2 = frozenset({"BaseHTTPServer", "SimpleHTTPServer", "CGIHTTPServer", "SocketServer", "ConfigParser",
+                      "Queue", "StringIO", "cStringIO", "cPickle", "urllib2", "urlparse", "HTMLParser", "Cookie",
+                      "cookielib", "httplib", "Tkinter", "__builtin__", "UserDict", "thread", "xmlrpclib"})
+
+
 @lru_cache(maxsize=4096)
 def external(top: str) -> bool:
-    """True when `top` is an importable module outside the workspace (found, never imported)."""
+    """True when `top` is an importable module outside the workspace (found, never imported), or
+    one of Python 2's standard library."""
+    if top in _PYTHON2:
+        return True
     try:
         return importlib.util.find_spec(top) is not None
     except (ImportError, ValueError):
@@ -124,7 +133,7 @@ def external(top: str) -> bool:
 
 def _confident(name: str, names: dict[str, str], cutoff: float = CONFIDENT, kinds: frozenset[str] = frozenset()) -> str:
     """A name of `names` (name -> kind) near enough to `name` to be suggested for it, as a typo's fix
-    is: one edit away (two for names of 12 characters or more), of the same kind as its spelling says
+    is: one edit away (`namedtuple_dict_structure_factory` is not its `unstructure` twin), of the kind its spelling says
     (a CamelCase name for a class, a lower-case one for anything else), as public or private as it,
     of the kind its role says (`kinds`, when known), and no other as near. A rename is not guessed
     (`from_pyfile` is not `from_file`): `--since` takes renames from git."""
@@ -132,8 +141,7 @@ def _confident(name: str, names: dict[str, str], cutoff: float = CONFIDENT, kind
     pool = sorted(n for n, kind in names.items() if n.lstrip("_")[:1].isupper() == public[:1].isupper()
                   and n.startswith("_") == name.startswith("_") and n != name  # not a private twin
                   and (not kinds or not kind or kind in kinds))
-    most = 2 if len(name) >= 12 else 1
-    near = [n for n in difflib.get_close_matches(name, pool, n=5, cutoff=cutoff) if _edits(name, n) <= most]
+    near = [n for n in difflib.get_close_matches(name, pool, n=5, cutoff=cutoff) if _edits(name, n) <= 1]
     return near[0] if len(near) == 1 else ""
 
 

@@ -76,6 +76,12 @@ def test_under_a_current_module_a_missing_function_is_reported_not_a_variable_or
     assert _stale(resolver, "webob.Response", module="kit", role="class") is None  # another library's
     assert _stale(resolver, "SECRET_KEY", module="kit", role="data") is None  # a config key, a parameter
     assert _stale(resolver, "__wrapped__", module="kit", role="attr") is None
+    assert _stale(resolver, "BaseHTTPServer.BaseHTTPRequestHandler", role="class") is None  # Python 2's
+
+
+def test_a_name_the_page_s_own_example_defines_is_not_stale(resolver: Resolver) -> None:
+    text = "Use :func:`envkey` and :func:`nokey`::\n\n    def envkey(*args):\n        pass\n"
+    assert [s.text for s in check.check_doc(resolver, "docs/keys.rst", text)[0]] == ["nokey"]
 
 
 def test_a_class_named_by_the_default_role_is_checked(resolver: Resolver) -> None:
@@ -121,6 +127,7 @@ def test_a_suggestion_is_a_typo_s_fix_of_the_same_kind_never_a_guessed_rename() 
     assert _confident("Gadgit", {"Gadget": "class", "Widget": "class"}) == "Gadget"
     assert _confident("from_pyfile", {"from_file": "method"}) == ""  # another method, not a typo
     assert _confident("complete", {"complete_var": "attribute"}) == ""
+    assert _confident("namedtuple_dict_structure_factory", {"namedtuple_dict_unstructure_factory": "function"}) == ""
     assert _confident("group_contains", {"_group_contains": "method"}) == ""  # its private twin
     assert _confident("on_bind_field", {"_bind_field": "method"}) == ""
     assert _confident("sizee", {"size": "attribute", "sized": "method"}, kinds=frozenset({"attribute"})) == "size"
