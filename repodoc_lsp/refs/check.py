@@ -14,7 +14,7 @@ from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.config import Settings
 from repodoc_lsp.ignore import gitignore_spec
 from repodoc_lsp.index import KeywordIndex, entries_of
-from repodoc_lsp.refs.extract import HISTORY, NAME, PY_ROLES, Ref, markdown_refs, rest_code_lines, rest_refs
+from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, markdown_refs, rest_code_lines, rest_refs
 from repodoc_lsp.refs.resolve import Resolver, Verdict
 from repodoc_lsp.workspace import Workspace
 
@@ -87,25 +87,6 @@ def docs_in_output(ws: Workspace) -> list[str]:
 
 def doc_refs(rel: str, text: str, default_role: str = "", history: bool = False) -> list[Ref]:
     return markdown_refs(text) if rel.lower().endswith(MARKDOWN) else rest_refs(text, default_role, history)
-
-
-_CONF = ("docs/conf.py", "doc/conf.py", "docs/source/conf.py", "doc/source/conf.py", "doc/en/conf.py", "conf.py")
-_DEFAULT_ROLE = re.compile(r"""^default_role\s*=\s*["']([\w:]+)["']""", re.MULTILINE)
-
-
-def sphinx_default_role(ws: Workspace) -> str:
-    """The Python role Sphinx gives interpreted text without one (`default_role` in the Sphinx
-    project's conf.py: `any`, `obj`, `py:class`...); "" when it is `code`, `literal` or unset."""
-    for rel in _CONF:
-        try:  # (the docs folder is often the output folder: its files are not the workspace's facts)
-            text = (ws.root / rel).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        m = _DEFAULT_ROLE.search(text)
-        role = m.group(1) if m else ""
-        name = role.split(":")[-1]
-        return "obj" if name == "any" else role if name in PY_ROLES else ""
-    return ""
 
 
 def docstring_refs(facts: FileFacts) -> list[tuple[int, Ref]]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from repodoc_lsp.analysis.model import FileFacts, Import, Symbol, SymbolKind
 from repodoc_lsp.analysis.relations import STDLIB, is_test_file
 from repodoc_lsp.index import Entry, KeywordIndex
-from repodoc_lsp.refs.extract import CAMEL, LINK, NAME, PATH, Ref, markdown_anchors
+from repodoc_lsp.refs.extract import CAMEL, LINK, NAME, PATH, PY_ROLES, Ref, markdown_anchors
 from repodoc_lsp.refs.extract import HISTORY as _HISTORY
 from repodoc_lsp.workspace import Workspace
 
@@ -204,6 +204,25 @@ def declared_dependencies(root: Path) -> set[str]:
     return names
 
 
+_CONF = ("docs/conf.py", "doc/conf.py", "docs/source/conf.py", "doc/source/conf.py", "doc/en/conf.py", "conf.py")
+_DEFAULT_ROLE = re.compile(r"""^default_role\s*=\s*["']([\w:]+)["']""", re.MULTILINE)
+
+
+def sphinx_default_role(ws: Workspace) -> str:
+    """The Python role Sphinx gives interpreted text without one (`default_role` in the Sphinx
+    project's conf.py: `any`, `obj`, `py:class`...); "" when it is `code`, `literal` or unset."""
+    for rel in _CONF:
+        try:  # (the docs folder is often the output folder: its files are not the workspace's facts)
+            text = (ws.root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        m = _DEFAULT_ROLE.search(text)
+        role = m.group(1) if m else ""
+        name = role.split(":")[-1]
+        return "obj" if name == "any" else role if name in PY_ROLES else ""
+    return ""
+
+
 class Resolver:
     def __init__(self, ws: Workspace, index: KeywordIndex) -> None:
         self.ws = ws
@@ -282,8 +301,6 @@ class Resolver:
     def default_role(self) -> str:
         """The Sphinx project's `default_role` when it is a Python role (read once)."""
         if self._default_role is None:
-            from repodoc_lsp.refs.check import sphinx_default_role
-
             self._default_role = sphinx_default_role(self.ws)
         return self._default_role
 
