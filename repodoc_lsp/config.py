@@ -52,6 +52,7 @@ class Settings:
     hover: str = "full"
     max_workspace_files: int = 100_000
     refs_ignore: tuple[str, ...] = ()
+    refs_history: bool = False
     # Not a setting: why repodoc chose `output` itself, nobody having set it ("" when somebody did or
     # it is `docs`); the first run says it in one line (`output_notice`).
     output_chosen: str = ""
@@ -118,6 +119,8 @@ FIELDS: tuple[Field, ...] = (
     Field("max_workspace_files", int, "files beyond this many in a workspace are left out, with a message", 1),
     Field("refs_ignore", tuple, "gitignore-style patterns of files whose stale references are not reported "
           "(`repodoc check` and the language server's diagnostics; `**`: none)"),
+    Field("refs_history", bool, "also check history for stale references: changelogs, release notes, upgrade "
+          "and migration guides, deprecation pages, versionadded/versionchanged/deprecated blocks"),
 )
 _BY_KEY: dict[str, Field] = {}
 for _f in FIELDS:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -13,7 +14,7 @@ from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.config import Settings
 from repodoc_lsp.ignore import gitignore_spec
 from repodoc_lsp.index import KeywordIndex, entries_of
-from repodoc_lsp.refs.extract import HISTORY, Ref, markdown_refs, rest_refs
+from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, markdown_refs, rest_code_lines, rest_refs
 from repodoc_lsp.refs.resolve import Resolver, Verdict
 from repodoc_lsp.workspace import Workspace
 
@@ -32,6 +33,7 @@ class Stale:
     message: str
     suggestion: str = ""
     about: str = ""
+    sure: bool = False  # the suggestion is confident (an editor may apply it as the preferred fix)
 
     def describe(self) -> str:
         hint = f" (did you mean `{self.suggestion}`?)" if self.suggestion else ""
@@ -51,8 +53,10 @@ def ignored(settings: Settings) -> Callable[[str], bool]:
     return (lambda rel: False) if spec is None else spec.match_file
 
 
-def is_doc(rel: str) -> bool:
-    return rel.lower().endswith(MARKDOWN + REST) and not HISTORY.search(rel)
+def is_doc(rel: str, history: bool = False) -> bool:
+    """A hand-written doc whose references are checked (history too with `history`: the
+    `refs-history` setting)."""
+    return rel.lower().endswith(MARKDOWN + REST) and (history or not HISTORY.search(rel))
 
 
 def build_index(ws: Workspace) -> KeywordIndex:
@@ -76,13 +80,13 @@ def docs_in_output(ws: Workspace) -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_build")))
         for name in files:
             path = os.path.join(folder, name)
-            if is_doc(name) and not os.path.islink(path) and os.path.isfile(path):  # no stat through a link
+            if is_doc(name, ws.settings.refs_history) and not os.path.islink(path) and os.path.isfile(path):
                 found.append((rel_out / os.path.relpath(path, out)).as_posix())
     return found
 
 
-def doc_refs(rel: str, text: str) -> list[Ref]:
-    return markdown_refs(text) if rel.lower().endswith(MARKDOWN) else rest_refs(text)
+def doc_refs(rel: str, text: str, default_role: str = "", history: bool = False) -> list[Ref]:
+    return markdown_refs(text) if rel.lower().endswith(MARKDOWN) else rest_refs(text, default_role, history)
 
 
 def docstring_refs(facts: FileFacts) -> list[tuple[int, Ref]]:
@@ -96,12 +100,16 @@ def docstring_refs(facts: FileFacts) -> list[tuple[int, Ref]]:
     return found
 
 
-def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iterable[str] | None = None) -> Report:
+def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iterable[str] | None = None,
+                    old_sources: dict[str, str] | None = None, since: str = "") -> Report:
     """Every doc and Python docstring of `ws` (already scanned) checked against it; `only`: the
-    files a change touches (their own references, and references into them from anywhere)."""
+    files a change touches (their own references, references into them from anywhere, and every
+    mention of a name the change removed: `old_sources`, the changed Python files' text at `since`)."""
     index = index or build_index(ws)
     resolver = Resolver(ws, index)
     touched = set(only) if only is not None else None
+    gone, renames = gone_names(ws, old_sources, index) if old_sources else (set(), {})
+    resolver.renames = renames
     skip = ignored(ws.settings)
     report = Report([])
     for rel in sorted({*ws.facts, *docs_in_output(ws)}):
@@ -112,7 +120,7 @@ def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iter
             if facts is None:
                 continue
             found, count = check_docstrings(resolver, rel, facts, functools.partial(_source, ws, rel))
-        elif is_doc(rel):
+        elif is_doc(rel, ws.settings.refs_history):
             text = ws.read_text(rel)
             if text is None or text.startswith(MARKER):  # a generated page
                 continue
@@ -122,7 +130,13 @@ def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iter
         report.files += 1
         report.references += count
         if touched is not None:
-            found = [s for s in found if s.rel in touched or s.about in touched]
+            found = [s for s in found if s.rel in touched or s.about in touched
+                     or any(w in gone for w in re.split(r"[.()~]", s.text))]
+            if gone and not rel.endswith(".py"):
+                seen = {(s.line, s.col) for s in found}
+                found += [s for s in gone_mentions(rel, text or "", gone, renames, since or "HEAD",
+                                                   ws.settings.refs_history)
+                          if (s.line, s.col) not in seen]
         report.stale.extend(dict.fromkeys(found))  # one docstring found through two definitions: once
     return report
 
@@ -130,8 +144,13 @@ def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iter
 def check_doc(resolver: Resolver, rel: str, text: str) -> tuple[list[Stale], int]:
     """A Markdown, reST or text file's stale references, and how many references it has. Its lines
     end at \\n, \\r\\n or \\r, as LSP counts them (an editor's text is as the file has it)."""
-    refs = doc_refs(rel, normalise_newlines(text))
-    return [_stale(rel, r.line, r.col, r, v) for r in refs if (v := resolver.check(r, rel)) is not None], len(refs)
+    refs = doc_refs(rel, normalise_newlines(text), resolver.default_role(), resolver.ws.settings.refs_history)
+    own = set(_EXAMPLE_DEF.findall(text))  # what the page's own example code defines (`def envkey(...)`)
+    return [_stale(rel, r.line, r.col, r, v) for r in refs
+            if not (r.kind == NAME and r.text in own) and (v := resolver.check(r, rel)) is not None], len(refs)
+
+
+_EXAMPLE_DEF = re.compile(r"^[ \t>.]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 
 
 def check_docstrings(resolver: Resolver, rel: str, facts: FileFacts,
@@ -147,7 +166,7 @@ def _source(ws: Workspace, rel: str) -> str:
 
 
 def _stale(rel: str, line: int, col: int, ref: Ref, v: Verdict) -> Stale:
-    return Stale(rel, line, col, ref.text, v.message, v.suggestion, v.about)
+    return Stale(rel, line, col, ref.text, v.message, v.suggestion, v.about, v.sure and bool(v.suggestion))
 
 
 def _locate_in_source(source: str, rel: str, stale: list[tuple[int, Ref, Verdict]]) -> list[Stale]:
@@ -165,3 +184,66 @@ def _locate_in_source(source: str, rel: str, stale: list[tuple[int, Ref, Verdict
                 break
         out.append(_stale(rel, line, col, ref, verdict))
     return list(dict.fromkeys(out))
+
+
+def gone_names(ws: Workspace, old_sources: dict[str, str], index: KeywordIndex) -> tuple[set[str], dict[str, str]]:
+    """Names defined in the changed Python files before (`old_sources`: file -> its text at the
+    revision) and defined nowhere now, and of those the renamed ones (old -> new): a definition
+    whose body is the same under another name, or the only new one of its kind at its place."""
+    from repodoc_lsp.analysis import analyse_source
+
+    gone: set[str] = set()
+    renames: dict[str, str] = {}
+    for rel, text in old_sources.items():
+        try:
+            old = analyse_source(os.path.basename(rel), text.encode("utf-8", "surrogatepass"))
+        except Exception:
+            continue
+        new = ws.facts.one(rel) if rel in ws.facts else None
+        new_symbols = new.symbols if new is not None else ()
+        now = {s.qualname for s in new_symbols} | ({a.qualname for a in new.attributes} if new else set())
+        before = {s.qualname for s in old.symbols} | {a.qualname for a in old.attributes}
+        for sym in old.symbols:
+            if sym.qualname in now or sym.name.startswith("__"):
+                continue
+            if any(e.kind != "heading" for e in index.lookup(sym.name)):
+                continue  # still defined somewhere (moved)
+            gone.add(sym.name)
+            same = [s for s in new_symbols if s.qualname not in before and s.kind == sym.kind
+                    and s.container == sym.container]
+            by_body = [s for s in same if sym.body and s.body == sym.body]
+            pick = by_body or (same if len(same) == 1 else [])
+            if len(pick) == 1:
+                renames[sym.name] = pick[0].name
+    return gone, renames
+
+
+_SPAN = re.compile(r"(`+)([^`\n]+?)\1")
+
+
+def gone_mentions(rel: str, text: str, gone: set[str], renames: dict[str, str], since: str,
+                  history: bool = False) -> list[Stale]:
+    """Every code span of a doc naming a gone name in any form (`name`, `name()`, `mod.name`,
+    `~Class.name`, a role's target): what the reference checks may not judge (a lone lower-case name).
+    Not in a reST page's code or history blocks."""
+    out = []
+    text = normalise_newlines(text)
+    skip = rest_code_lines(text, history) if not rel.lower().endswith(MARKDOWN) else set()
+    for i, line in enumerate(text.split("\n"), start=1):
+        if i in skip:
+            continue
+        for m in _SPAN.finditer(line):
+            body = m.group(2).strip()
+            target = body.split("<")[-1].rstrip(">").lstrip("~!.").removesuffix("()")
+            if not re.fullmatch(r"[A-Za-z_][\w.]*", target):
+                continue
+            hit = next((w for w in target.split(".") if w in gone), None)
+            if hit is None:
+                continue
+            col = m.start(2) + body.find(target) if target in body else m.start(2)
+            new = renames.get(hit, "")
+            suggestion = ".".join(new if w == hit else w for w in target.split(".")) if new else ""
+            what = f"was renamed to `{new}`" if new else "is no longer defined"
+            head = f"`{hit}`" if hit == target else f"`{target}`: `{hit}`"
+            out.append(Stale(rel, i, col, target, f"{head} {what} since {since}", suggestion, sure=bool(suggestion)))
+    return out

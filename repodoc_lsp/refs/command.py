@@ -53,7 +53,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     from repodoc_lsp.generate import generate
     from repodoc_lsp.pool import WorkersLost
     from repodoc_lsp.refs.check import check_workspace
-    from repodoc_lsp.refs.git import GitError, changed_files
+    from repodoc_lsp.refs.git import GitError, changed_files, old_text
     from repodoc_lsp.runtime import enter_cli
     from repodoc_lsp.workspace import Workspace
     from repodoc_lsp.writer import OutputBusy, OutputError
@@ -88,7 +88,13 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     except WorkersLost as exc:
         say(f"repodoc: error: {exc}; run again", sys.stderr)
         return EXIT_WORKERS
-    report = check_workspace(ws, only=changed)
+    old_sources = None
+    if changed is not None:  # what the change removed is looked for in every doc, in every form
+        base = "HEAD" if args.staged else args.since
+        old_sources = {rel: text for rel in sorted(changed) if rel.endswith(".py")
+                       and (text := old_text(root, base, rel)) is not None}
+    report = check_workspace(ws, only=changed, old_sources=old_sources,
+                             since="HEAD" if args.staged else args.since or "")
     shown = os.path.relpath(ws.root)
     shown = "" if shown == "." else shown
     for s in report.stale:

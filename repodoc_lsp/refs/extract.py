@@ -34,9 +34,13 @@ FILE_SUFFIXES = frozenset({"py", "pyi", "pyx", "md", "rst", "txt", "toml", "cfg"
                            "tar", "lock", "in", "csv", "log", "xml", "env", "sql", "exe", "dll", "pth", "pt"})
 
 
-# History names what is gone on purpose: changelogs and release notes are not checked
-HISTORY = re.compile(r"(^|/)(changes|changelog|history|news|release[-_ ]?notes|whatsnew|what[-_]s[-_]new)"
-                      r"([-_.][^/]*)?$|(^|/)(changelog|changes|whatsnew|release[-_]?notes)(\.d)?/", re.IGNORECASE)
+# History names what is gone on purpose: changelogs, release notes and announcements, upgrade and
+# migration guides, deprecation pages are not checked
+HISTORY = re.compile(r"(^|/)(changes|changelog|history|news|release[-_ ]?notes|whatsnew|what[-_]s[-_]new"
+                     r"|versions|version[-_]?history|historical([-_ ]?notes)?"
+                     r"|upgrad(e|ing)|migrat(e|ion|ions|ing)|deprecat(ed|ion|ions)|porting|announce(ment)?s?)"
+                     r"([-_.][^/]*)?$|(^|/)(changelog|changes|whatsnew|release[-_]?notes|releases|announce(ment)?s?"
+                     r"|upgrad(e|ing)|migrat(ion|ions|ing))(\.d)?/", re.IGNORECASE)
 # metasyntactic names: a span holding one is an example, not a reference
 PLACEHOLDERS = frozenset({"foo", "bar", "baz", "qux", "quux", "spam", "eggs", "ham", "func", "function", "method",
                           "meth", "class", "cls", "klass", "obj", "myclass", "myfunc", "mymodule", "mypackage",
@@ -265,18 +269,25 @@ _ROLE = re.compile(r"(?<![\w`]):((?:[\w+-]+:)?[\w+-]+):`([^`]+)`(?!`)")
 _LITERAL = re.compile(r"(?<![`\w])``([^`]+?)``(?![`\w])")
 _INTERPRETED = re.compile(r"(?<![`:\w])`([^`<>]+)`(?![`_\w])")
 _RST_LINK = re.compile(r"`[^`<]*<([^`<>]+)>`__?")
+_TITLED = re.compile(r"(?<![`:\w])`[^`<]*<([^`<>]+)>`(?![`_\w])")
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:-]+)::\s*(.*)$")
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput",
                               "testsetup", "testcleanup", "literalinclude", "math", "raw", "parsed-literal",
                               "productionlist", "highlight", "ipython", "jupyter-execute", "plot", "graphviz",
                               "autoprogram", "click", "tabularcolumns", "csv-table", "only"})
+# history on purpose inside a page: what changed, was added or is deprecated (names gone since are fine)
+_HISTORY_DIRECTIVES = frozenset({"versionchanged", "versionadded", "versionremoved", "deprecated",
+                                 "deprecated-removed"})
 _MODULE_DIRECTIVES = frozenset({"module", "currentmodule", "py:module", "py:currentmodule", "automodule"})
 
 
-def rest_refs(text: str) -> list[Ref]:
+def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[Ref]:
+    """`default_role`: the role of interpreted text without one (Sphinx's `default_role` when it
+    names Python objects: `any`, `obj`, `py:class`, ...; "" when it is `code` or unset);
+    `history`: versionadded/versionchanged/deprecated blocks are read too."""
     out: list[Ref] = []
     module = ""
-    for lineno, line, in_code in _rest_lines(text):
+    for lineno, line, in_code in _rest_lines(text, history):
         if in_code:
             continue
         d = _DIRECTIVE.match(line)
@@ -284,14 +295,21 @@ def rest_refs(text: str) -> list[Ref]:
             name, arg = d.group(2), d.group(3).strip()
             if name in _MODULE_DIRECTIVES and re.fullmatch(r"[\w.]+", arg):
                 module = arg if arg != "None" else ""
+            arg = re.sub(r"\(.*\)$", "", arg).strip()  # `.. autoclass:: pkg.Stream()`: its signature
             if AUTODOC.match(name.removeprefix("py:")) and re.fullmatch(r"[\w.]+", arg):
                 out.append(Ref(NAME, arg, lineno, d.start(3), explicit=True, role=name, module=module))
             continue
-        out.extend(_inline_rest(line, lineno, module))
+        out.extend(_inline_rest(line, lineno, module, default_role))
     return out
 
 
-def _inline_rest(line: str, lineno: int, module: str) -> Iterator[Ref]:
+def rest_code_lines(text: str, history: bool = False) -> set[int]:
+    """The 1-based lines of a reST text that are code, comments or (without `history`) history
+    blocks: no reference is read there."""
+    return {i for i, _line, in_code in _rest_lines(text, history) if in_code}
+
+
+def _inline_rest(line: str, lineno: int, module: str, default_role: str = "") -> Iterator[Ref]:
     taken = bytearray(len(line) + 1)  # 1: inside a role, link or literal already read
 
     def take(a: int, b: int) -> None:
@@ -306,21 +324,45 @@ def _inline_rest(line: str, lineno: int, module: str) -> Iterator[Ref]:
         take(*m.span())
         if _is_relative(m.group(1)) and "/" in m.group(1):
             yield Ref(LINK, m.group(1), lineno, m.start(1), explicit=True)
+    for m in _TITLED.finditer(line):  # `title <pkg.Class.method>`: the default role's target
+        if taken[m.start()]:
+            continue
+        take(*m.span())
+        ref = classify(m.group(1), lineno, m.start(1), role=default_role, module=module)
+        if ref is not None and ref.kind == NAME:
+            yield ref
     for pattern in (_LITERAL, _INTERPRETED):
+        role = default_role if pattern is _INTERPRETED else ""
         for m in pattern.finditer(line):
             if taken[m.start()]:
                 continue
             take(*m.span())
-            ref = classify(m.group(1), lineno, m.start(1), module=module)
+            ref = classify(m.group(1), lineno, m.start(1), role=role, module=module)
             if ref is not None:
                 yield ref
+
+
+# a section adornment: one punctuation character repeated (reST allows any of these)
+_ADORNMENT = re.compile(r"""([!-/:-@\[-`{-~])\1{2,}""")
+
+
+def _is_adornment(lines: list[str], i: int) -> bool:
+    """Whether line `i` (0-based, made of one repeated punctuation character) underlines the title
+    above it or overlines the one below (`Title` then ``` ````` ```: a section, not a code fence)."""
+    mark = lines[i].strip()
+    above = lines[i - 1].strip() if i > 0 else ""
+    below = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    if above and len(mark) >= len(above) and not _ADORNMENT.fullmatch(above):
+        return True  # an underline (as long as its title at least: a shorter ``` is a fence)
+    after = lines[i + 2].strip() if i + 2 < len(lines) else ""
+    return bool(below) and len(mark) >= len(below) and after == mark  # an overline, its underline below
 
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _rest_lines(text: str) -> Iterator[tuple[int, str, bool]]:
+def _rest_lines(text: str, history: bool = False) -> Iterator[tuple[int, str, bool]]:
     """Each line (1-based) and whether it is code: literal blocks after `::`, bodies of code
     directives and comments, doctest blocks (`>>>` to the next blank line) and fenced blocks."""
     lines = text.split("\n")
@@ -329,6 +371,9 @@ def _rest_lines(text: str) -> Iterator[tuple[int, str, bool]]:
     fence = ""
     for i, line in enumerate(lines, start=1):
         stripped = line.strip()
+        if not fence and skip_deeper is None and _ADORNMENT.fullmatch(stripped) and _is_adornment(lines, i - 1):
+            yield i, "", False  # a section title's underline or overline (of backticks too): no fence
+            continue
         if fence:
             if stripped.startswith(fence):
                 fence = ""
@@ -354,7 +399,8 @@ def _rest_lines(text: str) -> Iterator[tuple[int, str, bool]]:
             continue
         d = _DIRECTIVE.match(line)
         if d:
-            if d.group(2) in _CODE_DIRECTIVES:
+            if d.group(2) in _CODE_DIRECTIVES \
+                    or (not history and d.group(2).removeprefix("py:") in _HISTORY_DIRECTIVES):
                 skip_deeper = len(d.group(1))
             yield i, line, False
             continue

@@ -220,3 +220,12 @@ class _Hasher:
         for chunk in chunks:
             h.update(chunk)
         return h.hexdigest()
+
+
+def old_text(root: Path, rev: str, rel: str) -> str | None:
+    """The text of `rel` (relative to `root`) at revision `rev`; None when it was not there.
+    `cat-file blob` prints the stored bytes: no filter or textconv runs."""
+    try:
+        return _git(root, "cat-file", "blob", f"{rev}:./{rel}")
+    except GitError:
+        return None

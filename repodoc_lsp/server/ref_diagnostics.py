@@ -2,7 +2,7 @@
 (Warning, source `repodoc`), computed from the editor's text (saved or not): on open, at once on
 save, CHANGE_QUIET_SECONDS after the last change while typing, and again for every open document
 of a root after a save or a watched file changed its workspace; a quick fix replaces a stale name
-or link with the suggestion.
+or link with the suggestion (the preferred fix only when the suggestion is confident).
 
 A Python buffer is parsed on a thread of its own and its references resolved on the root's
 thread, where saves are handled too; a document has one parse and one check queued at most (a
@@ -39,8 +39,8 @@ SOURCE = "repodoc"
 CHANGE_QUIET_SECONDS = 0.3  # while typing: checked this long after the last change, not per keystroke
 
 
-def wanted(rel: str) -> bool:
-    return rel.endswith(".py") or is_doc(rel)
+def wanted(rel: str, history: bool = False) -> bool:
+    return rel.endswith(".py") or is_doc(rel, history)
 
 
 def analysed(rel: str, text: str) -> FileFacts | None:
@@ -70,7 +70,8 @@ def _diagnostic(s: Stale, lines: list[str], ls: RepodocServer) -> types.Diagnost
     rng = types.Range(start=types.Position(line=s.line - 1, character=start),
                       end=types.Position(line=s.line - 1, character=end))
     return types.Diagnostic(range=rng, message=s.describe(), severity=types.DiagnosticSeverity.Warning,
-                            source=SOURCE, data={"suggestion": s.suggestion} if s.suggestion else None)
+                            source=SOURCE,
+                            data={"suggestion": s.suggestion, "preferred": s.sure} if s.suggestion else None)
 
 
 async def refresh(ls: RepodocServer, uri: str) -> None:
@@ -80,7 +81,7 @@ async def refresh(ls: RepodocServer, uri: str) -> None:
     if root is None or path is None or ls.stopping or not root.indexed.is_set():
         return  # a root being indexed: the end of indexing refreshes every open document
     rel = root.rel(path)
-    if not wanted(rel) or ignored(root.settings)(rel):
+    if not wanted(rel, root.settings.refs_history) or ignored(root.settings)(rel):
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         return
     if uri not in ls.open_documents():
@@ -250,8 +251,13 @@ def register(server: RepodocServer) -> None:
                     types.TextEdit(range=d.range, new_text=suggestion)]})
                 actions.append(types.CodeAction(title=f"Replace with `{suggestion}`",
                                                 kind=types.CodeActionKind.QuickFix, diagnostics=[d], edit=edit,
-                                                is_preferred=True))
+                                                is_preferred=_preferred(d.data)))
         return actions or None
+
+
+def _preferred(data: Any) -> bool:
+    """Only a confident suggestion (a rename, a close name of the same kind) is the preferred fix."""
+    return isinstance(data, dict) and data.get("preferred") is True
 
 
 def _suggestion(data: Any) -> str:

@@ -152,7 +152,8 @@ async function startClient(): Promise<LanguageClient | undefined> {
   // once running, the client's own handling: restart after a crash, at most 4 times in 3 minutes
   const running = (): ErrorHandler => (afterStart ??= lc!.createDefaultErrorHandler());
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ scheme: 'file', language: 'python' }, { scheme: 'file', language: 'markdown' }],
+    // hand-written docs too: their stale references are diagnostics (reST and text as well as Markdown)
+    documentSelector: ['python', 'markdown', 'restructuredtext', 'plaintext'].map((language) => ({ scheme: 'file', language })),
     outputChannel: output,
     initializationOptions: settings(),
     // no `synchronize.configurationSection`: it would push VS Code's merged values, workspace values of

@@ -16,4 +16,5 @@ return {
   { key = "hover", type = "string", default = "full", user_only = false },
   { key = "maxWorkspaceFiles", type = "integer", default = 100000, user_only = false },
   { key = "refsIgnore", type = "array", default = {}, user_only = false },
+  { key = "refsHistory", type = "boolean", default = false, user_only = false },
 }

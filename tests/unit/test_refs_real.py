@@ -1,0 +1,155 @@
+"""refs.resolve and refs.extract on the causes of false alarms and missed renames found on real
+projects (issue 34): re-exports and `currentmodule`, members defined in bases or by assignment, a
+same-named test class, dynamic modules, heads that are not the project's packages, declared
+dependencies, reST section underlines of backticks, history in a page."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import make_workspace
+
+from repodoc_lsp.config import Settings
+from repodoc_lsp.refs import check
+from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, rest_refs
+from repodoc_lsp.refs.resolve import Resolver, declared_dependencies
+from repodoc_lsp.workspace import Workspace
+
+FILES = {
+    "pyproject.toml": '[project]\nname = "kit"\ndependencies = ["its-dangerous>=2", "Blinker"]\n'
+                      '[project.optional-dependencies]\nfast = ["ujson"]\n',
+    "src/kit/__init__.py": "from .core import Context as Context\nfrom .lazy import *\n",
+    "src/kit/core.py": (
+        "class Base:\n    flag = True\n\n    def shared(self):\n        pass\n\n\n"
+        "class Context(Base):\n    __slots__ = ('slot_value',)\n    size: int = 0\n\n"
+        "    def __init__(self):\n        self.obj = None\n\n"
+        "    def later(self):\n        self.late_value = 1\n\n"
+        "    def invoke(self):\n        pass\n\n\n"
+        "class Failure(Exception):\n    pass\n"
+    ),
+    "src/kit/lazy.py": (
+        "__all__ = ['eager']\n\ndef eager():\n    pass\n\n"
+        "_LAZY = {'Lazy': '.core'}\n\n\ndef __getattr__(name):\n    return _LAZY[name]\n"
+    ),
+    "src/kit/runner.py": "class Runner:\n    def invoke(self, accessor=None):\n        pass\n",
+    "tests/test_kit.py": "import kit\n\n\nclass Context(kit.Context):\n    def anything(self):\n        pass\n",
+    "tests/app.py": "def run():\n    pass\n",
+}
+
+
+@pytest.fixture(scope="module")
+def resolver(tmp_path_factory: pytest.TempPathFactory) -> Resolver:
+    root = make_workspace(tmp_path_factory.mktemp("real") / "ws", FILES)
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    return Resolver(ws, check.build_index(ws))
+
+
+def _stale(resolver: Resolver, text: str, *, module: str = "", role: str = "meth") -> str | None:
+    found = resolver.check(Ref(NAME, text, 1, 0, explicit=True, role=role, module=module), "docs/api.rst")
+    return None if found is None else found.message
+
+
+def test_members_are_checked_on_the_class_a_package_re_exports(resolver: Resolver) -> None:
+    assert _stale(resolver, "kit.Context.invoke") is None
+    assert _stale(resolver, "kit.Context.no_such_method") == \
+        "`kit.Context.no_such_method`: `no_such_method` is not a member of Context (src/kit/core.py)"
+    # under `.. currentmodule:: kit`, as Sphinx reads it
+    assert _stale(resolver, "Context.no_such_method", module="kit") is not None
+    assert _stale(resolver, "Context.invoke", module="kit") is None
+
+
+def test_a_member_is_what_the_class_or_a_base_defines_assigns_or_declares(resolver: Resolver) -> None:
+    for member in ("shared", "flag", "size", "obj", "late_value", "slot_value"):
+        assert _stale(resolver, f"kit.Context.{member}", role="attr") is None, member
+    assert _stale(resolver, "kit.core.Failure.args", role="attr") is None  # a builtin base's
+    assert _stale(resolver, "kit.core.Failure.nothing", role="attr") is not None
+    # a test's subclass of the same name, a method of another class, a keyword: none stand in
+    assert _stale(resolver, "Context.anything") is not None
+    assert _stale(resolver, "Context.accessor", role="attr") is not None
+
+
+def test_under_a_current_module_a_missing_function_is_reported_not_a_variable_or_a_loose_name(
+        resolver: Resolver) -> None:
+    assert _stale(resolver, "gone_function", module="kit", role="func") == \
+        "`gone_function`: `gone_function` is not defined in kit (src/kit/__init__.py)"
+    assert _stale(resolver, "self.popitem", module="kit") is None  # a variable's attribute
+    assert _stale(resolver, "webob.Response", module="kit", role="class") is None  # another library's
+    assert _stale(resolver, "SECRET_KEY", module="kit", role="data") is None  # a config key, a parameter
+    assert _stale(resolver, "__wrapped__", module="kit", role="attr") is None
+    assert _stale(resolver, "BaseHTTPServer.BaseHTTPRequestHandler", role="class") is None  # Python 2's
+
+
+def test_a_name_the_page_s_own_example_defines_is_not_stale(resolver: Resolver) -> None:
+    text = "Use :func:`envkey` and :func:`nokey`::\n\n    def envkey(*args):\n        pass\n"
+    assert [s.text for s in check.check_doc(resolver, "docs/keys.rst", text)[0]] == ["nokey"]
+
+
+def test_a_class_named_by_the_default_role_is_checked(resolver: Resolver) -> None:
+    assert _stale(resolver, "Gizmo", role="obj") == "`Gizmo` is not defined in the workspace"
+    assert _stale(resolver, "Gizmo", module="kit", role="obj") is not None
+    assert _stale(resolver, "Context", module="kit", role="obj") is None
+
+
+def test_a_dynamic_module_offers_what_it_names_not_everything(resolver: Resolver) -> None:
+    assert _stale(resolver, "kit.lazy.eager", role="func") is None
+    assert _stale(resolver, "kit.lazy.Lazy", role="class") is None  # its lazy table names it
+    assert _stale(resolver, "kit.lazy.Nothing", role="class") is not None
+    assert _stale(resolver, "kit.eager", role="func") is None  # through the star import
+
+
+def test_only_the_project_s_packages_and_no_dependency_are_workspace_names(resolver: Resolver) -> None:
+    assert resolver.project_tops() == {"kit"}
+    assert _stale(resolver, "app.run") is None  # a variable, not tests/app.py
+    assert _stale(resolver, "its_dangerous", role="mod") is None  # declared, not installed here
+    assert _stale(resolver, "ujson.dumps", role="func") is None
+    assert declared_dependencies(resolver.ws.root) >= {"its_dangerous", "blinker", "ujson"}
+
+
+def test_rest_underlines_of_backticks_are_no_fences_and_history_is_skipped() -> None:
+    text = ("Title\n`````\n\n:class:`kit.A`\n\n.. versionchanged:: 2.0\n    Was :func:`kit.old`.\n\n"
+            "Other\n`````\n\n:func:`kit.b`\n\n```\n:func:`kit.code`\n```\n")
+    assert [(r.text, r.line) for r in rest_refs(text)] == [("kit.A", 4), ("kit.b", 12)]
+    # interpreted text with a title (Sphinx's default role, as marshmallow's docs write it)
+    titled = rest_refs("The `from_dict <kit.Schema.from_dict>` method; `site <https://x.org>`_.\n")
+    assert [(r.text, r.col) for r in titled] == [("kit.Schema.from_dict", 16)]
+    # Sphinx's default role (conf.py's `default_role = "any"`): interpreted text is a reference
+    plain = "Raise `TryAgain`; see `code <kit.A>`.\n\n.. autoclass:: kit.Stream()\n"
+    assert sorted((r.text, r.explicit) for r in rest_refs(plain)) == [("TryAgain", False), ("kit.A", False),
+                                                                 ("kit.Stream", True)]
+    assert sorted((r.text, r.role) for r in rest_refs(plain, "obj"))[:2] == [("TryAgain", "obj"), ("kit.A", "obj")]
+    assert all(HISTORY.search(p) for p in ("docs/upgrading.rst", "docs/deprecations.rst", "docs/announce/1.0.rst"))
+    assert not HISTORY.search("docs/api.rst")
+
+
+def test_a_suggestion_is_a_typo_s_fix_of_the_same_kind_never_a_guessed_rename() -> None:
+    from repodoc_lsp.refs.resolve import _confident
+
+    assert _confident("Gadgit", {"Gadget": "class", "Widget": "class"}) == "Gadget"
+    assert _confident("from_pyfile", {"from_file": "method"}) == ""  # another method, not a typo
+    assert _confident("complete", {"complete_var": "attribute"}) == ""
+    assert _confident("namedtuple_dict_structure_factory", {"namedtuple_dict_unstructure_factory": "function"}) == ""
+    assert _confident("group_contains", {"_group_contains": "method"}) == ""  # its private twin
+    assert _confident("on_bind_field", {"_bind_field": "method"}) == ""
+    assert _confident("sizee", {"size": "attribute", "sized": "method"}, kinds=frozenset({"attribute"})) == "size"
+    assert _confident("sizee", {"size": "attribute", "sized": "method"}) == ""  # two as near: no guess
+
+
+def test_history_is_checked_only_with_the_refs_history_setting(tmp_path: pytest.TempPathFactory) -> None:
+    files = {"kit/__init__.py": "def live():\n    pass\n",
+             "docs/upgrading.rst": "Upgrading\n=========\n\n:func:`kit.gone` is gone.\n",
+             "docs/api.rst": "API\n===\n\n:func:`kit.live`\n\n.. versionchanged:: 2.0\n    Was :func:`kit.old`.\n"}
+    root = make_workspace(tmp_path / "ws", files)  # type: ignore[operator]
+    for history, expected in ((False, []), (True, ["docs/api.rst", "docs/upgrading.rst"])):
+        ws = Workspace(root, Settings(refs_history=history), use_cache=False)
+        ws.scan(jobs=1)
+        assert sorted(s.rel for s in check.check_workspace(ws).stale) == expected
+
+
+def test_without_a_package_at_the_root_sub_projects_packages_are_the_project_s(
+        tmp_path: pytest.TempPathFactory) -> None:
+    files = {"packages/shop/pyproject.toml": "[project]\nname = 'shop'\n",
+             "packages/shop/shop/__init__.py": "def sell():\n    pass\n",
+             "README.md": "`shop.sell` and `shop.buy`\n"}
+    ws = Workspace(make_workspace(tmp_path / "ws", files), Settings(), use_cache=False)  # type: ignore[operator]
+    ws.scan(jobs=1)
+    assert [s.text for s in check.check_workspace(ws).stale] == ["shop.buy"]
