@@ -101,7 +101,7 @@ def test_no_program_of_the_checkout_runs(tmp_path: Path, cache_env: dict[str, st
         assert not sentinel.exists(), (how, sentinel.read_text())
         assert proc.returncode == 1, (how, proc.stdout, proc.stderr)
         assert "README.md:3:6: `pkg.core.Widget`" in proc.stdout and "guide.md" not in proc.stdout, proc.stdout
-        assert "1 files changed" in proc.stdout, proc.stdout
+        assert "1 file changed" in proc.stdout, proc.stdout
 
 
 def test_a_partial_clone_fetches_nothing(tmp_path: Path, cache_env: dict[str, str]) -> None:
