@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from repodoc_lsp.render.markdown import code, fence, first_line, inline
+from repodoc_lsp.render.markdown import code, fence, inline
 
 _ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]+)`")
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
@@ -55,13 +55,58 @@ def roles_as_literals(text: str) -> str:
 
 
 def summary_line(doc: str | None) -> str:
-    """A docstring's first non-blank line, its roles as literals (for one-line summaries)."""
-    return roles_as_literals(first_line(doc))
+    """A docstring's first sentence (of its first paragraph, as one line), its roles as literals:
+    the summary of lists, brief entries and hovers."""
+    return _summary(doc)[0] if doc else ""
 
 
 def docstring_rest(doc: str | None) -> int:
-    """How many lines of a docstring follow its summary line (what a brief page leaves in the source)."""
-    return max(0, len(clean(doc).splitlines()) - 1) if doc else 0
+    """How many lines of a docstring its summary leaves out (what a brief page leaves in the source),
+    the line its first sentence ends on counted when more follows on it."""
+    return _summary(doc)[1] if doc else 0
+
+
+# A sentence's end: `.`, `!` or `?` (a closing quote or bracket may follow), then space and what may
+# start a sentence, or the paragraph's end
+_SENTENCE_END = re.compile(r"(\w*)[.!?][)\"']?(?=\s+[A-Z0-9`(\[\"'*]|$)")
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "resp", "approx", "fig", "eq", "no", "dr", "mr", "ms",
+                            "st", "al", "ca", "incl", "min", "max", "ref", "sec", "ch", "pp", "vol"})
+_MAX_SENTENCE = 400  # a "sentence" with no end in sight is cut at a word after this many characters
+
+
+@functools.lru_cache(maxsize=4096)
+def _summary(doc: str) -> tuple[str, int]:
+    lines = clean(doc).splitlines()
+    para: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if not stripped or (para and (stripped.startswith((">>>", "..", ":")) or _GOOGLE_TITLE.match(stripped))):
+            break
+        para.append(stripped)
+    if not para:
+        return "", 0
+    joined = " ".join(para)
+    end = len(joined)
+    for m in _SENTENCE_END.finditer(joined):
+        word = m.group(1)
+        initial = len(word) == 1 and (word.isupper() or (m.start(1) > 0 and joined[m.start(1) - 1] == "."))
+        if word.lower() in _ABBREVIATIONS or initial:  # `e.g.`, `X. Glorot`, `etc.`: no sentence ends
+            continue
+        end = m.end()
+        break
+    summary = joined[:end]
+    if len(summary) > _MAX_SENTENCE:
+        summary = summary[:_MAX_SENTENCE].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+        end = len(summary)
+    # the lines the summary takes whole: those before the one it ends on, and that one when it ends there
+    taken, seen = 0, 0
+    for line in para:
+        seen += len(line) + 1
+        if seen - 1 <= end:
+            taken += 1
+        else:
+            break
+    return roles_as_literals(" ".join(summary.split())), len(lines) - taken
 
 
 def clean(doc: str) -> str:

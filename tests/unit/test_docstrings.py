@@ -230,3 +230,17 @@ def test_rest_links_references_and_escapes_become_markdown() -> None:
     assert "See [the docs](https://x.org/a_%28b%29) and Target.\n" in out
     assert "Copies of ``Tensor``s and ``group[\"lr\"]``s." in out
     assert "`Understanding the difficulty of training` - Glorot." in out  # a span across lines, kept one
+
+
+def test_a_summary_is_the_first_sentence_of_the_first_paragraph() -> None:
+    from repodoc_lsp.render.docstrings import docstring_rest, summary_line
+
+    doc = ("The context is a special internal object that holds state relevant\nfor the script execution at "
+           "every level.  It is normally invisible\nto commands.\n\nMore text.")
+    assert summary_line(doc) == ("The context is a special internal object that holds state relevant for the "
+                                 "script execution at every level.")
+    assert docstring_rest(doc) == 4  # its second line goes on after the sentence: counted with the rest
+    assert summary_line("Like a tensor, e.g. a view. Then more.") == "Like a tensor, e.g. a view."
+    assert summary_line("Uses :class:`Foo` (see X. Glorot). More.") == "Uses ``Foo`` (see X. Glorot)."
+    assert summary_line("No end here\nat all\n\nArgs:\n    x: y") == "No end here at all"
+    assert summary_line("Summary.\nArgs:\n    x: y") == "Summary." and docstring_rest("Summary.\nArgs:\n    x: y") == 2
