@@ -806,6 +806,7 @@ class Renderer:
             index_href=self._link(page, folder_index(folder_of(rel))),
             folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
             project=where.project, page_limit=PAGE_LIMIT, with_source=0, without_source=0, brief=False,
+            short_lists=False,
             moved={}, function_parts=[], estimated=False, away_lists={}, away_classes={},
         )
         template = self._templates["file_docs"]
@@ -815,9 +816,7 @@ class Renderer:
         if embed and (size := _size(out, context)) > PAGE_LIMIT:  # the source can be opened elsewhere
             context.update(embed=False, source="", with_source=size)
             out = template.render(**context)
-        if (size := _size(out, context)) > PAGE_LIMIT:  # brief: docstrings cut to their first line, counts for lists
-            context.update(without_source=size, brief=True)
-            out = template.render(**context)
+        # still over: long lists, then class entries, go to part pages; docstrings are cut last (`_fit`)
         out, more = self._fit(rel, context, out, 2, inputs["doclinks"])
         return [(page, out), *more]
 
@@ -867,9 +866,9 @@ class Renderer:
         template = self._templates["file_docs"]
         out = template.render(**{**context, "embed": False, "source": ""})
         whole = _size(out, context) + moved_bytes(facts, members) + _users_bytes(context["xref"], members)
-        if whole > PAGE_LIMIT:
-            context.update(without_source=whole, brief=True, estimated=True)
-        if context["brief"] or context["embed"]:
+        if whole > PAGE_LIMIT:  # what the page says its analysis takes in one piece (docstrings stay whole)
+            context.update(without_source=whole, estimated=True)
+        if context["embed"]:
             out = template.render(**context)
         if context["embed"] and (size := _size(out, context)) > PAGE_LIMIT:
             context.update(embed=False, source="", with_source=size)
@@ -894,24 +893,29 @@ class Renderer:
                             f"{'class' if len(mine_classes) == 1 else 'classes'}")
             if mine_functions:
                 what.append(f"{len(mine_functions):,} {'function' if len(mine_functions) == 1 else 'functions'}")
-            pages.append((part, self._templates["file_part"].render(
-                **{**context, "page": part, "part": n, "parts": total, "what": " and ".join(what),
-                   "main_name": posixpath.basename(page), "main_href": md.href(posixpath.basename(page)),
-                   "part_classes": mine_classes, "part_functions": mine_functions, "doclinks": doclinks,
-                   "methods_of": mine_methods, "attributes_of": mine_attributes,
-                   "sig_links": _signature_links(mine_classes, mine_methods, mine_functions, doclinks, targets)})))
+            view = {**context, "page": part, "part": n, "parts": total, "what": " and ".join(what),
+                    "main_name": posixpath.basename(page), "main_href": md.href(posixpath.basename(page)),
+                    "part_classes": mine_classes, "part_functions": mine_functions, "doclinks": doclinks,
+                    "methods_of": mine_methods, "attributes_of": mine_attributes, "brief": False,
+                    "sig_links": _signature_links(mine_classes, mine_methods, mine_functions, doclinks, targets)}
+            text = self._templates["file_part"].render(**view)
+            if _size(text, view) > PAGE_LIMIT:  # the rule's part holds its entries whole, but for huge lists
+                text = self._templates["file_part"].render(**{**view, "brief": True})
+            pages.append((part, text))
         return pages + more
 
     def _fit(self, rel: str, context: dict, out: str, first: int,
              targets: Mapping[str, tuple[str, str, int]]) -> tuple[str, list[tuple[str, str]]]:
         """The page `out` (made from `context`), and the part pages from number `first` on that take
-        what still puts it over the limit once its members left and it is brief: first the complete
-        lists it folds (Imported by, tests, Used by, Subclassed by: a part page of lists, linked from
-        the folded line), then the entries of its last classes (a line each stays, with the class's
-        anchor and those of its members still on the page, linking to the part holding its entry).
-        Both follow from the page's view alone (its key), and no link of another page points into
-        them: links land on the page's anchors."""
-        if _size(out, context) <= PAGE_LIMIT:
+        what still puts it over the limit once its members left: first the complete lists it folds
+        (Imported by, tests, Used by, Subclassed by: a part page of lists, linked from the folded
+        line; the page then keeps their count and breakdown, not their first 20), then the entries
+        of its last classes, whole (a line each stays, with the class's anchor and those of its
+        members still on the page, linking to the part holding its entry); only when that is not
+        enough is the page brief (docstrings cut to their first sentence). All follow from the
+        page's view alone (its key), and no link of another page points into them: links land on
+        the page's anchors."""
+        if (full := _size(out, context)) <= PAGE_LIMIT:
             return out, []
         template = self._templates["file_docs"]
         page = context["page"]
@@ -961,26 +965,16 @@ class Renderer:
                                                            "tests": away.get("list-tests", "")}}
         if n_lists:
             out = template.render(**context)
-        entries: list[list[Symbol]] = []
-        whole = out
-        for margin in (2_000, 10_000, 30_000):  # the entries' sizes as rendered, the stubs' as about 200 bytes
-            if _size(out, context) <= PAGE_LIMIT:
-                break
-            found = self._entries_away(context, whole, margin)
-            if not found or found == entries:
-                break
-            entries = found
-            first_entries = first + n_lists
-            away_classes = {c.anchor: {"name": (name := posixpath.basename(part_page(rel, first_entries + i))),
-                                       "href": md.href(name)}
-                            for i, held in enumerate(entries) for c in held}
-            # The page links what its own signatures name first, not counting the entries that left
-            # it (their part links them): else a name first named by a moved class is linked nowhere here.
-            sig_links = _signature_links(
-                [c for c in classes if c.anchor not in moved and c.anchor not in away_classes],
-                context["methods_of"], [f for f in context["functions"] if f.anchor not in moved],
-                context["doclinks"], targets)
-            out = template.render(**{**context, "away_classes": away_classes, "sig_links": sig_links})
+        if n_lists and _size(out, context) > PAGE_LIMIT:  # the lists' first 20 go too: count and link stay
+            context = {**context, "short_lists": True, "without_source": max(context["without_source"], full)}
+            out = template.render(**context)
+        entries, out = self._classes_away(rel, context, out, first + n_lists, targets)
+        if _size(out, context) > PAGE_LIMIT and not context["brief"]:
+            # the last resort, when whole class entries on parts of their own are not enough:
+            # docstrings cut to their first sentence, counts for lists
+            context = {**context, "brief": True, "without_source": max(context["without_source"], full)}
+            out = template.render(**context)
+            entries, out = self._classes_away(rel, context, out, first + n_lists, targets)
         total = first - 1 + n_lists + len(entries)
         more = []
         main = {"main_name": posixpath.basename(page), "main_href": md.href(posixpath.basename(page)),
@@ -998,6 +992,33 @@ class Renderer:
                    "sig_links": _signature_links(held, context["methods_of"], [], doclinks, targets),
                    "what": f"the entries of {len(held):,} {'class' if len(held) == 1 else 'classes'}"})))
         return out, more
+
+    def _classes_away(self, rel: str, context: dict, out: str, first: int,
+                      targets: Mapping[str, tuple[str, str, int]]) -> tuple[list[list[Symbol]], str]:
+        """The classes whose entries go to part pages from number `first` on (`_entries_away`) so
+        that the page `out` (made from `context`) passes no limit, and the page without them."""
+        entries: list[list[Symbol]] = []
+        whole = out
+        classes, moved = context["classes"], context["moved"]
+        for margin in (2_000, 10_000, 30_000):  # the entries' sizes as rendered, the stubs' as about 200 bytes
+            if _size(out, context) <= PAGE_LIMIT:
+                break
+            found = self._entries_away(context, whole, margin)
+            if not found or found == entries:
+                break
+            entries = found
+            away_classes = {c.anchor: {"name": (name := posixpath.basename(part_page(rel, first + i))),
+                                       "href": md.href(name)}
+                            for i, held in enumerate(entries) for c in held}
+            # The page links what its own signatures name first, not counting the entries that left
+            # it (their part links them): else a name first named by a moved class is linked nowhere here.
+            sig_links = _signature_links(
+                [c for c in classes if c.anchor not in moved and c.anchor not in away_classes],
+                context["methods_of"], [f for f in context["functions"] if f.anchor not in moved],
+                context["doclinks"], targets)
+            out = self._templates["file_docs"].render(**{**context, "away_classes": away_classes,
+                                                         "sig_links": sig_links})
+        return entries, out
 
     @staticmethod
     def _entries_away(context: dict, out: str, margin: int) -> list[list[Symbol]]:

@@ -48,8 +48,9 @@ def test_a_page_whose_analysis_alone_is_too_long_says_how_long() -> None:
     assert "(its analysis alone takes " in original and "def f0" not in original
 
 
-def test_a_page_over_the_limit_shortens_docstrings_keeps_every_anchor_and_says_so() -> None:
-    """400 documented functions: brief, and (past `parts.SPLIT_AT`) on part pages beside the page."""
+def test_a_page_over_the_limit_sends_entries_to_parts_with_their_docstrings_whole() -> None:
+    """400 documented functions: on part pages beside the page (past `parts.SPLIT_AT`), each docstring
+    whole (a part holds it), every anchor kept, nothing brief."""
     source = "".join(f'def f{i}():\n    """Summary {i}.\n\n    {"More words. " * 20}\n    """\n' for i in range(400))
     facts = analyse_source("m.py", source.encode())
     site = Site.build(project="p", root="/r", out="/r/docs", embed_max=10**6,
@@ -60,12 +61,29 @@ def test_a_page_over_the_limit_shortens_docstrings_keeps_every_anchor_and_says_s
     page = pages.pop("m.py_docs.md")
     assert pages and all(len(p.encode()) <= PAGE_LIMIT for p in (page, *pages.values()))
     assert page_errors(page, DOCS_SECTIONS) == []
-    analysis = page.split("## Detailed Analysis", 1)[1].split("\n## ", 1)[0]
-    assert analysis.lstrip().startswith("*Shortened:* in full, this page's analysis takes about 1")  # estimated
     parts = "".join(pages.values())
-    assert "Summary 7. ([2 more lines](../m.py#L36))" in parts and "More words" not in parts
+    assert "Shortened" not in page + parts and "more lines" not in parts
+    assert parts.count("More words. " * 19 + "More words.") == 400
     assert all(f'<a id="function-f{i}"></a>' in parts for i in range(400))
 
+
+def test_whole_class_entries_go_to_parts_before_any_docstring_is_cut(tmp_path: Path) -> None:
+    """A page of 40 classes with long docstrings, one used by 30 files: the complete Used by list and
+    the last classes' entries go to part pages, each docstring whole; nothing is shortened."""
+    classes = "".join(f'class C{i:02}:\n    """Class {i} does things.\n\n    {"It does them well. " * 150}\n    """\n\n'
+                      for i in range(40))
+    files = {"m.py": classes, **{f"u/user_with_a_long_name_{i:02}.py": "from m import C00\nC00()\n" for i in range(30)}}
+    pages = _pages_of(tmp_path, files, "m.py")
+    page = pages.pop("m.py_docs.md")
+    assert pages and all(len(p.encode()) <= PAGE_LIMIT for p in (page, *pages.values()))
+    everything = page + "".join(pages.values())
+    assert "more lines" not in everything and "docstrings show their first" not in everything
+    assert "so lists longer than 20 show their count and breakdown, each with a link to the complete list; " \
+        "docstrings are whole." in page
+    assert everything.count("It does them well. " * 149 + "It does them well.") == 40
+    assert "): its entry is on [m.py_docs.part3.md](m.py_docs.part3.md#class-C39)" in page  # a line stays
+    assert "All 30 files: on [m.py_docs.part2.md](m.py_docs.part2.md#list-users-class-C00)." in page
+    assert page_errors(page, DOCS_SECTIONS) == []
 
 def _pages_of(tmp_path: Path, files: dict[str, str], rel: str) -> dict[str, str]:
     """The page of `rel` and its parts, in a workspace of `files` (its symbol graph built)."""
