@@ -11,8 +11,8 @@ imported. Measures (target in brackets):
   those end mid-sentence (not at `.`, `!`, `?` or `:`);
 - mid-sentence summaries in `doc.md` lists [<= 2%]: a summary shorter than its docstring's first
   paragraph (from `ast`) that does not end at a sentence;
-- purpose [>= 95%]: of the Python files without a module docstring whose public top-level names
-  have Used by counts (the `**Used by** (N files` of their own entries), those whose File Purpose
+- purpose [>= 95%]: of the Python files whose purpose line is derived (no module docstring, no
+  leading comment of prose) and whose public top-level names have Used by counts (the `**Used by** (N files` of their own entries), those whose File Purpose
   names the most-used one first;
 - sub-folders without a purpose [0]: `index.md` entries under `## Folders` that give only counts;
 - attribute recall [>= 0.98]: every `self.x =` anywhere in a class's `__init__` (any depth, tuple
@@ -252,7 +252,7 @@ def check(docs: Path, sources: Path, show: int) -> dict[str, object]:
                     res["init attributes found"] += 1
                 elif res["init attributes"] - res["init attributes found"] <= 200:
                     example("attributes missed", f"{rel}: {cls}.{a}")
-        if ast.get_docstring(tree) is None:
+        if ast.get_docstring(tree) is None and "\n*Derived from" in text.split("\n## File Purpose\n", 1)[-1][:3000]:
             counts = used_counts(group)
             if counts and max(counts.values()) > 0:
                 res["purpose files"] += 1

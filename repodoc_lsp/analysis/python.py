@@ -330,6 +330,30 @@ def analyse_python(text: str) -> FileFacts:
     return facts
 
 
+# Comments that are no prose: tool pragmas, encodings, shebangs, licence and copyright lines
+_PRAGMA = re.compile(r"^#\s*(?:!|-\*-|(?:mypy|flake8|noqa|type|pyre[-\w]*|usort|ruff|pylint|fmt|isort|pragma|nolint)\b"
+                     r"|.*\b(?:copyright|spdx|licen[cs]e|all rights reserved|this source tree))", re.I)
+
+
+def _leading_comment(lines: list[str]) -> str | None:
+    """The first block of comment lines at a module's top (before its first statement) that holds
+    prose of 5 words at least, pragmas and licence lines aside: what a file without a docstring
+    says of itself."""
+    block: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("#") and not _PRAGMA.match(stripped):
+            block.append(stripped.lstrip("#").strip())
+            continue
+        if len(" ".join(block).split()) >= 5:
+            break
+        block = []
+        if stripped and not stripped.startswith("#"):
+            break
+    text = "\n".join(block).strip()
+    return text if len(text.split()) >= 5 else None
+
+
 def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     anchors = _Anchors()
     symbols: list[Symbol] = []
@@ -341,7 +365,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     lines = source.lines
     # `count_lines(text)` without counting the newlines again: the split made one more line than them
     facts.lines = len(lines) - (not text or text.endswith("\n"))
-    facts.module_doc = _docstring(tree)
+    facts.module_doc = _docstring(tree) or _leading_comment(lines)
 
     # (statements, qualname prefix, enclosing class qualname or "" , is module level)
     stack: list[tuple[list[ast.stmt], str, str, bool]] = [(tree.body, "", "", True)]

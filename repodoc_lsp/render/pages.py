@@ -536,7 +536,7 @@ def gather_docs(site: Site, rel: str) -> dict:
             "module": rels.module_of.get(rel, ""), "importers": rels.importers(rel), "tests": rels.tests_of(rel),
             "siblings": _siblings(site.child_files.get(folder_of(rel), []), rel),
             "links": _import_links(site, rel), "modules": _module_files(site, rel), "xref": _xref(site, rel),
-            "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel)}
+            "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel), "used": _users_by_name(site, rel)}
 
 
 def _siblings(files: list[str], rel: str) -> list[str]:
@@ -552,7 +552,8 @@ def gather_index(site: Site, folder: str) -> dict:
     files = site.child_files.get(folder, [])
     return {"subfolders": [(f, site.files_below.get(f, 0)) for f in site.child_folders.get(folder, [])],
             "files": [(r, site.digests.get(r)) for r in files],
-            "importers": {r: len(site.relations.importers(r)) for r in files} if len(files) > LIST_LIMIT else {}}
+            "importers": {r: len(site.relations.importers(r)) for r in files} if len(files) > LIST_LIMIT else {},
+            "users": {r: _users_by_name(site, r) for r in files}}  # the purposes feature the most used
 
 
 def gather_doc(site: Site, folder: str) -> dict:
@@ -768,7 +769,7 @@ class Renderer:
         doclinks = self._doclinks(rel, 1, inputs["doclinks"])
         moved = plan(facts)
         security = facts.findings_in(FindingCategory.SECURITY)
-        purpose = file_purpose(rel, facts)
+        purpose = file_purpose(rel, facts, inputs["used"])
         if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
             purpose = Purpose(docstring_markdown(facts.module_doc))
         context = dict(
@@ -1146,7 +1147,8 @@ class Renderer:
         for rel, _digest in inputs["files"]:
             facts = facts_of[rel]
             name = posixpath.basename(rel)
-            note = f" ([keywords]({self._link(page, kw_page(rel))})): {_purpose_line(file_purpose(rel, facts))}"
+            purpose = _purpose_line(file_purpose(rel, facts, inputs["users"][rel]))
+            note = f" ([keywords]({self._link(page, kw_page(rel))})): {purpose}"
             files.append({"text": md.code(name), "short": md.code(name), "key": name, "note": note,
                           "href": self._link(page, docs_page(rel)), "group": md.code(_extension(name))})
         if len(files) > LIST_LIMIT:  # the most imported first; a short list stays in name order
@@ -1175,7 +1177,8 @@ class Renderer:
             purpose_from = readme
         used = inputs["importers"]
         telling = [] if purpose else [
-            (posixpath.basename(r), self._link(page, docs_page(r)), _purpose_line(file_purpose(r, facts_of[r])))
+            (posixpath.basename(r), self._link(page, docs_page(r)),
+             _purpose_line(file_purpose(r, facts_of[r], inputs["users"][r])))
             for r in sorted(files, key=lambda r: (-len(used[r]), r))[:3]]
         edges = {(rel, t) for rel in files for cat, targets, _absolute in inputs["links"][rel] if cat == "workspace"
                  for t in targets if t != rel and t in set(files)}
