@@ -12,8 +12,9 @@ imported. Measures (target in brackets):
 - mid-sentence summaries in `doc.md` lists [<= 2%]: a summary shorter than its docstring's first
   paragraph (from `ast`) that does not end at a sentence;
 - purpose [>= 95%]: of the Python files whose purpose line is derived (no module docstring, no
-  leading comment of prose) and whose public top-level names have Used by counts (the `**Used by** (N files` of their own entries), those whose File Purpose
-  names the most-used one first;
+  leading comment of prose) and whose public top-level names have Used by counts (the
+  `**Used by** (N files` of their own entries), those whose File Purpose names the most-used one
+  first;
 - sub-folders without a purpose [0]: `index.md` entries under `## Folders` that give only counts;
 - attribute recall [>= 0.98]: every `self.x =` anywhere in a class's `__init__` (any depth, tuple
   targets, annotated) against the `attr-Class.x` anchors of the file's page and its parts;
