@@ -300,14 +300,15 @@ def _is_main_guard(node: ast.stmt) -> bool:
 
 
 def _all_names(node: ast.stmt) -> tuple[str, ...]:
-    if (
-        isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
-        and isinstance(node.value, ast.List | ast.Tuple)
-    ):
-        return tuple(
-            e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
-        )
+    """The names of `__all__ = [...]` (annotated too: `__all__: list[str] = [...]`)."""
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets, value = [node.target], node.value
+    else:
+        return ()
+    if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and isinstance(value, ast.List | ast.Tuple):
+        return tuple(e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
     return ()
 
 
