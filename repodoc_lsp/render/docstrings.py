@@ -71,6 +71,7 @@ def docstring_rest(doc: str | None) -> int:
 _SENTENCE_END = re.compile(r"(\w*)[.!?][)\"']?(?=\s+[A-Z0-9`(\[\"'*]|$)")
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "resp", "approx", "fig", "eq", "no", "dr", "mr", "ms",
                             "st", "al", "ca", "incl", "min", "max", "ref", "sec", "ch", "pp", "vol"})
+_FIELD_LINE = re.compile(r"^:[A-Za-z][\w ]*:(?!`)")  # `:param x:`, not a role (`:func:`f``)
 _MAX_SENTENCE = 400  # a "sentence" with no end in sight is cut at a word after this many characters
 
 
@@ -80,7 +81,8 @@ def _summary(doc: str) -> tuple[str, int]:
     para: list[str] = []
     for line in lines:
         stripped = line.strip()
-        if not stripped or (para and (stripped.startswith((">>>", "..", ":")) or _GOOGLE_TITLE.match(stripped))):
+        if not stripped or (para and (stripped.startswith((">>>", "..")) or _FIELD_LINE.match(stripped)
+                                      or _GOOGLE_TITLE.match(stripped))):
             break
         para.append(stripped)
     if not para:

@@ -244,3 +244,11 @@ def test_a_summary_is_the_first_sentence_of_the_first_paragraph() -> None:
     assert summary_line("Uses :class:`Foo` (see X. Glorot). More.") == "Uses ``Foo`` (see X. Glorot)."
     assert summary_line("No end here\nat all\n\nArgs:\n    x: y") == "No end here at all"
     assert summary_line("Summary.\nArgs:\n    x: y") == "Summary." and docstring_rest("Summary.\nArgs:\n    x: y") == 2
+
+
+def test_a_summary_goes_on_over_a_line_starting_with_a_role() -> None:
+    from repodoc_lsp.render.docstrings import summary_line
+
+    assert summary_line("Run the callable passed to\n:func:`aot_function` once.\n\n:param f: it.") == \
+        "Run the callable passed to ``aot_function`` once."
+    assert summary_line("Run it\n:param f: the callable.") == "Run it"
