@@ -34,7 +34,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 _MD = MarkdownIt("commonmark")
-_LABEL = re.compile(r"\*\*[^*\n]+\*\*")
+_LABEL = re.compile(r"\*\*[^*\n]{1,50}\*\*(?:$| \(|:)")  # a label: `**Used by** (3 files):`, not `**bold** words`
 _CUT = re.compile(r"^(.*?) \(\[\d[\d,]* more lines?\]\(", re.M)
 _ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
 _USED = re.compile(r"\*\*Used by\*\* \((\d[\d,]*) files?")
