@@ -40,7 +40,7 @@ from repodoc_lsp.render.anchors import aliases as anchor_aliases
 from repodoc_lsp.render.docstrings import docstring_markdown, docstring_rest, summary_line
 from repodoc_lsp.render.environment import GuardedTemplate, load, make_environment
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
-from repodoc_lsp.render.purpose import Purpose, file_purpose
+from repodoc_lsp.render.purpose import Purpose, file_purpose, first_sentence
 
 LIST_LIMIT = 20  # a longer list shows this many, then its count, breakdown and folded whole
 PAGE_LIMIT = 100_000  # bytes: a file page whose embedded source would take it past this leaves it out
@@ -548,9 +548,36 @@ def _siblings(files: list[str], rel: str) -> list[str]:
     return [r for r in files if r != rel]
 
 
+_README = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
+
+
+def _folder_purpose(site: Site, folder: str) -> str:
+    """One line of Markdown on what a sub-folder is for: its `__init__.py`'s docstring (or leading
+    comment), its README's first paragraph, what its `__init__.py` gathers or defines, else its most
+    imported files. From the facts of its own files (the planner plans a folder's parent's pages
+    with it: `generate.plan_pages`)."""
+    init = posixpath.join(folder, "__init__.py")
+    facts = site.facts.get(init)
+    readme = next((f for name in _README if (f := site.facts.get(posixpath.join(folder, name)))), None)
+    for said in (facts, readme):
+        if said is not None and said.module_doc and (sentence := first_sentence(said.module_doc)):
+            return md.inline(sentence)
+    if facts is not None and (own := file_purpose(init, facts)).origin not in ("its contents", ""):
+        return own.text
+    files = site.child_files.get(folder, [])
+    imported = [(n, r) for r in files if (n := len(site.relations.importers(r)))]
+    if imported:
+        return "Most imported: " + ", ".join(md.code(posixpath.basename(r)) for _n, r in
+                                             sorted(imported, key=lambda x: (-x[0], x[1]))[:3]) + "."
+    held = [md.code(posixpath.basename(r)) for r in files] + \
+        [md.code(posixpath.basename(f) + "/") for f in site.child_folders.get(folder, [])]
+    return f"Holds {', '.join(held[:3])}{f' and {len(held) - 3:,} more' if len(held) > 3 else ''}." if held else ""
+
+
 def gather_index(site: Site, folder: str) -> dict:
     files = site.child_files.get(folder, [])
-    return {"subfolders": [(f, site.files_below.get(f, 0)) for f in site.child_folders.get(folder, [])],
+    return {"subfolders": [(f, site.files_below.get(f, 0), _folder_purpose(site, f))
+                           for f in site.child_folders.get(folder, [])],
             "files": [(r, site.digests.get(r)) for r in files],
             "importers": {r: len(site.relations.importers(r)) for r in files} if len(files) > LIST_LIMIT else {},
             "users": {r: _users_by_name(site, r) for r in files}}  # the purposes feature the most used
@@ -1141,8 +1168,8 @@ class Renderer:
 
     def _folder_index(self, where: Where, folder: str, inputs: dict, facts_of: Mapping[str, FileFacts]) -> str:
         page = folder_index(folder)
-        subfolders = [(posixpath.basename(f), self._link(page, folder_index(f)), below)
-                      for f, below in inputs["subfolders"]]
+        subfolders = [(posixpath.basename(f), self._link(page, folder_index(f)), below, purpose)
+                      for f, below, purpose in inputs["subfolders"]]
         files = []
         for rel, _digest in inputs["files"]:
             facts = facts_of[rel]
