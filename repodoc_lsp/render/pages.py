@@ -1200,7 +1200,8 @@ class Renderer:
             purpose, purpose_from = docstring_markdown(facts_of[init].module_doc), init
         elif readme:
             first = next((s.name for s in facts_of[readme].symbols), "")
-            purpose = f"Described by its README{': ' + md.code(first) if first else ''}."
+            said = first_sentence(facts_of[readme].module_doc)  # its first paragraph of prose
+            purpose = md.inline(said) if said else f"Described by its README{': ' + md.code(first) if first else ''}."
             purpose_from = readme
         used = inputs["importers"]
         telling = [] if purpose else [

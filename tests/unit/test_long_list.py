@@ -163,3 +163,11 @@ def test_a_folder_index_says_what_each_sub_folder_is_for() -> None:
         in folders
     assert "- [`lib/`](lib/index.md): 2 files. Most imported: `core.py`.\n" in folders
     assert "- [`empty/`](empty/index.md): 1 file. Holds `data.txt`.\n" in folders
+
+
+def test_a_folder_without_a_package_docstring_is_described_by_its_readme_s_first_paragraph() -> None:
+    files = {"README.md": "[![CI](https://x/b.svg)](https://x)\n\n# $ tool_\n\nTool builds things fast and well.\n",
+             "a.py": ""}
+    doc = Renderer().folder_doc(_site(files), "")
+    purpose = doc.split("## Purpose", 1)[1].split("\n## ", 1)[0]
+    assert purpose.strip().startswith("Tool builds things fast and well.\n") and "README.md_docs.md" in purpose
