@@ -336,6 +336,9 @@ _PRAGMA = re.compile(r"^#\s*(?:!|-\*-|(?:mypy|flake8|noqa|type|pyre[-\w]*|usort|
                      r"|.*\b(?:copyright|spdx|licen[cs]e|all rights reserved|this source tree))", re.I)
 
 
+_COMMENT_LINES = 12  # a leading comment speaks for the file in its first paragraph, of this many lines at most
+
+
 def _leading_comment(lines: list[str]) -> str | None:
     """The first block of comment lines at a module's top (before its first statement) that holds
     prose of 5 words at least, pragmas and licence lines aside: what a file without a docstring
@@ -344,7 +347,14 @@ def _leading_comment(lines: list[str]) -> str | None:
     for line in lines:
         stripped = line.strip()
         if stripped.startswith("#") and not _PRAGMA.match(stripped):
-            block.append(stripped.lstrip("#").strip())
+            said = stripped.lstrip("#").strip()
+            if said or not block:  # an empty comment line ends a paragraph of the block
+                block.append(said)
+                if len(block) < _COMMENT_LINES:
+                    continue
+            if len(" ".join(block).split()) >= 5:
+                break
+            block = []
             continue
         if len(" ".join(block).split()) >= 5:
             break
