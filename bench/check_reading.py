@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import posixpath
 import re
 import sys
 from collections import Counter
@@ -92,7 +93,9 @@ def docstring_of(tree: ast.Module, anchor: str) -> str | None:
     walk(tree.body, "")
     if len(found) < nth:
         return None
-    return ast.get_docstring(found[nth - 1])  # type: ignore[arg-type]
+    # overloads (`@overload` stubs) have no docstring: the definition that has one speaks for them
+    docs = [ast.get_docstring(f) for f in found]  # type: ignore[arg-type]
+    return docs[nth - 1] or next((d for d in docs if d), None)
 
 
 def first_paragraph(doc: str) -> str:
@@ -221,9 +224,9 @@ def check(docs: Path, sources: Path, show: int) -> dict[str, object]:
                     example("sub-folders without a purpose", f"{rel}: {entry.strip()}")
         if page.name == "doc.md":
             for target, anchor, summary in _DOC_ITEM.findall(text):
-                src_page = page.parent / target
-                src = sources / src_page.relative_to(docs).as_posix()[: -len("_docs.md")] \
-                    if target.endswith("_docs.md") else None
+                src_page = posixpath.normpath((page.parent / target).as_posix())
+                src = sources / re.sub(r"_docs(\.part\d+)?\.md$", "", str(Path(src_page).relative_to(docs))) \
+                    if re.search(r"_docs(\.part\d+)?\.md$", target) else None
                 tree = tree_of(src) if src else None
                 doc = docstring_of(tree, anchor) if tree else None
                 res["doc.md summaries"] += 1
