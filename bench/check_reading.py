@@ -195,6 +195,8 @@ def check(docs: Path, sources: Path, show: int) -> dict[str, object]:
 
     def tree_of(src: Path) -> ast.Module | None:
         if src not in trees:
+            if len(trees) >= 256:  # a few folders' sources at a time (all of PyTorch's took 1.3 GB)
+                trees.pop(next(iter(trees)))
             trees[src] = parse(src) if src.suffix == ".py" and src.is_file() else None
         return trees[src]
 
