@@ -199,6 +199,7 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None, *,
             touched |= site.graph.heirs(change.files | change.xref)
         files = set(touched) & set(ws.facts)
         folders = {folder_of(r) for r in touched} & ws.folders
+        folders |= {folder_of(f) for f in folders if f}  # a parent's index.md says what its sub-folders are for
     pages: list[Page] = []
     for kind, subjects in (("docs", files), ("kw", files), ("index", folders), ("doc", folders)):
         gather = GATHER[kind]

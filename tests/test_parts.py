@@ -272,3 +272,16 @@ def test_the_bound_adds_up_every_method_function_and_class_attribute_estimate() 
     assert part_rule._bound(facts) == sum(
         part_rule._symbol_estimate(s) for s in facts.symbols if s.kind in (SymbolKind.METHOD, SymbolKind.FUNCTION)
     ) + sum(part_rule._attribute_estimate(a) for a in facts.attributes if a.container)
+
+
+def test_editing_a_sub_package_docstring_updates_its_parent_index(tmp_path: Path) -> None:
+    """A folder's index.md says what each sub-folder is for (its `__init__.py`'s docstring): saving
+    that `__init__.py` re-renders the parent's index.md too, as a fresh run writes it."""
+    root = make_workspace(tmp_path / "ws", {"pkg/__init__.py": '"""Old words."""\n', "pkg/a.py": "X = 1\n"})
+    ws = Workspace(root, load_settings(root, {"cacheDir": str(tmp_path / "cache")})[0])
+    generate(root, ws)
+    assert "Old words." in (ws.out / "index.md").read_text()
+    (root / "pkg/__init__.py").write_text('"""New words."""\n')
+    regenerate(ws, ["pkg/__init__.py"], Renderer())
+    assert "- [`pkg/`](pkg/index.md): 2 files. New words.\n" in (ws.out / "index.md").read_text()
+    assert differences(tree(ws.out), _fresh(root, tmp_path)) == []

@@ -301,14 +301,15 @@ def _is_main_guard(node: ast.stmt) -> bool:
 
 
 def _all_names(node: ast.stmt) -> tuple[str, ...]:
-    if (
-        isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
-        and isinstance(node.value, ast.List | ast.Tuple)
-    ):
-        return tuple(
-            e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
-        )
+    """The names of `__all__ = [...]` (annotated too: `__all__: list[str] = [...]`)."""
+    if isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets, value = [node.target], node.value
+    else:
+        return ()
+    if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and isinstance(value, ast.List | ast.Tuple):
+        return tuple(e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
     return ()
 
 
@@ -364,6 +365,40 @@ def analyse_python(text: str) -> FileFacts:
     return facts
 
 
+# Comments that are no prose: tool pragmas, encodings, shebangs, licence and copyright lines
+_PRAGMA = re.compile(r"^#\s*(?:!|-\*-|(?:mypy|flake8|noqa|type|pyre[-\w]*|usort|ruff|pylint|fmt|isort|pragma|nolint)\b"
+                     r"|.*\b(?:copyright|spdx|licen[cs]e|all rights reserved|this source tree))", re.I)
+
+
+_COMMENT_LINES = 12  # a leading comment speaks for the file in its first paragraph, of this many lines at most
+
+
+def _leading_comment(lines: list[str]) -> str | None:
+    """The first block of comment lines at a module's top (before its first statement) that holds
+    prose of 5 words at least, pragmas and licence lines aside: what a file without a docstring
+    says of itself."""
+    block: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("#") and not _PRAGMA.match(stripped):
+            said = stripped.lstrip("#").strip()
+            if said or not block:  # an empty comment line ends a paragraph of the block
+                block.append(said)
+                if len(block) < _COMMENT_LINES:
+                    continue
+            if len(" ".join(block).split()) >= 5:
+                break
+            block = []
+            continue
+        if len(" ".join(block).split()) >= 5:
+            break
+        block = []
+        if stripped and not stripped.startswith("#"):
+            break
+    text = "\n".join(block).strip()
+    return text if len(text.split()) >= 5 else None
+
+
 def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     anchors = _Anchors()
     symbols: list[Symbol] = []
@@ -375,7 +410,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     lines = source.lines
     # `count_lines(text)` without counting the newlines again: the split made one more line than them
     facts.lines = len(lines) - (not text or text.endswith("\n"))
-    facts.module_doc = _docstring(tree)
+    facts.module_doc = _docstring(tree) or _leading_comment(lines)
 
     # (statements, qualname prefix, enclosing class qualname or "" , is module level)
     stack: list[tuple[list[ast.stmt], str, str, bool]] = [(tree.body, "", "", True)]

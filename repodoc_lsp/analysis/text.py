@@ -36,13 +36,53 @@ def analyse_text(text: str, language: Language) -> FileFacts:
     return facts
 
 
+# A reST section title's underline (or a setext heading's): one punctuation character repeated
+_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.])\1{2,}[ \t]*$")
+_UNDERLINE_LEVEL = {"=": 1, "-": 2, "~": 3, "^": 4}
+# Lines that are no prose: badges and images, HTML, reST directives and substitutions, tables, rules
+_NOT_PROSE = re.compile(r"^\s*(?:\[!\[|!\[|<|\.\.|\||[-*_=+]{3,}\s*$|:\w+:)")
+
+
+_LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:\s|$)|^>")
+_LINK = re.compile(r"(?<!!)\[([^\[\]]+)\]\([^()\s]*\)")  # a Markdown link: its text is what it says
+_PARAGRAPH_LINES = 80  # a paragraph of prose starts within this many lines, or the text has none
+
+
+def _first_paragraph(lines: list[str]) -> str:
+    """The first paragraph of prose of a Markdown or reST text (of 5 words at least, within its
+    first lines), headings, badges, HTML, directives, lists, quotes and fences left aside: what the
+    text says it is. Its links are their text."""
+    para: list[str] = []
+    fence: str | None = None
+    for i, line in enumerate(lines[:_PARAGRAPH_LINES]):
+        marker = _FENCE.match(line)
+        stripped = line.strip()
+        if fence is not None:
+            fence = None if marker and marker.group(1)[0] == fence[0] else fence
+        elif marker:
+            fence = marker.group(1)
+        elif not stripped:
+            if len(" ".join(para).split()) >= 5:
+                break
+            para = []  # a line such as "Released 2024-12-19" is no paragraph of prose
+        elif para:
+            para = [] if _UNDERLINE.match(stripped) else [*para, stripped]  # an underline: a title
+        elif not (line[:1].isspace() or _ATX.match(line) or _NOT_PROSE.match(line) or _UNDERLINE.match(stripped)
+                  or _LIST_ITEM.match(stripped)
+                  or (i + 1 < len(lines) and _UNDERLINE.match(lines[i + 1].strip()))):
+            para.append(stripped)
+    return _LINK.sub(r"\1", " ".join(para)) if len(" ".join(para).split()) >= 5 else ""
+
+
 def _markdown(text: str, facts: FileFacts) -> None:
     anchors = _Anchors()
     headings: list[Symbol] = []
     idents: set[str] = set()
     fence: str | None = None
     parents: list[tuple[int, str]] = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    facts.module_doc = _first_paragraph(lines) or None
+    for lineno, line in enumerate(lines, start=1):
         marker = _FENCE.match(line)
         if fence is not None:
             if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
@@ -57,9 +97,13 @@ def _markdown(text: str, facts: FileFacts) -> None:
             idents.update(_WORD.findall(span.group(2)))
         idents.update(w for w in _WORD.findall(line) if _CODE_LIKE.match(w))
         heading = _ATX.match(line)
-        if heading:
-            level = len(heading.group(1))
-            title = heading.group(2).strip()
+        under = _UNDERLINE.match(lines[lineno].strip()) if lineno < len(lines) and not heading else None
+        if under and (not line.strip() or len(lines[lineno].strip()) < len(line.strip())
+                      or _NOT_PROSE.match(line) or line[:1].isspace()):
+            under = None
+        if heading or under:
+            level = len(heading.group(1)) if heading else _UNDERLINE_LEVEL.get(under.group(1), 2) if under else 2
+            title = heading.group(2).strip() if heading else line.strip()
             while parents and parents[-1][0] >= level:
                 parents.pop()
             headings.append(

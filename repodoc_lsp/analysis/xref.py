@@ -58,18 +58,44 @@ def assigned(node: ast.stmt, container: str, lines: list[str]) -> list[Attribute
 
 def instance_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef, container: str,
                         lines: list[str]) -> list[Attribute]:
-    """`self.x = ...` statements directly in `__init__`'s body (first of each name)."""
+    """`self.x = ...` statements anywhere in `__init__`'s body (under `if`, `for`, `with`, `try`;
+    not in nested functions or classes), tuple targets unpacked (`self.a, self.b = ...`): the first
+    of each name."""
     if not init.args.args:
         return []
     me = init.args.args[0].arg
     found: dict[str, Attribute] = {}
-    for node in init.body:
+    stack: list[ast.stmt] = list(reversed(init.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
         for target, annotation, value in _targets(node):
-            if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                    and target.value.id == me and target.attr not in found):
-                found[target.attr] = Attribute(target.attr, container, node.lineno,
-                                               _text(annotation, lines), _text(value, lines), instance=True)
+            names = _unpacked(target)
+            one = len(names) == 1
+            for t in names:
+                if (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                        and t.value.id == me and t.attr not in found):
+                    found[t.attr] = Attribute(t.attr, container, node.lineno, _text(annotation, lines),
+                                              _text(value, lines) if one else "", instance=True)
+        inner: list[ast.stmt] = []
+        for field in ("body", "orelse", "finalbody"):
+            inner += getattr(node, field, None) or []
+        for handler in getattr(node, "handlers", None) or []:
+            inner += handler.body
+        for case in getattr(node, "cases", None) or []:
+            inner += case.body
+        stack.extend(reversed(inner))
     return list(found.values())
+
+
+def _unpacked(target: ast.expr) -> list[ast.expr]:
+    """The targets of an assignment, tuples and lists (and starred ones) unpacked."""
+    if isinstance(target, _SEQUENCES):
+        return [t for e in target.elts for t in _unpacked(e)]
+    if isinstance(target, ast.Starred):
+        return _unpacked(target.value)
+    return [target]
 
 
 # For each node type, the fields that may hold nodes (filled on first sight of the type);

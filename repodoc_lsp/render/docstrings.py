@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from repodoc_lsp.render.markdown import code, fence, first_line, inline
+from repodoc_lsp.render.markdown import code, fence, inline
 
 _ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]+)`")
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
@@ -55,13 +55,60 @@ def roles_as_literals(text: str) -> str:
 
 
 def summary_line(doc: str | None) -> str:
-    """A docstring's first non-blank line, its roles as literals (for one-line summaries)."""
-    return roles_as_literals(first_line(doc))
+    """A docstring's first sentence (of its first paragraph, as one line), its roles as literals:
+    the summary of lists, brief entries and hovers."""
+    return _summary(doc)[0] if doc else ""
 
 
 def docstring_rest(doc: str | None) -> int:
-    """How many lines of a docstring follow its summary line (what a brief page leaves in the source)."""
-    return max(0, len(clean(doc).splitlines()) - 1) if doc else 0
+    """How many lines of a docstring its summary leaves out (what a brief page leaves in the source),
+    the line its first sentence ends on counted when more follows on it."""
+    return _summary(doc)[1] if doc else 0
+
+
+# A sentence's end: `.`, `!` or `?` (a closing quote or bracket may follow), then space and what may
+# start a sentence, or the paragraph's end
+_SENTENCE_END = re.compile(r"(\w*)[.!?][)\"']?(?=\s+[A-Z0-9`(\[\"'*]|$)")
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "resp", "approx", "fig", "eq", "no", "dr", "mr", "ms",
+                            "st", "al", "ca", "incl", "min", "max", "ref", "sec", "ch", "pp", "vol"})
+_FIELD_LINE = re.compile(r"^:[A-Za-z][\w ]*:(?!`)")  # `:param x:`, not a role (`:func:`f``)
+_MAX_SENTENCE = 400  # a "sentence" with no end in sight is cut at a word after this many characters
+
+
+@functools.lru_cache(maxsize=4096)
+def _summary(doc: str) -> tuple[str, int]:
+    lines = clean(doc).splitlines()
+    para: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if not stripped or (para and (stripped.startswith((">>>", "..")) or _FIELD_LINE.match(stripped)
+                                      or _GOOGLE_TITLE.match(stripped))):
+            break
+        para.append(stripped)
+    if not para:
+        return "", 0
+    joined = " ".join(para)
+    end = len(joined)
+    for m in _SENTENCE_END.finditer(joined):
+        word = m.group(1)
+        initial = len(word) == 1 and (word.isupper() or (m.start(1) > 0 and joined[m.start(1) - 1] == "."))
+        if word.lower() in _ABBREVIATIONS or initial:  # `e.g.`, `X. Glorot`, `etc.`: no sentence ends
+            continue
+        end = m.end()
+        break
+    summary = joined[:end]
+    if len(summary) > _MAX_SENTENCE:
+        summary = summary[:_MAX_SENTENCE].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+        end = len(summary)
+    # the lines the summary takes whole: those before the one it ends on, and that one when it ends there
+    taken, seen = 0, 0
+    for line in para:
+        seen += len(line) + 1
+        if seen - 1 <= end:
+            taken += 1
+        else:
+            break
+    return roles_as_literals(" ".join(summary.split())), len(lines) - taken
 
 
 def clean(doc: str) -> str:
@@ -146,9 +193,55 @@ def prose(text: str, depth: int = 0) -> str:
             out += ["", f"**{inline(roles_as_literals(stripped))}**", ""]  # a reST section title
             i += 2
             continue
-        out.append(inline(roles_as_literals(stripped)))
+        # a code span or reST link left open on this line closes on a later line of the paragraph
         i += 1
+        joined = 0
+        while stripped.count("`") % 2 and joined < 4 and i < count and lines[i].strip() \
+                and not lines[i].lstrip().startswith(("..", ">>>")):
+            stripped += " " + lines[i].strip()
+            i += 1
+            joined += 1
+        out.append(text_line(stripped))
     return _squeeze(out)
+
+
+# A reST hyperlink: `text <https://url>`_ (or __, anonymous), or `<https://url>`_
+_REST_LINK = re.compile(r"`([^`<>]*?)\s*<((?:https?|ftp)://[^<>`\s]+)>`__?")
+# A reST reference to a named target, `Text`_ (the target's link is elsewhere): its text
+_REST_REF = re.compile(r"(?<![`\\])`([^`<>]+)`__?(?![\w`])")
+# reST escapes a text keeps as text: `\ ` (nothing: ``x``\ s is "xs") and a backslash right after an
+# inline literal before a letter (``Tensor``\s)
+_REST_ESCAPE = re.compile(r"\\ |(?<=`)\\(?=[A-Za-z])")
+
+
+def text_line(line: str) -> str:
+    """One line of reST prose as Markdown: roles as literals, hyperlinks as links, reST's escapes
+    resolved, everything else made inert (`inline`)."""
+    line = roles_as_literals(line)
+    if "\\" in line:
+        line = _REST_ESCAPE.sub("", line)
+    if "`_" not in line:
+        return inline(line)
+    line = _REST_REF.sub(lambda m: m.group(1), line)
+    out: list[str] = []
+    last = 0
+    for m in _REST_LINK.finditer(line):
+        out.append(_piece(line[last:m.start()], last))
+        title, url = m.group(1).strip() or m.group(2), m.group(2)
+        out.append(f"[{_piece(title, 1)}]({url.replace('(', '%28').replace(')', '%29')})")
+        last = m.end()
+    out.append(_piece(line[last:], last))
+    return "".join(out)
+
+
+def _piece(text: str, at: int) -> str:
+    """`inline` of a piece of a line starting at `at`: after the line's start, its edges' spaces kept
+    and nothing escaped for being at a line's start."""
+    if not at:
+        return inline(text)
+    body = text.strip(" ")
+    done = inline("x" + body)[1:] if body else ""
+    return text[: len(text) - len(text.lstrip(" "))] + done + (" " if body and text.endswith(" ") else "")
 
 
 def _is_underline(line: str, title: str, indent: int) -> bool:
@@ -233,12 +326,40 @@ def _section(section: object) -> str:
         body = prose(roles_as_literals(str(getattr(value, "description", "") or "")))
         return f"**Deprecated{' ' + inline(version) if version else ''}**" + (f"\n\n{body}" if body else "")
     if isinstance(value, list):
+        if kind in ("returns", "yields", "receives") and len(value) > 1:
+            value = _joined_lines(value)
         rows = [_element(e) for e in value]
         label = inline(_join(title) or _SECTION_TITLES.get(kind, kind.capitalize() or "Section"))
         if kind in ("returns", "yields", "receives") and len(rows) == 1 and "\n" not in rows[0]:
             return f"**{label}**: {rows[0][2:]}"  # one value: on the label's line
         return f"**{label}**\n\n" + "\n".join(rows) if rows else ""
     return prose(str(value or ""))
+
+
+class _Value:
+    """A returned value made of several of griffe's items (`_joined_lines`)."""
+
+    def __init__(self, name: str, annotation: object, description: str) -> None:
+        self.name, self.annotation, self.description = name, annotation, description
+
+
+def _joined_lines(items: list[Any]) -> list[Any]:
+    """griffe reads each line of a Google `Returns:` block as a value of its own; a line that names
+    no type (none, or words: `and continues here`) continues the value above it."""
+    out: list[Any] = []
+    for item in items:
+        annotation = getattr(item, "annotation", None)
+        text = str(annotation) if annotation is not None else ""
+        continues = not text or (re.search(r"\s", re.sub(r"\[.*?\]|\(.*?\)", "", text)) is not None
+                                 and text[:1].islower())
+        if out and continues:
+            prev = out[-1]
+            line = f"{text}: {item.description}" if text else str(item.description or "")
+            out[-1] = _Value(prev.name, prev.annotation, f"{prev.description}\n{line}".strip())
+        else:
+            out.append(_Value(str(getattr(item, "name", "") or ""), annotation,
+                              str(getattr(item, "description", "") or "")))
+    return out
 
 
 def _admonition(title: str, kind: str, description: str) -> str:
@@ -359,15 +480,48 @@ def docstring_markdown(doc: str | None) -> str:
 
 
 def _parsed(text: str) -> str:
-    """`docstring_markdown` of the cleaned docstring `text`, through griffe's sections."""
+    """`docstring_markdown` of the cleaned docstring `text`, through griffe's sections; directives
+    at the docstring's own level after its first field or section (`.. versionchanged::` under
+    Sphinx fields) are shown after the sections, whole, not inside the last field."""
+    text, notes = _notes_after_fields(text)
     literal = roles_as_literals(text)
     _griffe_docstring()
     try:
         sections = _sections(literal)
         rendered = "\n\n".join(r for r in (_section(s) for s in sections) if r)
     except Exception:  # a parser's failure on odd text: the docstring is still shown, as prose
-        return prose(text)
-    return prose(text) if _loses_text(literal, rendered) else rendered
+        rendered = prose(text)
+    else:
+        if _loses_text(literal, rendered):
+            rendered = prose(text)
+    return "\n\n".join(p for p in (rendered, *(prose(n) for n in notes)) if p)
+
+
+# The first line of a field list or of a section (Sphinx `:param x:`, Google `Args:`, a NumPy title)
+_FIELDS_START = re.compile(r"^(?::[A-Za-z][^:\n]*:|(?:Args|Arguments|Parameters|Returns|Yields|Raises|Attributes"
+                           r"|Keyword Args|Keyword Arguments|Other Parameters)(?::\s*|\n-{3,})$)", re.M)
+
+
+def _notes_after_fields(text: str) -> tuple[str, list[str]]:
+    """`text` without the directives at its first column that follow its first field or section,
+    and those directives (each with its indented body)."""
+    start = _FIELDS_START.search(text) if ("\n.." in text) else None
+    if start is None:
+        return text, []
+    lines = text.split("\n")
+    first = text.count("\n", 0, start.start())
+    kept, notes = lines[:first + 1], []
+    i = first + 1
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("..") and _DIRECTIVE.match(line):
+            body, j = _block(lines, i + 1, 0)
+            notes.append("\n".join([line, *body]))
+            i = j
+            continue
+        kept.append(line)
+        i += 1
+    return ("\n".join(kept).rstrip(), notes) if notes else (text, [])
 
 
 _WORD = re.compile(r"\w+")

@@ -40,7 +40,7 @@ from repodoc_lsp.render.anchors import aliases as anchor_aliases
 from repodoc_lsp.render.docstrings import docstring_markdown, docstring_rest, summary_line
 from repodoc_lsp.render.environment import GuardedTemplate, load, make_environment
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
-from repodoc_lsp.render.purpose import Purpose, file_purpose
+from repodoc_lsp.render.purpose import Purpose, file_purpose, first_sentence
 from repodoc_lsp.words import plural
 
 LIST_LIMIT = 20  # a longer list shows this many, then its count, breakdown and folded whole
@@ -543,7 +543,7 @@ def gather_docs(site: Site, rel: str) -> dict:
             "module": rels.module_of.get(rel, ""), "importers": importers, "tests": tests,
             "siblings": _siblings(site.child_files.get(folder_of(rel), []), listed),
             "links": links, "modules": _module_files(site, rel), "xref": _xref(site, rel),
-            "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel)}
+            "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel), "used": _users_by_name(site, rel)}
 
 
 def _siblings(files: list[str], listed: set[str]) -> tuple[list[str], int]:
@@ -564,11 +564,39 @@ def _siblings(files: list[str], listed: set[str]) -> tuple[list[str], int]:
     return head, len(files) - inside
 
 
+_README = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
+
+
+def _folder_purpose(site: Site, folder: str) -> str:
+    """One line of Markdown on what a sub-folder is for: its `__init__.py`'s docstring (or leading
+    comment), its README's first paragraph, what its `__init__.py` gathers or defines, else its most
+    imported files. From the facts of its own files (the planner plans a folder's parent's pages
+    with it: `generate.plan_pages`)."""
+    init = posixpath.join(folder, "__init__.py")
+    facts = site.facts.get(init)
+    readme = next((f for name in _README if (f := site.facts.get(posixpath.join(folder, name)))), None)
+    for said in (facts, readme):
+        if said is not None and said.module_doc and (sentence := first_sentence(said.module_doc)):
+            return md.inline(sentence)
+    if facts is not None and (own := file_purpose(init, facts)).origin not in ("its contents", ""):
+        return own.text
+    files = site.child_files.get(folder, [])
+    imported = [(n, r) for r in files if (n := len(site.relations.importers(r)))]
+    if imported:
+        return "Most imported: " + ", ".join(md.code(posixpath.basename(r)) for _n, r in
+                                             sorted(imported, key=lambda x: (-x[0], x[1]))[:3]) + "."
+    held = [md.code(posixpath.basename(r)) for r in files] + \
+        [md.code(posixpath.basename(f) + "/") for f in site.child_folders.get(folder, [])]
+    return f"Holds {', '.join(held[:3])}{f' and {len(held) - 3:,} more' if len(held) > 3 else ''}." if held else ""
+
+
 def gather_index(site: Site, folder: str) -> dict:
     files = site.child_files.get(folder, [])
-    return {"subfolders": [(f, site.files_below.get(f, 0)) for f in site.child_folders.get(folder, [])],
+    return {"subfolders": [(f, site.files_below.get(f, 0), _folder_purpose(site, f))
+                           for f in site.child_folders.get(folder, [])],
             "files": [(r, site.digests.get(r)) for r in files],
-            "importers": {r: len(site.relations.importers(r)) for r in files} if len(files) > LIST_LIMIT else {}}
+            "importers": {r: len(site.relations.importers(r)) for r in files} if len(files) > LIST_LIMIT else {},
+            "users": {r: _users_by_name(site, r) for r in files}}  # the purposes feature the most used
 
 
 def gather_doc(site: Site, folder: str) -> dict:
@@ -784,7 +812,7 @@ class Renderer:
         doclinks = self._doclinks(rel, 1, inputs["doclinks"])
         moved = plan(facts)
         security = facts.findings_in(FindingCategory.SECURITY)
-        purpose = file_purpose(rel, facts)
+        purpose = file_purpose(rel, facts, inputs["used"])
         if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
             purpose = Purpose(docstring_markdown(facts.module_doc))
         context = dict(
@@ -822,6 +850,7 @@ class Renderer:
             index_href=self._link(page, folder_index(folder_of(rel))),
             folderdoc_href=self._link(page, folder_doc(folder_of(rel))),
             project=where.project, page_limit=PAGE_LIMIT, with_source=0, without_source=0, brief=False,
+            short_lists=False,
             moved={}, function_parts=[], estimated=False, away_lists={}, away_classes={},
         )
         template = self._templates["file_docs"]
@@ -831,9 +860,7 @@ class Renderer:
         if embed and (size := _size(out, context)) > PAGE_LIMIT:  # the source can be opened elsewhere
             context.update(embed=False, source="", with_source=size)
             out = template.render(**context)
-        if (size := _size(out, context)) > PAGE_LIMIT:  # brief: docstrings cut to their first line, counts for lists
-            context.update(without_source=size, brief=True)
-            out = template.render(**context)
+        # still over: long lists, then class entries, go to part pages; docstrings are cut last (`_fit`)
         out, more = self._fit(rel, context, out, 2, inputs["doclinks"])
         return [(page, out), *more]
 
@@ -882,9 +909,9 @@ class Renderer:
         template = self._templates["file_docs"]
         out = template.render(**{**context, "embed": False, "source": ""})
         whole = _size(out, context) + moved_bytes(facts, members) + _users_bytes(context["xref"], members)
-        if whole > PAGE_LIMIT:
-            context.update(without_source=whole, brief=True, estimated=True)
-        if context["brief"] or context["embed"]:
+        if whole > PAGE_LIMIT:  # what the page says its analysis takes in one piece (docstrings stay whole)
+            context.update(without_source=whole, estimated=True)
+        if context["embed"]:
             out = template.render(**context)
         if context["embed"] and (size := _size(out, context)) > PAGE_LIMIT:
             context.update(embed=False, source="", with_source=size)
@@ -908,24 +935,29 @@ class Renderer:
                 what.append(f"the attributes and methods of {plural(len(mine_classes), 'class', grouped=True)}")
             if mine_functions:
                 what.append(plural(len(mine_functions), "function", grouped=True))
-            pages.append((part, self._templates["file_part"].render(
-                **{**context, "page": part, "part": n, "parts": total, "what": " and ".join(what),
-                   "main_name": posixpath.basename(page), "main_href": md.href(posixpath.basename(page)),
-                   "part_classes": mine_classes, "part_functions": mine_functions, "doclinks": doclinks,
-                   "methods_of": mine_methods, "attributes_of": mine_attributes,
-                   "sig_links": _signature_links(mine_classes, mine_methods, mine_functions, doclinks, targets)})))
+            view = {**context, "page": part, "part": n, "parts": total, "what": " and ".join(what),
+                    "main_name": posixpath.basename(page), "main_href": md.href(posixpath.basename(page)),
+                    "part_classes": mine_classes, "part_functions": mine_functions, "doclinks": doclinks,
+                    "methods_of": mine_methods, "attributes_of": mine_attributes, "brief": False,
+                    "sig_links": _signature_links(mine_classes, mine_methods, mine_functions, doclinks, targets)}
+            text = self._templates["file_part"].render(**view)
+            if _size(text, view) > PAGE_LIMIT:  # the rule's part holds its entries whole, but for huge lists
+                text = self._templates["file_part"].render(**{**view, "brief": True})
+            pages.append((part, text))
         return pages + more
 
     def _fit(self, rel: str, context: dict, out: str, first: int,
              targets: Mapping[str, tuple[str, str, int]]) -> tuple[str, list[tuple[str, str]]]:
         """The page `out` (made from `context`), and the part pages from number `first` on that take
-        what still puts it over the limit once its members left and it is brief: first the complete
-        lists it folds (Imported by, tests, Used by, Subclassed by: a part page of lists, linked from
-        the folded line), then the entries of its last classes (a line each stays, with the class's
-        anchor and those of its members still on the page, linking to the part holding its entry).
-        Both follow from the page's view alone (its key), and no link of another page points into
-        them: links land on the page's anchors."""
-        if _size(out, context) <= PAGE_LIMIT:
+        what still puts it over the limit once its members left: first the complete lists it folds
+        (Imported by, tests, Used by, Subclassed by: a part page of lists, linked from the folded
+        line; the page then keeps their count and breakdown, not their first 20), then the entries
+        of its last classes, whole (a line each stays, with the class's anchor and those of its
+        members still on the page, linking to the part holding its entry); only when that is not
+        enough is the page brief (docstrings cut to their first sentence). All follow from the
+        page's view alone (its key), and no link of another page points into them: links land on
+        the page's anchors."""
+        if (full := _size(out, context)) <= PAGE_LIMIT:
             return out, []
         template = self._templates["file_docs"]
         page = context["page"]
@@ -975,26 +1007,16 @@ class Renderer:
                                                            "tests": away.get("list-tests", "")}}
         if n_lists:
             out = template.render(**context)
-        entries: list[list[Symbol]] = []
-        whole = out
-        for margin in (2_000, 10_000, 30_000):  # the entries' sizes as rendered, the stubs' as about 200 bytes
-            if _size(out, context) <= PAGE_LIMIT:
-                break
-            found = self._entries_away(context, whole, margin)
-            if not found or found == entries:
-                break
-            entries = found
-            first_entries = first + n_lists
-            away_classes = {c.anchor: {"name": (name := posixpath.basename(part_page(rel, first_entries + i))),
-                                       "href": md.href(name)}
-                            for i, held in enumerate(entries) for c in held}
-            # The page links what its own signatures name first, not counting the entries that left
-            # it (their part links them): else a name first named by a moved class is linked nowhere here.
-            sig_links = _signature_links(
-                [c for c in classes if c.anchor not in moved and c.anchor not in away_classes],
-                context["methods_of"], [f for f in context["functions"] if f.anchor not in moved],
-                context["doclinks"], targets)
-            out = template.render(**{**context, "away_classes": away_classes, "sig_links": sig_links})
+        if n_lists and _size(out, context) > PAGE_LIMIT:  # the lists' first 20 go too: count and link stay
+            context = {**context, "short_lists": True, "without_source": max(context["without_source"], full)}
+            out = template.render(**context)
+        entries, out = self._classes_away(rel, context, out, first + n_lists, targets)
+        if _size(out, context) > PAGE_LIMIT and not context["brief"]:
+            # the last resort, when whole class entries on parts of their own are not enough:
+            # docstrings cut to their first sentence, counts for lists
+            context = {**context, "brief": True, "without_source": max(context["without_source"], full)}
+            out = template.render(**context)
+            entries, out = self._classes_away(rel, context, out, first + n_lists, targets)
         total = first - 1 + n_lists + len(entries)
         more = []
         main = {"main_name": posixpath.basename(page), "main_href": md.href(posixpath.basename(page)),
@@ -1012,6 +1034,33 @@ class Renderer:
                    "sig_links": _signature_links(held, context["methods_of"], [], doclinks, targets),
                    "what": f"the entries of {plural(len(held), 'class', grouped=True)}"})))
         return out, more
+
+    def _classes_away(self, rel: str, context: dict, out: str, first: int,
+                      targets: Mapping[str, tuple[str, str, int]]) -> tuple[list[list[Symbol]], str]:
+        """The classes whose entries go to part pages from number `first` on (`_entries_away`) so
+        that the page `out` (made from `context`) passes no limit, and the page without them."""
+        entries: list[list[Symbol]] = []
+        whole = out
+        classes, moved = context["classes"], context["moved"]
+        for margin in (2_000, 10_000, 30_000):  # the entries' sizes as rendered, the stubs' as about 200 bytes
+            if _size(out, context) <= PAGE_LIMIT:
+                break
+            found = self._entries_away(context, whole, margin)
+            if not found or found == entries:
+                break
+            entries = found
+            away_classes = {c.anchor: {"name": (name := posixpath.basename(part_page(rel, first + i))),
+                                       "href": md.href(name)}
+                            for i, held in enumerate(entries) for c in held}
+            # The page links what its own signatures name first, not counting the entries that left
+            # it (their part links them): else a name first named by a moved class is linked nowhere here.
+            sig_links = _signature_links(
+                [c for c in classes if c.anchor not in moved and c.anchor not in away_classes],
+                context["methods_of"], [f for f in context["functions"] if f.anchor not in moved],
+                context["doclinks"], targets)
+            out = self._templates["file_docs"].render(**{**context, "away_classes": away_classes,
+                                                         "sig_links": sig_links})
+        return entries, out
 
     @staticmethod
     def _entries_away(context: dict, out: str, margin: int) -> list[list[Symbol]]:
@@ -1130,13 +1179,14 @@ class Renderer:
 
     def _folder_index(self, where: Where, folder: str, inputs: dict, facts_of: Mapping[str, FileFacts]) -> str:
         page = folder_index(folder)
-        subfolders = [(posixpath.basename(f), self._link(page, folder_index(f)), below)
-                      for f, below in inputs["subfolders"]]
+        subfolders = [(posixpath.basename(f), self._link(page, folder_index(f)), below, purpose)
+                      for f, below, purpose in inputs["subfolders"]]
         files = []
         for rel, _digest in inputs["files"]:
             facts = facts_of[rel]
             name = posixpath.basename(rel)
-            note = f" ([keywords]({self._link(page, kw_page(rel))})): {_purpose_line(file_purpose(rel, facts))}"
+            purpose = _purpose_line(file_purpose(rel, facts, inputs["users"][rel]))
+            note = f" ([keywords]({self._link(page, kw_page(rel))})): {purpose}"
             files.append({"text": md.code(name), "short": md.code(name), "key": name, "note": note,
                           "href": self._link(page, docs_page(rel)), "group": md.code(_extension(name))})
         if len(files) > LIST_LIMIT:  # the most imported first; a short list stays in name order
@@ -1161,11 +1211,13 @@ class Renderer:
             purpose, purpose_from = docstring_markdown(facts_of[init].module_doc), init
         elif readme:
             first = next((s.name for s in facts_of[readme].symbols), "")
-            purpose = f"Described by its README{': ' + md.code(first) if first else ''}."
+            said = first_sentence(facts_of[readme].module_doc)  # its first paragraph of prose
+            purpose = md.inline(said) if said else f"Described by its README{': ' + md.code(first) if first else ''}."
             purpose_from = readme
         used = inputs["importers"]
         telling = [] if purpose else [
-            (posixpath.basename(r), self._link(page, docs_page(r)), _purpose_line(file_purpose(r, facts_of[r])))
+            (posixpath.basename(r), self._link(page, docs_page(r)),
+             _purpose_line(file_purpose(r, facts_of[r], inputs["users"][r])))
             for r in sorted(files, key=lambda r: (-len(used[r]), r))[:3]]
         inside = set(files)
         edges = {(rel, t) for rel in files for cat, targets, _absolute in inputs["links"][rel] if cat == "workspace"

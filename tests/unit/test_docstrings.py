@@ -202,3 +202,53 @@ def test_the_style_of_section_titles_is_griffes(text: str) -> None:
 
     docstring = Docstring(text)
     assert _style(docstring.value) == infer_docstring_style(docstring, default="google")[0].value
+
+
+def test_version_notes_after_sphinx_fields_are_the_docstring_s_not_the_last_parameter_s() -> None:
+    doc = ("Hold state.\n\n:param color: use colours.\n:param show_default: show defaults.\n\n"
+           ".. versionchanged:: 8.1\n    The ``show_default`` parameter is overridden\n    by the command's.\n\n"
+           ".. warning::\n   First line of a warning,\n   its second line.\n")
+    out = docstring_markdown(doc)
+    params, notes = out.split("**Changed in version 8.1**", 1)
+    assert "- `show_default`: show defaults." in params and "overridden" not in params
+    assert notes.startswith("\n\nThe ``show_default`` parameter is overridden\nby the command's.")  # top level
+    assert "**Warning**\n\nFirst line of a warning,\nits second line." in notes
+
+
+def test_a_google_returns_block_is_one_value_with_its_continuation_lines() -> None:
+    out = docstring_markdown("Do it.\n\nReturns:\n    Tensor: the result of the thing, which is long\n"
+                             "    and continues here.\n")
+    assert out.endswith("**Returns**\n\n- `Tensor`: the result of the thing, which is long\n  and continues here.")
+    two = docstring_markdown("Do it.\n\nReturns:\n    int: the count.\n    str: the name.\n")
+    assert "- `int`: the count.\n- `str`: the name." in two  # two typed values stay two
+
+
+def test_rest_links_references_and_escapes_become_markdown() -> None:
+    out = docstring_markdown("See `the docs <https://x.org/a_(b)>`_ and `Target`_.\n"
+                             "Copies of :class:`Tensor`\\s and ``group[\"lr\"]``\\ s.\n"
+                             "Described in `Understanding the difficulty\nof training` - Glorot.\n")
+    assert "See [the docs](https://x.org/a_%28b%29) and Target.\n" in out
+    assert "Copies of ``Tensor``s and ``group[\"lr\"]``s." in out
+    assert "`Understanding the difficulty of training` - Glorot." in out  # a span across lines, kept one
+
+
+def test_a_summary_is_the_first_sentence_of_the_first_paragraph() -> None:
+    from repodoc_lsp.render.docstrings import docstring_rest, summary_line
+
+    doc = ("The context is a special internal object that holds state relevant\nfor the script execution at "
+           "every level.  It is normally invisible\nto commands.\n\nMore text.")
+    assert summary_line(doc) == ("The context is a special internal object that holds state relevant for the "
+                                 "script execution at every level.")
+    assert docstring_rest(doc) == 4  # its second line goes on after the sentence: counted with the rest
+    assert summary_line("Like a tensor, e.g. a view. Then more.") == "Like a tensor, e.g. a view."
+    assert summary_line("Uses :class:`Foo` (see X. Glorot). More.") == "Uses ``Foo`` (see X. Glorot)."
+    assert summary_line("No end here\nat all\n\nArgs:\n    x: y") == "No end here at all"
+    assert summary_line("Summary.\nArgs:\n    x: y") == "Summary." and docstring_rest("Summary.\nArgs:\n    x: y") == 2
+
+
+def test_a_summary_goes_on_over_a_line_starting_with_a_role() -> None:
+    from repodoc_lsp.render.docstrings import summary_line
+
+    assert summary_line("Run the callable passed to\n:func:`aot_function` once.\n\n:param f: it.") == \
+        "Run the callable passed to ``aot_function`` once."
+    assert summary_line("Run it\n:param f: the callable.") == "Run it"

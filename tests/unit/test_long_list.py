@@ -147,3 +147,27 @@ def test_related_files_list_only_the_folder_and_count_what_the_page_lists_above(
     assert len(_links(same)) == 21 and same.endswith(" and 3 more ([folder index](index.md))")
     assert "util.py" not in related and "test_core" not in related  # listed above, not twice
     assert above == "Listed above: 1 it imports ([Dependencies](#dependencies)), 1 test (Testing & Usage).\n"
+
+
+def test_a_folder_index_says_what_each_sub_folder_is_for() -> None:
+    files = {"__init__.py": "", "nn/__init__.py": '"""Neural network layers."""\n',
+             "docs/README.md": "# Docs\n\nThe user guide of the project, in Markdown.\n",
+             "gathered/__init__.py": "from .a import A, B, C\n", "gathered/a.py": "class A: pass\nB = C = 1\n",
+             "lib/core.py": "X = 1\n", "lib/util.py": "from lib import core\n", "app/main.py": "from lib import core\n",
+             "empty/data.txt": "x\n"}
+    index = Renderer().folder_index(_site(files), "")
+    folders = index.split("## Folders", 1)[1].split("\n## ", 1)[0]
+    assert "- [`nn/`](nn/index.md): 1 file. Neural network layers.\n" in folders
+    assert "- [`docs/`](docs/index.md): 1 file. The user guide of the project, in Markdown.\n" in folders
+    assert "- [`gathered/`](gathered/index.md): 2 files. Gathers `A`, `B`, `C` from `.a` into the package.\n" \
+        in folders
+    assert "- [`lib/`](lib/index.md): 2 files. Most imported: `core.py`.\n" in folders
+    assert "- [`empty/`](empty/index.md): 1 file. Holds `data.txt`.\n" in folders
+
+
+def test_a_folder_without_a_package_docstring_is_described_by_its_readme_s_first_paragraph() -> None:
+    files = {"README.md": "[![CI](https://x/b.svg)](https://x)\n\n# $ tool_\n\nTool builds things fast and well.\n",
+             "a.py": ""}
+    doc = Renderer().folder_doc(_site(files), "")
+    purpose = doc.split("## Purpose", 1)[1].split("\n## ", 1)[0]
+    assert purpose.strip().startswith("Tool builds things fast and well.\n") and "README.md_docs.md" in purpose

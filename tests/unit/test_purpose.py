@@ -51,7 +51,7 @@ def test_only_private_definitions_are_named_when_nothing_is_public() -> None:
     ("pkg/c.py", "X = 1\nY: int = 2\n", "Sets module-level names `X`, `Y`; defines no class or function.",
      "its assignments"),
     ("pkg/__init__.py", "from .a import A, B\nfrom .b import *\n",
-     "Gathers `A`, `B` from `.a`, `.b` into the package.", "its imports"),
+     "Gathers `A`, `B` from `.a` and every public name of `.b` into the package.", "its imports"),
     ("pkg/s.py", "import os\nimport sys\n", "Imports `os`, `sys`; defines nothing.", "its imports"),
     ("pkg/__init__.py", "", "An empty `__init__.py`: it makes `pkg` a package.", "its contents"),
     ("pkg/e.py", "", "An empty file.", "its contents"),
@@ -77,3 +77,46 @@ def test_a_derived_line_names_only_what_the_file_defines() -> None:
     p = _purpose(source)
     named = set(re.findall(r"`([^`]+)`", p.text))
     assert named == {"Net", "build"} and p.derived
+
+
+def test_a_derived_line_features_the_most_used_name_then_one_named_like_the_file() -> None:
+    source = ("def register_hook(f):\n    '''Register a hook.'''\n\nclass Helper:\n    '''A helper.'''\n\n"
+              "class Module:\n    '''Base class for all modules.'''\n")
+    facts = analyse_source("pkg/module.py", source.encode())
+    used = file_purpose("pkg/module.py", facts, {"Module": 319, "register_hook": 2})
+    assert used.text.startswith("Defines classes `Module`, `Helper` and function `register_hook`. "
+                                "`Module`: Base class for all modules.")
+    alike = file_purpose("pkg/module.py", facts)  # no use known: the one named like the file first
+    assert alike.text.startswith("Defines classes `Module`, `Helper` and function")
+    functions = file_purpose("pkg/module.py", facts, {"register_hook": 5, "Module": 1})
+    assert functions.text.startswith("Defines function `register_hook` and classes `Module`, `Helper`. "
+                                     "`register_hook`: Register a hook.")
+    listed = analyse_source("pkg/m.py", b"__all__ = ['b', 'a']\ndef a():\n    '''A.'''\ndef b():\n    '''B.'''\n")
+    assert file_purpose("pkg/m.py", listed, {"a": 3}).text == "Public API (`__all__`): `a`, `b`. `a`: A."
+
+
+def test_a_leading_comment_block_speaks_for_a_file_without_a_docstring() -> None:
+    source = ("#!/usr/bin/env python\n# mypy: allow-untyped-defs\n# Copyright (c) Someone. All rights reserved.\n"
+              "\n# Helpers that build export graphs. Used by the exporter.\nimport os\n\ndef f(): pass\n")
+    assert _purpose(source) == Purpose("Helpers that build export graphs. Used by the exporter.")
+    assert _purpose("# mypy: x\nimport os\n# a later comment of many words here\ndef f(): pass\n").derived
+
+
+def test_a_re_exporting_init_says_what_it_gathers_and_from_where() -> None:
+    source = ("from torch.nn.parameter import Parameter, Buffer, UninitializedBuffer\n"
+              "from torch.nn.modules import *\nfrom torch.nn import init\n\ndef factory_kwargs(kw): pass\n")
+    p = _purpose(source, "torch/nn/__init__.py")
+    assert p.text == ("Gathers `Parameter`, `Buffer`, `UninitializedBuffer` and 1 more from `torch.nn.parameter`, "
+                      "`torch.nn` and every public name of `torch.nn.modules` into the package. "
+                      "Also defines `factory_kwargs`.")
+
+
+def test_readme_by_its_first_paragraph_and_rest_read_as_rest() -> None:
+    readme = ('<p align="center"><img src="logo.svg"></p>\n\n[![CI](https://x/badge.svg)](https://x)\n\n'
+              "# $ click_\n\nClick is a Python package for [command line](https://c) interfaces.\nIt is fun.\n")
+    assert _purpose(readme, "README.md") == Purpose("Click is a Python package for command line interfaces. It is fun.")
+    changes = ".. currentmodule:: click\n\nVersion 8.1.8\n-------------\n\nReleased 2024-12-19\n\n-   Fix a bug\n" \
+        "    on multiple lines.\n"
+    facts = analyse_source("CHANGES.rst", changes.encode())
+    assert [s.name for s in facts.symbols] == ["Version 8.1.8"]
+    assert file_purpose("CHANGES.rst", facts) == Purpose("A reStructuredText document titled `Version 8.1.8`.")

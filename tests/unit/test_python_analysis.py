@@ -254,3 +254,20 @@ def test_the_names_a_file_reads_are_sent_on_as_its_refs_say() -> None:
     assert named_of(second) == reference_lines(second.refs) == [("print", (3,)), ("y.z", (3,))]
     assert named_of(first) == reference_lines(first.refs)  # no longer the last: read from its refs
     assert refs_text(named_of(first)) == first.refs
+
+
+def test_instance_attributes_anywhere_in_init_and_tuple_targets() -> None:
+    source = ("class Linear:\n    def __init__(self, a, bias=True):\n        self.weight = 1\n        if bias:\n"
+              "            self.bias = 2\n        else:\n            self.bias = None\n"
+              "        self.loc, (self.scale, *self.rest) = a\n        for i in range(2):\n"
+              "            with open(a):\n                self.n: int = i\n        try:\n            pass\n"
+              "        except OSError:\n            self.failed = True\n"
+              "        def inner(self):\n            self.no = 1\n")
+    found = {a.name: (a.line, a.value, a.annotation) for a in analyse_source("m.py", source.encode()).attributes}
+    assert found == {"weight": (3, "1", ""), "bias": (5, "2", ""), "loc": (8, "", ""), "scale": (8, "", ""),
+                     "rest": (8, "", ""), "n": (11, "i", "int"), "failed": (15, "True", "")}
+
+
+def test_an_annotated_all_is_the_public_api() -> None:
+    facts = analyse_source("m.py", b'__all__: list[str] = ["a", "b"]\ndef a(): pass\ndef b(): pass\n')
+    assert facts.all_names == ("a", "b")

@@ -86,9 +86,9 @@ def test_a_folder_s_pages_make_a_file_s_purpose_once(monkeypatch: pytest.MonkeyP
     made: list[str] = []
     plain = purpose._file_purpose
 
-    def counted(rel: str, facts: object) -> purpose.Purpose:
+    def counted(rel: str, facts: object, used: dict[str, int]) -> purpose.Purpose:
         made.append(rel)
-        return plain(rel, facts)  # type: ignore[arg-type]
+        return plain(rel, facts, used)  # type: ignore[arg-type]
 
     monkeypatch.setattr(purpose, "_file_purpose", counted)
     renderer = Renderer()
