@@ -1,0 +1,110 @@
+"""C, C++, CUDA, JavaScript, TypeScript, Go, Rust and Java -> facts, with tree-sitter.
+
+`SPECS` maps a file suffix to its language's `Spec`; adding a language is one module with its
+`Spec`, one query file in `queries/` and a row here. `analyse_tree_sitter` is the analyser;
+`resolve_path_import` finds the workspace file a path import (`#include`, `./x`, `mod x;`) names.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Collection
+
+from repodoc_lsp.analysis.model import FileFacts, Import
+from repodoc_lsp.analysis.treesitter.core import Skipped, Spec
+
+__all__ = ["SUFFIXES", "Skipped", "analyse_tree_sitter", "resolve_path_import", "spec_for"]
+
+C_SUFFIXES = (".c",)
+CPP_SUFFIXES = (".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".c++", ".h++", ".ipp", ".tpp")
+CUDA_SUFFIXES = (".cu", ".cuh")
+JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx")
+TS_SUFFIXES = (".ts", ".mts", ".cts")
+TSX_SUFFIXES = (".tsx",)
+SUFFIXES = (*C_SUFFIXES, *CPP_SUFFIXES, *CUDA_SUFFIXES, *JS_SUFFIXES, *TS_SUFFIXES, *TSX_SUFFIXES,
+            ".go", ".rs", ".java")
+
+
+def spec_for(name: str) -> Spec | None:
+    """The tree-sitter language of a file name (None: not one of them). `.h` is read as C++ (a
+    superset for what is listed: C headers parse)."""
+    lower = name.lower()
+    if not lower.endswith(SUFFIXES):
+        return None
+    if lower.endswith(C_SUFFIXES):
+        from repodoc_lsp.analysis.treesitter.c_family import C
+        return C
+    if lower.endswith(CPP_SUFFIXES):
+        from repodoc_lsp.analysis.treesitter.c_family import CPP
+        return CPP
+    if lower.endswith(CUDA_SUFFIXES):
+        from repodoc_lsp.analysis.treesitter.c_family import CUDA
+        return CUDA
+    if lower.endswith(JS_SUFFIXES):
+        from repodoc_lsp.analysis.treesitter.javascript import JAVASCRIPT
+        return JAVASCRIPT
+    if lower.endswith(TS_SUFFIXES):
+        from repodoc_lsp.analysis.treesitter.javascript import TYPESCRIPT
+        return TYPESCRIPT
+    if lower.endswith(TSX_SUFFIXES):
+        from repodoc_lsp.analysis.treesitter.javascript import TSX
+        return TSX
+    if lower.endswith(".go"):
+        from repodoc_lsp.analysis.treesitter.go import GO
+        return GO
+    if lower.endswith(".rs"):
+        from repodoc_lsp.analysis.treesitter.rust import RUST
+        return RUST
+    from repodoc_lsp.analysis.treesitter.java import JAVA
+    return JAVA
+
+
+def analyse_tree_sitter(name: str, text: str) -> FileFacts:
+    """The facts of a file of one of `SUFFIXES` (raises `Skipped` for a minified bundle)."""
+    spec = spec_for(name)
+    assert spec is not None, name
+    from repodoc_lsp.analysis.treesitter import core
+
+    if spec.query == "c.scm" or spec.query == "cpp.scm":
+        from repodoc_lsp.analysis.treesitter.c_family import blank
+
+        text_for_parse = blank(text)
+        facts = core.analyse(spec, text_for_parse)
+    else:
+        facts = core.analyse(spec, text)
+    return facts
+
+
+_JS_TRIES = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js")
+
+
+def resolve_path_import(rel: str, imp: Import, files: Collection[str]) -> str | None:
+    """The workspace file a path import of `rel` names (`Import.level == -1`), or None.
+
+    `#include "x/y.h"` and `<x/y.h>`: against the including file's folder, then each folder above
+    it up to the workspace's root. A relative JS/TS import: against the folder, with the usual
+    suffixes and `index` files. Rust's `mod x;`: `x.rs` or `x/mod.rs` beside a `mod.rs`, `lib.rs`
+    or `main.rs`, else in the folder named after the file."""
+    folder = posixpath.dirname(rel)
+    spec = imp.module
+    lower = rel.lower()
+    if lower.endswith(".rs"):
+        stem = posixpath.basename(rel)[:-3]
+        base = folder if stem in ("mod", "lib", "main") else posixpath.join(folder, stem)
+        for candidate in (posixpath.join(base, f"{spec}.rs"), posixpath.join(base, spec, "mod.rs")):
+            if candidate in files:
+                return candidate
+        return None
+    if lower.endswith((*JS_SUFFIXES, *TS_SUFFIXES, *TSX_SUFFIXES)):
+        base = posixpath.normpath(posixpath.join(folder, spec))
+        for tail in _JS_TRIES:
+            if base + tail in files:
+                return base + tail
+        return None
+    while True:
+        candidate = posixpath.normpath(posixpath.join(folder, spec))
+        if candidate in files:
+            return candidate
+        if not folder:
+            return None
+        folder = posixpath.dirname(folder)
