@@ -1123,6 +1123,8 @@ class Renderer:
             entry["lines"].append(imp.line)
             if not entry["href"] and absolute in modules:
                 entry["href"] = self._link(page, docs_page(modules[absolute]))
+            elif not entry["href"] and imp.level < 0 and targets:  # a path import (`#include`) names its file
+                entry["href"] = self._link(page, docs_page(targets[0]))
             for name in (*imp.names, "*") if imp.star else imp.names:  # `from m import *` shows its `*`
                 if name not in entry["seen"]:
                     entry["seen"].add(name)

@@ -66,7 +66,9 @@ def test_cpp_definitions_containers_docs_and_blanked_export_macros():
     assert [a.qualname for a in f.attributes] == ["torch.nn.Module.count"]
     assert [(i.module, i.level) for i in f.imports] == [("c10/core/Device.h", -1)]
     module = next(s for s in f.symbols if s.qualname == "torch.nn.Module")
-    assert module.signature == "class Module : public Base" and module.line == 8
+    assert module.signature == ": public Base" and module.line == 8
+    forward = next(s for s in f.symbols if s.name == "forward")
+    assert forward.signature == "(const Tensor& x) const"
 
 
 def test_typescript_javascript_go_rust_java():

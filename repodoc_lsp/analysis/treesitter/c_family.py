@@ -79,7 +79,7 @@ def _doc(comments: list[str]) -> str | None:
     return doccomments.docstring(docs) if docs else None
 
 
-_COMMON = dict(import_of=_include, lift=_lift, name_parts=_name_parts, body_fields=("body",),
+_COMMON = dict(import_of=_include, lift=_lift, name_parts=_name_parts, body_fields=("body", "value"),
                doc=_doc, trailing_doc=True)
 
 C = Spec(language=Language.C, grammar=tree_sitter_c.language, query="c.scm", **_COMMON)  # type: ignore[arg-type]

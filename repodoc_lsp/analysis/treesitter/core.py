@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any
 
@@ -82,14 +82,16 @@ def parse(spec: Spec, data: bytes) -> Node:
     return parser.parse(data).root_node
 
 
-def _signature(node: Node, data: bytes, spec: Spec) -> str:
+def _signature(node: Node, name: Node, data: bytes, spec: Spec) -> str:
+    """What follows the name up to the body, as Python's signatures are: `(int x) const`."""
     end = node.end_byte
-    for name in spec.body_fields:
-        body = node.child_by_field_name(name)
+    for body_field in spec.body_fields:
+        body = node.child_by_field_name(body_field)
         if body is not None and body.start_byte > node.start_byte:
             end = min(end, body.start_byte)
             break
-    text = data[node.start_byte:min(end, node.start_byte + 4 * MAX_SIGNATURE)].decode("utf-8", "replace")
+    start = name.end_byte if node.start_byte <= name.end_byte <= end else node.start_byte
+    text = data[start:min(end, start + 4 * MAX_SIGNATURE)].decode("utf-8", "replace")
     text = _SPACES.sub(" ", text).strip().rstrip(";{ ").strip()
     return text if len(text) <= MAX_SIGNATURE else text[:MAX_SIGNATURE - 1] + "…"
 
@@ -205,11 +207,13 @@ def analyse(spec: Spec, text: str) -> FileFacts:
             name=name, qualname=qualname, kind=symbol_kind, line=node.start_point[0] + 1,
             col=node.start_point[1], end_line=_last_row(node) + 1,
             anchor=anchors.make(f"{symbol_kind.value}-{qualname}"), container=container,
-            signature=_signature(node, data, spec), docstring=doc))
+            signature=_signature(node, name_at, data, spec), docstring=doc))
     facts = FileFacts(language=spec.language, lines=lines)
     facts.symbols = tuple(symbols)
     facts.attributes = tuple(attributes)
-    facts.imports = tuple(sorted(imports, key=lambda i: i.line))
+    import_anchor: dict[str, str] = {}
+    facts.imports = tuple(replace(i, anchor=import_anchor.setdefault(i.module, anchors.make(f"import-{i.module}")))
+                          for i in sorted(imports, key=lambda i: i.line))
     facts.module_doc = _file_doc(root, data, spec)
     words = sorted(set(_WORD.findall(text)))
     facts.identifiers, facts.identifiers_total = tuple(words[:MAX_IDENTIFIERS]), len(words)
