@@ -30,8 +30,17 @@ def set_blank_pattern(pattern: str) -> None:
     _blank = re.compile(pattern or r"(?!x)x")
 
 
+_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(?:define|undef|ifn?def|if|elif)\b")
+
+
 def blank(text: str) -> str:
-    return _blank.sub(lambda m: " " * len(m.group(0)), text)
+    """`text` with what the pattern matches as spaces, but a macro's own `#define`, `#ifdef`...
+    (so `#define TORCH_API ...` still defines `TORCH_API`)."""
+    def spaces(match: re.Match[str]) -> str:
+        line = text.rfind("\n", 0, match.start()) + 1
+        return match.group(0) if _DIRECTIVE.match(text, line) else " " * len(match.group(0))
+
+    return _blank.sub(spaces, text)
 
 
 _DECLARATORS = frozenset({"pointer_declarator", "reference_declarator", "attributed_declarator",

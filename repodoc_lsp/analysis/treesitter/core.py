@@ -190,6 +190,14 @@ def analyse(spec: Spec, text: str) -> FileFacts:
         if kind == "field":
             attributes.append(Attribute(name=name, container=container, line=node.start_point[0] + 1))
             continue
+        if kind == "namespace":  # `namespace a::b {`: `a` too
+            for depth in range(len(outer), len(scope)):
+                prefix = ".".join(scope[:depth + 1])
+                symbols.append(Symbol(
+                    name=scope[depth], qualname=prefix, kind=SymbolKind.CLASS, line=node.start_point[0] + 1,
+                    col=node.start_point[1], end_line=_last_row(node) + 1,
+                    anchor=anchors.make(f"class-{prefix}"), container=".".join(scope[:depth]),
+                    signature=""))
         if kind in TYPE_KINDS:
             symbol_kind = SymbolKind.CLASS
             stack.append((node.end_byte, [*scope, name], kind))

@@ -22,3 +22,6 @@
 (export_statement source: (string) @import)
 (call_expression function: (identifier) @_require arguments: (arguments . (string) @import)
   (#eq? @_require "require"))
+; `declare const x: T` (the API of a `.d.ts`): a module-level attribute
+(ambient_declaration [(lexical_declaration (variable_declarator name: (identifier) @name))
+                      (variable_declaration (variable_declarator name: (identifier) @name))]) @definition.field
