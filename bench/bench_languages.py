@@ -127,7 +127,7 @@ def measure(name: str, files: list[Path]) -> dict[str, object]:
         cpu += time.process_time() - start
         size += len(data)
         count += 1
-        defs = [(s.name, s.line, s.docstring is not None) for s in facts.symbols]
+        defs = [(s.name.replace(" ", ""), s.line, s.docstring is not None) for s in facts.symbols]
         defs += [(a.name, a.line, False) for a in facts.attributes]
         ours[str(path)] = defs
     matched = total_ours = total_tags = 0

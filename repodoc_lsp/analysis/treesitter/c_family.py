@@ -67,6 +67,9 @@ _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 
 
 def _name_parts(node: Node, data: bytes) -> list[str]:
+    if node.type == "operator_cast":  # `operator bool() const` -> `operator bool`
+        target = node.child_by_field_name("type")
+        return [f"operator {text_of(target, data)}" if target is not None else "operator"]
     text = text_of(node, data)
     if node.type in ("qualified_identifier", "template_function", "template_type", "nested_namespace_specifier"):
         while "<" in text and _TEMPLATE_ARGS.search(text):

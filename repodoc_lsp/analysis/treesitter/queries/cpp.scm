@@ -18,3 +18,11 @@
   (reference_declarator (field_identifier) @name)
   (array_declarator declarator: (field_identifier) @name)]) @definition.field
 (preproc_include path: (_) @import)
+; conversion operators (`operator bool() const`)
+([(function_definition declarator: (operator_cast) @name)
+  (declaration declarator: (operator_cast) @name)
+  (field_declaration declarator: (operator_cast) @name)]) @definition.function
+; a class whose body the grammar could not read (a macro call with no `;` in it): the error node
+; that starts with `class Name` stands for it, so its members keep it as their container
+(ERROR . "class" . (type_identifier) @name) @definition.class
+(ERROR . "struct" . (type_identifier) @name) @definition.struct
