@@ -155,3 +155,17 @@ def test_path_imports_resolve_to_workspace_files():
     relations = Relations({"crate/src/lib.rs": [Import("util", (), 1, level=-1)], "crate/src/util.rs": []})
     assert relations.importers("crate/src/util.rs") == ["crate/src/lib.rs"]
     assert relations.category("crate/src/lib.rs", Import("nope", (), 1, level=-1)) == "third-party"
+
+
+def test_blank_macros_setting(monkeypatch):
+    from repodoc_lsp.analysis.treesitter import blank_macros_variant, set_blank_macros
+
+    source = b"class MYLIB_PUBLIC Widget { };\nclass TORCH_API Other { };\n"
+    monkeypatch.delenv("REPODOC_BLANK_MACROS", raising=False)
+    assert blank_macros_variant() == ""
+    assert "Other" in table(analyse_source("w.h", source))  # the default: *_API
+    set_blank_macros("MYLIB_PUBLIC")
+    assert blank_macros_variant().startswith("-b")  # the cache keeps these facts apart
+    assert "Widget" in table(analyse_source("w.h", source))
+    set_blank_macros("")
+    assert "Widget" not in table(analyse_source("w.h", source))

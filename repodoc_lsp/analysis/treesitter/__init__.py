@@ -7,13 +7,36 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
+import zlib
 from collections.abc import Collection
 
 from repodoc_lsp.analysis.model import FileFacts, Import
 from repodoc_lsp.analysis.treesitter.core import Skipped, Spec
 
-__all__ = ["SUFFIXES", "Skipped", "analyse_tree_sitter", "resolve_path_import", "spec_for"]
+__all__ = ["SUFFIXES", "Skipped", "analyse_tree_sitter", "blank_macros_variant", "resolve_path_import",
+           "set_blank_macros", "spec_for"]
+
+# how the `blank_macros` setting reaches the analysis, in this process and in the worker processes it
+# starts (`set_blank_macros`): the pattern, "-" for none; unset: `c_family.DEFAULT_BLANK`
+BLANK_MACROS_ENV = "REPODOC_BLANK_MACROS"
+
+
+def set_blank_macros(pattern: str) -> None:
+    """Use the `blank_macros` setting `pattern` ("": the default) here and in the worker processes
+    started after this."""
+    if pattern:
+        os.environ[BLANK_MACROS_ENV] = pattern
+    else:
+        os.environ.pop(BLANK_MACROS_ENV, None)
+
+
+def blank_macros_variant() -> str:
+    """"" with the default pattern, else a short tag of the pattern in use: the facts of C-family
+    files depend on it, so the analysis cache keeps those of each pattern apart."""
+    pattern = os.environ.get(BLANK_MACROS_ENV, "")
+    return f"-b{zlib.crc32(pattern.encode()):08x}" if pattern else ""
 
 C_SUFFIXES = (".c",)
 CPP_SUFFIXES = (".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".c++", ".h++", ".ipp", ".tpp")

@@ -8,12 +8,17 @@ set from the `blank_macros` setting.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+from typing import Any
 
+import re2
 import tree_sitter_c
 import tree_sitter_cpp
 
 from repodoc_lsp.analysis.model import Import, Language
+from repodoc_lsp.analysis.treesitter import BLANK_MACROS_ENV as ENV
 from repodoc_lsp.analysis.treesitter import doccomments
 from repodoc_lsp.analysis.treesitter.core import Node, Spec, text_of
 
@@ -21,13 +26,16 @@ from repodoc_lsp.analysis.treesitter.core import Node, Spec, text_of
 DEFAULT_BLANK = (r"\b(?:[A-Z][A-Z0-9_]*_(?:API|EXPORT|IMPORT|VISIBILITY|HIDDEN|EXTERN))\b"
                  r"|\b__(?:host|device|global|forceinline|noinline)__\b"
                  r"|\bC10_(?:HOST_DEVICE|DEVICE|HOST|ALWAYS_INLINE|NODISCARD|UNUSED|NOINLINE)\b")
-_blank = re.compile(DEFAULT_BLANK)
-
-
-def set_blank_pattern(pattern: str) -> None:
-    """Blank what `pattern` (a Python regular expression; "" for nothing) matches before parsing."""
-    global _blank
-    _blank = re.compile(pattern or r"(?!x)x")
+@functools.cache
+def _compiled(pattern: str) -> Any:
+    """RE2 (linear time: the pattern may come from a workspace's pyproject.toml); None for none or a
+    pattern RE2 rejects."""
+    if pattern == "-":
+        return None
+    try:
+        return re2.compile(pattern or DEFAULT_BLANK)
+    except re2.error:
+        return None
 
 
 _DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(?:define|undef|ifn?def|if|elif)\b")
@@ -36,11 +44,15 @@ _DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(?:define|undef|ifn?def|if|elif)\b")
 def blank(text: str) -> str:
     """`text` with what the pattern matches as spaces, but a macro's own `#define`, `#ifdef`...
     (so `#define TORCH_API ...` still defines `TORCH_API`)."""
-    def spaces(match: re.Match[str]) -> str:
-        line = text.rfind("\n", 0, match.start()) + 1
-        return match.group(0) if _DIRECTIVE.match(text, line) else " " * len(match.group(0))
+    pattern = _compiled(os.environ.get(ENV, ""))
+    if pattern is None:
+        return text
 
-    return _blank.sub(spaces, text)
+    def spaces(match: Any) -> str:
+        line = text.rfind("\n", 0, match.start()) + 1
+        return str(match.group(0)) if _DIRECTIVE.match(text, line) else " " * len(match.group(0))
+
+    return str(pattern.sub(spaces, text))
 
 
 _DECLARATORS = frozenset({"pointer_declarator", "reference_declarator", "attributed_declarator",
