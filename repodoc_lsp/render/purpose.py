@@ -106,7 +106,7 @@ def _file_purpose(rel: str, facts: FileFacts) -> Purpose:
             return Purpose(f"A Markdown document titled {md.code(title)}.")
         return Purpose(f"A Markdown document of {plural(facts.lines, 'line', grouped=True)} without headings.",
                        "its contents")
-    if facts.language is not Language.PYTHON:
+    if facts.language is Language.TEXT:  # code of another language: its doc comment or definitions
         ext = posixpath.splitext(rel)[1]
         kind = f"A text file ({md.code(ext)})" if ext else "A text file"
         return Purpose(f"{kind} of {plural(facts.lines, 'line', grouped=True)}.", "its name and size")
