@@ -152,7 +152,10 @@ async function startClient(): Promise<LanguageClient | undefined> {
   // once running, the client's own handling: restart after a crash, at most 4 times in 3 minutes
   const running = (): ErrorHandler => (afterStart ??= lc!.createDefaultErrorHandler());
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ scheme: 'file', language: 'python' }, { scheme: 'file', language: 'markdown' }],
+    documentSelector: [{ scheme: 'file', language: 'python' }, { scheme: 'file', language: 'markdown' },
+      // the languages repodoc reads with tree-sitter (hover, code lenses, pages on save)
+      { scheme: 'file', language: 'c' }, { scheme: 'file', language: 'cpp' }, { scheme: 'file', language: 'cuda-cpp' }, { scheme: 'file', language: 'javascript' },
+      { scheme: 'file', language: 'javascriptreact' }, { scheme: 'file', language: 'typescript' }, { scheme: 'file', language: 'typescriptreact' }, { scheme: 'file', language: 'go' }, { scheme: 'file', language: 'rust' }, { scheme: 'file', language: 'java' }],
     outputChannel: output,
     initializationOptions: settings(),
     // no `synchronize.configurationSection`: it would push VS Code's merged values, workspace values of
