@@ -152,6 +152,13 @@ def test_path_imports_resolve_to_workspace_files():
     assert resolve_path_import("web/app.ts", Import("./util", (), 1, level=-1), files) == "web/util/index.ts"
     assert resolve_path_import("crate/src/lib.rs", Import("util", (), 1, level=-1), files) == "crate/src/util.rs"
     assert resolve_path_import("crate/src/lib.rs", Import("net", (), 1, level=-1), files) == "crate/src/net/mod.rs"
+    use = facts("crate/src/net/mod.rs", "use crate::util::{help, Other};\nuse std::fmt;\nuse super::util;\n")
+    assert [(i.module, i.names, i.level) for i in use.imports] == [
+        ("crate::util", ("help", "Other"), -1), ("std", ("fmt",), 0), ("super::util", (), -1)]
+    assert resolve_path_import("crate/src/net/mod.rs", use.imports[0], files) == "crate/src/util.rs"
+    assert resolve_path_import("crate/src/net/mod.rs", use.imports[2], files) == "crate/src/util.rs"
+    deep = Import("crate::net::Server", ("Server",), 1, level=-1)
+    assert resolve_path_import("crate/src/util.rs", deep, files) == "crate/src/net/mod.rs"
     relations = Relations({"crate/src/lib.rs": [Import("util", (), 1, level=-1)], "crate/src/util.rs": []})
     assert relations.importers("crate/src/util.rs") == ["crate/src/lib.rs"]
     assert relations.category("crate/src/lib.rs", Import("nope", (), 1, level=-1)) == "third-party"

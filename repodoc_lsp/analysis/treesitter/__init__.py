@@ -114,10 +114,17 @@ def resolve_path_import(rel: str, imp: Import, files: Collection[str]) -> str | 
     if lower.endswith(".rs"):
         stem = posixpath.basename(rel)[:-3]
         base = folder if stem in ("mod", "lib", "main") else posixpath.join(folder, stem)
-        for candidate in (posixpath.join(base, f"{spec}.rs"), posixpath.join(base, spec, "mod.rs")):
-            if candidate in files:
-                return candidate
-        return None
+        if "::" not in spec and spec not in ("crate", "self", "super"):  # `mod x;`
+            return _rust_module(base, [spec], files)
+        head, *parts = spec.split("::")
+        if head == "crate":
+            crate = _crate_root(folder, files)
+            if crate is None:
+                return None
+            base = crate
+        elif head == "super":
+            base = posixpath.dirname(base)
+        return _rust_module(base, parts, files) if parts else None
     if lower.endswith((*JS_SUFFIXES, *TS_SUFFIXES, *TSX_SUFFIXES)):
         base = posixpath.normpath(posixpath.join(folder, spec))
         for tail in _JS_TRIES:
@@ -131,3 +138,24 @@ def resolve_path_import(rel: str, imp: Import, files: Collection[str]) -> str | 
         if not folder:
             return None
         folder = posixpath.dirname(folder)
+
+
+def _crate_root(folder: str, files: Collection[str]) -> str | None:
+    """The folder of the crate root (`lib.rs` or `main.rs`) at or above `folder`."""
+    while True:
+        if any(posixpath.join(folder, root) in files for root in ("lib.rs", "main.rs")):
+            return folder
+        if not folder:
+            return None
+        folder = posixpath.dirname(folder)
+
+
+def _rust_module(base: str, parts: list[str], files: Collection[str]) -> str | None:
+    """The file of module `parts` under `base` (`a/b.rs`, `a/b/mod.rs`); the last parts may be items of
+    a module (`crate::a::Thing`: `a.rs`)."""
+    for end in range(len(parts), 0, -1):
+        path = posixpath.join(base, *parts[:end])
+        for candidate in (f"{path}.rs", posixpath.join(path, "mod.rs")):
+            if candidate in files:
+                return candidate
+    return None

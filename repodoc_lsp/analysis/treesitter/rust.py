@@ -19,12 +19,26 @@ def _name_parts(node: Node, data: bytes) -> list[str]:
 
 
 def _import(node: Node, data: bytes) -> Import | None:
-    """`mod name;` (a module in its own file)."""
-    if node.type == "mod_item" and node.child_by_field_name("body") is None:
+    """`mod name;` (a module in its own file; module `name`), `use a::b::{C, D};` (module `a::b`,
+    names C and D; a path import when it starts with `crate`, `self` or `super`)."""
+    if node.type == "mod_item":
         name = node.child_by_field_name("name")
-        if name is not None:
+        if node.child_by_field_name("body") is None and name is not None:
             return Import(module=text_of(name, data), names=(), line=node.start_point[0] + 1, level=-1)
-    return None
+        return None
+    text = "".join(text_of(node, data).split())
+    module, _, rest = text.partition("::{")
+    if rest:
+        names = tuple(n.split("as")[0] for n in rest.rstrip("}").split(",") if n and "{" not in n)
+    else:
+        module, _, last = text.rpartition("::")
+        names = (last.split(" as ")[0],) if module else ()
+        module = module or text
+    local = module.split("::", 1)[0] in ("crate", "self", "super")
+    if module in ("crate", "self", "super") and len(names) == 1:  # `use super::util;`: the module util
+        module, names = f"{module}::{names[0]}", ()
+    return Import(module=module, names=tuple(n for n in names if n != "self"),
+                  line=node.start_point[0] + 1, level=-1 if local else 0)
 
 
 def _doc(comments: list[str]) -> str | None:

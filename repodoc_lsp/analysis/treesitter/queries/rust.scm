@@ -11,3 +11,4 @@
 (impl_item type: (_) @name) @definition.impl
 (field_declaration name: (field_identifier) @name) @definition.field
 (mod_item) @import
+(use_declaration argument: (_) @import)
