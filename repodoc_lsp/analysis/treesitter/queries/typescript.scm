@@ -5,7 +5,9 @@
 (class_declaration name: (_) @name) @definition.class
 (abstract_class_declaration name: (_) @name) @definition.class
 (method_definition name: (_) @name) @definition.method
-(method_signature name: (_) @name) @definition.method
+; members of interfaces and classes (not of the object types inside type aliases and parameters)
+([(interface_body (method_signature name: (_) @name) @definition.method)
+  (class_body (method_signature name: (_) @name) @definition.method)])
 (abstract_method_signature name: (_) @name) @definition.method
 (interface_declaration name: (_) @name) @definition.interface
 (type_alias_declaration name: (_) @name) @definition.type
@@ -17,7 +19,7 @@
 (variable_declaration (variable_declarator name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 (public_field_definition name: (_) @name) @definition.field
-(property_signature name: (_) @name) @definition.field
+(interface_body (property_signature name: (_) @name) @definition.field)
 (import_statement source: (string) @import)
 (export_statement source: (string) @import)
 (call_expression function: (identifier) @_require arguments: (arguments . (string) @import)
