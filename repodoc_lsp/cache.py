@@ -32,7 +32,7 @@ from repodoc_lsp import __version__
 from repodoc_lsp.analysis.model import FileFacts, Import
 
 # Bump when analysis output changes for the same input.
-ANALYSIS_VERSION = f"{__version__}-11"
+ANALYSIS_VERSION = f"{__version__}-12"
 BUSY_SECONDS = 0.25  # a database another process holds locked longer than this is skipped
 KEEP_DAYS = 30  # rows unused for this long are deleted (checked once a day)
 OTHER_VERSION_SECONDS = 86_400  # databases of other versions untouched this long are deleted
@@ -179,7 +179,9 @@ class FactsCache:
         return self._db
 
     def _open(self, folder: Path) -> sqlite3.Connection | None:
-        path = folder / f"facts-{ANALYSIS_VERSION}.sqlite"
+        from repodoc_lsp.analysis.treesitter import blank_macros_variant  # the `blank_macros` setting
+
+        path = folder / f"facts-{ANALYSIS_VERSION}{blank_macros_variant()}.sqlite"
         try:
             if not folder.is_absolute():
                 raise OSError(0, "not an absolute path")
@@ -218,9 +220,9 @@ class FactsCache:
             db.execute("BEGIN")
             db.execute("DELETE FROM facts WHERE used IS NULL OR used < ?", (today - KEEP_DAYS,))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('pruned', ?)", (today,))
-        mine = f"facts-{ANALYSIS_VERSION}.sqlite"
+        mine = f"facts-{ANALYSIS_VERSION}"  # and its `blank_macros` variants (`-b<crc>`)
         for old in folder.glob("facts-*.sqlite*"):
-            if not old.name.startswith(mine):
+            if not old.name.startswith((f"{mine}.sqlite", f"{mine}-b")):
                 with contextlib.suppress(OSError):
                     if time.time() - old.lstat().st_mtime > OTHER_VERSION_SECONDS:
                         old.unlink()

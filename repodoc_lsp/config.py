@@ -53,6 +53,7 @@ class Settings:
     max_workspace_files: int = 100_000
     refs_ignore: tuple[str, ...] = ()
     refs_history: bool = False
+    blank_macros: str = ""
     # Not a setting: why repodoc chose `output` itself, nobody having set it ("" when somebody did or
     # it is `docs`); the first run says it in one line (`output_notice`).
     output_chosen: str = ""
@@ -117,6 +118,9 @@ FIELDS: tuple[Field, ...] = (
           "this is not set) or off", choices=("full", "extras", "off"),
           live=True),
     Field("max_workspace_files", int, "files beyond this many in a workspace are left out, with a message", 1),
+    Field("blank_macros", str, "C, C++ and CUDA: a regular expression (RE2) of the export and visibility macros "
+          "blanked before parsing, which otherwise hide definitions (unset: `*_API`, `*_EXPORT` and the like, "
+          "CUDA's `__host__`, `__device__`, `__global__`; `-`: none)"),
     Field("refs_ignore", tuple, "gitignore-style patterns of files whose stale references are not reported "
           "(`repodoc check` and the language server's diagnostics; `**`: none)"),
     Field("refs_history", bool, "also check history for stale references: changelogs, release notes, upgrade "

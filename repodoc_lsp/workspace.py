@@ -20,6 +20,7 @@ from typing import Protocol
 from repodoc_lsp.analysis import FileFacts, Language
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
+from repodoc_lsp.analysis.treesitter import set_blank_macros
 from repodoc_lsp.cache import Encoded, FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.discover import InputFilter, Skipped, discover
@@ -73,6 +74,7 @@ class Workspace:
         # symbol graph keeps no dependencies, so `update_file` and friends refuse
         self.incremental = incremental
         self.settings = settings
+        set_blank_macros(settings.blank_macros)  # before the cache opens and the workers start
         self.out = (self.root / settings.output).resolve() if not os.path.isabs(settings.output) \
             else Path(settings.output)
         self.project = project_name(self.root, settings)

@@ -106,6 +106,15 @@ class Language(enum.Enum):
     PYTHON = "python"
     MARKDOWN = "markdown"
     TEXT = "text"
+    # read with tree-sitter (`analysis/treesitter`)
+    C = "c"
+    CPP = "cpp"
+    CUDA = "cuda"
+    JAVASCRIPT = "javascript"
+    TYPESCRIPT = "typescript"
+    GO = "go"
+    RUST = "rust"
+    JAVA = "java"
 
 
 @pickled_by_fields

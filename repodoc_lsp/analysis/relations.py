@@ -135,9 +135,15 @@ class Relations:
         return self._imports.get(rel, ())
 
     def absolute(self, rel: str, imp: Import) -> str:
-        """The absolute dotted module of an import (relative ones resolved against the file)."""
+        """The absolute dotted module of an import (relative ones resolved against the file); of a
+        path import (`level` -1: `#include`, `./x` of JS/TS, Rust's `mod x;`), the workspace file it
+        names, else its path as written."""
         if not imp.level:
             return imp.module
+        if imp.level < 0:
+            from repodoc_lsp.analysis.treesitter import resolve_path_import
+
+            return resolve_path_import(rel, imp, self.files) or imp.module
         base = self.module_of.get(rel, "")
         package = base.split(".") if base else []
         if not rel.endswith("__init__.py") and package:
@@ -156,6 +162,8 @@ class Relations:
         return self._resolve(self.absolute(rel, imp), imp)
 
     def _resolve(self, module: str, imp: Import) -> list[tuple[str, str]]:
+        if imp.level < 0:
+            return [(module, "")] if module in self.files else []
         if module.startswith(".") or (module and module.split(".", 1)[0] not in self.top_level):
             return []  # every module of the workspace starts with a top-level name
         base = self.file_of.get(module) if module else None
@@ -175,8 +183,10 @@ class Relations:
         return self._category(imp, self.targets_of(rel, imp))
 
     def _category(self, imp: Import, targets: tuple[str, ...]) -> str:
-        if imp.level or targets:
+        if imp.level > 0 or targets:
             return "workspace"
+        if imp.level < 0:
+            return "third-party"
         top = imp.module.split(".", 1)[0]
         if top in STDLIB:
             return "stdlib"

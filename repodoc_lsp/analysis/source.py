@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from repodoc_lsp.analysis.model import FileFacts, Language
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
+TREE_SITTER = frozenset({Language.C, Language.CPP, Language.CUDA, Language.JAVASCRIPT, Language.TYPESCRIPT,
+                         Language.GO, Language.RUST, Language.JAVA})
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".rst")
 
 _BOMS = (
@@ -45,7 +47,10 @@ def language_for(name: str) -> Language:
         return Language.PYTHON
     if lower.endswith(MARKDOWN_SUFFIXES):
         return Language.MARKDOWN
-    return Language.TEXT
+    from repodoc_lsp.analysis.treesitter import spec_for
+
+    spec = spec_for(lower)
+    return spec.language if spec is not None else Language.TEXT
 
 
 def normalise_newlines(text: str) -> str:
@@ -93,6 +98,13 @@ def analyse_source(name: str, data: bytes) -> FileFacts:
         from repodoc_lsp.analysis.python import analyse_python
 
         facts = analyse_python(source.text)
+    elif language in TREE_SITTER:
+        from repodoc_lsp.analysis.treesitter import Skipped, analyse_tree_sitter
+
+        try:
+            facts = analyse_tree_sitter(name, source.text)
+        except Skipped as exc:
+            raise TooComplex(str(exc)) from exc
     else:
         from repodoc_lsp.analysis.text import analyse_text
 

@@ -67,6 +67,9 @@ _LANG_FENCE = {".py": "python", ".pyi": "python", ".md": "markdown", ".toml": "t
                ".html": "html", ".css": "css", ".rst": "rst", ".vim": "vim"}
 _TYPE_LABEL = {Language.PYTHON: "Python Source", Language.MARKDOWN: "Markdown Document",
                Language.TEXT: "Text File"}
+_TYPE_LABEL.update({Language.C: "C Source", Language.CPP: "C++ Source", Language.CUDA: "CUDA Source",
+                    Language.JAVASCRIPT: "JavaScript Source", Language.TYPESCRIPT: "TypeScript Source",
+                    Language.GO: "Go Source", Language.RUST: "Rust Source", Language.JAVA: "Java Source"})
 _UNDERSCORE_EDGE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _LINK_SPECIAL = re.compile(r"([\\`*\[\]|])")
 
@@ -1169,6 +1172,8 @@ class Renderer:
             entry["lines"].append(imp.line)
             if not entry["href"] and absolute in modules:
                 entry["href"] = self._link(page, docs_page(modules[absolute]))
+            elif not entry["href"] and imp.level < 0 and targets:  # a path import (`#include`) names its file
+                entry["href"] = self._link(page, docs_page(targets[0]))
             for name in (*imp.names, "*") if imp.star else imp.names:  # `from m import *` shows its `*`
                 if name not in entry["seen"]:
                     entry["seen"].add(name)

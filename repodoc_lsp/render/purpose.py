@@ -125,7 +125,7 @@ def _file_purpose(rel: str, facts: FileFacts, used: Mapping[str, int]) -> Purpos
         kind = "reStructuredText" if rel.lower().endswith(".rst") else "Markdown"
         return Purpose(f"A {kind} document of {plural(facts.lines, 'line', grouped=True)} without headings.",
                        "its contents")
-    if facts.language is not Language.PYTHON:
+    if facts.language is Language.TEXT:  # code of another language: its doc comment or definitions
         ext = posixpath.splitext(rel)[1]
         kind = f"A text file ({md.code(ext)})" if ext else "A text file"
         return Purpose(f"{kind} of {plural(facts.lines, 'line', grouped=True)}.", "its name and size")

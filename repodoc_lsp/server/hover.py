@@ -27,6 +27,8 @@ from repodoc_lsp.render.hover import (
     candidates_text,
     definition_text,
 )
+from repodoc_lsp.server.code_hover import SUFFIXES as CODE_SUFFIXES
+from repodoc_lsp.server.code_hover import code_hover
 from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.roots import project_folder
 from repodoc_lsp.server.server import RepodocServer
@@ -34,6 +36,8 @@ from repodoc_lsp.server.xref import xref_of
 from repodoc_lsp.words import plural
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from repodoc_lsp.server.state import Root
 
 log = logging.getLogger(__name__)
@@ -49,6 +53,8 @@ def register(server: RepodocServer) -> None:
 
 async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | None:
     path = path_of(params.text_document.uri)
+    if path is not None and path.name.lower().endswith(CODE_SUFFIXES):  # tree-sitter's languages
+        return _code_hover(ls, path, params)
     if path is None or path.suffix not in PYTHON_SUFFIXES:
         return None
     root = ls.root_for(path)
@@ -79,6 +85,27 @@ async def _hover(ls: RepodocServer, params: types.HoverParams) -> types.Hover | 
         value = candidates_text(name, candidates(root, name), markdown=markdown, mode=mode) \
             if root is not None and name else ""
     return types.Hover(contents=types.MarkupContent(kind=markup, value=value)) if value else None
+
+
+def _code_hover(ls: RepodocServer, path: Path, params: types.HoverParams) -> types.Hover | None:
+    root = ls.root_for(path)
+    mode = root.settings.hover if root is not None else ls.outside_settings().hover
+    doc = ls.document(params.text_document.uri)
+    try:
+        pos = doc.position_from_client_units(params.position)
+    except (IndexError, ValueError):
+        return None
+    markup = _markup(ls)
+    value = code_hover(root, path, doc.source, pos.line + 1, pos.character,
+                       markdown=markup is types.MarkupKind.Markdown, mode=mode)
+    return types.Hover(contents=types.MarkupContent(kind=markup, value=value)) if value else None
+
+
+def _markup(ls: RepodocServer) -> types.MarkupKind:
+    formats = get_capability(ls.client_capabilities, "text_document.hover.content_format",
+                             [types.MarkupKind.Markdown])
+    return types.MarkupKind.Markdown if types.MarkupKind.Markdown in (formats or [types.MarkupKind.Markdown]) \
+        else types.MarkupKind.PlainText
 
 
 def warm(ls: RepodocServer, root: Root) -> None:

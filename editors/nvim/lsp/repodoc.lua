@@ -2,7 +2,8 @@
 -- Settings are sent as initializationOptions and answered to workspace/configuration.
 return {
   cmd = { "repodoc", "serve" },
-  filetypes = { "python", "markdown", "rst", "text" },
+  filetypes = { "python", "markdown", "rst", "text", "c", "cpp", "cuda", "javascript", "javascriptreact", "typescript",
+    "typescriptreact", "go", "rust", "java" },
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
   settings = { repodoc = vim.empty_dict() },
   init_options = vim.empty_dict(),

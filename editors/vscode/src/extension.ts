@@ -152,8 +152,10 @@ async function startClient(): Promise<LanguageClient | undefined> {
   // once running, the client's own handling: restart after a crash, at most 4 times in 3 minutes
   const running = (): ErrorHandler => (afterStart ??= lc!.createDefaultErrorHandler());
   const clientOptions: LanguageClientOptions = {
-    // hand-written docs too: their stale references are diagnostics (reST and text as well as Markdown)
-    documentSelector: ['python', 'markdown', 'restructuredtext', 'plaintext'].map((language) => ({ scheme: 'file', language })),
+    // Python, hand-written docs (their stale references are diagnostics: reST and text as well as Markdown)
+    // and the languages repodoc reads with tree-sitter (hover, code lenses, pages on save)
+    documentSelector: ['python', 'markdown', 'restructuredtext', 'plaintext', 'c', 'cpp', 'cuda-cpp', 'javascript',
+      'javascriptreact', 'typescript', 'typescriptreact', 'go', 'rust', 'java'].map((language) => ({ scheme: 'file', language })),
     outputChannel: output,
     initializationOptions: settings(),
     // no `synchronize.configurationSection`: it would push VS Code's merged values, workspace values of

@@ -15,6 +15,7 @@ return {
   { key = "pythonPath", type = "string", default = "", user_only = true },
   { key = "hover", type = "string", default = "full", user_only = false },
   { key = "maxWorkspaceFiles", type = "integer", default = 100000, user_only = false },
+  { key = "blankMacros", type = "string", default = "", user_only = false },
   { key = "refsIgnore", type = "array", default = {}, user_only = false },
   { key = "refsHistory", type = "boolean", default = false, user_only = false },
 }

@@ -6,7 +6,8 @@ local M = {}
 
 M.defaults = {
   cmd = { "repodoc", "serve" },
-  filetypes = { "python", "markdown", "rst", "text" },
+  filetypes = { "python", "markdown", "rst", "text", "c", "cpp", "cuda", "javascript", "javascriptreact", "typescript",
+    "typescriptreact", "go", "rust", "java" },
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
   -- the `repodoc` settings of the server (:help repodoc-settings; lua/repodoc/fields.lua lists them)
   settings = {},

@@ -1,0 +1,33 @@
+"""JavaScript and TypeScript (and JSX/TSX): functions, classes, methods, interfaces, enums, type
+aliases, namespaces, fields; `import`/`require`/`export ... from`; JSDoc comments."""
+
+from __future__ import annotations
+
+import tree_sitter_javascript
+import tree_sitter_typescript
+
+from repodoc_lsp.analysis.model import Import, Language
+from repodoc_lsp.analysis.treesitter import doccomments
+from repodoc_lsp.analysis.treesitter.core import Node, Spec, text_of
+
+
+def _import(node: Node, data: bytes) -> Import | None:
+    spec = text_of(node, data).strip()[1:-1]
+    if not spec:
+        return None
+    relative = spec.startswith(".")
+    return Import(module=spec, names=(), line=node.start_point[0] + 1, level=-1 if relative else 0)
+
+
+def _doc(comments: list[str]) -> str | None:
+    docs = [c for c in comments if c.startswith("/**")]
+    return doccomments.docstring(docs[-1:]) if docs else None
+
+
+_COMMON = dict(import_of=_import, doc=_doc, wrappers=frozenset({"export_statement"}))
+JAVASCRIPT = Spec(language=Language.JAVASCRIPT, grammar=tree_sitter_javascript.language,
+                  query="javascript.scm", **_COMMON)  # type: ignore[arg-type]
+TYPESCRIPT = Spec(language=Language.TYPESCRIPT, grammar=tree_sitter_typescript.language_typescript,
+                  query="typescript.scm", **_COMMON)  # type: ignore[arg-type]
+TSX = Spec(language=Language.TYPESCRIPT, grammar=tree_sitter_typescript.language_tsx,
+           query="typescript.scm", **_COMMON)  # type: ignore[arg-type]

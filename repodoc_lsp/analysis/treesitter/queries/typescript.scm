@@ -1,0 +1,29 @@
+; TypeScript definitions (after tree-sitter-typescript's and -javascript's queries/tags.scm)
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(function_signature name: (identifier) @name) @definition.function
+(class_declaration name: (_) @name) @definition.class
+(abstract_class_declaration name: (_) @name) @definition.class
+(method_definition name: (_) @name) @definition.method
+; members of interfaces and classes (not of the object types inside type aliases and parameters)
+([(interface_body (method_signature name: (_) @name) @definition.method)
+  (class_body (method_signature name: (_) @name) @definition.method)])
+(abstract_method_signature name: (_) @name) @definition.method
+(interface_declaration name: (_) @name) @definition.interface
+(type_alias_declaration name: (_) @name) @definition.type
+(enum_declaration name: (_) @name) @definition.enum
+(internal_module name: (_) @name) @definition.namespace
+(module name: (_) @name) @definition.namespace
+(lexical_declaration (variable_declarator name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+(variable_declaration (variable_declarator name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+(public_field_definition name: (_) @name) @definition.field
+(interface_body (property_signature name: (_) @name) @definition.field)
+(import_statement source: (string) @import)
+(export_statement source: (string) @import)
+(call_expression function: (identifier) @_require arguments: (arguments . (string) @import)
+  (#eq? @_require "require"))
+; `declare const x: T` (the API of a `.d.ts`): a module-level attribute
+(ambient_declaration [(lexical_declaration (variable_declarator name: (identifier) @name))
+                      (variable_declaration (variable_declarator name: (identifier) @name))]) @definition.field

@@ -1,0 +1,50 @@
+"""Hover on C, C++, CUDA, JavaScript, TypeScript, Go, Rust and Java files (jedi stays for Python):
+the definition under the cursor read with tree-sitter from the document as it is in the editor, with
+its doc comment, signature and page link; a name defined elsewhere: the keyword index's definitions
+of it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from repodoc_lsp.analysis.cursor import word_at
+from repodoc_lsp.analysis.source import NotText, analyse_source
+from repodoc_lsp.analysis.treesitter import SUFFIXES, spec_for
+from repodoc_lsp.render.hover import Definition, candidates_text, definition_text
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from repodoc_lsp.server.state import Root
+
+__all__ = ["SUFFIXES", "code_hover"]
+
+_LABEL = {"c": "C", "cpp": "C++", "cuda": "CUDA", "javascript": "JavaScript", "typescript": "TypeScript",
+          "go": "Go", "rust": "Rust", "java": "Java"}
+
+
+def code_hover(root: Root | None, path: Path, source: str, line: int, column: int, *, markdown: bool,
+               mode: str) -> str:
+    """The hover text at `line` (1-based), `column` of the document `path` with text `source`."""
+    from repodoc_lsp.server.hover import _page_link, candidates
+
+    name = word_at(source, line, column)
+    spec = spec_for(path.name)
+    if not name or spec is None or mode == "off":
+        return ""
+    try:
+        facts = analyse_source(path.name, source.encode("utf-8", "surrogatepass"))
+    except NotText:
+        facts = None
+    named = [s for s in facts.symbols if s.name == name] if facts is not None else []
+    # the definition whose lines hold the cursor (the innermost), else the file's first of that name
+    around = [s for s in named if s.line <= line <= s.end_line]
+    symbol = max(around, key=lambda s: s.line) if around else (named[0] if named else None)
+    if symbol is None:
+        return candidates_text(name, candidates(root, name), markdown=markdown, mode=mode) if root else ""
+    rel = root.rel(path) if root is not None and root.contains(path) else str(path)
+    link = _page_link(root, rel, symbol.anchor) if root is not None and rel in root.ws.facts else ""
+    kind = f"{_LABEL.get(spec.language.value, spec.language.value)} {symbol.kind.value}"
+    definition = Definition(kind=kind, full_name=symbol.qualname, signatures=(symbol.name + symbol.signature,),
+                            docstring=symbol.docstring or "", where=f"{rel}:{symbol.line}", link=link)
+    return definition_text(definition, markdown=markdown, mode=mode)

@@ -1,0 +1,42 @@
+"""Hover and workspace/symbol on C++ and TypeScript files, against the real server: the definitions
+come from tree-sitter (jedi stays for Python)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_helpers import build, open_file, position_of, start, symbols, wait_for
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+FILES = {
+    "src/ops.h": "#pragma once\nnamespace ops {\n/// Adds two numbers.\n/// @param a first\n"
+                 "TORCH_API int add(int a, int b);\n}\n",
+    "src/ops.cpp": '#include "ops.h"\nint ops::add(int a, int b) { return a + b; }\n'
+                   "int twice(int x) { return add(x, x); }\n",
+    "web/util.ts": "/** Doubles. */\nexport function double(x: number): number { return 2 * x; }\n",
+}
+
+
+async def test_hover_and_symbols_on_cpp_and_typescript(client: LanguageClient, tmp_path: Path) -> None:
+    root = build(tmp_path / "ws", FILES)
+    await start(client, root, "visual-studio-code", options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "double"))
+    assert any(s.location.uri.endswith("src/ops.h") for s in await symbols(client, "add"))
+
+    header = root / "src/ops.h"
+    text = header.read_text()
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=open_file(client, header)),
+        position=position_of(text, "add(int a")))
+    assert hover is not None
+    value = hover.contents.value
+    assert "add(int a, int b)" in value and "Adds two numbers." in value and "- `a`: first" in value
+    assert "`src/ops.h:5`" in value
+
+    source = root / "src/ops.cpp"
+    text = source.read_text()
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=open_file(client, source)),
+        position=position_of(text, "add(x, x)")))
+    assert hover is not None and "`src/ops.cpp:2`" in hover.contents.value  # the definition in this file
