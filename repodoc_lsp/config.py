@@ -52,6 +52,8 @@ class Settings:
     hover: str = "full"
     max_workspace_files: int = 100_000
     refs_ignore: tuple[str, ...] = ()
+    llms_full_max_bytes: int = 0
+    site: str = "none"
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
@@ -114,6 +116,12 @@ FIELDS: tuple[Field, ...] = (
     Field("max_workspace_files", int, "files beyond this many in a workspace are left out, with a message", 1),
     Field("refs_ignore", tuple, "gitignore-style patterns of files whose stale references are not reported "
           "(`repodoc check` and the language server's diagnostics; `**`: none)"),
+    Field("llms_full_max_bytes", int, "also write llms-full.txt at the root of the tree (every file's purpose, "
+          "classes and functions, most imported first), cut at this many bytes (0: not written; llms.txt "
+          "is always written)", 0),
+    Field("site", str, "mkdocs: `repodoc generate` also writes mkdocs.yml beside the output folder (navigation "
+          "from the folder indexes, Mermaid, search; a person's mkdocs.yml is left alone) and .nojekyll "
+          "in it; none: neither", choices=("none", "mkdocs")),
 )
 _BY_KEY: dict[str, Field] = {}
 for _f in FIELDS:

@@ -34,6 +34,7 @@ from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.analysis.signature import annotation_spans
 from repodoc_lsp.graph import Def, Graph, Key, base_name
 from repodoc_lsp.parts import anchor_of, assign, member_parts, moved_bytes, part_page, plan
+from repodoc_lsp.render import llms
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack, strip_aliases
 from repodoc_lsp.render.anchors import aliases as anchor_aliases
@@ -263,6 +264,7 @@ class Site:
     # file page -> its anchors as the manifest recorded them when it was last written (the
     # history behind rename aliases, `render/anchors.py`; empty: a fresh generation)
     anchors: Mapping[str, AnchorState] = field(default_factory=dict)
+    llms_full_max: int = 0  # bytes of llms-full.txt at most (0: not written; `llms.py`)
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
@@ -312,9 +314,10 @@ class Site:
         return posixpath.relpath(posixpath.join(self.root, rel), self.out)
 
 
-PAGE_KINDS = ("docs", "kw", "index", "doc")
+PAGE_KINDS = ("docs", "kw", "index", "doc", "llms", "llms-full")
 _PATHS: dict[str, Callable[[str], str]] = {"docs": docs_page, "kw": kw_page, "index": folder_index,
-                                           "doc": folder_doc}
+                                           "doc": folder_doc, "llms": lambda _: llms.LLMS,
+                                           "llms-full": lambda _: llms.LLMS_FULL}
 
 
 @dataclass(frozen=True, slots=True)
@@ -580,7 +583,8 @@ def _users_by_name(site: Site, rel: str) -> dict[str, int]:
 
 
 GATHER: dict[str, Callable[[Site, str], dict]] = {"docs": gather_docs, "kw": gather_kw, "index": gather_index,
-                                                  "doc": gather_doc}
+                                                  "doc": gather_doc, "llms": llms.gather_llms,
+                                                  "llms-full": llms.gather_llms_full}
 
 
 @dataclass(frozen=True, slots=True)
@@ -713,6 +717,10 @@ class Renderer:
         named = {rel: facts[rel] for rel in view_files(kind, subject, inputs)}
         if kind == "index":
             return self._folder_index(where, subject, inputs, named)
+        if kind == "llms":
+            return llms.render_llms(where.project, inputs, named)
+        if kind == "llms-full":
+            return llms.render_llms_full(where.project, inputs, named)
         return self._folder_doc(where, subject, inputs, named)
 
     def file_kw(self, site: Site, rel: str) -> str:

@@ -16,4 +16,6 @@ return {
   { key = "hover", type = "string", default = "full", user_only = false },
   { key = "maxWorkspaceFiles", type = "integer", default = 100000, user_only = false },
   { key = "refsIgnore", type = "array", default = {}, user_only = false },
+  { key = "llmsFullMaxBytes", type = "integer", default = 0, user_only = false },
+  { key = "site", type = "string", default = "none", user_only = false },
 }
