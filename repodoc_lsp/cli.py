@@ -288,6 +288,11 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
         signal.signal(signal.SIGINT, previous)
     if ws.cache.problem:  # known once the cache was first used (a locked one is skipped)
         print(f"repodoc: warning: {ws.cache.problem}", file=sys.stderr)
+    if settings.site == "mkdocs" and not args.check and not summary.cancelled:
+        from repodoc_lsp.site import write_site
+
+        for warning in write_site(ws.root, ws.out, ws.project, ws.folders):
+            print(f"repodoc: warning: {warning}", file=sys.stderr)
     return _report(summary, args, reached)
 
 
