@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -41,6 +42,7 @@ MAX_LIMIT = 200  # rows of a search, of an outline, files of a `used_by`
 MAX_QUERY = 256  # characters of a search query (as workspace/symbol)
 READY_TIMEOUT = 600.0  # seconds a request waits for the first scan
 URI_PREFIX = "repodoc://page/"
+PAGES_KEPT = 32  # rendered pages kept until the workspace changes
 
 
 class DocsError(Exception):
@@ -65,6 +67,7 @@ class Docs:
         self._looking = threading.Lock()
         self._version = 0  # bumped when the workspace changed: the site pages see is made again
         self._site: tuple[int, Site] | None = None
+        self._pages: OrderedDict[tuple[str, str], list[tuple[str, str]]] = OrderedDict()  # of `_version`
         self.failure = ""
 
     # -- life ------------------------------------------------------------------------
@@ -142,8 +145,14 @@ class Docs:
                 names = []
             for name in names:
                 rel = f"{folder}/{name}" if folder else name
-                if rel not in ws.facts and rel not in self._folders:
-                    changed.append(rel)  # a new file, or a new folder (the root takes what it holds)
+                if rel in ws.facts or rel in self._folders:
+                    continue
+                path = self.path / rel
+                if path.is_dir() and not path.is_symlink():
+                    if not ws.filter.dir_excluded(rel, str(path)):
+                        changed.append(rel)  # a new folder: the root takes the inputs it holds
+                elif ws.filter.is_input(path):
+                    changed.append(rel)  # a new file
         if changed:
             self.root.regenerate(changed, write=False)
             self._version += 1
@@ -309,6 +318,7 @@ class Docs:
 
         if self._site is None or self._site[0] != self._version:
             self._site = (self._version, site_of(self.root.ws))
+            self._pages.clear()
         return self._site[1]
 
     def page_of(self, path: str) -> tuple[str, str]:
@@ -342,7 +352,14 @@ class Docs:
         from repodoc_lsp.render.pages import Page
 
         site = self.site()
-        pages, _key = page_renderer(self.root.ws, self.renderer, site)(Page(kind, subject, ""))
+        pages = self._pages.get((kind, subject))
+        if pages is None:  # rendered once per state of the workspace (a page and its sections asked in turn)
+            pages, _key = page_renderer(self.root.ws, self.renderer, site)(Page(kind, subject, ""))
+            self._pages[(kind, subject)] = pages
+            if len(self._pages) > PAGES_KEPT:
+                self._pages.popitem(last=False)
+        else:
+            self._pages.move_to_end((kind, subject))
         return pages
 
     def get_page(self, path: str | None = None, symbol: str | None = None) -> dict[str, Any]:

@@ -60,7 +60,10 @@ def test_tools_answer_from_the_servers_index_and_follow_the_disk(tmp_path: Path)
         (docs.path / "pkg/extra.py").write_text("from pkg.core import Widget\n\n\nclass Gadget(Widget):\n    pass\n")
         (docs.path / "pkg/core.py").write_text(FILES["pkg/core.py"] + "\n\nclass Gone:\n    pass\n")
         (docs.path / "pkg/use.py").unlink()
+        (docs.path / "tools/deep").mkdir(parents=True)  # a new folder in a new folder
+        (docs.path / "tools/deep/run.py").write_text("def brand_new_tool():\n    pass\n")
         assert docs.answer(lambda: docs.search_symbols("Gadget", 5))[0]["path"] == "pkg/extra.py"
+        assert docs.answer(lambda: docs.search_symbols("brand_new_tool", 5))[0]["path"] == "tools/deep/run.py"
         used = docs.answer(lambda: docs.used_by("pkg.core.Widget"))
         assert [u["path"] for u in used["used_by"]] == ["pkg/extra.py"]
         assert used["subclassed_by"] == ["pkg.extra.Gadget"]
