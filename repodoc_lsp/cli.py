@@ -188,10 +188,10 @@ def _mcp(args: argparse.Namespace) -> int:
     settings = _settings(Path(args.root), args, writes=False)
     if settings is None:
         return EXIT_USAGE
-    try:
-        import mcp.server.mcpserver  # noqa: F401  (the SDK is an extra)
-    except ImportError as exc:
-        _err(f"{exc}; install it with: pip install 'repodoc-lsp[mcp]'")
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:  # the SDK is an extra (imported once the scan started)
+        _err("the MCP SDK is not installed; install it with: pip install 'repodoc-lsp[mcp]'")
         return EXIT_USAGE
     from repodoc_lsp.mcp_server import serve
 

@@ -27,6 +27,8 @@ from repodoc_lsp.config import Settings
 from repodoc_lsp.graph import Key
 from repodoc_lsp.index import MODULE
 from repodoc_lsp.parts import anchor_of
+from repodoc_lsp.refs.check import check_doc, check_docstrings, is_doc
+from repodoc_lsp.refs.resolve import Resolver
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, kw_page
 from repodoc_lsp.runtime import Runtime
 
@@ -56,6 +58,9 @@ class Docs:
     def __init__(self, path: Path, settings: Settings, runtime: Runtime, *, poll: float = 1.0) -> None:
         from repodoc_lsp.render import Renderer
         from repodoc_lsp.server.state import Root
+        from repodoc_lsp.server.symbols import distinct  # imported here, not by the first search
+
+        self._distinct = distinct
 
         self.root: Root = Root(path, settings, runtime)
         self.path = self.root.path
@@ -72,8 +77,18 @@ class Docs:
 
     # -- life ------------------------------------------------------------------------
     def start(self) -> None:
-        """Scan the workspace on the root's thread (requests wait for it: `ready`)."""
+        """Scan the workspace on the root's thread (requests wait for it: `ready`), then make
+        what first answers would (the pages' site, the templates compiled)."""
         self.root.submit(self._scan)
+        self.root.submit(self._warm)
+
+    def _warm(self) -> None:
+        if self.failure:
+            return
+        try:
+            self.render("index", "")
+        except Exception:  # the request that needs it says why
+            log.exception("preparing pages failed")
 
     def _scan(self) -> None:
         try:
@@ -104,9 +119,10 @@ class Docs:
     # -- current with the disk ---------------------------------------------------------
     def _stats(self, rels: Any) -> dict[str, tuple[int, int]]:
         found = {}
+        base, stat = f"{self.path}/", os.stat
         for rel in rels:
             try:
-                st = os.stat(self.path / rel, follow_symlinks=False)
+                st = stat(base + rel, follow_symlinks=False)
             except OSError:
                 continue
             found[rel] = (st.st_size, st.st_mtime_ns)
@@ -114,12 +130,27 @@ class Docs:
 
     def _folder_stats(self, folders: Any) -> dict[str, int]:
         found = {}
+        base, stat = f"{self.path}/", os.stat
         for folder in folders:
             try:
-                found[folder] = os.stat(self.path / folder, follow_symlinks=False).st_mtime_ns
+                found[folder] = stat(base + folder if folder else str(self.path), follow_symlinks=False).st_mtime_ns
             except OSError:
                 continue
         return found
+
+    def _changed_files(self) -> list[str]:
+        """Files whose size or modification time is not the one last seen (or that are gone)."""
+        changed = []
+        base, stat = f"{self.path}/", os.stat
+        for rel, seen in self._files.items():
+            try:
+                st = stat(base + rel, follow_symlinks=False)
+            except OSError:
+                changed.append(rel)
+                continue
+            if st.st_mtime_ns != seen[1] or st.st_size != seen[0]:
+                changed.append(rel)
+        return changed
 
     def current(self) -> None:
         """Take files changed on disk since the last look (at most one look every `poll` seconds):
@@ -133,9 +164,10 @@ class Docs:
 
     def _look(self) -> None:
         ws = self.root.ws
-        changed = [rel for rel, seen in self._files.items() if self._stats([rel]).get(rel) != seen]
+        changed = self._changed_files()
+        now_folders = self._folder_stats(self._folders)
         for folder, seen in list(self._folders.items()):
-            now = self._folder_stats([folder]).get(folder)
+            now = now_folders.get(folder)
             if now == seen:
                 continue
             self._folders.pop(folder, None)
@@ -211,13 +243,11 @@ class Docs:
 
     # -- the tools (on the root's thread) ----------------------------------------------
     def search_symbols(self, query: str, limit: int = 20) -> list[dict[str, Any]]:
-        from repodoc_lsp.server.symbols import distinct
-
         if len(query) > MAX_QUERY:
             raise DocsError(f"query: {len(query):,} characters; at most {MAX_QUERY} are searched")
         limit = max(1, min(int(limit), MAX_LIMIT))
         hits = []
-        for e in distinct(self.root, query, limit):
+        for e in self._distinct(self.root, query, limit):
             qual = f"{e.container}.{e.name}" if e.container and e.kind != "heading" else e.name
             hit: dict[str, Any] = {"name": e.name, "kind": e.kind, "path": e.rel, "line": e.line}
             if e.container:
@@ -286,9 +316,6 @@ class Docs:
                 "folders": folders[:MAX_LIMIT], "files": files[:MAX_LIMIT]}
 
     def check_references(self, paths: list[str]) -> dict[str, Any]:
-        from repodoc_lsp.refs.check import check_doc, check_docstrings, is_doc
-        from repodoc_lsp.refs.resolve import Resolver
-
         if isinstance(paths, str):
             paths = [paths]
         rels = [self.rel_of(p) for p in paths]
