@@ -72,6 +72,7 @@ class Docs:
         self._looking = threading.Lock()
         self._version = 0  # bumped when the workspace changed: the site pages see is made again
         self._site: tuple[int, Site] | None = None
+        self._resolver: tuple[int, Resolver] | None = None
         self._pages: OrderedDict[tuple[str, str], list[tuple[str, str]]] = OrderedDict()  # of `_version`
         self.failure = ""
 
@@ -320,7 +321,7 @@ class Docs:
             paths = [paths]
         rels = [self.rel_of(p) for p in paths]
         ws = self.root.ws
-        resolver = Resolver(ws, self.root.index)
+        resolver = self.resolver()
         stale: list[dict[str, Any]] = []
         checked = references = 0
         for rel in rels:
@@ -338,6 +339,13 @@ class Docs:
             stale.extend({"path": s.rel, "line": s.line, "column": s.col + 1, "reference": s.text,
                           "message": s.describe()} for s in dict.fromkeys(found))
         return {"files": checked, "references": references, "stale": stale}
+
+    def resolver(self) -> Resolver:
+        """The references' resolver, kept while the workspace does not change (it keeps the texts,
+        anchors and names it read)."""
+        if self._resolver is None or self._resolver[0] != self._version:
+            self._resolver = (self._version, Resolver(self.root.ws, self.root.index))
+        return self._resolver[1]
 
     # -- pages -------------------------------------------------------------------------
     def site(self) -> Site:
