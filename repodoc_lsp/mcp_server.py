@@ -27,7 +27,7 @@ from repodoc_lsp.config import Settings
 from repodoc_lsp.graph import Key
 from repodoc_lsp.index import MODULE
 from repodoc_lsp.parts import anchor_of
-from repodoc_lsp.refs.check import check_doc, check_docstrings, is_doc
+from repodoc_lsp.refs.check import Stale, check_doc, check_docstrings, is_doc
 from repodoc_lsp.refs.resolve import Resolver
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, kw_page
 from repodoc_lsp.runtime import Runtime
@@ -73,6 +73,7 @@ class Docs:
         self._version = 0  # bumped when the workspace changed: the site pages see is made again
         self._site: tuple[int, Site] | None = None
         self._resolver: tuple[int, Resolver] | None = None
+        self._checks: dict[str, tuple[list[Stale], int]] = {}  # input file -> its check, of `_resolver`'s state
         self._pages: OrderedDict[tuple[str, str], list[tuple[str, str]]] = OrderedDict()  # of `_version`
         self.failure = ""
 
@@ -325,13 +326,18 @@ class Docs:
         stale: list[dict[str, Any]] = []
         checked = references = 0
         for rel in rels:
-            if rel.endswith(".py") and (facts := ws.facts.one(rel)) is not None:
+            if rel in self._checks:  # an input file, checked in this state of the workspace
+                found, count = self._checks[rel]
+            elif rel.endswith(".py") and (facts := ws.facts.one(rel)) is not None:
                 found, count = check_docstrings(resolver, rel, facts, functools.partial(_text, ws, rel))
+                self._checks[rel] = (found, count)
             elif is_doc(rel):
                 text = ws.read_text(rel)
                 if text is None:
                     raise DocsError(f"{rel}: not a readable text file")
                 found, count = check_doc(resolver, rel, text)
+                if rel in ws.facts:  # its changes are seen (a doc in the output folder is not an input)
+                    self._checks[rel] = (found, count)
             else:
                 raise DocsError(f"{rel}: not a Markdown, reST or text doc, nor a Python file of the workspace")
             checked += 1
@@ -345,6 +351,7 @@ class Docs:
         anchors and names it read)."""
         if self._resolver is None or self._resolver[0] != self._version:
             self._resolver = (self._version, Resolver(self.root.ws, self.root.index))
+            self._checks.clear()
         return self._resolver[1]
 
     # -- pages -------------------------------------------------------------------------

@@ -37,8 +37,8 @@ FULL_FILES = 400  # files whose facts llms-full.txt reads at most
 
 def _ranked(site: Site) -> list[str]:
     """Files, the most imported first (then by path)."""
-    importers = site.relations.importers
-    return sorted(site.facts, key=lambda rel: (-len(importers(rel)), rel))
+    imported_by = site.relations.imported_by  # counted, not listed: every save plans llms.txt
+    return sorted(site.facts, key=lambda rel: (-len(imported_by.get(rel, ())), rel))
 
 
 def gather_llms(site: Site, subject: str) -> dict:
