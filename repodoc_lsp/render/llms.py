@@ -1,5 +1,5 @@
 """`llms.txt` and `llms-full.txt` at the root of the tree (the llmstxt.org convention): pages like
-the others, each keyed by what its view reads (`gather_llms`, `gather_llms_full`).
+the others, each keyed by what its view reads (`pages.gather_llms`, `pages.gather_llms_full`).
 
 `llms.txt`: the project's name as H1, a one-line summary as a blockquote, `## Folders` (the
 folder docs of the top of the tree, most files first), `## Main pages` (the most imported files'
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.analysis.model import FileFacts, SymbolKind
@@ -24,40 +23,12 @@ from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index
 from repodoc_lsp.render.purpose import file_purpose
 from repodoc_lsp.words import plural
 
-if TYPE_CHECKING:
-    from repodoc_lsp.render.pages import Site
-
 LLMS = "llms.txt"
 LLMS_FULL = "llms-full.txt"
 MAIN_FILES = 30  # files under `## Main pages`
 TOP_FOLDERS = 40  # folders under `## Folders` (depth 2 at most)
 OPTIONAL_LINKS = 400  # links under `## Optional`
 FULL_FILES = 400  # files whose facts llms-full.txt reads at most
-
-
-def _ranked(site: Site) -> list[str]:
-    """Files, the most imported first (then by path)."""
-    imported_by = site.relations.imported_by  # counted, not listed: every save plans llms.txt
-    return sorted(site.facts, key=lambda rel: (-len(imported_by.get(rel, ())), rel))
-
-
-def gather_llms(site: Site, subject: str) -> dict:
-    ranked = _ranked(site)
-    main = ranked[:MAIN_FILES]
-    below = site.files_below
-    folders = sorted((f for f in site.folders if f and f.count("/") < 2), key=lambda f: (-below.get(f, 0), f))
-    top = folders[:TOP_FOLDERS]
-    shown = set(top)
-    rest_folders = [f for f in site.folders if f and f not in shown]
-    rest_files = sorted(ranked[MAIN_FILES:])
-    return {"files": [(rel, site.digests.get(rel)) for rel in main], "n_files": len(site.facts),
-            "n_folders": len(site.folders), "folders": [(f, below.get(f, 0)) for f in top],
-            "optional": [folder_index(f) for f in rest_folders] + [docs_page(r) for r in rest_files]}
-
-
-def gather_llms_full(site: Site, subject: str) -> dict:
-    return {"files": [(rel, site.digests.get(rel)) for rel in _ranked(site)[:FULL_FILES]],
-            "n_files": len(site.facts), "max_bytes": site.llms_full_max}
 
 
 def _purpose(rel: str, facts: FileFacts) -> str:

@@ -582,9 +582,34 @@ def _users_by_name(site: Site, rel: str) -> dict[str, int]:
     return found
 
 
+def _llms_ranked(site: Site) -> list[str]:
+    """Files, the most imported first (then by path)."""
+    imported_by = site.relations.imported_by  # counted, not listed: every save plans llms.txt
+    return sorted(site.facts, key=lambda rel: (-len(imported_by.get(rel, ())), rel))
+
+
+def gather_llms(site: Site, subject: str) -> dict:
+    ranked = _llms_ranked(site)
+    main = ranked[:llms.MAIN_FILES]
+    below = site.files_below
+    folders = sorted((f for f in site.folders if f and f.count("/") < 2), key=lambda f: (-below.get(f, 0), f))
+    top = folders[:llms.TOP_FOLDERS]
+    shown = set(top)
+    rest_folders = [f for f in site.folders if f and f not in shown]
+    rest_files = sorted(ranked[llms.MAIN_FILES:])
+    return {"files": [(rel, site.digests.get(rel)) for rel in main], "n_files": len(site.facts),
+            "n_folders": len(site.folders), "folders": [(f, below.get(f, 0)) for f in top],
+            "optional": [folder_index(f) for f in rest_folders] + [docs_page(r) for r in rest_files]}
+
+
+def gather_llms_full(site: Site, subject: str) -> dict:
+    return {"files": [(rel, site.digests.get(rel)) for rel in _llms_ranked(site)[:llms.FULL_FILES]],
+            "n_files": len(site.facts), "max_bytes": site.llms_full_max}
+
+
 GATHER: dict[str, Callable[[Site, str], dict]] = {"docs": gather_docs, "kw": gather_kw, "index": gather_index,
-                                                  "doc": gather_doc, "llms": llms.gather_llms,
-                                                  "llms-full": llms.gather_llms_full}
+                                                  "doc": gather_doc, "llms": gather_llms,
+                                                  "llms-full": gather_llms_full}
 
 
 @dataclass(frozen=True, slots=True)
