@@ -111,6 +111,16 @@ def _parser() -> argparse.ArgumentParser:
                           "else a new token printed on stderr")
     srv.add_argument("--log-file", metavar="FILE", help="write the server log to FILE")
     srv.add_argument("--verbose", "-v", action="store_true", help="debug logging")
+    mcp = sub.add_parser("mcp", help="serve the workspace's docs to coding agents (Model Context Protocol, stdio)",
+                         description="An MCP server on stdio: search_symbols, used_by, get_page, outline and "
+                                     "check_references over the language server's index of ROOT, and the "
+                                     "pages as resources. Needs the mcp extra: pip install 'repodoc-lsp[mcp]'.")
+    mcp.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    mcp.add_argument("--poll", type=float, default=1.0, metavar="SECONDS",
+                     help="look for files changed on disk before a request at most this often (default: 1)")
+    mcp.add_argument("--cache-dir", metavar="DIR", help="analysis cache folder (default: the user cache folder)")
+    mcp.set_defaults(out=None, jobs=None, include=None, exclude=None, templates=None, embed_source_max_bytes=None,
+                     project_name=None)
     return parser
 
 
@@ -162,6 +172,8 @@ def _main(argv: list[str] | None) -> int:
         from repodoc_lsp.refs.command import run_check
 
         return run_check(args, _settings(Path(args.root), args, writes=not args.no_pages))
+    if args.command == "mcp":
+        return _mcp(args)
     _parser().print_help()
     return EXIT_USAGE
 
@@ -175,6 +187,20 @@ def _serve(args: argparse.Namespace) -> int:
     from repodoc_lsp.server import run  # Ctrl-C meanwhile: interrupted_early
 
     return run(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose, token_file=args.token_file)
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    settings = _settings(Path(args.root), args, writes=False)
+    if settings is None:
+        return EXIT_USAGE
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:  # the SDK is an extra (imported once the scan started)
+        _err("the MCP SDK is not installed; install it with: pip install 'repodoc-lsp[mcp]'")
+        return EXIT_USAGE
+    from repodoc_lsp.mcp_server import serve
+
+    return serve(Path(args.root), settings, poll=args.poll)
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -269,6 +295,11 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
         signal.signal(signal.SIGINT, previous)
     if ws.cache.problem:  # known once the cache was first used (a locked one is skipped)
         say(f"repodoc: warning: {ws.cache.problem}", sys.stderr)
+    if settings.site == "mkdocs" and not args.check and not summary.cancelled:
+        from repodoc_lsp.site import write_site
+
+        for warning in write_site(ws.root, ws.out, ws.project, ws.folders):
+            say(f"repodoc: warning: {warning}", sys.stderr)
     return _report(summary, args, reached)
 
 

@@ -54,6 +54,8 @@ class Settings:
     refs_ignore: tuple[str, ...] = ()
     refs_history: bool = False
     blank_macros: str = ""
+    llms_full_max_bytes: int = 0
+    site: str = "none"
     # Not a setting: why repodoc chose `output` itself, nobody having set it ("" when somebody did or
     # it is `docs`); the first run says it in one line (`output_notice`).
     output_chosen: str = ""
@@ -125,6 +127,12 @@ FIELDS: tuple[Field, ...] = (
           "(`repodoc check` and the language server's diagnostics; `**`: none)"),
     Field("refs_history", bool, "also check history for stale references: changelogs, release notes, upgrade "
           "and migration guides, deprecation pages, versionadded/versionchanged/deprecated blocks"),
+    Field("llms_full_max_bytes", int, "also write llms-full.txt at the root of the tree (every file's purpose, "
+          "classes and functions, most imported first), cut at this many bytes (0: not written; llms.txt "
+          "is always written)", 0),
+    Field("site", str, "mkdocs: `repodoc generate` also writes mkdocs.yml beside the output folder (navigation "
+          "from the folder indexes, Mermaid, search; a person's mkdocs.yml is left alone) and .nojekyll "
+          "in it; none: neither", choices=("none", "mkdocs")),
 )
 _BY_KEY: dict[str, Field] = {}
 for _f in FIELDS:

@@ -124,6 +124,7 @@ def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, 
                       facts=ws.facts, sizes=ws.sizes, folders=ws.folders, digests=ws.digests,
                       graph=graph)
     site.anchors = dict(anchors or {})  # as the run found them: pages settled meanwhile change the writer's
+    site.llms_full_max = ws.settings.llms_full_max_bytes
     return site
 
 
@@ -212,6 +213,11 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None, *,
             if recorded is None or page.path in recorded:
                 page = _keyed(page, base, gather(site, subject))
             pages.append(page)
+    # llms.txt (and llms-full.txt) at the root: planned with every run, kept if their inputs are the same
+    for kind in ("llms", "llms-full") if ws.settings.llms_full_max_bytes > 0 else ("llms",):
+        page = Page(kind, "", "")
+        pages.append(page if recorded is not None and page.path not in recorded
+                     else _keyed(page, base, GATHER[kind](site, "")))
     return pages
 
 

@@ -182,12 +182,15 @@ def _inflate(raw: bytes, room: Callable[[int], bool] | None) -> bytes:
 def is_page_name(name: object) -> bool:
     """True when `name` (a manifest's key) names a page repodoc writes: relative, normalised (no empty,
     `.` or `..` part, not absolute), no NUL, a path the system can take, and page-shaped (`index.md`,
-    `doc.md`, `F_docs.md`, `F_kw.md`, `F_docs.partN.md`). Any other key is not from repodoc."""
+    `doc.md`, `F_docs.md`, `F_kw.md`, `F_docs.partN.md`, and `llms.txt`, `llms-full.txt` at the
+    tree's root). Any other key is not from repodoc."""
     if not isinstance(name, str) or not 0 < len(name) <= 4096 or "\0" in name:
         return False
     wrapped = f"/{name}/"
     if "//" in wrapped or "/./" in wrapped or "/../" in wrapped:  # an empty part: absolute, or a / at its end
         return False
+    if name in ("llms.txt", "llms-full.txt"):
+        return True
     last = name.rpartition("/")[2]
     if not ((last.endswith(("_docs.md", "_kw.md")) and last not in ("_docs.md", "_kw.md"))
             or last in ("index.md", "doc.md") or is_part(name)):

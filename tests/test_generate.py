@@ -78,7 +78,7 @@ def test_every_file_and_folder_gets_its_pages(demo_tree: tuple[Path, dict]) -> N
         assert (out / f"{rel}_docs.md").is_file() and (out / f"{rel}_kw.md").is_file(), rel
     for folder in ("", "pkg", "tests"):
         assert (out / folder / "index.md").is_file() and (out / folder / "doc.md").is_file(), folder
-    assert summary["files"] == len(PKG) and summary["written"] == 2 * len(PKG) + 6
+    assert summary["files"] == len(PKG) and summary["written"] == 2 * len(PKG) + 6 + 1  # + llms.txt
     assert not list(out.rglob("*_kw.md_docs.md")) and not list(out.rglob("*_docs.md_kw.md"))
 
 
@@ -150,7 +150,7 @@ def test_second_run_writes_nothing_and_keeps_mtimes(tmp_path: Path, demo: tuple[
     page = root / "docs/pkg/a.py_docs.md"
     before = page.stat().st_mtime_ns
     summary = generate_json(root, cache_env)
-    assert summary["written"] == 0 and summary["unchanged"] == 2 * len(PKG) + 6
+    assert summary["written"] == 0 and summary["unchanged"] == 2 * len(PKG) + 6 + 1
     assert summary["analysed"] == 0 and summary["cached"] == len(PKG)
     assert page.stat().st_mtime_ns == before
 
@@ -297,7 +297,7 @@ def test_summary_line(tmp_path: Path, cache_env: dict[str, str]) -> None:
     root = make_workspace(tmp_path / "ws", {"a.py": "x = 1\n", "b.bin": b"\x00"})
     proc = run_cli("generate", str(root), env=cache_env)
     assert proc.returncode == 0
-    assert re.fullmatch(r"repodoc: 1 file analysed \(1 parsed, 0 from cache\), 4 pages written, 0 unchanged, "
+    assert re.fullmatch(r"repodoc: 1 file analysed \(1 parsed, 0 from cache\), 5 pages written, 0 unchanged, "
                         r"0 removed, 1 skipped \(1 binary\), 0 conflicts, 0 errors, [\d.]+ s -> .*/docs\n", proc.stdout)
 
 
@@ -356,7 +356,7 @@ def test_parallel_workers_create_shared_folders(tmp_path: Path, cache_env: dict[
     proc = run_cli("generate", str(root), "--json", "--jobs", "2", env=cache_env)  # forks: in a process of its own
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
-    assert summary["conflicts"] == [] and summary["written"] == 2 * 250 + 2 * 6
+    assert summary["conflicts"] == [] and summary["written"] == 2 * 250 + 2 * 6 + 1
 
 
 # In a process of its own: after the analysis the process holds 300 MB more (as the CLI holds the
@@ -413,7 +413,7 @@ def test_render_workers_do_not_inherit_the_analysis(tmp_path: Path, cache_env: d
                           env=cache_env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
-    assert got["written"] == 2 * 250 + 2 * 6 and got["errors"] == 0, got
+    assert got["written"] == 2 * 250 + 2 * 6 + 1 and got["errors"] == 0, got
     assert got["samples"] > 0, "no render worker seen: the test proves nothing"
     assert got["largest"] < 200 << 20, got  # forked from the process, each held its 300 MB
 
@@ -516,7 +516,7 @@ def test_keyword_pages_render_while_the_graph_is_built(tmp_path: Path, monkeypat
 
     monkeypatch.setattr(Workspace, "graph", graph)
     summary = generate(root, ws, jobs=2, rescan=False)
-    assert not summary.errors and len(summary.written) == 2 * len(files) + 4
+    assert not summary.errors and len(summary.written) == 2 * len(files) + 4 + 1
     assert waited == [True], "no keyword page was written while the graph was built"
     threaded = (root / "docs").rename(tmp_path / "threaded")
     alone = Workspace(root, ws.settings, use_cache=False, runtime=ws.runtime, incremental=False)
@@ -797,7 +797,7 @@ def test_render_fork_server_ends_while_the_manifest_is_saved(tmp_path: Path, mon
     monkeypatch.setattr(generate_module, "stop_fork_server", stop_fork_server)
     monkeypatch.setattr(Writer, "save_manifest", save_manifest)
     summary = generate(root, ws, jobs=2, rescan=False)
-    assert len(summary.written) == 2 * len(files) + 4 and not summary.errors
+    assert len(summary.written) == 2 * len(files) + 4 + 1 and not summary.errors
     pid, overlapped = stops[0]
     assert pid is not None, "no render workers: the test proves nothing"
     assert overlapped, "the fork server ended before the manifest's save began"

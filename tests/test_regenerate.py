@@ -26,15 +26,16 @@ def ws(tmp_path: Path) -> Workspace:
 
 
 def _mtimes(out: Path) -> dict[str, int]:
-    return {p.relative_to(out).as_posix(): p.stat().st_mtime_ns for p in out.rglob("*.md")}
+    return {p.relative_to(out).as_posix(): p.stat().st_mtime_ns for p in out.rglob("*") if p.suffix in (".md", ".txt")}
 
 
 def test_edit_rewrites_the_file_and_its_importers_only(ws: Workspace) -> None:
     before = _mtimes(ws.out)
     (ws.root / "pkg/b.py").write_text("def g():\n    pass\n")
     summary = regenerate(ws, ["pkg/b.py"], Renderer())
-    # the folder's pages carry b.py's purpose line, derived from its definitions (no docstring)
-    assert set(summary.written) == {"pkg/b.py_docs.md", "pkg/b.py_kw.md", "pkg/doc.md", "pkg/index.md"}
+    # the folder's pages carry b.py's purpose line, derived from its definitions (no docstring), and
+    # so does llms.txt (b.py is among its main pages)
+    assert set(summary.written) == {"pkg/b.py_docs.md", "pkg/b.py_kw.md", "pkg/doc.md", "pkg/index.md", "llms.txt"}
     assert "**`g`**" in (ws.out / "pkg/b.py_kw.md").read_text()
     line = next(x for x in (ws.out / "pkg/index.md").read_text().splitlines() if "b.py_docs.md" in x)
     assert "`g`" in line and "`f`" not in line

@@ -34,6 +34,7 @@ from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.analysis.signature import annotation_spans
 from repodoc_lsp.graph import Def, Graph, Key, base_name
 from repodoc_lsp.parts import anchor_of, assign, member_parts, moved_bytes, part_page, plan
+from repodoc_lsp.render import llms
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack, strip_aliases
 from repodoc_lsp.render.anchors import aliases as anchor_aliases
@@ -269,6 +270,7 @@ class Site:
     # file page -> its anchors as the manifest recorded them when it was last written (the
     # history behind rename aliases, `render/anchors.py`; empty: a fresh generation)
     anchors: Mapping[str, AnchorState] = field(default_factory=dict)
+    llms_full_max: int = 0  # bytes of llms-full.txt at most (0: not written; `llms.py`)
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
@@ -318,9 +320,10 @@ class Site:
         return posixpath.relpath(posixpath.join(self.root, rel), self.out)
 
 
-PAGE_KINDS = ("docs", "kw", "index", "doc")
+PAGE_KINDS = ("docs", "kw", "index", "doc", "llms", "llms-full")
 _PATHS: dict[str, Callable[[str], str]] = {"docs": docs_page, "kw": kw_page, "index": folder_index,
-                                           "doc": folder_doc}
+                                           "doc": folder_doc, "llms": lambda _: llms.LLMS,
+                                           "llms-full": lambda _: llms.LLMS_FULL}
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,8 +628,34 @@ def _users_by_name(site: Site, rel: str) -> dict[str, int]:
     return found
 
 
+def _llms_ranked(site: Site) -> list[str]:
+    """Files, the most imported first (then by path)."""
+    imported_by = site.relations.imported_by  # counted, not listed: every save plans llms.txt
+    return sorted(site.facts, key=lambda rel: (-len(imported_by.get(rel, ())), rel))
+
+
+def gather_llms(site: Site, subject: str) -> dict:
+    ranked = _llms_ranked(site)
+    main = ranked[:llms.MAIN_FILES]
+    below = site.files_below
+    folders = sorted((f for f in site.folders if f and f.count("/") < 2), key=lambda f: (-below.get(f, 0), f))
+    top = folders[:llms.TOP_FOLDERS]
+    shown = set(top)
+    rest_folders = [f for f in site.folders if f and f not in shown]
+    rest_files = sorted(ranked[llms.MAIN_FILES:])
+    return {"files": [(rel, site.digests.get(rel)) for rel in main], "n_files": len(site.facts),
+            "n_folders": len(site.folders), "folders": [(f, below.get(f, 0)) for f in top],
+            "optional": [folder_index(f) for f in rest_folders] + [docs_page(r) for r in rest_files]}
+
+
+def gather_llms_full(site: Site, subject: str) -> dict:
+    return {"files": [(rel, site.digests.get(rel)) for rel in _llms_ranked(site)[:llms.FULL_FILES]],
+            "n_files": len(site.facts), "max_bytes": site.llms_full_max}
+
+
 GATHER: dict[str, Callable[[Site, str], dict]] = {"docs": gather_docs, "kw": gather_kw, "index": gather_index,
-                                                  "doc": gather_doc}
+                                                  "doc": gather_doc, "llms": gather_llms,
+                                                  "llms-full": gather_llms_full}
 
 
 @dataclass(frozen=True, slots=True)
@@ -759,6 +788,10 @@ class Renderer:
         named = {rel: facts[rel] for rel in view_files(kind, subject, inputs)}
         if kind == "index":
             return self._folder_index(where, subject, inputs, named)
+        if kind == "llms":
+            return llms.render_llms(where.project, inputs, named)
+        if kind == "llms-full":
+            return llms.render_llms_full(where.project, inputs, named)
         return self._folder_doc(where, subject, inputs, named)
 
     def file_kw(self, site: Site, rel: str) -> str:

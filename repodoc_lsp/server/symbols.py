@@ -67,7 +67,7 @@ def symbols(roots: list[Root], query: str) -> Encoded:
         limit = root.settings.max_workspace_symbols - len(results)
         if limit <= 0:
             break
-        for e in _distinct(root, query, limit):
+        for e in distinct(root, query, limit):
             start = {"line": max(e.line - 1, 0), "character": e.col}
             end = {"line": e.end_line - 1, "character": 0} if e.end_line > e.line else start
             symbol: dict[str, Any] = {"name": e.name, "kind": LSP_SYMBOL_KINDS[e.kind].value}
@@ -83,7 +83,7 @@ def _search(root: Root, query: str, limit: int) -> list[Entry]:
     return index.search(query, limit) if root.ready.is_set() else index.search_latest(query, limit)
 
 
-def _distinct(root: Root, query: str, limit: int) -> list[Entry]:
+def distinct(root: Root, query: str, limit: int) -> list[Entry]:
     """Up to `limit` of a root's matches, one per symbol: the definitions of one name in one file
     and container (a function's `@overload`s and its implementation, a property's getter and
     setter) are one row, at the first of them (they would be rows telling nothing apart)."""

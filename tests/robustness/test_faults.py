@@ -406,7 +406,7 @@ def test_a_damaged_manifest_is_ignored_and_rebuilt(tmp_path: Path, form: str, da
         assert f"damaged manifest ({REASONS.get(damage, '') if form == 'gzip' else ''}" in proc.stderr
         assert proc.returncode == 0, proc.stderr
     rebuilt = read_manifest(root / "docs")["pages"]
-    assert len(rebuilt) == 2 * 5 + 2 * 2 and "pkg0/mod0.py_kw.md" in rebuilt
+    assert len(rebuilt) == 2 * 5 + 2 * 2 + 1 and "pkg0/mod0.py_kw.md" in rebuilt  # + llms.txt
     assert not (root / "docs" / OLD_MANIFEST).exists()
     again = subprocess.run([*command, "--check"], env=env, capture_output=True, text=True)
     assert again.returncode == 0 and again.stderr == "", again.stderr
@@ -427,5 +427,5 @@ def test_an_earlier_versions_manifest_is_read_then_replaced(tmp_path: Path) -> N
     proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     summary = json.loads(proc.stdout)
-    assert summary["written"] == 0 and summary["unchanged"] == 2 * 5 + 2 * 2, summary
+    assert summary["written"] == 0 and summary["unchanged"] == 2 * 5 + 2 * 2 + 1, summary
     assert not (docs / OLD_MANIFEST).exists() and (docs / MANIFEST).read_bytes() == written

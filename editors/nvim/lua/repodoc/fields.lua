@@ -18,4 +18,6 @@ return {
   { key = "blankMacros", type = "string", default = "", user_only = false },
   { key = "refsIgnore", type = "array", default = {}, user_only = false },
   { key = "refsHistory", type = "boolean", default = false, user_only = false },
+  { key = "llmsFullMaxBytes", type = "integer", default = 0, user_only = false },
+  { key = "site", type = "string", default = "none", user_only = false },
 }

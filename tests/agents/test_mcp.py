@@ -1,0 +1,199 @@
+"""`repodoc mcp`: the tools read the language server's root (in-process tests of `Docs`), and the
+real process answers the SDK's own client over stdio, and a client sending malformed requests."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import make_workspace
+
+from repodoc_lsp.config import load_settings
+from repodoc_lsp.mcp_server import Docs, DocsError
+from repodoc_lsp.runtime import LIBRARY
+
+pytest.importorskip("mcp.server.mcpserver")
+
+FILES = {
+    "pkg/__init__.py": '"""The package."""\n',
+    "pkg/core.py": '"""Core."""\n\n\nclass Widget:\n    """A widget."""\n\n    def spin(self) -> int:\n'
+                   '        """Spin it."""\n        return 1\n\n\ndef make_widget() -> Widget:\n'
+                   '    """Make one."""\n    return Widget()\n',
+    "pkg/use.py": "from pkg.core import Widget, make_widget\n\n\ndef twice() -> list[Widget]:\n"
+                  "    return [make_widget(), make_widget()]\n",
+    "README.md": "# Demo\n\nSee `pkg.core.Widget` and `pkg.core.Gone`.\n",
+}
+
+
+def _docs(tmp_path: Path) -> Docs:
+    root = make_workspace(tmp_path / "ws", FILES)
+    settings, _ = load_settings(root, {"cacheDir": str(tmp_path / "cache")})
+    docs = Docs(root, settings, LIBRARY, poll=0)
+    docs.start()
+    return docs
+
+
+def test_tools_answer_from_the_servers_index_and_follow_the_disk(tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    try:
+        hits = docs.answer(lambda: docs.search_symbols("widget", 5))
+        assert hits[0] == {"name": "Widget", "kind": "class", "path": "pkg/core.py", "line": 4,
+                           "symbol": "pkg.core.Widget"}
+        used = docs.answer(lambda: docs.used_by("pkg.core.make_widget"))
+        assert used["used_by"] == [{"path": "pkg/use.py", "lines": [1, 5]}]
+        assert docs.answer(lambda: docs.used_by("pkg.core"))["used_by"] == [{"path": "pkg/use.py"}]
+        outline = docs.answer(lambda: docs.outline("pkg/core.py"))
+        assert [r["name"] for r in outline["symbols"]][:2] == ["Widget", "make_widget"]  # most used first
+        folder = docs.answer(lambda: docs.outline("pkg"))
+        assert folder["files"][0]["path"] == "pkg/core.py"  # most imported first
+        section = docs.answer(lambda: docs.get_page(symbol="pkg.core.Widget.spin"))
+        assert section["page"] == "pkg/core.py_docs.md#method-Widget.spin" and "Spin it." in section["text"]
+        stale = docs.answer(lambda: docs.check_references(["README.md"]))["stale"]
+        assert [(s["line"], s["reference"]) for s in stale] == [(3, "pkg.core.Gone")]
+
+        # edits on disk are taken before the next answer: a new file, a changed one, a deleted one
+        (docs.path / "pkg/extra.py").write_text("from pkg.core import Widget\n\n\nclass Gadget(Widget):\n    pass\n")
+        (docs.path / "pkg/core.py").write_text(FILES["pkg/core.py"] + "\n\nclass Gone:\n    pass\n")
+        (docs.path / "pkg/use.py").unlink()
+        (docs.path / "tools/deep").mkdir(parents=True)  # a new folder in a new folder
+        (docs.path / "tools/deep/run.py").write_text("def brand_new_tool():\n    pass\n")
+        assert docs.answer(lambda: docs.search_symbols("Gadget", 5))[0]["path"] == "pkg/extra.py"
+        assert docs.answer(lambda: docs.search_symbols("brand_new_tool", 5))[0]["path"] == "tools/deep/run.py"
+        used = docs.answer(lambda: docs.used_by("pkg.core.Widget"))
+        assert [u["path"] for u in used["used_by"]] == ["pkg/extra.py"]
+        assert used["subclassed_by"] == ["pkg.extra.Gadget"]
+        assert docs.answer(lambda: docs.check_references(["README.md"]))["stale"] == []
+        with pytest.raises(DocsError, match="unknown symbol"):
+            docs.answer(lambda: docs.used_by("pkg.use.twice"))
+    finally:
+        docs.close()
+
+
+def test_nothing_outside_the_workspace_is_read(tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\n`pkg.core.Widget`\n")
+    (docs.path / "link.md").symlink_to(secret)
+    (docs.path / "out").symlink_to(tmp_path)
+    try:
+        for path in ("../secret.md", str(secret), "link.md", "out/secret.md", "out"):
+            with pytest.raises(DocsError, match="outside the workspace"):
+                docs.answer(lambda path=path: docs.check_references([path]))
+            with pytest.raises(DocsError, match="outside the workspace"):
+                docs.answer(lambda path=path: docs.outline(path))
+            with pytest.raises(DocsError, match="outside the workspace"):
+                docs.answer(lambda path=path: docs.get_page(path=path))
+        for page in ("../secret.md", "/etc/passwd", "out/secret.md_docs.md"):
+            with pytest.raises(DocsError):
+                docs.answer(lambda page=page: docs.read_page(page))
+    finally:
+        docs.close()
+
+
+def test_a_page_is_the_page_generate_writes(tmp_path: Path) -> None:
+    docs = _docs(tmp_path)
+    try:
+        from repodoc_lsp.generate import generate
+        from repodoc_lsp.workspace import Workspace
+
+        ws = Workspace(docs.path, docs.root.settings, incremental=False)
+        generate(docs.path, ws)
+        out = docs.root.ws.out
+        for page in ("pkg/core.py_docs.md", "pkg/core.py_kw.md", "pkg/index.md", "doc.md"):
+            assert docs.answer(lambda page=page: docs.read_page(page)) == (out / page).read_text(), page
+        assert docs.answer(lambda: docs.get_page(path="pkg/core.py"))["text"] == \
+            (out / "pkg/core.py_docs.md").read_text()
+    finally:
+        docs.close()
+
+
+def _server(root: Path, cache: Path) -> Any:
+    from mcp.client.stdio import StdioServerParameters
+
+    env = {"REPODOC_CACHE_DIR": str(cache), "PATH": os.environ.get("PATH", "")}
+    return StdioServerParameters(command=sys.executable, args=["-m", "repodoc_lsp", "mcp", str(root), "--poll", "0"],
+                                 env=env)
+
+
+async def test_the_sdk_client_over_stdio(tmp_path: Path) -> None:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    root = make_workspace(tmp_path / "ws", FILES)
+    async with stdio_client(_server(root, tmp_path / "cache")) as (read, write), ClientSession(read, write) as s:
+        await s.initialize()
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        assert set(tools) >= {"search_symbols", "used_by", "get_page", "outline", "check_references"}
+        assert set(tools["search_symbols"].input_schema["properties"]) == {"query", "limit"}
+
+        async def call(name: str, **arguments: Any) -> Any:
+            result = await s.call_tool(name, arguments)
+            assert not result.is_error, result.content
+            return result.structured_content["result"] if "result" in (result.structured_content or {}) \
+                else result.structured_content
+
+        assert (await call("search_symbols", query="make", limit=1))[0]["symbol"] == "pkg.core.make_widget"
+        assert (await call("used_by", symbol="pkg.core.Widget"))["used_by"][0]["path"] == "pkg/use.py"
+        assert (await call("outline", path="pkg"))["files"][0]["path"] == "pkg/core.py"
+        assert "Make one." in (await call("get_page", symbol="pkg.core.make_widget"))["text"]
+        assert (await call("check_references", paths=["README.md"]))["stale"][0]["reference"] == "pkg.core.Gone"
+
+        listed = [str(r.uri) for r in (await s.list_resources()).resources]
+        assert listed == ["repodoc://page/index.md"]
+        page = await s.read_resource("repodoc://page/pkg/core.py_docs.md")
+        assert page.contents[0].text.splitlines()[1] == "# Documentation: `pkg/core.py`"
+
+        for name, arguments, message in (("used_by", {"symbol": "pkg.nope.Thing"}, "unknown symbol: pkg.nope.Thing"),
+                                         ("outline", {"path": "../.."}, "outside the workspace"),
+                                         ("get_page", {"path": "/etc/passwd"}, "outside the workspace")):
+            result = await s.call_tool(name, arguments)
+            assert result.is_error and message in result.content[0].text, result.content
+        with pytest.raises(Exception, match=r"(?i)path|traversal|not found|unknown"):
+            await s.read_resource("repodoc://page/../../etc/passwd")
+
+
+def test_malformed_requests_get_errors_and_the_server_lives(tmp_path: Path) -> None:
+    """A client writing garbage, requests of unknown methods and tool calls of wrong arguments:
+    each request is answered with an error, and the next good request with its answer."""
+    root = make_workspace(tmp_path / "ws", FILES)
+    params = _server(root, tmp_path / "cache")
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        "this is not JSON", "[1, 2",
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 5}},
+        {"jsonrpc": "2.0", "id": 3, "method": "no/such/method"},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "used_by", "arguments": {"symbol": 7}}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+         "params": {"name": "search_symbols", "arguments": {"query": "x" * 100_000}}},
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+         "params": {"name": "search_symbols", "arguments": {"query": "widget", "limit": 1}}},
+    ]
+    text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+    proc = subprocess.Popen([params.command, *params.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=params.env, text=True)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(text)
+        proc.stdin.flush()
+        answers: dict[int, dict] = {}
+        while 6 not in answers:
+            line = proc.stdout.readline()
+            assert line, f"the server ended: {proc.wait(10)}"
+            message = json.loads(line)
+            answers[message.get("id")] = message
+        assert answers[2]["error"]["code"] == -32602
+        assert answers[3]["error"]["code"] == -32601
+        assert answers[4]["result"]["isError"] and "symbol" in answers[4]["result"]["content"][0]["text"]
+        assert answers[5]["result"]["isError"] and "at most 256" in answers[5]["result"]["content"][0]["text"]
+        assert answers[6]["result"]["structuredContent"]["result"][0]["name"] == "Widget"
+        assert proc.poll() is None
+    finally:
+        proc.stdin.close()  # type: ignore[union-attr]
+        assert proc.wait(20) == 0
