@@ -60,7 +60,8 @@ def test_llms_txt_shape_links_check_and_setting(tmp_path: Path, monkeypatch: pyt
     assert len(full.encode()) <= 900 and "`class Widget`: A widget." in full
     assert [link for link in _links(full) if not (out / link).is_file()] == []
 
-    assert cli_here("generate", str(ws), "--check", "-q", env=env).returncode == 0
+    checked = cli_here("generate", str(ws), "--check", "-q", env=env)
+    assert checked.returncode == 0 and "damaged" not in checked.stderr, checked.stderr  # names the manifest takes
     (out / "llms.txt").write_text(text + "\nA note.\n")
     assert cli_here("generate", str(ws), "--check", "-q", env=env).returncode == 1
     assert cli_here("generate", str(ws), "--force", "-q", env=env).returncode == 0
