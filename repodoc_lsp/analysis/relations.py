@@ -56,6 +56,21 @@ def module_names(rel: str, files: set[str]) -> list[str]:
     return names
 
 
+
+def absolute_module(module: str, is_package: bool, imp: Import) -> str:
+    """The absolute module a relative import (`imp.level` > 0) names, from the module name of the
+    file it is in and whether that file is a package's `__init__`; as written when it climbs past
+    the top."""
+    package = module.split(".") if module else []
+    if not is_package and package:
+        package = package[:-1]
+    up = imp.level - 1
+    if up > len(package):
+        return imp.module
+    package = package[: len(package) - up] if up else package
+    tail = imp.module.lstrip(".")
+    return ".".join([*package, tail] if tail else package)
+
 class Relations:
     """Import graph of a workspace. Rebuild when files are added or removed;
     `update` when one file's imports change."""
@@ -144,16 +159,7 @@ class Relations:
             from repodoc_lsp.analysis.treesitter import resolve_path_import
 
             return resolve_path_import(rel, imp, self.files) or imp.module
-        base = self.module_of.get(rel, "")
-        package = base.split(".") if base else []
-        if not rel.endswith("__init__.py") and package:
-            package = package[:-1]
-        up = imp.level - 1
-        if up > len(package):
-            return imp.module
-        package = package[: len(package) - up] if up else package
-        tail = imp.module.lstrip(".")
-        return ".".join([*package, tail] if tail else package)
+        return absolute_module(self.module_of.get(rel, ""), rel.endswith("__init__.py"), imp)
 
     def resolve(self, rel: str, imp: Import) -> list[tuple[str, str]]:
         """One (file, name) per imported name: `from pkg import a` names the module `pkg.a`

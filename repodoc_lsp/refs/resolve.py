@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from repodoc_lsp.analysis.model import FileFacts, Import, Symbol, SymbolKind
-from repodoc_lsp.analysis.relations import STDLIB, is_test_file
+from repodoc_lsp.analysis.relations import STDLIB, absolute_module, is_test_file
 from repodoc_lsp.index import Entry, KeywordIndex
 from repodoc_lsp.refs.extract import CAMEL, LINK, NAME, PATH, PY_ROLES, Ref, markdown_anchors
 from repodoc_lsp.refs.extract import HISTORY as _HISTORY
@@ -403,15 +403,7 @@ class Resolver:
         """An import's absolute module, relative ones resolved against the file's module name."""
         if not imp.level:
             return imp.module
-        package = self._module_name(rel).split(".")
-        if not rel.endswith(("__init__.py", "__init__.pyi")):
-            package = package[:-1]
-        up = imp.level - 1
-        if up > len(package):
-            return imp.module
-        package = package[: len(package) - up] if up else package
-        tail = imp.module.lstrip(".")
-        return ".".join([*package, tail] if tail else package)
+        return absolute_module(self._module_name(rel), rel.endswith(("__init__.py", "__init__.pyi")), imp)
 
     def _external_top(self, top: str) -> bool:
         """A module that is not the project's: importable here, or a declared dependency."""

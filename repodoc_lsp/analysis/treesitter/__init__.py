@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import posixpath
 import zlib
@@ -38,48 +39,30 @@ def blank_macros_variant() -> str:
     pattern = os.environ.get(BLANK_MACROS_ENV, "")
     return f"-b{zlib.crc32(pattern.encode()):08x}" if pattern else ""
 
-C_SUFFIXES = (".c",)
-CPP_SUFFIXES = (".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".c++", ".h++", ".ipp", ".tpp")
-CUDA_SUFFIXES = (".cu", ".cuh")
-JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx")
-TS_SUFFIXES = (".ts", ".mts", ".cts")
-TSX_SUFFIXES = (".tsx",)
-SUFFIXES = (*C_SUFFIXES, *CPP_SUFFIXES, *CUDA_SUFFIXES, *JS_SUFFIXES, *TS_SUFFIXES, *TSX_SUFFIXES,
-            ".go", ".rs", ".java")
+# suffix -> (module of `treesitter`, its `Spec`): a row per language; the modules load when first needed
+_LANGUAGES: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    ((".c",), "c_family", "C"),
+    # `.h` is read as C++: a superset for what is listed (C headers parse)
+    ((".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".c++", ".h++", ".ipp", ".tpp"), "c_family", "CPP"),
+    ((".cu", ".cuh"), "c_family", "CUDA"),
+    ((".js", ".mjs", ".cjs", ".jsx"), "javascript", "JAVASCRIPT"),
+    ((".ts", ".mts", ".cts"), "javascript", "TYPESCRIPT"),
+    ((".tsx",), "javascript", "TSX"),
+    ((".go",), "go", "GO"),
+    ((".rs",), "rust", "RUST"),
+    ((".java",), "java", "JAVA"),
+)
+SUFFIXES = tuple(suffix for suffixes, _module, _name in _LANGUAGES for suffix in suffixes)
+_JS_FAMILY = tuple(suffix for suffixes, module, _name in _LANGUAGES if module == "javascript" for suffix in suffixes)
 
 
 def spec_for(name: str) -> Spec | None:
-    """The tree-sitter language of a file name (None: not one of them). `.h` is read as C++ (a
-    superset for what is listed: C headers parse)."""
+    """The tree-sitter language of a file name (None: not one of them)."""
     lower = name.lower()
-    if not lower.endswith(SUFFIXES):
-        return None
-    if lower.endswith(C_SUFFIXES):
-        from repodoc_lsp.analysis.treesitter.c_family import C
-        return C
-    if lower.endswith(CPP_SUFFIXES):
-        from repodoc_lsp.analysis.treesitter.c_family import CPP
-        return CPP
-    if lower.endswith(CUDA_SUFFIXES):
-        from repodoc_lsp.analysis.treesitter.c_family import CUDA
-        return CUDA
-    if lower.endswith(JS_SUFFIXES):
-        from repodoc_lsp.analysis.treesitter.javascript import JAVASCRIPT
-        return JAVASCRIPT
-    if lower.endswith(TS_SUFFIXES):
-        from repodoc_lsp.analysis.treesitter.javascript import TYPESCRIPT
-        return TYPESCRIPT
-    if lower.endswith(TSX_SUFFIXES):
-        from repodoc_lsp.analysis.treesitter.javascript import TSX
-        return TSX
-    if lower.endswith(".go"):
-        from repodoc_lsp.analysis.treesitter.go import GO
-        return GO
-    if lower.endswith(".rs"):
-        from repodoc_lsp.analysis.treesitter.rust import RUST
-        return RUST
-    from repodoc_lsp.analysis.treesitter.java import JAVA
-    return JAVA
+    for suffixes, module, spec in _LANGUAGES:
+        if lower.endswith(suffixes):
+            return getattr(importlib.import_module(f"repodoc_lsp.analysis.treesitter.{module}"), spec)
+    return None
 
 
 def analyse_tree_sitter(name: str, text: str) -> FileFacts:
@@ -125,7 +108,7 @@ def resolve_path_import(rel: str, imp: Import, files: Collection[str]) -> str | 
         elif head == "super":
             base = posixpath.dirname(base)
         return _rust_module(base, parts, files) if parts else None
-    if lower.endswith((*JS_SUFFIXES, *TS_SUFFIXES, *TSX_SUFFIXES)):
+    if lower.endswith(_JS_FAMILY):
         base = posixpath.normpath(posixpath.join(folder, spec))
         for tail in _JS_TRIES:
             if base + tail in files:
