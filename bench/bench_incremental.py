@@ -7,8 +7,8 @@ floor, on PyTorch's sources.
 In one run: copy the corpus into a temporary workspace; each round: the floor (read and `ast.parse`
 every file in one process), a cold `repodoc generate` (empty cache and output), the same again
 (nothing changed: the first unchanged run after a cold one), a comment line appended to one module
-then `repodoc generate`, another line then `repodoc generate --check` (it exits 1: the page of that
-module is stale), the module put back. CPU time is user + system of the CLI and its workers. Prints a
+then `repodoc generate`, another line then `repodoc generate --check` (it exits 1: the pages showing
+that module's size are stale), the module put back. CPU time is user + system of the CLI and its workers. Prints a
 table of medians, writes bench/results/incremental-*.json.
 """
 
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             runs["unchanged"].append(run(root, out, cache, args.jobs))
             edited.write_bytes(original + f"\n# edit {i}a\n".encode())
             runs["edit"].append(run(root, out, cache, args.jobs))
-            edited.write_bytes(original + f"\n# edit {i}b\n".encode())
+            edited.write_bytes(original + f"\n# edit {i}b\n# and a line more\n".encode())  # its sizes change
             runs["check"].append(run(root, out, cache, args.jobs, "--check"))
             edited.write_bytes(original)
             run(root, out, cache, args.jobs)  # back as it was, for the next round's cold run
