@@ -644,7 +644,8 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None, job: Job) -> t
         return ws, job
     held = Workspace(ws.root, ws.settings, runtime=ws.runtime)
     held.restore(WorkspaceState(dict(last), dict(ws.sizes), set(ws.folders), list(ws.discovery_skipped),
-                                dict(ws.read_skipped)))
+                                dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
+                 {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed})
     held.facts.load_all()  # once: the graph's build streamed them, then the pages' views loaded them again
     return held, replace(job, files=changed, since=True)
 
