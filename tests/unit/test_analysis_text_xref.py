@@ -88,13 +88,14 @@ def test_values_are_shortened_and_multi_line_ones_marked() -> None:
     assert values["z"] == "'caf\u00e9'"  # offsets count UTF-8 bytes
 
 
-def test_instance_attributes_are_direct_self_assignments_in_init() -> None:
+def test_instance_attributes_are_self_assignments_anywhere_in_init() -> None:
     tree, lines = _module("class K:\n    def __init__(me, size):\n        me.size: int = size\n"
                           "        me.size = 2\n        other.x = 1\n        if size:\n            me.hidden = 1\n")
     init = tree.body[0].body[0]  # type: ignore[attr-defined]
     found = [(a.name, a.container, a.line, a.annotation, a.value, a.instance)
              for a in xref.instance_attributes(init, "K", lines)]
-    assert found == [("size", "K", 3, "int", "size", True)]  # the first of each name; not under `if`
+    # the first of each name, under an `if` too (issue 35: `Linear.bias`); `other.x` is not `me`'s
+    assert found == [("size", "K", 3, "int", "size", True), ("hidden", "K", 7, "", "1", True)]
     tree, lines = _module("def __init__():\n    pass\n")
     assert xref.instance_attributes(tree.body[0], "K", lines) == []  # type: ignore[arg-type]
 
