@@ -247,15 +247,6 @@ def _environment() -> dict[str, str]:
             if f.env and os.environ.get(f.env)}
 
 
-def env_seconds(name: str, default: float, minimum: float = 0.0) -> float:
-    """Seconds from the environment variable `name` (at least `minimum`); `default` when it is
-    unset or not a number. For the limits that are not settings (REPODOC_LOCK_TIMEOUT, ...)."""
-    try:
-        return max(minimum, float(os.environ.get(name, "")))
-    except ValueError:
-        return default
-
-
 def _person_paths(root: Path, settings: Settings, problems: list[str]) -> Settings:
     """The person's path settings made absolute (relative to the root, never to the process's
     working folder); an interpreter that is not an executable file is refused."""

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from repodoc_lsp import MARKER, __version__
-from repodoc_lsp.config import env_seconds
+from repodoc_lsp.envlimits import env_seconds
 from repodoc_lsp.modes import PAGE_MODE
 from repodoc_lsp.parts import is_part
 from repodoc_lsp.regular import read_inside, read_regular

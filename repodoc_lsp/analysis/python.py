@@ -16,6 +16,7 @@ import itertools
 import re
 from typing import Any
 
+from repodoc_lsp.analysis.common import Anchors, TooComplex, count_lines
 from repodoc_lsp.analysis.model import (
     Attribute,
     FileFacts,
@@ -38,7 +39,6 @@ from repodoc_lsp.analysis.patterns import (
     slots_finding,
 )
 from repodoc_lsp.analysis.signature import signature_text
-from repodoc_lsp.analysis.source import TooComplex
 from repodoc_lsp.analysis.xref import assigned, instance_attributes, references
 
 # Lines that may hold a risky call; the syntax tree is searched only around them:
@@ -62,24 +62,6 @@ def _risky_pattern() -> re.Pattern[str]:
 
 
 _RISKY_TEXT = _risky_pattern()
-
-
-def count_lines(text: str) -> int:
-    if not text:
-        return 0
-    return text.count("\n") + (0 if text.endswith("\n") else 1)
-
-
-class _Anchors:
-    """Unique anchor ids within one page."""
-
-    def __init__(self) -> None:
-        self._seen: dict[str, int] = {}
-
-    def make(self, base: str) -> str:
-        n = self._seen.get(base, 0) + 1
-        self._seen[base] = n
-        return base if n == 1 else f"{base}-{n}"
 
 
 _DEF_NAME = re.compile(r"\b(?:def|class)\s+(\w+)")
@@ -400,7 +382,7 @@ def _leading_comment(lines: list[str]) -> str | None:
 
 
 def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
-    anchors = _Anchors()
+    anchors = Anchors()
     symbols: list[Symbol] = []
     imports: list[Import] = []
     findings: list[Finding] = []
@@ -512,7 +494,7 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     # Set in place: each Symbol was made just above and is not shared yet (a copy per symbol,
     # `dataclasses.replace`, was 2% of the analysis). An enum's `_value_` and `_name_` are what its `value` and
     # `name` give, read without their properties (two calls of Python functions each).
-    symbol_anchors = _Anchors()
+    symbol_anchors = Anchors()
     for s in symbols:
         object.__setattr__(s, "anchor", symbol_anchors.make(f"{s.kind._value_}-{s.qualname}"))
     imports.sort(key=lambda i: i.line)
@@ -592,7 +574,7 @@ def _risky_lines(text: str) -> list[int]:
     return line_numbers(text, starts)
 
 
-def _broken_defs(children: list, prefix: str, class_qual: str, anchors: _Anchors) -> list[Symbol]:
+def _broken_defs(children: list, prefix: str, class_qual: str, anchors: Anchors) -> list[Symbol]:
     """`def name(` or `class Name` whose statement parso could not complete (an error node)."""
     found: list[Symbol] = []
     for keyword, name in itertools.pairwise(children):
@@ -631,7 +613,7 @@ def _from_parso(text: str, facts: FileFacts) -> None:
     import parso
 
     module = parso.parse(text, error_recovery=True, version=_parso_version())
-    anchors = _Anchors()
+    anchors = Anchors()
     symbols: list[Symbol] = []
     imports: list[Import] = []
     import_anchor: dict[str, str] = {}

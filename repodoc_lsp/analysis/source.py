@@ -7,6 +7,7 @@ import io
 import tokenize
 from dataclasses import dataclass
 
+from repodoc_lsp.analysis.common import NotText, TooComplex
 from repodoc_lsp.analysis.model import FileFacts, Language
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
@@ -21,15 +22,6 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
-
-
-class NotText(Exception):
-    """The bytes are not a text file repodoc can document; `str(exc)` is the reason."""
-
-
-class TooComplex(NotText):
-    """A text past the analysis's bounds (brackets nested too deep, too long to analyse); `str(exc)`
-    is the reason."""
 
 
 @dataclass(frozen=True, slots=True)

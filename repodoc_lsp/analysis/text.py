@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from repodoc_lsp.analysis.common import Anchors, count_lines
 from repodoc_lsp.analysis.model import FileFacts, Language, Symbol, SymbolKind
-from repodoc_lsp.analysis.python import _Anchors, count_lines
 
 MAX_IDENTIFIERS = 500
 
@@ -75,7 +75,7 @@ def _first_paragraph(lines: list[str]) -> str:
 
 
 def _markdown(text: str, facts: FileFacts) -> None:
-    anchors = _Anchors()
+    anchors = Anchors()
     headings: list[Symbol] = []
     idents: set[str] = set()
     fence: str | None = None

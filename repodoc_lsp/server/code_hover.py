@@ -11,6 +11,7 @@ from repodoc_lsp.analysis.cursor import word_at
 from repodoc_lsp.analysis.source import NotText, analyse_source
 from repodoc_lsp.analysis.treesitter import SUFFIXES, spec_for
 from repodoc_lsp.render.hover import Definition, candidates_text, definition_text
+from repodoc_lsp.server.page_links import candidates, page_link
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -26,8 +27,6 @@ _LABEL = {"c": "C", "cpp": "C++", "cuda": "CUDA", "javascript": "JavaScript", "t
 def code_hover(root: Root | None, path: Path, source: str, line: int, column: int, *, markdown: bool,
                mode: str) -> str:
     """The hover text at `line` (1-based), `column` of the document `path` with text `source`."""
-    from repodoc_lsp.server.hover import _page_link, candidates
-
     name = word_at(source, line, column)
     spec = spec_for(path.name)
     if not name or spec is None or mode == "off":
@@ -43,7 +42,7 @@ def code_hover(root: Root | None, path: Path, source: str, line: int, column: in
     if symbol is None:
         return candidates_text(name, candidates(root, name), markdown=markdown, mode=mode) if root else ""
     rel = root.rel(path) if root is not None and root.contains(path) else str(path)
-    link = _page_link(root, rel, symbol.anchor) if root is not None and rel in root.ws.facts else ""
+    link = page_link(root, rel, symbol.anchor) if root is not None and rel in root.ws.facts else ""
     kind = f"{_LABEL.get(spec.language.value, spec.language.value)} {symbol.kind.value}"
     definition = Definition(kind=kind, full_name=symbol.qualname, signatures=(symbol.name + symbol.signature,),
                             docstring=symbol.docstring or "", where=f"{rel}:{symbol.line}", link=link)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import posixpath
 import time
 from typing import TYPE_CHECKING
 
@@ -16,11 +15,7 @@ from pygls.capabilities import get_capability
 from repodoc_lsp.analysis.cursor import CursorInfo, word_at
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
-from repodoc_lsp.index import MODULE
-from repodoc_lsp.parts import page_of
 from repodoc_lsp.render.hover import (
-    CANDIDATES_SHOWN,
-    Candidate,
     Definition,
     Fact,
     Xref,
@@ -29,7 +24,8 @@ from repodoc_lsp.render.hover import (
 )
 from repodoc_lsp.server.code_hover import SUFFIXES as CODE_SUFFIXES
 from repodoc_lsp.server.code_hover import code_hover
-from repodoc_lsp.server.convert import path_of, uri_of
+from repodoc_lsp.server.convert import path_of
+from repodoc_lsp.server.page_links import candidates, page_link
 from repodoc_lsp.server.roots import project_folder
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import xref_of
@@ -135,15 +131,6 @@ def warm(ls: RepodocServer, root: Root) -> None:
     step()
 
 
-def _page_link(root: Root, rel: str, anchor: str = "") -> str:
-    """The URI of `rel`'s generated documentation page (at `anchor`), or "" before it is written."""
-    docs, _ = root.pages_for(rel)
-    if not docs.exists():
-        return ""
-    page = page_of(rel, root.ws.facts.one(rel) if anchor else None, anchor)  # maybe a part page (`parts.py`)
-    return uri_of(docs.with_name(posixpath.basename(page)), anchor)
-
-
 def _workspace_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact, ...], str]:
     """Facts about the definition from the workspace's own analysis (not the keyword index), and its page link."""
     ws = root.ws
@@ -158,10 +145,10 @@ def _workspace_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact
                               f"{plural(facts.lines, 'line')}",
                               (module,)))
         found.append(Fact(f"imported by {plural(len(ws.relations.importers(rel)), 'workspace file')}"))
-        return tuple(found), _page_link(root, rel)
+        return tuple(found), page_link(root, rel)
     symbol = next((s for s in facts.symbols if s.line == info.line and s.name == info.name), None)
     if symbol is None:
-        return (Fact("in module {}", (module,)),), _page_link(root, rel)
+        return (Fact("in module {}", (module,)),), page_link(root, rel)
     if symbol.kind is SymbolKind.METHOD:
         where = Fact(f"{symbol.kind.value} in class {{}}", (symbol.container,))
     elif symbol.container:
@@ -172,7 +159,7 @@ def _workspace_facts(root: Root, rel: str, info: CursorInfo) -> tuple[tuple[Fact
     users = len(ws.relations.name_users.get((rel, top), set()))
     imported = f"imported by {plural(users, 'workspace file')}"
     used = Fact(f"{imported} (as {{}})", (top,)) if top != symbol.name else Fact(imported)
-    return (where, used), _page_link(root, rel, symbol.anchor)
+    return (where, used), page_link(root, rel, symbol.anchor)
 
 
 def definition(ls: RepodocServer, info: CursorInfo) -> Definition:
@@ -204,14 +191,4 @@ def _xref(root: Root, rel: str, info: CursorInfo) -> Xref | None:
     found = graph.named(rel, info.line, info.name) if info.line else None
     return xref_of(root, graph, found.key) if found is not None else None
 
-
-def candidates(root: Root, name: str) -> list[Candidate]:
-    """The keyword index's definitions of `name`; those the hover shows link to their pages."""
-    found = []
-    for i, e in enumerate(root.index.lookup(name)):
-        qualname = f"{e.container}.{e.name}" if e.container and e.kind != MODULE else e.name
-        link = _page_link(root, e.rel, e.anchor) if i < CANDIDATES_SHOWN else ""
-        found.append(Candidate(kind="module" if e.kind == MODULE else e.kind, qualname=qualname,
-                               where=f"{e.rel}:{e.line}", link=link))
-    return found
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from repodoc_lsp.config import env_seconds
+from repodoc_lsp.envlimits import env_seconds
 from repodoc_lsp.generate import RUN_ERRORS, Job, Summary
 from repodoc_lsp.runtime import Runtime
 from repodoc_lsp.workspace import CancelToken, FileState, ProgressFn, Workspace

@@ -326,7 +326,7 @@ async def test_a_render_worker_killed_during_generate(tmp_path: Path) -> None:
         assert nice["worker"] == nice["process"] == min(19, psutil.Process(server.pid).nice() + BACKGROUND_NICE), nice
         result = await asyncio.wait_for(request, 60)
         assert result["cancelled"] is False and result["errors"] == []
-        assert result["written"] + result["unchanged"] == 2 * 400 + 2 * 15  # every page
+        assert result["written"] + result["unchanged"] == 2 * 400 + 2 * 15 + 1  # every page, and llms.txt
         assert len(list((root / "docs").rglob("*.md"))) == 2 * 400 + 2 * 15
     finally:
         await _end(client, server, seen)

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from repodoc_lsp.config import ConfigError, Settings, apply, env_seconds, load_settings, project_name
+from repodoc_lsp.config import ConfigError, Settings, apply, load_settings, project_name
+from repodoc_lsp.envlimits import env_seconds
 
 
 def test_defaults_then_pyproject_then_overrides(tmp_path: Path) -> None:

@@ -89,7 +89,7 @@ def test_built_in_templates_alone_render_unsandboxed_with_the_same_pages(tmp_pat
     assert not isinstance(plain.env, ImmutableSandboxedEnvironment)
     assert isinstance(sandboxed.env, ImmutableSandboxedEnvironment)
     pages = plan_pages(ws, site)
-    assert {p.kind for p in pages} == {"docs", "kw", "index", "doc"}
+    assert {p.kind for p in pages} == {"docs", "kw", "index", "doc", "llms"}
     for page in pages:
         text = ws.read_text(page.subject) if page.kind == "docs" else None
         assert plain.render(site, page.kind, page.subject, text) == \

@@ -14,14 +14,11 @@ import zlib
 from collections.abc import Collection
 
 from repodoc_lsp.analysis.model import FileFacts, Import
-from repodoc_lsp.analysis.treesitter.core import Skipped, Spec
+from repodoc_lsp.analysis.treesitter.core import BLANK_MACROS_ENV, Skipped, Spec
 
 __all__ = ["SUFFIXES", "Skipped", "analyse_tree_sitter", "blank_macros_variant", "resolve_path_import",
            "set_blank_macros", "spec_for"]
 
-# how the `blank_macros` setting reaches the analysis, in this process and in the worker processes it
-# starts (`set_blank_macros`): the pattern, "-" for none; unset: `c_family.DEFAULT_BLANK`
-BLANK_MACROS_ENV = "REPODOC_BLANK_MACROS"
 
 
 def set_blank_macros(pattern: str) -> None:

@@ -17,9 +17,9 @@ import re2
 import tree_sitter_c
 import tree_sitter_cpp
 
+import repodoc_lsp.analysis.treesitter.doccomments as doccomments
 from repodoc_lsp.analysis.model import Import, Language
-from repodoc_lsp.analysis.treesitter import BLANK_MACROS_ENV as ENV
-from repodoc_lsp.analysis.treesitter import doccomments
+from repodoc_lsp.analysis.treesitter.core import BLANK_MACROS_ENV as ENV
 from repodoc_lsp.analysis.treesitter.core import Node, Spec, text_of
 
 # the default of the `blank_macros` setting: `*_API`/`*_EXPORT`-style macros and CUDA's qualifiers

@@ -24,6 +24,10 @@ from tree_sitter import Node, Parser, Query, QueryCursor
 
 from repodoc_lsp.analysis.model import Attribute, FileFacts, Import, Language, Symbol, SymbolKind
 
+# how the `blank_macros` setting reaches the analysis, in this process and in the worker processes it
+# starts (`treesitter.set_blank_macros`): the pattern, "-" for none; unset: `c_family.DEFAULT_BLANK`
+BLANK_MACROS_ENV = "REPODOC_BLANK_MACROS"
+
 MAX_IDENTIFIERS = 500
 MAX_SIGNATURE = 240
 # a file whose lines average more than this is a minified or generated bundle: not analysed
@@ -140,7 +144,7 @@ def _doc_after(node: Node, data: bytes, spec: Spec) -> str | None:
 
 def analyse(spec: Spec, text: str) -> FileFacts:
     """The facts of `text` in the language of `spec`: partial facts from a file with syntax errors."""
-    from repodoc_lsp.analysis.python import _Anchors, count_lines
+    from repodoc_lsp.analysis.common import Anchors, count_lines
 
     lines = count_lines(text)
     if lines and len(text) / lines > MAX_AVERAGE_LINE and len(text) > 100_000:
@@ -174,7 +178,7 @@ def analyse(spec: Spec, text: str) -> FileFacts:
     attributes: list[Attribute] = []
     # containers: (end byte, qualname parts, kind) of the type definitions enclosing the current one
     stack: list[tuple[int, list[str], str]] = []
-    anchors = _Anchors()
+    anchors = Anchors()
     for (start, _, _), (node, kind, name_at) in sorted(found.items(), key=lambda item: item[0]):
         while stack and stack[-1][0] <= start:
             stack.pop()
