@@ -182,10 +182,11 @@ def test_one_signature_beside_another_python_server(tmp_path: Path, editor_works
 @pytest.mark.parametrize(("version", "force"), [("0.7", ""), ("0.11", ""), ("0.11", "start")])
 def test_stale_reference_diagnostic_and_quick_fix(tmp_path: Path, editor_workspace: Path, version: str,
                                                   force: str) -> None:
-    """A class renamed (Gizmo -> Gadget) and a README still naming the old one: Neovim shows the
+    """A class renamed (Gizmo -> Gizmos: one edit away, a confident suggestion without git) and a
+    README still naming the old one: Neovim shows the
     Warning from `repodoc`, and its code-action flow applies the fix."""
     nvim = _nvim(version)
-    (editor_workspace / "pkg" / "gizmo.py").write_text('"""Gizmos."""\n\n\nclass Gadget:\n    """Was Gizmo."""\n')
+    (editor_workspace / "pkg" / "gizmo.py").write_text('"""Gizmos."""\n\n\nclass Gizmos:\n    """Was Gizmo."""\n')
     readme = editor_workspace / "README.md"
     readme.write_text(readme.read_text() + "\nThe `pkg.gizmo.Gizmo` class does the rest.\n")
     proc = _run(nvim, "refs.lua", _env(tmp_path, editor_workspace, tmp_path / "report.json", force),
@@ -193,7 +194,7 @@ def test_stale_reference_diagnostic_and_quick_fix(tmp_path: Path, editor_workspa
     report = json.loads((tmp_path / "report.json").read_text())
     assert proc.returncode == 0 and not report["errors"], (report, proc.stderr[-2000:])
     assert report["count"] == 1 and report["severity"] == "Warning", report
-    assert "did you mean `pkg.gizmo.Gadget`?" in report["message"]
-    assert report.get("offered", 1) == 1 and report["line"] == "The `pkg.gizmo.Gadget` class does the rest."
-    assert readme.read_text().endswith("The `pkg.gizmo.Gadget` class does the rest.\n")
+    assert "did you mean `pkg.gizmo.Gizmos`?" in report["message"]
+    assert report.get("offered", 1) == 1 and report["line"] == "The `pkg.gizmo.Gizmos` class does the rest."
+    assert readme.read_text().endswith("The `pkg.gizmo.Gizmos` class does the rest.\n")
     assert report["after"] == 0

@@ -259,11 +259,12 @@ def test_one_signature_beside_another_python_server(vsix: Path, tmp_path: Path, 
 
 
 def test_stale_reference_diagnostic_and_quick_fix(vsix: Path, tmp_path: Path, editor_workspace: Path) -> None:
-    """A class renamed (Gizmo -> Gadget) and a README still naming the old one: VS Code lists the Warning
+    """A class renamed (Gizmo -> Gizmos: one edit away, a confident suggestion without git) and a
+    README still naming the old one: VS Code lists the Warning
     from `repodoc`, its code-action provider offers the quick fix, and the applied edit puts the new name."""
     _requires_vscode()
     ws = editor_workspace
-    (ws / "pkg" / "gizmo.py").write_text('"""Gizmos."""\n\n\nclass Gadget:\n    """Was Gizmo."""\n')
+    (ws / "pkg" / "gizmo.py").write_text('"""Gizmos."""\n\n\nclass Gizmos:\n    """Was Gizmo."""\n')
     readme = ws / "README.md"
     readme.write_text(readme.read_text() + "\nThe `pkg.gizmo.Gizmo` class does the rest.\n")
     report = tmp_path / "probe.json"
@@ -272,9 +273,9 @@ def test_stale_reference_diagnostic_and_quick_fix(vsix: Path, tmp_path: Path, ed
     result = json.loads(report.read_text())
     assert result["ok"], (result.get("error"), result.get("lastActions"), result.get("lastActionError"))
     assert result["count"] == 1 and result["severity"] == "Warning", result
-    assert "did you mean `pkg.gizmo.Gadget`?" in result["message"]
-    assert result["fixes"] == ["Replace with `pkg.gizmo.Gadget`"] and result["applied"] is True
-    assert result["fixed"] == "The `pkg.gizmo.Gadget` class does the rest."
+    assert "did you mean `pkg.gizmo.Gizmos`?" in result["message"]
+    assert result["fixes"] == ["Replace with `pkg.gizmo.Gizmos`"] and result["applied"] is True
+    assert result["fixed"] == "The `pkg.gizmo.Gizmos` class does the rest."
     assert result["after"] == 0  # the unsaved fixed text, checked after typing stops
     assert result["dirty"] is True and result["saved"] is True and result["saveTries"] >= 1, result
-    assert readme.read_text().endswith("The `pkg.gizmo.Gadget` class does the rest.\n")
+    assert readme.read_text().endswith("The `pkg.gizmo.Gizmos` class does the rest.\n")

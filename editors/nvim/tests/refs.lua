@@ -40,7 +40,7 @@ local ok, err = pcall(function()
     vim.lsp.buf.code_action()
   end
   H.wait(10000, function()
-    return vim.api.nvim_buf_get_lines(bufnr, d.lnum, d.lnum + 1, false)[1]:find("pkg.gizmo.Gadget", 1, true) ~= nil
+    return vim.api.nvim_buf_get_lines(bufnr, d.lnum, d.lnum + 1, false)[1]:find("pkg.gizmo.Gizmos", 1, true) ~= nil
   end, "the quick fix to replace the name")
   report.line = vim.api.nvim_buf_get_lines(bufnr, d.lnum, d.lnum + 1, false)[1]
   vim.cmd("silent write")
