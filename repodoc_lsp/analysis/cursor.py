@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import pickle
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import jedi
+import parso.cache
 
 from repodoc_lsp.analysis.source import normalise_newlines
 
@@ -116,14 +118,23 @@ class Cursor:
             for name in self._script(source, path).get_names(all_scopes=False)[start:start + WARM_CHUNK]:
                 name.goto(follow_imports=True)
 
+    def _names(self, source: str, path: Path, line: int, column: int) -> list:
+        script = self._script(source, path)
+        return script.infer(line, column) or script.goto(line, column, follow_imports=True)
+
     def describe(self, source: str, path: Path, line: int, column: int) -> CursorInfo | None:
         """The definition of the name at (line, column) of `source`, or None when there is no
         name there or jedi resolves none. jedi's own errors propagate (the caller logs them)."""
         lines = normalise_newlines(source).split("\n")  # jedi's lines too (parso ends one at a lone \\r)
         if not 1 <= line <= len(lines) or column > len(lines[line - 1]) or not _identifier_at(lines[line - 1], column):
             return None
-        script = self._script(source, path)
-        names = script.infer(line, column) or script.goto(line, column, follow_imports=True)
+        try:
+            names = self._names(source, path, line, column)
+        except (EOFError, pickle.UnpicklingError):
+            # a file of parso's disk cache cut short (a process killed while it wrote it: parso
+            # writes in place) fails every later load of that module: the cache goes, once
+            parso.cache.clear_cache()
+            names = self._names(source, path, line, column)
         if not names:
             return None
         name = names[0]

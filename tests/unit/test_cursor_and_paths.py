@@ -92,3 +92,27 @@ def test_render_stamp_follows_templates_and_rendering_code(tmp_path: Path, monke
     words.write_text(Path(stamp._WORDS).read_text() + "\n# changed\n")
     monkeypatch.setattr(stamp, "_WORDS", words)
     assert compute() not in (first, second, third)
+
+
+def test_a_parso_cache_file_cut_short_is_cleared_and_the_hover_answered(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server killed while parso wrote a module's cache file leaves it cut short: every later load
+    of that module raised EOFError (two hovers failed in CI). The cache is cleared once, and the
+    name is described."""
+    import parso.cache
+
+    path = tmp_path / "m.py"
+    path.write_text(SOURCE)
+    cursor = Cursor(tmp_path)
+    real, cleared = Cursor._names, []
+    calls = iter([EOFError("Ran out of input")])
+
+    def cut_short_once(self: Cursor, *args: object) -> list:
+        for exc in calls:
+            raise exc
+        return real(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Cursor, "_names", cut_short_once)
+    monkeypatch.setattr(parso.cache, "clear_cache", lambda *a, **k: cleared.append(1))
+    info = cursor.describe(SOURCE, path, 14, 10)
+    assert info is not None and cleared == [1]
