@@ -59,18 +59,17 @@ def _fresh(root: Path, tmp_path: Path) -> dict[str, bytes]:
 def test_a_one_file_edit_plans_only_its_pages(tmp_path: Path, gathered: list[tuple[str, str]]) -> None:
     root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
     first = _generate(root, cache)
-    assert first["written"] == 2 * 7 + 2 * 3 + 1 and len(gathered) >= first["written"]  # and llms.txt
+    assert first["written"] == 2 * 7 + 2 * 3 and len(gathered) >= first["written"]
     (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
     gathered.clear()
     check = _generate(root, cache, "--check")
     stale = {s["path"] for s in check["stale"]}
     assert stale == {"pkg/leaf.py_docs.md"}  # its source is embedded
-    # the file's pages, its folder's and their parent's (sub-folder purposes), and llms.txt: not the 21 pages
-    assert {subject for _kind, subject in gathered} <= {"pkg/leaf.py", "pkg", ""}, gathered
+    assert {subject for _kind, subject in gathered} <= {"pkg/leaf.py", "pkg"}  # not the 20 pages
     gathered.clear()
     again = _generate(root, cache)
     assert set(again["writtenPages"]) == stale and again["unchanged"] == first["written"] - len(stale)
-    assert {subject for _kind, subject in gathered} <= {"pkg/leaf.py", "pkg", ""}, gathered
+    assert {subject for _kind, subject in gathered} <= {"pkg/leaf.py", "pkg"}
     assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
     gathered.clear()
     assert _generate(root, cache, "--check")["stale"] == [] and gathered == []
