@@ -247,9 +247,7 @@ def _settings(root: Path, args: argparse.Namespace, *, writes: bool = True) -> S
 
 
 def _generate(args: argparse.Namespace, program: bool = False) -> int:
-    from repodoc_lsp.config import cache_dir
     from repodoc_lsp.generate import generate
-    from repodoc_lsp.lastrun import state_path
     from repodoc_lsp.pool import WorkersLost
     from repodoc_lsp.render.environment import TemplateFailure
     from repodoc_lsp.runtime import enter_cli
@@ -272,8 +270,7 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
             if show is not None:
                 show(phase, done, total, where)
 
-        return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel,
-                        state=None if args.no_cache else state_path(cache_dir(settings), ws.root, ws.out))
+        return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel)
 
     try:
         ws = Workspace(root, settings, use_cache=not args.no_cache, runtime=runtime, incremental=False)

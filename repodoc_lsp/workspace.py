@@ -12,13 +12,12 @@ import functools
 import os
 import posixpath
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 from repodoc_lsp.analysis import FileFacts, Language
-from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
@@ -262,12 +261,10 @@ class Workspace:
         return WorkspaceState(dict(self.digests), dict(self.sizes), set(self.folders),
                               list(self.discovery_skipped), dict(self.read_skipped))
 
-    def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None) -> None:
+    def restore(self, state: WorkspaceState) -> None:
         """Become the workspace `state` describes: the files as they were analysed, not as they
-        are on disk now (a file changed since is seen as changed by the next `update_file`).
-        `imports`: content digest -> imports already read from the cache (not read again)."""
-        known = imports or {}
-        cached = {**self.cache.get_imports_many(set(state.digests.values()) - known.keys()), **known}
+        are on disk now (a file changed since is seen as changed by the next `update_file`)."""
+        cached = self.cache.get_imports_many(set(state.digests.values()))
         facts = FactsStore(self.root, self.cache)
         for rel, key in state.digests.items():
             if key in cached:
