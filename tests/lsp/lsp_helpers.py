@@ -91,3 +91,17 @@ async def start(client: LanguageClient, root: Path | None, profile: str = "visua
         workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders] or None,
         initialization_options=options or {},
     ))
+
+
+def record_diagnostics(client: LanguageClient) -> list[types.PublishDiagnosticsParams]:
+    """Every publishDiagnostics the server sends (the client keeps only the last per document)."""
+    seen: list[types.PublishDiagnosticsParams] = []
+    features = client.protocol.fm.features
+    keep = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def publish(*args: Any) -> None:
+        seen.append(args[-1])
+        keep(*args)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    return seen

@@ -4,9 +4,8 @@ max-file-bytes not analysed, and only a buffer's newest version analysed."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from lsp_helpers import SAMPLE, build, open_file, start, symbols, wait_for
+from lsp_helpers import SAMPLE, build, open_file, record_diagnostics, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -52,27 +51,13 @@ async def test_a_replace_all_is_one_batch_and_requests_are_answered(client: Lang
     assert all("`Widget` is not defined in shapes.core" in d.message for d in found)
 
 
-def _record(client: LanguageClient) -> list[types.PublishDiagnosticsParams]:
-    """Every publishDiagnostics the server sends (the client keeps only the last per document)."""
-    seen: list[types.PublishDiagnosticsParams] = []
-    features = client.protocol.fm.features
-    keep = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
-
-    def publish(*args: Any) -> None:
-        seen.append(args[-1])
-        keep(*args)
-
-    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
-    return seen
-
-
 async def test_a_buffer_over_max_file_bytes_is_not_analysed_and_saves_go_on(client: LanguageClient,
                                                                             tmp_path: Path) -> None:
     """A Python buffer over max-file-bytes (2,000 here) edited, each version checked after its
     pause: it is not analysed (one line in the log says so; its diagnostics are empty), a save of
     another file writes that file's pages, a document symbol request answers without analysing
     it, and hover on it still works (jedi)."""
-    seen = _record(client)
+    seen = record_diagnostics(client)
     big = "def big_function():\n    \"\"\"Big.\"\"\"\n\n\n" + "".join(f"value_{i} = {i}\n" for i in range(300))
     root = build(tmp_path / "ws", {**SAMPLE, "pyproject.toml": '[tool.repodoc]\nmax-file-bytes = 2000\n',
                                    "pkg/big.py": big})

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from lsp_helpers import build, start, symbols, wait_for
+from lsp_helpers import build, record_diagnostics, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -83,20 +82,6 @@ async def test_refs_ignore_turns_it_off_per_glob(client: LanguageClient, tmp_pat
     assert len(client.diagnostics[readme]) == 0
 
 
-def _record(client: LanguageClient) -> list[types.PublishDiagnosticsParams]:
-    """Every publishDiagnostics the server sends (the client keeps only the last per document)."""
-    seen: list[types.PublishDiagnosticsParams] = []
-    features = client.protocol.fm.features
-    keep = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
-
-    def publish(*args: Any) -> None:
-        seen.append(args[-1])
-        keep(*args)
-
-    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
-    return seen
-
-
 def _change(client: LanguageClient, uri: str, version: int, text: str) -> None:
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
@@ -108,7 +93,7 @@ async def test_unsaved_changes_are_checked_once_typing_pauses(client: LanguageCl
     the buffer (the files on disk say otherwise)."""
     import asyncio
 
-    seen = _record(client)
+    seen = record_diagnostics(client)
     root = build(tmp_path / "ws", {**FILES, "README.md": "# Shapes\n\nUse `shapes.core.Gadget`.\n"})
     await _session(client, root)
     readme = _open(client, root / "README.md", "markdown")
@@ -141,7 +126,7 @@ async def test_unsaved_changes_are_checked_once_typing_pauses(client: LanguageCl
 
 
 async def test_a_saved_doc_is_checked_without_waiting_for_its_pages(client: LanguageClient, tmp_path: Path) -> None:
-    seen = _record(client)
+    seen = record_diagnostics(client)
     root = build(tmp_path / "ws", {**FILES, "README.md": "# Shapes\n\nUse `shapes.core.Gadget`.\n"})
     await _session(client, root)
     readme = _open(client, root / "README.md", "markdown")
