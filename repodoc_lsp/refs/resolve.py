@@ -18,6 +18,7 @@ import posixpath
 import re
 import stat
 import sys
+import sysconfig
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -119,6 +120,21 @@ def _only_one_like(name: str, defined: dict[str, Entry]) -> list[str]:
 _PYTHON2 = frozenset({"BaseHTTPServer", "SimpleHTTPServer", "CGIHTTPServer", "SocketServer", "ConfigParser",
                       "Queue", "StringIO", "cStringIO", "cPickle", "urllib2", "urlparse", "HTMLParser", "Cookie",
                       "cookielib", "httplib", "Tkinter", "__builtin__", "UserDict", "thread", "xmlrpclib"})
+
+
+_STDLIB_DIRS = tuple({os.path.join(sysconfig.get_paths()[key], "") for key in ("stdlib", "platstdlib")})
+
+
+def from_stdlib(top: str) -> bool:
+    """True when the module `top` that an import would load is Python's own (built in, frozen, or a
+    file of the standard library's folders), found without running anything: a checkout's `json.py`
+    or `turtle.py` on the path (`python -m` from its root) is not, and is never imported."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return False
+    origin = (spec.origin or "") if spec is not None else ""
+    return origin in ("built-in", "frozen") or origin.startswith(_STDLIB_DIRS)
 
 
 @lru_cache(maxsize=4096)
@@ -588,7 +604,8 @@ class Resolver:
         for imp in facts.imports:
             for local, imported in imp.bindings():
                 top = imp.module.split(".")[0]
-                if local != parts[0] or imp.level or top not in STDLIB or top in _NOT_IMPORTED:
+                if local != parts[0] or imp.level or top not in STDLIB or top in _NOT_IMPORTED \
+                        or not from_stdlib(top):
                     continue
                 path = [imported, *parts[1:]] if imported else parts[1:]
                 module = imp.module if imported or imp.asnames else local

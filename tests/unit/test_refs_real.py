@@ -5,6 +5,9 @@ dependencies, reST section underlines of backticks, history in a page."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 from helpers import make_workspace
 
@@ -153,3 +156,16 @@ def test_without_a_package_at_the_root_sub_projects_packages_are_the_project_s(
     ws = Workspace(make_workspace(tmp_path / "ws", files), Settings(), use_cache=False)  # type: ignore[operator]
     ws.scan(jobs=1)
     assert [s.text for s in check.check_workspace(ws).stale] == ["shop.buy"]
+
+
+def test_only_python_s_own_modules_are_imported_for_a_base_class(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A base class of the standard library is imported to list its members; a checkout's module of
+    the same name on the path (`python -m` from its root) is never taken for it."""
+    from repodoc_lsp.refs.resolve import from_stdlib
+
+    assert from_stdlib("json") and from_stdlib("sys") and not from_stdlib("no_such_module_here")
+    (tmp_path / "turtle.py").write_text("raise SystemExit('ran the checkout')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "turtle", raising=False)
+    assert not from_stdlib("turtle")
