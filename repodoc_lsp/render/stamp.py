@@ -15,6 +15,8 @@ def render_stamp() -> str:
     """Changes whenever a built-in template or a rendering module changes, so a page key that
     includes it makes pages written by another renderer (same version number) be rewritten."""
     digest = hashlib.sha256()
-    for path in sorted([*_RENDER.glob("*.py"), *(_RENDER / "templates").glob("*.j2"), _WORDS]):
+    # In a fixed order that does not depend on where the package lies (a sort of whole paths put
+    # words.py first or last depending on the folder of a copy).
+    for path in [*sorted(_RENDER.glob("*.py")), *sorted((_RENDER / "templates").glob("*.j2")), _WORDS]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
