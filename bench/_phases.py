@@ -21,9 +21,9 @@ def main() -> int:
     jobs = int(sys.argv[3]) if len(sys.argv) > 3 and int(sys.argv[3]) > 0 else None
     started = time.perf_counter()
     from repodoc_lsp.config import load_settings
-    from repodoc_lsp.generate import generate
-    from repodoc_lsp.runtime import enter_cli
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.pipeline.generate import generate
+    from repodoc_lsp.pipeline.runtime import enter_cli
+    from repodoc_lsp.store.workspace import Workspace
 
     runtime = enter_cli()  # as the CLI does
     settings, _ = load_settings(root, {"output": str(out.resolve()), "jobs": jobs}, strict=True)

@@ -28,13 +28,13 @@ def main() -> None:
     parser.add_argument("mode", choices=("full", "parse"))
     parser.add_argument("--stride", type=int, default=38)
     args = parser.parse_args()
-    from repodoc_lsp.runtime import collect_less
+    from repodoc_lsp.pipeline.runtime import collect_less
 
     collect_less()  # as the CLI, whose analysis workers inherit it
     from repodoc_lsp.analysis.model import Language
     from repodoc_lsp.analysis.source import decode
-    from repodoc_lsp.facts import analyse_chunk
-    from repodoc_lsp.regular import read_regular
+    from repodoc_lsp.store.facts import analyse_chunk
+    from repodoc_lsp.store.regular import read_regular
 
     root = str(ensure_corpus())
     rels = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)

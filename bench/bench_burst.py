@@ -63,10 +63,10 @@ def main() -> None:
         asyncio.run(server_main(args.files, args.new, args.runs, args.settings_bursts))
         return
     from repodoc_lsp.config import load_settings
-    from repodoc_lsp.generate import generate, regenerate
+    from repodoc_lsp.pipeline.generate import generate, regenerate
+    from repodoc_lsp.pipeline.runtime import CLI
     from repodoc_lsp.render import Renderer
-    from repodoc_lsp.runtime import CLI
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.store.workspace import Workspace
 
     scratch = Path(tempfile.mkdtemp(prefix="repodoc-burst-"))
     os.environ["REPODOC_CACHE_DIR"] = str(scratch / "cache")

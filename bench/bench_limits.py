@@ -35,7 +35,7 @@ from _common import fmt_mb, fmt_s, run_measured, table, verdict, write_results
 
 _MEASURE = """
 import json, resource, sys, time
-from repodoc_lsp import facts
+from repodoc_lsp.store import facts
 data = open(sys.argv[1], "rb").read()
 started, cpu = time.perf_counter(), time.process_time()
 if sys.argv[2] == "parso":
@@ -67,7 +67,7 @@ def _analyse(path: Path, how: str, timeout: float) -> dict:
 
 
 def analysis(kb: int, runs: int, unguarded: bool) -> dict:
-    from repodoc_lsp.facts import ANALYSIS_SECONDS
+    from repodoc_lsp.store.facts import ANALYSIS_SECONDS
 
     results: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="repodoc-limits-") as tmp:

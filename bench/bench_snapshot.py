@@ -21,9 +21,9 @@ from _common import median, p95
 from corpus import ensure_corpus
 
 from repodoc_lsp.config import Settings
-from repodoc_lsp.index import entries_of
+from repodoc_lsp.knowledge.index import entries_of
 from repodoc_lsp.refs.check import build_index
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.store.workspace import Workspace
 
 
 def main(argv: list[str] | None = None) -> int:

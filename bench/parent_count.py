@@ -30,8 +30,8 @@ from typing import Any
 def scan(root: str) -> tuple[Any, dict[str, Any]]:
     from repodoc_lsp.analysis.model import Language, reference_lines
     from repodoc_lsp.config import Settings
-    from repodoc_lsp.graph import sketch_of
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.knowledge.graph import sketch_of
+    from repodoc_lsp.store.workspace import Workspace
 
     ws = Workspace(Path(root), Settings(), incremental=False)
     ws.scan(jobs=1)
@@ -45,7 +45,7 @@ def scan(root: str) -> tuple[Any, dict[str, Any]]:
 
 def main() -> None:
     mode, arg = sys.argv[1], sys.argv[2]
-    from repodoc_lsp.graph import Graph
+    from repodoc_lsp.knowledge.graph import Graph
 
     if mode == "prep":
         ws, sketches = scan(arg)
@@ -70,7 +70,7 @@ def main() -> None:
             print(f"graph build: median {statistics.median(times):.3f} s (CPU {statistics.median(cpu):.3f} s), "
                   f"each {[round(t, 3) for t in times]}")
         return
-    from repodoc_lsp.generate import site_of
+    from repodoc_lsp.pipeline.generate import site_of
     from repodoc_lsp.render.pages import GATHER, view_files
 
     ws, sketches = scan(arg)

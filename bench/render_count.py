@@ -28,7 +28,7 @@ from typing import Any
 
 def prep(ws: str, out: str, cache: str, dump: str) -> None:
     from repodoc_lsp import cli, generate
-    from repodoc_lsp.runtime import Runtime
+    from repodoc_lsp.pipeline.runtime import Runtime
 
     def capture(fn: Any, chunks: Any, *, initializer: Any, **_kw: Any) -> Any:
         setup = dataclasses.replace(initializer.args[0], setup=None)
@@ -52,8 +52,8 @@ def main() -> None:
     dump, dest = sys.argv[2], Path(sys.argv[3])
     stride = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     import repodoc_lsp.render.precompiled  # noqa: F401  as the render workers' fork server
-    from repodoc_lsp import generate
-    from repodoc_lsp.runtime import collect_less
+    from repodoc_lsp.pipeline import generate
+    from repodoc_lsp.pipeline.runtime import collect_less
 
     with open(dump, "rb") as f:
         setup, parts = pickle.load(f)

@@ -30,8 +30,8 @@ from repodoc_lsp.exits import (
 from repodoc_lsp.words import plural
 
 if TYPE_CHECKING:
-    from repodoc_lsp.generate import Summary
-    from repodoc_lsp.workspace import ProgressFn, Workspace
+    from repodoc_lsp.pipeline.generate import Summary
+    from repodoc_lsp.store.workspace import ProgressFn, Workspace
 
 
 EPILOG = """\
@@ -247,12 +247,12 @@ def _settings(root: Path, args: argparse.Namespace, *, writes: bool = True) -> S
 
 
 def _generate(args: argparse.Namespace, program: bool = False) -> int:
-    from repodoc_lsp.generate import generate
-    from repodoc_lsp.pool import WorkersLost
+    from repodoc_lsp.output.writer import OutputBusy, OutputError
+    from repodoc_lsp.pipeline.generate import generate
+    from repodoc_lsp.pipeline.pool import WorkersLost
+    from repodoc_lsp.pipeline.runtime import enter_cli
     from repodoc_lsp.render.environment import TemplateFailure
-    from repodoc_lsp.runtime import enter_cli
-    from repodoc_lsp.workspace import Workspace
-    from repodoc_lsp.writer import OutputBusy, OutputError
+    from repodoc_lsp.store.workspace import Workspace
 
     runtime = enter_cli()
 
@@ -296,7 +296,7 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
     if ws.cache.problem:  # known once the cache was first used (a locked one is skipped)
         say(f"repodoc: warning: {ws.cache.problem}", sys.stderr)
     if settings.site == "mkdocs" and not args.check and not summary.cancelled:
-        from repodoc_lsp.site import write_site
+        from repodoc_lsp.output.site import write_site
 
         for warning in write_site(ws.root, ws.out, ws.project, ws.folders):
             say(f"repodoc: warning: {warning}", sys.stderr)
@@ -334,7 +334,7 @@ def _stderr_console() -> Any:
 def _report(summary: Summary, args: argparse.Namespace, reached: dict[str, tuple[int, int]]) -> int:
     import json
 
-    from repodoc_lsp.discover import capped
+    from repodoc_lsp.store.discover import capped
 
     out = sys.stdout
     if summary.cancelled and "write" not in reached and not args.json:

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from repodoc_lsp.ignore import gitignore_spec
-from repodoc_lsp.regular import read_inside
+from repodoc_lsp.store.ignore import gitignore_spec
+from repodoc_lsp.store.regular import read_inside
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -304,7 +304,7 @@ def default_output(root: Path) -> tuple[str, str]:
     hook, action) decides the same: `docs` holding repodoc's manifest stays the output; else
     `repodoc-docs` holding it stays; else `docs` when it holds only what repodoc wrote (or does not
     exist), `repodoc-docs` when it is the project's own documentation (`docs_source`)."""
-    from repodoc_lsp.writer import has_manifest
+    from repodoc_lsp.output.writer import has_manifest
 
     if has_manifest(root / DEFAULT_OUTPUT):
         return DEFAULT_OUTPUT, ""
@@ -322,7 +322,7 @@ def docs_source(root: Path) -> str:
     `mkdocs.yml` whose `docs_dir` is `docs` (its default), or a file in it that repodoc did not
     write (no marker on its first line: a Sphinx `conf.py`, a hand-written page). Hidden files and
     folders are left out (`.gitkeep`, repodoc's own manifest and temporary files)."""
-    from repodoc_lsp.writer import owned_page
+    from repodoc_lsp.output.writer import owned_page
 
     for name in ("mkdocs.yml", "mkdocs.yaml"):
         if _mkdocs_dir(root / name) == DEFAULT_OUTPUT:
@@ -361,7 +361,7 @@ def _mkdocs_dir(path: Path) -> str | None:
 def output_notice(root: Path, settings: Settings) -> str:
     """The one line that says where pages go when repodoc chose the folder itself and this is its
     first run there (no manifest yet); "" otherwise."""
-    from repodoc_lsp.writer import has_manifest
+    from repodoc_lsp.output.writer import has_manifest
 
     if not settings.output_chosen or has_manifest(root / settings.output):
         return ""

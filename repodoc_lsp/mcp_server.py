@@ -24,18 +24,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from repodoc_lsp.config import Settings
-from repodoc_lsp.graph import Key
-from repodoc_lsp.index import MODULE
-from repodoc_lsp.parts import anchor_of
+from repodoc_lsp.knowledge.graph import Key
+from repodoc_lsp.knowledge.index import MODULE
+from repodoc_lsp.pipeline.runtime import Runtime
 from repodoc_lsp.refs.check import Stale, check_doc, check_docstrings, is_doc
 from repodoc_lsp.refs.resolve import Resolver
+from repodoc_lsp.render.parts import anchor_of
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, kw_page
-from repodoc_lsp.runtime import Runtime
 
 if TYPE_CHECKING:
     from repodoc_lsp.render import Site
     from repodoc_lsp.server.state import Root
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.store.workspace import Workspace
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -356,7 +356,7 @@ class Docs:
 
     # -- pages -------------------------------------------------------------------------
     def site(self) -> Site:
-        from repodoc_lsp.generate import site_of
+        from repodoc_lsp.pipeline.generate import site_of
 
         if self._site is None or self._site[0] != self._version:
             self._site = (self._version, site_of(self.root.ws))
@@ -390,7 +390,7 @@ class Docs:
 
     def render(self, kind: str, subject: str) -> list[tuple[str, str]]:
         """The page and its part pages, as the CLI writes them: (path in the tree, Markdown)."""
-        from repodoc_lsp.generate import page_renderer
+        from repodoc_lsp.pipeline.generate import page_renderer
         from repodoc_lsp.render.pages import Page
 
         site = self.site()
@@ -542,7 +542,7 @@ def build_server(docs: Docs) -> Any:
 
 def serve(root: Path, settings: Settings, *, poll: float = 1.0) -> int:
     """Run the MCP server on stdio until the client closes it."""
-    from repodoc_lsp.runtime import enter_server
+    from repodoc_lsp.pipeline.runtime import enter_server
 
     logging.basicConfig(level=logging.WARNING, format="repodoc mcp: %(levelname)s %(message)s")
     docs = Docs(root, settings, enter_server(), poll=poll)

@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from repodoc_lsp import cli
-from repodoc_lsp.parts import part_paths
+from repodoc_lsp.output.writer import MANIFEST
 from repodoc_lsp.render.anchors import strip_aliases
-from repodoc_lsp.writer import MANIFEST
+from repodoc_lsp.render.parts import part_paths
 
 # Few examples by default (the CI run stays in tens of seconds); more with the variable.
 EXAMPLES = int(os.environ.get("REPODOC_PROPERTY_EXAMPLES", "4"))

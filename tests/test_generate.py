@@ -18,7 +18,7 @@ from helpers import REPO, broken_links, cli_here, generate_json, make_workspace,
 from repodoc_lsp import MARKER
 
 if TYPE_CHECKING:
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.store.workspace import Workspace
 
 SECTIONS = ["File Metadata", "File Purpose", "Original Source", "High-Level Overview", "Detailed Analysis",
             "Architecture & Design", "Dependencies", "Code Patterns & Idioms", "Performance Considerations",
@@ -348,7 +348,7 @@ def test_a_folder_s_file_named_as_the_standard_library_is_not_what_the_workspace
 
 def test_parallel_workers_create_shared_folders(tmp_path: Path, cache_env: dict[str, str]) -> None:
     # 250 files: 512 pages, past generate.PARALLEL_PAGES (400), so two forked workers write them
-    from repodoc_lsp.generate import PARALLEL_PAGES
+    from repodoc_lsp.pipeline.generate import PARALLEL_PAGES
 
     files = {f"deep/a/b/c/d/m{i}.py": f"def f{i}():\n    pass\n" for i in range(250)}
     assert 2 * len(files) >= PARALLEL_PAGES, "too few pages for the workers: the test proves nothing"
@@ -366,9 +366,9 @@ RENDER_WORKERS_MEMORY = """
 import json, sys, threading, psutil
 from pathlib import Path
 from repodoc_lsp.config import load_settings
-from repodoc_lsp.generate import generate
-from repodoc_lsp.runtime import enter_cli
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.pipeline.generate import generate
+from repodoc_lsp.pipeline.runtime import enter_cli
+from repodoc_lsp.store.workspace import Workspace
 root = Path(sys.argv[1])
 ws = Workspace(root, load_settings(root)[0], runtime=enter_cli())
 ws.scan(jobs=2)
@@ -481,9 +481,9 @@ def _scanned_for_render_workers(tmp_path: Path, *, incremental: bool = True) -> 
     """A scanned workspace of 250 small files: pages enough for a run to start render workers
     (`incremental=False`: scanned and written once, as the CLI's)."""
     from repodoc_lsp.config import load_settings
-    from repodoc_lsp.generate import PARALLEL_PAGES
-    from repodoc_lsp.runtime import CLI
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.pipeline.generate import PARALLEL_PAGES
+    from repodoc_lsp.pipeline.runtime import CLI
+    from repodoc_lsp.store.workspace import Workspace
 
     files = {f"pkg/m{i}.py": f"def f{i}():\n    pass\n" for i in range(250)}
     assert 2 * len(files) >= PARALLEL_PAGES, "too few pages for render workers: the test proves nothing"
@@ -499,8 +499,8 @@ def test_keyword_pages_render_while_the_graph_is_built(tmp_path: Path, monkeypat
     first, it waited in vain); the tree is the one a run in one process writes."""
     import time
 
-    from repodoc_lsp.generate import generate
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.pipeline.generate import generate
+    from repodoc_lsp.store.workspace import Workspace
 
     root, ws, files = _scanned_for_render_workers(tmp_path, incremental=False)
     waited: list[bool] = []
@@ -533,8 +533,8 @@ def test_render_fork_server_starts_before_the_graph_and_stops_after_a_failure(
     start overlaps the build instead of following it); a run failing meanwhile stops it."""
     import multiprocessing.forkserver
 
-    from repodoc_lsp.generate import generate
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.pipeline.generate import generate
+    from repodoc_lsp.store.workspace import Workspace
 
     root, ws, _files = _scanned_for_render_workers(tmp_path)
     server = multiprocessing.forkserver._forkserver
@@ -557,8 +557,8 @@ def test_render_fork_server_starts_before_the_graph_and_stops_after_a_failure(
 # before its first page, with repodoc's own templates and with a person's.
 RENDER_WORKER_COMPILES = """
 import sys
-from repodoc_lsp import pool
-from repodoc_lsp.runtime import CLI
+from repodoc_lsp.pipeline import pool
+from repodoc_lsp.pipeline.runtime import CLI
 sys.path.insert(0, sys.argv[1])
 import probe
 for built_in in (True, False):
@@ -604,10 +604,10 @@ def test_render_workers_key_the_pages_sent_without_keys_as_the_plan_keys_them(tm
     from helpers import read_manifest
 
     from repodoc_lsp.config import load_settings
-    from repodoc_lsp.generate import PARALLEL_PAGES, _by_folder, _Parts, generate, plan_pages, site_of
-    from repodoc_lsp.runtime import CLI
-    from repodoc_lsp.workspace import Workspace
-    from repodoc_lsp.writer import Writer
+    from repodoc_lsp.output.writer import Writer
+    from repodoc_lsp.pipeline.generate import PARALLEL_PAGES, _by_folder, _Parts, generate, plan_pages, site_of
+    from repodoc_lsp.pipeline.runtime import CLI
+    from repodoc_lsp.store.workspace import Workspace
 
     files = {"pkg/base.py": "class Base:\n    \"\"\"The base.\"\"\"\n\n    def run(self):\n        return 1\n"}
     for i in range(200):  # 2 pages a file: enough for render workers (PARALLEL_PAGES)
@@ -635,10 +635,10 @@ def test_render_parts_send_each_files_facts_once(tmp_path: Path) -> None:
     unpickled once; parts of `_CHUNK` pages sent a folder's files' facts again with its own pages (a
     third of PyTorch's). A folder of more than `_MOST` pages is cut; every page goes, in order."""
     from repodoc_lsp.config import load_settings
-    from repodoc_lsp.generate import _CHUNK, _MOST, _by_folder, _Parts, plan_pages, site_of
-    from repodoc_lsp.runtime import CLI
-    from repodoc_lsp.workspace import Workspace
-    from repodoc_lsp.writer import Writer
+    from repodoc_lsp.output.writer import Writer
+    from repodoc_lsp.pipeline.generate import _CHUNK, _MOST, _by_folder, _Parts, plan_pages, site_of
+    from repodoc_lsp.pipeline.runtime import CLI
+    from repodoc_lsp.store.workspace import Workspace
 
     files = {f"pkg/sub{i % 5}/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5 * 23)}
     files.update({f"big/b{i}.py": f"X = {i}\n" for i in range(_MOST)})  # 2 pages each: cut
@@ -666,13 +666,13 @@ def test_a_render_worker_reads_only_the_sources_its_pages_embed(tmp_path: Path,
     those the parent renders, reading every file. A person's templates are given every file's text."""
     import dataclasses
 
-    from repodoc_lsp import generate as gen
     from repodoc_lsp.config import load_settings
+    from repodoc_lsp.output.writer import Writer
+    from repodoc_lsp.pipeline import generate as gen
+    from repodoc_lsp.pipeline.runtime import CLI
     from repodoc_lsp.render import Renderer
     from repodoc_lsp.render.pages import where_of
-    from repodoc_lsp.runtime import CLI
-    from repodoc_lsp.workspace import Workspace
-    from repodoc_lsp.writer import Writer
+    from repodoc_lsp.store.workspace import Workspace
 
     files = {"pkg/small.py": "def f():\n    return 1\n",
              "pkg/big.py": "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(200))}
@@ -719,11 +719,11 @@ def test_a_whole_run_writes_the_manifest_once(tmp_path: Path, monkeypatch: pytes
     on PyTorch, 0.15 s each, with one core idle); a run that changed nothing writes none."""
     from helpers import read_manifest
 
-    from repodoc_lsp import writer as writer_module
     from repodoc_lsp.config import load_settings
-    from repodoc_lsp.generate import generate
-    from repodoc_lsp.runtime import CLI
-    from repodoc_lsp.workspace import Workspace
+    from repodoc_lsp.output import writer as writer_module
+    from repodoc_lsp.pipeline.generate import generate
+    from repodoc_lsp.pipeline.runtime import CLI
+    from repodoc_lsp.store.workspace import Workspace
 
     encoded: list[dict] = []
     real = writer_module.encode_manifest
@@ -775,9 +775,9 @@ def test_render_fork_server_ends_while_the_manifest_is_saved(tmp_path: Path, mon
     import multiprocessing.forkserver
     import threading
 
-    import repodoc_lsp.generate as generate_module
-    from repodoc_lsp.generate import generate
-    from repodoc_lsp.writer import Writer
+    import repodoc_lsp.pipeline.generate as generate_module
+    from repodoc_lsp.output.writer import Writer
+    from repodoc_lsp.pipeline.generate import generate
 
     root, ws, files = _scanned_for_render_workers(tmp_path)
     server = multiprocessing.forkserver._forkserver

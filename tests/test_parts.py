@@ -1,4 +1,4 @@
-"""Part pages (`repodoc_lsp/parts.py`): a file whose class members and functions outgrow the page
+"""Part pages (`repodoc_lsp/render/parts.py`): a file whose class members and functions outgrow the page
 budget keeps its page and gains `_docs.partN.md` pages beside it. Incremental equals fresh as the
 file grows past the limit and shrinks back, with another file mentioning its members (the link's
 page is part of what the graph says that file consulted), in-process as the server runs it (one
@@ -21,12 +21,12 @@ from hypothesis.stateful import initialize, run_state_machine_as_test
 from test_incremental import CliEdits
 
 from repodoc_lsp import cli
-from repodoc_lsp import parts as part_rule
 from repodoc_lsp.config import load_settings
-from repodoc_lsp.generate import generate, regenerate
+from repodoc_lsp.pipeline.generate import generate, regenerate
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.render import pages as page_views
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.render import parts as part_rule
+from repodoc_lsp.store.workspace import Workspace
 
 DOC = "Does one thing and says so at some length. " * 6
 

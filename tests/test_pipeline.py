@@ -13,12 +13,12 @@ import pytest
 from helpers import make_workspace
 
 from repodoc_lsp.config import load_settings
-from repodoc_lsp.generate import Job, generate, regenerate
+from repodoc_lsp.output.writer import OutputError
+from repodoc_lsp.pipeline.generate import Job, generate, regenerate
+from repodoc_lsp.pipeline.runtime import LIBRARY
 from repodoc_lsp.render import Renderer
-from repodoc_lsp.runtime import LIBRARY
 from repodoc_lsp.server.regen_process import RegenProcess
-from repodoc_lsp.workspace import Workspace
-from repodoc_lsp.writer import OutputError
+from repodoc_lsp.store.workspace import Workspace
 
 FILES = {"pkg/__init__.py": "", "pkg/a.py": "from pkg.b import f\n", "pkg/b.py": "def f():\n    pass\n",
          "other/c.py": "x = 1\n"}

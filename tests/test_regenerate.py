@@ -9,9 +9,9 @@ import pytest
 from helpers import broken_links, make_workspace
 
 from repodoc_lsp.config import load_settings
-from repodoc_lsp.generate import generate, regenerate
+from repodoc_lsp.pipeline.generate import generate, regenerate
 from repodoc_lsp.render import Renderer
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.store.workspace import Workspace
 
 
 @pytest.fixture
@@ -162,7 +162,7 @@ def test_a_page_that_cannot_be_rendered_is_an_error_of_that_page(ws: Workspace, 
 
 def test_keys_follow_the_renderer(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     """A different renderer (code or built-in templates) re-keys every page, same version or not."""
-    from repodoc_lsp import generate as pipeline
+    from repodoc_lsp.pipeline import generate as pipeline
 
     before = {p.path: p.key for p in pipeline.plan_pages(ws, pipeline.site_of(ws))}
     monkeypatch.setattr(pipeline, "render_stamp", lambda: "another renderer")
@@ -190,7 +190,7 @@ def test_a_burst_of_created_and_deleted_files_is_one_batch_equal_to_a_fresh_tree
             rebuilt.append(1)
             super().__init__(*args, **kwargs)
 
-    import repodoc_lsp.workspace as workspace_module
+    import repodoc_lsp.store.workspace as workspace_module
 
     original, workspace_module.Relations = workspace_module.Relations, Counting  # count, not replace
     try:

@@ -9,9 +9,9 @@ import pytest
 from helpers import make_workspace, read_manifest
 
 from repodoc_lsp.config import load_settings
-from repodoc_lsp.generate import generate, regenerate
+from repodoc_lsp.pipeline.generate import generate, regenerate
 from repodoc_lsp.render import Renderer
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.store.workspace import Workspace
 
 FILES = {"pkg/__init__.py": "", "pkg/a.py": "from pkg.b import f\n",
          "pkg/b.py": '"""B."""\n\ndef f():\n    """Eff."""\n'}
@@ -38,7 +38,7 @@ def test_an_unchanged_tree_is_not_planned_again(tmp_path: Path, monkeypatch: pyt
     ws, first = _generate(tmp_path)
     assert first.written and _inputs(ws.out)
     planned: list[int] = []
-    import repodoc_lsp.generate as gen
+    import repodoc_lsp.pipeline.generate as gen
     real = gen.plan_pages
     monkeypatch.setattr(gen, "plan_pages", lambda *a, **k: planned.append(1) or real(*a, **k))
     _ws2, again = _generate(tmp_path)

@@ -50,13 +50,13 @@ def run_check(args: argparse.Namespace, settings: Settings | None) -> int:
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:
-    from repodoc_lsp.generate import generate
-    from repodoc_lsp.pool import WorkersLost
+    from repodoc_lsp.output.writer import OutputBusy, OutputError
+    from repodoc_lsp.pipeline.generate import generate
+    from repodoc_lsp.pipeline.pool import WorkersLost
+    from repodoc_lsp.pipeline.runtime import enter_cli
     from repodoc_lsp.refs.check import check_workspace
     from repodoc_lsp.refs.git import GitError, changed_files, old_text
-    from repodoc_lsp.runtime import enter_cli
-    from repodoc_lsp.workspace import Workspace
-    from repodoc_lsp.writer import OutputBusy, OutputError
+    from repodoc_lsp.store.workspace import Workspace
 
     runtime = enter_cli()
     started = time.perf_counter()

@@ -25,10 +25,10 @@ from pathlib import Path
 
 from repodoc_lsp.analysis.model import FileFacts, Import, Symbol, SymbolKind
 from repodoc_lsp.analysis.relations import STDLIB, absolute_module, is_test_file
-from repodoc_lsp.index import Entry, KeywordIndex
+from repodoc_lsp.knowledge.index import Entry, KeywordIndex
 from repodoc_lsp.refs.extract import CAMEL, LINK, NAME, PATH, PY_ROLES, Ref, markdown_anchors
 from repodoc_lsp.refs.extract import HISTORY as _HISTORY
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.store.workspace import Workspace
 
 if sys.version_info >= (3, 11):
     import tomllib

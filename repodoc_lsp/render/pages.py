@@ -32,14 +32,14 @@ from repodoc_lsp.analysis.model import (
 )
 from repodoc_lsp.analysis.relations import Relations, is_test_file
 from repodoc_lsp.analysis.signature import annotation_spans
-from repodoc_lsp.graph import Def, Graph, Key, base_name
-from repodoc_lsp.parts import anchor_of, assign, member_parts, moved_bytes, part_page, plan
+from repodoc_lsp.knowledge.graph import Def, Graph, Key, base_name
 from repodoc_lsp.render import llms
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import AnchorState, alias_markup, definitions, pack, strip_aliases
 from repodoc_lsp.render.anchors import aliases as anchor_aliases
 from repodoc_lsp.render.docstrings import docstring_markdown, docstring_rest, summary_line
 from repodoc_lsp.render.environment import GuardedTemplate, load, make_environment
+from repodoc_lsp.render.parts import anchor_of, assign, member_parts, moved_bytes, part_page, plan
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 from repodoc_lsp.render.purpose import Purpose, file_purpose, first_sentence
 from repodoc_lsp.words import plural

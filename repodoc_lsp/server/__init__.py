@@ -15,7 +15,7 @@ def run(*, tcp: str | None = None, log_file: str | None = None, verbose: bool = 
     """Serve on stdio (default) or on a loopback `HOST:PORT` with a token (see `tcp`); returns
     the exit code of the LSP `exit`, 2 for a bad address or token."""
     from repodoc_lsp.exits import end_now
-    from repodoc_lsp.runtime import enter_server
+    from repodoc_lsp.pipeline.runtime import enter_server
     from repodoc_lsp.server.app import create_server
 
     level = logging.DEBUG if verbose else logging.WARNING

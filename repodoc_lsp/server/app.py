@@ -4,7 +4,7 @@ handlers on `RepodocServer` (each imports the server type; nothing imports this 
 
 from __future__ import annotations
 
-from repodoc_lsp.runtime import SERVER, Runtime
+from repodoc_lsp.pipeline.runtime import SERVER, Runtime
 from repodoc_lsp.server import (
     codelens,
     commands,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from repodoc_lsp.parts import page_of
+from repodoc_lsp.render.parts import page_of
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.server import RepodocServer  # at run time: pygls resolves a command's annotations
 from repodoc_lsp.server.xref import graph_of

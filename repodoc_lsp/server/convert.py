@@ -19,7 +19,7 @@ from pygls.workspace import PositionCodec, TextDocument, Workspace
 from pygls.workspace.position_codec import Utf8, Utf32
 
 from repodoc_lsp.analysis.model import SymbolKind
-from repodoc_lsp.index import MODULE
+from repodoc_lsp.knowledge.index import MODULE
 
 LSP_SYMBOL_KINDS = {  # the keyword index's kinds (`Entry.kind`) -> LSP's
     SymbolKind.CLASS.value: types.SymbolKind.Class,

@@ -19,7 +19,7 @@ from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.words import plural
 
 if TYPE_CHECKING:
-    from repodoc_lsp.generate import Summary
+    from repodoc_lsp.pipeline.generate import Summary
 
 log = logging.getLogger(__name__)
 PERSON = ("repodoc: warning:", "repodoc: error:")  # log lines a person must see

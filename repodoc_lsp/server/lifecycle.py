@@ -12,13 +12,13 @@ from pygls.capabilities import get_capability
 
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
 from repodoc_lsp.config import live_changes
-from repodoc_lsp.discover import capped
 from repodoc_lsp.server import failures, hover, ref_diagnostics
 from repodoc_lsp.server.convert import EditorWorkspace, path_of
 from repodoc_lsp.server.roots import project_folder
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.settings import SECTION, unwrap
 from repodoc_lsp.server.state import Root
+from repodoc_lsp.store.discover import capped
 from repodoc_lsp.words import plural
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.analysis.model import SymbolKind
-from repodoc_lsp.parts import member_parts, part_page
+from repodoc_lsp.render.parts import member_parts, part_page
 from repodoc_lsp.server.convert import path_of, uri_of
 from repodoc_lsp.server.server import RepodocServer
 

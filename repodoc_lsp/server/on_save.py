@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from repodoc_lsp.output.writer import OutputError
 from repodoc_lsp.server import failures, ref_diagnostics
 from repodoc_lsp.server.convert import path_of
 from repodoc_lsp.server.server import RepodocServer
-from repodoc_lsp.writer import OutputError
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root

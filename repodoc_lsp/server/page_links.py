@@ -6,9 +6,9 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
-from repodoc_lsp.index import MODULE
-from repodoc_lsp.parts import page_of
+from repodoc_lsp.knowledge.index import MODULE
 from repodoc_lsp.render.hover import CANDIDATES_SHOWN, Candidate
+from repodoc_lsp.render.parts import page_of
 from repodoc_lsp.server.convert import uri_of
 
 if TYPE_CHECKING:

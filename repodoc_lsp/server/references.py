@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, cast
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from repodoc_lsp.graph import Def, Graph, Key
-from repodoc_lsp.regular import read_regular
+from repodoc_lsp.knowledge.graph import Def, Graph, Key
 from repodoc_lsp.server.protocol import Encoded
 from repodoc_lsp.server.server import RepodocServer
 from repodoc_lsp.server.xref import graph_of, target
+from repodoc_lsp.store.regular import read_regular
 
 if TYPE_CHECKING:
     from repodoc_lsp.server.state import Root

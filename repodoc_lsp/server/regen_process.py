@@ -47,9 +47,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from repodoc_lsp.envlimits import env_seconds
-from repodoc_lsp.generate import RUN_ERRORS, Job, Summary
-from repodoc_lsp.runtime import Runtime
-from repodoc_lsp.workspace import CancelToken, FileState, ProgressFn, Workspace
+from repodoc_lsp.pipeline.generate import RUN_ERRORS, Job, Summary
+from repodoc_lsp.pipeline.runtime import Runtime
+from repodoc_lsp.store.workspace import CancelToken, FileState, ProgressFn, Workspace
 
 log = logging.getLogger(__name__)
 stderr_log = logging.getLogger(f"{__name__}.stderr")  # what the process writes on its stderr
@@ -309,7 +309,7 @@ class _Cancel:
 
 
 def _serve(fd_in: int, fd_out: int, runtime: Runtime) -> None:
-    from repodoc_lsp.generate import run
+    from repodoc_lsp.pipeline.generate import run
     from repodoc_lsp.render import Renderer
 
     def reply(status: str, value: Any) -> None:
@@ -359,7 +359,7 @@ def _serve(fd_in: int, fd_out: int, runtime: Runtime) -> None:
 
 def main() -> None:
     from repodoc_lsp.exits import end_now
-    from repodoc_lsp.runtime import enter_page_process
+    from repodoc_lsp.pipeline.runtime import enter_page_process
 
     fd_out = os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a stray print cannot corrupt the channel

@@ -23,8 +23,8 @@ from pygls.workspace.position_codec import PositionCodec
 from repodoc_lsp import __version__
 from repodoc_lsp.analysis.cursor import Cursor
 from repodoc_lsp.config import Settings, apply, output_notice
-from repodoc_lsp.pool import end_children
-from repodoc_lsp.runtime import Runtime
+from repodoc_lsp.pipeline.pool import end_children
+from repodoc_lsp.pipeline.runtime import Runtime
 from repodoc_lsp.server.priority import Requests
 from repodoc_lsp.server.protocol import RepodocProtocol, run_stdio
 from repodoc_lsp.server.roots import refusal

@@ -21,15 +21,15 @@ from typing import Any
 
 from repodoc_lsp.analysis.model import FileFacts, Language
 from repodoc_lsp.config import Settings
-from repodoc_lsp.generate import Job, Summary
-from repodoc_lsp.index import Entry, KeywordIndex, entries_of
+from repodoc_lsp.knowledge.index import Entry, KeywordIndex, entries_of
+from repodoc_lsp.output.writer import SERVER_FORCE, OutputError, Writer, has_manifest
+from repodoc_lsp.pipeline.generate import Job, Summary
+from repodoc_lsp.pipeline.runtime import Runtime, settle
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.render.paths import pages_of_file
-from repodoc_lsp.runtime import Runtime, settle
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.worker import Worker
-from repodoc_lsp.workspace import CancelToken, ProgressFn, Workspace
-from repodoc_lsp.writer import SERVER_FORCE, OutputError, Writer, has_manifest
+from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace
 
 log = logging.getLogger(__name__)
 INDEX_BATCH = 256  # files whose symbols enter the index together

@@ -9,7 +9,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from repodoc_lsp.analysis import analyse_source
-from repodoc_lsp.index import MODULE, Entry, entries_of
+from repodoc_lsp.knowledge.index import MODULE, Entry, entries_of
 from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, over_limit, path_of
 from repodoc_lsp.server.protocol import Encoded, Refused, encode
 from repodoc_lsp.server.server import RepodocServer

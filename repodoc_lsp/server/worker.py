@@ -20,10 +20,10 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from repodoc_lsp.generate import RUN_ERRORS, Job, Summary, run
+from repodoc_lsp.pipeline.generate import RUN_ERRORS, Job, Summary, run
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.server.regen_process import RegenProcess, RegenProcessError
-from repodoc_lsp.workspace import CancelToken, FileState, ProgressFn, Workspace
+from repodoc_lsp.store.workspace import CancelToken, FileState, ProgressFn, Workspace
 
 log = logging.getLogger(__name__)
 MAX_PROCESS_FAILURES = 3  # after this many, pages are written here

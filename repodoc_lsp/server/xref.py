@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis.source import PYTHON_SUFFIXES
-from repodoc_lsp.graph import Graph, Key
+from repodoc_lsp.knowledge.graph import Graph, Key
 from repodoc_lsp.render.hover import LINKS_SHOWN, Link, Xref
 from repodoc_lsp.server.convert import path_of
 from repodoc_lsp.server.server import RepodocServer

@@ -15,7 +15,7 @@ from helpers import make_workspace
 
 from repodoc_lsp.config import load_settings
 from repodoc_lsp.mcp_server import Docs, DocsError
-from repodoc_lsp.runtime import LIBRARY
+from repodoc_lsp.pipeline.runtime import LIBRARY
 
 pytest.importorskip("mcp.server.mcpserver")
 
@@ -98,8 +98,8 @@ def test_nothing_outside_the_workspace_is_read(tmp_path: Path) -> None:
 def test_a_page_is_the_page_generate_writes(tmp_path: Path) -> None:
     docs = _docs(tmp_path)
     try:
-        from repodoc_lsp.generate import generate
-        from repodoc_lsp.workspace import Workspace
+        from repodoc_lsp.pipeline.generate import generate
+        from repodoc_lsp.store.workspace import Workspace
 
         ws = Workspace(docs.path, docs.root.settings, incremental=False)
         generate(docs.path, ws)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import cli_here, make_workspace
 
-from repodoc_lsp.site import MARKER
+from repodoc_lsp.output.site import MARKER
 
 pytest.importorskip("mkdocs")
 

@@ -19,8 +19,8 @@ from helpers import make_workspace, run_cli
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from repodoc_lsp.regular import CONTROL_MAX_BYTES
-from repodoc_lsp.writer import _MAX_MANIFEST_BYTES, JOURNAL, MANIFEST
+from repodoc_lsp.output.writer import _MAX_MANIFEST_BYTES, JOURNAL, MANIFEST
+from repodoc_lsp.store.regular import CONTROL_MAX_BYTES
 
 # What each file says if it is read: every one would leave pkg/ out, or name the project "stolen".
 _OUTSIDE = {"pyproject.toml": '[project]\nname = "stolen"\n[tool.repodoc]\nexclude = ["pkg/"]\n',

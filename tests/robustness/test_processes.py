@@ -20,7 +20,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
-from repodoc_lsp.runtime import BACKGROUND_NICE
+from repodoc_lsp.pipeline.runtime import BACKGROUND_NICE
 
 
 def _tree(pid: int) -> set[int]:

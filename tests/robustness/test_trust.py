@@ -23,8 +23,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from repodoc_lsp.cache import ANALYSIS_VERSION, FactsCache, digest
-from repodoc_lsp.generate import PARALLEL_PAGES
+from repodoc_lsp.pipeline.generate import PARALLEL_PAGES
+from repodoc_lsp.store.cache import ANALYSIS_VERSION, FactsCache, digest
 
 SOURCE = "def hello():\n    '''Say hello.'''\n"
 

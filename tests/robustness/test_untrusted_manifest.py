@@ -23,7 +23,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from repodoc_lsp import MARKER
-from repodoc_lsp.writer import MANIFEST, UNRECORDED, content_digest, decode_manifest, encode_manifest, is_page_name
+from repodoc_lsp.output.writer import (
+    MANIFEST,
+    UNRECORDED,
+    content_digest,
+    decode_manifest,
+    encode_manifest,
+    is_page_name,
+)
 
 WARNING = "damaged manifest ("
 

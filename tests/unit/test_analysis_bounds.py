@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from helpers import make_workspace, run_cli
 
-from repodoc_lsp import facts
 from repodoc_lsp.analysis.python import MAX_NESTING, analyse_python, nesting_depth
+from repodoc_lsp.store import facts
 
 
 def test_nesting_is_counted_outside_strings_and_comments() -> None:

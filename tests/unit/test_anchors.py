@@ -10,6 +10,7 @@ import pytest
 from helpers import read_manifest, write_manifest
 
 from repodoc_lsp.analysis.python import analyse_python
+from repodoc_lsp.output.writer import Writer
 from repodoc_lsp.render.anchors import (
     AnchorState,
     aliases,
@@ -20,7 +21,6 @@ from repodoc_lsp.render.anchors import (
     state_from_json,
     strip_aliases,
 )
-from repodoc_lsp.writer import Writer
 
 WIDGET = 'import os\n\n\nclass Widget(Base):\n    """Draws."""\n\n    def draw(self, n):\n        return n + 1\n'
 

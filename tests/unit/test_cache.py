@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from repodoc_lsp import cache as cache_module
 from repodoc_lsp.analysis import analyse_source
-from repodoc_lsp.cache import ANALYSIS_VERSION, FactsCache, digest
+from repodoc_lsp.store import cache as cache_module
+from repodoc_lsp.store.cache import ANALYSIS_VERSION, FactsCache, digest
 
 SOURCES = {f"m{i}.py": f"import os\nfrom pkg import thing{i}\n\ndef f{i}(x: int) -> int:\n    '''Doc {i}.'''\n"
            "    return x\n" for i in range(4)}

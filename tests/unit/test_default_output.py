@@ -11,8 +11,8 @@ from helpers import make_workspace, write_manifest
 
 from repodoc_lsp import MARKER
 from repodoc_lsp.config import OWN_OUTPUT, default_output, load_settings, output_notice
-from repodoc_lsp.discover import InputFilter
 from repodoc_lsp.server.settings import output_refusal, settings_for
+from repodoc_lsp.store.discover import InputFilter
 
 PAGE = MARKER + "\n# a page\n"
 

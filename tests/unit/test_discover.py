@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from repodoc_lsp.config import Settings, load_settings
-from repodoc_lsp.discover import CAPPED, capped, discover
-from repodoc_lsp.ignore import gitignore_spec
+from repodoc_lsp.store.discover import CAPPED, capped, discover
+from repodoc_lsp.store.ignore import gitignore_spec
 
 
 def test_gitignore_and_never_inputs(tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_a_pattern_that_backtracks_in_python_s_re_does_not_hold_the_walk(tmp_pat
                                             "pyproject.toml": '[tool.repodoc]\nexclude = ["' + "**/x/" * 8 + 'zz"]\n',
                                             "x/" * 30 + "y.py": "y = 1\n"})
     code = ("import sys\nfrom pathlib import Path\nfrom repodoc_lsp.config import load_settings\n"
-            "from repodoc_lsp.discover import discover\nroot = Path(sys.argv[1])\n"
+            "from repodoc_lsp.store.discover import discover\nroot = Path(sys.argv[1])\n"
             "print(len(discover(root, load_settings(root)[0]).files))\n")
     done = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from repodoc_lsp.analysis import analyse_source
-from repodoc_lsp.cache import FactsCache, digest
 from repodoc_lsp.config import Settings
-from repodoc_lsp.facts import FactsStore
-from repodoc_lsp.workspace import STORE_BATCH, Workspace
+from repodoc_lsp.store.cache import FactsCache, digest
+from repodoc_lsp.store.facts import FactsStore
+from repodoc_lsp.store.workspace import STORE_BATCH, Workspace
 
 
 def _source(i: int) -> bytes:
@@ -229,10 +229,10 @@ def test_analysis_workers_send_each_files_cache_row_and_graph_marks(tmp_path: Pa
     import sqlite3
 
     from repodoc_lsp.analysis.model import reference_lines
-    from repodoc_lsp.cache import encode
-    from repodoc_lsp.facts import analyse_chunk
-    from repodoc_lsp.graph import Graph, marks_of
-    from repodoc_lsp.parts import member_parts
+    from repodoc_lsp.knowledge.graph import Graph, marks_of
+    from repodoc_lsp.render.parts import member_parts
+    from repodoc_lsp.store.cache import encode
+    from repodoc_lsp.store.facts import analyse_chunk
 
     root = tmp_path / "ws"
     root.mkdir()
@@ -272,7 +272,7 @@ def test_a_scan_with_an_empty_cache_reads_each_file_once_in_the_analysis(
     digest every file before the analysis (both cores idle meanwhile), the analysis workers read
     and digest each; a cache that holds rows is looked up by every file's digest as before. The
     workspace is the same either way."""
-    import repodoc_lsp.workspace as workspace
+    import repodoc_lsp.store.workspace as workspace
 
     reads: list[object] = []
     read = workspace.read_regular

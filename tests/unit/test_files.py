@@ -12,8 +12,8 @@ import pytest
 
 from repodoc_lsp.analysis.model import Language
 from repodoc_lsp.analysis.source import NotText, decode, language_for
-from repodoc_lsp.modes import PAGE_MODE, wider_reason
-from repodoc_lsp.regular import read_regular
+from repodoc_lsp.output.modes import PAGE_MODE, wider_reason
+from repodoc_lsp.store.regular import read_regular
 
 
 def test_read_regular_reads_files_and_refuses_the_rest(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.store.workspace import Workspace
 
 FILES = {
     "torch/__init__.py": "from torch import nn\nfrom torch._tensor import Tensor\n__all__ = ['Tensor']\n",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from repodoc_lsp.config import Settings
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.store.workspace import Workspace
 
 Value = tuple[str, str, str]  # ("def", module, qualname), ("mod", module, "") or ("member", module, "C.run")
 

@@ -14,8 +14,8 @@ import pytest
 from helpers import make_workspace, run_cli
 
 from repodoc_lsp.config import Settings
-from repodoc_lsp.discover import discover
-from repodoc_lsp.ignore import IgnoreFile
+from repodoc_lsp.store.discover import discover
+from repodoc_lsp.store.ignore import IgnoreFile
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repodoc_lsp.index import Entry, KeywordIndex, word_starts
+from repodoc_lsp.knowledge.index import Entry, KeywordIndex, word_starts
 
 NAMES = ["Module", "module", "MODULE", "DataLoader", "dataloader", "data_loader", "FullyShardedDataParallel",
          "fsdp", "relu", "ReLU", "relu_", "conv_transpose2d", "ConvTranspose2d", "Adam", "adam", "_adam",
@@ -165,7 +165,7 @@ def test_the_subsequence_prefilter_counts_repeated_characters_and_picks_few_cand
     by its nonzero bytes (`_selected`): `dataload` kept 30,000 of the scale corpus's 206,000
     names without the counts, 4,500 with them (the rank took 28 ms, now 8 ms). Both paths
     answer as the brute-force reference over 3,000 names."""
-    from repodoc_lsp.index import _keys, _selected
+    from repodoc_lsp.knowledge.index import _keys, _selected
 
     assert _keys("dataload") == {"d", "a", "t", "l", "o", "dd", "aa", "aaa"}
     assert _keys("aaaaa") == {"a", "aa", "aaa"} and _keys("abc") == {"a", "b", "c"}
@@ -230,7 +230,7 @@ def test_entries_share_their_names_and_containers() -> None:
     """Names and containers are interned (the 17,150-file corpus: the index's entries 117.6 ->
     96.3 MB, RSS after indexing 573 -> 556 MB): two files' `forward` are one string."""
     from repodoc_lsp.analysis import analyse_source
-    from repodoc_lsp.index import entries_of
+    from repodoc_lsp.knowledge.index import entries_of
 
     def source(cls: str) -> bytes:
         return f"class {cls}:\n    def for{'ward'}(self):\n        pass\n".encode()

@@ -11,8 +11,8 @@ import psutil
 import pytest
 from helpers import make_workspace
 
-from repodoc_lsp import runtime
 from repodoc_lsp.config import Settings
+from repodoc_lsp.pipeline import runtime
 
 
 @pytest.mark.parametrize(("setting", "flag", "expected"), [

@@ -1,4 +1,4 @@
-"""`repodoc_lsp/parts.py`: which entries of a file page go to part pages, read from the file's
+"""`repodoc_lsp/render/parts.py`: which entries of a file page go to part pages, read from the file's
 facts alone; the part pages' names; the links of the keyword index into them; a page and its parts
 as `Renderer.render_pages` makes them."""
 
@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from helpers import DOCS_SECTIONS, page_errors
 
-from repodoc_lsp import parts
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.render import Renderer, Site
+from repodoc_lsp.render import Renderer, Site, parts
 from repodoc_lsp.render.pages import PAGE_LIMIT, where_of
 
 DOC = "Does one thing and says so at some length. " * 6

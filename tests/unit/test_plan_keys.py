@@ -9,9 +9,9 @@ import pytest
 from helpers import make_workspace
 
 from repodoc_lsp.config import Settings
-from repodoc_lsp.generate import page_renderer, plan_pages, site_of
+from repodoc_lsp.pipeline.generate import page_renderer, plan_pages, site_of
 from repodoc_lsp.render import Renderer
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.store.workspace import Workspace
 
 FILES = {"pkg/__init__.py": "from .core import Base\n",
          "pkg/core.py": '"""Core."""\n\nclass Base:\n    """A base."""\n\n    def run(self):\n        return 1\n',
@@ -39,7 +39,7 @@ def test_a_key_is_of_the_inputs_values_not_of_what_they_share_or_intern() -> Non
     import pickle
     import sys
 
-    from repodoc_lsp.generate import _keyed
+    from repodoc_lsp.pipeline.generate import _keyed
     from repodoc_lsp.render.pages import Page
 
     name = sys.intern("pkg/core.py")
@@ -63,7 +63,7 @@ def test_a_key_refuses_inputs_that_are_not_plain_data() -> None:
     # be the same in the next run, or the same for other inputs
     from collections import namedtuple
 
-    from repodoc_lsp.generate import _keyed
+    from repodoc_lsp.pipeline.generate import _keyed
     from repodoc_lsp.render.pages import Page
 
     page = Page("docs", "pkg/core.py", "")

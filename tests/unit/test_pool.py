@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from repodoc_lsp import pool
+from repodoc_lsp.pipeline import pool
 
 FORK = multiprocessing.get_context("fork")
 
@@ -147,7 +147,7 @@ def test_a_cancel_stops_the_run_and_its_workers() -> None:
 # In a process of its own: end_children ends every child of the process that calls it.
 END_CHILDREN = """
 import os, subprocess
-from repodoc_lsp import pool
+from repodoc_lsp.pipeline import pool
 polite = subprocess.Popen(["sleep", "0.1"])
 stuck = subprocess.Popen(["sleep", "60"])
 stopped = subprocess.Popen(["sleep", "60"])
@@ -176,7 +176,7 @@ import os, sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from repodoc_lsp import pool
+from repodoc_lsp.pipeline import pool
 marker = sys.argv[1]
 fds = []
 
@@ -226,7 +226,7 @@ def test_a_worker_killed_while_it_sends_a_result_does_not_block_the_exit(tmp_pat
 # workers, stop_fork_server leaves no child, not even an unreaped one.
 STOP_FORK_SERVER = """
 import multiprocessing
-from repodoc_lsp import pool
+from repodoc_lsp.pipeline import pool
 context = multiprocessing.get_context("forkserver")
 assert list(pool.run_chunks(abs, [-1, -2, -3], workers=2, context=context)) == [1, 2, 3]
 assert pool.children(), "no fork server started: the test proves nothing"
@@ -253,7 +253,7 @@ import multiprocessing.reduction as reduction
 from collections.abc import Sequence
 from concurrent.futures import process
 import psutil
-from repodoc_lsp import pool, runtime
+from repodoc_lsp.pipeline import pool, runtime
 
 killed = []
 
@@ -301,7 +301,7 @@ def test_a_worker_killed_before_a_submit_does_not_crash_the_fork_server() -> Non
 FORK_SERVER_KILLED = """
 import multiprocessing.forkserver, os, signal, time
 from collections.abc import Sequence
-from repodoc_lsp import pool, runtime
+from repodoc_lsp.pipeline import pool, runtime
 
 killed = []
 

@@ -219,7 +219,7 @@ def test_the_cli_holds_what_it_scans_out_of_cycle_collections() -> None:
     and frozen after (left out of later collections); other processes collect as they did."""
     import gc
 
-    from repodoc_lsp.runtime import CLI, LIBRARY, SERVER
+    from repodoc_lsp.pipeline.runtime import CLI, LIBRARY, SERVER
 
     assert gc.isenabled()
     frozen = gc.get_freeze_count()

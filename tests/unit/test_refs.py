@@ -17,7 +17,7 @@ from repodoc_lsp.refs import git as git_module
 from repodoc_lsp.refs.extract import LINK, NAME, PATH, Ref
 from repodoc_lsp.refs.git import GitError, changed_files
 from repodoc_lsp.refs.resolve import Resolver, binds, external
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.store.workspace import Workspace
 
 FILES = {
     "shapes/__init__.py": '"""Shapes."""\nfrom shapes.core import Gadget\n',

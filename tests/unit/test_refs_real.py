@@ -15,7 +15,7 @@ from repodoc_lsp.config import Settings
 from repodoc_lsp.refs import check
 from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, rest_refs
 from repodoc_lsp.refs.resolve import Resolver, declared_dependencies
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.store.workspace import Workspace
 
 FILES = {
     "pyproject.toml": '[project]\nname = "kit"\ndependencies = ["its-dangerous>=2", "Blinker"]\n'

@@ -5,7 +5,7 @@ from pathlib import Path
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations, is_test_file, module_names
 from repodoc_lsp.config import Settings
-from repodoc_lsp.workspace import Workspace
+from repodoc_lsp.store.workspace import Workspace
 
 FILES = {
     "pkg/__init__.py": "from .core import X\n",

@@ -18,8 +18,8 @@ from pygls.workspace.position_codec import PositionCodec
 
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.config import Settings
-from repodoc_lsp.index import MODULE, Entry, KeywordIndex
-from repodoc_lsp.regular import read_regular
+from repodoc_lsp.knowledge.index import MODULE, Entry, KeywordIndex
+from repodoc_lsp.output.writer import MANIFEST
 from repodoc_lsp.server import references
 from repodoc_lsp.server.commands import _merge
 from repodoc_lsp.server.convert import _LINE, LSP_SYMBOL_KINDS, EditorDocument, path_of, split_lines, uri_of
@@ -30,8 +30,8 @@ from repodoc_lsp.server.roots import output_folder_around, project_folder, refus
 from repodoc_lsp.server.settings import unwrap
 from repodoc_lsp.server.symbols import entry_range, outline, symbols
 from repodoc_lsp.server.xref import dotted_at
-from repodoc_lsp.workspace import Workspace
-from repodoc_lsp.writer import MANIFEST
+from repodoc_lsp.store.regular import read_regular
+from repodoc_lsp.store.workspace import Workspace
 
 
 def test_uris_round_trip_and_every_index_kind_has_an_lsp_kind(tmp_path: Path) -> None:
@@ -383,8 +383,8 @@ def test_a_root_indexes_a_cold_scan_in_one_read_and_answers_as_a_warm_start(tmp_
     the module entries, known at the end, are added); a warm start reads each cached file's facts
     once for both. Either way the index holds each file's entries with its module's, as the files'
     facts give them, and the graph answers the same."""
-    from repodoc_lsp.index import entries_of
-    from repodoc_lsp.runtime import LIBRARY
+    from repodoc_lsp.knowledge.index import entries_of
+    from repodoc_lsp.pipeline.runtime import LIBRARY
     from repodoc_lsp.server.state import Root
 
     files = {"pkg/__init__.py": "from pkg.a import A\n", "pkg/a.py": "class A:\n    def run(self):\n        pass\n",

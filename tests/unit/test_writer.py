@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from repodoc_lsp import MARKER
-from repodoc_lsp.writer import EDITED, MANIFEST, UNRECORDED, Outcome, Writer
+from repodoc_lsp.output.writer import EDITED, MANIFEST, UNRECORDED, Outcome, Writer
 
 
 def page(text: str) -> str:
@@ -84,7 +84,7 @@ def test_an_edited_page_is_kept_until_forced_then_copied_aside(tmp_path: Path) -
 _HUGE_PAGES = """
 import resource, sys
 from pathlib import Path
-from repodoc_lsp.writer import Writer
+from repodoc_lsp.output.writer import Writer
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # 1 GB: a huge page read whole fails
 writer = Writer(Path(sys.argv[1]), force=sys.argv[2] == "force")
 with writer.hold():
@@ -277,8 +277,8 @@ def test_a_large_manifest_is_deflated_in_pieces_at_once_as_one_gzip_stream(monke
     import threading
     import zlib
 
-    from repodoc_lsp import writer as writer_module
-    from repodoc_lsp.writer import decode_manifest, encode_manifest
+    from repodoc_lsp.output import writer as writer_module
+    from repodoc_lsp.output.writer import decode_manifest, encode_manifest
 
     table: dict[str, object] = {"generator": "repodoc-lsp test", "pages": {
         f"pkg/m{i}.py_docs.md": [f"{i * 7919:032x}", i, i * 1000003, f"{i * 104729:032x}"] for i in range(3000)}}
@@ -307,8 +307,8 @@ def test_a_piece_that_cannot_be_deflated_leaves_no_hole_in_the_manifest(monkeypa
     import threading
     import zlib
 
-    from repodoc_lsp import writer as writer_module
-    from repodoc_lsp.writer import encode_manifest
+    from repodoc_lsp.output import writer as writer_module
+    from repodoc_lsp.output.writer import encode_manifest
 
     table: dict[str, object] = {"pages": {f"m{i}.md": [f"{i:032x}", i] for i in range(3000)}}
     data = json.dumps(table, separators=(",", ":"), ensure_ascii=False).encode()

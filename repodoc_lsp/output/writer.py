@@ -43,10 +43,10 @@ from typing import TypeVar
 
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.envlimits import env_seconds
-from repodoc_lsp.modes import PAGE_MODE
-from repodoc_lsp.parts import is_part
-from repodoc_lsp.regular import read_inside, read_regular
+from repodoc_lsp.output.modes import PAGE_MODE
 from repodoc_lsp.render.anchors import AnchorState, state_from_json
+from repodoc_lsp.render.parts import is_part
+from repodoc_lsp.store.regular import read_inside, read_regular
 
 # The manifest: JSON compressed with gzip (zlib level 1, no time in its header: identical runs write
 # identical bytes; `zcat` reads it). Earlier versions wrote it uncompressed as OLD_MANIFEST: that one is

@@ -21,19 +21,19 @@ from pathlib import Path
 from typing import TypeVar
 
 from repodoc_lsp import MARKER, __version__
-from repodoc_lsp.discover import Skipped
-from repodoc_lsp.graph import Graph
-from repodoc_lsp.parts import page_of_part, part_paths
-from repodoc_lsp.pool import WorkersLost, run_chunks, stop_fork_server
+from repodoc_lsp.knowledge.graph import Graph
+from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
+from repodoc_lsp.pipeline.pool import WorkersLost, run_chunks, stop_fork_server
+from repodoc_lsp.pipeline.runtime import Runtime, default_jobs
 from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.render.environment import TemplateFailure
 from repodoc_lsp.render.pages import GATHER, Page, Where, anchor_state, view_files, where_of
+from repodoc_lsp.render.parts import page_of_part, part_paths
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.stamp import render_stamp
-from repodoc_lsp.runtime import Runtime, default_jobs
-from repodoc_lsp.workspace import CancelToken, Change, ProgressFn, Workspace, read_text
-from repodoc_lsp.writer import CLI_FORCE, LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
+from repodoc_lsp.store.discover import Skipped
+from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, read_text
 
 T = TypeVar("T")
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
 from repodoc_lsp.analysis.source import NotText
-from repodoc_lsp.cache import Encoded, FactsCache, digest, encode
-from repodoc_lsp.graph import Marks, Named, marks_of
-from repodoc_lsp.regular import read_regular
+from repodoc_lsp.knowledge.graph import Marks, Named, marks_of
+from repodoc_lsp.store.cache import Encoded, FactsCache, digest, encode
+from repodoc_lsp.store.regular import read_regular
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,15 +21,15 @@ from repodoc_lsp.analysis import FileFacts, Language
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
-from repodoc_lsp.cache import Encoded, FactsCache, digest
 from repodoc_lsp.config import Settings, cache_dir, project_name
-from repodoc_lsp.discover import InputFilter, Skipped, discover
-from repodoc_lsp.facts import Analysed, FactsStore, analyse_bytes, analyse_chunk, analyse_path
-from repodoc_lsp.graph import Graph, Sketch, files_of, sketch_of
-from repodoc_lsp.modes import wider_reason
-from repodoc_lsp.pool import run_chunks
-from repodoc_lsp.regular import read_regular
-from repodoc_lsp.runtime import LIBRARY, Runtime, default_jobs, no_cycle_collection
+from repodoc_lsp.knowledge.graph import Graph, Sketch, files_of, sketch_of
+from repodoc_lsp.output.modes import wider_reason
+from repodoc_lsp.pipeline.pool import run_chunks
+from repodoc_lsp.pipeline.runtime import LIBRARY, Runtime, default_jobs, no_cycle_collection
+from repodoc_lsp.store.cache import Encoded, FactsCache, digest
+from repodoc_lsp.store.discover import InputFilter, Skipped, discover
+from repodoc_lsp.store.facts import Analysed, FactsStore, analyse_bytes, analyse_chunk, analyse_path
+from repodoc_lsp.store.regular import read_regular
 
 # Below this many files to analyse, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 48

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 
-from repodoc_lsp.pool import PARENT_VARIABLE, poll_parent
+from repodoc_lsp.pipeline.pool import PARENT_VARIABLE, poll_parent
 
 # The process that started the fork server names itself (`runtime._fork_server`): when it
 # was killed while this module was being imported (the CLI, a second after its render workers were

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repodoc_lsp.config import Settings
-from repodoc_lsp.ignore import IgnoreFile, gitignore_spec
-from repodoc_lsp.modes import wider_reason
-from repodoc_lsp.regular import read_inside
+from repodoc_lsp.output.modes import wider_reason
+from repodoc_lsp.store.ignore import IgnoreFile, gitignore_spec
+from repodoc_lsp.store.regular import read_inside
 
 # Folders that are never inputs, whatever the ignore files say.
 NEVER_DIRS = frozenset({

@@ -28,7 +28,7 @@ from typing import cast
 from repodoc_lsp.analysis.model import FileFacts, Import, Language, SymbolKind, reference_lines
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.signature import annotation_spans
-from repodoc_lsp.parts import anchor_of, member_parts
+from repodoc_lsp.render.parts import anchor_of, member_parts
 
 Key = tuple[str, str]  # (file, qualname); qualname "" is the module itself
 # A dependency on a module name (whichever file is that module, or none), beside the files a

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 
 from repodoc_lsp.config import Settings
-from repodoc_lsp.pool import PARENT_VARIABLE, start_fork_server
+from repodoc_lsp.pipeline.pool import PARENT_VARIABLE, start_fork_server
 
 BACKGROUND_NICE = 10  # the language server's background processes: its requests get a core first
 
@@ -42,7 +42,8 @@ class Runtime:
         """Where analysis workers come from."""
         if self.fork and "fork" in multiprocessing.get_all_start_methods():
             return multiprocessing.get_context("fork")
-        return _fork_server(["repodoc_lsp.facts", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard"])
+        return _fork_server(["repodoc_lsp.store.facts", "repodoc_lsp.pipeline.runtime",
+                             "repodoc_lsp.pipeline.forkserver_guard"])
 
     def forks(self) -> bool:
         """True when this process may start render workers (it has no threads of its own)."""
@@ -56,7 +57,8 @@ class Runtime:
         compiles before it forks (`render/precompiled.py`)."""
         if "forkserver" not in multiprocessing.get_all_start_methods() or sys.version_info < (3, 11):
             return self.context()  # Python 3.10 cannot start a fork server safely (`_fork_server`): forked
-        return _fork_server(["repodoc_lsp.generate", "repodoc_lsp.runtime", "repodoc_lsp.forkserver_guard",
+        return _fork_server(["repodoc_lsp.pipeline.generate", "repodoc_lsp.pipeline.runtime",
+                             "repodoc_lsp.pipeline.forkserver_guard",
                              *(["repodoc_lsp.render.precompiled"] if built_in else [])])
 
     def holding(self) -> contextlib.AbstractContextManager[None]:

@@ -1,0 +1,1 @@
+"""Generation as a pipeline: plan, analyse, render and write, with the worker pools and runtime policy it runs on."""
