@@ -65,7 +65,7 @@ def main() -> None:
     from repodoc_lsp.config import load_settings
     from repodoc_lsp.pipeline.generate import generate, regenerate
     from repodoc_lsp.pipeline.runtime import CLI
-    from repodoc_lsp.render import Renderer
+    from repodoc_lsp.render.pages import Renderer
     from repodoc_lsp.store.workspace import Workspace
 
     scratch = Path(tempfile.mkdtemp(prefix="repodoc-burst-"))

@@ -33,7 +33,7 @@ from repodoc_lsp.render.parts import anchor_of
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, kw_page
 
 if TYPE_CHECKING:
-    from repodoc_lsp.render import Site
+    from repodoc_lsp.render.pages import Site
     from repodoc_lsp.server.state import Root
     from repodoc_lsp.store.workspace import Workspace
 
@@ -56,7 +56,7 @@ class Docs:
     """The workspace as the tools read it: the server's root, kept current with the disk."""
 
     def __init__(self, path: Path, settings: Settings, runtime: Runtime, *, poll: float = 1.0) -> None:
-        from repodoc_lsp.render import Renderer
+        from repodoc_lsp.render.pages import Renderer
         from repodoc_lsp.server.state import Root
         from repodoc_lsp.server.symbols import distinct  # imported here, not by the first search
 

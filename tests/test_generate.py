@@ -670,8 +670,7 @@ def test_a_render_worker_reads_only_the_sources_its_pages_embed(tmp_path: Path,
     from repodoc_lsp.output.writer import Writer
     from repodoc_lsp.pipeline import generate as gen
     from repodoc_lsp.pipeline.runtime import CLI
-    from repodoc_lsp.render import Renderer
-    from repodoc_lsp.render.pages import where_of
+    from repodoc_lsp.render.pages import Renderer, where_of
     from repodoc_lsp.store.workspace import Workspace
 
     files = {"pkg/small.py": "def f():\n    return 1\n",

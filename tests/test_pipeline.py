@@ -16,7 +16,7 @@ from repodoc_lsp.config import load_settings
 from repodoc_lsp.output.writer import OutputError
 from repodoc_lsp.pipeline.generate import Job, generate, regenerate
 from repodoc_lsp.pipeline.runtime import LIBRARY
-from repodoc_lsp.render import Renderer
+from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.server.regen_process import RegenProcess
 from repodoc_lsp.store.workspace import Workspace
 

@@ -10,7 +10,7 @@ from helpers import broken_links, make_workspace
 
 from repodoc_lsp.config import load_settings
 from repodoc_lsp.pipeline.generate import generate, regenerate
-from repodoc_lsp.render import Renderer
+from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.store.workspace import Workspace
 
 

@@ -18,7 +18,7 @@ from helpers import make_workspace, read_manifest, write_manifest
 from repodoc_lsp import cli
 from repodoc_lsp.config import load_settings
 from repodoc_lsp.pipeline.generate import generate as run_generate
-from repodoc_lsp.render import Renderer
+from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.store.workspace import Workspace
 
 SHAPES = 'class Widget:\n    """Draws."""\n\n    def draw(self):\n        return 1\n\n\ndef helper():\n    return 2\n'

@@ -10,7 +10,7 @@ from helpers import make_workspace, read_manifest
 
 from repodoc_lsp.config import load_settings
 from repodoc_lsp.pipeline.generate import generate, regenerate
-from repodoc_lsp.render import Renderer
+from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.store.workspace import Workspace
 
 FILES = {"pkg/__init__.py": "", "pkg/a.py": "from pkg.b import f\n",

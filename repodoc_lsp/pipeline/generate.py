@@ -25,10 +25,9 @@ from repodoc_lsp.knowledge.graph import Graph
 from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
 from repodoc_lsp.pipeline.pool import WorkersLost, run_chunks, stop_fork_server
 from repodoc_lsp.pipeline.runtime import Runtime, default_jobs
-from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.render.environment import TemplateFailure
-from repodoc_lsp.render.pages import GATHER, Page, Where, anchor_state, view_files, where_of
+from repodoc_lsp.render.pages import GATHER, Page, Renderer, Site, Where, anchor_state, view_files, where_of
 from repodoc_lsp.render.parts import page_of_part, part_paths
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.stamp import render_stamp

@@ -310,7 +310,7 @@ class _Cancel:
 
 def _serve(fd_in: int, fd_out: int, runtime: Runtime) -> None:
     from repodoc_lsp.pipeline.generate import run
-    from repodoc_lsp.render import Renderer
+    from repodoc_lsp.render.pages import Renderer
 
     def reply(status: str, value: Any) -> None:
         put(fd_out, (status, value))

@@ -25,7 +25,7 @@ from repodoc_lsp.knowledge.index import Entry, KeywordIndex, entries_of
 from repodoc_lsp.output.writer import SERVER_FORCE, OutputError, Writer, has_manifest
 from repodoc_lsp.pipeline.generate import Job, Summary
 from repodoc_lsp.pipeline.runtime import Runtime, settle
-from repodoc_lsp.render import Renderer
+from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.worker import Worker

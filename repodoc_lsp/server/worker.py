@@ -21,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from repodoc_lsp.pipeline.generate import RUN_ERRORS, Job, Summary, run
-from repodoc_lsp.render import Renderer
+from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.server.regen_process import RegenProcess, RegenProcessError
 from repodoc_lsp.store.workspace import CancelToken, FileState, ProgressFn, Workspace
 

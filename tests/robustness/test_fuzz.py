@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
-from repodoc_lsp.render import Renderer, Site
+from repodoc_lsp.render.pages import Renderer, Site
 
 EXAMPLES = int(os.environ.get("REPODOC_FUZZ_EXAMPLES", "60"))
 NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True).filter(lambda n: n not in KEYWORDS)

@@ -10,8 +10,7 @@ from helpers import page_errors
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.render import Renderer, Site
-from repodoc_lsp.render.pages import GATHER, LIST_LIMIT
+from repodoc_lsp.render.pages import GATHER, LIST_LIMIT, Renderer, Site
 
 _N = 3_000
 

@@ -6,7 +6,7 @@ from helpers import DOCS_SECTIONS, page_errors
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.render import Renderer, Site
+from repodoc_lsp.render.pages import Renderer, Site
 
 
 def _docs_page(source: str) -> str:

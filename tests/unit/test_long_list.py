@@ -9,8 +9,7 @@ from helpers import DOCS_SECTIONS, foreign_html, md_tokens, page_errors
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.render import Renderer, Site
-from repodoc_lsp.render.pages import list_groups, nearest
+from repodoc_lsp.render.pages import Renderer, Site, list_groups, nearest
 
 _MACRO = '{% from "_macros.md.j2" import long_list %}{{ long_list(items, "files") }}'
 

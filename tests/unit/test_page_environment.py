@@ -13,9 +13,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
 from repodoc_lsp.pipeline.generate import plan_pages, site_of
-from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.environment import OwnEnvironment, TemplateFailure, make_environment
-from repodoc_lsp.render.pages import folder_label
+from repodoc_lsp.render.pages import Renderer, Site, folder_label
 from repodoc_lsp.store.workspace import Workspace
 
 SOURCE = b'"""Doc."""\nimport os\nfrom a import b as c\n\n@dec\nclass K(Base):\n    """K."""\n    x: int = 1\n' \

@@ -11,8 +11,7 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.config import Settings
 from repodoc_lsp.pipeline.generate import site_of
-from repodoc_lsp.render import Renderer, Site
-from repodoc_lsp.render.pages import PAGE_LIMIT, gather_docs, where_of
+from repodoc_lsp.render.pages import PAGE_LIMIT, Renderer, Site, gather_docs, where_of
 from repodoc_lsp.store.workspace import Workspace
 
 

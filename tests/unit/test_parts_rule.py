@@ -8,8 +8,8 @@ from helpers import DOCS_SECTIONS, page_errors
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.render import Renderer, Site, parts
-from repodoc_lsp.render.pages import PAGE_LIMIT, where_of
+from repodoc_lsp.render import parts
+from repodoc_lsp.render.pages import PAGE_LIMIT, Renderer, Site, where_of
 
 DOC = "Does one thing and says so at some length. " * 6
 

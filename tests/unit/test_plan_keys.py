@@ -10,7 +10,7 @@ from helpers import make_workspace
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.pipeline.generate import page_renderer, plan_pages, site_of
-from repodoc_lsp.render import Renderer
+from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.store.workspace import Workspace
 
 FILES = {"pkg/__init__.py": "from .core import Base\n",

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.render import Renderer, Site, docstrings, pages, purpose
+from repodoc_lsp.render import docstrings, pages, purpose
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown
+from repodoc_lsp.render.pages import Renderer, Site
 
 
 def _loses_text_line_by_line(source: str, rendered: str) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from repodoc_lsp import cli
-from repodoc_lsp.render import Renderer
+from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.words import plural, plural_of
 
 
