@@ -28,7 +28,8 @@ def _modules() -> dict[str, Path]:
 
 def import_graph() -> dict[str, set[str]]:
     """Module -> the package's modules it imports: every import, at the top, in a function or
-    under TYPE_CHECKING (a cycle through any of them is a layer reaching back up)."""
+    under TYPE_CHECKING, and the packages whose `__init__` such an import runs (a cycle through
+    any of them is a layer reaching back up)."""
     modules = _modules()
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
@@ -43,6 +44,10 @@ def import_graph() -> dict[str, set[str]]:
                     up = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join([*up, base] if base else up)
                 deps.update(f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names)
+        # importing `a.b.c` runs `a/b/__init__.py` first, so that package's imports are on the path
+        # too (its own modules excepted: their package is always being imported before them)
+        deps.update(parent for d in list(deps) for i in range(2, d.count(".") + 1)
+                    if not name.startswith((parent := ".".join(d.split(".")[:i])) + "."))
         graph[name] = {d for d in deps if d in modules and d != name}
     return graph
 
