@@ -27,7 +27,8 @@ from pathlib import Path
 
 from _common import fmt_mb, median, table, write_results
 
-from repodoc_lsp.output.writer import MANIFEST, Writer, encode_manifest
+from repodoc_lsp.output.manifest import MANIFEST, encode_manifest
+from repodoc_lsp.output.writer import Writer
 
 
 def synthetic(pages: int) -> dict:

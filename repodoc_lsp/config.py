@@ -304,7 +304,7 @@ def default_output(root: Path) -> tuple[str, str]:
     hook, action) decides the same: `docs` holding repodoc's manifest stays the output; else
     `repodoc-docs` holding it stays; else `docs` when it holds only what repodoc wrote (or does not
     exist), `repodoc-docs` when it is the project's own documentation (`docs_source`)."""
-    from repodoc_lsp.output.writer import has_manifest
+    from repodoc_lsp.output.manifest import has_manifest
 
     if has_manifest(root / DEFAULT_OUTPUT):
         return DEFAULT_OUTPUT, ""
@@ -361,7 +361,7 @@ def _mkdocs_dir(path: Path) -> str | None:
 def output_notice(root: Path, settings: Settings) -> str:
     """The one line that says where pages go when repodoc chose the folder itself and this is its
     first run there (no manifest yet); "" otherwise."""
-    from repodoc_lsp.output.writer import has_manifest
+    from repodoc_lsp.output.manifest import has_manifest
 
     if not settings.output_chosen or has_manifest(root / settings.output):
         return ""

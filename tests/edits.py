@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from repodoc_lsp import cli
-from repodoc_lsp.output.writer import MANIFEST
+from repodoc_lsp.output.manifest import MANIFEST
 from repodoc_lsp.render.anchors import strip_aliases
 from repodoc_lsp.render.parts import part_paths
 

@@ -719,19 +719,19 @@ def test_a_whole_run_writes_the_manifest_once(tmp_path: Path, monkeypatch: pytes
     from helpers import read_manifest
 
     from repodoc_lsp.config import load_settings
-    from repodoc_lsp.output import writer as writer_module
+    from repodoc_lsp.output import manifest as manifest_module
     from repodoc_lsp.pipeline.generate import generate
     from repodoc_lsp.pipeline.runtime import CLI
     from repodoc_lsp.store.workspace import Workspace
 
     encoded: list[dict] = []
-    real = writer_module.encode_manifest
+    real = manifest_module.encode_manifest
 
     def counting(table: dict[str, object]) -> bytes:
         encoded.append(table)
         return real(table)
 
-    monkeypatch.setattr(writer_module, "encode_manifest", counting)
+    monkeypatch.setattr(manifest_module, "encode_manifest", counting)
     root = make_workspace(tmp_path / "ws", {"pkg/a.py": "def f():\n    return 1\n", "pkg/b.py": "X = 2\n"})
     settings, _ = load_settings(root, {"output": str(tmp_path / "out")}, strict=True)
     summary = generate(root, Workspace(root, settings, use_cache=False, runtime=CLI, incremental=False), jobs=1)

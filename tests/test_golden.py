@@ -11,7 +11,7 @@ from pathlib import Path
 
 from helpers import REPO, broken_links, run_cli
 
-from repodoc_lsp.output.writer import MANIFEST
+from repodoc_lsp.output.manifest import MANIFEST
 
 SAMPLE = REPO / "tests" / "golden" / "sample"
 EXPECTED = REPO / "tests" / "golden" / "expected"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import cli_here, generate_json, make_workspace
 
-from repodoc_lsp.output.writer import MANIFEST
+from repodoc_lsp.output.manifest import MANIFEST
 
 
 def _edit(page: Path) -> str:

@@ -22,7 +22,8 @@ from typing import TypeVar
 
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.knowledge.graph import Graph
-from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
+from repodoc_lsp.output.manifest import Record
+from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, Outcome, OutputError, Writer, WriteResult
 from repodoc_lsp.pipeline.pool import WorkersLost, run_chunks, stop_fork_server
 from repodoc_lsp.pipeline.runtime import Runtime, default_jobs
 from repodoc_lsp.render.anchors import AnchorState

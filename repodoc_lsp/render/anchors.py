@@ -19,85 +19,21 @@ other files changed keep it, the file's next change drops it. A fresh generation
 the kept tree equals it once `strip_aliases` removes the aliases the manifest records. An alias
 is written right after the anchor it names, `<a id="class-Gadget"></a><a id="class-Widget"></a>`.
 
-The manifest is data from disk: a state is used only if every anchor in it is one that analysis
-could have made (`is_anchor`: a kind, then identifiers joined by dots, then maybe `-2`...), so no
-markup can come from it.
+The state, and the check of one read from the manifest (data from disk), are `anchor_state.py`'s.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
-from repodoc_lsp.analysis.model import FileFacts, SymbolKind
-
-KINDS = frozenset((SymbolKind.CLASS, SymbolKind.FUNCTION, SymbolKind.METHOD))
-_PREFIXES = frozenset(k.value for k in KINDS)
-_DIGEST = re.compile(r"[0-9a-f]{1,64}\Z")
-MAX_ANCHOR = 1000  # characters; longer is not an anchor analysis made
-
-
-@dataclass(frozen=True, slots=True)
-class AnchorState:
-    """What the manifest keeps of a file page's anchors (see the module's docstring)."""
-
-    src: str  # digest of the source the page was rendered from
-    # each definition's anchor and body digest, packed: `class-A:1f2e3d4c method-A.f:...` (one
-    # string per page: PyTorch's 52,863 definitions as JSON objects made reading the manifest
-    # take 10 times as long; read with `definitions()` when the page is rendered from a new source)
-    defs: str = ""
-    aliases: dict[str, str] = field(default_factory=dict)  # old anchor -> the anchor it is written beside
-
-    def definitions(self) -> dict[str, str]:
-        """Anchor -> body digest; an item of another form (a forged manifest) is left out."""
-        found = {}
-        for item in self.defs.split(" "):
-            anchor, _, digest = item.partition(":")
-            if _DIGEST.match(digest) and is_anchor(anchor):
-                found[anchor] = digest
-        return found
-
-    def as_json(self) -> dict:
-        found: dict = {"src": self.src, "defs": self.defs}
-        if self.aliases:
-            found["aliases"] = dict(sorted(self.aliases.items()))
-        return found
+from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.anchor_state import KINDS, AnchorState, is_anchor
 
 
 def pack(defs: Mapping[str, str]) -> str:
     """Anchor -> body digest as `AnchorState.defs`."""
     return " ".join(f"{anchor}:{digest}" for anchor, digest in sorted(defs.items()))
-
-
-def is_anchor(text: object) -> bool:
-    """True when `text` is an anchor analysis gives a class, function or method:
-    `kind-qualname` or `kind-qualname-N` (N from 2), the qualname Python identifiers joined by dots."""
-    if not isinstance(text, str) or len(text) > MAX_ANCHOR:
-        return False
-    kind, _, rest = text.partition("-")
-    qualname, dash, n = rest.partition("-")
-    if kind not in _PREFIXES or (dash and not (n.isascii() and n.isdigit() and n[0] != "0" and n != "1")):
-        return False
-    return all(part.isidentifier() for part in qualname.split("."))
-
-
-def state_from_json(value: object) -> AnchorState | None:
-    """A manifest's entry as an `AnchorState`; None when anything in it has another form (a
-    digest that is not hex, an alias that is not an anchor analysis could have made, two aliases
-    beside one anchor, an alias that is one of the anchors beside which aliases go). The packed
-    definitions are checked item by item when they are read (`AnchorState.definitions`)."""
-    if not isinstance(value, dict) or not value.keys() <= {"src", "defs", "aliases"}:
-        return None
-    src, defs, aliases = value.get("src"), value.get("defs", ""), value.get("aliases", {})
-    if not (isinstance(src, str) and _DIGEST.match(src) and isinstance(defs, str) and isinstance(aliases, dict)):
-        return None
-    if not all(is_anchor(old) and is_anchor(new) for old, new in aliases.items()):
-        return None
-    if len(set(aliases.values())) != len(aliases) or aliases.keys() & set(aliases.values()):
-        return None
-    return AnchorState(src, defs, dict(aliases))
 
 
 def definitions(facts: FileFacts) -> dict[str, str]:

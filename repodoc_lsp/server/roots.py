@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from repodoc_lsp.output.writer import has_manifest
+from repodoc_lsp.output.manifest import has_manifest
 
 SYSTEM_FOLDERS = (Path("/proc"), Path("/sys"), Path("/dev"))
 

@@ -22,7 +22,8 @@ from typing import Any
 from repodoc_lsp.analysis.model import FileFacts, Language
 from repodoc_lsp.config import Settings
 from repodoc_lsp.knowledge.index import Entry, KeywordIndex, entries_of
-from repodoc_lsp.output.writer import SERVER_FORCE, OutputError, Writer, has_manifest
+from repodoc_lsp.output.manifest import has_manifest
+from repodoc_lsp.output.writer import SERVER_FORCE, OutputError, Writer
 from repodoc_lsp.pipeline.generate import Job, Summary
 from repodoc_lsp.pipeline.runtime import Runtime, settle
 from repodoc_lsp.render.pages import Renderer

@@ -10,7 +10,7 @@ from lsp_helpers import SAMPLE, build, open_file, start, symbols, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from repodoc_lsp.output.writer import MANIFEST
+from repodoc_lsp.output.manifest import MANIFEST
 
 
 def _mtimes(out: Path) -> dict[str, int]:

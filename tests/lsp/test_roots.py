@@ -15,7 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from repodoc_lsp.output.writer import MANIFEST, OLD_MANIFEST
+from repodoc_lsp.output.manifest import MANIFEST, OLD_MANIFEST
 
 VENDORED = {"pyproject.toml": '[project]\nname = "vendored"\n',
             "lib.py": 'class VendoredThing:\n    """Vendored, not ours."""\n'}

@@ -12,7 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from repodoc_lsp import MARKER
-from repodoc_lsp.output.writer import content_digest
+from repodoc_lsp.output.manifest import content_digest
 
 
 def _deleted(client: LanguageClient, path: Path) -> None:

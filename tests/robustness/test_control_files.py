@@ -19,7 +19,7 @@ from helpers import make_workspace, run_cli
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from repodoc_lsp.output.writer import _MAX_MANIFEST_BYTES, JOURNAL, MANIFEST
+from repodoc_lsp.output.manifest import JOURNAL, MANIFEST, MAX_MANIFEST_BYTES
 from repodoc_lsp.store.regular import CONTROL_MAX_BYTES
 
 # What each file says if it is read: every one would leave pkg/ out, or name the project "stolen".
@@ -44,7 +44,7 @@ def _hostile(ws: Path, tmp_path: Path, rel: str, kind: str) -> None:
         path.mkdir()
     else:  # large: past the bound by one byte, sparse
         with open(path, "wb") as fh:
-            fh.truncate((_MAX_MANIFEST_BYTES if rel.startswith("docs/") else CONTROL_MAX_BYTES) + 1)
+            fh.truncate((MAX_MANIFEST_BYTES if rel.startswith("docs/") else CONTROL_MAX_BYTES) + 1)
 
 
 @pytest.mark.parametrize("kind", ["outside", "dev-zero", "fifo", "folder", "large"])
@@ -63,7 +63,7 @@ def test_hostile_control_files_are_not_read_and_the_run_goes_on(tmp_path: Path, 
     assert warnings[0] == f"repodoc: warning: {ws / 'pyproject.toml'}: not read ({why}); using the default", warnings
     manifest = ("unreadable: " + why.replace("workspace", "output folder").replace(
         f"{CONTROL_MAX_BYTES + 1:,} bytes; at most {CONTROL_MAX_BYTES:,}",
-        f"{_MAX_MANIFEST_BYTES + 1:,} bytes; at most {_MAX_MANIFEST_BYTES:,}"))
+        f"{MAX_MANIFEST_BYTES + 1:,} bytes; at most {MAX_MANIFEST_BYTES:,}"))
     assert warnings[1] == (f"repodoc: warning: {ws / 'docs' / MANIFEST}: damaged manifest ({manifest}): ignored, "
                            "it is rebuilt"), warnings
     journal = (f"repodoc: warning: {ws / 'docs' / JOURNAL}: not a file (a folder?): pages are written without a "

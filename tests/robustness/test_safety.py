@@ -9,7 +9,7 @@ from pathlib import Path
 
 from helpers import make_workspace, regen_processes, until_the_process_writes
 
-from repodoc_lsp.output.writer import MANIFEST
+from repodoc_lsp.output.manifest import MANIFEST
 
 
 def _generate(root: Path, tmp: Path) -> subprocess.CompletedProcess[str]:

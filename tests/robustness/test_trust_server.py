@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from helpers import make_workspace
 
-from repodoc_lsp.output.writer import MANIFEST
+from repodoc_lsp.output.manifest import MANIFEST
 
 TOKEN = "a-test-token-of-enough-length-0123456789"
 

@@ -23,14 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from repodoc_lsp import MARKER
-from repodoc_lsp.output.writer import (
-    MANIFEST,
-    UNRECORDED,
-    content_digest,
-    decode_manifest,
-    encode_manifest,
-    is_page_name,
-)
+from repodoc_lsp.output.manifest import MANIFEST, content_digest, decode_manifest, encode_manifest, is_page_name
+from repodoc_lsp.output.writer import UNRECORDED
 
 WARNING = "damaged manifest ("
 

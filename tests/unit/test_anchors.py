@@ -10,17 +10,9 @@ import pytest
 from helpers import read_manifest, write_manifest
 
 from repodoc_lsp.analysis.python import analyse_python
+from repodoc_lsp.anchor_state import AnchorState, is_anchor, state_from_json
 from repodoc_lsp.output.writer import Writer
-from repodoc_lsp.render.anchors import (
-    AnchorState,
-    aliases,
-    definitions,
-    is_anchor,
-    pack,
-    renamed,
-    state_from_json,
-    strip_aliases,
-)
+from repodoc_lsp.render.anchors import aliases, definitions, pack, renamed, strip_aliases
 
 WIDGET = 'import os\n\n\nclass Widget(Base):\n    """Draws."""\n\n    def draw(self, n):\n        return n + 1\n'
 

@@ -19,7 +19,7 @@ from pygls.workspace.position_codec import PositionCodec
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.config import Settings
 from repodoc_lsp.knowledge.index import MODULE, Entry, KeywordIndex
-from repodoc_lsp.output.writer import MANIFEST
+from repodoc_lsp.output.manifest import MANIFEST
 from repodoc_lsp.server import references
 from repodoc_lsp.server.commands import _merge
 from repodoc_lsp.server.convert import _LINE, LSP_SYMBOL_KINDS, EditorDocument, path_of, split_lines, uri_of

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from repodoc_lsp import MARKER
-from repodoc_lsp.output.writer import EDITED, MANIFEST, UNRECORDED, Outcome, Writer
+from repodoc_lsp.output.manifest import MANIFEST
+from repodoc_lsp.output.writer import EDITED, UNRECORDED, Outcome, Writer
 
 
 def page(text: str) -> str:
@@ -250,7 +251,7 @@ def test_a_folder_swapped_for_a_link_between_check_and_write_cannot_redirect_it(
     writer = Writer(out)
     with writer.hold():
         assert writer.write("pkg/a_kw.md", page("a"), "k").outcome is Outcome.WRITTEN
-        note = writer._note
+        note = writer.state.note
 
         def swap(page_name: str, digest: str) -> None:
             if page_name == "pkg/b_kw.md" and not (out / "pkg").is_symlink():
@@ -260,7 +261,7 @@ def test_a_folder_swapped_for_a_link_between_check_and_write_cannot_redirect_it(
                     (out / "pkg").rename(out / "old")
                 (out / "pkg").symlink_to(elsewhere, target_is_directory=True)
             note(page_name, digest)
-        monkeypatch.setattr(writer, "_note", swap)
+        monkeypatch.setattr(writer.state, "note", swap)
         result = writer.write("pkg/b_kw.md", page("b"), "k")
     assert list(elsewhere.iterdir()) == []
     if away == "deleted":
@@ -270,21 +271,21 @@ def test_a_folder_swapped_for_a_link_between_check_and_write_cannot_redirect_it(
 
 
 def test_a_large_manifest_is_deflated_in_pieces_at_once_as_one_gzip_stream(monkeypatch: pytest.MonkeyPatch) -> None:
-    """JSON longer than a piece is deflated a piece per thread (`writer._gzip`): one gzip stream that
+    """JSON longer than a piece is deflated a piece per thread (`manifest._gzip`): one gzip stream that
     gzip and `decode_manifest` read whole, the same bytes each time; up to a piece, zlib's own bytes."""
     import gzip
     import json
     import threading
     import zlib
 
-    from repodoc_lsp.output import writer as writer_module
-    from repodoc_lsp.output.writer import decode_manifest, encode_manifest
+    from repodoc_lsp.output import manifest as manifest_module
+    from repodoc_lsp.output.manifest import decode_manifest, encode_manifest
 
     table: dict[str, object] = {"generator": "repodoc-lsp test", "pages": {
         f"pkg/m{i}.py_docs.md": [f"{i * 7919:032x}", i, i * 1000003, f"{i * 104729:032x}"] for i in range(3000)}}
     data = json.dumps(table, separators=(",", ":"), ensure_ascii=False).encode()
     assert encode_manifest(table) == zlib.compress(data, level=1, wbits=31)  # one piece
-    monkeypatch.setattr(writer_module, "_PIECE", len(data) // 3 + 1)  # three pieces: two threads
+    monkeypatch.setattr(manifest_module, "_PIECE", len(data) // 3 + 1)  # three pieces: two threads
     threads: list[str] = []
     start = threading.Thread.start
 
@@ -307,12 +308,12 @@ def test_a_piece_that_cannot_be_deflated_leaves_no_hole_in_the_manifest(monkeypa
     import threading
     import zlib
 
-    from repodoc_lsp.output import writer as writer_module
-    from repodoc_lsp.output.writer import encode_manifest
+    from repodoc_lsp.output import manifest as manifest_module
+    from repodoc_lsp.output.manifest import encode_manifest
 
     table: dict[str, object] = {"pages": {f"m{i}.md": [f"{i:032x}", i] for i in range(3000)}}
     data = json.dumps(table, separators=(",", ":"), ensure_ascii=False).encode()
-    monkeypatch.setattr(writer_module, "_PIECE", len(data) // 3 + 1)
+    monkeypatch.setattr(manifest_module, "_PIECE", len(data) // 3 + 1)
     real = zlib.compressobj
 
     def failing(*args: object) -> object:
@@ -323,3 +324,14 @@ def test_a_piece_that_cannot_be_deflated_leaves_no_hole_in_the_manifest(monkeypa
     encoded = encode_manifest(table)
     assert gzip.decompress(encoded) == data
     assert encoded == zlib.compress(data, level=1, wbits=31)
+
+
+def test_the_writer_and_the_manifest_know_nothing_of_rendering() -> None:
+    """The output reads what a page is named and what the manifest keeps of its anchors
+    (`anchor_state.py`), never how pages are rendered (`render/anchors.py` was imported for the state)."""
+    from test_layout import import_graph
+
+    graph = import_graph()
+    for module in ("repodoc_lsp.output.writer", "repodoc_lsp.output.manifest"):
+        assert {m for m in graph[module] if m.startswith("repodoc_lsp.render.")} <= {"repodoc_lsp.render.parts"}, module
+    assert "repodoc_lsp.output.manifest" not in graph["repodoc_lsp.anchor_state"]

@@ -1,0 +1,445 @@
+"""The manifest of an output folder (`.repodoc-manifest.json.gz`), what a run writes beside its pages:
+the render key, size, modification time and digest of each page as written, the inputs stamp of a
+complete run, the rename anchors of file pages; and the journal, digests of pages about to be
+written (a run killed before it saved the manifest leaves pages that are still repodoc's).
+
+The digest rule: a page is repodoc's as it wrote it when its bytes have the digest the manifest
+records, or one a killed run's journal left (`Manifest.as_written`, `Manifest.edited`).
+
+The manifest is data from disk (a checkout ships it): it is used only when each of its pages is a
+name repodoc writes (`is_page_name`), and read only as large as the pages on disk can need
+(ROOM_FIXED); a damaged one is ignored with one warning and written anew.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import logging
+import os
+import re
+import stat
+import struct
+import threading
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from repodoc_lsp import __version__
+from repodoc_lsp.anchor_state import AnchorState, state_from_json
+from repodoc_lsp.render.parts import is_part
+from repodoc_lsp.store.regular import read_inside
+
+log = logging.getLogger(__name__)
+
+# The manifest: JSON compressed with gzip (zlib level 1, no time in its header: identical runs write
+# identical bytes; `zcat` reads it). Earlier versions wrote it uncompressed as OLD_MANIFEST: that one is
+# read while it is there (only an earlier version writes it, so it is the newer), and removed at the next save.
+MANIFEST = ".repodoc-manifest.json.gz"
+OLD_MANIFEST = ".repodoc-manifest.json"
+# A compressed manifest inflating past this many times its size (JSON of hex digests compresses about
+# 3 times) is damaged, not a reason to fill the memory.
+_MAX_RATIO = 64
+# Larger manifests and journals are damaged (or put there), not read (the largest trees measured have
+# manifests of a few MB: bench/README.md).
+MAX_MANIFEST_BYTES = 64 << 20
+# What a manifest's JSON can need, whatever a checkout ships (it is data from disk, like any file of the
+# checkout): ROOM_FIXED bytes (the pages of a tree of about 6,000 pages), and for each page file on disk
+# (a `.md` file of the output folder, no link followed) ROOM_PER_PAGE bytes, its name at most 6 bytes a
+# byte twice (its entry and its anchors, `\u` escapes) and its size (the definitions its anchors record
+# take fewer bytes than its anchors on it). A larger one is damaged, never parsed. The output folder is
+# walked only as far as a manifest larger than ROOM_FIXED needs.
+ROOM_FIXED = 1 << 20
+ROOM_PER_PAGE = 256
+_INFLATE_STEP = 1 << 20
+# A manifest's JSON opens at most one list or table per this many bytes (an entry of the shortest page name
+# takes about 80): a parsed list or table costs 30 times its two bytes of JSON.
+_BYTES_PER_CONTAINER = 24
+_E = TypeVar("_E")  # a parsed manifest entry
+# Digests of pages about to be written, appended before each write and dropped when the
+# manifest is saved: a run killed in between leaves pages that are still repodoc's.
+JOURNAL = ".repodoc-journal"
+# page -> (render key, size, mtime_ns, digest of the bytes written; "" if not known)
+Record = tuple[str, int, int, str]
+_HEX_DIGEST = re.compile(r"[0-9a-f]{32}\Z")  # what `content_digest` gives
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def has_manifest(folder: Path) -> bool:
+    """True when `folder` holds a manifest (it is a repodoc output folder), of this version or an earlier one."""
+    return any((folder / name).is_file() for name in (MANIFEST, OLD_MANIFEST))
+
+
+def encode_manifest(table: dict[str, object]) -> bytes:
+    """The manifest's bytes: `table` as compact JSON, gzip-compressed, the same bytes for the same table."""
+    data = json.dumps(table, separators=(",", ":"), ensure_ascii=False)  # C encoder: fast
+    return _gzip(data.encode("utf-8"))
+
+
+# JSON of more than this many bytes is deflated in pieces of this size at once, each in a thread (zlib lets go
+# of the GIL while it deflates), as pigz does: the manifest is saved after the last page, the cores idle
+# but one (a large tree's JSON takes tenths of a second in one piece: bench/README.md). The pieces are cut by size
+# alone: the same bytes for the same table on any machine.
+_PIECE = 4 << 20
+_GZIP_HEADER = bytes((0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 4, 3))  # deflate, no name, mtime 0, fastest, Unix: as zlib's
+
+
+def _gzip(data: bytes) -> bytes:
+    """`data` as one gzip stream of zlib level 1 (one piece: `zlib.compress`'s own bytes). A piece but
+    the last ends with a full flush (its blocks end on a byte, the next piece's refer to nothing before
+    them): the raw deflate streams of the pieces joined are one stream."""
+    if len(data) <= _PIECE:
+        return zlib.compress(data, level=1, wbits=31)  # wbits 31: a gzip stream, mtime 0
+    view = memoryview(data)
+    starts = range(0, len(data), _PIECE)
+    deflated: list[bytes | None] = [None] * len(starts)  # None: its thread failed (MemoryError...)
+
+    def deflate(i: int) -> None:
+        with contextlib.suppress(Exception):  # left None: deflated again below, where a failure is raised
+            piece = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw deflate: no header of its own
+            last = i == len(starts) - 1
+            deflated[i] = piece.compress(view[starts[i] : starts[i] + _PIECE]) + \
+                piece.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
+    threads = [threading.Thread(target=deflate, args=(i,), name="repodoc-manifest-deflate")
+               for i in range(len(starts) - 1)]
+    for thread in threads:
+        thread.start()
+    deflate(len(starts) - 1)
+    check = zlib.crc32(data)
+    for thread in threads:
+        thread.join()
+    pieces = [piece for piece in deflated if piece is not None]
+    if len(pieces) < len(deflated):  # never a manifest with a piece left out: deflated whole, here
+        return zlib.compress(data, level=1, wbits=31)
+    return b"".join((_GZIP_HEADER, *pieces, struct.pack("<II", check, len(data) & 0xFFFFFFFF)))
+
+
+def decode_manifest(raw: bytes, compressed: bool = True, room: Callable[[int], bool] | None = None) -> object:
+    """The JSON value of a manifest's bytes (`compressed=False`: an earlier version's plain JSON);
+    ValueError (saying why) when they are not a whole gzip stream of UTF-8 JSON, when `room(n)` says
+    the tree cannot need `n` bytes of JSON (it is asked before each step of inflation: a larger one
+    is never inflated whole), or when it holds more lists and tables than a manifest of its size
+    (never parsed); RecursionError when the JSON is nested too deep."""
+    if compressed:
+        raw = _inflate(raw, room)
+    elif room is not None and not room(len(raw)):
+        raise ValueError(f"larger than its pages can need ({len(raw):,} bytes)")
+    if raw.count(b"[") + raw.count(b"{") > 16 + len(raw) // _BYTES_PER_CONTAINER:
+        raise ValueError("more lists and tables than a manifest holds")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError is one
+        raise ValueError(f"not JSON: {exc}") from None
+
+
+def _inflate(raw: bytes, room: Callable[[int], bool] | None) -> bytes:
+    """The bytes a gzip stream inflates to, a step at a time: ValueError when it is not one, inflates past
+    `_MAX_RATIO` times its size or past what `room` allows."""
+    inflate = zlib.decompressobj(wbits=31)
+    most = _MAX_RATIO * len(raw) + (1 << 20)
+    pieces: list[bytes] = []
+    size = 0
+    pending = raw
+    while True:
+        try:
+            piece = inflate.decompress(pending, _INFLATE_STEP)
+        except zlib.error as exc:
+            raise ValueError(f"not gzip: {exc}") from None
+        pieces.append(piece)
+        size += len(piece)
+        pending = inflate.unconsumed_tail
+        if inflate.eof or not (pending or piece):
+            break
+        if size > most:
+            raise ValueError(f"inflates past {_MAX_RATIO} times its size")
+        if room is not None and not room(size + _INFLATE_STEP):
+            raise ValueError(f"larger than its pages can need (past {size:,} bytes)")
+    if not inflate.eof or inflate.unused_data:
+        raise ValueError("truncated" if not inflate.eof else "bytes after its end")
+    return b"".join(pieces)
+
+
+def is_page_name(name: object) -> bool:
+    """True when `name` (a manifest's key) names a page repodoc writes: relative, normalised (no empty,
+    `.` or `..` part, not absolute), no NUL, a path the system can take, and page-shaped (`index.md`,
+    `doc.md`, `F_docs.md`, `F_kw.md`, `F_docs.partN.md`, and `llms.txt`, `llms-full.txt` at the
+    tree's root). Any other key is not from repodoc."""
+    if not isinstance(name, str) or not 0 < len(name) <= 4096 or "\0" in name:
+        return False
+    wrapped = f"/{name}/"
+    if "//" in wrapped or "/./" in wrapped or "/../" in wrapped:  # an empty part: absolute, or a / at its end
+        return False
+    if name in ("llms.txt", "llms-full.txt"):
+        return True
+    last = name.rpartition("/")[2]
+    if not ((last.endswith(("_docs.md", "_kw.md")) and last not in ("_docs.md", "_kw.md"))
+            or last in ("index.md", "doc.md") or is_part(name)):
+        return False
+    if not name.isascii():
+        try:
+            os.fsencode(name)  # a lone surrogate no path has
+        except UnicodeError:
+            return False
+    return True
+
+
+class _Room:
+    """`room(n)`: True when the pages in the output folder `out` can need `n` bytes of manifest JSON (see
+    ROOM_FIXED). The folder is walked only as far as the largest question asked needs."""
+
+    def __init__(self, out: Path) -> None:
+        self._pages = _page_room(out)
+        self.bytes = ROOM_FIXED
+
+    def __call__(self, n: int) -> bool:
+        while self.bytes < n:
+            more = next(self._pages, None)
+            if more is None:
+                return False
+            self.bytes += more
+        return True
+
+
+def _page_room(out: Path) -> Iterator[int]:
+    """For each `.md` file below `out` (no link followed), the bytes of manifest JSON it can need."""
+    top = os.fspath(out)
+    stack = [top]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                found = list(entries)
+        except OSError:
+            continue
+        for entry in found:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                    name = len(os.fsencode(entry.path)) - len(os.fsencode(top))
+                    yield ROOM_PER_PAGE + 12 * name + entry.stat(follow_symlinks=False).st_size
+            except OSError:
+                continue
+
+def _manifest_entry(value: object) -> tuple[str, int, int, str] | None:
+    """A manifest entry `[key, size, mtime_ns, digest?]` as a tuple; None when it has another form (a
+    digest is a digest `content_digest` makes, or "": not known)."""
+    if not isinstance(value, list) or len(value) not in (3, 4):
+        return None
+    key, size, mtime, *rest = value
+    if not (isinstance(key, str) and type(size) is int and type(mtime) is int
+            and all(isinstance(r, str) and (not r or _HEX_DIGEST.match(r)) for r in rest)):
+        return None
+    return key, size, mtime, rest[0] if rest else ""
+
+
+class Manifest:
+    """An output folder's manifest as read (`load`) and as this run changes it: `pages`, `inputs` (a
+    digest of every input of the whole tree, when the pages are exactly the tree of those inputs: set
+    by a complete run of the whole tree, cleared by any other), `anchors` (file page -> its anchors as
+    last written, `render/anchors.py`), and its journal. Each process appends to the journal through
+    its own descriptor (a forked render worker opens its own)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.pages: dict[str, Record] = {}
+        self.inputs = ""
+        self.anchors: dict[str, AnchorState] = {}
+        self._warned = False  # about a damaged manifest
+        self._read_from = out / MANIFEST  # the manifest read (an earlier version's: rewritten at the next save)
+        self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
+        self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
+        # the manifest as read or last saved: `changed` tells whether there is anything to write
+        self._saved: tuple[dict[str, Record], str, dict[str, AnchorState]] = ({}, "", {})
+
+    def load(self) -> None:
+        """Read the manifest; a damaged one (or damaged entries) is ignored with a warning: the
+        pages it should list are rebuilt or recognised by their marker, and it is written anew."""
+        self.pages, self.inputs, self.anchors = {}, "", {}
+        old = self.out / OLD_MANIFEST
+        self._read_from = old if os.path.lexists(old) else self.out / MANIFEST
+        try:
+            raw = read_inside(self.out, self._read_from, MAX_MANIFEST_BYTES, "the output folder")
+        except (FileNotFoundError, NotADirectoryError):  # no tree yet (or no folder: said elsewhere)
+            raw = None
+        except OSError as exc:
+            raw = None
+            self._damaged(f"unreadable: {exc.strerror or exc}")
+        room = _Room(self.out)
+        if raw is not None:
+            self._take(self._decoded(raw, room))
+        self._read_journal(room)
+        self._mark_saved()
+
+    def _decoded(self, raw: bytes, room: _Room) -> object:
+        """The manifest's JSON value; None (with a warning) when it is not JSON of a manifest's size."""
+        try:
+            return decode_manifest(raw, compressed=self._read_from.name == MANIFEST, room=room)
+        except ValueError as exc:
+            self._damaged(str(exc)[:90])
+        except RecursionError:
+            self._damaged("not JSON: nested too deep")
+        return None
+
+    def _take(self, data: object) -> None:
+        """Hold the entries of the manifest's JSON value `data` that have the right form; none when a
+        page name is not one repodoc writes."""
+        pages = data.get("pages") if isinstance(data, dict) else None
+        if not isinstance(pages, dict):
+            if data is not None:
+                self._damaged("no table of pages")
+            pages = {}
+        strangers = sum(not is_page_name(page) for page in pages)
+        if strangers:  # not written by repodoc: nothing of it is believed
+            self._damaged(f"{strangers} page names repodoc does not write")
+            data, pages = None, {}
+        inputs = data.get("inputs") if isinstance(data, dict) else None
+        self.inputs = inputs if isinstance(inputs, str) else ""
+        self.pages = self._valid(pages, lambda _page, value: _manifest_entry(value), "entries")
+        anchors = data.get("anchors", {}) if isinstance(data, dict) else {}
+        if not isinstance(anchors, dict):
+            self._damaged("no table of anchors")
+            anchors = {}
+        known = self.pages
+        self.anchors = self._valid(
+            anchors, lambda page, value: state_from_json(value) if page in known else None, "anchor entries")
+
+    def _read_journal(self, room: Callable[[int], bool]) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            journal = read_inside(self.out, self.out / JOURNAL, MAX_MANIFEST_BYTES, "the output folder")
+            if not room(len(journal)):  # more than the pages can need: not from repodoc
+                return
+            for line in journal.decode("utf-8").splitlines():
+                digest, _, page = line.partition(" ")
+                if _HEX_DIGEST.match(digest) and is_page_name(page):
+                    self._journaled.setdefault(page, set()).add(digest)
+
+    def _valid(self, table: dict, parse: Callable[[str, object], _E | None], what: str) -> dict[str, _E]:
+        """The entries of a manifest table that `parse` accepts; the others are counted in one warning."""
+        good = {}
+        for page, value in table.items():
+            entry = parse(page, value)
+            if entry is not None:
+                good[page] = entry
+        if len(good) < len(table):
+            self._damaged(f"{len(table) - len(good)} {what} of the wrong form")
+        return good
+
+    def _damaged(self, why: str) -> None:
+        if not self._warned:  # once per run, however often it is read
+            self._warned = True
+            log.warning("repodoc: warning: %s: damaged manifest (%s): ignored, it is rebuilt", self._read_from, why)
+
+    # -- the journal ----------------------------------------------------------------
+    def note(self, page: str, digest: str) -> None:
+        """Append `digest page` to the journal before the page is written."""
+        if self._journal is None or self._journal[0] != os.getpid():
+            self._journal = (os.getpid(), self._open_journal())
+        if self._journal[1] >= 0:
+            os.write(self._journal[1], f"{digest} {page}\n".encode())
+
+    def _open_journal(self) -> int:
+        """The journal opened to append (made if absent); -1, with a warning, when a folder is in its place.
+
+        Only a regular file is opened, never through a link: a link (out of the output folder), FIFO
+        (opening it waits for a reader), device or socket in its place (its name is repodoc's) is
+        deleted and the journal made anew."""
+        path = self.out / JOURNAL
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        for _attempt in range(3):
+            with contextlib.suppress(FileNotFoundError):
+                mode = os.lstat(path).st_mode
+                if stat.S_ISDIR(mode):
+                    break
+                if not stat.S_ISREG(mode):
+                    os.unlink(path)
+            try:
+                fd = os.open(path, flags, 0o644)
+            except OSError as exc:  # ELOOP: a link; ENXIO: a FIFO without reader; put there meanwhile
+                if exc.errno in (errno.ELOOP, errno.ENXIO):
+                    continue
+                raise
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                return fd
+            os.close(fd)
+        log.warning("repodoc: warning: %s: not a file (a folder?): pages are written without a journal (a run "
+                    "killed while writing leaves pages the next run takes for edited ones)", path)
+        return -1
+
+    # -- saving ---------------------------------------------------------------------
+    def changed(self) -> bool:
+        """True when the manifest to write differs from the one read or last saved (an earlier
+        version's manifest read: always, so that it is replaced)."""
+        return (self.pages, self.inputs, self.anchors) != self._saved or self._read_from.name != MANIFEST
+
+    def encoded(self) -> bytes:
+        """The manifest's bytes as they are to be written."""
+        table: dict[str, object] = {"generator": f"repodoc-lsp {__version__}",
+                                    "pages": dict(sorted(self.pages.items()))}
+        if self.inputs:
+            table["inputs"] = self.inputs
+        anchors = {page: state.as_json() for page, state in sorted(self.anchors.items()) if page in self.pages}
+        if anchors:
+            table["anchors"] = anchors
+        return encode_manifest(table)
+
+    def saved(self) -> None:
+        """After the manifest's bytes are in place: an earlier version's manifest and the journal are
+        deleted (OSError when they cannot be, the journal being gone included)."""
+        if self._read_from.name != MANIFEST:  # an earlier version's, read in its place: gone before the journal
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._read_from)
+            self._read_from = self.out / MANIFEST
+        self._mark_saved()
+        if self._journal is not None and self._journal[0] == os.getpid() and self._journal[1] >= 0:
+            os.close(self._journal[1])
+            self._journal = None
+        self._journaled.clear()
+        os.unlink(self.out / JOURNAL)
+
+    def _mark_saved(self) -> None:
+        self._saved = (dict(self.pages), self.inputs, dict(self.anchors))
+
+    # -- the digest rule ------------------------------------------------------------
+    def as_written(self, page: str, current: bytes) -> bool:
+        """True when `current` (a page's bytes on disk) is what repodoc wrote there: the digest the
+        manifest records (one is recorded), or one a killed run's journal left."""
+        entry = self.pages.get(page)
+        digest = content_digest(current)
+        return bool(entry and entry[3] == digest) or digest in self._journaled.get(page, ())
+
+    def edited(self, page: str, current: bytes) -> bool:
+        """True when the page on disk is not what repodoc last wrote there (a person's edit)."""
+        entry = self.pages.get(page)
+        if entry is None or not entry[3]:
+            return False
+        digest = content_digest(current)
+        return digest != entry[3] and digest not in self._journaled.get(page, ())
+
+    # -- a render worker's share ------------------------------------------------------
+    def known(self, page: str) -> tuple[Record | None, frozenset[str]]:
+        """What is known of `page` (its entry, digests a killed run may have left there): what a
+        render worker's writer needs to `learn` before writing it."""
+        return self.pages.get(page), frozenset(self._journaled.get(page, ()))
+
+    def learn(self, page: str, known: tuple[Record | None, frozenset[str]]) -> None:
+        """Hold `page` as another process's manifest knows it (`known`), in a render worker."""
+        record, journaled = known
+        if record is None:
+            self.pages.pop(page, None)
+        else:
+            self.pages[page] = record
+        if journaled:
+            self._journaled[page] = set(journaled)
+        else:
+            self._journaled.pop(page, None)
+
+    def forget(self, page: str) -> None:
+        """Drop what `learn` took of `page` (a render worker holds only the pages of its part)."""
+        self.pages.pop(page, None)
+        self._journaled.pop(page, None)
