@@ -8,38 +8,25 @@ a `Change`, which the page planner takes).
 
 from __future__ import annotations
 
-import functools
 import os
-import posixpath
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
 
 from repodoc_lsp.analysis import FileFacts, Language
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
 from repodoc_lsp.config import Settings, cache_dir, project_name
-from repodoc_lsp.knowledge.graph import Graph, Sketch, files_of, sketch_of
+from repodoc_lsp.knowledge.graph import Graph, Sketch, files_of
 from repodoc_lsp.output.modes import wider_reason
-from repodoc_lsp.pipeline.pool import run_chunks
-from repodoc_lsp.pipeline.runtime import LIBRARY, Runtime, default_jobs, no_cycle_collection
-from repodoc_lsp.store.cache import Encoded, FactsCache, digest
+from repodoc_lsp.pipeline.runtime import LIBRARY, Runtime, no_cycle_collection
+from repodoc_lsp.store.cache import FactsCache, digest
 from repodoc_lsp.store.discover import InputFilter, Skipped, discover
-from repodoc_lsp.store.facts import Analysed, FactsStore, analyse_bytes, analyse_chunk, analyse_path
+from repodoc_lsp.store.facts import FactsStore, analyse_bytes, analyse_path
 from repodoc_lsp.store.regular import read_regular
-
-# Below this many files to analyse, worker processes cost more than they save.
-PARALLEL_THRESHOLD = 48
-STORE_BATCH = 256  # new cache rows written together during a scan
-
-ProgressFn = Callable[[str, int, int, str], None]  # phase, done, total, message
-
-
-class CancelToken(Protocol):
-    def is_set(self) -> bool: ...
+from repodoc_lsp.store.scan import CancelToken, ProgressFn, ScanMode, analyse, known
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,136 +98,36 @@ class Workspace:
         """Discover and analyse every input. Returns False when cancelled: the workspace is then
         left as it was (what was analysed meanwhile is in the cache). `release`: new facts are
         forgotten once the cache holds them, loaded again on use (the server, whose index and
-        graph summarise them: every file's facts held at the end of a cold scan of 17,150 files
-        took 574 MB, before the index and graph were built on top)."""
+        graph summarise them: every file's facts held at the end of a cold scan of a large
+        workspace take a lot of memory, before the index and graph are built on top)."""
         found = discover(self.root, self.settings)
-        read_skipped: dict[str, str] = {}
-        rels = found.files
-        total = len(rels)
-        # Digest every file (cheap), then take what the cache already knows. A cache that holds no
-        # row (a first run, or off) knows none, and a workspace that holds no facts keeps none: each
-        # file is then read once, by the analysis that digests it (read and digested here first, both
-        # cores stayed idle meanwhile).
+        mode = ScanMode(release=release, once=not self.incremental)
         fresh = not self.digests and self.cache.empty()
-        digests: dict[str, str] = {}
-        sizes: dict[str, int] = {}
-        for rel in () if fresh else rels:
-            try:
-                data = read_regular(self.root / rel)
-            except OSError as exc:
-                read_skipped[rel] = f"unreadable: {exc.strerror or exc}"
-                continue
-            digests[rel] = digest(data)
-            sizes[rel] = len(data)
-        # Facts already loaded for the same content are kept (the server's rescans): loading
-        # them again from the cache takes about a second on PyTorch.
-        kept = {rel: f for rel, key in digests.items()
-                if self.digests.get(rel) == key and (f := self.facts.loaded(rel)) is not None}
-        cached = self.cache.get_imports_many({key for rel, key in digests.items() if rel not in kept})
-        facts = FactsStore(self.root, self.cache)
-        todo: list[str] = list(rels) if fresh else []
-        for rel, key in digests.items():
-            if rel in kept:
-                facts[rel] = kept[rel]
-            elif key in cached:
-                facts.add_cached(rel, key, cached[key])
-            else:
-                todo.append(rel)
-        cached_count = done = len(facts)
-        # A workspace built once (the CLI's) makes its import relations as each file's facts arrive
-        # (`take`; the parent mostly waits on the analysis workers), not after the last one, on one
-        # core before the first page (1.1 s on the 17,150-file corpus). Their module names come from
-        # the files discovered: a file the analysis skips changes them, and they are made afresh.
-        relations = Relations({**facts.imports(), **dict.fromkeys(todo, ())}) if todo and not self.incremental \
-            else None
+        state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded)
+        state.progress, state.on_facts = progress, on_facts
         if progress:
-            progress("analyse", done, total, "")
-        new = 0
-        # New rows go to the cache in batches as they arrive (the parent waits on the workers
-        # meanwhile), not all at the end while the workers are idle; after a failed write
-        # (the cache locked by another process) the scan does not wait on it again. The rows come
-        # encoded by the analysis workers (those analysed here are encoded one at a time as SQLite
-        # takes them); render workers come from a fork server, not from this process, and inherit
-        # nothing of what the rows' strings leave behind in it.
-        rows: list[tuple[str, FileFacts | Encoded]] = []
-        stored: dict[str, str] = {}  # rel -> digest of the rows
-        storing = True
-        sketches: dict[str, tuple[str, Sketch | None]] = {}
-        packed: dict[str, tuple[FileFacts, bytes]] = {}
-
-        def store() -> None:
-            nonlocal storing
-            if rows and storing:
-                storing = self.cache.put_many(rows)
-                if storing and release:
-                    facts.release(stored)
-            rows.clear()
-            stored.clear()
-
-        def take(result: Analysed) -> None:
-            nonlocal done, new
-            done += 1
-            if result.facts is None:
-                read_skipped[result.rel] = result.skip_reason
-                digests.pop(result.rel, None)
-            else:
-                facts[result.rel] = result.facts
-                if relations is not None:
-                    relations.update(result.rel, facts.imports()[result.rel])  # as interned by the store
-                if on_facts is not None:
-                    on_facts(result.rel, result.facts)
-                digests[result.rel] = result.digest
-                sizes[result.rel] = result.size
-                new += 1
-                rows.append((result.digest, result.row or result.facts))
-                if release or not self.incremental:
-                    # what the graph takes of them, while the workers analyse (the parent mostly waits on them)
-                    sketches[result.rel] = (result.digest, sketch_of(result.facts, result.marks, result.named)
-                                            if result.facts.language is Language.PYTHON else None)
-                if not self.incremental and result.packed:
-                    packed[result.rel] = (result.facts, result.packed)
-                stored[result.rel] = result.digest
-                if len(rows) >= STORE_BATCH:
-                    store()
-            if progress:
-                progress("analyse", done, total, posixpath.dirname(result.rel))
-
-        cancelled = False
-        workers = min(default_jobs(self.settings, jobs), max(1, len(todo) // 8))
-        if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
-            chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
-            chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
-            marks = release or not self.incremental  # sketched as they arrive (`take`)
-            with self.runtime.holding():
-                # a graph built once (`repodoc generate`) also takes the names each file reads as read there
-                analyse = functools.partial(analyse_chunk, str(self.root), marks=marks, named=not self.incremental)
-                for results in run_chunks(analyse, chunks,
-                                          workers=workers, context=self.runtime.context(),
-                                          initializer=self.runtime.worker_setup(),
-                                          cancel=cancel, what="analysis"):
-                    for result in results:
-                        take(result)
-            cancelled = cancel is not None and cancel.is_set()
-        else:
-            for rel in todo:
-                if cancel is not None and cancel.is_set():
-                    cancelled = True
-                    break
-                take(analyse_path(str(self.root), rel))
-        store()
-        if cancelled:
+            progress("analyse", state.done, state.total, "")
+        finished = analyse(state, self.root, self.settings, self.runtime, jobs=jobs, cancel=cancel)
+        state.store()
+        if not finished:
             return False
-        self.analysed, self.cached = new, cached_count
-        self.discovery_skipped, self.read_skipped = found.skipped, read_skipped
-        self.facts, self.digests = facts, {r: d for r, d in digests.items() if r in facts}
-        self.sizes = {r: s for r, s in sizes.items() if r in facts}
+        self.analysed, self.cached = state.new, state.cached
+        self.discovery_skipped, self.read_skipped = found.skipped, state.read_skipped
+        facts = state.facts
+        self.facts, self.digests = facts, {r: d for r, d in state.digests.items() if r in facts}
+        self.sizes = {r: s for r, s in state.sizes.items() if r in facts}
         self.folders = set(found.folders)
         # else built on first use: a run whose tree is intact never needs them
+        relations = state.relations
         self._relations = relations if relations is not None and relations.files == set(facts) else None
         self._graph = None
-        self._sketches = sketches
-        self._packed = packed
+        self._sketches = state.sketches
+        self._packed = state.packed
         return True
+
+    def _loaded(self, rel: str, key: str) -> FileFacts | None:
+        """The facts held of `rel` when they are of the content of digest `key`."""
+        return self.facts.loaded(rel) if self.digests.get(rel) == key else None
 
     @property
     def relations(self) -> Relations:

@@ -14,7 +14,8 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
 from repodoc_lsp.store.cache import FactsCache, digest
 from repodoc_lsp.store.facts import FactsStore
-from repodoc_lsp.store.workspace import STORE_BATCH, Workspace
+from repodoc_lsp.store.scan import STORE_BATCH
+from repodoc_lsp.store.workspace import Workspace
 
 
 def _source(i: int) -> bytes:
@@ -272,11 +273,11 @@ def test_a_scan_with_an_empty_cache_reads_each_file_once_in_the_analysis(
     digest every file before the analysis (both cores idle meanwhile), the analysis workers read
     and digest each; a cache that holds rows is looked up by every file's digest as before. The
     workspace is the same either way."""
-    import repodoc_lsp.store.workspace as workspace
+    import repodoc_lsp.store.scan as scan
 
     reads: list[object] = []
-    read = workspace.read_regular
-    monkeypatch.setattr(workspace, "read_regular", lambda path, *a: reads.append(path) or read(path, *a))
+    read = scan.read_regular
+    monkeypatch.setattr(scan, "read_regular", lambda path, *a: reads.append(path) or read(path, *a))
     root = tmp_path / "ws"
     root.mkdir()
     sources = {f"m{i}.py": _source(i) for i in range(60)}

@@ -1,0 +1,183 @@
+"""One scan of a workspace's inputs (`Workspace.scan`): the files' digests against the cache
+(`known`), then the analysis of the others (`analyse`), each result taken by a `ScanState` as it
+arrives: the facts, the cache's new rows, the import relations and the graph's sketches."""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from repodoc_lsp.analysis import FileFacts, Language
+from repodoc_lsp.analysis.relations import Relations
+from repodoc_lsp.config import Settings
+from repodoc_lsp.knowledge.graph import Sketch, sketch_of
+from repodoc_lsp.pipeline.pool import run_chunks
+from repodoc_lsp.pipeline.runtime import Runtime, default_jobs
+from repodoc_lsp.store.cache import Encoded, FactsCache, digest
+from repodoc_lsp.store.facts import Analysed, FactsStore, analyse_chunk, analyse_path
+from repodoc_lsp.store.regular import read_regular
+
+# Below this many files to analyse, worker processes cost more than they save.
+PARALLEL_THRESHOLD = 48
+STORE_BATCH = 256  # new cache rows written together during a scan
+
+ProgressFn = Callable[[str, int, int, str], None]  # phase, done, total, message
+
+
+class CancelToken(Protocol):
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ScanMode:
+    """What a scan keeps beside the facts, as its workspace needs."""
+
+    release: bool  # new facts forgotten once the cache holds them (the server)
+    # a workspace built once (the CLI's): its import relations made as the facts arrive, the facts kept
+    # as their analysis worker pickled them, and the names each file reads read by that worker
+    once: bool
+
+    @property
+    def sketch(self) -> bool:
+        """The graph's sketch of each new file made as its facts arrive."""
+        return self.release or self.once
+
+
+@dataclass
+class ScanState:
+    """A scan under way: what it found so far, filled as the files' facts arrive (`take`).
+
+    New rows go to the cache in batches as they arrive (the parent waits on the workers meanwhile),
+    not all at the end while the workers are idle; after a failed write (the cache locked by another
+    process) the scan does not wait on it again. The rows come encoded by the analysis workers (those
+    analysed here are encoded one at a time as SQLite takes them); render workers come from a fork
+    server, not from this process, and inherit nothing of what the rows' strings leave behind in it."""
+
+    cache: FactsCache
+    mode: ScanMode
+    facts: FactsStore
+    digests: dict[str, str]
+    sizes: dict[str, int]
+    read_skipped: dict[str, str]
+    todo: list[str]  # files to analyse
+    relations: Relations | None  # made as the facts arrive (a workspace built once), else None
+    total: int = 0  # files discovered
+    cached: int = 0  # files whose facts were kept or came from the cache
+    done: int = 0
+    new: int = 0  # files analysed
+    progress: ProgressFn | None = None
+    on_facts: Callable[[str, FileFacts], None] | None = None
+    rows: list[tuple[str, FileFacts | Encoded]] = field(default_factory=list)
+    stored: dict[str, str] = field(default_factory=dict)  # rel -> digest of the rows
+    storing: bool = True
+    sketches: dict[str, tuple[str, Sketch | None]] = field(default_factory=dict)
+    packed: dict[str, tuple[FileFacts, bytes]] = field(default_factory=dict)
+
+    def take(self, result: Analysed) -> None:
+        """One file's analysis, as it arrives."""
+        self.done += 1
+        if result.facts is None:
+            self.read_skipped[result.rel] = result.skip_reason
+            self.digests.pop(result.rel, None)
+        else:
+            self._add(result, result.facts)
+        if self.progress:
+            self.progress("analyse", self.done, self.total, posixpath.dirname(result.rel))
+
+    def _add(self, result: Analysed, facts: FileFacts) -> None:
+        rel = result.rel
+        self.facts[rel] = facts
+        if self.relations is not None:
+            self.relations.update(rel, self.facts.imports()[rel])  # as interned by the store
+        if self.on_facts is not None:
+            self.on_facts(rel, facts)
+        self.digests[rel] = result.digest
+        self.sizes[rel] = result.size
+        self.new += 1
+        self.rows.append((result.digest, result.row or facts))
+        if self.mode.sketch:
+            # what the graph takes of them, while the workers analyse (the parent mostly waits on them)
+            self.sketches[rel] = (result.digest, sketch_of(facts, result.marks, result.named)
+                                  if facts.language is Language.PYTHON else None)
+        if self.mode.once and result.packed:
+            self.packed[rel] = (facts, result.packed)
+        self.stored[rel] = result.digest
+        if len(self.rows) >= STORE_BATCH:
+            self.store()
+
+    def store(self) -> None:
+        """Write the rows taken since the last batch to the cache."""
+        if self.rows and self.storing:
+            self.storing = self.cache.put_many(self.rows)
+            if self.storing and self.mode.release:
+                self.facts.release(self.stored)
+        self.rows.clear()
+        self.stored.clear()
+
+
+def known(root: Path, rels: list[str], cache: FactsCache, mode: ScanMode, *, fresh: bool,
+          loaded: Callable[[str, str], FileFacts | None]) -> ScanState:
+    """A scan of `rels` with what is known of them: each file digested (cheap), then the facts the
+    workspace holds for the same content (`loaded(rel, digest)`) or the cache has; the others are to
+    analyse. `fresh` (a cache that holds no row and a workspace that holds no facts: none is known):
+    nothing is read here, each file is read once, by the analysis that digests it (read and digested
+    here first, both cores stayed idle meanwhile)."""
+    digests: dict[str, str] = {}
+    sizes: dict[str, int] = {}
+    read_skipped: dict[str, str] = {}
+    for rel in () if fresh else rels:
+        try:
+            data = read_regular(root / rel)
+        except OSError as exc:
+            read_skipped[rel] = f"unreadable: {exc.strerror or exc}"
+            continue
+        digests[rel] = digest(data)
+        sizes[rel] = len(data)
+    # Facts already loaded for the same content are kept (the server's rescans): loading them again
+    # from the cache takes a while on a large workspace.
+    kept = {rel: f for rel, key in digests.items() if (f := loaded(rel, key)) is not None}
+    cached = cache.get_imports_many({key for rel, key in digests.items() if rel not in kept})
+    facts = FactsStore(root, cache)
+    todo: list[str] = list(rels) if fresh else []
+    for rel, key in digests.items():
+        if rel in kept:
+            facts[rel] = kept[rel]
+        elif key in cached:
+            facts.add_cached(rel, key, cached[key])
+        else:
+            todo.append(rel)
+    # A workspace built once (the CLI's) makes its import relations as each file's facts arrive
+    # (`take`; the parent mostly waits on the analysis workers), not after the last one, on one core
+    # before the first page. Their module names come from the files discovered: a file the analysis
+    # skips changes them, and they are made afresh.
+    relations = Relations({**facts.imports(), **dict.fromkeys(todo, ())}) if todo and mode.once else None
+    return ScanState(cache, mode, facts, digests, sizes, read_skipped, todo, relations, total=len(rels),
+                     cached=len(facts), done=len(facts))
+
+
+def analyse(state: ScanState, root: Path, settings: Settings, runtime: Runtime, *, jobs: int | None,
+            cancel: CancelToken | None) -> bool:
+    """Analyse the files `state.todo`, each result taken by `state` as it arrives: in worker processes
+    when they are many, else here. False when `cancel` stopped it."""
+    todo = state.todo
+    workers = min(default_jobs(settings, jobs), max(1, len(todo) // 8))
+    if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
+        chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
+        chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
+        with runtime.holding():
+            # a graph built once (`repodoc generate`) also takes the names each file reads as read there
+            work = functools.partial(analyse_chunk, str(root), marks=state.mode.sketch, named=state.mode.once)
+            for results in run_chunks(work, chunks, workers=workers, context=runtime.context(),
+                                      initializer=runtime.worker_setup(), cancel=cancel, what="analysis"):
+                for result in results:
+                    state.take(result)
+        return not (cancel is not None and cancel.is_set())
+    for rel in todo:
+        if cancel is not None and cancel.is_set():
+            return False
+        state.take(analyse_path(str(root), rel))
+    return True
