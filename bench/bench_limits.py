@@ -40,8 +40,8 @@ data = open(sys.argv[1], "rb").read()
 started, cpu = time.perf_counter(), time.process_time()
 if sys.argv[2] == "parso":
     from repodoc_lsp.analysis.model import FileFacts, Language
-    from repodoc_lsp.analysis.python import _from_parso
-    _from_parso(data.decode(), FileFacts(Language.PYTHON, 0))
+    from repodoc_lsp.analysis.recovery import from_parso
+    from_parso(data.decode(), FileFacts(Language.PYTHON, 0))
     reason = ""
 else:
     reason = facts.analyse_bytes("m.py", data).skip_reason

@@ -20,10 +20,9 @@ def pickled_by_fields(cls: type[_T]) -> type[_T]:
     """`cls` (a slots dataclass) pickled as a call with its fields' values in order. A frozen slots
     dataclass is otherwise pickled through `dataclasses`' own `__getstate__`/`__setstate__`, which
     call `fields()` for every object: the facts of every file go from the analysis workers to the
-    parent and from it to the render workers, and that took about 5% of a cold run's CPU (PyTorch:
-    pickling the facts of 1 file in 3, 2.6x faster; 3.5% fewer bytes). The call is not of the class
-    but of `_made_<class>` (`_maker`), which sets each slot directly: a frozen dataclass's `__init__`
-    sets each field through `object.__setattr__` (unpickling 1 file in 3 of PyTorch: 0.15 -> 0.10 s)."""
+    parent and from it to the render workers, and that took about 5% of a cold run's CPU (bench/README.md
+    "Figures"). The call is not of the class but of `_made_<class>` (`_maker`), which sets each slot
+    directly: a frozen dataclass's `__init__` sets each field through `object.__setattr__`."""
     names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
     values = operator.attrgetter(*names)
     made = _maker(cls, names)
@@ -284,9 +283,9 @@ _ROW_FIELDS = [(_FACTS_FIELDS.index(name), operator.attrgetter(*[f.name for f in
 def _reduce_rows(self: FileFacts) -> tuple[Callable[..., FileFacts], tuple[Any, ...]]:
     """`FileFacts` pickled as a call with its fields' values, each of its symbols, imports, findings and
     attributes as the tuple of its fields' values (its row), not as a call of its own: no `__reduce__` of
-    Python per fact, and the rows are made by `operator.attrgetter`s in a `map` (pickling the facts of 1
-    PyTorch file in 10: 146 -> 68 M instructions; unpickling 173 -> 174 M, each fact made by its `_maker`
-    from its row in an `itertools.starmap`, as the `REDUCE` of its call made it)."""
+    Python per fact, and the rows are made by `operator.attrgetter`s in a `map` (half the instructions of
+    pickling, bench/README.md "Figures"; unpickling as before, each fact made by its `_maker` from its row
+    in an `itertools.starmap`, as the `REDUCE` of its call made it)."""
     values = list(_FACTS_VALUES(self))
     for at, row, _made in _ROW_FIELDS:
         if values[at]:
@@ -318,6 +317,6 @@ def reference_lines(refs: str) -> list[tuple[str, tuple[int, ...]]]:
     found = []
     for row in refs.split("\n") if refs else ():
         name, _, lines = row.partition(" ")
-        # most names are read on one line (58% of PyTorch's 92,000)
+        # most names are read on one line
         found.append((name, tuple(map(int, lines.split(","))) if "," in lines else (int(lines),)))
     return found

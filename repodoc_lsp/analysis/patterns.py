@@ -98,7 +98,7 @@ def def_findings(
     return out
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted(node: ast.expr) -> str | None:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -109,7 +109,7 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
-def _aliases(imports: Iterable[Import]) -> dict[str, str]:
+def import_aliases(imports: Iterable[Import]) -> dict[str, str]:
     """Local name -> the dotted name it stands for (`import a.b as c`: c -> a.b; `import a.b`:
     a -> a; `from m import x as y`: y -> m.x); relative imports are left out."""
     table: dict[str, str] = {}
@@ -122,50 +122,34 @@ def _aliases(imports: Iterable[Import]) -> dict[str, str]:
     return table
 
 
-def _resolve(node: ast.expr, aliases: dict[str, str]) -> str | None:
-    name = _dotted(node)
+def resolve(node: ast.expr, aliases: dict[str, str]) -> str | None:
+    name = dotted(node)
     if name is None:
         return None
     head, _, rest = name.partition(".")
     return aliases.get(head, head) + ("." + rest if rest else "")
 
 
-def _kw(call: ast.Call, name: str) -> ast.expr | None:
+def keyword_value(call: ast.Call, name: str) -> ast.expr | None:
     for k in call.keywords:
         if k.arg == name:
             return k.value
     return None
 
 
-def _arg(call: ast.Call, index: int, name: str) -> ast.expr | None:
+def argument(call: ast.Call, index: int, name: str) -> ast.expr | None:
     """The argument at `index` or passed as `name=`."""
-    return call.args[index] if len(call.args) > index else _kw(call, name)
+    return call.args[index] if len(call.args) > index else keyword_value(call, name)
 
 
-def _show(node: ast.expr | None) -> str:
+def show_value(node: ast.expr | None) -> str:
     """A value for a page: a dotted name in code, else a description (never source text that
     could break the Markdown)."""
-    name = _dotted(node) if node is not None else None
+    name = dotted(node) if node is not None else None
     return f"`{name}`" if name else "an expression"
 
 
-RISKY = "risky"
-CHECK = "check"
-
-_UNPICKLE = {"pickle.load", "pickle.loads", "pickle.Unpickler", "cPickle.load", "cPickle.loads",
-             "_pickle.load", "_pickle.loads", "_pickle.Unpickler",
-             "dill.load", "dill.loads", "marshal.load", "marshal.loads", "shelve.open",
-             "joblib.load"}
-_PICKLE_MODULES = {"pickle", "cPickle", "_pickle", "dill"}
-_SUBPROCESS = {"subprocess.run", "subprocess.call", "subprocess.check_call",
-               "subprocess.check_output", "subprocess.Popen"}
-_SHELL = {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput"}
-_TORCH_LOAD = {"torch.load", "torch.serialization.load"}
-_YAML_UNSAFE_LOADERS = {"Loader", "UnsafeLoader", "FullLoader", "CLoader", "CUnsafeLoader", "CFullLoader"}
-_IMPORT_BY_NAME = {"__import__", "builtins.__import__", "importlib.import_module", "importlib.__import__"}
-
-
-def _nodes_around(tree: ast.AST, lines: list[int]) -> Iterable[ast.AST]:
+def nodes_around(tree: ast.AST, lines: list[int]) -> Iterable[ast.AST]:
     """The nodes of `tree` whose line range contains one of `lines` (sorted)."""
     stack = [tree]
     while stack:
@@ -199,166 +183,6 @@ def statements(tree: ast.Module) -> Iterator[ast.stmt]:
         for node in stack.pop():
             yield node
             stack.extend(child_blocks(node))
-
-
-class _Bindings:
-    """What the whole file binds, read once and only when a rule needs it: `name = Callee(...)`
-    assignments (flow-insensitive) and the file's classes with their bases."""
-
-    def __init__(self, tree: ast.Module, aliases: dict[str, str]) -> None:
-        self.tree = tree
-        self.aliases = aliases
-        self._calls: dict[str, set[str]] | None = None
-        self._bases: dict[str, list[str]] = {}
-
-    def calls(self, name: str) -> set[str]:
-        if self._calls is None:
-            self._calls = {}
-            for node in statements(self.tree):  # both are statements: no expression visited
-                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                    callee = _resolve(node.value.func, self.aliases)
-                    if callee:
-                        for target in node.targets:
-                            if isinstance(target, ast.Name):
-                                self._calls.setdefault(target.id, set()).add(callee)
-                elif isinstance(node, ast.ClassDef):
-                    self._bases.setdefault(node.name, []).extend(
-                        b for b in (_resolve(base, self.aliases) for base in node.bases) if b)
-        return self._calls.get(name, set())
-
-    def unpickler_class(self, callee: str, seen: frozenset[str] = frozenset()) -> bool:
-        """`callee` is an unpickler: its name ends with `Unpickler`, or it is a class of this file
-        deriving from one."""
-        if callee.rsplit(".", 1)[-1].endswith("Unpickler"):
-            return True
-        self.calls("")  # the classes are read with the assignments
-        if callee in seen or callee not in self._bases:
-            return False
-        return any(self.unpickler_class(b, seen | {callee}) for b in self._bases[callee])
-
-
-def _unpickler_of(receiver: ast.expr, bindings: _Bindings) -> str | None:
-    """The unpickler class `receiver` is an instance of (`Unpickler(f)` itself, or a name
-    assigned from such a call), else None; the standard library's (reported where it is made) too."""
-    if isinstance(receiver, ast.Call):
-        callees = {c for c in (_resolve(receiver.func, bindings.aliases),) if c}
-    elif isinstance(receiver, ast.Name):
-        callees = bindings.calls(receiver.id)
-    else:
-        return None
-    found = sorted(c for c in callees if bindings.unpickler_class(c) and c not in _UNPICKLE)
-    return found[0] if found else None
-
-
-def _security(node: ast.Call, name: str, full: str, bindings: _Bindings) -> Finding | None:
-    line = node.lineno
-    tail = node.func.attr if isinstance(node.func, ast.Attribute) else full.rsplit(".", 1)[-1]
-    receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
-
-    def risky(label: str, detail: str) -> Finding:
-        return Finding(SECURITY, label, line, detail, RISKY)
-
-    def check(label: str, detail: str) -> Finding:
-        return Finding(SECURITY, label, line, detail, CHECK)
-
-    if full in ("eval", "exec", "builtins.eval", "builtins.exec"):
-        code = _arg(node, 0, "source")
-        if code is None or isinstance(code, ast.Constant):
-            return None  # no argument, or code written in the file
-        return check(tail, f"`{name}()` of {_show(code)}: runs whatever code that holds at run time")
-    if full in _IMPORT_BY_NAME:
-        module = _arg(node, 0, "name")
-        if module is None or isinstance(module, ast.Constant):
-            return None
-        return check(tail, f"`{name}()` of {_show(module)}: which module is imported (and its code run) "
-                           "is known only at run time")
-    if tail == "exec_module" and receiver is not None:
-        return check("exec_module", f"`{name}()` runs the code of a module located at run time")
-    if full in _UNPICKLE:
-        return risky("deserialisation", f"`{name}()` can run arbitrary code when loading untrusted data")
-    if full in _TORCH_LOAD:
-        weights_only = _kw(node, "weights_only")
-        if weights_only is None or (isinstance(weights_only, ast.Constant) and weights_only.value is None):
-            passes = " (unless `**` arguments pass it)" if any(k.arg is None for k in node.keywords) else ""
-            return check("torch.load", f"`{name}()` leaves `weights_only` to its default{passes}: True from "
-                                       "PyTorch 2.6, False before; when False it unpickles arbitrary objects")
-        if isinstance(weights_only, ast.Constant):
-            if weights_only.value:
-                return None
-            return risky("torch.load", f"`{name}(..., weights_only=False)` unpickles arbitrary objects")
-        flag = _dotted(weights_only)
-        shown = f"`{name}(..., weights_only={flag})`" if flag else f"`{name}()` with `weights_only` computed"
-        return check("torch.load", f"{shown}: unpickles arbitrary objects when that is false at run time")
-    if full == "yaml.unsafe_load":
-        return risky("yaml.load", f"`{name}()` can build arbitrary objects")
-    if full == "yaml.load":
-        loader = _arg(node, 1, "Loader")
-        if loader is None:
-            return risky("yaml.load", f"`{name}()` without a Loader can build arbitrary objects "
-                                      "(PyYAML before 5.1; 6.0 refuses the call)")
-        text = _dotted(loader) or ""
-        loader_full = _resolve(loader, bindings.aliases) or ""
-        if "Safe" in text or text.rsplit(".", 1)[-1] == "BaseLoader":
-            return None
-        if loader_full.startswith("yaml.") or text in _YAML_UNSAFE_LOADERS:
-            return risky("yaml.load", f"`{name}()` with `{text}` can build arbitrary objects")
-        return check("yaml.load", f"`{name}()` with the Loader {_show(loader)} holds at run time: "
-                                  "arbitrary objects unless it is a safe loader")
-    if full in _SUBPROCESS:
-        shell = _kw(node, "shell")
-        if shell is None or (isinstance(shell, ast.Constant) and not shell.value):
-            return None
-        if isinstance(shell, ast.Constant):
-            return risky("shell=True", f"`{name}(..., shell=True)` passes a string to the shell")
-        return check("shell=", f"`{name}(..., shell=...)` with {_show(shell)}: the command goes to the "
-                               "shell when that is true at run time")
-    if full in _SHELL:
-        command = _arg(node, 0, "cmd")
-        if command is None or isinstance(command, ast.Constant):
-            return risky("shell command", f"`{name}()` runs a shell command")
-        return check("shell command", f"`{name}()` runs the shell command {_show(command)} holds at "
-                                      "run time")
-    if full == "tempfile.mktemp":
-        return risky("mktemp", f"`{name}()` is race-prone; `tempfile.mkstemp` is safe")
-    if tail in ("load", "loads") and receiver is not None:
-        owner = _dotted(receiver)
-        imported = owner is not None and owner.split(".", 1)[0] in bindings.aliases
-        cls = _unpickler_of(receiver, bindings) if tail == "load" and not imported else None
-        if cls:
-            return check("deserialisation", f"`{name}()` unpickles through `{cls}`: arbitrary code "
-                                            "from untrusted data unless its `find_class` restricts it")
-        last = owner.rsplit(".", 1)[-1].lower() if owner else ""
-        if owner and "pickle" in last and _resolve(receiver, bindings.aliases) not in _PICKLE_MODULES:
-            what = "unpickler" if "unpickler" in last else "module"
-            return check("deserialisation", f"`{name}()` unpickles with the {what} `{owner}` holds at run "
-                                            "time: arbitrary code from untrusted data")
-    return None
-
-
-def call_findings(tree: ast.Module, imports: Iterable[Import], lines: list[int]) -> list[Finding]:
-    """Risky calls, and calls to check, on or spanning `lines`, resolved through the file's
-    imports (`from pickle import loads` counts)."""
-    aliases = _aliases(imports)
-    bindings = _Bindings(tree, aliases)
-    out: list[Finding] = []
-    for node in _nodes_around(tree, lines):
-        if not isinstance(node, ast.Call):
-            continue
-        name = _dotted(node.func)
-        if name is not None:
-            head, _, rest = name.partition(".")
-            full = aliases.get(head, head) + ("." + rest if rest else "")
-        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call):
-            inner = _dotted(node.func.value.func)  # Unpickler(f).load()
-            if inner is None:
-                continue
-            name, full = f"{inner}(...).{node.func.attr}", ""
-        else:
-            continue
-        found = _security(node, name, full, bindings)
-        if found is not None:
-            out.append(found)
-    return out
 
 
 # Concurrency: what a file starts or shares, by the call (or base class) that does it.
@@ -460,18 +284,18 @@ def concurrency_findings(tree: ast.Module, imports: Iterable[Import], text: str)
     """Threads, processes, pools, locks and event loops the file creates (calls and base classes
     resolved through its imports; `ctx = multiprocessing.get_context(...)` counts), never a mere
     import."""
-    aliases = _aliases(imports)
+    aliases = import_aliases(imports)
     out: list[Finding] = []
     seen: set[int] = set()
     names = list(aliases.items())
     while names:
         lines = _lines_naming(text, names)
         names = []
-        for node in _nodes_around(tree, lines) if lines else ():
+        for node in nodes_around(tree, lines) if lines else ():
             if id(node) in seen:  # a node already reported (the next pass goes over it again)
                 continue
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                callee = _resolve(node.value.func, aliases)
+                callee = resolve(node.value.func, aliases)
                 if callee and _concurrency_name(callee) == "multiprocessing.get_context":
                     for target in node.targets:
                         if isinstance(target, ast.Name) and target.id not in aliases:
@@ -479,26 +303,26 @@ def concurrency_findings(tree: ast.Module, imports: Iterable[Import], text: str)
                             names.append((target.id, "multiprocessing"))
             if isinstance(node, ast.ClassDef):
                 for base in node.bases:
-                    full = _resolve(base, aliases)
+                    full = resolve(base, aliases)
                     what = _CONCURRENT_BASES.get(_concurrency_name(full or ""))
                     if what:
                         seen.add(id(node))
                         out.append(Finding(PERF, what[0], node.lineno,
-                                           f"`{node.name}` {what[1]} (subclasses `{_dotted(base)}`)"))
+                                           f"`{node.name}` {what[1]} (subclasses `{dotted(base)}`)"))
             elif isinstance(node, ast.Call):
-                written = _dotted(node.func)
-                full = _resolve(node.func, aliases) if written else None
+                written = dotted(node.func)
+                full = resolve(node.func, aliases) if written else None
                 func = node.func
                 if written is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
-                    inner = _resolve(func.value.func, aliases)  # get_context("spawn").Process(...)
+                    inner = resolve(func.value.func, aliases)  # get_context("spawn").Process(...)
                     if inner and _concurrency_name(inner) == "multiprocessing.get_context":
-                        written = f"{_dotted(func.value.func)}(...).{func.attr}"
+                        written = f"{dotted(func.value.func)}(...).{func.attr}"
                         full = f"multiprocessing.{func.attr}"
                 what = _CONCURRENT_CALLS.get(_concurrency_name(full or ""))
                 if what and written:
                     seen.add(id(node))
-                    given = _kw(node, "target")
-                    runs = _dotted(given) if given is not None else None
+                    given = keyword_value(node, "target")
+                    runs = dotted(given) if given is not None else None
                     shown = f"{written}(target={runs})" if runs else written
                     out.append(Finding(PERF, what[0], node.lineno, f"{what[1]}: `{shown}`"))
     return out

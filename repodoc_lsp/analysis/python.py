@@ -26,43 +26,20 @@ from repodoc_lsp.analysis.model import (
     Symbol,
     SymbolKind,
     SyntaxProblem,
-    reference_lines,
     refs_text,
 )
 from repodoc_lsp.analysis.patterns import (
-    call_findings,
     child_blocks,
     class_findings,
     concurrency_findings,
     def_findings,
-    line_numbers,
     slots_finding,
 )
+from repodoc_lsp.analysis.recovery import MAX_NESTING, from_parso, nesting_depth
+from repodoc_lsp.analysis.risky import call_findings, risky_lines
 from repodoc_lsp.analysis.signature import signature_text
+from repodoc_lsp.analysis.unparse import unparse
 from repodoc_lsp.analysis.xref import assigned, instance_attributes, references
-
-# Lines that may hold a risky call; the syntax tree is searched only around them:
-# `\b(?:eval|exec|...|loads?)\s*\(|\b(?:pickle|...|torch)\.(?:loads?|open|Unpickler)\b|\bshell\s*=`, written as one
-# alternative per first letter of the words, the boundary before a word checked once it is matched
-# (`e(?:val(?<!\weval)\s*\(|xec(?<!\wexec)...)`): the same matches, but the regex engine tries the pattern only
-# where one of those letters is, not at every character with a boundary test (Unicode character tables) per
-# alternative (a sixth of `_risky_lines`' instructions).
-_RISKY_CALLS = ("eval", "exec", "exec_module", "__import__", "import_module", "system", "popen", "getoutput",
-                "getstatusoutput", "mktemp", "unsafe_load", "Unpickler", "load")  # `load` and `loads`
-_RISKY_MODULES = ("pickle", "cPickle", "dill", "marshal", "shelve", "yaml", "joblib", "torch")
-
-
-def _risky_pattern() -> re.Pattern[str]:
-    forms = [*((call, r"s?\s*\(" if call == "load" else r"\s*\(") for call in _RISKY_CALLS),
-             *((module, r"\.(?:loads?|open|Unpickler)\b") for module in _RISKY_MODULES), ("shell", r"\s*=")]
-    rests: dict[str, list[str]] = {}  # first letter -> what follows it in each form (no two match at one place)
-    for word, after in forms:
-        rests.setdefault(word[0], []).append(f"{word[1:]}(?<!\\w{word}){after}")
-    return re.compile("|".join(f"{first}(?:{'|'.join(rest)})" for first, rest in rests.items()))
-
-
-_RISKY_TEXT = _risky_pattern()
-
 
 _DEF_NAME = re.compile(r"\b(?:def|class)\s+(\w+)")
 
@@ -79,8 +56,8 @@ class _Text:
     """A file's text, its lines (`text.split("\n")`) and, made on first use, its UTF-8 bytes and where
     each line starts in them: each definition's `body_digest` hashes a slice of those bytes, not a join
     of its lines encoded again (a class's lines once for it and once for each of its methods; a file
-    that is not ASCII had each definition's text encoded apart: a third of the digests' time in a
-    sample of PyTorch)."""
+    that is not ASCII had each definition's text encoded apart: a third of the digests' time,
+    bench/README.md "Figures")."""
 
     __slots__ = ("_ascii", "_data", "_starts", "lines", "text")
 
@@ -129,110 +106,6 @@ class _Text:
         return h.hexdigest()
 
 
-def _dotted_text(node: ast.AST) -> str | None:
-    """`ast.unparse` of a name or a dotted name (`a.b.c`), else None."""
-    parts = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-# Constants `ast.unparse` writes as their `repr` (a float too unless infinite: written otherwise)
-_REPR_CONSTANTS = (str, int, bool, type(None), float)
-_NUMBERS = (int, float)
-# How deep `_simple_text` writes lists, tuples, dicts and calls in arguments (deeper: `ast.unparse`, whose own
-# depth of recursion stays far from the limit here)
-_SIMPLE_DEPTH = 8
-
-
-def _simple_text(node: Any, depth: int = 0) -> str | None:
-    """`ast.unparse` of an argument in a call, an item of a list, tuple or dict, or the operand of `not`
-    (none is written in parentheses as such): a dotted name; a constant string, number, bool or None, or a
-    negative number; `not` of one of these; a list, tuple or dict of them; a `_call_text`; else None."""
-    kind = type(node)
-    if kind is ast.Constant:
-        # `u"..."` keeps its prefix; `repr` of an integer may raise ValueError, as `ast.unparse` does
-        if type(node.value) not in _REPR_CONSTANTS or node.kind is not None:
-            return None
-        shown = repr(node.value)
-        return None if type(node.value) is float and ("inf" in shown or "nan" in shown) else shown
-    if kind is ast.Name or kind is ast.Attribute:
-        return _dotted_text(node)
-    if depth >= _SIMPLE_DEPTH:
-        return None
-    if kind is ast.Call:
-        return _call_text(node, depth + 1)
-    if kind is ast.List or kind is ast.Tuple:
-        written = []
-        for item in node.elts:
-            text = _simple_text(item, depth + 1)
-            if text is None:
-                return None
-            written.append(text)
-        if kind is ast.List:
-            return f"[{', '.join(written)}]"
-        # a tuple in an argument or an item is written in parentheses, with a comma after a single item
-        return f"({written[0]},)" if len(written) == 1 else f"({', '.join(written)})"
-    if kind is ast.UnaryOp:
-        op, operand = type(node.op), node.operand
-        if op is ast.USub:  # `-1`, `-0.5`
-            if type(operand) is not ast.Constant or type(operand.value) not in _NUMBERS:
-                return None
-            text = _simple_text(operand)
-            return None if text is None else f"-{text}"
-        if op is ast.Not:
-            text = _simple_text(operand, depth + 1)
-            return None if text is None else f"not {text}"
-        return None
-    if kind is ast.Dict:
-        pairs = []
-        for key, value in zip(node.keys, node.values, strict=True):
-            key_text = None if key is None else _simple_text(key, depth + 1)  # None: `**m`
-            value_text = None if key_text is None else _simple_text(value, depth + 1)
-            if value_text is None:
-                return None
-            pairs.append(f"{key_text}: {value_text}")
-        return f"{{{', '.join(pairs)}}}"
-    return None
-
-
-def _call_text(node: ast.Call, depth: int = 0) -> str | None:
-    """`ast.unparse` of a call of a dotted name whose arguments are `_simple_text`s
-    (`register(aten.add, "x", k=1)`, `parametrize("n", [1, -2])`), else None."""
-    name = _dotted_text(node.func)
-    if name is None:
-        return None
-    written = []
-    for arg in node.args:
-        text = _simple_text(arg, depth)
-        if text is None:
-            return None
-        written.append(text)
-    for keyword in node.keywords:
-        text = _simple_text(keyword.value, depth) if keyword.arg is not None else None
-        if text is None:
-            return None
-        written.append(f"{keyword.arg}={text}")
-    return f"{name}({', '.join(written)})"
-
-
-def _unparse(node: ast.AST | None) -> str:
-    if node is None:
-        return ""
-    # most decorators and bases are a dotted name or a call of one with names and constants for arguments
-    # (`@torch.no_grad()`, `@register_decomposition(aten.add)`): written here as `ast.unparse` writes
-    # them, which takes 20 times as long
-    try:
-        text = _call_text(node) if type(node) is ast.Call else _dotted_text(node)
-        return text if text is not None else ast.unparse(node)
-    except (RecursionError, ValueError, AttributeError):
-        return "…"
-
-
 def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> str:
     if node.body:
         first, last = node.lineno - 1, node.body[0].lineno - 1
@@ -242,9 +115,9 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -
             found = signature_text(header[start:])
             if found is not None:
                 return found
-    sig = f"({_unparse(node.args)})"
+    sig = f"({unparse(node.args)})"
     if node.returns is not None:
-        sig += f" -> {_unparse(node.returns)}"
+        sig += f" -> {unparse(node.returns)}"
     return sig
 
 
@@ -295,35 +168,6 @@ def _all_names(node: ast.stmt) -> tuple[str, ...]:
     return ()
 
 
-# Python's parser stops at 200 levels of brackets; parso, which reads a file that does not parse,
-# does not, and nested brackets cost it ~1.5 MB of memory and 50 ms per KB (300 KB: 471 MB, 13 s).
-MAX_NESTING = 200
-# a comment, a string literal (one left open runs to the end of its line, or of the text if triple
-# quoted), an opening bracket (group 1) or a closing one
-_BRACKETS = re.compile(
-    r"#[^\n]*"
-    r"|'''(?:[^'\\]|\\.|'(?!''))*(?:'''|\Z)"
-    r'|"""(?:[^"\\]|\\.|"(?!""))*(?:"""|\Z)'
-    r"|'(?:[^'\\\n]|\\.)*'?"
-    r'|"(?:[^"\\\n]|\\.)*"?'
-    r"|([(\[{])|[)\]}]",
-    re.DOTALL,
-)
-
-
-def nesting_depth(text: str) -> int:
-    """The deepest nesting of brackets in `text`, outside comments and string literals; a closing
-    bracket closes whichever is open."""
-    depth = deepest = 0
-    for m in _BRACKETS.finditer(text):
-        if m.group(1):
-            depth += 1
-            deepest = max(deepest, depth)
-        elif m.group() in (")", "]", "}"):
-            depth = max(0, depth - 1)
-    return deepest
-
-
 def analyse_python(text: str) -> FileFacts:
     """The facts of Python source `text`; TooComplex when it does not parse and its brackets nest
     deeper than MAX_NESTING (parso's error recovery would take minutes and gigabytes)."""
@@ -343,7 +187,7 @@ def analyse_python(text: str) -> FileFacts:
         raise TooComplex(f"nesting too deep ({depth:,} levels; limit {MAX_NESTING})")
     facts.lines = count_lines(text)
     with contextlib.suppress(RecursionError, MemoryError):
-        _from_parso(text, facts)
+        from_parso(text, facts)
     return facts
 
 
@@ -382,126 +226,164 @@ def _leading_comment(lines: list[str]) -> str | None:
 
 
 def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
-    anchors = Anchors()
-    symbols: list[Symbol] = []
-    imports: list[Import] = []
-    findings: list[Finding] = []
-    attributes: list[Attribute] = []
-    import_anchor: dict[str, str] = {}
-    source = _Text(text)
-    lines = source.lines
-    # `count_lines(text)` without counting the newlines again: the split made one more line than them
-    facts.lines = len(lines) - (not text or text.endswith("\n"))
-    facts.module_doc = _docstring(tree) or _leading_comment(lines)
+    walk = _Walk(text, facts)
+    walk.walk(tree)
+    _finish(tree, text, facts, walk)
 
-    # (statements, qualname prefix, enclosing class qualname or "" , is module level)
-    stack: list[tuple[list[ast.stmt], str, str, bool]] = [(tree.body, "", "", True)]
-    kinds, block_fields = _STATEMENT_KINDS, _BLOCK_FIELDS
-    node: Any  # its type told by `kinds` (one dict lookup, not four `isinstance` calls per statement)
-    while stack:
-        body, prefix, class_qual, top = stack.pop()
-        in_class = bool(class_qual) and prefix == class_qual + "."  # a class's own body
-        for node in body:
-            kind = type(node)
-            what = kinds.get(kind)
-            if what is None:  # any other statement: most of them, in functions' bodies
-                if top:
-                    if kind is ast.If and _is_main_guard(node):
-                        facts.has_main_block = True
-                    facts.all_names = facts.all_names or _all_names(node)
-                    attributes.extend(assigned(node, "", lines))
-                elif in_class:
-                    findings.extend(slots_finding(node, class_qual))
-                    attributes.extend(assigned(node, class_qual, lines))
-                fields = block_fields.get(kind)
-                if fields is not None:  # a compound statement: the blocks it holds, as `child_blocks` gives them
-                    if fields:
-                        for field in fields:
-                            block = getattr(node, field)
-                            if block:
-                                stack.append((block, prefix, class_qual, top))
-                    else:
-                        for block in child_blocks(node):
-                            stack.append((block, prefix, class_qual, top))
-            elif what is _CLASS:
-                qual = prefix + node.name
-                decorators = tuple(_unparse(d) for d in node.decorator_list)
-                bases = tuple(_unparse(b) for b in node.bases) + tuple(
-                    f"{k.arg}={_unparse(k.value)}" for k in node.keywords if k.arg
-                )
-                end = node.end_lineno or node.lineno
-                symbols.append(
-                    Symbol(
-                        name=node.name,
-                        qualname=qual,
-                        kind=SymbolKind.CLASS,
-                        line=node.lineno,
-                        col=node.col_offset,
-                        end_line=end,
-                        anchor="",  # given in line order below
-                        container=prefix[:-1],
-                        decorators=decorators,
-                        bases=bases,
-                        docstring=_docstring(node),
-                        body=source.body_digest(node.lineno, end, node.name),
-                    )
-                )
-                findings.extend(class_findings(node, qual, decorators, bases))
-                stack.append((node.body, qual + ".", qual, False))
-            elif what is _DEF:
-                qual = prefix + node.name
-                decorators = tuple(_unparse(d) for d in node.decorator_list) if node.decorator_list else ()
-                is_async = kind is ast.AsyncFunctionDef
-                end = node.end_lineno or node.lineno
-                symbols.append(
-                    Symbol(
-                        name=node.name,
-                        qualname=qual,
-                        kind=SymbolKind.METHOD if in_class else SymbolKind.FUNCTION,
-                        line=node.lineno,
-                        col=node.col_offset,
-                        end_line=end,
-                        anchor="",
-                        container=prefix[:-1],
-                        signature=_signature(node, lines),
-                        is_async=is_async,
-                        decorators=decorators,
-                        docstring=_docstring(node),
-                        body=source.body_digest(node.lineno, end, node.name),
-                    )
-                )
-                if decorators or is_async:
-                    findings.extend(def_findings(node, qual, decorators, is_async))
-                if in_class and node.name == "__init__":
-                    attributes.extend(instance_attributes(node, class_qual, lines))
-                stack.append((node.body, qual + ".", "", False))
-            elif what is _IMPORT:
-                for alias in node.names:
-                    anchor = import_anchor.setdefault(alias.name, anchors.make(f"import-{alias.name}"))
-                    asnames = (alias.asname,) if alias.asname else ()
-                    imports.append(Import(alias.name, (), node.lineno, 0, anchor, asnames))
-            else:
-                module = "." * node.level + (node.module or "")
-                taken = [a for a in node.names if a.name != "*"]
-                names = tuple(a.name for a in taken)
-                anchor = import_anchor.setdefault(module, anchors.make(f"import-{module}"))
-                imports.append(Import(module, names, node.lineno, node.level, anchor,
-                                      tuple(a.asname or a.name for a in taken), star=not taken))
 
+class _Walk:
+    """What `_from_ast` gathers of a module, its statements visited without recursion: definitions,
+    imports, attributes and the findings of each kind of statement (`_STATEMENT_KINDS`)."""
+
+    def __init__(self, text: str, facts: FileFacts) -> None:
+        self.facts = facts
+        self.symbols: list[Symbol] = []
+        self.imports: list[Import] = []
+        self.findings: list[Finding] = []
+        self.attributes: list[Attribute] = []
+        self.anchors = Anchors()
+        self.import_anchor: dict[str, str] = {}
+        self.source = _Text(text)
+        self.lines = self.source.lines
+        # (statements, qualname prefix, enclosing class qualname or "" , is module level)
+        self.stack: list[tuple[list[ast.stmt], str, str, bool]] = []
+
+    def walk(self, tree: ast.Module) -> None:
+        facts, lines, stack = self.facts, self.lines, self.stack
+        # `count_lines(text)` without counting the newlines again: the split made one more line than them
+        facts.lines = len(lines) - (not self.source.text or self.source.text.endswith("\n"))
+        facts.module_doc = _docstring(tree) or _leading_comment(lines)
+        stack.append((tree.body, "", "", True))
+        kinds = _STATEMENT_KINDS
+        node: Any  # its type told by `kinds` (one dict lookup, not four `isinstance` calls per statement)
+        while stack:
+            body, prefix, class_qual, top = stack.pop()
+            in_class = bool(class_qual) and prefix == class_qual + "."  # a class's own body
+            for node in body:
+                what = kinds.get(type(node))
+                if what is None:  # any other statement: most of them, in functions' bodies
+                    self.statement(node, prefix, class_qual, top, in_class)
+                elif what is _CLASS:
+                    self.class_def(node, prefix)
+                elif what is _DEF:
+                    self.function_def(node, prefix, class_qual, in_class)
+                elif what is _IMPORT:
+                    self.import_names(node)
+                else:
+                    self.import_from(node)
+
+    def statement(self, node: Any, prefix: str, class_qual: str, top: bool, in_class: bool) -> None:
+        """A statement that defines and imports nothing: at the module's top or in a class's body, what it
+        assigns; a compound statement, the blocks it holds (as `child_blocks` gives them) to visit."""
+        kind = type(node)
+        if top:
+            if kind is ast.If and _is_main_guard(node):
+                self.facts.has_main_block = True
+            self.facts.all_names = self.facts.all_names or _all_names(node)
+            self.attributes.extend(assigned(node, "", self.lines))
+        elif in_class:
+            self.findings.extend(slots_finding(node, class_qual))
+            self.attributes.extend(assigned(node, class_qual, self.lines))
+        fields = _BLOCK_FIELDS.get(kind)
+        if fields is None:
+            return
+        if fields:
+            for field in fields:
+                block = getattr(node, field)
+                if block:
+                    self.stack.append((block, prefix, class_qual, top))
+        else:
+            for block in child_blocks(node):
+                self.stack.append((block, prefix, class_qual, top))
+
+    def class_def(self, node: ast.ClassDef, prefix: str) -> None:
+        qual = prefix + node.name
+        decorators = tuple(unparse(d) for d in node.decorator_list)
+        bases = tuple(unparse(b) for b in node.bases) + tuple(
+            f"{k.arg}={unparse(k.value)}" for k in node.keywords if k.arg
+        )
+        end = node.end_lineno or node.lineno
+        self.symbols.append(
+            Symbol(
+                name=node.name,
+                qualname=qual,
+                kind=SymbolKind.CLASS,
+                line=node.lineno,
+                col=node.col_offset,
+                end_line=end,
+                anchor="",  # given in line order by `_finish`
+                container=prefix[:-1],
+                decorators=decorators,
+                bases=bases,
+                docstring=_docstring(node),
+                body=self.source.body_digest(node.lineno, end, node.name),
+            )
+        )
+        self.findings.extend(class_findings(node, qual, decorators, bases))
+        self.stack.append((node.body, qual + ".", qual, False))
+
+    def function_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef, prefix: str, class_qual: str,
+                     in_class: bool) -> None:
+        qual = prefix + node.name
+        decorators = tuple(unparse(d) for d in node.decorator_list) if node.decorator_list else ()
+        is_async = type(node) is ast.AsyncFunctionDef
+        end = node.end_lineno or node.lineno
+        self.symbols.append(
+            Symbol(
+                name=node.name,
+                qualname=qual,
+                kind=SymbolKind.METHOD if in_class else SymbolKind.FUNCTION,
+                line=node.lineno,
+                col=node.col_offset,
+                end_line=end,
+                anchor="",
+                container=prefix[:-1],
+                signature=_signature(node, self.lines),
+                is_async=is_async,
+                decorators=decorators,
+                docstring=_docstring(node),
+                body=self.source.body_digest(node.lineno, end, node.name),
+            )
+        )
+        if decorators or is_async:
+            self.findings.extend(def_findings(node, qual, decorators, is_async))
+        if in_class and node.name == "__init__":
+            self.attributes.extend(instance_attributes(node, class_qual, self.lines))
+        self.stack.append((node.body, qual + ".", "", False))
+
+    def import_names(self, node: ast.Import) -> None:
+        for alias in node.names:
+            anchor = self.import_anchor.setdefault(alias.name, self.anchors.make(f"import-{alias.name}"))
+            asnames = (alias.asname,) if alias.asname else ()
+            self.imports.append(Import(alias.name, (), node.lineno, 0, anchor, asnames))
+
+    def import_from(self, node: ast.ImportFrom) -> None:
+        module = "." * node.level + (node.module or "")
+        taken = [a for a in node.names if a.name != "*"]
+        names = tuple(a.name for a in taken)
+        anchor = self.import_anchor.setdefault(module, self.anchors.make(f"import-{module}"))
+        self.imports.append(Import(module, names, node.lineno, node.level, anchor,
+                                   tuple(a.asname or a.name for a in taken), star=not taken))
+
+
+def _finish(tree: ast.Module, text: str, facts: FileFacts, walk: _Walk) -> None:
+    """The facts of what `walk` gathered: in line order, definitions anchored, the findings of the
+    whole file, and the names the file reads."""
+    symbols, imports, findings, attributes = walk.symbols, walk.imports, walk.findings, walk.attributes
     symbols.sort(key=lambda s: (s.line, s.col))
     # Anchors in line order, so the first definition of a qualname has the plain
     # `kind-qualname` (the graph's definition, which other pages link to).
-    # Set in place: each Symbol was made just above and is not shared yet (a copy per symbol,
-    # `dataclasses.replace`, was 2% of the analysis). An enum's `_value_` and `_name_` are what its `value` and
-    # `name` give, read without their properties (two calls of Python functions each).
+    # Set in place: each Symbol was made by the walk and is not shared yet (a copy per symbol,
+    # `dataclasses.replace`, was 2% of the analysis). An enum's `_value_` is what its `value`
+    # gives, read without its property (a call of a Python function).
     symbol_anchors = Anchors()
     for s in symbols:
         object.__setattr__(s, "anchor", symbol_anchors.make(f"{s.kind._value_}-{s.qualname}"))
     imports.sort(key=lambda i: i.line)
     findings.extend(concurrency_findings(tree, imports, text))
-    risky_lines = _risky_lines(text)
-    if risky_lines:
-        findings.extend(call_findings(tree, imports, risky_lines))
+    risky = risky_lines(text)
+    if risky:
+        findings.extend(call_findings(tree, imports, risky))
     findings.sort(key=lambda f: (f.category._name_, f.line, f.label))
     facts.symbols = tuple(symbols)
     facts.imports = tuple(imports)
@@ -514,180 +396,3 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     # what a star import binds is known only to the graph: every name is kept
     named = references(tree, None if any(imp.star for imp in imports) else heads)
     facts.refs = refs_text(named)
-    global _last_named
-    _last_named = (facts, facts.refs, named)
-
-
-# The facts `_from_ast` made last in this process, their `refs` and the names those were written from
-# (`named_of`)
-_last_named: tuple[FileFacts | None, str, list[tuple[str, tuple[int, ...]]]] = (None, "", [])
-
-
-def named_of(facts: FileFacts) -> list[tuple[str, tuple[int, ...]]]:
-    """`reference_lines(facts.refs)`: for the facts this process analysed last (an analysis worker sends
-    them on with the names they read, `facts.analyse_chunk`), the names their `refs` were written from,
-    not read back from the text (a fortieth of the analysis beyond parsing)."""
-    made, refs, named = _last_named
-    return named if made is facts and refs is facts.refs else reference_lines(facts.refs)
-
-
-# Words one of which every _RISKY_TEXT match contains, at most _RISKY_LEAD characters
-# after the match's start (`cPickle.` before `load`). Finding them with str.find and
-# matching the pattern only around them is several times faster than a regex scan.
-_RISKY_WORDS = ("eval", "exec", "__import__", "import_module", "system", "popen", "getoutput",
-                "getstatusoutput", "mktemp", "load", "Unpickler", "open", "shell")
-_RISKY_LEAD = 16
-_RISKY_SPAN = 200  # how far past the word a match may end (spaces before `(` or `= True`)
-# The words found by a scan of the text each (a scan of a whole file per word: three quarters of the time);
-# the others are found by `_risky_lines` from two scans: `open` (and `popen` where a `p` precedes it),
-# `import_` (`__import__` and `import_module`, in both).
-_RISKY_SCANNED = tuple(w for w in _RISKY_WORDS if w not in ("open", "popen", "__import__", "import_module"))
-
-
-def _risky_lines(text: str) -> list[int]:
-    """Sorted line numbers (1-based) where the text looks like a risky call: every match of the pattern
-    in a window around each place where one of `_RISKY_WORDS` is."""
-    places: list[int] = []
-    find = text.find
-    for word in _RISKY_SCANNED:
-        at = find(word)
-        while at >= 0:
-            places.append(at)
-            at = find(word, at + 1)
-    at = find("open")
-    while at >= 0:
-        places.append(at)
-        if at and text[at - 1] == "p":  # `popen`
-            places.append(at - 1)
-        at = find("open", at + 1)
-    at = find("import_")
-    while at >= 0:
-        if text.startswith("import_module", at):
-            places.append(at)
-        if at >= 2 and text.startswith("__import__", at - 2):
-            places.append(at - 2)
-        at = find("import_", at + 1)
-    starts: set[int] = set()
-    for at in places:
-        for match in _RISKY_TEXT.finditer(text, max(0, at - _RISKY_LEAD), at + _RISKY_SPAN):
-            starts.add(match.start())
-    return line_numbers(text, starts)
-
-
-def _broken_defs(children: list, prefix: str, class_qual: str, anchors: Anchors) -> list[Symbol]:
-    """`def name(` or `class Name` whose statement parso could not complete (an error node)."""
-    found: list[Symbol] = []
-    for keyword, name in itertools.pairwise(children):
-        if getattr(keyword, "type", "") != "keyword" or getattr(name, "type", "") != "name":
-            continue
-        if keyword.value not in ("def", "class"):
-            continue
-        qual = prefix + name.value
-        if keyword.value == "class":
-            kind = SymbolKind.CLASS
-        else:
-            is_method = bool(class_qual) and prefix == class_qual + "."
-            kind = SymbolKind.METHOD if is_method else SymbolKind.FUNCTION
-        line, col = keyword.start_pos
-        found.append(Symbol(name=name.value, qualname=qual, kind=kind, line=line, col=col, end_line=line,
-                            anchor=anchors.make(f"{kind.value}-{qual}"), container=prefix[:-1]))
-    return found
-
-
-def _parso_version() -> str | None:
-    """The newest grammar parso knows: it also reads older code, and newer syntax
-    (`def f[T]()`) than the running Python's parser."""
-    import parso
-
-    for version in ("3.14", "3.13", "3.12"):
-        try:
-            parso.load_grammar(version=version)
-            return version
-        except (NotImplementedError, FileNotFoundError, ValueError):
-            continue
-    return None
-
-
-def _from_parso(text: str, facts: FileFacts) -> None:
-    """Error-tolerant extraction for files that do not parse (a file being edited)."""
-    import parso
-
-    module = parso.parse(text, error_recovery=True, version=_parso_version())
-    anchors = Anchors()
-    symbols: list[Symbol] = []
-    imports: list[Import] = []
-    import_anchor: dict[str, str] = {}
-    stack: list[tuple[object, str, str]] = [(module, "", "")]
-    while stack:
-        node, prefix, class_qual = stack.pop()
-        children = getattr(node, "children", None)
-        if children is None:
-            continue
-        ntype = getattr(node, "type", "")
-        if ntype == "classdef":
-            name = node.name.value  # type: ignore[attr-defined]
-            qual = prefix + name
-            line, col = node.start_pos  # type: ignore[attr-defined]
-            symbols.append(
-                Symbol(
-                    name=name,
-                    qualname=qual,
-                    kind=SymbolKind.CLASS,
-                    line=line,
-                    col=col,
-                    end_line=node.end_pos[0],  # type: ignore[attr-defined]
-                    anchor=anchors.make(f"class-{qual}"),
-                    container=prefix[:-1],
-                )
-            )
-            stack.extend((c, qual + ".", qual) for c in reversed(children))
-            continue
-        if ntype == "funcdef":
-            name = node.name.value  # type: ignore[attr-defined]
-            qual = prefix + name
-            line, col = node.start_pos  # type: ignore[attr-defined]
-            is_method = bool(class_qual) and prefix == class_qual + "."
-            kind = SymbolKind.METHOD if is_method else SymbolKind.FUNCTION
-            params = next((c.get_code(include_prefix=False) for c in children
-                           if getattr(c, "type", "") == "parameters"), "()")
-            symbols.append(
-                Symbol(
-                    name=name,
-                    qualname=qual,
-                    kind=kind,
-                    line=line,
-                    col=col,
-                    end_line=node.end_pos[0],  # type: ignore[attr-defined]
-                    anchor=anchors.make(f"{kind.value}-{qual}"),
-                    container=prefix[:-1],
-                    signature=params,
-                )
-            )
-            stack.extend((c, qual + ".", "") for c in reversed(children))
-            continue
-        if ntype in ("import_name", "import_from"):
-            try:
-                paths = node.get_paths()  # type: ignore[attr-defined]
-                line = node.start_pos[0]  # type: ignore[attr-defined]
-                if ntype == "import_name":
-                    for path in paths:
-                        mod = ".".join(n.value for n in path)
-                        anchor = import_anchor.setdefault(mod, anchors.make(f"import-{mod}"))
-                        imports.append(Import(mod, (), line, 0, anchor))
-                else:
-                    level = node.level  # type: ignore[attr-defined]
-                    from_names = node.get_from_names()  # type: ignore[attr-defined]
-                    mod = "." * level + ".".join(n.value for n in from_names)
-                    star = node.is_star_import()  # type: ignore[attr-defined]
-                    names = () if star else tuple(p[-1].value for p in paths)
-                    anchor = import_anchor.setdefault(mod, anchors.make(f"import-{mod}"))
-                    imports.append(Import(mod, names, line, level, anchor, star=star))
-            except (AttributeError, IndexError, TypeError):
-                pass
-            continue
-        if ntype == "error_node":
-            symbols.extend(_broken_defs(children, prefix, class_qual, anchors))
-        stack.extend((c, prefix, class_qual) for c in reversed(children))
-    symbols.sort(key=lambda s: (s.line, s.col))
-    facts.symbols = tuple(symbols)
-    facts.imports = tuple(sorted(imports, key=lambda i: i.line))

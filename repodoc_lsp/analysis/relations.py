@@ -92,8 +92,8 @@ class Relations:
         self._imports: dict[str, tuple[Import, ...]] = {}
         # rel -> (category, target files, absolute module) of each import, in the order of
         # `_imports[rel]`; the target files: one per imported name (see `resolve`). No table per
-        # import besides (import -> targets, a file's (target, name) pairs: 24 MB of 64 on the
-        # 17,150-file corpus): `targets_of` reads this, `update` resolves a file's old pairs again
+        # import besides (import -> targets, a file's (target, name) pairs: more than a third of the
+        # relations' memory on a large workspace): `targets_of` reads this, `update` resolves a file's old pairs again
         # (the same files: `file_of` is fixed for a Relations' life)
         self.links: dict[str, tuple[tuple[str, tuple[str, ...], str], ...]] = {}
         self._tests: frozenset[str] | None = None  # the test files (`is_test_file`), made when first asked
@@ -205,7 +205,7 @@ class Relations:
         if not importers:
             return []
         tests = self._tests
-        if tests is None:  # the test files among them, once (`torch/__init__.py` has 1,500 importers)
+        if tests is None:  # the test files among them, once (a package's `__init__.py` can have thousands of importers)
             tests = self._tests = frozenset(f for f in self.files if is_test_file(f))
         found = importers & tests
         if not importers <= self.files:  # none: every importer is a file of the workspace

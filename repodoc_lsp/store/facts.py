@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
+from repodoc_lsp.analysis.model import reference_lines
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.knowledge.graph import Marks, Named, marks_of
 from repodoc_lsp.store.cache import Encoded, FactsCache, digest, encode
@@ -141,9 +142,7 @@ def _for_parent(result: Analysed, marks: bool, named: bool = False) -> Analysed:
     python = facts.language is Language.PYTHON
     names = None
     if named and python:
-        from repodoc_lsp.analysis.python import named_of  # imported by `analyse_source` (not at start-up)
-
-        names = named_of(facts)
+        names = reference_lines(facts.refs)
     return replace(result, row=encode(facts), marks=marks_of(facts) if marks and python else None, named=names)
 
 

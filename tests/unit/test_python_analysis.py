@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from repodoc_lsp.analysis import FindingCategory, KeywordKind, analyse_source
 from repodoc_lsp.analysis.model import Import, Symbol, SymbolKind, reference_lines, refs_text
-from repodoc_lsp.analysis.python import _unparse, body_digest, named_of
+from repodoc_lsp.analysis.python import body_digest
 from repodoc_lsp.analysis.signature import (
     _scanned_signature_text,
     _tidy,
@@ -18,6 +18,7 @@ from repodoc_lsp.analysis.signature import (
     signature_text,
 )
 from repodoc_lsp.analysis.source import TooComplex
+from repodoc_lsp.analysis.unparse import unparse
 
 
 def test_signatures_as_written() -> None:
@@ -69,16 +70,16 @@ def test_signatures_read_by_counting_brackets_as_the_token_scan_reads_them(heade
                                     "f(-10 ** 5, -(-1), lambda: 1, [1.5, -2])"])
 def test_names_and_calls_unparsed_as_ast_does(source: str) -> None:
     node = ast.parse(source, mode="eval").body
-    assert _unparse(node) == ast.unparse(node)
+    assert unparse(node) == ast.unparse(node)
 
 
-def test_lists_tuples_dicts_and_negative_numbers_in_arguments_are_written_without_ast_unparse(
+def test_lists_tuples_dicts_and_negative_numbers_in_arguments_are_written_without_astunparse(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A quarter of the scale corpus's decorators (`@pytest.mark.parametrize("x", [a, b])`) went to `ast.unparse`."""
     source = "pytest.mark.parametrize(('a', 'b'), [(1, -2.5), (c.d, None)], ids={'k': [not e, f()]})"
     node = ast.parse(source, mode="eval").body
     monkeypatch.setattr(ast, "unparse", lambda node: "written by ast.unparse")
-    assert _unparse(node) == source
+    assert unparse(node) == source
 
 
 def test_body_digest_blanks_the_name_on_the_first_line_only() -> None:
@@ -154,15 +155,15 @@ def test_deeply_nested_code_does_not_crash() -> None:
 
 
 def test_risky_line_search_finds_what_a_full_regex_scan_finds() -> None:
-    # _risky_lines looks for the pattern only around a few literal words (for speed);
+    # risky_lines looks for the pattern only around a few literal words (for speed);
     # it must find every line a scan of the whole text finds.
-    from repodoc_lsp.analysis.python import _RISKY_TEXT, _risky_lines
+    from repodoc_lsp.analysis.risky import _RISKY_TEXT, risky_lines
 
     text = ("x = cPickle.load(f)\nmarshal.loads(b)\nrun(cmd, shell  =\n    True)\nos.system ('ls')\n"
             "evaluate(x)\nmy_eval(x)\nexec(code)\nyaml.unsafe_load(s)\ntorch.load\nUnpickler(f)\n"
             "subprocess.getstatusoutput('x')\ntempfile.mktemp()\nopen(path)\nshelve.open(p)\n") * 3
     expected = sorted({text.count("\n", 0, m.start()) + 1 for m in _RISKY_TEXT.finditer(text)})
-    assert _risky_lines(text) == expected
+    assert risky_lines(text) == expected
     assert 3 in expected and 6 not in expected and 7 not in expected
 
 
@@ -176,7 +177,7 @@ def test_risky_line_search_finds_what_a_full_regex_scan_finds() -> None:
 def test_the_risky_pattern_matches_as_one_with_word_boundaries_does(text: str) -> None:
     """`_RISKY_TEXT` starts each alternative with its word's first letter: it matches where the pattern written
     with `\\b` matches, in any window of the text (the look-behind sees before the window as `\\b` does)."""
-    from repodoc_lsp.analysis.python import _RISKY_TEXT
+    from repodoc_lsp.analysis.risky import _RISKY_TEXT
 
     plain = re.compile(r"\b(?:eval|exec|exec_module|__import__|import_module|system|popen|getoutput|getstatusoutput"
                        r"|mktemp|unsafe_load|Unpickler|loads?)\s*\("
@@ -197,7 +198,7 @@ def test_risky_words_found_from_others_are_where_a_scan_of_each_finds_them(text:
     """`popen`, `__import__` and `import_module` are found from `open` and `import_`: the same windows as a
     scan of the text for each of the words."""
     from repodoc_lsp.analysis.patterns import line_numbers
-    from repodoc_lsp.analysis.python import _RISKY_LEAD, _RISKY_SPAN, _RISKY_TEXT, _RISKY_WORDS, _risky_lines
+    from repodoc_lsp.analysis.risky import _RISKY_LEAD, _RISKY_SPAN, _RISKY_TEXT, _RISKY_WORDS, risky_lines
 
     starts = set()
     for word in _RISKY_WORDS:
@@ -205,7 +206,7 @@ def test_risky_words_found_from_others_are_where_a_scan_of_each_finds_them(text:
         while at >= 0:
             starts.update(m.start() for m in _RISKY_TEXT.finditer(text, max(0, at - _RISKY_LEAD), at + _RISKY_SPAN))
             at = text.find(word, at + 1)
-    assert _risky_lines(text) == line_numbers(text, starts)
+    assert risky_lines(text) == line_numbers(text, starts)
 
 
 def test_facts_pickle_as_calls_of_their_makers() -> None:
@@ -241,19 +242,17 @@ def test_facts_pickle_as_calls_of_their_makers() -> None:
     assert broken.syntax_error is not None and pickle.loads(pickle.dumps(broken)) == broken
 
 
-def test_the_names_a_file_reads_are_sent_on_as_its_refs_say() -> None:
-    """`named_of` gives the names `references` found for the facts analysed last (not read back from
-    their `refs`), and reads `refs` for any other facts: what `reference_lines` reads either way."""
+def test_the_names_a_file_reads_are_read_back_from_its_refs() -> None:
+    """`reference_lines` reads back from `refs` the names `references` found, with their lines."""
     source = ("import os\nimport torch.nn as nn\nfrom a import b\nX = 1\n\n\ndef f(y):\n"
               "    return nn.Linear(os.path.join(b, X), os.sep)\n\n\nclass C(nn.Linear):\n    z = X + f(b)\n")
     first = analyse_source("f.py", source.encode())
     assert first.refs == "X 8,12\nb 8,12\nf 12\nnn.Linear 8,11\nos.path.join 8\nos.sep 8"
-    assert named_of(first) == reference_lines(first.refs) == [
+    assert reference_lines(first.refs) == [
         ("X", (8, 12)), ("b", (8, 12)), ("f", (12,)), ("nn.Linear", (8, 11)), ("os.path.join", (8,)), ("os.sep", (8,))]
     second = analyse_source("g.py", b"from x import *\n\nprint(y.z)\n")
-    assert named_of(second) == reference_lines(second.refs) == [("print", (3,)), ("y.z", (3,))]
-    assert named_of(first) == reference_lines(first.refs)  # no longer the last: read from its refs
-    assert refs_text(named_of(first)) == first.refs
+    assert reference_lines(second.refs) == [("print", (3,)), ("y.z", (3,))]
+    assert refs_text(reference_lines(first.refs)) == first.refs
 
 
 def test_instance_attributes_anywhere_in_init_and_tuple_targets() -> None:
