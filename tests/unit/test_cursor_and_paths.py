@@ -91,7 +91,12 @@ def test_render_stamp_follows_templates_and_rendering_code(tmp_path: Path, monke
     words = tmp_path / "words.py"  # the plural helper pages use, outside render/
     words.write_text(Path(stamp._WORDS).read_text() + "\n# changed\n")
     monkeypatch.setattr(stamp, "_WORDS", words)
-    assert compute() not in (first, second, third)
+    fourth = compute()
+    assert fourth not in (first, second, third)
+    anchor_state = tmp_path / "anchor_state.py"  # the anchors' record and check (`is_anchor`), outside render/
+    anchor_state.write_text(Path(stamp._ANCHOR_STATE).read_text() + "\n# changed\n")
+    monkeypatch.setattr(stamp, "_ANCHOR_STATE", anchor_state)
+    assert compute() not in (first, second, third, fourth)
 
 
 def test_a_parso_cache_file_cut_short_is_cleared_and_the_hover_answered(tmp_path: Path,
