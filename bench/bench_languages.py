@@ -26,11 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import subprocess
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from repodoc_lsp.analysis import analyse_source
@@ -45,10 +46,10 @@ KINDS = {
                    "generator"},
     "JavaScript": {"function", "class", "method", "generator", "field"},
     "Rust": {"module", "struct", "interface", "function", "enum", "typedef", "macro", "field", "method"},
-    "Go": {"func", "type", "struct", "interface", "member", "methodSpec", "talias"},
+    "Go": {"func", "type", "struct", "interface", "member", "anonMember", "methodSpec", "talias"},
     "Java": {"class", "interface", "enum", "method", "field", "annotation", "record"},
 }
-FIELD_KINDS = {"member", "property", "field"}
+FIELD_KINDS = {"member", "anonMember", "property", "field"}
 CTAGS_EXTRA = ["--kinds-C++=+p", "--kinds-C=+p"]
 _ABOVE_SKIP = re.compile(r"^\s*(#\[|@[A-Za-z]|template\s*<|export\s*$)")
 
@@ -63,14 +64,22 @@ def corpora(root: Path) -> dict[str, list[Path]]:
     if include.is_dir():
         found["C++ (torch/include: c10, ATen/core)"] = [*_files(include / "c10", ".h", ".cuh", ".hpp"),
                                                         *_files(include / "ATen/core", ".h", ".hpp")]
+    if (root / "rxjs/package/src").is_dir():
+        found["TypeScript (rxjs 7.8.1 src)"] = _files(root / "rxjs/package/src", ".ts")
     if (root / "zod/package/lib").is_dir():
         found["TypeScript (zod 3.23.8 .d.ts)"] = _files(root / "zod/package/lib", ".d.ts")
-        found["JavaScript (zod 3.23.8 .js)"] = _files(root / "zod/package/lib", ".js")
-    rust = _files(root / "rust", ".rs") if (root / "rust").is_dir() else []
+    javascript = [*_files(root / "express/package", ".js"), *_files(root / "zod/package/lib", ".js")]
+    if javascript:
+        found["JavaScript (express 4.21.2, zod 3.23.8 .js)"] = javascript
+    rust = [*_files(root / "rust", ".rs"), *_files(root / "debian/usr/share/cargo/registry", ".rs")]
     if rust:
-        found["Rust"] = rust
-    if Path("/usr/share/doc/git/contrib").is_dir():
-        found["Go (git contrib)"] = _files(Path("/usr/share/doc/git/contrib"), ".go")
+        found["Rust (cryptography 41.0.7 sdist, regex-syntax 0.6.27)"] = rust
+    gocode = root / "debian/usr/share/gocode/src/github.com"
+    go = [*_files(gocode, ".go"), *_files(Path("/usr/share/doc/git/contrib"), ".go")]
+    if go:
+        found["Go (cobra 1.6.1, go-cmp 0.5.9, git contrib)"] = go
+    if (root / "jdk17/java.base/java/util").is_dir():
+        found["Java (OpenJDK 17 java.util)"] = _files(root / "jdk17/java.base/java/util", ".java")
     return found
 
 
@@ -109,12 +118,11 @@ def doc_above(lines: list[str], line: int, go: bool) -> bool:
     return False
 
 
-def measure(name: str, files: list[Path]) -> dict[str, object]:
-    tags, language = ctags_tags(files)
-    ours: dict[str, list[tuple[str, int, bool]]] = {}
+def analyse(files: list[Path]) -> tuple[dict[str, list[tuple[str, int, bool, str]]], int, float]:
+    """Our definitions per file (name, line, has a docstring, word), the bytes read, the CPU seconds."""
+    ours: dict[str, list[tuple[str, int, bool, str]]] = {}
     size = 0
     cpu = 0.0
-    count = 0
     if files:  # the grammar and its query are loaded once a process: not counted
         analyse_source(files[0].name, b"")
     for path in files:
@@ -126,50 +134,76 @@ def measure(name: str, files: list[Path]) -> dict[str, object]:
             continue
         cpu += time.process_time() - start
         size += len(data)
-        count += 1
-        defs = [(s.name.replace(" ", ""), s.line, s.docstring is not None) for s in facts.symbols]
-        defs += [(a.name, a.line, False) for a in facts.attributes]
+        defs = [(s.name.replace(" ", ""), s.line, s.docstring is not None, s.word) for s in facts.symbols]
+        defs += [(a.name, a.line, False, "field") for a in facts.attributes]
         ours[str(path)] = defs
+    return ours, size, cpu
+
+
+def measure(name: str, files: list[Path], show: int) -> dict[str, object]:
+    tags, language = ctags_tags(files)
+    ours, size, cpu = analyse(files)
     matched = total_ours = total_tags = 0
     documented = with_doc = 0
-    missed: dict[str, int] = defaultdict(int)
+    missed: dict[str, list[str]] = defaultdict(list)
+    extra: dict[str, list[str]] = defaultdict(list)
     for path, defs in ours.items():
         total_ours += len(defs)
         lines = Path(path).read_text("utf-8", "replace").split("\n")
         by_name: dict[str, list[tuple[int, bool]]] = defaultdict(list)
-        for n, line, doc in defs:
+        for n, line, doc, _word in defs:
             by_name[n].append((line, doc))
         used: set[tuple[str, int]] = set()
-        for tag_name, line, kind in tags.get(path, ()):
+        for tag_name, line, kind in sorted(tags.get(path, ()), key=lambda tag: tag[1]):
             total_tags += 1
-            hit = next(((ln, doc) for ln, doc in by_name.get(tag_name, ())
-                        if line - 3 <= ln <= line and (tag_name, ln) not in used), None)
+            # the closest definition of that name on the tag's line or up to 3 lines above
+            hit = max(((ln, doc) for ln, doc in by_name.get(tag_name, ())
+                       if line - 3 <= ln <= line and (tag_name, ln) not in used), default=None)
             if hit is None:
-                missed[kind] += 1
+                missed[kind].append(f"{path}:{line}: {tag_name}")
             else:
                 used.add((tag_name, hit[0]))
                 matched += 1
             if kind not in FIELD_KINDS and doc_above(lines, line, language == "Go"):
                 with_doc += 1
                 documented += bool(hit and hit[1])
-    matched_ours = matched  # each tag matches one definition at most
-    return {"corpus": name, "files": count, "MB": round(size / 1e6, 2), "ctags defs": total_tags,
+        extra_here = Counter((n, line, word) for n, line, _doc, word in defs)
+        extra_here.subtract((n, ln, word) for n, ln, _doc, word in defs if (n, ln) in used)
+        for (n, line, word), left in extra_here.items():
+            extra[word].extend([f"{path}:{line}: {n}"] * max(left, 0))
+    if show:
+        _show("missed (ctags kind)", missed, show)
+        _show("not in ctags (repodoc word)", extra, show)
+    return {"corpus": name, "files": len(ours), "MB": round(size / 1e6, 2), "ctags defs": total_tags,
             "repodoc defs": total_ours, "recall": round(matched / max(total_tags, 1), 3),
-            "precision": round(matched_ours / max(total_ours, 1), 3),
+            "precision": round(matched / max(total_ours, 1), 3),  # each tag matches one definition at most
             "docs attached": round(documented / max(with_doc, 1), 3), "defs with a doc above": with_doc,
-            "MB/s": round(size / 1e6 / max(cpu, 1e-9), 2), "missed by kind": dict(missed)}
+            "MB/s": round(size / 1e6 / max(cpu, 1e-9), 2),
+            "missed by kind": {k: len(v) for k, v in missed.items()},
+            "not in ctags by word": {k: len(v) for k, v in extra.items()}}
+
+
+def _show(title: str, found: dict[str, list[str]], count: int) -> None:
+    for kind, where in sorted(found.items(), key=lambda item: -len(item[1])):
+        print(f"# {title}: {kind}: {len(where)}", file=sys.stderr)
+        for line in random.Random(0).sample(where, min(count, len(where))):
+            print(f"    {line}", file=sys.stderr)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=Path(os.path.expanduser("~/.cache/repodoc-bench/langs")))
+    parser.add_argument("--show", type=int, default=0, metavar="N",
+                        help="print N disagreements of each kind to stderr (a random sample)")
+    parser.add_argument("--only", default="", help="the corpora whose name has this text")
     args = parser.parse_args()
     found = corpora(args.root)
     if not found:
         print(f"no corpus under {args.root}", file=sys.stderr)
         return 1
     for name, folders in found.items():
-        print(json.dumps(measure(name, folders)))
+        if args.only.lower() in name.lower():
+            print(json.dumps(measure(name, folders, args.show)))
     return 0
 
 

@@ -103,8 +103,9 @@ def _doc(comments: list[str]) -> str | None:
     return doccomments.docstring(docs) if docs else None
 
 
+_WORDS = {"macro": "#define", "type_definition": "typedef", "alias_declaration": "using"}
 _COMMON = dict(import_of=_include, lift=_lift, name_parts=_name_parts, body_fields=("body", "value"),
-               doc=_doc, trailing_doc=True)
+               doc=_doc, trailing_doc=True, words=_WORDS)
 
 C = Spec(language=Language.C, grammar=tree_sitter_c.language, query="c.scm", **_COMMON)  # type: ignore[arg-type]
 CPP = Spec(language=Language.CPP, grammar=tree_sitter_cpp.language, query="cpp.scm",

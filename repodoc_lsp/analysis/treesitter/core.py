@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
@@ -68,6 +68,12 @@ class Spec:
     attribute_types: frozenset[str] = frozenset()  # siblings between a doc comment and its definition
     doc: Callable[[list[str]], str | None] = lambda comments: None
     trailing_doc: bool = False  # `///<` after a member documents it
+    # what the language calls a definition (`Symbol.word`), by the node type of the definition, else
+    # by the query's kind; the kind itself when neither is here (`struct`, `enum`, `interface`)
+    words: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    def word(self, node: Node, kind: str) -> str:
+        return self.words.get(node.type) or self.words.get(kind) or kind
 
 
 def text_of(node: Node, data: bytes) -> str:
@@ -201,7 +207,7 @@ def analyse(spec: Spec, text: str) -> FileFacts:
                     name=scope[depth], qualname=prefix, kind=SymbolKind.CLASS, line=node.start_point[0] + 1,
                     col=node.start_point[1], end_line=_last_row(node) + 1,
                     anchor=anchors.make(f"class-{prefix}"), container=".".join(scope[:depth]),
-                    signature=""))
+                    signature="", word="namespace"))
         if kind in TYPE_KINDS:
             symbol_kind = SymbolKind.CLASS
             stack.append((node.end_byte, [*scope, name], kind))
@@ -219,7 +225,7 @@ def analyse(spec: Spec, text: str) -> FileFacts:
             name=name, qualname=qualname, kind=symbol_kind, line=node.start_point[0] + 1,
             col=node.start_point[1], end_line=_last_row(node) + 1,
             anchor=anchors.make(f"{symbol_kind.value}-{qualname}"), container=container,
-            signature=_signature(node, name_at, data, spec), docstring=doc))
+            signature=_signature(node, name_at, data, spec), docstring=doc, word=spec.word(node, kind)))
     facts = FileFacts(language=spec.language, lines=lines)
     facts.symbols = tuple(symbols)
     facts.attributes = tuple(attributes)

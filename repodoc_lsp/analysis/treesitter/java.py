@@ -21,4 +21,6 @@ def _doc(comments: list[str]) -> str | None:
 
 
 JAVA = Spec(language=Language.JAVA, grammar=tree_sitter_java.language, query="java.scm", import_of=_import,
-            doc=_doc, comments=frozenset({"line_comment", "block_comment"}))
+            doc=_doc, comments=frozenset({"line_comment", "block_comment"}),
+            words={"record_declaration": "record", "annotation_type_declaration": "@interface",
+                   "constructor_declaration": "constructor"})

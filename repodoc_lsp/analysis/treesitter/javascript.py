@@ -24,7 +24,9 @@ def _doc(comments: list[str]) -> str | None:
     return doccomments.docstring(docs[-1:]) if docs else None
 
 
-_COMMON = dict(import_of=_import, doc=_doc, wrappers=frozenset({"export_statement"}))
+_WORDS = {"generator_function_declaration": "function*", "abstract_class_declaration": "abstract class",
+          "internal_module": "namespace", "module": "module"}
+_COMMON = dict(import_of=_import, doc=_doc, wrappers=frozenset({"export_statement"}), words=_WORDS)
 JAVASCRIPT = Spec(language=Language.JAVASCRIPT, grammar=tree_sitter_javascript.language,
                   query="javascript.scm", **_COMMON)  # type: ignore[arg-type]
 TYPESCRIPT = Spec(language=Language.TYPESCRIPT, grammar=tree_sitter_typescript.language_typescript,
