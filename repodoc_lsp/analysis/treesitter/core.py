@@ -100,9 +100,14 @@ def _signature(node: Node, name: Node, data: bytes, spec: Spec) -> str:
         if body is not None and body.start_byte > node.start_byte:
             end = min(end, body.start_byte)
             break
-    start = name.end_byte if node.start_byte <= name.end_byte <= end else node.start_byte
+    start = name.end_byte
+    if not node.start_byte <= name.end_byte <= end:  # the name is outside (`x.f = function (a) {`)
+        params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+        if params is None:
+            return ""
+        start = params.start_byte
     text = data[start:min(end, start + 4 * MAX_SIGNATURE)].decode("utf-8", "replace")
-    text = _SPACES.sub(" ", text).strip().rstrip(";{ ").strip()
+    text = _SPACES.sub(" ", text).strip().rstrip(";{ ").strip().removesuffix("=>").rstrip()
     return text if len(text) <= MAX_SIGNATURE else text[:MAX_SIGNATURE - 1] + "…"
 
 

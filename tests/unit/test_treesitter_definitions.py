@@ -1,0 +1,88 @@
+"""Which definitions the tree-sitter analysers list (the disagreements with universal-ctags that
+bench/bench_languages.py found on real code), and what each language calls them (`Symbol.word`)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from repodoc_lsp.analysis import analyse_source
+
+
+def facts(name: str, text: str):
+    return analyse_source(name, textwrap.dedent(text).encode())
+
+
+def test_go_lists_the_package_s_types_fields_and_embedded_fields_not_local_ones():
+    f = facts("a.go", """\
+        package p
+
+        // S is a server.
+        type S struct {
+        \tcore
+        \t*pkg.Base
+        \tname, addr string
+        }
+
+        func f() {
+        \ttype local struct{ x int }
+        \ttests := []struct{ input string }{}
+        \t_ = tests
+        }
+        """)
+    assert [(s.qualname, s.word) for s in f.symbols] == [("S", "struct"), ("f", "func")]
+    assert sorted((a.name, a.container) for a in f.attributes) == [
+        ("Base", "S"), ("addr", "S"), ("core", "S"), ("name", "S")]
+
+
+def test_javascript_prototype_style_api_named_callbacks_and_no_object_literal_members():
+    f = facts("a.js", """\
+        /**
+         * Append a header.
+         * @param {String} field
+         */
+        res.append = function append(field, val) {
+          return this;
+        };
+        Layer.prototype.match = function match(path) {};
+        exports.parse = (text) => text;
+        export const add = (a, b) => a + b;
+        const provider = { now() { return 1; } };
+        defineGetter(req, 'ip', function ip() {});
+        function outer() {
+          const local = () => 1;
+          return function handler(req, res) {};
+        }
+        class C { m(x) {} }
+        """)
+    got = {s.qualname: (s.signature, s.docstring, s.word) for s in f.symbols}
+    assert got["res.append"] == ("(field, val)", "Append a header.\n\nArgs:\n    field:", "function")
+    assert got["Layer.match"][0] == "(path)"
+    assert got["parse"][0] == "(text)" and got["add"][0] == "(a, b)"
+    assert "ip" in got and "handler" in got and "C.m" in got
+    assert "now" not in got and "local" not in got
+
+
+def test_typescript_constructor_parameter_properties_are_fields():
+    f = facts("a.ts", """\
+        export class Scheduler {
+          constructor(public readonly now: () => number, private delay?: number, plain = 1) {}
+        }
+        """)
+    assert [(a.name, a.container) for a in f.attributes] == [("now", "Scheduler"), ("delay", "Scheduler")]
+
+
+def test_each_language_s_own_words():
+    words = {
+        "a.rs": ("pub struct S;\npub trait T {}\npub fn f() {}\nmod m {}\nmacro_rules! mac { () => {} }\n",
+                 ["struct", "trait", "fn", "mod", "macro_rules!"]),
+        "a.h": ("#define MAX 1\nnamespace n { struct S {}; using A = int; typedef int B; void f(); }\n",
+                ["#define", "namespace", "struct", "using", "typedef", "function"]),
+        "A.java": ("public @interface Ann {}\nrecord R(int x) {}\nclass C { C() {} void m() {} }\n",
+                   ["@interface", "record", "class", "constructor", "method"]),
+        "a.ts": ("export interface I {}\nexport type T = number;\nexport enum E {}\nnamespace N {}\n",
+                 ["interface", "type", "enum", "namespace"]),
+        "a.go": ("package p\ntype I interface{}\ntype N int\nfunc (n N) M() {}\n", ["interface", "type", "func"]),
+    }
+    for name, (text, expected) in words.items():
+        assert [s.word for s in analyse_source(name, text.encode()).symbols] == expected, name
+    assert [s.word for s in analyse_source("a.py", b"class A:\n    def f(self): pass\n").symbols] == ["", ""]
