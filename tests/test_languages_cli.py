@@ -43,6 +43,11 @@ def test_pages_and_keyword_indexes_of_every_language(tmp_path: Path) -> None:
             assert f"- **`{symbol.name}`**: [docs]({Path(rel).name}_docs.md#{symbol.anchor})" in kw, (rel, symbol.name)
     header = (out / "src/ops.h_docs.md").read_text(encoding="utf-8")
     assert "Adds two numbers." in header and "- `a`: first" in header
+    # each language's own words for its definitions, not Python's `def` and `class`
+    assert "#### `function add(int a, int b)`" in header and "#### `struct ops.Tensor`" in header
+    for rel, heading in (("crate/src/lib.rs", "struct Point"), ("crate/src/util.rs", "fn help()"),
+                         ("go/server.go", "struct Server"), ("web/util.ts", "interface Shape")):
+        assert f"#### `{heading}`" in (out / f"{rel}_docs.md").read_text(encoding="utf-8"), rel
     imported_by = header.split('<a id="imported-by"></a>', 1)[1].split("\n## ", 1)[0]
     assert re.search(r"ops\.cpp", imported_by) and re.search(r"kernel\.cu", imported_by)
     assert "lib.rs" in (out / "crate/src/util.rs_docs.md").read_text(encoding="utf-8").split("imported-by")[1]

@@ -68,6 +68,8 @@ class Spec:
     attribute_types: frozenset[str] = frozenset()  # siblings between a doc comment and its definition
     doc: Callable[[list[str]], str | None] = lambda comments: None
     trailing_doc: bool = False  # `///<` after a member documents it
+    # node types whose text after the name is their body, not a signature (Rust's `macro_rules!`)
+    bare: frozenset[str] = frozenset()
     # what the language calls a definition (`Symbol.word`), by the node type of the definition, else
     # by the query's kind; the kind itself when neither is here (`struct`, `enum`, `interface`)
     words: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
@@ -94,6 +96,8 @@ def parse(spec: Spec, data: bytes) -> Node:
 
 def _signature(node: Node, name: Node, data: bytes, spec: Spec) -> str:
     """What follows the name up to the body, as Python's signatures are: `(int x) const`."""
+    if node.type in spec.bare:
+        return ""
     end = node.end_byte
     for body_field in spec.body_fields:
         body = node.child_by_field_name(body_field)
