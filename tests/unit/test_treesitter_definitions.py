@@ -86,3 +86,23 @@ def test_each_language_s_own_words():
     for name, (text, expected) in words.items():
         assert [s.word for s in analyse_source(name, text.encode()).symbols] == expected, name
     assert [s.word for s in analyse_source("a.py", b"class A:\n    def f(self): pass\n").symbols] == ["", ""]
+
+
+def test_java_interface_constants_no_local_or_anonymous_members_and_the_name_s_line():
+    f = facts("A.java", """\
+        interface Sizes {
+            /** Header size. */
+            int HEADER = 30;
+        }
+        @SuppressWarnings(
+            "unchecked"
+        )
+        public class A {
+            void run() {
+                class Local { void inner() {} }
+                Runnable r = new Runnable() { public void run() {} };
+            }
+        }
+        """)
+    assert [(a.name, a.container, a.line) for a in f.attributes] == [("HEADER", "Sizes", 3)]
+    assert [(s.qualname, s.line) for s in f.symbols] == [("Sizes", 1), ("A", 8), ("A.run", 9)]

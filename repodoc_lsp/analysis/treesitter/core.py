@@ -68,6 +68,8 @@ class Spec:
     attribute_types: frozenset[str] = frozenset()  # siblings between a doc comment and its definition
     doc: Callable[[list[str]], str | None] = lambda comments: None
     trailing_doc: bool = False  # `///<` after a member documents it
+    # a definition's line is its name's, not that of the annotations before it (Java's `@Override`)
+    line_of_name: bool = False
     # node types whose text after the name is their body, not a signature (Rust's `macro_rules!`)
     bare: frozenset[str] = frozenset()
     # what the language calls a definition (`Symbol.word`), by the node type of the definition, else
@@ -157,17 +159,10 @@ def _doc_after(node: Node, data: bytes, spec: Spec) -> str | None:
     return None
 
 
-def analyse(spec: Spec, text: str) -> FileFacts:
-    """The facts of `text` in the language of `spec`: partial facts from a file with syntax errors."""
-    from repodoc_lsp.analysis.common import Anchors, count_lines
-
-    lines = count_lines(text)
-    if lines and len(text) / lines > MAX_AVERAGE_LINE and len(text) > 100_000:
-        raise Skipped(f"minified or generated ({len(text) // lines:,} characters a line on average)")
-    data = text.encode("utf-8", "surrogatepass")
-    parser, query = _parser_and_query(spec)
-    tree = parser.parse(data)
-    root = tree.root_node
+def _captures(spec: Spec, root: Node, data: bytes) -> tuple[dict[tuple[int, int, str], tuple[Node, str, Node]],
+                                                               list[Import]]:
+    """The query's definitions, (start, -end, name) -> (node, kind, name node), and imports."""
+    _, query = _parser_and_query(spec)
     found: dict[tuple[int, int, str], tuple[Node, str, Node]] = {}
     imports: list[Import] = []
     for _, captures in QueryCursor(query).matches(root):
@@ -189,6 +184,20 @@ def analyse(spec: Spec, text: str) -> FileFacts:
                 key = (node.start_byte, -node.end_byte, text_of(name_node, data))
                 if key not in found or found[key][1] == "type":  # `type` of Go's `type T struct`: struct
                     found[key] = (node, kind, name_node)
+    return found, imports
+
+
+def analyse(spec: Spec, text: str) -> FileFacts:
+    """The facts of `text` in the language of `spec`: partial facts from a file with syntax errors."""
+    from repodoc_lsp.analysis.common import Anchors, count_lines
+
+    lines = count_lines(text)
+    if lines and len(text) / lines > MAX_AVERAGE_LINE and len(text) > 100_000:
+        raise Skipped(f"minified or generated ({len(text) // lines:,} characters a line on average)")
+    data = text.encode("utf-8", "surrogatepass")
+    parser, _ = _parser_and_query(spec)
+    root = parser.parse(data).root_node
+    found, imports = _captures(spec, root, data)
     symbols: list[Symbol] = []
     attributes: list[Attribute] = []
     # containers: (end byte, qualname parts, kind) of the type definitions enclosing the current one
@@ -206,8 +215,9 @@ def analyse(spec: Spec, text: str) -> FileFacts:
         name = parts[-1]
         container = ".".join(scope)
         qualname = ".".join([*scope, name])
+        line = (name_at if spec.line_of_name else node).start_point[0] + 1
         if kind == "field":
-            attributes.append(Attribute(name=name, container=container, line=node.start_point[0] + 1))
+            attributes.append(Attribute(name=name, container=container, line=line))
             continue
         if kind == "namespace":  # `namespace a::b {`: `a` too
             for depth in range(len(outer), len(scope)):
@@ -231,7 +241,7 @@ def analyse(spec: Spec, text: str) -> FileFacts:
         if doc is None and spec.trailing_doc:
             doc = _doc_after(node, data, spec)
         symbols.append(Symbol(
-            name=name, qualname=qualname, kind=symbol_kind, line=node.start_point[0] + 1,
+            name=name, qualname=qualname, kind=symbol_kind, line=line,
             col=node.start_point[1], end_line=_last_row(node) + 1,
             anchor=anchors.make(f"{symbol_kind.value}-{qualname}"), container=container,
             signature=_signature(node, name_at, data, spec), docstring=doc, word=spec.word(node, kind)))
