@@ -106,3 +106,18 @@ def test_java_interface_constants_no_local_or_anonymous_members_and_the_name_s_l
         """)
     assert [(a.name, a.container, a.line) for a in f.attributes] == [("HEADER", "Sizes", 3)]
     assert [(s.qualname, s.line) for s in f.symbols] == [("Sizes", 1), ("A", 8), ("A.run", 9)]
+
+
+def test_rust_associated_types_and_no_fields_of_enum_variants():
+    f = facts("a.rs", """\
+        pub trait Visitor {
+            /// The result.
+            type Output;
+        }
+        pub struct Group { pub index: u32 }
+        pub enum Kind { Named { name: String } }
+        """)
+    assert [(s.qualname, s.word, s.docstring) for s in f.symbols] == [
+        ("Visitor", "trait", None), ("Visitor.Output", "type", "The result."), ("Group", "struct", None),
+        ("Kind", "enum", None)]
+    assert [(a.name, a.container) for a in f.attributes] == [("index", "Group")]
