@@ -119,9 +119,9 @@ def _qualified(tag: dict[str, str]) -> str:
 
 
 # a top-level (at the line's start: ctags 5.9's TypeScript parser loses the scope of some locals)
-# variable whose value is a function
+# variable whose value is a function (not the value of one called at once: `= (() => {...})()`)
 _TOP_FUNCTION = re.compile(r"^/\^(?:export\s+)?(?:const|let|var)\s+\w+\s*(?::[^=]*)?="
-                           r"\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]*)?=>|\w+\s*=>)")
+                           r"\s*(?:async\s+)?(?:function\b|\((?!\()[^)]*\)\s*(?::[^=]*)?=>|\w+\s*=>)")
 _NOT_LITERAL = re.compile(r"\bclass\b|\bfunction\b|=>")
 
 

@@ -53,22 +53,29 @@ def test_javascript_prototype_style_api_named_callbacks_and_no_object_literal_me
           return function handler(req, res) {};
         }
         class C { m(x) {} }
+        module.exports = function query(options) {};
         """)
     got = {s.qualname: (s.signature, s.docstring, s.word) for s in f.symbols}
     assert got["res.append"] == ("(field, val)", "Append a header.\n\nArgs:\n    field:", "function")
     assert got["Layer.match"][0] == "(path)"
     assert got["parse"][0] == "(text)" and got["add"][0] == "(a, b)"
-    assert "ip" in got and "handler" in got and "C.m" in got
+    assert "ip" in got and "handler" in got and "C.m" in got and got["query"][0] == "(options)"
     assert "now" not in got and "local" not in got
 
 
-def test_typescript_constructor_parameter_properties_are_fields():
+def test_typescript_constructor_parameter_properties_and_construct_signatures():
     f = facts("a.ts", """\
         export class Scheduler {
           constructor(public readonly now: () => number, private delay?: number, plain = 1) {}
         }
+        export interface ErrorCtor {
+          /** Makes one. */
+          new (message: string): Error;
+        }
         """)
     assert [(a.name, a.container) for a in f.attributes] == [("now", "Scheduler"), ("delay", "Scheduler")]
+    assert [(s.qualname, s.word, s.signature, s.docstring) for s in f.symbols][-1] == (
+        "ErrorCtor.new", "constructor", "(message: string): Error", "Makes one.")
 
 
 def test_each_language_s_own_words():

@@ -36,7 +36,7 @@ def _doc(comments: list[str]) -> str | None:
 
 
 _WORDS = {"generator_function_declaration": "function*", "abstract_class_declaration": "abstract class",
-          "internal_module": "namespace", "module": "module"}
+          "internal_module": "namespace", "module": "module", "construct_signature": "constructor"}
 # a function assigned at the top level (`app.handle = function`): its doc comment is above the statement;
 # and one assigned to a variable (`const f = () => {}`)
 _WRAPPERS = frozenset({"export_statement", "assignment_expression", "expression_statement", "variable_declarator",

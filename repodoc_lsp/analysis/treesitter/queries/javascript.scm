@@ -2,6 +2,9 @@
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_declaration name: (_) @name) @definition.class
+; `module.exports = function query(options) {...}`: named by itself
+(program (expression_statement (assignment_expression left: (member_expression) @_exports
+  right: (function_expression name: (identifier) @name) @definition.function)) (#eq? @_exports "module.exports"))
 ; a named function passed or returned (`defineGetter(req, 'ip', function ip() {...})`, `return function
 ; handler(req, res) {...}`): named by itself
 ([(arguments (function_expression name: (identifier) @name) @definition.function)

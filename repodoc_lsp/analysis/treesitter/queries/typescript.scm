@@ -4,6 +4,9 @@
 (function_signature name: (identifier) @name) @definition.function
 (class_declaration name: (_) @name) @definition.class
 (abstract_class_declaration name: (_) @name) @definition.class
+; `module.exports = function query(options) {...}`: named by itself
+(program (expression_statement (assignment_expression left: (member_expression) @_exports
+  right: (function_expression name: (identifier) @name) @definition.function)) (#eq? @_exports "module.exports"))
 ; a named function passed or returned (`defineGetter(req, 'ip', function ip() {...})`, `return function
 ; handler(req, res) {...}`): named by itself
 ([(arguments (function_expression name: (identifier) @name) @definition.function)
@@ -19,6 +22,8 @@
 ([(interface_body (method_signature name: (_) @name) @definition.method)
   (class_body (method_signature name: (_) @name) @definition.method)])
 (abstract_method_signature name: (_) @name) @definition.method
+; `interface ErrorCtor { new (message: string): Error }`: named `new`, as ctags names it
+(interface_body (construct_signature "new" @name) @definition.method)
 (interface_declaration name: (_) @name) @definition.interface
 (type_alias_declaration name: (_) @name) @definition.type
 (enum_declaration name: (_) @name) @definition.enum
