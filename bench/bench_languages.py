@@ -133,13 +133,17 @@ def _object_literals(rows: list[dict[str, str]]) -> set[tuple[str, str]]:
             and not _NOT_LITERAL.search(tag.get("pattern", ""))}
 
 
-def doc_above(lines: list[str], line: int, go: bool) -> bool:
-    """An independent scan: does a doc comment end right above line `line` (1-based)?"""
+def doc_above(lines: list[str], line: int, language: str) -> bool:
+    """An independent scan: does a doc comment end right above line `line` (1-based)? In JavaScript and
+    TypeScript, a `/** */` one blank line above counts too (JSDoc's rule)."""
     at = line - 2
     while at >= 0 and _ABOVE_SKIP.match(lines[at]):
         at -= 1
+    if language in ("JavaScript", "TypeScript") and at > 0 and not lines[at].strip() and lines[at - 1].strip() == "*/":
+        at -= 1
     if at < 0:
         return False
+    go = language == "Go"
     above = lines[at].strip()
     if above.startswith(("///", "//!")) or (go and above.startswith("//")):
         return True
@@ -179,6 +183,7 @@ def measure(name: str, files: list[Path], show: int) -> dict[str, object]:
     documented = with_doc = 0
     missed: dict[str, list[str]] = defaultdict(list)
     extra: dict[str, list[str]] = defaultdict(list)
+    undocumented: dict[str, list[str]] = defaultdict(list)
     for path, defs in ours.items():
         total_ours += len(defs)
         lines = Path(path).read_text("utf-8", "replace").split("\n")
@@ -196,9 +201,11 @@ def measure(name: str, files: list[Path], show: int) -> dict[str, object]:
             else:
                 used.add((tag_name, hit[0]))
                 matched += 1
-            if kind not in FIELD_KINDS and doc_above(lines, line, language == "Go"):
+            if kind not in FIELD_KINDS and doc_above(lines, line, language):
                 with_doc += 1
                 documented += bool(hit and hit[1])
+                if not (hit and hit[1]):
+                    undocumented[kind].append(f"{path}:{line}: {tag_name}")
         extra_here = Counter((n, line, word) for n, line, _doc, word in defs)
         extra_here.subtract((n, ln, word) for n, ln, _doc, word in defs if (n, ln) in used)
         if language == "TypeScript":  # ctags tags an overloaded function once: its other signatures
@@ -212,6 +219,7 @@ def measure(name: str, files: list[Path], show: int) -> dict[str, object]:
     if show:
         _show("missed (ctags kind)", missed, show)
         _show("not in ctags (repodoc word)", extra, show)
+        _show("a doc comment above, none attached (ctags kind)", undocumented, show)
     return {"corpus": name, "files": len(ours), "MB": round(size / 1e6, 2), "ctags defs": total_tags,
             "repodoc defs": total_ours, "recall": round(matched / max(total_tags, 1), 3),
             # each tag matches one definition at most; the other signatures of an overloaded function too

@@ -128,3 +128,31 @@ def test_rust_associated_types_and_no_fields_of_enum_variants():
         ("Visitor", "trait", None), ("Visitor.Output", "type", "The result."), ("Group", "struct", None),
         ("Kind", "enum", None)]
     assert [(a.name, a.container) for a in f.attributes] == [("index", "Group")]
+
+
+def test_jsdoc_one_blank_line_above_and_above_a_call_that_defines_a_named_function():
+    f = facts("a.js", """\
+        /*!
+         * express
+         */
+
+        /**
+         * Set a header.
+         * @public
+         */
+
+        res.set = function set(field, val) {};
+
+        /**
+         * The remote address.
+         */
+
+        defineGetter(req, 'ip', function ip() {});
+
+        /** Two blank lines: not its doc. */
+
+
+        function g() {}
+        """)
+    assert [(s.qualname, s.docstring) for s in f.symbols] == [
+        ("res.set", "Set a header.\n@public"), ("ip", "The remote address."), ("g", None)]

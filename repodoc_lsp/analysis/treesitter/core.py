@@ -68,6 +68,8 @@ class Spec:
     attribute_types: frozenset[str] = frozenset()  # siblings between a doc comment and its definition
     doc: Callable[[list[str]], str | None] = lambda comments: None
     trailing_doc: bool = False  # `///<` after a member documents it
+    # a `/** */` block one blank line above a definition documents it (JSDoc's rule; express writes so)
+    doc_gap: bool = False
     # a definition's line is its name's, not that of the annotations before it (Java's `@Override`)
     line_of_name: bool = False
     # node types whose text after the name is their body, not a signature (Rust's `macro_rules!`)
@@ -125,13 +127,17 @@ def _outer(node: Node, spec: Spec) -> Node:
 
 
 def _doc_above(node: Node, data: bytes, spec: Spec) -> str | None:
-    """The doc comment right above a definition (comments with no blank line between them and it)."""
+    """The doc comment right above a definition (comments with no blank line between them and it; or
+    one blank line after a block doc comment where the language's tools allow it: `Spec.doc_gap`)."""
     comments: list[str] = []
     row = node.start_point[0]
     sibling = node.prev_sibling
     while sibling is not None and sibling.type in spec.attribute_types and sibling.end_point[0] >= row - 1:
         row = sibling.start_point[0]
         sibling = sibling.prev_sibling
+    if (spec.doc_gap and sibling is not None and sibling.type in spec.comments and sibling.end_point[0] == row - 2
+            and text_of(sibling, data).startswith("/**")):
+        row -= 1
     while sibling is not None and sibling.type in spec.comments and sibling.end_point[0] >= row - 1:
         if sibling.end_point[0] == sibling.start_point[0] and _code_before(sibling, data):
             break  # a trailing comment of the line above

@@ -38,10 +38,10 @@ def _doc(comments: list[str]) -> str | None:
 _WORDS = {"generator_function_declaration": "function*", "abstract_class_declaration": "abstract class",
           "internal_module": "namespace", "module": "module", "construct_signature": "constructor"}
 # a function assigned at the top level (`app.handle = function`): its doc comment is above the statement;
-# and one assigned to a variable (`const f = () => {}`)
+# and one assigned to a variable (`const f = () => {}`) or passed (`defineGetter(req, 'ip', function ip() {})`)
 _WRAPPERS = frozenset({"export_statement", "assignment_expression", "expression_statement", "variable_declarator",
-                       "lexical_declaration", "variable_declaration"})
-_COMMON = dict(import_of=_import, doc=_doc, name_parts=_name_parts, wrappers=_WRAPPERS, words=_WORDS)
+                       "lexical_declaration", "variable_declaration", "arguments", "call_expression"})
+_COMMON = dict(import_of=_import, doc=_doc, name_parts=_name_parts, wrappers=_WRAPPERS, words=_WORDS, doc_gap=True)
 JAVASCRIPT = Spec(language=Language.JAVASCRIPT, grammar=tree_sitter_javascript.language,
                   query="javascript.scm", **_COMMON)  # type: ignore[arg-type]
 TYPESCRIPT = Spec(language=Language.TYPESCRIPT, grammar=tree_sitter_typescript.language_typescript,
