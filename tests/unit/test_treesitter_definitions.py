@@ -156,3 +156,29 @@ def test_jsdoc_one_blank_line_above_and_above_a_call_that_defines_a_named_functi
         """)
     assert [(s.qualname, s.docstring) for s in f.symbols] == [
         ("res.set", "Set a header.\n@public"), ("ip", "The remote address."), ("g", None)]
+
+
+def test_cpp_definition_s_line_is_its_name_s():
+    f = facts("a.h", """\
+        template <typename T>
+        [[nodiscard]]
+        static inline
+        T
+        twice(T x) { return 2 * x; }
+        """)
+    assert [(s.name, s.line, s.end_line) for s in f.symbols] == [("twice", 5, 5)]
+
+
+def test_cpp_deprecation_macros_are_blanked_and_lines_stay():
+    f = facts("a.h", """\
+        class C10_CUDA_API Config {
+         public:
+          C10_DEPRECATED_MESSAGE(
+              "Config::size() is deprecated: use \\"other\\"")
+          static size_t size() { return 1; }
+          int limit_{0};
+        };
+        enum class C10_API_ENUM Status { ok };
+        """)
+    assert [(s.qualname, s.line) for s in f.symbols] == [("Config", 1), ("Config.size", 5), ("Status", 8)]
+    assert [(a.qualname, a.line) for a in f.attributes] == [("Config.limit_", 6)]
