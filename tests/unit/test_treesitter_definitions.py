@@ -182,3 +182,17 @@ def test_cpp_deprecation_macros_are_blanked_and_lines_stay():
         """)
     assert [(s.qualname, s.line) for s in f.symbols] == [("Config", 1), ("Config.size", 5), ("Status", 8)]
     assert [(a.qualname, a.line) for a in f.attributes] == [("Config.limit_", 6)]
+
+
+def test_llms_full_lists_definitions_in_their_language_s_words():
+    from repodoc_lsp.render import llms
+
+    block = llms._file_block("src/lib.rs", facts("lib.rs", """\
+        /// A point.
+        pub struct Point { x: f64 }
+        /// Adds.
+        pub fn add(a: i32, b: i32) -> i32 { a + b }
+        """))
+    assert "- `struct Point`: A point." in block and "- `fn add(a: i32, b: i32) -> i32`: Adds." in block
+    python = llms._file_block("m.py", analyse_source("m.py", b"class A:\n    def f(self, x): pass\n"))
+    assert "- `class A`" in python and "- `def A.f(self, x)`" in python
