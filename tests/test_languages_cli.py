@@ -15,13 +15,16 @@ from repodoc_lsp.analysis import analyse_source
 FILES = {
     "src/ops.h": "#pragma once\n/// Adds two numbers.\n/// @param a first\nTORCH_API int add(int a, int b);\n"
                  "namespace ops {\n/** A tensor. */\nstruct Tensor { int size; };\n}\n",
-    "src/ops.cpp": '#include "ops.h"\nint add(int a, int b) { return a + b; }\n',
+    # a method of a class defined elsewhere (listed as a function of this file, inside its class)
+    "src/ops.cpp": '#include "ops.h"\nint add(int a, int b) { return a + b; }\n'
+                   "/// Its size.\nint ops::Tensor::numel() const { return size; }\n",
     "src/kernel.cu": '#include "ops.h"\n/// Scales.\n__global__ void scale(float* x) {}\n',
     "web/util.ts": "/** Doubles. */\nexport function double(x: number): number { return 2 * x; }\n"
                    "export interface Shape { area(): number }\n",
     "web/app.js": 'import { double } from "./util";\nclass App { run() { return double(1); } }\n',
     "go/server.go": "package server\n\n// Server serves.\ntype Server struct{ Addr string }\n\n"
                     "// Start starts it.\nfunc (s *Server) Start() error { return nil }\n",
+    "go/stop.go": "package server\n\n// Stop stops it.\nfunc (s *Server) Stop() error { return nil }\n",
     "crate/src/lib.rs": "//! The crate.\nmod util;\n/// A point.\npub struct Point { x: i32 }\n",
     "crate/src/util.rs": "/// Helps.\npub fn help() {}\n",
     "java/A.java": "/** A thing. */\npublic class A {\n  /** Runs. */\n  public int run(int n) { return n; }\n}\n",

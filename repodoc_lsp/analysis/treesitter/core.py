@@ -252,7 +252,7 @@ def analyse(spec: Spec, text: str) -> FileFacts:
             anchor=anchors.make(f"{symbol_kind.value}-{qualname}"), container=container,
             signature=_signature(node, name_at, data, spec), docstring=doc, word=spec.word(node, kind)))
     facts = FileFacts(language=spec.language, lines=lines)
-    facts.symbols = tuple(symbols)
+    facts.symbols = _away_methods_as_functions(symbols, anchors)
     facts.attributes = tuple(attributes)
     import_anchor: dict[str, str] = {}
     facts.imports = tuple(replace(i, anchor=import_anchor.setdefault(i.module, anchors.make(f"import-{i.module}")))
@@ -267,6 +267,15 @@ def analyse(spec: Spec, text: str) -> FileFacts:
         if bad is not None:
             facts.syntax_error = SyntaxProblem(bad.start_point[0] + 1, bad.start_point[1], "syntax error")
     return facts
+
+
+def _away_methods_as_functions(symbols: list[Symbol], anchors: Any) -> tuple[Symbol, ...]:
+    """A method of a type this file does not define (C++'s `void Foo::bar() {}` in a `.cpp`, Go's
+    methods beside their type's file, Rust's `impl Display for Foo`, JS's `req.param = function`) is a
+    function of this file with that container: pages list a method under its class only."""
+    types = {s.qualname for s in symbols if s.kind is SymbolKind.CLASS}
+    return tuple(replace(s, kind=SymbolKind.FUNCTION, anchor=anchors.make(f"function-{s.qualname}"))
+                 if s.kind is SymbolKind.METHOD and s.container not in types else s for s in symbols)
 
 
 def _last_row(node: Node) -> int:
