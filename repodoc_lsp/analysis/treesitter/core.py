@@ -221,7 +221,8 @@ def analyse(spec: Spec, text: str) -> FileFacts:
         name = parts[-1]
         container = ".".join(scope)
         qualname = ".".join([*scope, name])
-        line = (name_at if spec.line_of_name else node).start_point[0] + 1
+        line, col = (name_at if spec.line_of_name else node).start_point
+        line += 1
         if kind == "field":
             attributes.append(Attribute(name=name, container=container, line=line))
             continue
@@ -247,8 +248,7 @@ def analyse(spec: Spec, text: str) -> FileFacts:
         if doc is None and spec.trailing_doc:
             doc = _doc_after(node, data, spec)
         symbols.append(Symbol(
-            name=name, qualname=qualname, kind=symbol_kind, line=line,
-            col=node.start_point[1], end_line=_last_row(node) + 1,
+            name=name, qualname=qualname, kind=symbol_kind, line=line, col=col, end_line=_last_row(node) + 1,
             anchor=anchors.make(f"{symbol_kind.value}-{qualname}"), container=container,
             signature=_signature(node, name_at, data, spec), docstring=doc, word=spec.word(node, kind)))
     facts = FileFacts(language=spec.language, lines=lines)
