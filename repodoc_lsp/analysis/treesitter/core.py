@@ -68,7 +68,7 @@ class Spec:
     attribute_types: frozenset[str] = frozenset()  # siblings between a doc comment and its definition
     doc: Callable[[list[str]], str | None] = lambda comments: None
     trailing_doc: bool = False  # `///<` after a member documents it
-    # a `/** */` block one blank line above a definition documents it (JSDoc's rule; express writes so)
+    # a `/** */` block one blank line above a definition documents it (JSDoc's rule)
     doc_gap: bool = False
     # a definition's line is its name's, not that of the annotations before it (Java's `@Override`)
     line_of_name: bool = False
