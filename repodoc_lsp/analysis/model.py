@@ -142,6 +142,9 @@ class Symbol:
     # (its `def`/`class` line to its last line) with its own name blanked out, so a renamed
     # definition whose body is the same has the same digest (`render/anchors.py`); "" otherwise
     body: str = ""
+    # what the definition's language calls this kind of definition, as its page shows it before the
+    # name (`struct`, `fn`, `interface`, `namespace`, `#define`); "" for Python's (`class`, `def`)
+    word: str = ""
 
 
 @pickled_by_fields

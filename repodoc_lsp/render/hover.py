@@ -69,6 +69,7 @@ class Definition:
     facts: tuple[Fact, ...] = ()
     link: str = ""  # URI of its generated page, "" before the page is written
     xref: Xref | None = None  # None: not a workspace definition, or the graph is not built yet
+    language: str = "python"  # of the signature's code block (`cpp`, `rust`...)
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ def definition_text(d: Definition, *, markdown: bool, mode: str = "full") -> str
         if d.link:
             parts.append(f"Documentation: {d.link}")
         return "\n\n".join(p for p in parts if p)
-    parts = [fence(signature(d), "python"), docstring_markdown(doc) if doc else ""] if full else []
+    parts = [fence(signature(d), d.language), docstring_markdown(doc) if doc else ""] if full else []
     footer = []
     if d.where:
         footer.append(f"**Defined in** {code(d.where)}")

@@ -89,8 +89,8 @@ def _file_block(rel: str, facts: FileFacts) -> str:
     if symbols:
         lines.append("")
     for s in symbols:
-        kind = "class" if s.kind is SymbolKind.CLASS else "def"
-        head = md.code(f"{kind} {s.qualname}{s.signature if kind == 'def' else ''}")
+        kind = s.word or ("class" if s.kind is SymbolKind.CLASS else "def")  # `struct`, `fn`... in other languages
+        head = md.code(f"{kind} {s.qualname}{s.signature if s.kind is not SymbolKind.CLASS else ''}")
         said = summary_line(s.docstring) if s.docstring else ""
         lines.append(f"- {head}" + (f": {md.inline(said)}" if said else ""))
     return "\n".join(lines) + "\n"

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = ["SUFFIXES", "code_hover"]
 
+# the code block's language of each (CUDA's signatures are C++'s)
+_FENCE = {"cuda": "cpp"}
 _LABEL = {"c": "C", "cpp": "C++", "cuda": "CUDA", "javascript": "JavaScript", "typescript": "TypeScript",
           "go": "Go", "rust": "Rust", "java": "Java"}
 
@@ -43,7 +45,12 @@ def code_hover(root: Root | None, path: Path, source: str, line: int, column: in
         return candidates_text(name, candidates(root, name), markdown=markdown, mode=mode) if root else ""
     rel = root.rel(path) if root is not None and root.contains(path) else str(path)
     link = page_link(root, rel, symbol.anchor) if root is not None and rel in root.ws.facts else ""
-    kind = f"{_LABEL.get(spec.language.value, spec.language.value)} {symbol.kind.value}"
-    definition = Definition(kind=kind, full_name=symbol.qualname, signatures=(symbol.name + symbol.signature,),
-                            docstring=symbol.docstring or "", where=f"{rel}:{symbol.line}", link=link)
+    word = symbol.word or symbol.kind.value
+    kind = f"{_LABEL.get(spec.language.value, spec.language.value)} {word}"
+    # as the language writes it: `fn add(a: i32) -> i32`, `struct Point`, `#define MAX(a, b)`
+    space = "" if symbol.signature.startswith(("(", "<", ":")) or not symbol.signature else " "
+    shown = f"{word} {symbol.name}{space}{symbol.signature}"
+    definition = Definition(kind=kind, full_name=symbol.qualname, signatures=(shown,),
+                            docstring=symbol.docstring or "", where=f"{rel}:{symbol.line}", link=link,
+                            language=_FENCE.get(spec.language.value, spec.language.value))
     return definition_text(definition, markdown=markdown, mode=mode)

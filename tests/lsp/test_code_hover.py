@@ -31,7 +31,8 @@ async def test_hover_and_symbols_on_cpp_and_typescript(client: LanguageClient, t
         position=position_of(text, "add(int a")))
     assert hover is not None
     value = hover.contents.value
-    assert "add(int a, int b)" in value and "Adds two numbers." in value and "- `a`: first" in value
+    # as C++ writes it (the language's word, not Python's `def`)
+    assert "```cpp\nfunction add(int a, int b)" in value and "Adds two numbers." in value and "- `a`: first" in value
     assert "`src/ops.h:5`" in value
 
     source = root / "src/ops.cpp"

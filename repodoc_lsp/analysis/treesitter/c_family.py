@@ -22,8 +22,11 @@ from repodoc_lsp.analysis.model import Import, Language
 from repodoc_lsp.analysis.treesitter.core import BLANK_MACROS_ENV as ENV
 from repodoc_lsp.analysis.treesitter.core import Node, Spec, text_of
 
-# the default of the `blank_macros` setting: `*_API`/`*_EXPORT`-style macros and CUDA's qualifiers
-DEFAULT_BLANK = (r"\b(?:[A-Z][A-Z0-9_]*_(?:API|EXPORT|IMPORT|VISIBILITY|HIDDEN|EXTERN))\b"
+# the default of the `blank_macros` setting: `*_API`/`*_EXPORT`-style macros, CUDA's qualifiers, and
+# deprecation attributes (`C10_DEPRECATED_MESSAGE("...")` before a member: the grammar reads no
+# macro call there, and loses the class around it)
+DEFAULT_BLANK = (r"\b(?:[A-Z][A-Z0-9_]*_(?:API|EXPORT|IMPORT|VISIBILITY|HIDDEN|EXTERN)(?:_ENUM)?)\b"
+                 r"|\b[A-Z][A-Z0-9_]*_DEPRECATED(?:_MESSAGE|_MSG)?\s*\(\s*\"(?:[^\"\\]|\\.)*\"\s*\)"
                  r"|\b__(?:host|device|global|forceinline|noinline)__\b"
                  r"|\bC10_(?:HOST_DEVICE|DEVICE|HOST|ALWAYS_INLINE|NODISCARD|UNUSED|NOINLINE)\b")
 @functools.cache
@@ -38,6 +41,7 @@ def _compiled(pattern: str) -> Any:
         return None
 
 
+_NOT_NEWLINE = re.compile(r"[^\n]")
 _DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(?:define|undef|ifn?def|if|elif)\b")
 
 
@@ -50,7 +54,8 @@ def blank(text: str) -> str:
 
     def spaces(match: Any) -> str:
         line = text.rfind("\n", 0, match.start()) + 1
-        return str(match.group(0)) if _DIRECTIVE.match(text, line) else " " * len(match.group(0))
+        found = str(match.group(0))
+        return found if _DIRECTIVE.match(text, line) else _NOT_NEWLINE.sub(" ", found)  # lines stay
 
     return str(pattern.sub(spaces, text))
 
@@ -103,8 +108,9 @@ def _doc(comments: list[str]) -> str | None:
     return doccomments.docstring(docs) if docs else None
 
 
+_WORDS = {"macro": "#define", "type_definition": "typedef", "alias_declaration": "using"}
 _COMMON = dict(import_of=_include, lift=_lift, name_parts=_name_parts, body_fields=("body", "value"),
-               doc=_doc, trailing_doc=True)
+               doc=_doc, trailing_doc=True, words=_WORDS, line_of_name=True)
 
 C = Spec(language=Language.C, grammar=tree_sitter_c.language, query="c.scm", **_COMMON)  # type: ignore[arg-type]
 CPP = Spec(language=Language.CPP, grammar=tree_sitter_cpp.language, query="cpp.scm",

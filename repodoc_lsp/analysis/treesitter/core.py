@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
@@ -68,6 +68,18 @@ class Spec:
     attribute_types: frozenset[str] = frozenset()  # siblings between a doc comment and its definition
     doc: Callable[[list[str]], str | None] = lambda comments: None
     trailing_doc: bool = False  # `///<` after a member documents it
+    # a `/** */` block one blank line above a definition documents it (JSDoc's rule)
+    doc_gap: bool = False
+    # a definition's line is its name's, not that of the annotations before it (Java's `@Override`)
+    line_of_name: bool = False
+    # node types whose text after the name is their body, not a signature (Rust's `macro_rules!`)
+    bare: frozenset[str] = frozenset()
+    # what the language calls a definition (`Symbol.word`), by the node type of the definition, else
+    # by the query's kind; the kind itself when neither is here (`struct`, `enum`, `interface`)
+    words: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    def word(self, node: Node, kind: str) -> str:
+        return self.words.get(node.type) or self.words.get(kind) or kind
 
 
 def text_of(node: Node, data: bytes) -> str:
@@ -88,15 +100,22 @@ def parse(spec: Spec, data: bytes) -> Node:
 
 def _signature(node: Node, name: Node, data: bytes, spec: Spec) -> str:
     """What follows the name up to the body, as Python's signatures are: `(int x) const`."""
+    if node.type in spec.bare:
+        return ""
     end = node.end_byte
     for body_field in spec.body_fields:
         body = node.child_by_field_name(body_field)
         if body is not None and body.start_byte > node.start_byte:
             end = min(end, body.start_byte)
             break
-    start = name.end_byte if node.start_byte <= name.end_byte <= end else node.start_byte
+    start = name.end_byte
+    if not node.start_byte <= name.end_byte <= end:  # the name is outside (`x.f = function (a) {`)
+        params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+        if params is None:
+            return ""
+        start = params.start_byte
     text = data[start:min(end, start + 4 * MAX_SIGNATURE)].decode("utf-8", "replace")
-    text = _SPACES.sub(" ", text).strip().rstrip(";{ ").strip()
+    text = _SPACES.sub(" ", text).strip().rstrip(";{ ").strip().removesuffix("=>").rstrip()
     return text if len(text) <= MAX_SIGNATURE else text[:MAX_SIGNATURE - 1] + "…"
 
 
@@ -108,13 +127,17 @@ def _outer(node: Node, spec: Spec) -> Node:
 
 
 def _doc_above(node: Node, data: bytes, spec: Spec) -> str | None:
-    """The doc comment right above a definition (comments with no blank line between them and it)."""
+    """The doc comment right above a definition (comments with no blank line between them and it; or
+    one blank line after a block doc comment where the language's tools allow it: `Spec.doc_gap`)."""
     comments: list[str] = []
     row = node.start_point[0]
     sibling = node.prev_sibling
     while sibling is not None and sibling.type in spec.attribute_types and sibling.end_point[0] >= row - 1:
         row = sibling.start_point[0]
         sibling = sibling.prev_sibling
+    if (spec.doc_gap and sibling is not None and sibling.type in spec.comments and sibling.end_point[0] == row - 2
+            and text_of(sibling, data).startswith("/**")):
+        row -= 1
     while sibling is not None and sibling.type in spec.comments and sibling.end_point[0] >= row - 1:
         if sibling.end_point[0] == sibling.start_point[0] and _code_before(sibling, data):
             break  # a trailing comment of the line above
@@ -142,17 +165,10 @@ def _doc_after(node: Node, data: bytes, spec: Spec) -> str | None:
     return None
 
 
-def analyse(spec: Spec, text: str) -> FileFacts:
-    """The facts of `text` in the language of `spec`: partial facts from a file with syntax errors."""
-    from repodoc_lsp.analysis.common import Anchors, count_lines
-
-    lines = count_lines(text)
-    if lines and len(text) / lines > MAX_AVERAGE_LINE and len(text) > 100_000:
-        raise Skipped(f"minified or generated ({len(text) // lines:,} characters a line on average)")
-    data = text.encode("utf-8", "surrogatepass")
-    parser, query = _parser_and_query(spec)
-    tree = parser.parse(data)
-    root = tree.root_node
+def _captures(spec: Spec, root: Node, data: bytes) -> tuple[dict[tuple[int, int, str], tuple[Node, str, Node]],
+                                                               list[Import]]:
+    """The query's definitions, (start, -end, name) -> (node, kind, name node), and imports."""
+    _, query = _parser_and_query(spec)
     found: dict[tuple[int, int, str], tuple[Node, str, Node]] = {}
     imports: list[Import] = []
     for _, captures in QueryCursor(query).matches(root):
@@ -174,6 +190,20 @@ def analyse(spec: Spec, text: str) -> FileFacts:
                 key = (node.start_byte, -node.end_byte, text_of(name_node, data))
                 if key not in found or found[key][1] == "type":  # `type` of Go's `type T struct`: struct
                     found[key] = (node, kind, name_node)
+    return found, imports
+
+
+def analyse(spec: Spec, text: str) -> FileFacts:
+    """The facts of `text` in the language of `spec`: partial facts from a file with syntax errors."""
+    from repodoc_lsp.analysis.common import Anchors, count_lines
+
+    lines = count_lines(text)
+    if lines and len(text) / lines > MAX_AVERAGE_LINE and len(text) > 100_000:
+        raise Skipped(f"minified or generated ({len(text) // lines:,} characters a line on average)")
+    data = text.encode("utf-8", "surrogatepass")
+    parser, _ = _parser_and_query(spec)
+    root = parser.parse(data).root_node
+    found, imports = _captures(spec, root, data)
     symbols: list[Symbol] = []
     attributes: list[Attribute] = []
     # containers: (end byte, qualname parts, kind) of the type definitions enclosing the current one
@@ -191,8 +221,10 @@ def analyse(spec: Spec, text: str) -> FileFacts:
         name = parts[-1]
         container = ".".join(scope)
         qualname = ".".join([*scope, name])
+        line, col = (name_at if spec.line_of_name else node).start_point
+        line += 1
         if kind == "field":
-            attributes.append(Attribute(name=name, container=container, line=node.start_point[0] + 1))
+            attributes.append(Attribute(name=name, container=container, line=line))
             continue
         if kind == "namespace":  # `namespace a::b {`: `a` too
             for depth in range(len(outer), len(scope)):
@@ -201,7 +233,7 @@ def analyse(spec: Spec, text: str) -> FileFacts:
                     name=scope[depth], qualname=prefix, kind=SymbolKind.CLASS, line=node.start_point[0] + 1,
                     col=node.start_point[1], end_line=_last_row(node) + 1,
                     anchor=anchors.make(f"class-{prefix}"), container=".".join(scope[:depth]),
-                    signature=""))
+                    signature="", word="namespace"))
         if kind in TYPE_KINDS:
             symbol_kind = SymbolKind.CLASS
             stack.append((node.end_byte, [*scope, name], kind))
@@ -216,12 +248,11 @@ def analyse(spec: Spec, text: str) -> FileFacts:
         if doc is None and spec.trailing_doc:
             doc = _doc_after(node, data, spec)
         symbols.append(Symbol(
-            name=name, qualname=qualname, kind=symbol_kind, line=node.start_point[0] + 1,
-            col=node.start_point[1], end_line=_last_row(node) + 1,
+            name=name, qualname=qualname, kind=symbol_kind, line=line, col=col, end_line=_last_row(node) + 1,
             anchor=anchors.make(f"{symbol_kind.value}-{qualname}"), container=container,
-            signature=_signature(node, name_at, data, spec), docstring=doc))
+            signature=_signature(node, name_at, data, spec), docstring=doc, word=spec.word(node, kind)))
     facts = FileFacts(language=spec.language, lines=lines)
-    facts.symbols = tuple(symbols)
+    facts.symbols = _away_methods_as_functions(symbols, anchors)
     facts.attributes = tuple(attributes)
     import_anchor: dict[str, str] = {}
     facts.imports = tuple(replace(i, anchor=import_anchor.setdefault(i.module, anchors.make(f"import-{i.module}")))
@@ -236,6 +267,15 @@ def analyse(spec: Spec, text: str) -> FileFacts:
         if bad is not None:
             facts.syntax_error = SyntaxProblem(bad.start_point[0] + 1, bad.start_point[1], "syntax error")
     return facts
+
+
+def _away_methods_as_functions(symbols: list[Symbol], anchors: Any) -> tuple[Symbol, ...]:
+    """A method of a type this file does not define (C++'s `void Foo::bar() {}` in a `.cpp`, Go's
+    methods beside their type's file, Rust's `impl Display for Foo`, JS's `req.param = function`) is a
+    function of this file with that container: pages list a method under its class only."""
+    types = {s.qualname for s in symbols if s.kind is SymbolKind.CLASS}
+    return tuple(replace(s, kind=SymbolKind.FUNCTION, anchor=anchors.make(f"function-{s.qualname}"))
+                 if s.kind is SymbolKind.METHOD and s.container not in types else s for s in symbols)
 
 
 def _last_row(node: Node) -> int:

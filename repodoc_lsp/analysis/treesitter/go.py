@@ -35,4 +35,5 @@ def _doc(comments: list[str]) -> str | None:
 
 
 GO = Spec(language=Language.GO, grammar=tree_sitter_go.language, query="go.scm", import_of=_import,
-          name_parts=_name_parts, doc=_doc, wrappers=frozenset({"type_declaration"}))
+          name_parts=_name_parts, doc=_doc, wrappers=frozenset({"type_declaration"}),
+          words={"function": "func", "method": "func"})

@@ -19,12 +19,29 @@ def _import(node: Node, data: bytes) -> Import | None:
     return Import(module=spec, names=(), line=node.start_point[0] + 1, level=-1 if relative else 0)
 
 
+def _name_parts(node: Node, data: bytes) -> list[str]:
+    """`Layer.prototype.match` -> ["Layer", "match"]; `exports.f`, `module.exports.f` -> ["f"]."""
+    if node.type != "member_expression":
+        return [text_of(node, data)]
+    parts = [p for p in "".join(text_of(node, data).split()).split(".") if p != "prototype"]
+    for head in (["module", "exports"], ["exports"]):
+        if parts[:len(head)] == head:
+            return parts[len(head):]
+    return parts
+
+
 def _doc(comments: list[str]) -> str | None:
     docs = [c for c in comments if c.startswith("/**")]
     return doccomments.docstring(docs[-1:]) if docs else None
 
 
-_COMMON = dict(import_of=_import, doc=_doc, wrappers=frozenset({"export_statement"}))
+_WORDS = {"generator_function_declaration": "function*", "abstract_class_declaration": "abstract class",
+          "internal_module": "namespace", "module": "module", "construct_signature": "constructor"}
+# a function assigned at the top level (`app.handle = function`): its doc comment is above the statement;
+# and one assigned to a variable (`const f = () => {}`) or passed (`defineGetter(req, 'ip', function ip() {})`)
+_WRAPPERS = frozenset({"export_statement", "assignment_expression", "expression_statement", "variable_declarator",
+                       "lexical_declaration", "variable_declaration", "arguments", "call_expression"})
+_COMMON = dict(import_of=_import, doc=_doc, name_parts=_name_parts, wrappers=_WRAPPERS, words=_WORDS, doc_gap=True)
 JAVASCRIPT = Spec(language=Language.JAVASCRIPT, grammar=tree_sitter_javascript.language,
                   query="javascript.scm", **_COMMON)  # type: ignore[arg-type]
 TYPESCRIPT = Spec(language=Language.TYPESCRIPT, grammar=tree_sitter_typescript.language_typescript,

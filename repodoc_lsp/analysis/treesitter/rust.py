@@ -48,4 +48,5 @@ def _doc(comments: list[str]) -> str | None:
 
 RUST = Spec(language=Language.RUST, grammar=tree_sitter_rust.language, query="rust.scm", import_of=_import,
             name_parts=_name_parts, doc=_doc, comments=frozenset({"line_comment", "block_comment"}),
-            attribute_types=frozenset({"attribute_item"}))
+            attribute_types=frozenset({"attribute_item"}), bare=frozenset({"macro_definition"}),
+            words={"function": "fn", "module": "mod", "macro": "macro_rules!"})

@@ -7,4 +7,6 @@
 (method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
 (field_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.field
+; an interface's constants (`int SIZE = 16;`)
+(constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.field
 (import_declaration [(scoped_identifier) (identifier)] @import)

@@ -9,6 +9,10 @@
 (mod_item name: (identifier) @name) @definition.module
 (macro_definition name: (identifier) @name) @definition.macro
 (impl_item type: (_) @name) @definition.impl
-(field_declaration name: (field_identifier) @name) @definition.field
+; fields of structs and unions (not of an enum's variant: `Named { name: String }`)
+([(struct_item body: (field_declaration_list (field_declaration name: (field_identifier) @name) @definition.field))
+  (union_item body: (field_declaration_list (field_declaration name: (field_identifier) @name) @definition.field))])
+; a trait's associated types (`type Output;`)
+(associated_type name: (type_identifier) @name) @definition.type
 (mod_item) @import
 (use_declaration argument: (_) @import)

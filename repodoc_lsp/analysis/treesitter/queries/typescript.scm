@@ -4,20 +4,42 @@
 (function_signature name: (identifier) @name) @definition.function
 (class_declaration name: (_) @name) @definition.class
 (abstract_class_declaration name: (_) @name) @definition.class
-(method_definition name: (_) @name) @definition.method
+; `module.exports = function query(options) {...}`: named by itself
+(program (expression_statement (assignment_expression left: (member_expression) @_exports
+  right: (function_expression name: (identifier) @name) @definition.function)) (#eq? @_exports "module.exports"))
+; a named function passed or returned (`defineGetter(req, 'ip', function ip() {...})`, `return function
+; handler(req, res) {...}`): named by itself
+([(arguments (function_expression name: (identifier) @name) @definition.function)
+  (return_statement (function_expression name: (identifier) @name) @definition.function)])
+; methods of classes (not of object literals: `{ next(v) {...} }` passed to a call)
+(class_body (method_definition name: (_) @name) @definition.method)
+; `app.handle = function (...) {...}`, `Layer.prototype.match = function`: the prototype-style API of
+; a module, at its top level
+(program (expression_statement (assignment_expression
+  left: (member_expression object: [(identifier) (member_expression)] property: (property_identifier)) @name
+  right: [(function_expression) (arrow_function) (generator_function)] @definition.function)))
 ; members of interfaces and classes (not of the object types inside type aliases and parameters)
 ([(interface_body (method_signature name: (_) @name) @definition.method)
   (class_body (method_signature name: (_) @name) @definition.method)])
 (abstract_method_signature name: (_) @name) @definition.method
+; `interface ErrorCtor { new (message: string): Error }`: named `new`, as ctags names it
+(interface_body (construct_signature "new" @name) @definition.method)
 (interface_declaration name: (_) @name) @definition.interface
 (type_alias_declaration name: (_) @name) @definition.type
 (enum_declaration name: (_) @name) @definition.enum
 (internal_module name: (_) @name) @definition.namespace
 (module name: (_) @name) @definition.namespace
-(lexical_declaration (variable_declarator name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
-(variable_declaration (variable_declarator name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+; `const f = (a) => ...` at the top level (exported or not): the function is the definition (its lines,
+; its parameters), named by the variable; one inside a function is local, not listed
+(program [(lexical_declaration (variable_declarator name: (identifier) @name
+            value: [(arrow_function) (function_expression) (generator_function)] @definition.function))
+          (variable_declaration (variable_declarator name: (identifier) @name
+            value: [(arrow_function) (function_expression) (generator_function)] @definition.function))
+          (export_statement declaration: [
+            (lexical_declaration (variable_declarator name: (identifier) @name
+              value: [(arrow_function) (function_expression) (generator_function)] @definition.function))
+            (variable_declaration (variable_declarator name: (identifier) @name
+              value: [(arrow_function) (function_expression) (generator_function)] @definition.function))])])
 (public_field_definition name: (_) @name) @definition.field
 (interface_body (property_signature name: (_) @name) @definition.field)
 (import_statement source: (string) @import)
@@ -27,3 +49,7 @@
 ; `declare const x: T` (the API of a `.d.ts`): a module-level attribute
 (ambient_declaration [(lexical_declaration (variable_declarator name: (identifier) @name))
                       (variable_declaration (variable_declarator name: (identifier) @name))]) @definition.field
+; a constructor's parameter property (`constructor(private readonly x: T)`) is a field of the class
+(method_definition parameters: (formal_parameters [
+  (required_parameter [(accessibility_modifier) "readonly"] pattern: (identifier) @name)
+  (optional_parameter [(accessibility_modifier) "readonly"] pattern: (identifier) @name)] @definition.field))
