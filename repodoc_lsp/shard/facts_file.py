@@ -63,11 +63,11 @@ class Tree:
     def differs(self, other: Tree) -> str:
         """Why `other` is not this tree ("" when it is)."""
         if other.root != self.root:
-            return f"root folder {other.root!r}, not {self.root!r}"
+            return f"its root folder is {other.root!r}, this one is {self.root!r}"
         if other.files != self.files:
-            return f"{other.files} input files, not {self.files}"
+            return f"it has {other.files} input files, this one {self.files}"
         if other.paths != self.paths:
-            return "other input paths (another commit, or other include/exclude settings)"
+            return "its input paths differ (another commit, or other include/exclude settings)"
         return ""
 
 
@@ -176,8 +176,6 @@ class FactsWriter:
     def close(self) -> None:
         self._line({"end": self.count})
         self._gz.close()
-        self._raw.flush()
-        os.fsync(self._raw.fileno())
         self._raw.close()
         os.replace(self._temp, self.path)
 
@@ -254,7 +252,7 @@ class FactsReader:
                 return
             yield self._record(value)
             count += 1
-        raise self.damaged(f"cut short after {count} of {self.header.files} files")
+        raise self.damaged(f"cut short: no end after {count} of its {self.header.files} files")
 
     def _record(self, value: dict[str, Any]) -> Record:
         path, key, size = value.get("path"), value.get("digest", ""), value.get("size", 0)

@@ -63,8 +63,8 @@ def folder_shares(pages: Sequence[_Page], n: int) -> dict[str, int]:
     total = sum(weights.values()) or 1
     shares: dict[str, int] = {}
     before = 0
-    for folder in sorted(weights):
-        shares[folder] = before * n // total + 1
+    for folder in sorted(weights):  # a folder goes to the share its middle page falls in
+        shares[folder] = (2 * before + weights[folder]) * n // (2 * total) + 1
         before += weights[folder]
     return shares
 
