@@ -88,3 +88,22 @@ def test_files_and_pages_are_split_whole_and_once() -> None:
     assert all(not (a & b) for i, a in enumerate(folders) for b in folders[i + 1:])  # a folder in one share
     largest = max(sum(page_folder(p) == f for p in pages) for f in set().union(*folders))
     assert all(abs(len(s) - len(pages) / 4) <= largest for s in shares), [len(s) for s in shares]  # about even
+
+
+def test_the_workflow_example_runs_commands_that_exist() -> None:
+    """examples/ci-matrix.yml (README "Sharding"): each repodoc command in it is one the CLI takes."""
+    import re
+    import shlex
+
+    import yaml
+
+    from repodoc_lsp.cli import _parser
+
+    workflow = yaml.safe_load((Path(__file__).parents[2] / "examples/ci-matrix.yml").read_text())
+    commands = [step["run"] for job in workflow["jobs"].values() for step in job["steps"]
+                if "repodoc " in step.get("run", "")]
+    assert [c.split()[1] for c in commands] == ["analyze", "generate", "merge", "generate"]
+    for command in commands:
+        text = re.sub(r"\$\{\{ *matrix\.\w+ *\}\}", "1", command).replace("$ANALYZE_SHARDS", "4")
+        text = text.replace("$PAGE_SHARES", "2").replace('"$RUNNER_TEMP"', "/tmp").replace("$RUNNER_TEMP", "/tmp")
+        _parser().parse_args(shlex.split(text)[1:])  # exits (SystemExit) on a flag it does not take
