@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.console import say
-from repodoc_lsp.exits import EXIT_BUSY, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, EXIT_WORKERS
+from repodoc_lsp.exits import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, EXIT_WORKERS
 from repodoc_lsp.shard.facts_file import ShardError
 from repodoc_lsp.shard.split import Share, ShareError, parse_share
 from repodoc_lsp.words import plural
@@ -65,15 +67,22 @@ def run_analyze(args: argparse.Namespace, settings: Settings | None) -> int:
     if settings is None:
         return EXIT_USAGE
     output = Path(args.output)
+    cancel = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
     try:
         summary = analyze(Path(args.root), settings, args.shard, output, runtime=enter_cli(), jobs=args.jobs,
-                          use_cache=not args.no_cache)
+                          use_cache=not args.no_cache, cancel=cancel)
     except WorkersLost as exc:
         _err(f"{exc}; run again (with fewer --jobs if memory is short)")
         return EXIT_WORKERS
     except OSError as exc:
         _err(f"{output}: cannot write the facts file: {exc.strerror or exc}")
         return EXIT_OUTPUT
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if summary.cancelled:
+        say("repodoc: interrupted: no facts file written (what was analysed is in the cache)", sys.stderr)
+        return EXIT_INTERRUPTED
     if not args.quiet:
         k, n = args.shard
         say(f"repodoc: shard {k}/{n}: {plural(summary.files, 'file')} ({summary.analysed} parsed, "

@@ -107,3 +107,21 @@ def test_the_workflow_example_runs_commands_that_exist() -> None:
         text = re.sub(r"\$\{\{ *matrix\.\w+ *\}\}", "1", command).replace("$ANALYZE_SHARDS", "4")
         text = text.replace("$PAGE_SHARES", "2").replace('"$RUNNER_TEMP"', "/tmp").replace("$RUNNER_TEMP", "/tmp")
         _parser().parse_args(shlex.split(text)[1:])  # exits (SystemExit) on a flag it does not take
+
+
+def test_an_interrupted_analysis_writes_no_facts_file(tmp_path: Path) -> None:
+    import threading
+
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.pipeline.runtime import LIBRARY
+    from repodoc_lsp.shard.analyze import analyze
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    for i in range(3):
+        (root / f"m{i}.py").write_text(f"def f{i}():\n    pass\n")
+    cancel = threading.Event()
+    cancel.set()
+    summary = analyze(root, Settings(), (1, 1), tmp_path / "f.gz", runtime=LIBRARY, use_cache=False, cancel=cancel)
+    assert summary.cancelled and summary.analysed == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]  # no facts file, no temporary one
