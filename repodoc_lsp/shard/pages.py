@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from repodoc_lsp import __version__
-from repodoc_lsp.output.writer import Writer
+from repodoc_lsp.output.writer import OutputError, Writer
 from repodoc_lsp.pipeline.generate import Job, Summary, inputs_stamp, run
 from repodoc_lsp.render import Renderer
 from repodoc_lsp.shard.facts_file import FactsReader, Record, ShardError, Share, Tree, analysis_version, tree_of
@@ -38,7 +38,7 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
     the pages (else all); ShardError when the facts files are not the whole of this tree's analysis."""
     sidecar = ws.out / SIDECAR
     if share is not None and not check:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # (not a folder: the writer says so)
             sidecar.unlink()  # written again only by a complete run
     if facts:
         take_facts(ws, facts, progress=progress)
@@ -162,5 +162,8 @@ def write_sidecar(out: Path, share: Share, inputs: str, tree: Tree) -> None:
              "inputs": inputs, "tree": tree.as_json(), "out": str(out), "count": len(manifest),
              "digest": pages_digest(manifest)}
     temp = out / f".{SIDECAR}.{os.getpid()}.tmp"
-    temp.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
-    os.replace(temp, out / SIDECAR)
+    try:
+        temp.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+        os.replace(temp, out / SIDECAR)
+    except OSError as exc:
+        raise OutputError(f"{out / SIDECAR}: cannot write the page share's note: {exc.strerror or exc}") from exc
