@@ -1,4 +1,4 @@
-"""Sharding (README "Sharding"): `repodoc analyze --shard K/N`, `generate --facts ... --pages K/N` and
+"""Sharding (examples/README.md): `repodoc analyze --shard K/N`, `generate --facts ... --pages K/N` and
 `repodoc merge` write the tree one machine writes; shards of another version or tree, missing,
 duplicated or damaged ones are refused with an error naming them, and nothing is written."""
 

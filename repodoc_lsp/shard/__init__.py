@@ -1,5 +1,5 @@
 """Past one machine: the analysis and the pages split across jobs (a CI matrix), merged to the tree one
-machine writes (issue #40, README "Sharding").
+machine writes (issue #40, examples/README.md).
 
 - `split.py`: which share a file (`analyze --shard K/N`) or a page (`generate --pages K/N`) belongs to.
 - `facts_file.py`: the facts file, the only thing that goes from an analysis job to a page job:

@@ -1,5 +1,5 @@
 """The command line of sharding: `repodoc analyze`, `repodoc merge`, and `generate`'s `--facts` and
-`--pages` (README "Sharding"). `cli.py` registers them (`register`) and calls `run_analyze` and
+`--pages` (examples/README.md). `cli.py` registers them (`register`) and calls `run_analyze` and
 `run_merge` with the settings it read."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The facts file: what an analysis job (`repodoc analyze --shard K/N`) hands to the page jobs.
 
-Format (version 1), documented in README "Sharding": gzip-compressed JSON lines in UTF-8, data only
-(a shard file is untrusted input: nothing in it is run or unpickled, every value is checked against
-the facts model on load, and a line longer than MAX_LINE is refused unread).
+Format (version 1; described in examples/README.md): gzip-compressed JSON lines in UTF-8, data
+only (a shard file is untrusted input: nothing in it is run or unpickled, every value is checked
+against the facts model on load, and a line longer than MAX_LINE is refused unread).
 
     {"format": "repodoc-facts", "version": 1, "repodoc": "0.1.0", "analysis": "0.1.0-12",
      "tree": {"root": "proj", "files": 1234, "paths": "<blake2b of the input paths>"},

@@ -25,7 +25,7 @@ from repodoc_lsp.store.facts import analyse_bytes
 from repodoc_lsp.store.regular import read_regular
 from repodoc_lsp.store.workspace import CancelToken, FileState, ProgressFn, Workspace
 
-# In a page share's output folder: what `repodoc merge` needs to know of it (README "Sharding").
+# In a page share's output folder: what `repodoc merge` needs to know of it (examples/README.md).
 SIDECAR = ".repodoc-pages.json"
 SIDECAR_FORMAT = "repodoc-pages"
 SIDECAR_VERSION = 1

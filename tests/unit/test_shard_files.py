@@ -91,7 +91,7 @@ def test_files_and_pages_are_split_whole_and_once() -> None:
 
 
 def test_the_workflow_example_runs_commands_that_exist() -> None:
-    """examples/ci-matrix.yml (README "Sharding"): each repodoc command in it is one the CLI takes."""
+    """examples/ci-matrix.yml (examples/README.md): each repodoc command in it is one the CLI takes."""
     import re
     import shlex
 
