@@ -13,7 +13,6 @@ from pathlib import Path
 from repodoc_lsp.config import Settings
 from repodoc_lsp.console import say
 from repodoc_lsp.exits import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, EXIT_WORKERS
-from repodoc_lsp.shard.facts_file import ShardError
 from repodoc_lsp.shard.split import Share, ShareError, parse_share
 from repodoc_lsp.words import plural
 
@@ -92,6 +91,7 @@ def run_analyze(args: argparse.Namespace, settings: Settings | None) -> int:
 
 def run_merge(args: argparse.Namespace) -> int:
     from repodoc_lsp.output.writer import OutputBusy, OutputError
+    from repodoc_lsp.shard.facts_file import ShardError
     from repodoc_lsp.shard.merge import merge
 
     try:

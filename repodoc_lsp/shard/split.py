@@ -7,8 +7,6 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from repodoc_lsp.render.paths import folder_of
-
 Share = tuple[int, int]  # (K, N): the K-th of N shares, 1 <= K <= N
 
 
@@ -48,8 +46,8 @@ def page_folder(page: _Page) -> str:
     """The folder whose share a page is in: a file's pages are its folder's, a folder's pages its own,
     the root's pages (llms.txt) the root's. A folder's pages read its files' facts: a share renders
     whole folders, as the render parts of one machine do."""
-    if page.kind in ("docs", "kw"):
-        return folder_of(page.subject)
+    if page.kind in ("docs", "kw"):  # `render.paths.folder_of`, without importing the renderer (the CLI's start)
+        return page.subject.rsplit("/", 1)[0] if "/" in page.subject else ""
     return page.subject
 
 
