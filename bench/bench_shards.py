@@ -6,6 +6,7 @@ step's cost fitted per file and extrapolated to 1,000,000 files (`model`).
 
     python bench/bench_shards.py                               # the scale corpus (corpus_large.py), 1x and 2x
     python bench/bench_shards.py --corpus torch --scales 1,2   # PyTorch's sources only (corpus.py)
+    python bench/bench_shards.py --records results/shards-A.json results/shards-B.json   # one model of both
 
 Results go to bench/results/shards-*.json; figures to bench/README.md. Not a test.
 """
@@ -31,6 +32,7 @@ MANIFEST = ".repodoc-manifest.json.gz"
 TARGET_FILES = 1_000_000
 RUNNER_MEMORY = 7 << 30  # a standard GitHub-hosted runner: 7 GB, 2 cores
 WALL_BUDGET = 30 * 60  # seconds, the whole run
+CORES = 2  # a runner's
 
 
 def corpus_root(name: str) -> Path:
@@ -135,24 +137,24 @@ def _per_step(records: list[dict[str, Any]], key: str) -> dict[str, list[tuple[f
 def model(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-file fits and what they say of TARGET_FILES files on 2-core, 7 GB runners.
 
-    analyze K/N handles F/N files: time and memory per file of its share. A page job holds every
-    file's facts and the graph (F) and renders F/M files' pages: its time is A(F) + R(F)/M, with R
-    from the all-pages run (M = 1) against the shares' mean (M = m); its memory is fitted on F."""
+    Times are CPU seconds (steady on a loaded machine, where wall time is not), made a 2-core
+    runner's wall time: work spread on worker processes (analysis, rendering) CPU / CORES, the rest
+    CPU (a page job's facts and graph, the merge, the check). analyze K/N handles F/N files: fitted on
+    its share. A page job pays A(F) (every file's facts and the graph) and renders its share of R(F):
+    the m shares sum to m A + R, the all-pages run to A + R. Memory is the peak RSS of a step's tree."""
     n, m = records[0]["n"], records[0]["m"]
-    seconds, memory = _per_step(records, "seconds"), _per_step(records, "peak_rss")
-    fits = {kind: {"seconds": _fit([(f, v) for f, v in seconds[kind]]),
-                   "peak_rss": _fit([(f, v) for f, v in memory[kind]])} for kind in seconds}
-    # the analysis of a share of F/N files, fitted on the files it handled
-    fits["analyze"] = {key: _fit([(f / n, v) for f, v in pts]) for key, pts in
-                       (("seconds", seconds["analyze"]), ("peak_rss", memory["analyze"]))}
-    render = []
+    cpu, memory = _per_step(records, "cpu"), _per_step(records, "peak_rss")
+    fits = {kind: {"cpu": _fit(cpu[kind]), "peak_rss": _fit(memory[kind])} for kind in cpu}
+    fits["analyze"] = {"cpu": _fit([(f / n, v) for f, v in cpu["analyze"]]),
+                       "peak_rss": _fit([(f / n, v) for f, v in memory["analyze"]])}
+    hold, render = [], []
     for r in records:
-        mean_share = sum(r["steps"][f"pages {k}/{m}"]["seconds"] for k in range(1, m + 1)) / m
-        whole = r["steps"]["pages 1/1"]["seconds"]
-        per_share = (whole - mean_share) * m / (m - 1) if m > 1 else whole  # R(F)
-        render.append((r["files"], per_share, whole - per_share))
-    fits["render"] = {"seconds": _fit([(f, rr) for f, rr, _ in render])}
-    fits["hold"] = {"seconds": _fit([(f, a) for f, _, a in render])}  # A(F): facts and graph
+        shares = sum(r["steps"][f"pages {k}/{m}"]["cpu"] for k in range(1, m + 1))
+        whole = r["steps"]["pages 1/1"]["cpu"]
+        a = (shares - whole) / (m - 1) if m > 1 else 0.0
+        hold.append((r["files"], a))
+        render.append((r["files"], whole - a))
+    fits["hold"], fits["render"] = {"cpu": _fit(hold)}, {"cpu": _fit(render)}
     return {"fits": fits, "target": extrapolate(fits)}
 
 
@@ -161,36 +163,41 @@ def _at(fit: tuple[float, float], x: float) -> float:
 
 
 def extrapolate(fits: dict[str, Any], files: int = TARGET_FILES) -> dict[str, Any]:
-    """The shard counts for `files`: N analysis jobs under 7 GB and a third of the budget each; M page
-    jobs under the rest; and whether a page job (every file's facts and the graph) fits at all."""
-    per_file_analysis = fits["analyze"]["seconds"][1]
-    n = max(1, math.ceil(files * per_file_analysis / (WALL_BUDGET / 3)))
-    analyze_s, analyze_mem = _at(fits["analyze"]["seconds"], files / n), _at(fits["analyze"]["peak_rss"], files / n)
-    hold_s, render_s = _at(fits["hold"]["seconds"], files), _at(fits["render"]["seconds"], files)
-    left = WALL_BUDGET - analyze_s - _at(fits["merge"]["seconds"], files) - _at(fits["check"]["seconds"], files)
-    m = math.ceil(render_s / (left - hold_s)) if left > hold_s else None
-    pages_mem = _at(fits["pages share"]["peak_rss"], files)
-    return {"files": files, "analyze_jobs": n, "analyze_seconds": analyze_s, "analyze_peak": analyze_mem,
-            "page_hold_seconds": hold_s, "page_render_seconds_total": render_s, "page_jobs": m,
-            "page_peak": pages_mem, "page_fits_memory": pages_mem < RUNNER_MEMORY,
-            **{f"{kind}_{what}": _at(fits[kind][key], files) for kind in ("merge", "check", "single")
-               for what, key in (("seconds", "seconds"), ("peak", "peak_rss"))}}
+    """For `files`: the fewest analysis jobs N each under 7 GB and a third of the budget; the page jobs M
+    that render in what is left; each step's peak memory against a runner's."""
+    analyze_cpu, analyze_mem = fits["analyze"]["cpu"], fits["analyze"]["peak_rss"]
+    n = next((k for k in range(1, 100_000) if _at(analyze_cpu, files / k) / CORES <= WALL_BUDGET / 3
+              and _at(analyze_mem, files / k) < RUNNER_MEMORY), None)
+    analyze_wall = _at(analyze_cpu, files / n) / CORES if n else math.nan
+    hold, render = _at(fits["hold"]["cpu"], files), _at(fits["render"]["cpu"], files)
+    serial = {kind: _at(fits[kind]["cpu"], files) for kind in ("merge", "check")}
+    left = WALL_BUDGET - analyze_wall - sum(serial.values())
+    m = math.ceil(render / CORES / (left - hold)) if left > hold else None
+    peaks = {kind: _at(fits[kind]["peak_rss"], files) for kind in ("single", "pages share", "merge", "check")}
+    return {"files": files, "analyze_jobs": n, "analyze_wall": analyze_wall,
+            "analyze_peak": _at(analyze_mem, files / n) if n else math.nan, "page_hold_wall": hold,
+            "render_cpu": render, "page_jobs": m, "merge_wall": serial["merge"], "check_wall": serial["check"],
+            "single_wall": _at(fits["single"]["cpu"], files) / CORES, **{f"{k}_peak": v for k, v in peaks.items()}}
 
 
 def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
     names = list(records[0]["steps"])
-    rows = [[name, *(f"{fmt_s(r['steps'][name]['seconds'])} / {fmt_mb(r['steps'][name]['peak_rss'])}"
-                     for r in records)] for name in names]
-    print(table(rows, ["step", *(f"{r['times']}x ({r['files']:,} files)" for r in records)]))
+    rows = [[name, *(f"{fmt_s(r['steps'][name]['seconds'])} ({fmt_s(r['steps'][name]['cpu'])} CPU) / "
+                     f"{fmt_mb(r['steps'][name]['peak_rss'])}" for r in records)] for name in names]
+    print(table(rows, ["step: wall (CPU) / peak RSS", *(f"{r['times']}x ({r['files']:,} files)" for r in records)]))
     t = result["target"]
-    print(f"\nmodel for {t['files']:,} files (2-core runners, {fmt_mb(RUNNER_MEMORY)}, {WALL_BUDGET // 60} min):")
-    print(f"  one machine: {fmt_s(t['single_seconds'])}, peak {fmt_mb(t['single_peak'])}")
-    print(f"  analyze: {t['analyze_jobs']} jobs of {fmt_s(t['analyze_seconds'])}, peak {fmt_mb(t['analyze_peak'])}")
-    print(f"  a page job holds every file: {fmt_s(t['page_hold_seconds'])} before its first page, peak "
-          f"{fmt_mb(t['page_peak'])} whatever M ({'fits' if t['page_fits_memory'] else 'does NOT fit'}); "
-          f"render {fmt_s(t['page_render_seconds_total'])} in all -> M = {t['page_jobs']}")
-    print(f"  merge: {fmt_s(t['merge_seconds'])}, peak {fmt_mb(t['merge_peak'])}; check: "
-          f"{fmt_s(t['check_seconds'])}, peak {fmt_mb(t['check_peak'])}")
+
+    def fits(nbytes: float) -> str:
+        return f"{fmt_mb(nbytes)} ({'fits' if nbytes < RUNNER_MEMORY else 'does NOT fit'})"
+    print(f"\nmodel for {t['files']:,} files ({CORES}-core runners of {fmt_mb(RUNNER_MEMORY)}, "
+          f"{WALL_BUDGET // 60} min in all):")
+    print(f"  one machine: {fmt_s(t['single_wall'])}, peak {fits(t['single_peak'])}")
+    print(f"  analyze: N = {t['analyze_jobs']} jobs of {fmt_s(t['analyze_wall'])}, peak {fits(t['analyze_peak'])}")
+    print(f"  a page job: {fmt_s(t['page_hold_wall'])} for every file's facts and the graph, peak "
+          f"{fits(t['pages share_peak'])} whatever M; rendering {fmt_s(t['render_cpu'])} CPU in all -> "
+          f"M = {t['page_jobs']}")
+    print(f"  merge: {fmt_s(t['merge_wall'])}, peak {fits(t['merge_peak'])}; check: {fmt_s(t['check_wall'])}, "
+          f"peak {fits(t['check_peak'])}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,12 +208,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=2, help="page shares M (default: 2)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument("--records", nargs="+", type=Path, metavar="JSON",
+                        help="measure nothing: model the records of these results files (runs of other scales)")
     args = parser.parse_args(argv)
-    corpus = corpus_root(args.corpus)
     records = []
-    with scratch_folder("repodoc-shards-", keep=args.keep) as tmp:
-        for times in (int(s) for s in args.scales.split(",")):
-            records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs))
+    if args.records:
+        for path in args.records:
+            records.extend(json.loads(path.read_text())["records"])
+        records.sort(key=lambda r: r["files"])
+    else:
+        corpus = corpus_root(args.corpus)
+        with scratch_folder("repodoc-shards-", keep=args.keep) as tmp:
+            for times in (int(s) for s in args.scales.split(",")):
+                records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs))
     result = model(records)
     report(records, result)
     write_results("shards", {"corpus": args.corpus, "records": records, **result})
