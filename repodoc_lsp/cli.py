@@ -121,7 +121,15 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument("--cache-dir", metavar="DIR", help="analysis cache folder (default: the user cache folder)")
     mcp.set_defaults(out=None, jobs=None, include=None, exclude=None, templates=None, embed_source_max_bytes=None,
                      project_name=None)
+    _register_shards(sub, gen)
     return parser
+
+
+def _register_shards(sub: Any, gen: argparse.ArgumentParser) -> None:
+    """`repodoc analyze`, `repodoc merge`, `generate --facts/--pages` (shard/command.py)."""
+    from repodoc_lsp.shard.command import register
+
+    register(sub, gen)
 
 
 # The workspace of the program's `repodoc generate`, held until the process ends (`main`).
@@ -174,6 +182,11 @@ def _main(argv: list[str] | None) -> int:
         return run_check(args, _settings(Path(args.root), args, writes=not args.no_pages))
     if args.command == "mcp":
         return _mcp(args)
+    if args.command in ("analyze", "merge"):
+        from repodoc_lsp.shard.command import run_analyze, run_merge
+
+        return run_analyze(args, _settings(Path(args.root), args, writes=False)) if args.command == "analyze" \
+            else run_merge(args)
     _parser().print_help()
     return EXIT_USAGE
 
@@ -252,8 +265,12 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
     from repodoc_lsp.pipeline.pool import WorkersLost
     from repodoc_lsp.pipeline.runtime import enter_cli
     from repodoc_lsp.render.environment import TemplateFailure
+    from repodoc_lsp.shard.facts_file import ShardError
     from repodoc_lsp.store.workspace import Workspace
 
+    if args.pages and args.check:
+        _err("--pages and --check: check the merged tree (repodoc generate --facts FILE... --check)")
+        return EXIT_USAGE
     runtime = enter_cli()
 
     root = Path(args.root)
@@ -270,6 +287,11 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
             if show is not None:
                 show(phase, done, total, where)
 
+        if args.facts or args.pages:  # shard/pages.py
+            from repodoc_lsp.shard.pages import generate_sharded
+
+            return generate_sharded(ws, facts=args.facts or (), share=args.pages, check=args.check, force=args.force,
+                                    jobs=args.jobs, progress=progress, cancel=cancel)
         return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel)
 
     try:
@@ -290,6 +312,9 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
             return EXIT_WORKERS
         except TemplateFailure as exc:  # the person's templates: nothing more is written
             _err(f"{exc} (templates: {settings.templates})")
+            return EXIT_USAGE
+        except ShardError as exc:  # facts files of another version or tree, missing, damaged
+            _err(f"{exc}; no page written")
             return EXIT_USAGE
     finally:
         signal.signal(signal.SIGINT, previous)

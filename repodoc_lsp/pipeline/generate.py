@@ -32,6 +32,7 @@ from repodoc_lsp.render.pages import GATHER, Page, Renderer, Site, Where, anchor
 from repodoc_lsp.render.parts import page_of_part, part_paths
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.stamp import render_stamp
+from repodoc_lsp.shard.split import pages_of_share
 from repodoc_lsp.store.discover import Skipped
 from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, read_text
 
@@ -230,6 +231,7 @@ class Job:
     force: bool = False  # overwrite pages a person edited, after copying each aside
     force_hint: str = CLI_FORCE  # how the person asks for that, named in a conflict's reason
     jobs: int | None = None  # render workers for the whole tree (None: the `jobs` setting)
+    share: tuple[int, int] | None = None  # (K, N): only share K of N of the pages (shard/split.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -563,7 +565,7 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
     if cancel is not None and cancel.is_set():
         summary.cancelled = True
         return summary
-    inputs = inputs_stamp(ws) if change is None else ""
+    inputs = inputs_stamp(ws) if change is None and job.share is None else ""  # a share is not the tree
     writer = Writer(ws.out, check=job.check, force=job.force, force_hint=job.force_hint,
                     read_manifest=False)  # `hold` reads it under the lock
     stopping: list[threading.Thread] = []  # the render workers' fork server ending (`_stop_later`)
@@ -581,7 +583,8 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                 try:
                     # a graph built once (the CLI's) is built while the first keyword pages render
                     site = site_of(ws, writer.anchors, later=early and not ws.incremental)
-                    plan = Plan(plan_pages(ws, site, change, recorded=writer.manifest), whole=change is None,
+                    pages = plan_pages(ws, site, change, recorded=writer.manifest)
+                    plan = Plan(pages if job.share is None else pages_of_share(pages, job.share), whole=change is None,
                                 structural=change is not None and change.structural)
                     _write(plan, page_renderer(ws, renderer, site), writer, summary, jobs=jobs, runtime=ws.runtime,
                            progress=progress, cancel=cancel, pause=pause, prepare=ws.facts.load_all,

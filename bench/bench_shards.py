@@ -1,0 +1,231 @@
+"""Sharding's steps (examples/README.md) on a corpus replicated 1x, 2x, ... (distinct paths): wall time,
+CPU time and peak memory (RSS sum of each step's process tree) of one `repodoc generate`, of each
+`analyze --shard K/N`, of `generate --facts` writing every page and each `--pages K/M` share, of
+`merge` and of the final `--check`; the merged tree checked equal to the single run's; then each
+step's cost fitted per file and extrapolated to 1,000,000 files (`model`).
+
+    python bench/bench_shards.py                               # the scale corpus (corpus_large.py), 1x and 2x
+    python bench/bench_shards.py --corpus torch --scales 1,2   # PyTorch's sources only (corpus.py)
+    python bench/bench_shards.py --records results/shards-A.json results/shards-B.json   # one model of both
+
+Results go to bench/results/shards-*.json; figures to bench/README.md. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import gzip
+import json
+import math
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import fmt_mb, fmt_s, run_measured, scratch_folder, table, write_results
+
+MANIFEST = ".repodoc-manifest.json.gz"
+TARGET_FILES = 1_000_000
+RUNNER_MEMORY = 7 << 30  # a standard GitHub-hosted runner: 7 GB, 2 cores
+WALL_BUDGET = 30 * 60  # seconds, the whole run
+CORES = 2  # a runner's
+
+
+def corpus_root(name: str) -> Path:
+    if name == "torch":
+        from corpus import ensure_corpus
+
+        return ensure_corpus().parent  # the folder holding torch/
+    from corpus_large import ensure_large_corpus
+
+    return ensure_large_corpus()
+
+
+def replicate(corpus: Path, root: Path, times: int) -> int:
+    """`root/r1/..`, `root/r2/..`: the corpus `times` over under distinct paths (hard links); its files."""
+    for i in range(1, times + 1):
+        shutil.copytree(corpus, root / f"r{i}", copy_function=os.link)
+    return sum(1 for p in root.rglob("*.py"))
+
+
+def repodoc(*args: object) -> list[str]:
+    return [sys.executable, "-m", "repodoc_lsp", *map(str, args)]
+
+
+def step(record: dict[str, Any], name: str, cmd: list[str]) -> None:
+    measured = run_measured(cmd, timeout=7200)
+    if measured.proc.returncode != 0:
+        raise RuntimeError(f"{name}: exit {measured.proc.returncode}\n{measured.proc.stderr[-3000:]}")
+    record[name] = {"seconds": round(measured.seconds, 2), "cpu": round(measured.cpu_seconds, 2),
+                    "peak_rss": measured.peak_rss, "peak_single": measured.peak_single}
+    print(f"  {name:<14} {fmt_s(measured.seconds):>8}  {fmt_mb(measured.peak_rss):>9}", flush=True)
+
+
+def same_tree(a: Path, b: Path) -> bool:
+    """The two trees hold the same files, byte for byte, and manifests equal but for modification times."""
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    if files != sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file()):
+        return False
+    if not all(filecmp.cmp(a / f, b / f, shallow=False) for f in files if f.name != MANIFEST):
+        return False
+
+    def manifest(out: Path) -> Any:
+        table_ = json.loads(gzip.decompress((out / MANIFEST).read_bytes()))
+        table_["pages"] = {page: [e[0], e[1], e[3]] for page, e in table_["pages"].items()}
+        return table_
+    return manifest(a) == manifest(b)
+
+
+def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int) -> dict[str, Any]:
+    """Every step on the corpus replicated `times` over, in `tmp`."""
+    root = tmp / f"x{times}" / "ws"
+    files = replicate(corpus, root, times)
+    print(f"{times}x: {files:,} files", flush=True)
+    out = root.parent / "docs-out"  # outside the root: no input
+    flags = ["--out", out, "--cache-dir", tmp / "cache", "--no-cache", "-q", "--jobs", jobs]
+    record: dict[str, Any] = {"times": times, "files": files, "n": n, "m": m, "steps": {}}
+    steps = record["steps"]
+    step(steps, "single", repodoc("generate", root, *flags))
+    single = out.rename(root.parent / "single")
+    facts = [root.parent / f"facts-{k}.jsonl.gz" for k in range(1, n + 1)]
+    for k, path in enumerate(facts, 1):
+        step(steps, f"analyze {k}/{n}", repodoc("analyze", root, "--shard", f"{k}/{n}", "--output", path, "--out",
+                                                out, "--no-cache", "--jobs", jobs))
+    record["facts_bytes"] = sum(p.stat().st_size for p in facts)
+    step(steps, "pages 1/1", repodoc("generate", root, *flags, "--facts", *facts))
+    shutil.rmtree(out)
+    shares = []
+    for k in range(1, m + 1):
+        step(steps, f"pages {k}/{m}", repodoc("generate", root, *flags, "--facts", *facts, "--pages", f"{k}/{m}"))
+        shares.append(out.rename(root.parent / f"pages-{k}"))
+    step(steps, "merge", repodoc("merge", *shares, "--out", out))
+    step(steps, "check", repodoc("generate", root, *flags, "--facts", *facts, "--check"))
+    record["equal"] = same_tree(single, out)
+    print(f"  merged tree == single run's: {record['equal']}", flush=True)
+    shutil.rmtree(root.parent)
+    return record
+
+
+def _fit(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """(a, b) of y = a + b x through the points (least squares; one point: through the origin)."""
+    if len(points) == 1:
+        x, y = points[0]
+        return 0.0, y / x
+    mx = sum(x for x, _ in points) / len(points)
+    my = sum(y for _, y in points) / len(points)
+    b = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+    return my - b * mx, b
+
+
+def _per_step(records: list[dict[str, Any]], key: str) -> dict[str, list[tuple[float, float]]]:
+    """kind -> (files, value) points: each kind's worst share (analyze, pages) at each scale."""
+    found: dict[str, list[tuple[float, float]]] = {}
+    for r in records:
+        s, n, m = r["steps"], r["n"], r["m"]
+        worst = {"analyze": max(s[f"analyze {k}/{n}"][key] for k in range(1, n + 1)),
+                 "pages share": max(s[f"pages {k}/{m}"][key] for k in range(1, m + 1))}
+        for kind, value in {"single": s["single"][key], **worst, "pages all": s["pages 1/1"][key],
+                            "merge": s["merge"][key], "check": s["check"][key]}.items():
+            found.setdefault(kind, []).append((r["files"], value))
+    return found
+
+
+def model(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-file fits and what they say of TARGET_FILES files on 2-core, 7 GB runners.
+
+    Times are CPU seconds (steady on a loaded machine, where wall time is not), made a 2-core
+    runner's wall time: work spread on worker processes (analysis, rendering) CPU / CORES, the rest
+    CPU (a page job's facts and graph, the merge, the check). analyze K/N handles F/N files: fitted on
+    its share. A page job pays A(F) (every file's facts and the graph) and renders its share of R(F):
+    the m shares sum to m A + R, the all-pages run to A + R. Memory is the peak RSS of a step's tree."""
+    n, m = records[0]["n"], records[0]["m"]
+    cpu, memory = _per_step(records, "cpu"), _per_step(records, "peak_rss")
+    fits = {kind: {"cpu": _fit(cpu[kind]), "peak_rss": _fit(memory[kind])} for kind in cpu}
+    fits["analyze"] = {"cpu": _fit([(f / n, v) for f, v in cpu["analyze"]]),
+                       "peak_rss": _fit([(f / n, v) for f, v in memory["analyze"]])}
+    hold, render = [], []
+    for r in records:
+        shares = sum(r["steps"][f"pages {k}/{m}"]["cpu"] for k in range(1, m + 1))
+        whole = r["steps"]["pages 1/1"]["cpu"]
+        a = (shares - whole) / (m - 1) if m > 1 else 0.0
+        hold.append((r["files"], a))
+        render.append((r["files"], whole - a))
+    fits["hold"], fits["render"] = {"cpu": _fit(hold)}, {"cpu": _fit(render)}
+    return {"fits": fits, "target": extrapolate(fits)}
+
+
+def _at(fit: tuple[float, float], x: float) -> float:
+    return fit[0] + fit[1] * x
+
+
+def extrapolate(fits: dict[str, Any], files: int = TARGET_FILES) -> dict[str, Any]:
+    """For `files`: the fewest analysis jobs N each under 7 GB and a third of the budget; the page jobs M
+    that render in what is left; each step's peak memory against a runner's."""
+    analyze_cpu, analyze_mem = fits["analyze"]["cpu"], fits["analyze"]["peak_rss"]
+    n = next((k for k in range(1, 100_000) if _at(analyze_cpu, files / k) / CORES <= WALL_BUDGET / 3
+              and _at(analyze_mem, files / k) < RUNNER_MEMORY), None)
+    analyze_wall = _at(analyze_cpu, files / n) / CORES if n else math.nan
+    hold, render = _at(fits["hold"]["cpu"], files), _at(fits["render"]["cpu"], files)
+    serial = {kind: _at(fits[kind]["cpu"], files) for kind in ("merge", "check")}
+    left = WALL_BUDGET - analyze_wall - sum(serial.values())
+    m = math.ceil(render / CORES / (left - hold)) if left > hold else None
+    peaks = {kind: _at(fits[kind]["peak_rss"], files) for kind in ("single", "pages share", "merge", "check")}
+    return {"files": files, "analyze_jobs": n, "analyze_wall": analyze_wall,
+            "analyze_peak": _at(analyze_mem, files / n) if n else math.nan, "page_hold_wall": hold,
+            "render_cpu": render, "page_jobs": m, "merge_wall": serial["merge"], "check_wall": serial["check"],
+            "single_wall": _at(fits["single"]["cpu"], files) / CORES, **{f"{k}_peak": v for k, v in peaks.items()}}
+
+
+def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
+    names = list(records[0]["steps"])
+    rows = [[name, *(f"{fmt_s(r['steps'][name]['seconds'])} ({fmt_s(r['steps'][name]['cpu'])} CPU) / "
+                     f"{fmt_mb(r['steps'][name]['peak_rss'])}" for r in records)] for name in names]
+    print(table(rows, ["step: wall (CPU) / peak RSS", *(f"{r['times']}x ({r['files']:,} files)" for r in records)]))
+    t = result["target"]
+
+    def fits(nbytes: float) -> str:
+        return f"{fmt_mb(nbytes)} ({'fits' if nbytes < RUNNER_MEMORY else 'does NOT fit'})"
+    print(f"\nmodel for {t['files']:,} files ({CORES}-core runners of {fmt_mb(RUNNER_MEMORY)}, "
+          f"{WALL_BUDGET // 60} min in all):")
+    print(f"  one machine: {fmt_s(t['single_wall'])}, peak {fits(t['single_peak'])}")
+    print(f"  analyze: N = {t['analyze_jobs']} jobs of {fmt_s(t['analyze_wall'])}, peak {fits(t['analyze_peak'])}")
+    print(f"  a page job: {fmt_s(t['page_hold_wall'])} for every file's facts and the graph, peak "
+          f"{fits(t['pages share_peak'])} whatever M; rendering {fmt_s(t['render_cpu'])} CPU in all -> "
+          f"M = {t['page_jobs']}")
+    print(f"  merge: {fmt_s(t['merge_wall'])}, peak {fits(t['merge_peak'])}; check: {fmt_s(t['check_wall'])}, "
+          f"peak {fits(t['check_peak'])}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=("large", "torch"), default="large")
+    parser.add_argument("--scales", default="1,2", help="replications, comma-separated (default: 1,2)")
+    parser.add_argument("--analyze", type=int, default=3, help="analysis shards N (default: 3)")
+    parser.add_argument("--pages", type=int, default=2, help="page shares M (default: 2)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument("--records", nargs="+", type=Path, metavar="JSON",
+                        help="measure nothing: model the records of these results files (runs of other scales)")
+    args = parser.parse_args(argv)
+    records = []
+    if args.records:
+        for path in args.records:
+            records.extend(json.loads(path.read_text())["records"])
+        records.sort(key=lambda r: r["files"])
+    else:
+        corpus = corpus_root(args.corpus)
+        with scratch_folder("repodoc-shards-", keep=args.keep) as tmp:
+            for times in (int(s) for s in args.scales.split(",")):
+                records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs))
+    result = model(records)
+    report(records, result)
+    write_results("shards", {"corpus": args.corpus, "records": records, **result})
+    return 0 if all(r["equal"] for r in records) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""The command line of sharding: `repodoc analyze`, `repodoc merge`, and `generate`'s `--facts` and
+`--pages` (examples/README.md). `cli.py` registers them (`register`) and calls `run_analyze` and
+`run_merge` with the settings it read."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from repodoc_lsp.config import Settings
+from repodoc_lsp.console import say
+from repodoc_lsp.exits import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, EXIT_WORKERS
+from repodoc_lsp.shard.split import Share, ShareError, parse_share
+from repodoc_lsp.words import plural
+
+
+def share_arg(text: str) -> Share:
+    try:
+        return parse_share(text)
+    except ShareError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def register(sub: argparse._SubParsersAction, generate: argparse.ArgumentParser) -> None:
+    """Add `analyze` and `merge` to the subcommands, and `--facts` and `--pages` to `generate`."""
+    generate.add_argument("--facts", nargs="+", metavar="FILE",
+                          help="take the analysis from these facts files (one per `repodoc analyze --shard K/N`) "
+                               "instead of analysing; a file changed since is analysed again")
+    generate.add_argument("--pages", type=share_arg, metavar="K/N",
+                          help="write only share K of N of the pages (whole folders), for `repodoc merge`")
+    ana = sub.add_parser("analyze", help="analyse one share of the files into a facts file (a CI matrix job)",
+                         description="Analyse share K of N of ROOT's input files (split by path) and write their "
+                                     "facts to FILE, for `repodoc generate --facts`. README \"Sharding\".")
+    ana.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    ana.add_argument("--shard", type=share_arg, required=True, metavar="K/N", help="this job's share, e.g. 2/3")
+    ana.add_argument("--output", required=True, metavar="FILE", help="the facts file to write")
+    ana.add_argument("--out", metavar="DIR", help="the output folder `generate` will write, left out of the inputs "
+                                                  "(default: as generate chooses)")
+    ana.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: cores)")
+    ana.add_argument("--include", action="append", metavar="PATTERN", help="only these files (repeatable)")
+    ana.add_argument("--exclude", action="append", metavar="PATTERN", help="leave these out (repeatable)")
+    ana.add_argument("--cache-dir", metavar="DIR", help="analysis cache folder (default: the user cache folder)")
+    ana.add_argument("--no-cache", action="store_true", help="analyse every file again")
+    ana.add_argument("--quiet", "-q", action="store_true", help="no summary line")
+    ana.set_defaults(templates=None, embed_source_max_bytes=None, project_name=None)
+    mrg = sub.add_parser("merge", help="join the output folders of `generate --pages K/N` into one tree",
+                         description="Join the page shares' output folders into --out, with one manifest: the tree "
+                                     "one `repodoc generate` writes. README \"Sharding\".")
+    mrg.add_argument("folders", nargs="+", metavar="DIR", help="the output folder of each page share")
+    mrg.add_argument("--out", required=True, metavar="DIR",
+                     help="the merged tree's folder: the output folder the pages were made for")
+
+
+def _err(message: str) -> None:
+    say(f"repodoc: error: {message}", sys.stderr)
+
+
+def run_analyze(args: argparse.Namespace, settings: Settings | None) -> int:
+    from repodoc_lsp.pipeline.pool import WorkersLost
+    from repodoc_lsp.pipeline.runtime import enter_cli
+    from repodoc_lsp.shard.analyze import analyze
+
+    if settings is None:
+        return EXIT_USAGE
+    output = Path(args.output)
+    cancel = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    try:
+        summary = analyze(Path(args.root), settings, args.shard, output, runtime=enter_cli(), jobs=args.jobs,
+                          use_cache=not args.no_cache, cancel=cancel)
+    except WorkersLost as exc:
+        _err(f"{exc}; run again (with fewer --jobs if memory is short)")
+        return EXIT_WORKERS
+    except OSError as exc:
+        _err(f"{output}: cannot write the facts file: {exc.strerror or exc}")
+        return EXIT_OUTPUT
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if summary.cancelled:
+        say("repodoc: interrupted: no facts file written (what was analysed is in the cache)", sys.stderr)
+        return EXIT_INTERRUPTED
+    if not args.quiet:
+        k, n = args.shard
+        say(f"repodoc: shard {k}/{n}: {plural(summary.files, 'file')} ({summary.analysed} parsed, "
+            f"{summary.cached} from cache, {len(summary.skipped)} skipped) -> {output}")
+    return EXIT_OK
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    from repodoc_lsp.output.writer import OutputBusy, OutputError
+    from repodoc_lsp.shard.facts_file import ShardError
+    from repodoc_lsp.shard.merge import merge
+
+    try:
+        summary = merge([Path(f) for f in args.folders], Path(args.out))
+    except ShardError as exc:
+        _err(f"{exc}; nothing written")
+        return EXIT_USAGE
+    except OutputBusy as exc:
+        _err(str(exc))
+        return EXIT_BUSY
+    except OutputError as exc:
+        _err(str(exc))
+        return EXIT_OUTPUT
+    for e in summary.errors:
+        _err(f"{Path(summary.out, e.page)}: {e.reason}")
+    for c in summary.conflicts:
+        say(f"repodoc: conflict: {Path(summary.out, c.page)}: {c.reason} (left as it is)", sys.stderr)
+    say(f"repodoc: {plural(summary.shares, 'page share')} merged: {plural(summary.pages, 'page')} "
+        f"({len(summary.written)} written, {summary.unchanged} unchanged), {len(summary.removed)} removed, "
+        f"{plural(len(summary.conflicts), 'conflict')}, {plural(len(summary.errors), 'error')} -> {summary.out}")
+    return EXIT_OUTPUT if summary.errors else EXIT_OK

@@ -1,0 +1,180 @@
+"""`repodoc merge DIR... --out DIR`: the output folders of the page shares (`generate --pages K/N`)
+joined into one tree with one manifest: the tree one machine writes, byte for byte (the manifest's
+sizes and modification times are those of the merged files).
+
+The folders are untrusted input (artifacts): every share of one split must be there once, made by
+this version for the same inputs and output folder, and every page's bytes must have the digest its
+share's manifest records; otherwise nothing is written and a ShardError names the folder. Pages go
+through the writer, as a run's do: a page a person edited in the output folder is a conflict, pages
+of the folder that the shares do not have are deleted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from repodoc_lsp import __version__
+from repodoc_lsp.output.site import NOJEKYLL
+from repodoc_lsp.output.writer import Outcome, Record, Writer, WriteResult, content_digest
+from repodoc_lsp.render.anchors import AnchorState
+from repodoc_lsp.shard.facts_file import ShardError, Tree, tree_from_json
+from repodoc_lsp.shard.pages import SIDECAR, SIDECAR_FORMAT, SIDECAR_VERSION, pages_digest
+from repodoc_lsp.store.regular import read_inside
+
+MAX_PAGE_BYTES = 1 << 30  # a page file larger than this in a share is damage, never read
+
+
+@dataclass(frozen=True, slots=True)
+class PageShare:
+    """A page share's output folder, as its note (`SIDECAR`) describes it."""
+
+    folder: Path
+    share: tuple[int, int]
+    inputs: str
+    tree: Tree
+    out: str
+    count: int
+    digest: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.folder} (pages {self.share[0]}/{self.share[1]})"
+
+
+@dataclass
+class MergeSummary:
+    out: str
+    shares: int = 0
+    pages: int = 0
+    written: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    conflicts: list[WriteResult] = field(default_factory=list)
+    errors: list[WriteResult] = field(default_factory=list)
+
+
+def read_share(folder: Path) -> PageShare:
+    """The note of the page share in `folder`; ShardError when there is none or it is damaged."""
+    try:
+        raw = read_inside(folder, folder / SIDECAR, where="the page share's folder")
+        table = json.loads(raw.decode("utf-8"))
+    except FileNotFoundError:
+        raise ShardError(f"{folder}: no {SIDECAR}: not the output folder of a complete "
+                         "`repodoc generate --pages K/N` (did that job fail?)") from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ShardError(f"{folder}: {SIDECAR} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+    if not isinstance(table, dict) or table.get("format") != SIDECAR_FORMAT:
+        raise ShardError(f"{folder}: {SIDECAR} is not a page share's note")
+    if table.get("version") != SIDECAR_VERSION or table.get("repodoc") != __version__:
+        raise ShardError(f"{folder}: pages made by repodoc {table.get('repodoc')!r} (note version "
+                         f"{table.get('version')!r}), this is {__version__}: every job must run the same version")
+    share = _share_of(table)
+    tree = tree_from_json(table.get("tree"))
+    values = [table.get(k) for k in ("inputs", "out", "count", "digest")]
+    if share is None or tree is None or not (isinstance(values[0], str) and isinstance(values[1], str)
+                                             and type(values[2]) is int and isinstance(values[3], str)):
+        raise ShardError(f"{folder}: {SIDECAR} is damaged (fields of the wrong form)")
+    return PageShare(folder, share, values[0], tree, values[1], values[2], values[3])
+
+
+def _share_of(table: dict[str, Any]) -> tuple[int, int] | None:
+    pages = table.get("pages")
+    if isinstance(pages, list) and len(pages) == 2 and all(type(x) is int for x in pages) \
+            and 1 <= pages[0] <= pages[1]:
+        return pages[0], pages[1]
+    return None
+
+
+def check_shares(shares: list[PageShare], out: Path) -> None:
+    """Every share of one split once, all of the same inputs, made for `out`; else ShardError."""
+    first = shares[0]
+    n = first.share[1]
+    seen: dict[int, PageShare] = {}
+    for s in shares:
+        if s.share[1] != n:
+            raise ShardError(f"{s.name}: one of {s.share[1]} page shares, but {first.name} is one of {n}")
+        if s.share[0] in seen:
+            raise ShardError(f"{seen[s.share[0]].folder} and {s.folder} are both pages {s.share[0]}/{n}")
+        seen[s.share[0]] = s
+        if why := first.tree.differs(s.tree):
+            raise ShardError(f"{s.name}: made from another tree than {first.name}: {why}")
+        if s.inputs != first.inputs:
+            raise ShardError(f"{s.name}: made from other inputs than {first.name} (another commit, other "
+                             "settings or flags, or other facts)")
+        if s.out != str(out):
+            raise ShardError(f"{s.name}: its pages were made for the output folder {s.out}, not {out}: merge "
+                             "them there (their links and keys are relative to it)")
+    missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in seen]
+    if missing:
+        raise ShardError(f"page share{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing")
+
+
+def _pages_of(shares: list[PageShare]) -> tuple[dict[str, tuple[PageShare, Record]], dict[str, AnchorState]]:
+    """page -> (its share, its manifest entry), and the anchors of the pages: every share's manifest
+    as its note says, each page in one share only."""
+    pages: dict[str, tuple[PageShare, Record]] = {}
+    anchors: dict[str, AnchorState] = {}
+    for s in shares:
+        held = Writer(s.folder)  # reads its manifest (a damaged one reads as empty: the count says so)
+        if len(held.manifest) != s.count or pages_digest(held.manifest) != s.digest:
+            raise ShardError(f"{s.name}: its manifest is not the one its run wrote ({len(held.manifest)} pages, "
+                             f"{s.count} written): damaged")
+        for page, record in held.manifest.items():
+            if page in pages:
+                raise ShardError(f"{page} is in both {pages[page][0].name} and {s.name}")
+            pages[page] = (s, record)
+        anchors.update(held.anchors)
+    return pages, anchors
+
+
+def _page_bytes(s: PageShare, page: str, record: Record) -> bytes:
+    """The page as its share wrote it; ShardError when its bytes are not those its manifest records."""
+    try:
+        data = read_inside(s.folder, s.folder / page, MAX_PAGE_BYTES, "the page share's folder")
+    except OSError as exc:
+        raise ShardError(f"{s.name}: {page}: cannot be read: {exc.strerror or exc}") from None
+    if content_digest(data) != record[3]:
+        raise ShardError(f"{s.name}: {page}: not the page its run wrote (damaged)")
+    return data
+
+
+def merge(folders: Sequence[Path], out: Path) -> MergeSummary:
+    """Join the page shares in `folders` into `out` (see the module's doc)."""
+    out = out.resolve()
+    if any(f.resolve() == out for f in folders):
+        raise ShardError(f"{out}: the merged tree's folder cannot be one of the page shares")
+    shares = [read_share(f) for f in folders]
+    check_shares(shares, out)
+    pages, anchors = _pages_of(shares)
+    for page, (s, record) in pages.items():  # all checked before anything is written
+        _page_bytes(s, page, record)
+    summary = MergeSummary(str(out), shares=len(shares), pages=len(pages))
+    writer = Writer(out)
+    with writer.hold():
+        for page in sorted(pages):
+            s, record = pages[page]
+            result = writer.write(page, _page_bytes(s, page, record).decode("utf-8"), record[0])
+            _count(summary, result)
+        writer.anchors = {page: state for page, state in anchors.items() if page in writer.manifest}
+        removed, conflicts = writer.remove_stale(set(pages))
+        summary.removed.extend(removed)
+        summary.conflicts.extend(conflicts)
+        writer.inputs = shares[0].inputs if not (summary.conflicts or summary.errors) else ""
+        writer.save_manifest()
+    if any((s.folder / NOJEKYLL).is_file() for s in shares):  # the `site` setting's file, in each share
+        (out / NOJEKYLL).touch()
+    return summary
+
+
+def _count(summary: MergeSummary, result: WriteResult) -> None:
+    if result.outcome is Outcome.WRITTEN:
+        summary.written.append(result.page)
+    elif result.outcome is Outcome.UNCHANGED:
+        summary.unchanged += 1
+    elif result.outcome is Outcome.ERROR:
+        summary.errors.append(result)
+    else:
+        summary.conflicts.append(result)

@@ -1,0 +1,169 @@
+"""`repodoc generate [ROOT] --facts FILE... [--pages K/N]`: the workspace taken from the facts files of
+every analysis share (a file is parsed again only when its content on disk is not the one analysed),
+then the whole tree's pages, or with `--pages K/N` those of share K of N (whole folders, `split.py`),
+written with a note (`SIDECAR`) that `repodoc merge` reads."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from repodoc_lsp import __version__
+from repodoc_lsp.output.writer import OutputError, Writer
+from repodoc_lsp.pipeline.generate import Job, Summary, inputs_stamp, run
+from repodoc_lsp.render import Renderer
+from repodoc_lsp.shard.facts_file import FactsReader, Record, ShardError, Share, Tree, analysis_version, tree_of
+from repodoc_lsp.shard.split import file_share
+from repodoc_lsp.store.cache import digest
+from repodoc_lsp.store.discover import discover
+from repodoc_lsp.store.facts import analyse_bytes
+from repodoc_lsp.store.regular import read_regular
+from repodoc_lsp.store.workspace import CancelToken, FileState, ProgressFn, Workspace
+
+# In a page share's output folder: what `repodoc merge` needs to know of it (examples/README.md).
+SIDECAR = ".repodoc-pages.json"
+SIDECAR_FORMAT = "repodoc-pages"
+SIDECAR_VERSION = 1
+
+
+def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share | None = None, check: bool = False,
+                     force: bool = False, jobs: int | None = None, progress: ProgressFn | None = None,
+                     cancel: CancelToken | None = None) -> Summary:
+    """`generate` with the workspace taken from `facts` files (else scanned), writing share `share` of
+    the pages (else all); ShardError when the facts files are not the whole of this tree's analysis."""
+    sidecar = ws.out / SIDECAR
+    if share is not None and not check:
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # (not a folder: the writer says so)
+            sidecar.unlink()  # written again only by a complete run
+    if facts:
+        take_facts(ws, facts, progress=progress)
+    elif not ws.scan(jobs=jobs, progress=progress, cancel=cancel):
+        return Summary(root=str(ws.root), out=str(ws.out), cancelled=True)
+    renderer = Renderer(ws.settings.templates or None, lazy=not ws.settings.templates)
+    summary = run(ws, Job(check=check, force=force, jobs=jobs, share=share), renderer, progress=progress,
+                  cancel=cancel)
+    summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
+    summary.skipped = ws.skipped
+    complete = not (summary.cancelled or summary.errors or summary.conflicts or summary.stale)
+    if share is not None and not check and complete:
+        inputs = sorted({*ws.digests, *ws.read_skipped})  # the inputs discovery found
+        write_sidecar(ws.out, share, inputs_stamp(ws), tree_of(ws.root, inputs))
+    return summary
+
+
+def open_shards(paths: Sequence[str], tree: Tree) -> list[FactsReader]:
+    """The facts files `paths`, opened and checked together: this version, this tree, every share of
+    one split once. Sorted by share."""
+    readers: list[FactsReader] = []
+    try:
+        for path in paths:
+            readers.append(FactsReader(Path(path)))
+        _check_shards(readers, tree)
+    except BaseException:
+        for reader in readers:
+            reader.close()
+        raise
+    return sorted(readers, key=lambda r: r.header.shard)
+
+
+def _check_shards(readers: list[FactsReader], tree: Tree) -> None:
+    by_share: dict[int, FactsReader] = {}
+    n = readers[0].header.shard[1]
+    for reader in readers:
+        header = reader.header
+        if header.repodoc != __version__:
+            raise ShardError(f"{reader.name}: made by repodoc {header.repodoc}, this is {__version__}: "
+                             "every job must run the same version")
+        if header.analysis != analysis_version():
+            raise ShardError(f"{reader.name}: made with analysis {header.analysis}, this run's is "
+                             f"{analysis_version()} (another version, or another blank-macros setting)")
+        if why := tree.differs(header.tree):
+            raise ShardError(f"{reader.name}: made from another tree: {why}")
+        k, its_n = header.shard
+        if its_n != n:
+            raise ShardError(f"{reader.name}: one of {its_n} shards, but {readers[0].name} is one of {n}")
+        if k in by_share:
+            raise ShardError(f"{by_share[k].name} and {reader.path} are both shard {k}/{n}")
+        by_share[k] = reader
+    missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in by_share]
+    if missing:
+        raise ShardError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing: give the facts "
+                         f"file of every `repodoc analyze --shard K/{n}`")
+
+
+def read_records(readers: list[FactsReader], files: Sequence[str]) -> dict[str, Record]:
+    """rel -> its record, from the shards (`open_shards`) of the inputs `files`: each shard holds
+    exactly the inputs of its share, each once (else ShardError naming it)."""
+    n = readers[0].header.shard[1]
+    share = {rel: file_share(rel, n) for rel in files}
+    records: dict[str, Record] = {}
+    for reader in readers:
+        k = reader.header.shard[0]
+        try:
+            for record in reader.records():
+                if share.get(record.path) != k:
+                    raise ShardError(f"{reader.name}: holds {record.path!r}, which is not an input of its share")
+                if record.path in records:
+                    raise reader.damaged(f"{record.path!r} is in it twice")
+                records[record.path] = record
+        finally:
+            reader.close()
+        expected = sum(1 for s in share.values() if s == k)
+        if reader.header.files != expected:
+            raise ShardError(f"{reader.name}: holds {reader.header.files} files, its share has {expected}")
+    return records
+
+
+def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None = None) -> None:
+    """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a
+    scan would make it; a file whose content on disk is not the one analysed is analysed again."""
+    found = discover(ws.root, ws.settings)
+    records = read_records(open_shards(paths, tree_of(ws.root, found.files)), found.files)
+    states: dict[str, FileState] = {}
+    analysed = 0
+    for i, rel in enumerate(found.files, 1):
+        record = records.pop(rel)
+        try:
+            data = read_regular(ws.root / rel)
+        except OSError as exc:
+            states[rel] = FileState(skipped=f"unreadable: {exc.strerror or exc}")
+            continue
+        key = digest(data)
+        if key != record.digest:  # changed since it was analysed (or unreadable then): analysed here
+            made = analyse_bytes(rel, data)
+            record = Record(rel, key, len(data), made.facts, made.skip_reason)
+            analysed += record.facts is not None
+        states[rel] = FileState(key, len(data), record.facts) if record.facts is not None \
+            else FileState(skipped=record.skipped)
+        if progress and (i % 256 == 0 or i == len(found.files)):
+            progress("analyse", i, len(found.files), os.path.dirname(rel))
+    ws.take(states)
+    ws.folders, ws.discovery_skipped = set(found.folders), found.skipped
+    ws.analysed, ws.cached = analysed, sum(1 for s in states.values() if s.facts is not None) - analysed
+
+
+def pages_digest(manifest: dict[str, Any]) -> str:
+    """A digest of a page share's pages: each page's name and the digest of its content."""
+    h = hashlib.blake2b(digest_size=20)
+    for page in sorted(manifest):
+        h.update(f"{page} {manifest[page][3]}\n".encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def write_sidecar(out: Path, share: Share, inputs: str, tree: Tree) -> None:
+    """The note of a complete page share: what merge checks (its pages, as their digests say)."""
+    manifest = Writer(out).manifest
+    table = {"format": SIDECAR_FORMAT, "version": SIDECAR_VERSION, "repodoc": __version__, "pages": list(share),
+             "inputs": inputs, "tree": tree.as_json(), "out": str(out), "count": len(manifest),
+             "digest": pages_digest(manifest)}
+    temp = out / f".{SIDECAR}.{os.getpid()}.tmp"
+    try:
+        temp.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+        os.replace(temp, out / SIDECAR)
+    except OSError as exc:
+        raise OutputError(f"{out / SIDECAR}: cannot write the page share's note: {exc.strerror or exc}") from exc

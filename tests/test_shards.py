@@ -1,0 +1,210 @@
+"""Sharding (examples/README.md): `repodoc analyze --shard K/N`, `generate --facts ... --pages K/N` and
+`repodoc merge` write the tree one machine writes; shards of another version or tree, missing,
+duplicated or damaged ones are refused with an error naming them, and nothing is written."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import cli_here, make_workspace, read_manifest, run_cli
+
+from repodoc_lsp.output.writer import MANIFEST
+from repodoc_lsp.shard.pages import SIDECAR
+
+FILES = {
+    "pyproject.toml": '[project]\nname = "demo"\n',
+    "README.md": "# Demo\n\nSee `pkg.a.A`.\n",
+    "pkg/__init__.py": '"""Demo package."""\n',
+    "pkg/a.py": '"""Module a."""\nimport os\n\nfrom .b import helper\n\n\nclass A:\n    """An A."""\n\n'
+                "    def m(self, x: int = 1) -> str:\n        return str(helper() + x)\n",
+    "pkg/b.py": "def helper():\n    return eval('1')\n",
+    "pkg/sub/c.py": "from pkg.a import A\n\n\nclass C(A):\n    pass\n",
+    "pkg/sub/broken.py": "def broken(:\n    pass\n",
+    "tests/test_a.py": "from pkg.a import A\n\n\ndef test_a():\n    assert A\n",
+    "data/blob.dat": b"\x00\x01\x02binary\x00" * 20,
+    "docs_src/guide.md": "# Guide\n\n## Use\n\nCall `helper`.\n",
+}
+
+
+class Setup:
+    """A workspace, the tree one run writes (`single`), and the facts files of a 3-way analysis."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.root = make_workspace(base / "proj", FILES)
+        self.out = self.root / "out"
+        self.flags = ["--out", str(self.out), "--cache-dir", str(base / "cache")]
+        self.generate()
+        self.single = base / "single"
+        self.out.rename(self.single)
+        self.facts = [str(base / f"f{k}.jsonl.gz") for k in (1, 2, 3)]
+        for k, path in enumerate(self.facts, 1):
+            self.ok("analyze", str(self.root), "--shard", f"{k}/3", "--output", path, "--out", str(self.out),
+                    "--cache-dir", str(base / "analysis-cache"))
+
+    def run(self, *args: str) -> tuple[int, str, str]:
+        proc = cli_here(*args)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def ok(self, *args: str) -> str:
+        code, out, err = self.run(*args)
+        assert code == 0, err
+        return out
+
+    def generate(self, *extra: str) -> dict:
+        return json.loads(self.ok("generate", str(self.root), *self.flags, "--json", *extra))
+
+    def pages(self, k: int, n: int, facts: list[str] | None = None) -> Path:
+        """Page share k/n made in the output folder, then moved aside (as a CI job uploads it)."""
+        summary = self.generate("--no-cache", "--facts", *(facts or self.facts), "--pages", f"{k}/{n}")
+        assert summary["analysed"] == 0  # every file's facts came from the facts files
+        aside = self.base / f"pages{k}-{n}"
+        shutil.rmtree(aside, ignore_errors=True)
+        self.out.rename(aside)
+        return aside
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory) -> Setup:
+    return Setup(tmp_path_factory.mktemp("shards"))
+
+
+def _tree(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and p.name != MANIFEST}
+
+
+def _without_times(manifest: dict) -> dict:
+    return {**manifest, "pages": {page: [key, size, digest] for page, (key, size, _mtime, digest)
+                                  in manifest["pages"].items()}}
+
+
+def test_analysed_in_three_paged_in_two_and_merged_is_the_tree_one_run_writes(setup: Setup) -> None:
+    shares = [setup.pages(1, 2), setup.pages(2, 2)]
+    assert all(_tree(s) for s in shares)  # each share has pages of its own
+    assert not set(_tree(shares[0])) & set(_tree(shares[1])) - {SIDECAR}
+    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
+    assert _tree(setup.out) == _tree(setup.single)
+    assert _without_times(read_manifest(setup.out)) == _without_times(read_manifest(setup.single))
+    # the merged tree is up to date, for a check from the facts and for a plain one
+    assert "up to date" in setup.ok("generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--check")
+    assert "up to date" in setup.ok("generate", str(setup.root), *setup.flags, "--check")
+    # merged again over itself: nothing to write
+    assert "(0 written, " in setup.ok("merge", *map(str, shares), "--out", str(setup.out))
+    shutil.rmtree(setup.out)
+
+
+def test_a_file_changed_since_its_analysis_is_analysed_again(setup: Setup) -> None:
+    b = setup.root / "pkg/b.py"
+    before = b.read_text()
+    b.write_text("def helper():\n    return 2\n\n\ndef other():\n    pass\n")
+    try:
+        summary = setup.generate("--no-cache", "--facts", *setup.facts)
+        assert summary["analysed"] == 1
+        assert "other" in (setup.out / "pkg/b.py_docs.md").read_text()
+    finally:
+        b.write_text(before)
+        shutil.rmtree(setup.out)
+
+
+def _rewrite_header(source: str, target: Path, **changes: object) -> str:
+    lines = gzip.decompress(Path(source).read_bytes()).split(b"\n")
+    header = json.loads(lines[0])
+    header.update(changes)
+    lines[0] = json.dumps(header).encode()
+    target.write_bytes(gzip.compress(b"\n".join(lines)))
+    return str(target)
+
+
+def _refused(setup: Setup, facts: list[str], *expected: str) -> None:
+    code, _out, err = setup.run("generate", str(setup.root), *setup.flags, "--facts", *facts)
+    assert code == 2, err
+    assert "no page written" in err
+    for text in expected:
+        assert text in err
+    assert not setup.out.exists()
+
+
+def test_facts_of_another_version_or_tree_are_refused(setup: Setup, tmp_path: Path) -> None:
+    f1, f2, f3 = setup.facts
+    old = _rewrite_header(f1, tmp_path / "old.jsonl.gz", repodoc="0.0.1")
+    _refused(setup, [old, f2, f3], f"{old} (shard 1/3): made by repodoc 0.0.1")
+    other = _rewrite_header(f2, tmp_path / "other.jsonl.gz", analysis="0.0.1-1")
+    _refused(setup, [f1, other, f3], f"{other} (shard 2/3): made with analysis 0.0.1-1")
+    extra = setup.root / "pkg/new.py"  # another commit: one more input
+    extra.write_text("x = 1\n")
+    try:
+        _refused(setup, setup.facts, f"{f1} (shard 1/3): made from another tree: it has 10 input files, this one 11")
+    finally:
+        extra.unlink()
+
+
+def test_missing_duplicated_or_mixed_shards_are_refused(setup: Setup) -> None:
+    f1, f2, f3 = setup.facts
+    _refused(setup, [f1, f3], "shard 2/3 missing")
+    _refused(setup, [f1, f2, f3, f1], f"{f1} (shard 1/3) and {f1} are both shard 1/3")
+    half = str(setup.base / "half.jsonl.gz")
+    setup.ok("analyze", str(setup.root), "--shard", "1/2", "--output", half, "--out", str(setup.out),
+             "--cache-dir", str(setup.base / "analysis-cache"))
+    _refused(setup, [f1, f2, f3, half], f"{half} (shard 1/2): one of 2 shards, but {f1} (shard 1/3) is one of 3")
+
+
+def test_damaged_facts_files_are_refused(setup: Setup, tmp_path: Path) -> None:
+    f1, f2, f3 = setup.facts
+    data = Path(f2).read_bytes()
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    _refused(setup, [f1, str(cut), f3], f"{cut} (shard 2/3): damaged facts file")
+    lines = gzip.decompress(data).split(b"\n")
+    for name, line in (("short", None), ("wrong", b'{"path": "pkg/a.py", "digest": "x", "size": 1, "facts": '
+                                                  b'{"language": "cobol", "lines": 1}}')):
+        target = tmp_path / f"{name}.jsonl.gz"
+        body = lines[:-2] + lines[-1:] if line is None else [lines[0], line, *lines[2:]]
+        target.write_bytes(gzip.compress(b"\n".join(body)))
+        _refused(setup, [f1, str(target), f3], f"{target} (shard 2/3): ")
+    garbage = tmp_path / "garbage.jsonl.gz"
+    garbage.write_bytes(b"not gzip at all")
+    _refused(setup, [f1, str(garbage), f3], f"{garbage}: ")
+    swapped = _rewrite_header(f3, tmp_path / "swapped.jsonl.gz", shard=[2, 3])  # shard 3's files called 2's
+    _refused(setup, [f1, f2, swapped], "are both shard 2/3")
+    renamed = _rewrite_header(f2, tmp_path / "renamed.jsonl.gz", shard=[3, 3])
+    _refused(setup, [f1, swapped, renamed], f"{swapped} (shard 2/3): holds ")  # not its share's files
+
+
+def test_merge_refuses_missing_duplicated_or_damaged_page_shares(setup: Setup, tmp_path: Path) -> None:
+    one, two = setup.pages(1, 2), setup.pages(2, 2)
+
+    def refused(folders: list[Path], expected: str) -> None:
+        code, _out, err = setup.run("merge", *map(str, folders), "--out", str(setup.out))
+        assert code == 2, err
+        assert expected in err and "nothing written" in err
+        assert not setup.out.exists()
+
+    refused([one], "page share 2/2 missing")
+    refused([one, one, two], f"{one} and {one} are both pages 1/2")
+    bad = tmp_path / "bad"
+    shutil.copytree(two, bad)
+    page = next(p for p in sorted(bad.rglob("*.md")))
+    page.write_bytes(page.read_bytes() + b"edited\n")
+    refused([one, bad], f"{bad} (pages 2/2): {page.relative_to(bad).as_posix()}: not the page its run wrote")
+    (bad / MANIFEST).write_bytes(b"garbage")
+    refused([one, bad], f"{bad} (pages 2/2): its manifest is not the one its run wrote")
+    (bad / SIDECAR).unlink()
+    refused([one, bad], f"{bad}: no {SIDECAR}")
+    code, _out, err = setup.run("merge", str(one), str(two), "--out", str(tmp_path / "elsewhere"))
+    assert code == 2 and "merge them there" in err
+    shutil.rmtree(one)
+    shutil.rmtree(two)
+
+
+def test_the_commands_as_processes(setup: Setup) -> None:
+    """The real program: a bad K/N is a usage error; a missing shard exits 2 with the reason."""
+    proc = run_cli("analyze", str(setup.root), "--shard", "4/3", "--output", str(setup.base / "x.gz"))
+    assert proc.returncode == 2 and "expected K/N" in proc.stderr
+    proc = run_cli("generate", str(setup.root), *setup.flags, "--facts", setup.facts[0], setup.facts[2])
+    assert proc.returncode == 2
+    assert "repodoc: error: shard 2/3 missing" in proc.stderr

@@ -1,0 +1,127 @@
+"""The facts file (shard/facts_file.py) and the shares (shard/split.py), in process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.render.pages import Page
+from repodoc_lsp.shard.facts_file import FactsReader, FactsWriter, Record, ShardError, tree_of
+from repodoc_lsp.shard.split import ShareError, file_share, page_folder, pages_of_share, parse_share
+
+TREE = tree_of(Path("/x/proj"), ["a.py", "b/c.py"])
+# Text as a file's facts can hold it (JSON carries any code point; lone surrogates too, passed through)
+TEXT = st.text(st.characters(codec="utf-8"), max_size=12)
+
+
+def _round_trip(path: Path, records: list[Record]) -> list[Record]:
+    writer = FactsWriter(path, TREE, (2, 3), len(records))
+    for record in records:
+        writer.add(record)
+    writer.close()
+    reader = FactsReader(path)
+    assert reader.header.tree == TREE and reader.header.shard == (2, 3)
+    try:
+        return list(reader.records())
+    finally:
+        reader.close()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(facts=st.from_type(FileFacts), path=TEXT.filter(bool), reason=TEXT)
+def test_any_facts_come_back_equal(tmp_path: Path, facts: FileFacts, path: str, reason: str) -> None:
+    records = [Record(path, "d" * 40, 12, facts), Record(path + "2", "e" * 40, 3, None, reason),
+               Record(path + "3", skipped=reason)]
+    assert _round_trip(tmp_path / "f.jsonl.gz", records) == records
+
+
+def test_analysed_files_come_back_equal(tmp_path: Path) -> None:
+    sources = {
+        "m.py": b'"""Doc."""\nimport os\nfrom .x import y as z\n\n\nclass A(B):\n    """A."""\n    x: int = 1\n\n'
+                b"    async def f(self, a=1) -> int:\n        return eval(a)\n\n\nif __name__ == '__main__':\n"
+                b"    A()\n",
+        "broken.py": b"def f(:\n    pass\n",
+        "notes.md": "# T\u00e9\n\n## Part\n\ntext `code`\n".encode(),
+        "x.c": b"#include <stdio.h>\n/** Adds. */\nint add(int a, int b) { return a + b; }\n",
+    }
+    records = [Record(name, "d" * 40, len(data), analyse_source(name, data)) for name, data in sources.items()]
+    assert _round_trip(tmp_path / "f.jsonl.gz", records) == records
+
+
+def test_a_reader_refuses_what_is_not_a_facts_file(tmp_path: Path) -> None:
+    path = tmp_path / "f.gz"
+    path.write_bytes(b"")
+    with pytest.raises(ShardError, match="damaged facts file: empty"):
+        FactsReader(path)
+    with pytest.raises(ShardError, match="not a file"):
+        FactsReader(tmp_path)
+
+
+def test_a_writer_leaves_nothing_when_it_fails(tmp_path: Path) -> None:
+    writer = FactsWriter(tmp_path / "f.jsonl.gz", TREE, (1, 1), 1)
+    writer.discard()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_shares_are_parsed_strictly() -> None:
+    assert parse_share("2/3") == (2, 3)
+    for bad in ("0/3", "4/3", "3", "a/b", "-1/2", "1/0", " 1/2"):
+        with pytest.raises(ShareError):
+            parse_share(bad)
+
+
+def test_files_and_pages_are_split_whole_and_once() -> None:
+    files = [f"f{i // 7}/m{i}.py" for i in range(60)] + ["top.py"]
+    assert sorted(r for k in (1, 2, 3) for r in files if file_share(r, 3) == k) == sorted(files)
+    assert len({file_share(r, 3) for r in files}) == 3
+    pages = [Page(kind, rel, "") for rel in files for kind in ("docs", "kw")]
+    pages += [Page(kind, folder, "") for folder in {"", *(r.rsplit("/", 1)[0] for r in files if "/" in r)}
+              for kind in ("index", "doc")] + [Page("llms", "", "")]
+    shares = [pages_of_share(pages, (k, 4)) for k in (1, 2, 3, 4)]
+    assert sorted(p.path for s in shares for p in s) == sorted(p.path for p in pages)
+    folders = [{page_folder(p) for p in s} for s in shares]
+    assert all(not (a & b) for i, a in enumerate(folders) for b in folders[i + 1:])  # a folder in one share
+    largest = max(sum(page_folder(p) == f for p in pages) for f in set().union(*folders))
+    assert all(abs(len(s) - len(pages) / 4) <= largest for s in shares), [len(s) for s in shares]  # about even
+
+
+def test_the_workflow_example_runs_commands_that_exist() -> None:
+    """examples/ci-matrix.yml (examples/README.md): each repodoc command in it is one the CLI takes."""
+    import re
+    import shlex
+
+    import yaml
+
+    from repodoc_lsp.cli import _parser
+
+    workflow = yaml.safe_load((Path(__file__).parents[2] / "examples/ci-matrix.yml").read_text())
+    commands = [step["run"] for job in workflow["jobs"].values() for step in job["steps"]
+                if "repodoc " in step.get("run", "")]
+    assert [c.split()[1] for c in commands] == ["analyze", "generate", "merge", "generate"]
+    for command in commands:
+        text = re.sub(r"\$\{\{ *matrix\.\w+ *\}\}", "1", command).replace("$ANALYZE_SHARDS", "4")
+        text = text.replace("$PAGE_SHARES", "2").replace('"$RUNNER_TEMP"', "/tmp").replace("$RUNNER_TEMP", "/tmp")
+        _parser().parse_args(shlex.split(text)[1:])  # exits (SystemExit) on a flag it does not take
+
+
+def test_an_interrupted_analysis_writes_no_facts_file(tmp_path: Path) -> None:
+    import threading
+
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.pipeline.runtime import LIBRARY
+    from repodoc_lsp.shard.analyze import analyze
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    for i in range(3):
+        (root / f"m{i}.py").write_text(f"def f{i}():\n    pass\n")
+    cancel = threading.Event()
+    cancel.set()
+    summary = analyze(root, Settings(), (1, 1), tmp_path / "f.gz", runtime=LIBRARY, use_cache=False, cancel=cancel)
+    assert summary.cancelled and summary.analysed == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]  # no facts file, no temporary one
