@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import cli_here, make_workspace, read_manifest, run_cli
 
-from repodoc_lsp.output.writer import MANIFEST
+from repodoc_lsp.output.manifest import MANIFEST
 from repodoc_lsp.shard.pages import SIDECAR
 
 FILES = {

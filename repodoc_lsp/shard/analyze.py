@@ -20,7 +20,8 @@ from repodoc_lsp.store.cache import Encoded, FactsCache, digest
 from repodoc_lsp.store.discover import discover
 from repodoc_lsp.store.facts import Analysed, analyse_chunk, analyse_path
 from repodoc_lsp.store.regular import read_regular
-from repodoc_lsp.store.workspace import PARALLEL_THRESHOLD, STORE_BATCH, CancelToken, ProgressFn
+from repodoc_lsp.store.scan import PARALLEL_THRESHOLD, STORE_BATCH
+from repodoc_lsp.store.workspace import CancelToken, ProgressFn
 
 BATCH = 500  # files whose cached facts are asked for (and written out) together
 

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from repodoc_lsp import __version__
+from repodoc_lsp.output.manifest import content_digest
 from repodoc_lsp.output.site import NOJEKYLL
-from repodoc_lsp.output.writer import Outcome, Record, Writer, WriteResult, content_digest
+from repodoc_lsp.output.writer import Outcome, Record, Writer, WriteResult
 from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.shard.facts_file import ShardError, Tree, tree_from_json
 from repodoc_lsp.shard.pages import SIDECAR, SIDECAR_FORMAT, SIDECAR_VERSION, pages_digest
@@ -158,7 +159,8 @@ def merge(folders: Sequence[Path], out: Path) -> MergeSummary:
             s, record = pages[page]
             result = writer.write(page, _page_bytes(s, page, record).decode("utf-8"), record[0])
             _count(summary, result)
-        writer.anchors = {page: state for page, state in anchors.items() if page in writer.manifest}
+        writer.anchors.clear()
+        writer.anchors.update({page: state for page, state in anchors.items() if page in writer.manifest})
         removed, conflicts = writer.remove_stale(set(pages))
         summary.removed.extend(removed)
         summary.conflicts.extend(conflicts)
