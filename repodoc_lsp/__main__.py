@@ -3,7 +3,7 @@ import sys
 from pathlib import Path
 
 # `python -m` puts the working folder first on sys.path; started inside a workspace that has a
-# `types.py` or a `signal/` (PyTorch has both), the standard library would be shadowed. Unless
+# `types.py` or a `signal/` (large projects have both), the standard library would be shadowed. Unless
 # this package is itself imported from the working folder (a source checkout), drop it.
 _here = Path(__file__).resolve().parent.parent
 if _here != Path.cwd().resolve():

@@ -7,8 +7,8 @@ RequestCancelled and let the command run on, so a cancelled `repodoc.generate` w
 
 Stdio is read by a thread of its own, a whole message at a time (`run_stdio`): pygls's reader
 made three trips through a thread pool and back to the event loop for each message, each a
-hand-over of the interpreter lock, which the indexing thread shared (of a hover's 9.3 ms more
-during PyTorch's indexing than after it, 4.6 ms were spent outside its handler). A hover,
+hand-over of the interpreter lock, which the indexing thread shared (about half of what a hover
+cost more during indexing was spent outside its handler: bench/README.md). A hover,
 references or code lens resolve request is in flight (`priority.Requests.hold`) from its reading
 until its answer is written, not only while its handler runs."""
 

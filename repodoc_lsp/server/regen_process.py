@@ -3,9 +3,9 @@
 The server's interpreter answers hovers with jedi. Regeneration (analysis of the saved
 file, rendering, writing, the manifest) on one of its threads shared the interpreter lock
 with them: every hand-over between threads (each line pygls reads from stdin, each file
-jedi opens) waited for the busy thread's switch interval, and on PyTorch a hover that met
-a regeneration took 4 to 10 times its idle time. This process keeps a replica of the
-workspace (facts from the shared cache: about 90 MB on PyTorch) and writes the pages; the
+jedi opens) waited for the busy thread's switch interval, and on a large workspace a hover
+that met a regeneration took several times its idle time (bench/README.md). This process keeps a replica of the
+workspace (facts from the shared cache) and writes the pages; the
 server then updates its own workspace from the cache the process filled, without
 analysing the file a second time. The whole tree (`repodoc.generate`) is written here too,
 after the server's scan: this process has no threads, so it renders with forked workers
@@ -64,7 +64,7 @@ _BOOT = (f"import sys; sys.path[:] = [{_PACKAGE_PARENT!r}] + [p for p in sys.pat
 POLL_SECONDS = 0.1  # how often a waiting server looks at the cancel token
 HEARTBEAT_SECONDS = 1.0  # a working process says so at least this often
 TIMEOUT_SECONDS = env_seconds("REPODOC_PROCESS_TIMEOUT", 30.0, minimum=0.5)  # silent this long: taken for stuck
-READY_SECONDS = max(120.0, TIMEOUT_SECONDS)  # loading the replica (seconds on PyTorch)
+READY_SECONDS = max(120.0, TIMEOUT_SECONDS)  # loading the replica (seconds on a large workspace)
 CANCEL_SECONDS = min(5.0, TIMEOUT_SECONDS)  # a cancelled generation ends within this, or is killed
 _PIPE_BUF = 4096  # a write of this much to a pipe that select calls writable does not block
 _HEADER = struct.Struct("!Q")  # the length of the pickle that follows
@@ -368,4 +368,4 @@ def main() -> None:
     runtime = enter_page_process()
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
         _serve(sys.stdin.fileno(), fd_out, runtime)
-    end_now(0)  # nothing left to write: skip freeing the replica (a tenth of a second on PyTorch)
+    end_now(0)  # nothing left to write: skip freeing the replica (a tenth of a second on a large workspace)
