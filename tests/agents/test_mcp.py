@@ -14,7 +14,10 @@ import pytest
 from helpers import make_workspace
 
 from repodoc_lsp.config import load_settings
-from repodoc_lsp.mcp_server import Docs, DocsError
+from repodoc_lsp.mcp.docs import Docs, DocsError
+from repodoc_lsp.mcp.pages import Pages
+from repodoc_lsp.mcp.server import open_docs
+from repodoc_lsp.mcp.tools import Tools
 from repodoc_lsp.pipeline.runtime import LIBRARY
 
 pytest.importorskip("mcp.server.mcpserver")
@@ -30,30 +33,28 @@ FILES = {
 }
 
 
-def _docs(tmp_path: Path) -> Docs:
+def _docs(tmp_path: Path) -> tuple[Docs, Tools, Pages]:
     root = make_workspace(tmp_path / "ws", FILES)
     settings, _ = load_settings(root, {"cacheDir": str(tmp_path / "cache")})
-    docs = Docs(root, settings, LIBRARY, poll=0)
-    docs.start()
-    return docs
+    return open_docs(root, settings, LIBRARY, poll=0)
 
 
 def test_tools_answer_from_the_servers_index_and_follow_the_disk(tmp_path: Path) -> None:
-    docs = _docs(tmp_path)
+    docs, tools, pages = _docs(tmp_path)
     try:
-        hits = docs.answer(lambda: docs.search_symbols("widget", 5))
+        hits = docs.answer(lambda: tools.search_symbols("widget", 5))
         assert hits[0] == {"name": "Widget", "kind": "class", "path": "pkg/core.py", "line": 4,
                            "symbol": "pkg.core.Widget"}
-        used = docs.answer(lambda: docs.used_by("pkg.core.make_widget"))
+        used = docs.answer(lambda: tools.used_by("pkg.core.make_widget"))
         assert used["used_by"] == [{"path": "pkg/use.py", "lines": [1, 5]}]
-        assert docs.answer(lambda: docs.used_by("pkg.core"))["used_by"] == [{"path": "pkg/use.py"}]
-        outline = docs.answer(lambda: docs.outline("pkg/core.py"))
+        assert docs.answer(lambda: tools.used_by("pkg.core"))["used_by"] == [{"path": "pkg/use.py"}]
+        outline = docs.answer(lambda: tools.outline("pkg/core.py"))
         assert [r["name"] for r in outline["symbols"]][:2] == ["Widget", "make_widget"]  # most used first
-        folder = docs.answer(lambda: docs.outline("pkg"))
+        folder = docs.answer(lambda: tools.outline("pkg"))
         assert folder["files"][0]["path"] == "pkg/core.py"  # most imported first
-        section = docs.answer(lambda: docs.get_page(symbol="pkg.core.Widget.spin"))
+        section = docs.answer(lambda: pages.get_page(symbol="pkg.core.Widget.spin"))
         assert section["page"] == "pkg/core.py_docs.md#method-Widget.spin" and "Spin it." in section["text"]
-        stale = docs.answer(lambda: docs.check_references(["README.md"]))["stale"]
+        stale = docs.answer(lambda: tools.check_references(["README.md"]))["stale"]
         assert [(s["line"], s["reference"]) for s in stale] == [(3, "pkg.core.Gone")]
 
         # edits on disk are taken before the next answer: a new file, a changed one, a deleted one
@@ -62,20 +63,20 @@ def test_tools_answer_from_the_servers_index_and_follow_the_disk(tmp_path: Path)
         (docs.path / "pkg/use.py").unlink()
         (docs.path / "tools/deep").mkdir(parents=True)  # a new folder in a new folder
         (docs.path / "tools/deep/run.py").write_text("def brand_new_tool():\n    pass\n")
-        assert docs.answer(lambda: docs.search_symbols("Gadget", 5))[0]["path"] == "pkg/extra.py"
-        assert docs.answer(lambda: docs.search_symbols("brand_new_tool", 5))[0]["path"] == "tools/deep/run.py"
-        used = docs.answer(lambda: docs.used_by("pkg.core.Widget"))
+        assert docs.answer(lambda: tools.search_symbols("Gadget", 5))[0]["path"] == "pkg/extra.py"
+        assert docs.answer(lambda: tools.search_symbols("brand_new_tool", 5))[0]["path"] == "tools/deep/run.py"
+        used = docs.answer(lambda: tools.used_by("pkg.core.Widget"))
         assert [u["path"] for u in used["used_by"]] == ["pkg/extra.py"]
         assert used["subclassed_by"] == ["pkg.extra.Gadget"]
-        assert docs.answer(lambda: docs.check_references(["README.md"]))["stale"] == []
+        assert docs.answer(lambda: tools.check_references(["README.md"]))["stale"] == []
         with pytest.raises(DocsError, match="unknown symbol"):
-            docs.answer(lambda: docs.used_by("pkg.use.twice"))
+            docs.answer(lambda: tools.used_by("pkg.use.twice"))
     finally:
         docs.close()
 
 
 def test_nothing_outside_the_workspace_is_read(tmp_path: Path) -> None:
-    docs = _docs(tmp_path)
+    docs, tools, pages = _docs(tmp_path)
     secret = tmp_path / "secret.md"
     secret.write_text("# Secret\n\n`pkg.core.Widget`\n")
     (docs.path / "link.md").symlink_to(secret)
@@ -83,20 +84,20 @@ def test_nothing_outside_the_workspace_is_read(tmp_path: Path) -> None:
     try:
         for path in ("../secret.md", str(secret), "link.md", "out/secret.md", "out"):
             with pytest.raises(DocsError, match="outside the workspace"):
-                docs.answer(lambda path=path: docs.check_references([path]))
+                docs.answer(lambda path=path: tools.check_references([path]))
             with pytest.raises(DocsError, match="outside the workspace"):
-                docs.answer(lambda path=path: docs.outline(path))
+                docs.answer(lambda path=path: tools.outline(path))
             with pytest.raises(DocsError, match="outside the workspace"):
-                docs.answer(lambda path=path: docs.get_page(path=path))
+                docs.answer(lambda path=path: pages.get_page(path=path))
         for page in ("../secret.md", "/etc/passwd", "out/secret.md_docs.md"):
             with pytest.raises(DocsError):
-                docs.answer(lambda page=page: docs.read_page(page))
+                docs.answer(lambda page=page: pages.read_page(page))
     finally:
         docs.close()
 
 
 def test_a_page_is_the_page_generate_writes(tmp_path: Path) -> None:
-    docs = _docs(tmp_path)
+    docs, _tools, pages = _docs(tmp_path)
     try:
         from repodoc_lsp.pipeline.generate import generate
         from repodoc_lsp.store.workspace import Workspace
@@ -105,8 +106,8 @@ def test_a_page_is_the_page_generate_writes(tmp_path: Path) -> None:
         generate(docs.path, ws)
         out = docs.root.ws.out
         for page in ("pkg/core.py_docs.md", "pkg/core.py_kw.md", "pkg/index.md", "doc.md"):
-            assert docs.answer(lambda page=page: docs.read_page(page)) == (out / page).read_text(), page
-        assert docs.answer(lambda: docs.get_page(path="pkg/core.py"))["text"] == \
+            assert docs.answer(lambda page=page: pages.read_page(page)) == (out / page).read_text(), page
+        assert docs.answer(lambda: pages.get_page(path="pkg/core.py"))["text"] == \
             (out / "pkg/core.py_docs.md").read_text()
     finally:
         docs.close()
