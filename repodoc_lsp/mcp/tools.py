@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from repodoc_lsp.knowledge.index import MODULE
 from repodoc_lsp.mcp.docs import Docs, DocsError
+from repodoc_lsp.server.search import distinct
 
 if TYPE_CHECKING:
     from repodoc_lsp.knowledge.index import Entry
@@ -23,11 +24,8 @@ MAX_QUERY = 256  # characters of a search query (as workspace/symbol)
 
 class Tools:
     def __init__(self, docs: Docs, pages: Pages) -> None:
-        from repodoc_lsp.server.symbols import distinct  # imported here, not by the first search
-
         self.docs = docs
         self.pages = pages
-        self._distinct = distinct
         self._resolver: tuple[int, Resolver] | None = None
         self._checks: dict[str, tuple[list[Stale], int]] = {}  # input file -> its check, of `_resolver`'s state
 
@@ -39,7 +37,7 @@ class Tools:
         limit = max(1, min(int(limit), MAX_LIMIT))
         index = self.docs.root.index
         hits = []
-        for e in self._distinct(self.docs.root, query, limit):
+        for e in distinct(self.docs.root, query, limit):
             qual = f"{e.container}.{e.name}" if e.container and e.kind != "heading" else e.name
             hit: dict[str, Any] = {"name": e.name, "kind": e.kind, "path": e.rel, "line": e.line}
             if e.container:
