@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from helpers import make_workspace
 
 from repodoc_lsp.config import load_settings
+from repodoc_lsp.mcp import saved
 from repodoc_lsp.mcp.docs import Docs, DocsError
 from repodoc_lsp.mcp.pages import Pages
 from repodoc_lsp.mcp.server import open_docs
@@ -96,6 +98,51 @@ def test_nothing_outside_the_workspace_is_read(tmp_path: Path) -> None:
         docs.close()
 
 
+def test_a_file_replaced_by_a_link_to_outside_is_not_read(tmp_path: Path) -> None:
+    """A workspace file swapped for a symbolic link to a file outside, after the scan: the next
+    answers do not hold what the outside file says."""
+    docs, tools, pages = _docs(tmp_path)
+    outside = tmp_path / "outside.py"
+    outside.write_text('def leaked_secret_name():\n    """Outside the workspace."""\n')
+    try:
+        assert docs.answer(lambda: tools.search_symbols("Widget", 5))
+        core = docs.path / "pkg/core.py"
+        core.unlink()
+        core.symlink_to(outside)
+        assert docs.search(lambda: tools.search_symbols("leaked_secret_name", 5)) == []
+        with pytest.raises(DocsError, match="no page of that name"):  # no input any more
+            docs.answer(lambda: pages.get_page(path="pkg/core.py_docs.md"))
+    finally:
+        docs.close()
+
+
+def test_a_restart_searches_the_index_kept_while_the_workspace_loads(tmp_path: Path) -> None:
+    docs, tools, _pages = _docs(tmp_path)
+    try:
+        expected = docs.answer(lambda: tools.search_symbols("widget", 5))
+    finally:
+        docs.close()
+    settings, _ = load_settings(docs.path, {"cacheDir": str(tmp_path / "cache")})
+    path = saved.saved_path(docs.path, settings)
+    for _ in range(100):  # written by a thread of its own
+        if path.is_file():
+            break
+        time.sleep(0.05)
+    assert saved.load(path, docs.path) is not None
+
+    again = Docs(docs.path, settings, LIBRARY, poll=0)  # not started: nothing scanned
+    try:
+        again.root.submit(again._load_saved).result()
+        assert not again.root.indexed.is_set()
+        assert again.search(lambda: Tools(again, Pages(again)).search_symbols("widget", 5)) == expected
+    finally:
+        again.close()
+
+    # anything changed since (a file's content, a file added, an ignore file): not used
+    (docs.path / "pkg/core.py").write_text(FILES["pkg/core.py"] + "\n# more\n")
+    assert saved.load(path, docs.path) is None
+
+
 def test_a_page_is_the_page_generate_writes(tmp_path: Path) -> None:
     docs, _tools, pages = _docs(tmp_path)
     try:
@@ -159,8 +206,9 @@ async def test_the_sdk_client_over_stdio(tmp_path: Path) -> None:
 
 
 def test_malformed_requests_get_errors_and_the_server_lives(tmp_path: Path) -> None:
-    """A client writing garbage, requests of unknown methods and tool calls of wrong arguments:
-    each request is answered with an error, and the next good request with its answer."""
+    """A client writing garbage, requests of unknown methods, unknown tools, tool calls of wrong
+    arguments and paths outside the workspace: each request is answered with an error, and the
+    next good request with its answer."""
     root = make_workspace(tmp_path / "ws", FILES)
     params = _server(root, tmp_path / "cache")
     lines = [
@@ -173,7 +221,11 @@ def test_malformed_requests_get_errors_and_the_server_lives(tmp_path: Path) -> N
         {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "used_by", "arguments": {"symbol": 7}}},
         {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
          "params": {"name": "search_symbols", "arguments": {"query": "x" * 100_000}}},
-        {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+         "params": {"name": "outline", "arguments": {"path": "../../etc", "extra": 1}}},
+        {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "search_symbols", "arguments": []}},
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
          "params": {"name": "search_symbols", "arguments": {"query": "widget", "limit": 1}}},
     ]
     text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
@@ -184,7 +236,7 @@ def test_malformed_requests_get_errors_and_the_server_lives(tmp_path: Path) -> N
         proc.stdin.write(text)
         proc.stdin.flush()
         answers: dict[int, dict] = {}
-        while 6 not in answers:
+        while 9 not in answers:
             line = proc.stdout.readline()
             assert line, f"the server ended: {proc.wait(10)}"
             message = json.loads(line)
@@ -193,7 +245,10 @@ def test_malformed_requests_get_errors_and_the_server_lives(tmp_path: Path) -> N
         assert answers[3]["error"]["code"] == -32601
         assert answers[4]["result"]["isError"] and "symbol" in answers[4]["result"]["content"][0]["text"]
         assert answers[5]["result"]["isError"] and "at most 256" in answers[5]["result"]["content"][0]["text"]
-        assert answers[6]["result"]["structuredContent"]["result"][0]["name"] == "Widget"
+        assert answers[6]["result"]["isError"] and "Unknown tool" in answers[6]["result"]["content"][0]["text"]
+        assert answers[7]["result"]["isError"] and "outside the workspace" in answers[7]["result"]["content"][0]["text"]
+        assert answers[8]["error"]["code"] == -32602
+        assert answers[9]["result"]["structuredContent"]["result"][0]["name"] == "Widget"
         assert proc.poll() is None
     finally:
         proc.stdin.close()  # type: ignore[union-attr]
