@@ -84,11 +84,10 @@ def build_server(docs: Docs, tools: Tools, pages: Pages) -> Any:
 
 
 def open_docs(root: Path, settings: Settings, runtime: Any, *, poll: float = 1.0) -> tuple[Docs, Tools, Pages]:
-    """A workspace's `Docs` started (loading on its root's thread), with its tools and pages."""
+    """A workspace's `Docs` (not started: `Docs.start`), with its tools and pages."""
     docs = Docs(root, settings, runtime, poll=poll)
     pages = Pages(docs)
     docs.on_ready.append(pages.warm)
-    docs.start()
     return docs, Tools(docs, pages), pages
 
 
@@ -99,6 +98,7 @@ def serve(root: Path, settings: Settings, *, poll: float = 1.0) -> int:
     logging.basicConfig(level=logging.WARNING, format="repodoc mcp: %(levelname)s %(message)s")
     docs, tools, pages = open_docs(root, settings, enter_server(), poll=poll)
     server = build_server(docs, tools, pages)
+    docs.start()  # after the SDK is loaded: the scan would share the interpreter with its imports
     try:
         server.run("stdio")
     finally:

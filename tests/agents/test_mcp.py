@@ -38,7 +38,9 @@ FILES = {
 def _docs(tmp_path: Path) -> tuple[Docs, Tools, Pages]:
     root = make_workspace(tmp_path / "ws", FILES)
     settings, _ = load_settings(root, {"cacheDir": str(tmp_path / "cache")})
-    return open_docs(root, settings, LIBRARY, poll=0)
+    docs, tools, pages = open_docs(root, settings, LIBRARY, poll=0)
+    docs.start()
+    return docs, tools, pages
 
 
 def test_tools_answer_from_the_servers_index_and_follow_the_disk(tmp_path: Path) -> None:
