@@ -27,6 +27,7 @@ from repodoc_lsp.store.regular import read_regular
 
 log = logging.getLogger(__name__)
 FORMAT = 1  # bumped when the file's shape changes
+KEPT = 16  # indexes kept in the cache folder, the most recently written
 IGNORE_FILES = (".gitignore", ".git/info/exclude")  # per folder: what decides the inputs beside the settings
 
 
@@ -52,8 +53,21 @@ def save(path: Path, root: Path, files: dict[str, FileStat], folders: dict[str, 
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, separators=(",", ":"))
         os.replace(tmp, path)
+        _prune(path.parent)
     except OSError as exc:
         log.warning("keeping the index for the next start failed: %s", exc)
+
+
+def _prune(folder: Path) -> None:
+    """Keep the indexes of the KEPT workspaces (and settings) used last."""
+    def written(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:  # removed meanwhile (another server's prune)
+            return 0.0
+
+    for old in sorted(folder.glob("*.json"), key=written, reverse=True)[KEPT:]:
+        old.unlink(missing_ok=True)
 
 
 def load(path: Path, root: Path) -> list[tuple[str, list[Entry]]] | None:

@@ -255,3 +255,13 @@ def test_malformed_requests_get_errors_and_the_server_lives(tmp_path: Path) -> N
     finally:
         proc.stdin.close()  # type: ignore[union-attr]
         assert proc.wait(20) == 0
+
+
+def test_the_cache_folder_keeps_the_indexes_of_the_workspaces_used_last(tmp_path: Path) -> None:
+    folder = tmp_path / "mcp"
+    folder.mkdir()
+    for i in range(saved.KEPT + 3):
+        (folder / f"{i}.json").write_text("{}")
+        os.utime(folder / f"{i}.json", (i, i))
+    saved._prune(folder)
+    assert sorted(int(p.stem) for p in folder.glob("*.json")) == list(range(3, saved.KEPT + 3))
