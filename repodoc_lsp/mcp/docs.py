@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 READY_TIMEOUT = 600.0  # seconds a request waits for the first scan
+KEEP_TIMEOUT = 30.0  # seconds a stop waits for the index to be kept
 
 
 class DocsError(Exception):
@@ -56,6 +57,8 @@ class Docs:
         self.version = 0  # bumped when the workspace changed: what was made of it is made again
         self.searchable = threading.Event()  # the index holds every file (saved, or scanned)
         self._saved = saved.saved_path(self.path, self.root.settings)
+        self._kept = -1  # `version` when the index was last kept
+        self._keeping: threading.Thread | None = None  # writing it
         self.failure = ""
         self.on_ready: list[Callable[[], None]] = []  # run on the root's thread after the scan
 
@@ -87,13 +90,20 @@ class Docs:
             self.root.indexed.set()
             self.searchable.set()
 
-    def _keep_index(self) -> None:
-        """Keep the index for the next start, on a thread of its own (it reads only the index)."""
+    def _keep_index(self, *, wait: bool = False) -> None:
+        """On the root's thread: keep the index for the next start, with the disk as last seen (it
+        holds what that look found); written on a thread of its own unless `wait`."""
         index, rels = self.root.index, list(self.root.ws.facts)
-        files, folders = dict(self.disk.files), dict(self.disk.folders)
-        threading.Thread(target=saved.save, name="repodoc-mcp-keep", daemon=True,
-                         args=(self._saved, self.path, files, folders,
-                               [(rel, index.file_entries(rel)) for rel in rels])).start()
+        args = (self._saved, self.path, dict(self.disk.files), dict(self.disk.folders),
+                [(rel, index.file_entries(rel)) for rel in rels])
+        self._kept = self.version
+        if self._keeping is not None:  # an older one is not written after this one
+            self._keeping.join()
+        if wait:
+            saved.save(*args)
+        else:
+            self._keeping = threading.Thread(target=saved.save, name="repodoc-mcp-keep", daemon=True, args=args)
+            self._keeping.start()
 
     def _after_scan(self) -> None:
         for fn in () if self.failure else self.on_ready:
@@ -103,6 +113,12 @@ class Docs:
                 log.exception("preparing answers failed")
 
     def close(self) -> None:
+        """Stop; the index is kept again if files changed since it was (the next start uses it)."""
+        if self.root.indexed.is_set() and not self.failure and self.version != self._kept:
+            try:
+                self.root.submit(self._keep_index, wait=True).result(timeout=KEEP_TIMEOUT)
+            except Exception:  # the next start scans without it
+                log.exception("keeping the index failed")
         self.root.close()
 
     def ready(self, timeout: float = READY_TIMEOUT) -> None:
@@ -190,7 +206,7 @@ class Docs:
             if graph is not None:
                 if graph.definition(rel, qual) is not None:
                     return (rel, qual)
-                key = graph.resolve(rel, qual)  # a name the module imports (`torch.nn.Linear`)
+                key = graph.resolve(rel, qual)  # a name the module imports (`pkg.Widget`, from pkg.core)
                 if key is not None:
                     return key
             break

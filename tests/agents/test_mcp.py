@@ -77,6 +77,9 @@ def test_tools_answer_from_the_servers_index_and_follow_the_disk(tmp_path: Path)
             docs.answer(lambda: tools.used_by("pkg.use.twice"))
     finally:
         docs.close()
+    # the index is kept as the workspace became: the next start searches it
+    kept = saved.load(saved.saved_path(docs.path, docs.root.settings), docs.path)
+    assert kept is not None and "Gadget" in {e.name for _, entries in kept for e in entries}
 
 
 def test_nothing_outside_the_workspace_is_read(tmp_path: Path) -> None:
