@@ -6,7 +6,7 @@ the CLI uses (`generate.page_renderer`): nothing here analyses, indexes or rende
 
 - `docs.py`: the workspace as the tools read it (`Docs`: loaded on the root's thread, kept
   current with the disk, every path kept inside the workspace);
-- `disk.py`: what changed on disk since the last look (sizes and modification times);
+- `disk.py`: what changed on disk since the last look (sizes, modification times, modes);
 - `saved.py`: the keyword index the last session left, so that a restart answers searches
   while the symbol graph is built again;
 - `tools.py`: the tools' answers; `pages.py`: pages and sections (tools and resources);

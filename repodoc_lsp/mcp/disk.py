@@ -1,4 +1,4 @@
-"""What changed on disk since the last look: files by size and modification time, folders by
+"""What changed on disk since the last look: files by size, modification time and mode, folders by
 modification time (a file added to or removed from a folder changes it). A look costs a `stat`
 per file and folder; links are not followed (a file replaced by a link is a change)."""
 
@@ -8,11 +8,11 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-FileStat = tuple[int, int]  # (size, mtime_ns)
+FileStat = tuple[int, int, int]  # (size, mtime_ns, mode): a chmod may make a file private (no input)
 
 
 def file_stats(root: Path, rels: Iterable[str]) -> dict[str, FileStat]:
-    """(size, mtime_ns) of each of `rels` that exists (as itself, links not followed)."""
+    """(size, mtime_ns, mode) of each of `rels` that exists (as itself, links not followed)."""
     found = {}
     base, stat = f"{root}/", os.stat
     for rel in rels:
@@ -20,7 +20,7 @@ def file_stats(root: Path, rels: Iterable[str]) -> dict[str, FileStat]:
             st = stat(base + rel, follow_symlinks=False)
         except OSError:
             continue
-        found[rel] = (st.st_size, st.st_mtime_ns)
+        found[rel] = (st.st_size, st.st_mtime_ns, st.st_mode)
     return found
 
 

@@ -26,7 +26,7 @@ from repodoc_lsp.mcp.disk import FileStat, file_stats, folder_stats
 from repodoc_lsp.store.regular import read_regular
 
 log = logging.getLogger(__name__)
-FORMAT = 1  # bumped when the file's shape changes
+FORMAT = 2  # bumped when the file's shape changes
 KEPT = 16  # indexes kept in the cache folder, the most recently written
 IGNORE_FILES = (".gitignore", ".git/info/exclude")  # per folder: what decides the inputs beside the settings
 

@@ -73,6 +73,8 @@ def test_tools_answer_from_the_servers_index_and_follow_the_disk(tmp_path: Path)
         assert [u["path"] for u in used["used_by"]] == ["pkg/extra.py"]
         assert used["subclassed_by"] == ["pkg.extra.Gadget"]
         assert docs.answer(lambda: tools.check_references(["README.md"]))["stale"] == []
+        (docs.path / "tools/deep/run.py").chmod(0o600)  # made private: no input any more
+        assert docs.search(lambda: tools.search_symbols("brand_new_tool", 5)) == []
         with pytest.raises(DocsError, match="unknown symbol"):
             docs.answer(lambda: tools.used_by("pkg.use.twice"))
     finally:
