@@ -3,9 +3,10 @@
     python bench/bench_mcp.py [--runs 3] [--asks 40] [--corpus DIR]
 
 The corpus (bench/corpus.py) is the folder holding `torch/`, so modules are named `torch.x`.
-One start fills a cache of its own (a temporary folder); then --runs starts with that warm
-cache, each timed from the spawn to the first `search_symbols` answer (ready), beside the
-`initialize` answer (the process and the SDK loaded: the floor of any start). In the last
+One start fills a cache of its own (a temporary folder, or --cache DIR, kept); then --runs starts
+with that warm cache, each timed from the spawn to the first `search_symbols` answer (ready), beside
+the `initialize` answer (the process and the SDK loaded: the floor of any start) and the first
+`used_by` answer after it (the symbol graph built: every tool ready). In the last
 session, --asks calls of each tool (arguments varied over PyTorch's names, paths and docs),
 interleaved with `ping`s, the protocol's floor (a request that does no work) measured in the
 same session; medians and p95, client side (the SDK's own client over stdio).
@@ -58,6 +59,21 @@ def arguments(tool: str) -> itertools.cycle:
 TOOLS = ("search_symbols", "used_by", "get_page", "outline", "check_references")
 
 
+def server_cpu() -> float:
+    """CPU seconds (user + system) the server process has used so far: what a loaded machine's
+    wall clock does not show (this process's children: the server, and its workers if any)."""
+    import psutil
+
+    total = 0.0
+    for child in psutil.Process().children(recursive=True):
+        try:
+            times = child.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
 async def session(root: Path, cache: Path, asks: int) -> dict[str, Any]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -72,7 +88,11 @@ async def session(root: Path, cache: Path, asks: int) -> dict[str, Any]:
             found["initialize"] = time.perf_counter() - started
             first = await s.call_tool("search_symbols", {"query": "Linear", "limit": 5})
             found["ready"] = time.perf_counter() - started
+            found["ready_cpu"] = server_cpu()
             assert not first.is_error, first.content
+            await s.call_tool("used_by", {"symbol": SYMBOLS[0]})
+            found["graph"] = time.perf_counter() - started
+            found["graph_cpu"] = server_cpu()
             if not asks:
                 return found
             times: dict[str, list[float]] = {tool: [] for tool in (*TOOLS, "ping")}
@@ -102,18 +122,24 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="warm starts timed (default 3)")
     parser.add_argument("--asks", type=int, default=40, help="calls of each tool in the last start (default 40)")
     parser.add_argument("--corpus", type=Path, help="folder holding torch/ (default: bench/corpus.py's)")
+    parser.add_argument("--cache", type=Path, help="cache folder to use and keep (default: a temporary one)")
     args = parser.parse_args()
     root = args.corpus or ensure_corpus().parent
     with tempfile.TemporaryDirectory(prefix="repodoc-bench-mcp-") as tmp:
-        cache = Path(tmp) / "cache"
+        cache = args.cache or Path(tmp) / "cache"
         cold = anyio.run(session, root, cache, 0)
-        print(f"cold start (fills the cache): ready {fmt_s(cold['ready'])}")
+        print(f"first start (fills the cache): ready {fmt_s(cold['ready'])}")
         runs = [anyio.run(session, root, cache, args.asks if i == args.runs - 1 else 0) for i in range(args.runs)]
     ready = [r["ready"] for r in runs]
     init = [r["initialize"] for r in runs]
-    print(table([["initialize answered (floor)", fmt_s(median(init)), fmt_s(max(init))],
-                 ["ready (first search answered)", fmt_s(median(ready)), fmt_s(max(ready))]],
-                ["warm start", "median", "max"]))
+    graph = [r["graph"] for r in runs]
+    cpu = {k: [r[f"{k}_cpu"] for r in runs] for k in ("ready", "graph")}
+    print(table([["initialize answered (floor)", fmt_s(median(init)), fmt_s(max(init)), ""],
+                 ["ready (first search answered)", fmt_s(median(ready)), fmt_s(max(ready)),
+                  fmt_s(median(cpu["ready"]))],
+                 ["first used_by answered (graph built)", fmt_s(median(graph)), fmt_s(max(graph)),
+                  fmt_s(median(cpu["graph"]))]],
+                ["warm start", "median", "max", "server CPU (median)"]))
     times = runs[-1]["times"]
     rows = []
     for tool in (*TOOLS, "ping"):
@@ -128,7 +154,7 @@ def main() -> int:
           f"every tool's p95 < 50 ms: {'met' if worst < 0.05 else 'NOT met'} (worst {worst * 1000:.1f} ms); "
           f"load {os.getloadavg()[0]:.1f}")
     write_results("mcp", {"corpus": str(root), "cold_ready": cold["ready"], "ready": ready, "initialize": init,
-                          "times": times, "errors": runs[-1]["errors"]})
+                          "graph": graph, "cpu": cpu, "times": times, "errors": runs[-1]["errors"]})
     return 0
 
 

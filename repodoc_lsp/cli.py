@@ -211,7 +211,7 @@ def _mcp(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("mcp") is None:  # the SDK is an extra (imported once the scan started)
         _err("the MCP SDK is not installed; install it with: pip install 'repodoc-lsp[mcp]'")
         return EXIT_USAGE
-    from repodoc_lsp.mcp_server import serve
+    from repodoc_lsp.mcp.server import serve
 
     return serve(Path(args.root), settings, poll=args.poll)
 

@@ -28,7 +28,6 @@ from repodoc_lsp.pipeline.generate import Job, Summary
 from repodoc_lsp.pipeline.runtime import Runtime, settle
 from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.render.paths import pages_of_file
-from repodoc_lsp.server.convert import uri_of
 from repodoc_lsp.server.worker import Worker
 from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace
 
@@ -75,6 +74,8 @@ class Root:
 
     def uri(self, rel: str) -> str:
         """The file URI of a workspace file, remembered: a symbol answer needs up to 200."""
+        from repodoc_lsp.server.convert import uri_of  # here: `repodoc mcp` loads no LSP types
+
         uri = self._uris.get(rel)
         if uri is None:
             uri = self._uris[rel] = uri_of(self.path / rel)

@@ -12,6 +12,7 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.knowledge.index import MODULE, Entry, entries_of
 from repodoc_lsp.server.convert import LSP_SYMBOL_KINDS, over_limit, path_of
 from repodoc_lsp.server.protocol import Encoded, Refused, encode
+from repodoc_lsp.server.search import distinct
 from repodoc_lsp.server.server import RepodocServer
 
 if TYPE_CHECKING:
@@ -76,30 +77,6 @@ def symbols(roots: list[Root], query: str) -> Encoded:
             symbol["location"] = {"uri": root.uri(e.rel), "range": {"start": start, "end": end}}
             results.append(symbol)
     return encode(results)
-
-
-def _search(root: Root, query: str, limit: int) -> list[Entry]:
-    index = root.index
-    return index.search(query, limit) if root.ready.is_set() else index.search_latest(query, limit)
-
-
-def distinct(root: Root, query: str, limit: int) -> list[Entry]:
-    """Up to `limit` of a root's matches, one per symbol: the definitions of one name in one file
-    and container (a function's `@overload`s and its implementation, a property's getter and
-    setter) are one row, at the first of them (they would be rows telling nothing apart)."""
-    asked = limit
-    while True:
-        found = _search(root, query, asked)
-        seen: set[tuple[str, str, str, str]] = set()
-        rows = []
-        for e in found:
-            key = (e.rel, e.kind, e.container, e.name)
-            if key not in seen:
-                seen.add(key)
-                rows.append(e)
-        if len(rows) >= limit or len(found) < asked:  # enough, or every match
-            return rows[:limit]
-        asked *= 2
 
 
 def _entries(ls: RepodocServer, path: Path, uri: str) -> list[Entry]:

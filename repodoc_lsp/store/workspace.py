@@ -275,6 +275,8 @@ class Workspace:
         if private:  # its pages would widen who can read it
             return FileState(skipped=private)
         if data is None:
+            if not _inside(self.root, rel):  # swapped for a link to outside since the scan: never read
+                return FileState(skipped="symbolic link to outside the workspace")
             try:
                 data = read_regular(self.root / rel)
             except FileNotFoundError:
@@ -425,6 +427,11 @@ def _sketched_or(files: Iterable[tuple[str, FileFacts | None]], sketched: dict[s
             yield rel, facts
         elif (sketch := sketched[rel]) is not None:
             yield rel, sketch
+
+
+def _inside(root: Path, rel: str) -> bool:
+    real = os.path.realpath(root / rel)
+    return real.startswith(f"{root}{os.sep}")
 
 
 def _ancestors(rel: str) -> Iterable[str]:

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,11 @@ import pytest
 from helpers import make_workspace
 
 from repodoc_lsp.config import load_settings
-from repodoc_lsp.mcp_server import Docs, DocsError
+from repodoc_lsp.mcp import saved
+from repodoc_lsp.mcp.docs import Docs, DocsError
+from repodoc_lsp.mcp.pages import Pages
+from repodoc_lsp.mcp.server import open_docs
+from repodoc_lsp.mcp.tools import Tools
 from repodoc_lsp.pipeline.runtime import LIBRARY
 
 pytest.importorskip("mcp.server.mcpserver")
@@ -30,30 +35,30 @@ FILES = {
 }
 
 
-def _docs(tmp_path: Path) -> Docs:
+def _docs(tmp_path: Path) -> tuple[Docs, Tools, Pages]:
     root = make_workspace(tmp_path / "ws", FILES)
     settings, _ = load_settings(root, {"cacheDir": str(tmp_path / "cache")})
-    docs = Docs(root, settings, LIBRARY, poll=0)
+    docs, tools, pages = open_docs(root, settings, LIBRARY, poll=0)
     docs.start()
-    return docs
+    return docs, tools, pages
 
 
 def test_tools_answer_from_the_servers_index_and_follow_the_disk(tmp_path: Path) -> None:
-    docs = _docs(tmp_path)
+    docs, tools, pages = _docs(tmp_path)
     try:
-        hits = docs.answer(lambda: docs.search_symbols("widget", 5))
+        hits = docs.answer(lambda: tools.search_symbols("widget", 5))
         assert hits[0] == {"name": "Widget", "kind": "class", "path": "pkg/core.py", "line": 4,
                            "symbol": "pkg.core.Widget"}
-        used = docs.answer(lambda: docs.used_by("pkg.core.make_widget"))
+        used = docs.answer(lambda: tools.used_by("pkg.core.make_widget"))
         assert used["used_by"] == [{"path": "pkg/use.py", "lines": [1, 5]}]
-        assert docs.answer(lambda: docs.used_by("pkg.core"))["used_by"] == [{"path": "pkg/use.py"}]
-        outline = docs.answer(lambda: docs.outline("pkg/core.py"))
+        assert docs.answer(lambda: tools.used_by("pkg.core"))["used_by"] == [{"path": "pkg/use.py"}]
+        outline = docs.answer(lambda: tools.outline("pkg/core.py"))
         assert [r["name"] for r in outline["symbols"]][:2] == ["Widget", "make_widget"]  # most used first
-        folder = docs.answer(lambda: docs.outline("pkg"))
+        folder = docs.answer(lambda: tools.outline("pkg"))
         assert folder["files"][0]["path"] == "pkg/core.py"  # most imported first
-        section = docs.answer(lambda: docs.get_page(symbol="pkg.core.Widget.spin"))
+        section = docs.answer(lambda: pages.get_page(symbol="pkg.core.Widget.spin"))
         assert section["page"] == "pkg/core.py_docs.md#method-Widget.spin" and "Spin it." in section["text"]
-        stale = docs.answer(lambda: docs.check_references(["README.md"]))["stale"]
+        stale = docs.answer(lambda: tools.check_references(["README.md"]))["stale"]
         assert [(s["line"], s["reference"]) for s in stale] == [(3, "pkg.core.Gone")]
 
         # edits on disk are taken before the next answer: a new file, a changed one, a deleted one
@@ -62,20 +67,25 @@ def test_tools_answer_from_the_servers_index_and_follow_the_disk(tmp_path: Path)
         (docs.path / "pkg/use.py").unlink()
         (docs.path / "tools/deep").mkdir(parents=True)  # a new folder in a new folder
         (docs.path / "tools/deep/run.py").write_text("def brand_new_tool():\n    pass\n")
-        assert docs.answer(lambda: docs.search_symbols("Gadget", 5))[0]["path"] == "pkg/extra.py"
-        assert docs.answer(lambda: docs.search_symbols("brand_new_tool", 5))[0]["path"] == "tools/deep/run.py"
-        used = docs.answer(lambda: docs.used_by("pkg.core.Widget"))
+        assert docs.answer(lambda: tools.search_symbols("Gadget", 5))[0]["path"] == "pkg/extra.py"
+        assert docs.answer(lambda: tools.search_symbols("brand_new_tool", 5))[0]["path"] == "tools/deep/run.py"
+        used = docs.answer(lambda: tools.used_by("pkg.core.Widget"))
         assert [u["path"] for u in used["used_by"]] == ["pkg/extra.py"]
         assert used["subclassed_by"] == ["pkg.extra.Gadget"]
-        assert docs.answer(lambda: docs.check_references(["README.md"]))["stale"] == []
+        assert docs.answer(lambda: tools.check_references(["README.md"]))["stale"] == []
+        (docs.path / "tools/deep/run.py").chmod(0o600)  # made private: no input any more
+        assert docs.search(lambda: tools.search_symbols("brand_new_tool", 5)) == []
         with pytest.raises(DocsError, match="unknown symbol"):
-            docs.answer(lambda: docs.used_by("pkg.use.twice"))
+            docs.answer(lambda: tools.used_by("pkg.use.twice"))
     finally:
         docs.close()
+    # the index is kept as the workspace became: the next start searches it
+    kept = saved.load(saved.saved_path(docs.path, docs.root.settings), docs.path)
+    assert kept is not None and "Gadget" in {e.name for _, entries in kept for e in entries}
 
 
 def test_nothing_outside_the_workspace_is_read(tmp_path: Path) -> None:
-    docs = _docs(tmp_path)
+    docs, tools, pages = _docs(tmp_path)
     secret = tmp_path / "secret.md"
     secret.write_text("# Secret\n\n`pkg.core.Widget`\n")
     (docs.path / "link.md").symlink_to(secret)
@@ -83,20 +93,65 @@ def test_nothing_outside_the_workspace_is_read(tmp_path: Path) -> None:
     try:
         for path in ("../secret.md", str(secret), "link.md", "out/secret.md", "out"):
             with pytest.raises(DocsError, match="outside the workspace"):
-                docs.answer(lambda path=path: docs.check_references([path]))
+                docs.answer(lambda path=path: tools.check_references([path]))
             with pytest.raises(DocsError, match="outside the workspace"):
-                docs.answer(lambda path=path: docs.outline(path))
+                docs.answer(lambda path=path: tools.outline(path))
             with pytest.raises(DocsError, match="outside the workspace"):
-                docs.answer(lambda path=path: docs.get_page(path=path))
+                docs.answer(lambda path=path: pages.get_page(path=path))
         for page in ("../secret.md", "/etc/passwd", "out/secret.md_docs.md"):
             with pytest.raises(DocsError):
-                docs.answer(lambda page=page: docs.read_page(page))
+                docs.answer(lambda page=page: pages.read_page(page))
     finally:
         docs.close()
 
 
+def test_a_file_replaced_by_a_link_to_outside_is_not_read(tmp_path: Path) -> None:
+    """A workspace file swapped for a symbolic link to a file outside, after the scan: the next
+    answers do not hold what the outside file says."""
+    docs, tools, pages = _docs(tmp_path)
+    outside = tmp_path / "outside.py"
+    outside.write_text('def leaked_secret_name():\n    """Outside the workspace."""\n')
+    try:
+        assert docs.answer(lambda: tools.search_symbols("Widget", 5))
+        core = docs.path / "pkg/core.py"
+        core.unlink()
+        core.symlink_to(outside)
+        assert docs.search(lambda: tools.search_symbols("leaked_secret_name", 5)) == []
+        with pytest.raises(DocsError, match="no page of that name"):  # no input any more
+            docs.answer(lambda: pages.get_page(path="pkg/core.py_docs.md"))
+    finally:
+        docs.close()
+
+
+def test_a_restart_searches_the_index_kept_while_the_workspace_loads(tmp_path: Path) -> None:
+    docs, tools, _pages = _docs(tmp_path)
+    try:
+        expected = docs.answer(lambda: tools.search_symbols("widget", 5))
+    finally:
+        docs.close()
+    settings, _ = load_settings(docs.path, {"cacheDir": str(tmp_path / "cache")})
+    path = saved.saved_path(docs.path, settings)
+    for _ in range(100):  # written by a thread of its own
+        if path.is_file():
+            break
+        time.sleep(0.05)
+    assert saved.load(path, docs.path) is not None
+
+    again = Docs(docs.path, settings, LIBRARY, poll=0)  # not started: nothing scanned
+    try:
+        again.root.submit(again._load_saved).result()
+        assert not again.root.indexed.is_set()
+        assert again.search(lambda: Tools(again, Pages(again)).search_symbols("widget", 5)) == expected
+    finally:
+        again.close()
+
+    # anything changed since (a file's content, a file added, an ignore file): not used
+    (docs.path / "pkg/core.py").write_text(FILES["pkg/core.py"] + "\n# more\n")
+    assert saved.load(path, docs.path) is None
+
+
 def test_a_page_is_the_page_generate_writes(tmp_path: Path) -> None:
-    docs = _docs(tmp_path)
+    docs, _tools, pages = _docs(tmp_path)
     try:
         from repodoc_lsp.pipeline.generate import generate
         from repodoc_lsp.store.workspace import Workspace
@@ -105,8 +160,8 @@ def test_a_page_is_the_page_generate_writes(tmp_path: Path) -> None:
         generate(docs.path, ws)
         out = docs.root.ws.out
         for page in ("pkg/core.py_docs.md", "pkg/core.py_kw.md", "pkg/index.md", "doc.md"):
-            assert docs.answer(lambda page=page: docs.read_page(page)) == (out / page).read_text(), page
-        assert docs.answer(lambda: docs.get_page(path="pkg/core.py"))["text"] == \
+            assert docs.answer(lambda page=page: pages.read_page(page)) == (out / page).read_text(), page
+        assert docs.answer(lambda: pages.get_page(path="pkg/core.py"))["text"] == \
             (out / "pkg/core.py_docs.md").read_text()
     finally:
         docs.close()
@@ -158,8 +213,9 @@ async def test_the_sdk_client_over_stdio(tmp_path: Path) -> None:
 
 
 def test_malformed_requests_get_errors_and_the_server_lives(tmp_path: Path) -> None:
-    """A client writing garbage, requests of unknown methods and tool calls of wrong arguments:
-    each request is answered with an error, and the next good request with its answer."""
+    """A client writing garbage, requests of unknown methods, unknown tools, tool calls of wrong
+    arguments and paths outside the workspace: each request is answered with an error, and the
+    next good request with its answer."""
     root = make_workspace(tmp_path / "ws", FILES)
     params = _server(root, tmp_path / "cache")
     lines = [
@@ -172,7 +228,11 @@ def test_malformed_requests_get_errors_and_the_server_lives(tmp_path: Path) -> N
         {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "used_by", "arguments": {"symbol": 7}}},
         {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
          "params": {"name": "search_symbols", "arguments": {"query": "x" * 100_000}}},
-        {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+         "params": {"name": "outline", "arguments": {"path": "../../etc", "extra": 1}}},
+        {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "search_symbols", "arguments": []}},
+        {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
          "params": {"name": "search_symbols", "arguments": {"query": "widget", "limit": 1}}},
     ]
     text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
@@ -183,7 +243,7 @@ def test_malformed_requests_get_errors_and_the_server_lives(tmp_path: Path) -> N
         proc.stdin.write(text)
         proc.stdin.flush()
         answers: dict[int, dict] = {}
-        while 6 not in answers:
+        while not answers.keys() >= set(range(2, 10)):  # answers may come in any order
             line = proc.stdout.readline()
             assert line, f"the server ended: {proc.wait(10)}"
             message = json.loads(line)
@@ -192,8 +252,21 @@ def test_malformed_requests_get_errors_and_the_server_lives(tmp_path: Path) -> N
         assert answers[3]["error"]["code"] == -32601
         assert answers[4]["result"]["isError"] and "symbol" in answers[4]["result"]["content"][0]["text"]
         assert answers[5]["result"]["isError"] and "at most 256" in answers[5]["result"]["content"][0]["text"]
-        assert answers[6]["result"]["structuredContent"]["result"][0]["name"] == "Widget"
+        assert answers[6]["result"]["isError"] and "Unknown tool" in answers[6]["result"]["content"][0]["text"]
+        assert answers[7]["result"]["isError"] and "outside the workspace" in answers[7]["result"]["content"][0]["text"]
+        assert answers[8]["error"]["code"] == -32602
+        assert answers[9]["result"]["structuredContent"]["result"][0]["name"] == "Widget"
         assert proc.poll() is None
     finally:
         proc.stdin.close()  # type: ignore[union-attr]
         assert proc.wait(20) == 0
+
+
+def test_the_cache_folder_keeps_the_indexes_of_the_workspaces_used_last(tmp_path: Path) -> None:
+    folder = tmp_path / "mcp"
+    folder.mkdir()
+    for i in range(saved.KEPT + 3):
+        (folder / f"{i}.json").write_text("{}")
+        os.utime(folder / f"{i}.json", (i, i))
+    saved._prune(folder)
+    assert sorted(int(p.stem) for p in folder.glob("*.json")) == list(range(3, saved.KEPT + 3))
