@@ -13,7 +13,7 @@ from repodoc_lsp.render.parts import anchor_of
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, kw_page
 
 if TYPE_CHECKING:
-    from repodoc_lsp.render import Renderer, Site
+    from repodoc_lsp.render.pages import Renderer, Site
 
 PAGES_KEPT = 32  # rendered pages kept until the workspace changes
 
@@ -82,7 +82,7 @@ class Pages:
 
     def renderer(self) -> Renderer:
         if self._renderer is None:
-            from repodoc_lsp.render import Renderer
+            from repodoc_lsp.render.pages import Renderer
 
             templates = self.docs.root.settings.templates
             self._renderer = Renderer(templates or None, lazy=not templates)
