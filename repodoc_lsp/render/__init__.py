@@ -5,6 +5,7 @@ the built-in ones by name); `Site` is everything a page may say about the
 rest of the workspace.
 """
 
-from repodoc_lsp.render.pages import Renderer, Site
+from repodoc_lsp.render.pages import Renderer
+from repodoc_lsp.render.site import Site
 
 __all__ = ["Renderer", "Site"]

@@ -45,8 +45,8 @@ class AnchorState:
 
     src: str  # digest of the source the page was rendered from
     # each definition's anchor and body digest, packed: `class-A:1f2e3d4c method-A.f:...` (one
-    # string per page: PyTorch's 52,863 definitions as JSON objects made reading the manifest
-    # take 10 times as long; read with `definitions()` when the page is rendered from a new source)
+    # string per page: definitions as JSON objects made reading a large manifest several times
+    # as slow, bench/README.md; read with `definitions()` when the page is rendered from a new source)
     defs: str = ""
     aliases: dict[str, str] = field(default_factory=dict)  # old anchor -> the anchor it is written beside
 

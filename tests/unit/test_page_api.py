@@ -11,7 +11,8 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
 from repodoc_lsp.pipeline.generate import plan_pages, site_of
 from repodoc_lsp.render import Renderer
-from repodoc_lsp.render.pages import _inherited_once, gather_docs
+from repodoc_lsp.render.file_sections import inherited_once as _inherited_once
+from repodoc_lsp.render.pages import gather_docs
 from repodoc_lsp.store.workspace import Workspace
 
 MODELS = '''"""Models."""
