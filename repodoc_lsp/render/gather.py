@@ -51,7 +51,7 @@ def _module_files(site: Site, rel: str) -> dict[str, str]:
 
 
 def gather_kw(site: Site, rel: str) -> dict:
-    return {"digest": site.digests.get(rel)}
+    return {"digest": site.digests.get(rel), "links": _import_links(site, rel)}  # its imports' categories
 
 
 def def_anchor(d: Def) -> str:

@@ -110,7 +110,7 @@ class Renderer:
     def _render_one(self, where: Where, kind: str, subject: str, inputs: dict,
                     facts: Mapping[str, FileFacts]) -> str:
         if kind == "kw":
-            return file_kw(self._templates, where, subject, facts[subject])
+            return file_kw(self._templates, where, subject, inputs, facts[subject])
         named = {rel: facts[rel] for rel in view_files(kind, subject, inputs)}
         if kind == "index":
             return index_page(self._templates, where, subject, inputs, named)
