@@ -287,6 +287,34 @@ def _parsed(text: str) -> str:
     return "\n\n".join(p for p in (rendered, *(prose(n) for n in notes)) if p)
 
 
+@functools.lru_cache(maxsize=1024)
+def docstring_attributes(doc: str) -> tuple[str, tuple[tuple[str, str, str], ...]]:
+    """A class's docstring as Markdown without its Attributes section, and that section's entries as
+    (name, type, description: Markdown that follows the name on its list item), so that a page listing
+    the class's attributes shows one list. Without such a section: `(docstring_markdown(doc), ())`."""
+    whole = docstring_markdown(doc)
+    if "**Attributes**" not in whole:
+        return whole, ()
+    text, notes = _notes_after_fields(clean(doc))
+    literal = roles_as_literals(text)
+    try:
+        sections = _sections(literal)
+        rendered = [_section(s) for s in sections]
+    except Exception:  # shown as `docstring_markdown` shows it
+        return whole, ()
+    if _loses_text(literal, "\n\n".join(r for r in rendered if r)):
+        return whole, ()
+    kinds = [str(getattr(getattr(s, "kind", None), "value", "")) for s in sections]
+    entries = tuple((_join(getattr(e, "name", "") or ""), _join(str(getattr(e, "annotation", None) or "")),
+                     _item("@", str(getattr(e, "description", "") or ""))[3:])
+                    for s, kind in zip(sections, kinds, strict=True) if kind == "attributes"
+                    for e in (getattr(s, "value", None) or ()))
+    if not entries:
+        return whole, ()
+    kept = [r for r, kind in zip(rendered, kinds, strict=True) if kind != "attributes" and r]
+    return "\n\n".join([*kept, *(p for p in (prose(n) for n in notes) if p)]), entries
+
+
 # The first line of a field list or of a section (Sphinx `:param x:`, Google `Args:`, a NumPy title)
 _FIELDS_START = re.compile(r"^(?::[A-Za-z][^:\n]*:|(?:Args|Arguments|Parameters|Returns|Yields|Raises|Attributes"
                            r"|Keyword Args|Keyword Arguments|Other Parameters)(?::\s*|\n-{3,})$)", re.M)

@@ -15,7 +15,9 @@ from repodoc_lsp.render.file_sections import (
     LANG_FENCE,
     TYPE_LABEL,
     attributes,
+    class_bases,
     dependencies,
+    documented_attributes,
     hierarchy,
     inherited_once,
     methods_by_class,
@@ -58,6 +60,8 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
     doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
     links = doclinks(rel, 1, inputs["doclinks"])
     moved = plan(facts)
+    bases_of = {c.anchor: class_bases(c) for c in classes}
+    class_docs = documented_attributes(classes, attributes_of, moved)
     security = facts.findings_in(FindingCategory.SECURITY)
     purpose = file_purpose(rel, facts, inputs["used"])
     if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
@@ -85,7 +89,8 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
         aliases=inputs["aliases"],
         patterns=facts.findings_in(FindingCategory.PATTERN),
         performance=facts.findings_in(FindingCategory.PERFORMANCE),
-        security=security, derived=[c for c in classes if c.bases],
+        security=security, derived=[c for c in classes if any(bases_of[c.anchor])], bases_of=bases_of,
+        class_docs=class_docs,
         # security findings by level, related files counted (not by the template's filters: `selectattr`)
         risky=[f for f in security if f.level != "check"], to_check=[f for f in security if f.level == "check"],
         related_groups=related_groups, related_counts=related_counts,

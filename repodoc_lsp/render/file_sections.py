@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 
 from repodoc_lsp.analysis.model import Attribute, FileFacts, Import, Language, Symbol, SymbolKind
 from repodoc_lsp.render import markdown as md
+from repodoc_lsp.render.docstrings import docstring_attributes
 from repodoc_lsp.render.links import folder_label, homes, link_in, near_item, near_items, page_link
 from repodoc_lsp.render.paths import docs_page, folder_of
 from repodoc_lsp.words import plural
@@ -77,6 +78,14 @@ def hierarchy(rel: str, classes: list[Symbol], xref: dict[str, dict]) -> dict | 
     return {"text": "\n".join(lines + shown), "nodes": len(nodes), "edges": len(shown), "left": left}
 
 
+def class_bases(c: Symbol) -> tuple[list[str], str]:
+    """A class's bases as written, its keywords aside (`metaclass=M`, `total=False`: not bases), and
+    its metaclass ("" when it names none)."""
+    bases = [b for b in c.bases if "=" not in b.split("[", 1)[0]]
+    metaclass = next((b.split("=", 1)[1] for b in c.bases if b.startswith("metaclass=")), "")
+    return bases, metaclass
+
+
 _ENUM_BASES = frozenset(("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"))
 _FIELD_BASES = frozenset(("NamedTuple", "TypedDict"))
 _DATACLASS = re.compile(r"^(?:\w+\.)*(?:dataclass|define|frozen|mutable|attrs|s)\b")
@@ -95,7 +104,7 @@ def _attribute_title(c: Symbol) -> str:
 def _attribute_entry(a: Attribute, anchor: str) -> dict:
     text = ("self." if a.instance else "") + a.name + (f": {a.annotation}" if a.annotation else "") \
         + (f" = {a.value}" if a.value else "")
-    return {"name": a.name, "anchor": anchor, "text": text, "line": a.line, "instance": a.instance}
+    return {"name": a.name, "anchor": anchor, "text": text, "line": a.line, "instance": a.instance, "doc": ""}
 
 
 _BY_INSTANCE_LINE = operator.attrgetter("instance", "line")  # class body first, then `self.x`, by line
@@ -135,6 +144,33 @@ def attributes(facts: FileFacts, classes: list[Symbol]) -> tuple[dict[str, dict]
 
 
 _LINE = operator.itemgetter("line")
+
+
+def documented_attributes(classes: list[Symbol], attributes_of: dict[str, dict],
+                          moved: Mapping[str, int]) -> dict[str, str]:
+    """The docstrings (as Markdown) of the classes whose docstring has an Attributes section and whose
+    attributes the page lists, without that section: its descriptions join the entries of
+    `attributes_of` (one list), a name the analysis did not find listed after them, unanchored. A
+    class whose members go to part pages (`moved`) keeps its docstring whole."""
+    docs: dict[str, str] = {}
+    for c in classes:
+        group = attributes_of.get(c.anchor)
+        if not group or not c.docstring or c.anchor in moved:
+            continue
+        kept, described = docstring_attributes(c.docstring)
+        if not described:
+            continue
+        entries = {e["name"]: e for e in group["entries"]}
+        for name, annotation, doc in described:
+            entry = entries.get(name)
+            if entry is None:
+                entry = entries[name] = {"name": name, "anchor": "", "text": name + (f": {annotation}" if annotation
+                                                                                    else ""),
+                                         "line": 0, "instance": False, "doc": ""}
+                group["entries"].append(entry)
+            entry["doc"] = entry["doc"] or doc
+        docs[c.anchor] = kept
+    return docs
 
 
 def methods_by_class(symbols: Iterable[Symbol], classes: list[Symbol]) -> dict[str, list[Symbol]]:
