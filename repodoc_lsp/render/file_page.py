@@ -18,6 +18,7 @@ from repodoc_lsp.render.file_sections import (
     class_bases,
     dependencies,
     documented_attributes,
+    fold_overloads,
     hierarchy,
     inherited_once,
     methods_by_class,
@@ -50,8 +51,12 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
     size = inputs["size"]
     embed = text is not None and where.embed_max > 0 and size <= where.embed_max
     classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
-    functions = [s for s in facts.symbols if s.kind is SymbolKind.FUNCTION]
-    methods_of = methods_by_class(facts.symbols, classes)
+    moved = plan(facts)
+    overloads: dict[str, list] = {}
+    renamed: dict[str, str] = {}  # a name's first anchor -> the anchor of its entry, overloads folded
+    functions = fold_overloads([s for s in facts.symbols if s.kind is SymbolKind.FUNCTION], moved, overloads, renamed)
+    methods_of = {c: fold_overloads(ms, moved, overloads, renamed)
+                  for c, ms in methods_by_class(facts.symbols, classes).items()}
     attributes_of, module_names = attributes(facts, classes)
     deps = dependencies(page, facts.imports, inputs["links"], inputs["modules"])
     importers = near_items(page, ((r, "") for r in nearest(rel, inputs["importers"])))
@@ -59,7 +64,10 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
     related_groups, related_counts = related(page, rel, inputs)
     doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
     links = doclinks(rel, 1, inputs["doclinks"])
-    moved = plan(facts)
+    xref = inherited_once(page, classes, xref_links(page, inputs["xref"]))
+    for first, anchor in renamed.items():  # an entry of overloads shows the name's users once
+        if first in xref:
+            xref[anchor] = xref.pop(first)
     bases_of = {c.anchor: class_bases(c) for c in classes}
     class_docs = documented_attributes(classes, attributes_of, moved)
     security = facts.findings_in(FindingCategory.SECURITY)
@@ -82,7 +90,7 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
         is_test=is_test_file(rel),
         test_functions=[s.name for s in facts.symbols
                         if s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD) and s.name.startswith("test")],
-        doctest_in=doctest_in, xref=inherited_once(page, classes, xref_links(page, inputs["xref"])),
+        doctest_in=doctest_in, xref=xref, overloads=overloads,
         doclinks=links,  # and the signatures' links, which depend on the page's layout (`fit.lay_out`)
         method_users=any(x["users"] for a, x in inputs["xref"].items() if a.startswith("method-")),
         hierarchy=hierarchy(rel, classes, inputs["xref"]), aka=alias_markup(inputs["aliases"]),

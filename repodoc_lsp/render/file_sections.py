@@ -78,6 +78,37 @@ def hierarchy(rel: str, classes: list[Symbol], xref: dict[str, dict]) -> dict | 
     return {"text": "\n".join(lines + shown), "nodes": len(nodes), "edges": len(shown), "left": left}
 
 
+_OVERLOAD = re.compile(r"^(?:\w+\.)*overload$")  # `@overload`, `@typing.overload`
+
+
+def _is_overload(s: Symbol) -> bool:
+    return any(_OVERLOAD.match(d) for d in s.decorators)
+
+
+def fold_overloads(symbols: list[Symbol], moved: Mapping[str, int],
+                   overloads: dict[str, list[Symbol]], renamed: dict[str, str]) -> list[Symbol]:
+    """`symbols` (functions, or one class's methods) with the `@overload`s of each name folded into one
+    entry: its implementation (the definition without `@overload`, else the last), the others added to
+    `overloads` by its anchor, and the anchor of the name's first definition (which other pages link
+    and the symbol graph's users are kept by) mapped to it in `renamed`. Not where one of them leaves
+    the page for a part (`moved`)."""
+    by_name: dict[str, list[Symbol]] = {}
+    for s in symbols:
+        by_name.setdefault(s.qualname, []).append(s)
+    kept = []
+    for s in symbols:
+        group = by_name[s.qualname]
+        if len(group) == 1 or not any(map(_is_overload, group)) or any(g.anchor in moved for g in group):
+            kept.append(s)
+            continue
+        main = next((g for g in group if not _is_overload(g)), group[-1])
+        if s is main:
+            kept.append(s)
+            overloads[main.anchor] = [g for g in group if g is not main]
+            renamed[group[0].anchor] = main.anchor
+    return kept
+
+
 def class_bases(c: Symbol) -> tuple[list[str], str]:
     """A class's bases as written, its keywords aside (`metaclass=M`, `total=False`: not bases), and
     its metaclass ("" when it names none)."""

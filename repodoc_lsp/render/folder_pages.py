@@ -78,10 +78,18 @@ def _main_entries(page: str, files: list[str], inputs: dict,
         base = posixpath.basename(rel)
         users = inputs["users"][rel]
         moved = member_parts(facts_of[rel])  # a function may be on a part of its file's page
-        for s in facts_of[rel].symbols:
-            if s.container or s.kind not in (SymbolKind.CLASS, SymbolKind.FUNCTION):
+        top = [s for s in facts_of[rel].symbols
+               if not s.container and s.kind in (SymbolKind.CLASS, SymbolKind.FUNCTION)]
+        documented: dict[str, str] = {}  # a name's first docstring: overloads are one entry, their own none
+        for s in top:
+            if s.docstring and s.qualname not in documented:
+                documented[s.qualname] = s.docstring
+        seen: set[str] = set()
+        for s in top:
+            if s.qualname in seen:
                 continue
-            summary = summary_line(s.docstring)
+            seen.add(s.qualname)
+            summary = summary_line(documented.get(s.qualname))
             n = users.get(s.qualname, 0)
             used = f" (used by {plural(n, 'file', grouped=True)})" if n else ""
             entry = {"text": md.code(s.name), "short": md.code(s.name), "key": (s.name.lower(), rel),

@@ -59,3 +59,50 @@ def test_a_class_s_documented_attributes_and_its_analysed_ones_are_one_block() -
     assert '- <a id="attr-Point.origin"></a>`origin = None` ([L12](../m.py#L12))\n' in entry
     # documented only: listed after them, unanchored
     assert re.search(r"^- `label(: \w+)?`: What it is called\.$", entry, re.M)
+
+
+OVERLOADED = '''from typing import overload
+
+
+@overload
+def f(x: int) -> int: ...
+@overload
+def f(x: str) -> str: ...
+def f(x):
+    """Echo it back."""
+    return x
+
+
+class C:
+    @overload
+    def m(self, x: int) -> int: ...
+    @overload
+    def m(self, x: str) -> str: ...
+    def m(self, x):
+        return x
+'''
+
+
+def test_overloads_are_one_entry_with_their_users_once() -> None:
+    files = {"m.py": OVERLOADED, "u.py": "from m import f, C\n\nf(1)\nC().m(2)\n"}
+    site = _site(files)
+    from concurrent.futures import Future
+
+    from repodoc_lsp.knowledge.graph import Graph
+    done: Future[Graph] = Future()
+    done.set_result(Graph(site.relations, site.facts.items()))
+    site.symbols = done
+    page = Renderer().render(site, "docs", "m.py", None)
+    functions = page.split("### Functions\n", 1)[1].split("\n## ", 1)[0]
+    assert functions.count("\n#### ") == 1 and "#### `def f(x)` ([L8]" in functions
+    # every definition's anchor on the one heading, the name's own (other pages link it) last
+    assert '<a id="function-f-3"></a><a id="function-f-2"></a><a id="function-f"></a>\n#### `def f(x)`' in functions
+    assert "**Overloads**\n\n- `def f(x: int) -> int` ([L5]" in functions
+    assert functions.count("**Used by**") == 1 and "Echo it back." in functions
+    methods = page.split('<a id="class-C"></a>', 1)[1].split("### Functions", 1)[0]
+    assert methods.count("\n- <a id=") == 1  # one method bullet, its overloads under it
+    assert '- <a id="method-C.m-3"></a><a id="method-C.m-2"></a><a id="method-C.m"></a>`m(self, x)`' in methods
+    assert "  - overload `m(self, x: int) -> int`" in methods
+    doc = Renderer().render(site, "doc", "")
+    assert doc.count("[`f`](m.py_docs.md#function-f) in `m.py`") == 1
+    assert "[`f`](m.py_docs.md#function-f) in `m.py` (used by 1 file): Echo it back." in doc
