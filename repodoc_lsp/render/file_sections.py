@@ -78,7 +78,7 @@ def hierarchy(rel: str, classes: list[Symbol], xref: dict[str, dict]) -> dict | 
     return {"text": "\n".join(lines + shown), "nodes": len(nodes), "edges": len(shown), "left": left}
 
 
-_OVERLOAD = re.compile(r"^(?:\w+\.)*overload$")  # `@overload`, `@typing.overload`
+_OVERLOAD = re.compile(r"^(?:\w+\.)*_?overload$")  # `@overload`, `@typing.overload`, `@_overload`
 
 
 def _is_overload(s: Symbol) -> bool:
@@ -90,15 +90,15 @@ def fold_overloads(symbols: list[Symbol], moved: Mapping[str, int],
     """`symbols` (functions, or one class's methods) with the `@overload`s of each name folded into one
     entry: its implementation (the definition without `@overload`, else the last), the others added to
     `overloads` by its anchor, and the anchor of the name's first definition (which other pages link
-    and the symbol graph's users are kept by) mapped to it in `renamed`. Not where one of them leaves
-    the page for a part (`moved`)."""
+    and the symbol graph's users are kept by) mapped to it in `renamed`. Not where the parts rule
+    (`moved`) puts them on different pages."""
     by_name: dict[str, list[Symbol]] = {}
     for s in symbols:
         by_name.setdefault(s.qualname, []).append(s)
     kept = []
     for s in symbols:
         group = by_name[s.qualname]
-        if len(group) == 1 or not any(map(_is_overload, group)) or any(g.anchor in moved for g in group):
+        if len(group) == 1 or not any(map(_is_overload, group)) or len({moved.get(g.anchor, 1) for g in group}) > 1:
             kept.append(s)
             continue
         main = next((g for g in group if not _is_overload(g)), group[-1])

@@ -62,6 +62,7 @@ def test_a_class_s_documented_attributes_and_its_analysed_ones_are_one_block() -
 
 
 OVERLOADED = '''from typing import overload
+from typing import overload as _overload
 
 
 @overload
@@ -74,9 +75,9 @@ def f(x):
 
 
 class C:
-    @overload
+    @_overload
     def m(self, x: int) -> int: ...
-    @overload
+    @_overload
     def m(self, x: str) -> str: ...
     def m(self, x):
         return x
@@ -94,10 +95,10 @@ def test_overloads_are_one_entry_with_their_users_once() -> None:
     site.symbols = done
     page = Renderer().render(site, "docs", "m.py", None)
     functions = page.split("### Functions\n", 1)[1].split("\n## ", 1)[0]
-    assert functions.count("\n#### ") == 1 and "#### `def f(x)` ([L8]" in functions
+    assert functions.count("\n#### ") == 1 and "#### `def f(x)` ([L9]" in functions
     # every definition's anchor on the one heading, the name's own (other pages link it) last
     assert '<a id="function-f-3"></a><a id="function-f-2"></a><a id="function-f"></a>\n#### `def f(x)`' in functions
-    assert "**Overloads**\n\n- `def f(x: int) -> int` ([L5]" in functions
+    assert "**Overloads**\n\n- `def f(x: int) -> int` ([L6]" in functions
     assert functions.count("**Used by**") == 1 and "Echo it back." in functions
     methods = page.split('<a id="class-C"></a>', 1)[1].split("### Functions", 1)[0]
     assert methods.count("\n- <a id=") == 1  # one method bullet, its overloads under it
