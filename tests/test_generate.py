@@ -90,7 +90,8 @@ def test_keyword_index_is_exact_sorted_and_linked(demo_tree: tuple[Path, dict]) 
     assert kw == {
         "Classes": ["A"],
         "Functions": ["inner", "m"],
-        "Imports": [".", ".b", "Any", "NamedTuple", "b", "helper", "numpy", "os", "typing"],
+        "Imports": ["b", "helper", "pkg", "pkg.b"],  # relative modules by their absolute names
+        "Third-party Imports": ["numpy"],  # the standard library's (`os`, `typing`) left out
     }
     assert "## Keyword → Section Map" in text and "\u00e2\u2020\u2019" not in text and "Classs" not in text
     assert "- **`A`**: [docs](a.py_docs.md#class-A)" in text

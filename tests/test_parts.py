@@ -23,7 +23,7 @@ from test_incremental import CliEdits
 from repodoc_lsp import cli
 from repodoc_lsp.config import load_settings
 from repodoc_lsp.pipeline.generate import generate, regenerate
-from repodoc_lsp.render import pages as page_views
+from repodoc_lsp.render import fit as page_views
 from repodoc_lsp.render import parts as part_rule
 from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.store.workspace import Workspace

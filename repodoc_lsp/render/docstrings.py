@@ -9,25 +9,16 @@ that no parser understands is rendered as prose, never an error.
 from __future__ import annotations
 
 import functools
-import inspect
 import logging
 import re
-from collections.abc import Iterable
 from typing import Any
 
 from repodoc_lsp.render.markdown import code, fence, inline
+from repodoc_lsp.render.rest import DIRECTIVE, clean, indented_block, prose, roles_as_literals, settled
 
-_ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]+)`")
-_TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
 _GOOGLE_TITLE = re.compile(r"^(?:Args|Arguments|Parameters|Returns|Yields|Raises|Note|Warning|Examples?"
                            r"|Attributes):\s*$", re.M)
 _TITLE_LINE = re.compile(r"^\s*(?:[A-Z][\w ]*:{1,2}|\.\. [\w:-]+::.*|([=\-~^\"'`#*+:.])\1{2,})\s*$")
-_MAX_DEPTH = 8  # nested directives and indented blocks rendered as text; deeper ones fenced
-_UNDERLINE = re.compile(r"([=\-~^\"'`#*+:.])\1{2,}")
-_UNDERLINE_MARKS = frozenset("=-~^\"'`#*+:.")  # what `_UNDERLINE` starts with
-_DIRECTIVE = re.compile(r"^\.\.\s+([A-Za-z][\w:+-]*)::\s*(.*)$")
-_CODE_DIRECTIVES = {"code", "code-block", "sourcecode", "testcode", "doctest", "testsetup", "testoutput",
-                    "math", "highlight", "literalinclude", "parsed-literal"}
 # griffe's options of each docstring style (`_STYLES` picks the style)
 _STYLE_OPTIONS = {"google": {"warnings": False, "returns_named_value": False}, "numpy": {"warnings": False},
                   "sphinx": {"warnings": False}}
@@ -38,20 +29,6 @@ _SECTION_TITLES = {"parameters": "Parameters", "other parameters": "Other Parame
                    "modules": "Modules"}
 
 logging.getLogger("griffe").setLevel(logging.CRITICAL)
-
-
-def _role_text(match: re.Match[str]) -> str:
-    target = match.group(1).strip()
-    titled = _TITLED.match(target)
-    if titled and titled.group(1):
-        target = titled.group(1)
-    return "``" + target.lstrip("!~").replace("`", "") + "``"
-
-
-def roles_as_literals(text: str) -> str:
-    """reST roles (`:class:`~a.B``, `:func:`f``, `:math:`x``) as literals (``` ``a.B`` ```: the whole
-    target, which says more on a page than Sphinx's short form)."""
-    return _ROLE.sub(_role_text, text) if ":`" in text else text
 
 
 def summary_line(doc: str | None) -> str:
@@ -109,173 +86,6 @@ def _summary(doc: str) -> tuple[str, int]:
         else:
             break
     return roles_as_literals(" ".join(summary.split())), len(lines) - taken
-
-
-def clean(doc: str) -> str:
-    """A docstring with tabs expanded, common indentation removed and edges stripped. A docstring that
-    cleaning leaves as it is (most: the analysis keeps them cleaned, `ast.get_docstring`) is known so
-    by `_settled`, a third of the time `inspect.cleandoc` takes."""
-    if "\r" not in doc and "\t" not in doc and _settled(doc):
-        return doc
-    return inspect.cleandoc(doc.expandtabs(8).replace("\r\n", "\n").replace("\r", "\n"))
-
-
-def _indent_of(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
-
-
-def _block(lines: list[str], i: int, indent: int) -> tuple[list[str], int]:
-    """The lines from `i` that are blank or indented more than `indent`, trailing blanks dropped."""
-    block: list[str] = []
-    while i < len(lines) and (not lines[i].strip() or _indent_of(lines[i]) > indent):
-        block.append(lines[i])
-        i += 1
-    while block and not block[-1].strip():
-        block.pop()
-    return block, i
-
-
-def _dedent(block: list[str]) -> str:
-    indent = min((_indent_of(b) for b in block if b.strip()), default=0)
-    return "\n".join(b[indent:] if b.strip() else "" for b in block).lstrip("\n")
-
-
-def prose(text: str, depth: int = 0) -> str:
-    """Docstring text as Markdown: doctests, literal blocks and code directives fenced, notes and
-    other directives labelled, indented text kept as text (fenced below `_MAX_DEPTH` levels), every
-    other line made inert."""
-    out: list[str] = []
-    lines = (text.expandtabs(8) if "\t" in text else text).splitlines()
-    count = len(lines)
-    i = 0
-    literal_next = False
-    while i < count:
-        line = lines[i]
-        stripped = line.strip()
-        if not stripped:
-            out.append("")
-            i += 1
-            continue
-        indent = len(line) - len(line.lstrip(" "))
-        first = stripped[0]  # what a doctest or a directive starts with, looked at before the text
-        if first == ">" and stripped.startswith(">>>"):
-            block = []
-            while i < len(lines) and lines[i].strip():
-                block.append(lines[i][indent:] if _indent_of(lines[i]) >= indent else lines[i].strip())
-                i += 1
-            out += ["", fence("\n".join(block), "pycon"), ""]
-            continue
-        directive = _DIRECTIVE.match(stripped) if first == "." and stripped.startswith("..") else None
-        if directive:
-            name, arg = directive.group(1).lower(), directive.group(2).strip()
-            body, i = _block(lines, i + 1, indent)
-            out += ["", *_directive(name, arg, _dedent(body), depth), ""]
-            literal_next = False
-            continue
-        if indent > 0 and (not out or not out[-1]):
-            indented, i = _block(lines, i, indent - 1)
-            text_of = _dedent(indented)
-            literal = literal_next or depth >= _MAX_DEPTH
-            out += ["", fence(text_of, "") if literal else prose(text_of, depth + 1), ""]
-            literal_next = False
-            continue
-        if stripped[-1] == ":" and stripped.endswith("::"):
-            literal_next = True
-            stripped = stripped[:-1] if len(stripped) > 2 and stripped[-3] != " " else stripped[:-2].rstrip()
-            if not stripped:
-                i += 1
-                continue
-        else:
-            literal_next = False
-        # a reST section title's underline starts with one of its marks (most lines have none after them)
-        if i + 1 < count and lines[i + 1].lstrip()[:1] in _UNDERLINE_MARKS \
-                and _is_underline(lines[i + 1], stripped, indent):
-            out += ["", f"**{inline(roles_as_literals(stripped))}**", ""]  # a reST section title
-            i += 2
-            continue
-        # a code span or reST link left open on this line closes on a later line of the paragraph
-        i += 1
-        joined = 0
-        while stripped.count("`") % 2 and joined < 4 and i < count and lines[i].strip() \
-                and not lines[i].lstrip().startswith(("..", ">>>")):
-            stripped += " " + lines[i].strip()
-            i += 1
-            joined += 1
-        out.append(text_line(stripped))
-    return _squeeze(out)
-
-
-# A reST hyperlink: `text <https://url>`_ (or __, anonymous), or `<https://url>`_
-_REST_LINK = re.compile(r"`([^`<>]*?)\s*<((?:https?|ftp)://[^<>`\s]+)>`__?")
-# A reST reference to a named target, `Text`_ (the target's link is elsewhere): its text
-_REST_REF = re.compile(r"(?<![`\\])`([^`<>]+)`__?(?![\w`])")
-# reST escapes a text keeps as text: `\ ` (nothing: ``x``\ s is "xs") and a backslash right after an
-# inline literal before a letter (``Tensor``\s)
-_REST_ESCAPE = re.compile(r"\\ |(?<=`)\\(?=[A-Za-z])")
-
-
-def text_line(line: str) -> str:
-    """One line of reST prose as Markdown: roles as literals, hyperlinks as links, reST's escapes
-    resolved, everything else made inert (`inline`)."""
-    line = roles_as_literals(line)
-    if "\\" in line:
-        line = _REST_ESCAPE.sub("", line)
-    if "`_" not in line:
-        return inline(line)
-    line = _REST_REF.sub(lambda m: m.group(1), line)
-    out: list[str] = []
-    last = 0
-    for m in _REST_LINK.finditer(line):
-        out.append(_piece(line[last:m.start()], last))
-        title, url = m.group(1).strip() or m.group(2), m.group(2)
-        out.append(f"[{_piece(title, 1)}]({url.replace('(', '%28').replace(')', '%29')})")
-        last = m.end()
-    out.append(_piece(line[last:], last))
-    return "".join(out)
-
-
-def _piece(text: str, at: int) -> str:
-    """`inline` of a piece of a line starting at `at`: after the line's start, its edges' spaces kept
-    and nothing escaped for being at a line's start."""
-    if not at:
-        return inline(text)
-    body = text.strip(" ")
-    done = inline("x" + body)[1:] if body else ""
-    return text[: len(text) - len(text.lstrip(" "))] + done + (" " if body and text.endswith(" ") else "")
-
-
-def _is_underline(line: str, title: str, indent: int) -> bool:
-    """Whether `line` underlines `title` as a reST section title (`Title` over `~~~~~`)."""
-    mark = line.strip()
-    return len(mark) >= len(title) and _indent_of(line) == indent and bool(_UNDERLINE.fullmatch(mark))
-
-
-_BLANK_LINES = re.compile(r"\n{3,}")
-
-
-def _squeeze(lines: Iterable[str]) -> str:
-    """Lines joined with at most one blank line between blocks, none at the edges (most texts have no
-    two blank lines in a row: then nothing is replaced, found without `re.sub`, 1% of rendering)."""
-    text = "\n".join(lines)
-    return (_BLANK_LINES.sub("\n\n", text) if "\n\n\n" in text else text).strip("\n")
-
-
-def _directive(name: str, arg: str, body: str, depth: int) -> list[str]:
-    """A reST directive: code-like ones fenced, admonitions as a bold label, others named in code."""
-    if name in _CODE_DIRECTIVES:
-        lang = arg if name in ("code", "code-block", "sourcecode") and re.fullmatch(r"[\w+-]+", arg) else \
-            ("pycon" if name == "doctest" else "")
-        content = body if body.strip() else arg
-        return [fence(content, lang)] if content.strip() else []
-    label = name.replace("-", " ").replace("seealso", "see also").capitalize()
-    if name in ("versionadded", "versionchanged", "deprecated", "deprecated-removed"):
-        label = {"versionadded": "New in version", "versionchanged": "Changed in version"}.get(name, "Deprecated")
-        label += f" {arg}" if arg else ""
-        arg = ""
-    head = f"**{inline(label)}**" + (f": {inline(roles_as_literals(arg))}" if arg else "")
-    if depth >= _MAX_DEPTH:
-        return [head, "", fence(body, "")] if body.strip() else [head]
-    return [head, "", prose(body, depth + 1)] if body.strip() else [head]
 
 
 def _join(text: str | None) -> str:
@@ -375,7 +185,7 @@ def _admonition(title: str, kind: str, description: str) -> str:
 
 @functools.cache
 def _griffe_docstring() -> Any:
-    """griffe's `Docstring`, imported on first use (66 ms, not paid at start-up). Outside any
+    """griffe's `Docstring`, imported on first use (not paid at start-up). Outside any
     `try`: a missing griffe is an installation error, never hidden by the prose fallback."""
     from griffe import Docstring
 
@@ -400,8 +210,8 @@ _SECTION_PATTERNS = (
 )
 # Each style's pattern as griffe compiles it (`re.IGNORECASE`: a long s, U+017F, is an `s` too), and
 # as it matches an ASCII text in lower case (the same answer: an ASCII character is an ASCII letter of
-# the section names in any case only as that letter in upper or lower case), a third of the time:
-# griffe's detection took 1.7% of a render worker's time.
+# the section names in any case only as that letter in upper or lower case), faster (bench/README.md,
+# "Docstrings").
 _STYLES = tuple((style, re.compile(pattern.format("(?:" + "|".join(map(re.escape, words)) + ")"), flags | re.MULTILINE))
                 for flags in (re.IGNORECASE, 0) for style, pattern, words in _SECTION_PATTERNS)
 _ANY_CASE, _LOWER_CASE = _STYLES[:3], _STYLES[3:]
@@ -426,10 +236,10 @@ def _sections(text: str) -> list[object]:
 
 def _docstring(text: str) -> Any:
     """griffe's `Docstring` of `text`. It cleans its value (`inspect.cleandoc` of it stripped on the
-    right); a text that cleaning leaves as it is (`_settled`: most, cleaned by `docstring_markdown`
+    right); a text that cleaning leaves as it is (`settled`: most, cleaned by `docstring_markdown`
     already) is given as its value, not cleaned again."""
     Docstring = _griffe_docstring()
-    if not _settled(text):
+    if not settled(text):
         return Docstring(text)
     docstring = Docstring("")
     docstring.value = text
@@ -444,27 +254,7 @@ def _one_text(text: str) -> bool:
     (`inspect.cleandoc` of it stripped on the right) leaves it as it is. Its rendering would then be
     `prose(text)`, and a text `_loses_text` rejects is shown as `prose(text)` too.
     `tests/unit/test_docstrings.py` checks the shortcut against the parse."""
-    return ":" not in text and "---" not in text and _settled(text)
-
-
-def _settled(text: str) -> bool:
-    """`inspect.cleandoc(text.rstrip()) == text` (griffe's cleaning leaves `text` as it is) without
-    cleaning it again (`docstring_markdown` cleaned it already): `cleandoc` only takes characters
-    away, and takes none exactly when `text` neither starts nor ends with whitespace and, if it has
-    more than one line, one of its other lines starts with a character that is not whitespace
-    (their common indentation is none). A text with a tab (which `cleandoc` expands) is cleaned."""
-    if "\t" in text:
-        return inspect.cleandoc(text.rstrip()) == text
-    if not text:
-        return True
-    if text[0].isspace() or text[-1].isspace():
-        return False
-    # a line after the first starting with a character that is not whitespace (`\S`: not `isspace`),
-    # found where it is, the text not split into its lines (three times for each docstring)
-    return "\n" not in text or _UNINDENTED_LINE.search(text) is not None
-
-
-_UNINDENTED_LINE = re.compile(r"\n\S")
+    return ":" not in text and "---" not in text and settled(text)
 
 
 @functools.lru_cache(maxsize=2048)
@@ -474,7 +264,7 @@ def docstring_markdown(doc: str | None) -> str:
     if not doc or not doc.strip():
         return ""
     text = clean(doc)
-    if _one_text(text):  # most docstrings (8,019 of PyTorch's 13,922): what griffe would make of it
+    if _one_text(text):  # most docstrings: what griffe would make of it
         return prose(text)
     return _parsed(text)
 
@@ -497,6 +287,34 @@ def _parsed(text: str) -> str:
     return "\n\n".join(p for p in (rendered, *(prose(n) for n in notes)) if p)
 
 
+@functools.lru_cache(maxsize=1024)
+def docstring_attributes(doc: str) -> tuple[str, tuple[tuple[str, str, str], ...]]:
+    """A class's docstring as Markdown without its Attributes section, and that section's entries as
+    (name, type, description: Markdown that follows the name on its list item), so that a page listing
+    the class's attributes shows one list. Without such a section: `(docstring_markdown(doc), ())`."""
+    whole = docstring_markdown(doc)
+    if "**Attributes**" not in whole:
+        return whole, ()
+    text, notes = _notes_after_fields(clean(doc))
+    literal = roles_as_literals(text)
+    try:
+        sections = _sections(literal)
+        rendered = [_section(s) for s in sections]
+    except Exception:  # shown as `docstring_markdown` shows it
+        return whole, ()
+    if _loses_text(literal, "\n\n".join(r for r in rendered if r)):
+        return whole, ()
+    kinds = [str(getattr(getattr(s, "kind", None), "value", "")) for s in sections]
+    entries = tuple((_join(getattr(e, "name", "") or ""), _join(str(getattr(e, "annotation", None) or "")),
+                     _item("@", str(getattr(e, "description", "") or ""))[3:])
+                    for s, kind in zip(sections, kinds, strict=True) if kind == "attributes"
+                    for e in (getattr(s, "value", None) or ()))
+    if not entries:
+        return whole, ()
+    kept = [r for r, kind in zip(rendered, kinds, strict=True) if kind != "attributes" and r]
+    return "\n\n".join([*kept, *(p for p in (prose(n) for n in notes) if p)]), entries
+
+
 # The first line of a field list or of a section (Sphinx `:param x:`, Google `Args:`, a NumPy title)
 _FIELDS_START = re.compile(r"^(?::[A-Za-z][^:\n]*:|(?:Args|Arguments|Parameters|Returns|Yields|Raises|Attributes"
                            r"|Keyword Args|Keyword Arguments|Other Parameters)(?::\s*|\n-{3,})$)", re.M)
@@ -514,8 +332,8 @@ def _notes_after_fields(text: str) -> tuple[str, list[str]]:
     i = first + 1
     while i < len(lines):
         line = lines[i]
-        if line.startswith("..") and _DIRECTIVE.match(line):
-            body, j = _block(lines, i + 1, 0)
+        if line.startswith("..") and DIRECTIVE.match(line):
+            body, j = indented_block(lines, i + 1, 0)
             notes.append("\n".join([line, *body]))
             i = j
             continue
@@ -545,14 +363,13 @@ _NOT_WORD_BYTES = bytes(c if c < 128 and (chr(c).isalnum() or c == 95) else 32 f
 
 def _words(text: str) -> set[str]:
     """The words (`_WORD`) of `text`: of an ASCII text (most docstrings) found by `str.split` once
-    every other character is a space, the same words four times as fast as the expression."""
+    every other character is a space, the same words faster than the expression."""
     return set(text.translate(_NOT_WORD).split()) if text.isascii() else set(_WORD.findall(text))
 
 
 def _lacking(source: str, rendered: str) -> set[str]:
     """The words of `source` that `rendered` lacks, markup words aside. Of two ASCII texts (most) found
-    in their bytes, `_words`'s way: `bytes.translate` takes a sixth of the time of `str.translate`,
-    and the two with the sets of words a third less."""
+    in their bytes, `_words`'s way (`bytes.translate` is faster than `str.translate`)."""
     if source.isascii() and rendered.isascii():  # the rendered words taken from the source's as they come
         lost = set(source.encode().translate(_NOT_WORD_BYTES).split())
         lost.difference_update(rendered.encode().translate(_NOT_WORD_BYTES).split())

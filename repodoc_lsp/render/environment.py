@@ -48,7 +48,7 @@ class OwnEnvironment(jinja2.Environment):
     `getattr` hook): a key of a plain dict read as an attribute (`it.href`: most of what the
     templates read) is looked up as a key first, without first failing to find an attribute
     (the same answer: a plain dict's attributes are its methods, which the templates read as
-    `d.get`). Rendering repodoc's pages takes about a tenth less CPU (bench/README, "Templates")."""
+    `d.get`). Rendering repodoc's pages takes less CPU (bench/README.md, "Templates")."""
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES and attribute in obj:

@@ -51,7 +51,7 @@ _FENCE_RUN = re.compile(r"(?:^|(?<=[\r\n]))[ \t]*(`{3,}|~{3,})")
 def fence(text: str, lang: str = "") -> str:
     """A fenced code block that no content can close early."""
     # Most sources hold no run of three backticks or tildes: the scan of every line start
-    # (about 3 ms for an average PyTorch file, the whole source embedded in its page) is skipped.
+    # (of the whole source, when it is embedded in its page) is skipped.
     runs = _FENCE_RUN.findall(text) if "```" in text or "~~~" in text else ()
     longest = max((len(m) for m in runs), default=0)
     ticks = "`" * max(3, longest + 1)
@@ -86,7 +86,7 @@ def rel_link(from_page: str, to: str) -> str:
 
 def rel_link_in(folder: str, to: str) -> str:
     """`rel_link` from a page of `folder` (the page's `posixpath.dirname`): the link depends on
-    nothing else of the page, so pages of one folder can share it (`pages._link_in`)."""
+    nothing else of the page, so pages of one folder can share it (`links.link_in`)."""
     src = folder.split("/") if folder else []
     dst = to.split("/")
     common = 0

@@ -1,7 +1,7 @@
 """Preloaded by the render workers' fork server (`runtime.Runtime.render_context`) when a run
 renders with repodoc's own templates, and imported nowhere else: they are compiled there once,
 before it forks, and every render worker starts with them (`Renderer.shared`) instead of
-compiling them itself (0.16 s of CPU per worker)."""
+compiling them itself."""
 
 from __future__ import annotations
 

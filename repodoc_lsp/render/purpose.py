@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from repodoc_lsp.analysis.model import FileFacts, Language, Symbol, SymbolKind
 from repodoc_lsp.render import markdown as md
-from repodoc_lsp.render.docstrings import clean, roles_as_literals
+from repodoc_lsp.render.rest import clean, roles_as_literals
 from repodoc_lsp.words import plural, plural_of
 
 SHOWN_NAMES = 3  # names listed in a derived line before "and N more"

@@ -7,7 +7,9 @@ from helpers import contained_errors, count_cleandoc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repodoc_lsp.render.docstrings import _one_text, _parsed, _settled, _style, clean, docstring_markdown, prose
+from repodoc_lsp.render.docstrings import _one_text, _parsed, _style, docstring_markdown
+from repodoc_lsp.render.rest import clean, prose
+from repodoc_lsp.render.rest import settled as _settled
 
 
 def test_google_sections_in_full() -> None:

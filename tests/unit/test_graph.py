@@ -406,7 +406,7 @@ def test_members_inherited_whole_are_the_graph_s_own_list_and_one_base_needs_no_
     """A page lists the public members of an ancestor none of which its class redefines as the graph's
     own list (one object wherever it is inherited whole, pickled once per part), not a copy; the
     ancestors of a class with one base that has none are that base (the walk's answer)."""
-    from repodoc_lsp.render.pages import _inherited
+    from repodoc_lsp.render.gather import _inherited
 
     graph = ws.graph()
     inherited = _inherited(graph, LINEAR)

@@ -81,7 +81,7 @@ _PATH_PARTS = st.lists(st.sampled_from(["a", "b", "c d", "..", ".", "", "x.md", 
 @given(_PATH_PARTS, _PATH_PARTS, st.booleans(), st.booleans())
 @settings(max_examples=1500, deadline=None)
 def test_a_link_depends_on_the_pages_folder_alone(page: str, to: str, page_absolute: bool, to_absolute: bool) -> None:
-    """Links are kept per folder of the page (`pages._link_in`), not per page: `rel_link` is worked out
+    """Links are kept per folder of the page (`links.link_in`), not per page: `rel_link` is worked out
     from the page's `dirname` and gives what it gave from the whole path, for any path (`..`, `.`,
     empty parts, absolute or not)."""
     import posixpath
@@ -101,7 +101,9 @@ def test_a_link_depends_on_the_pages_folder_alone(page: str, to: str, page_absol
 
 def test_pages_of_one_folder_share_their_kept_links() -> None:
     """Kept per page, 1 link in 10 was found kept when rendering PyTorch's pages; per folder, 1 in 2."""
-    from repodoc_lsp.render.pages import _file_parts, _link_in, _page_link
+    from repodoc_lsp.render.links import file_parts as _file_parts
+    from repodoc_lsp.render.links import link_in as _link_in
+    from repodoc_lsp.render.links import page_link as _page_link
 
     before = _link_in.cache_info().hits
     assert _page_link("t/q/a.py_docs.md", "t/r/b.py_docs.md", "K") == "../r/b.py_docs.md#K"

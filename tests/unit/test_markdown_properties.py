@@ -12,9 +12,10 @@ from helpers import contained_errors, foreign_html, md_tokens
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repodoc_lsp.render.docstrings import docstring_markdown, prose, roles_as_literals
+from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.markdown import code, esc, fence, first_line, inline
 from repodoc_lsp.render.pages import link_text
+from repodoc_lsp.render.rest import prose, roles_as_literals
 
 EXAMPLES = int(os.environ.get("REPODOC_FUZZ_EXAMPLES", "60"))
 # Lines that mean something to reST, Google, NumPy, Markdown or HTML, mixed with arbitrary text.

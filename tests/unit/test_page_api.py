@@ -10,7 +10,8 @@ from helpers import DOCS_SECTIONS, make_workspace, md_tokens, page_errors
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
 from repodoc_lsp.pipeline.generate import plan_pages, site_of
-from repodoc_lsp.render.pages import Renderer, _inherited_once, gather_docs
+from repodoc_lsp.render.file_sections import inherited_once as _inherited_once
+from repodoc_lsp.render.pages import Renderer, gather_docs
 from repodoc_lsp.store.workspace import Workspace
 
 MODELS = '''"""Models."""

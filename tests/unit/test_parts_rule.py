@@ -76,7 +76,7 @@ def test_the_page_links_its_parts_and_each_part_holds_its_anchors() -> None:
         assert f'<a id="{anchor}"></a>' in pages[parts.part_page("pkg/m.py", n)], anchor
     assert all(len(p.encode()) <= PAGE_LIMIT for p in pages.values())
     kw = renderer.file_kw(site, "pkg/m.py")
-    assert "[docs](m.py_docs.part2.md#method-C0.m0)" in kw and "[docs](m.py_docs.md#class-C2)" in kw
+    assert "[`C0.m0`](m.py_docs.part2.md#method-C0.m0)" in kw and "[docs](m.py_docs.md#class-C2)" in kw
     assert "[docs](m.py_docs.part3.md#function-f0)" in kw
 
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.render import docstrings, pages, purpose
+from repodoc_lsp.render import docstrings, file_sections, fit, links, pages, purpose, rest
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.pages import Renderer, Site
@@ -68,14 +68,14 @@ def test_a_split_page_links_the_signatures_of_each_page_once(monkeypatch: pytest
         f'    def m{i}(self, x: Base) -> Base:\n        """{DOC}"""\n\n' for i in range(400))
     site = _site({"m.py": source})
     seen: list[str] = []
-    plain = pages._signature_links
+    plain = fit.signature_links
 
     def counted(classes: list, methods_of: dict, functions: list, *args: object) -> object:
         seen.extend(m.anchor for c in classes for m in methods_of.get(c.anchor, ()))
         seen.extend(f.anchor for f in functions)
         return plain(classes, methods_of, functions, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pages, "_signature_links", counted)
+    monkeypatch.setattr(fit, "signature_links", counted)
     rendered = Renderer().render_pages(pages.where_of(site), "docs", "m.py", pages.gather_docs(site, "m.py"),
                                        site.facts, source)
     assert len(rendered) > 1  # split
@@ -109,20 +109,20 @@ def test_a_class_s_attribute_title_is_worked_out_once(monkeypatch: pytest.Monkey
     facts = analyse_source("m.py", source.encode())
     classes = [s for s in facts.symbols if s.kind.value == "class"]
     titled: list[str] = []
-    plain = pages._attribute_title
+    plain = file_sections._attribute_title
 
     def counted(c: object) -> str:
         titled.append(c.qualname)  # type: ignore[attr-defined]
         return plain(c)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pages, "_attribute_title", counted)
-    of_class, module = pages._attributes(facts, classes)
+    monkeypatch.setattr(file_sections, "_attribute_title", counted)
+    of_class, module = file_sections.attributes(facts, classes)
     assert sorted(titled) == ["A", "A", "Colour"]
     assert {a: (g["title"], [e["name"] for e in g["entries"]]) for a, g in of_class.items()} == {
         "class-Colour": ("Members", ["RED", "GREEN", "BLUE"]), "class-A": ("Attributes", ["x"]),
         "class-A-2": ("Attributes", ["y"])}
     assert module == []
-    methods = pages._methods_by_class(facts.symbols, classes)
+    methods = file_sections.methods_by_class(facts.symbols, classes)
     assert {a: [m.name for m in found] for a, found in methods.items()} == {
         "class-Colour": ["mix"], "class-A": ["f"], "class-A-2": ["g"]}
 
@@ -135,13 +135,13 @@ def test_a_page_s_lists_of_files_work_out_its_folder_once(monkeypatch: pytest.Mo
     site = _site(files)
     expected = Renderer().render(site, "docs", "lib/a.py", "")
     asked: list[str] = []
-    plain = pages._file_parts
+    plain = links.file_parts
 
     def counted(page: str, rel: str) -> tuple[str, str, str, str, str]:
         asked.append(rel)
         return plain(page, rel)
 
-    monkeypatch.setattr(pages, "_file_parts", counted)
+    monkeypatch.setattr(links, "file_parts", counted)
     assert Renderer().render(site, "docs", "lib/a.py", "") == expected
     assert "[u29.py](../users/u29.py_docs.md)" in expected and "33 importing files in all" in expected
     assert asked == []
@@ -151,15 +151,15 @@ def test_only_a_line_under_a_mark_is_looked_at_as_a_title(monkeypatch: pytest.Mo
     """A line of prose is checked for a reST section title's underline below it only when the next
     line starts with one of the underline's marks (most lines: none): the same Markdown."""
     checked: list[str] = []
-    plain = docstrings._is_underline
+    plain = rest._is_underline
 
     def counted(line: str, title: str, indent: int) -> bool:
         checked.append(line)
         return plain(line, title, indent)
 
-    monkeypatch.setattr(docstrings, "_is_underline", counted)
+    monkeypatch.setattr(rest, "_is_underline", counted)
     text = "Sum them.\nAll of them,\n  and more.\n\nTitle\n=====\n\nThe end\n-- said someone.\n\tTabbed."
-    assert docstrings.prose(text) == \
+    assert rest.prose(text) == \
         "Sum them.\nAll of them,\nand more.\n\n**Title**\n\nThe end\n-- said someone.\nTabbed."
     assert checked == ["=====", "-- said someone."]
 
@@ -260,19 +260,19 @@ def test_a_source_link_is_the_one_worked_out_for_its_page(root: str, out: str, f
                                                          rel: str) -> None:
     page = "/".join([*folders, name])
     where = pages.Where("p", root, out, 1000)
-    expected = md.href(pages.posixpath.relpath(pages.posixpath.join(root, rel),
-                                               pages.posixpath.dirname(pages.posixpath.join(out, page))))
-    assert Renderer._src(where, page, rel) == expected
+    expected = md.href(links.posixpath.relpath(links.posixpath.join(root, rel),
+                                               links.posixpath.dirname(links.posixpath.join(out, page))))
+    assert links.source_href(where.root, where.out, page, rel) == expected
 
 
 def test_a_file_s_pages_link_its_source_with_one_relpath(monkeypatch: pytest.MonkeyPatch) -> None:
     """A file's page asked for its source link twice (its link and its line links) and its keyword
     page once more, each a `posixpath.relpath`."""
     site = _site({"pkg/m.py": "def f():\n    pass\n"})
-    pages._src_in.cache_clear()
+    links.src_in.cache_clear()
     made: list[str] = []
-    plain = pages.posixpath.relpath
-    monkeypatch.setattr(pages.posixpath, "relpath", lambda path, start: made.append(path) or plain(path, start))
+    plain = links.posixpath.relpath
+    monkeypatch.setattr(links.posixpath, "relpath", lambda path, start: made.append(path) or plain(path, start))
     renderer = Renderer()
     docs = renderer.render(site, "docs", "pkg/m.py", "def f():\n    pass\n")
     kw = renderer.render(site, "kw", "pkg/m.py")
@@ -283,11 +283,11 @@ def test_a_file_s_pages_link_its_source_with_one_relpath(monkeypatch: pytest.Mon
 def test_links_to_anchors_of_one_page_work_out_its_path_once() -> None:
     """Links from pages of one folder to anchors of one page share the page's path: worked out once
     (`md.rel_link_in`: 45,219 times for PyTorch's pages, for 16,791 paths), the same links."""
-    pages._link_in.cache_clear()
-    pages._rel_in.cache_clear()
+    links.link_in.cache_clear()
+    links.rel_in.cache_clear()
     asked = [("a/x.md", "b/y.md", "f1"), ("a/z.md", "b/y.md", "f2"), ("a/x.md", "b/y.md", ""),
              ("a/z.md", "b/y.md", "f1")]
-    links = [pages._page_link(page, target, fragment) for page, target, fragment in asked]
-    assert links == [md.href(md.rel_link_in("a", target), fragment) for _page, target, fragment in asked]
-    assert links[0] == "../b/y.md#f1"
-    assert pages._rel_in.cache_info().misses == 1
+    made = [links.page_link(page, target, fragment) for page, target, fragment in asked]
+    assert made == [md.href(md.rel_link_in("a", target), fragment) for _page, target, fragment in asked]
+    assert made[0] == "../b/y.md#f1"
+    assert links.rel_in.cache_info().misses == 1

@@ -1,0 +1,220 @@
+"""reST prose as Markdown: roles, hyperlinks, escapes, directives, literal blocks, doctests and
+section titles; every other line made inert. Total: any text gives Markdown, never an error."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Iterable
+
+from repodoc_lsp.render.markdown import fence, inline
+
+_ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]+)`")
+_TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
+_MAX_DEPTH = 8  # nested directives and indented blocks rendered as text; deeper ones fenced
+_UNDERLINE = re.compile(r"([=\-~^\"'`#*+:.])\1{2,}")
+_UNDERLINE_MARKS = frozenset("=-~^\"'`#*+:.")  # what `_UNDERLINE` starts with
+DIRECTIVE = re.compile(r"^\.\.\s+([A-Za-z][\w:+-]*)::\s*(.*)$")
+_CODE_DIRECTIVES = {"code", "code-block", "sourcecode", "testcode", "doctest", "testsetup", "testoutput",
+                    "math", "highlight", "literalinclude", "parsed-literal"}
+
+
+def _role_text(match: re.Match[str]) -> str:
+    target = match.group(1).strip()
+    titled = _TITLED.match(target)
+    if titled and titled.group(1):
+        target = titled.group(1)
+    return "``" + target.lstrip("!~").replace("`", "") + "``"
+
+
+def roles_as_literals(text: str) -> str:
+    """reST roles (`:class:`~a.B``, `:func:`f``, `:math:`x``) as literals (``` ``a.B`` ```: the whole
+    target, which says more on a page than Sphinx's short form)."""
+    return _ROLE.sub(_role_text, text) if ":`" in text else text
+
+
+def clean(doc: str) -> str:
+    """A docstring with tabs expanded, common indentation removed and edges stripped. A docstring that
+    cleaning leaves as it is (most: the analysis keeps them cleaned, `ast.get_docstring`) is known so
+    by `settled`, without cleaning it again."""
+    if "\r" not in doc and "\t" not in doc and settled(doc):
+        return doc
+    return inspect.cleandoc(doc.expandtabs(8).replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def indented_block(lines: list[str], i: int, indent: int) -> tuple[list[str], int]:
+    """The lines from `i` that are blank or indented more than `indent`, trailing blanks dropped."""
+    block: list[str] = []
+    while i < len(lines) and (not lines[i].strip() or _indent_of(lines[i]) > indent):
+        block.append(lines[i])
+        i += 1
+    while block and not block[-1].strip():
+        block.pop()
+    return block, i
+
+
+def _dedent(block: list[str]) -> str:
+    indent = min((_indent_of(b) for b in block if b.strip()), default=0)
+    return "\n".join(b[indent:] if b.strip() else "" for b in block).lstrip("\n")
+
+
+def prose(text: str, depth: int = 0) -> str:
+    """Docstring text as Markdown: doctests, literal blocks and code directives fenced, notes and
+    other directives labelled, indented text kept as text (fenced below `_MAX_DEPTH` levels), every
+    other line made inert."""
+    out: list[str] = []
+    lines = (text.expandtabs(8) if "\t" in text else text).splitlines()
+    count = len(lines)
+    i = 0
+    literal_next = False
+    while i < count:
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped:
+            out.append("")
+            i += 1
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        first = stripped[0]  # what a doctest or a directive starts with, looked at before the text
+        if first == ">" and stripped.startswith(">>>"):
+            block = []
+            while i < len(lines) and lines[i].strip():
+                block.append(lines[i][indent:] if _indent_of(lines[i]) >= indent else lines[i].strip())
+                i += 1
+            out += ["", fence("\n".join(block), "pycon"), ""]
+            continue
+        directive = DIRECTIVE.match(stripped) if first == "." and stripped.startswith("..") else None
+        if directive:
+            name, arg = directive.group(1).lower(), directive.group(2).strip()
+            body, i = indented_block(lines, i + 1, indent)
+            out += ["", *_directive(name, arg, _dedent(body), depth), ""]
+            literal_next = False
+            continue
+        if indent > 0 and (not out or not out[-1]):
+            indented, i = indented_block(lines, i, indent - 1)
+            text_of = _dedent(indented)
+            literal = literal_next or depth >= _MAX_DEPTH
+            out += ["", fence(text_of, "") if literal else prose(text_of, depth + 1), ""]
+            literal_next = False
+            continue
+        if stripped[-1] == ":" and stripped.endswith("::"):
+            literal_next = True
+            stripped = stripped[:-1] if len(stripped) > 2 and stripped[-3] != " " else stripped[:-2].rstrip()
+            if not stripped:
+                i += 1
+                continue
+        else:
+            literal_next = False
+        # a reST section title's underline starts with one of its marks (most lines have none after them)
+        if i + 1 < count and lines[i + 1].lstrip()[:1] in _UNDERLINE_MARKS \
+                and _is_underline(lines[i + 1], stripped, indent):
+            out += ["", f"**{inline(roles_as_literals(stripped))}**", ""]  # a reST section title
+            i += 2
+            continue
+        # a code span or reST link left open on this line closes on a later line of the paragraph
+        i += 1
+        joined = 0
+        while stripped.count("`") % 2 and joined < 4 and i < count and lines[i].strip() \
+                and not lines[i].lstrip().startswith(("..", ">>>")):
+            stripped += " " + lines[i].strip()
+            i += 1
+            joined += 1
+        out.append(text_line(stripped))
+    return _squeeze(out)
+
+
+# A reST hyperlink: `text <https://url>`_ (or __, anonymous), or `<https://url>`_
+_REST_LINK = re.compile(r"`([^`<>]*?)\s*<((?:https?|ftp)://[^<>`\s]+)>`__?")
+# A reST reference to a named target, `Text`_ (the target's link is elsewhere): its text
+_REST_REF = re.compile(r"(?<![`\\])`([^`<>]+)`__?(?![\w`])")
+# reST escapes a text keeps as text: `\ ` (nothing: ``x``\ s is "xs") and a backslash right after an
+# inline literal before a letter (``Tensor``\s)
+_REST_ESCAPE = re.compile(r"\\ |(?<=`)\\(?=[A-Za-z])")
+
+
+def text_line(line: str) -> str:
+    """One line of reST prose as Markdown: roles as literals, hyperlinks as links, reST's escapes
+    resolved, everything else made inert (`inline`)."""
+    line = roles_as_literals(line)
+    if "\\" in line:
+        line = _REST_ESCAPE.sub("", line)
+    if "`_" not in line:
+        return inline(line)
+    line = _REST_REF.sub(lambda m: m.group(1), line)
+    out: list[str] = []
+    last = 0
+    for m in _REST_LINK.finditer(line):
+        out.append(_piece(line[last:m.start()], last))
+        title, url = m.group(1).strip() or m.group(2), m.group(2)
+        out.append(f"[{_piece(title, 1)}]({url.replace('(', '%28').replace(')', '%29')})")
+        last = m.end()
+    out.append(_piece(line[last:], last))
+    return "".join(out)
+
+
+def _piece(text: str, at: int) -> str:
+    """`inline` of a piece of a line starting at `at`: after the line's start, its edges' spaces kept
+    and nothing escaped for being at a line's start."""
+    if not at:
+        return inline(text)
+    body = text.strip(" ")
+    done = inline("x" + body)[1:] if body else ""
+    return text[: len(text) - len(text.lstrip(" "))] + done + (" " if body and text.endswith(" ") else "")
+
+
+def _is_underline(line: str, title: str, indent: int) -> bool:
+    """Whether `line` underlines `title` as a reST section title (`Title` over `~~~~~`)."""
+    mark = line.strip()
+    return len(mark) >= len(title) and _indent_of(line) == indent and bool(_UNDERLINE.fullmatch(mark))
+
+
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+
+def _squeeze(lines: Iterable[str]) -> str:
+    """Lines joined with at most one blank line between blocks, none at the edges (most texts have no
+    two blank lines in a row: then nothing is replaced, found without `re.sub`)."""
+    text = "\n".join(lines)
+    return (_BLANK_LINES.sub("\n\n", text) if "\n\n\n" in text else text).strip("\n")
+
+
+def _directive(name: str, arg: str, body: str, depth: int) -> list[str]:
+    """A reST directive: code-like ones fenced, admonitions as a bold label, others named in code."""
+    if name in _CODE_DIRECTIVES:
+        lang = arg if name in ("code", "code-block", "sourcecode") and re.fullmatch(r"[\w+-]+", arg) else \
+            ("pycon" if name == "doctest" else "")
+        content = body if body.strip() else arg
+        return [fence(content, lang)] if content.strip() else []
+    label = name.replace("-", " ").replace("seealso", "see also").capitalize()
+    if name in ("versionadded", "versionchanged", "deprecated", "deprecated-removed"):
+        label = {"versionadded": "New in version", "versionchanged": "Changed in version"}.get(name, "Deprecated")
+        label += f" {arg}" if arg else ""
+        arg = ""
+    head = f"**{inline(label)}**" + (f": {inline(roles_as_literals(arg))}" if arg else "")
+    if depth >= _MAX_DEPTH:
+        return [head, "", fence(body, "")] if body.strip() else [head]
+    return [head, "", prose(body, depth + 1)] if body.strip() else [head]
+
+
+def settled(text: str) -> bool:
+    """`inspect.cleandoc(text.rstrip()) == text` (griffe's cleaning leaves `text` as it is) without
+    cleaning it again (`docstring_markdown` cleaned it already): `cleandoc` only takes characters
+    away, and takes none exactly when `text` neither starts nor ends with whitespace and, if it has
+    more than one line, one of its other lines starts with a character that is not whitespace
+    (their common indentation is none). A text with a tab (which `cleandoc` expands) is cleaned."""
+    if "\t" in text:
+        return inspect.cleandoc(text.rstrip()) == text
+    if not text:
+        return True
+    if text[0].isspace() or text[-1].isspace():
+        return False
+    # a line after the first starting with a character that is not whitespace (`\S`: not `isspace`),
+    # found where it is, the text not split into its lines (three times for each docstring)
+    return "\n" not in text or _UNINDENTED_LINE.search(text) is not None
+
+
+_UNINDENTED_LINE = re.compile(r"\n\S")
