@@ -19,7 +19,8 @@ from repodoc_lsp.render.site import Where
 from repodoc_lsp.words import plural
 
 # A folder of more files has its complete list in the index folded as names by type, each linked (a
-# few dozen bytes a file), not one line with its purpose each (bench/README.md, "Folder index").
+# few dozen bytes a file), not one line with its purpose each
+# (bench/README.md, "Figures the render/ docstrings quoted").
 INDEX_NOTES_LIMIT = 200
 IMPORT_DIAGRAM_NODES = 12  # files in a folder's import diagram (doc.md)
 

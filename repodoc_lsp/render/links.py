@@ -43,7 +43,7 @@ def homes(page: str) -> tuple[str, str]:
 def file_parts_in(where: str, home: str, rel: str) -> tuple[str, str, str, str, str]:
     """`file_parts` on a page of the folder `where` (its `dirname`; `home`: its `folder_of`), kept: a
     page lists the same files again and again (the Used by of each definition it has), and the
-    pages of one folder list them alike (bench/README.md, "Render caches")."""
+    pages of one folder list them alike (bench/README.md, "Figures the render/ docstrings quoted")."""
     short = link_text(posixpath.basename(rel))
     folder = folder_of(rel)
     text = link_text(rel)
