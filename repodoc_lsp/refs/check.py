@@ -14,7 +14,8 @@ from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.config import Settings
 from repodoc_lsp.knowledge.index import KeywordIndex, entries_of
 from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, markdown_refs, rest_code_lines, rest_refs
-from repodoc_lsp.refs.resolve import Resolver, Verdict
+from repodoc_lsp.refs.model import Verdict
+from repodoc_lsp.refs.resolve import Resolver
 from repodoc_lsp.store.ignore import gitignore_spec
 from repodoc_lsp.store.workspace import Workspace
 

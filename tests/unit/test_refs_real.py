@@ -14,7 +14,8 @@ from helpers import make_workspace
 from repodoc_lsp.config import Settings
 from repodoc_lsp.refs import check
 from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, rest_refs
-from repodoc_lsp.refs.resolve import Resolver, declared_dependencies
+from repodoc_lsp.refs.outside import declared_dependencies
+from repodoc_lsp.refs.resolve import Resolver
 from repodoc_lsp.store.workspace import Workspace
 
 FILES = {
@@ -125,7 +126,7 @@ def test_rest_underlines_of_backticks_are_no_fences_and_history_is_skipped() -> 
 
 
 def test_a_suggestion_is_a_typo_s_fix_of_the_same_kind_never_a_guessed_rename() -> None:
-    from repodoc_lsp.refs.resolve import _confident
+    from repodoc_lsp.refs.suggest import confident as _confident
 
     assert _confident("Gadgit", {"Gadget": "class", "Widget": "class"}) == "Gadget"
     assert _confident("from_pyfile", {"from_file": "method"}) == ""  # another method, not a typo
@@ -162,7 +163,7 @@ def test_only_python_s_own_modules_are_imported_for_a_base_class(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A base class of the standard library is imported to list its members; a checkout's module of
     the same name on the path (`python -m` from its root) is never taken for it."""
-    from repodoc_lsp.refs.resolve import from_stdlib
+    from repodoc_lsp.refs.outside import from_stdlib
 
     assert from_stdlib("json") and from_stdlib("sys") and not from_stdlib("no_such_module_here")
     (tmp_path / "turtle.py").write_text("raise SystemExit('ran the checkout')\n")

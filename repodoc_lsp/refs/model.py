@@ -1,0 +1,29 @@
+"""What a reference resolved to: a name found in a module or on a class, and a stale verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# what a name is, looked up in a module's namespace or on a class
+MODULE_, CLASS_, OTHER_, UNKNOWN_ = "module", "class", "other", "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A name found: a workspace module or class (followed further), something else defined
+    (a function, a variable, an external name: not followed) or something not decidable."""
+
+    kind: str
+    rel: str = ""
+    qual: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Why a reference is stale, and the replacement for its text when there is one."""
+
+    message: str
+    suggestion: str = ""
+    about: str = ""  # the workspace file the name was looked up in (for --since)
+    sure: bool = True  # the suggestion is a rename seen in git or a close name of the same kind
+
