@@ -61,9 +61,10 @@ class Ref:
     explicit: bool = False
     role: str = ""
     module: str = ""
+    cls: str = ""  # the class whose description a reST line is in (Sphinx's `py:class` context)
 
 
-def classify(body: str, line: int, col: int, *, role: str = "", module: str = "") -> Ref | None:
+def classify(body: str, line: int, col: int, *, role: str = "", module: str = "", cls: str = "") -> Ref | None:
     """A code span or role target -> a reference, or None when it is not code-like (or an example:
     `attrs.Foo`, `mod.func()`)."""
     if any(p.lower() in PLACEHOLDERS for p in re.split(r"[./()]", body.lstrip("~!."))):
@@ -78,7 +79,7 @@ def classify(body: str, line: int, col: int, *, role: str = "", module: str = ""
         col += len(body) - len(stripped)
         if not re.fullmatch(r"[A-Za-z_][\w.]*(?:\(\))?", stripped):
             return None
-        return Ref(NAME, stripped.removesuffix("()"), line, col, explicit=True, role=role, module=module)
+        return Ref(NAME, stripped.removesuffix("()"), line, col, explicit=True, role=role, module=module, cls=cls)
     if DOTTED.fullmatch(body) and not FILE_PATH.fullmatch(body):
         if body.rsplit(".", 1)[-1].lower() in FILE_SUFFIXES:
             return None  # `setup.py`, `conf.py`: a file name, not a name
@@ -279,6 +280,10 @@ _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "doctest", "te
 _HISTORY_DIRECTIVES = frozenset({"versionchanged", "versionadded", "versionremoved", "deprecated",
                                  "deprecated-removed"})
 _MODULE_DIRECTIVES = frozenset({"module", "currentmodule", "py:module", "py:currentmodule", "automodule"})
+# descriptions whose content is read in a class's context: a class's own, and its members' (`Class.name`)
+_CLASS_DIRECTIVES = frozenset({"class", "autoclass", "exception", "autoexception"})
+_MEMBER_DIRECTIVES = frozenset({"method", "attribute", "property", "classmethod", "staticmethod", "automethod",
+                                "autoattribute", "autoproperty"})
 
 
 def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[Ref]:
@@ -287,9 +292,12 @@ def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[
     `history`: versionadded/versionchanged/deprecated blocks are read too."""
     out: list[Ref] = []
     module = ""
+    classes: list[tuple[int, str]] = []  # (indent of the description, its class), innermost last
     for lineno, line, in_code in _rest_lines(text, history):
         if in_code:
             continue
+        while classes and line.strip() and _indent(line) <= classes[-1][0]:
+            classes.pop()  # out of the description
         d = _DIRECTIVE.match(line)
         if d:
             name, arg = d.group(2), d.group(3).strip()
@@ -298,9 +306,21 @@ def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[
             arg = re.sub(r"\(.*\)$", "", arg).strip()  # `.. autoclass:: pkg.Stream()`: its signature
             if AUTODOC.match(name.removeprefix("py:")) and re.fullmatch(r"[\w.]+", arg):
                 out.append(Ref(NAME, arg, lineno, d.start(3), explicit=True, role=name, module=module))
+            if (context := _class_context(name.removeprefix("py:"), arg)):
+                classes.append((len(d.group(1)), context))
             continue
-        out.extend(_inline_rest(line, lineno, module, default_role))
+        out.extend(_inline_rest(line, lineno, module, default_role, classes[-1][1] if classes else ""))
     return out
+
+
+def _class_context(directive: str, arg: str) -> str:
+    """The class a description's content is read in, as Sphinx sets `py:class`: a class's own
+    name, a member's class (`.. method:: Template.render`: `Template`)."""
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", arg):
+        return ""
+    if directive in _CLASS_DIRECTIVES:
+        return arg
+    return arg.rpartition(".")[0] if directive in _MEMBER_DIRECTIVES else ""
 
 
 def rest_code_lines(text: str, history: bool = False) -> set[int]:
@@ -309,7 +329,7 @@ def rest_code_lines(text: str, history: bool = False) -> set[int]:
     return {i for i, _line, in_code in _rest_lines(text, history) if in_code}
 
 
-def _inline_rest(line: str, lineno: int, module: str, default_role: str = "") -> Iterator[Ref]:
+def _inline_rest(line: str, lineno: int, module: str, default_role: str = "", cls: str = "") -> Iterator[Ref]:
     taken = bytearray(len(line) + 1)  # 1: inside a role, link or literal already read
 
     def take(a: int, b: int) -> None:
@@ -317,7 +337,7 @@ def _inline_rest(line: str, lineno: int, module: str, default_role: str = "") ->
 
     for m in _ROLE.finditer(line):
         take(*m.span())
-        ref = classify(m.group(2), lineno, m.start(2), role=m.group(1), module=module)
+        ref = classify(m.group(2), lineno, m.start(2), role=m.group(1), module=module, cls=cls)
         if ref is not None:
             yield ref
     for m in _RST_LINK.finditer(line):

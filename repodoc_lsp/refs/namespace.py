@@ -29,9 +29,10 @@ _AFTER_ANNOTATION = re.compile(r"\s*:\s*\S")
 _KEY = re.compile(r"""["']\s*[,:)\]]""")
 
 
-def binds(text: str, word: str) -> bool:
-    """True when `text` binds `word` somewhere (see `Resolver._mentions`): each occurrence is
-    judged by the line around it."""
+def binds(text: str, word: str, attributes: bool = False) -> bool:
+    """True when `text` binds `word` somewhere (see `Namespaces.mentions`): each occurrence is
+    judged by the line around it. `attributes`: an attribute set on any object (`t.word =`, an
+    instance a class method makes; `wrapper.word =`, a function's attribute) counts too."""
     at = text.find(word)
     n = len(word)
     while at >= 0:
@@ -44,7 +45,8 @@ def binds(text: str, word: str) -> bool:
                 return True
             if before.endswith(("'", '"')) and _KEY.match(text, end):
                 return True
-            plain = not before or not (before[-1].isalnum() or before[-1] in "_.") or before.endswith(("self.", "cls."))
+            plain = not before or not (before[-1].isalnum() or before[-1] in "_.") \
+                or before.endswith(("self.", "cls.")) or (attributes and before[-2:] != ".." and before[-1] == ".")
             if plain and _AFTER_ASSIGN.match(text, end):
                 return True
             if not before.strip() and _AFTER_ANNOTATION.match(text, end):
@@ -151,7 +153,7 @@ class Namespaces:
         if any(s.container == qual and s.name in ("__getattr__", "__getattribute__") for s in facts.symbols):
             return None
         lines = self.text(cls.rel).split("\n")[symbol.line - 1 : symbol.end_line]
-        if binds("\n".join(lines), member):  # `self.x =` in any method, `__slots__ = ("x",)`, ...
+        if binds("\n".join(lines), member, attributes=True):  # `self.x =`, `t.x =`, `__slots__ = ("x",)`, ...
             return True
         unknown = False
         for base in symbol.bases:
@@ -257,6 +259,10 @@ class Namespaces:
         found = self._bound.get(key)
         if found is None:
             text = self.text(rel)
-            found = self._bound[key] = binds(text, word)
+            found = self._bound[key] = binds(text, word, attributes=True)
         return found or (dynamic and self.dynamic(rel))
 
+    def quotes(self, rel: str, text: str) -> bool:
+        """True when the file has `text` as a whole string literal (`"text"` or `'text'`)."""
+        source = self.text(rel)
+        return f'"{text}"' in source or f"'{text}'" in source

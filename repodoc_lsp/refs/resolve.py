@@ -80,7 +80,7 @@ class Resolver:
         self._role = ref.role.split(":")[-1]
         done, pending = self._in_modules(ref)
         if done:
-            return pending
+            return None if pending is not None and self._quoted(target) else pending
         if self.project.external_top(parts[0]) and parts[0] not in self.project.tops():
             return None
         entries = [e for e in self.index.lookup(parts[0]) if e.kind != SymbolKind.HEADING.value]
@@ -90,7 +90,8 @@ class Resolver:
             loose = len(parts) == 1 and ((self._role in _LOOSE_ROLES and not CAMEL.fullmatch(parts[0]))
                                          or parts[0].startswith("__"))
             variable = len(parts) > 1 and not parts[0][:1].isupper()  # `self.popitem`, `webob.Response`
-            return None if loose or variable else pending
+            bound = len(parts) == 1 and (parts[0] in self._imported() or self._bound_near(parts[0], place))
+            return None if loose or variable or bound or self._quoted(target) else pending
         if entries:
             if len(parts) == 1 or len(parts[0]) < 2 or not parts[0][0].isupper() \
                     or (place.endswith(".py") and self.names.mentions(place, parts[0])):
@@ -102,21 +103,37 @@ class Resolver:
         """(decided, verdict) of a name whose head is one of the project's modules; a name missing
         right under the current module is pending (decided: False): it may be found elsewhere."""
         target = ref.text
+        in_class = self._in_class(ref) if ref.cls and ref.explicit else None
+        if in_class is False:
+            return True, None  # a member of the class the description is about
+        pending = in_class if isinstance(in_class, Verdict) else None
         # the current module applies to roles, as in Sphinx (``loop.index`` in prose is not jinja2's)
         tries = [f"{ref.module}.{target}"] if ref.explicit and ref.module \
             and not target.startswith(f"{ref.module}.") else []
         tries.append(target)
-        pending: Verdict | None = None
         for i, full in enumerate(tries):
             module, rest = self.project.module_prefix(full.split("."))
             if not module:
                 continue
             verdict, at_first = self._walk(Found(MODULE_, self.project.file_of(module) or ""), module, rest, target)
             if verdict is not None and at_first and i < len(tries) - 1:
-                pending = verdict
+                pending = pending or verdict
                 continue  # not under the current module: try the name as written
             return True, verdict
         return False, pending
+
+    def _in_class(self, ref: Ref) -> Verdict | bool | None:
+        """A role's name inside a class's description (`.. class:: Template`, `.. method::
+        Template.render`) looked up on that class first, as Sphinx does: False when the class
+        has it, the verdict when it lacks it, None when the class is not the workspace's."""
+        context = ref.cls if not ref.module or ref.cls.startswith(f"{ref.module}.") else f"{ref.module}.{ref.cls}"
+        module, rest = self.project.module_prefix(context.split("."))
+        rel = self.project.file_of(module) if module else None
+        found = self.names.resolve_in(rel, ".".join(rest)) if rel and rest else None
+        if found is None or found.kind != CLASS_:
+            return None
+        verdict, _ = self._walk(found, "", ref.text.split("."), ref.text)
+        return verdict or False
 
     def _unknown(self, ref: Ref, parts: list[str], place: str) -> Verdict | None:
         """A name the index does not know: code-looking text (``FDCapture``, `self.x`) may name
@@ -215,6 +232,13 @@ class Resolver:
         rels = [r for r in self.ws.facts if r.endswith((".py", ".pyi"))
                 and (folder is None or posixpath.dirname(r) == folder)]
         return any(self.names.mentions(r, word, dynamic=False) for r in rels)
+
+    def _quoted(self, target: str) -> bool:
+        """True when the workspace's code spells a dotted name as a string: a logger's name, an
+        entry-point group, an environ key (`"werkzeug.proxy_fix.orig"`), not a Python name."""
+        if "." not in target:
+            return False
+        return any(self.names.quotes(rel, target) for rel in self.ws.facts if rel.endswith((".py", ".pyi")))
 
     def _same_place(self, name: str, place: str, cutoff: float) -> str:
         """A near name defined in the file the reference is written in (a docstring's module)."""

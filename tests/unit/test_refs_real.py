@@ -35,6 +35,13 @@ FILES = {
         "_LAZY = {'Lazy': '.core'}\n\n\ndef __getattr__(name):\n    return _LAZY[name]\n"
     ),
     "src/kit/runner.py": "class Runner:\n    def invoke(self, accessor=None):\n        pass\n",
+    "src/kit/strings.py": (
+        "import logging\n\nLOGGER = logging.getLogger('kit.async_errors')\nFILTERS = {\"xmlattr\": len}\n\n\n"
+        "def cached(f):\n    def wrapper():\n        pass\n"
+        "    wrapper.cache_parameters = lambda: {}\n    return wrapper\n\n\n"
+        "class Template:\n    @classmethod\n    def make(cls):\n        t = object.__new__(cls)\n"
+        "        t.root_render = None\n        return t\n"
+    ),
     "tests/test_kit.py": "import kit\n\n\nclass Context(kit.Context):\n    def anything(self):\n        pass\n",
     "tests/app.py": "def run():\n    pass\n",
 }
@@ -170,3 +177,29 @@ def test_only_python_s_own_modules_are_imported_for_a_base_class(tmp_path: Path,
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "turtle", raising=False)
     assert not from_stdlib("turtle")
+
+
+def test_a_dotted_name_the_code_spells_as_a_string_is_no_python_name(resolver: Resolver) -> None:
+    """A logger's name, an entry-point group, an environ key: `"kit.async_errors"` in the code."""
+    for explicit in (True, False):
+        ref = Ref(NAME, "kit.async_errors", 1, 0, explicit=explicit, module="kit" if explicit else "")
+        assert resolver.check(ref, "docs/api.rst") is None
+    assert _stale(resolver, "kit.async_gone", role="") is not None
+
+
+def test_a_name_bound_somewhere_is_not_missing_from_the_current_module(resolver: Resolver) -> None:
+    """A filter's key (`"xmlattr": ...`), an attribute set on a function (`wrapper.cache_parameters =`)."""
+    assert _stale(resolver, "xmlattr", module="kit", role="func") is None
+    assert _stale(resolver, "cache_parameters", module="kit", role="func") is None
+    assert _stale(resolver, "cache_gone", module="kit", role="func") is not None
+
+
+def test_a_role_inside_a_class_description_is_looked_up_on_that_class(resolver: Resolver) -> None:
+    text = (".. currentmodule:: kit\n\n.. class:: Context\n\n    Calls :meth:`invoke` and :meth:`nothing_here`.\n\n"
+            ".. method:: strings.Template.make()\n\n    Sets :attr:`root_render`.\n\nOut :meth:`invoke2`.\n")
+    refs = rest_refs(text)
+    assert [(r.text, r.cls) for r in refs] == [("invoke", "Context"), ("nothing_here", "Context"),
+                                               ("root_render", "strings.Template"), ("invoke2", "")]
+    stale = [resolver.check(r, "docs/api.rst") for r in refs]
+    assert [v.message if v else None for v in stale[:3]] == [
+        None, "`nothing_here`: `nothing_here` is not a member of Context (src/kit/core.py)", None]
