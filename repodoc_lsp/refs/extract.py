@@ -102,6 +102,10 @@ def markdown_refs(text: str) -> list[Ref]:
     out: list[Ref] = []
     block = _Block("", -1)
     for token in _MD.parse(text):
+        if token.type in ("fence", "code_block") and token.map is not None \
+                and token.info.strip().split(" ")[0].lower() in _PYTHON_FENCES:
+            first_line = token.map[0] + (1 if token.type == "fence" else 0)
+            out.extend(code_imports(lines[first_line : token.map[1]], first_line + 1))
         if token.type != "inline" or token.map is None or not token.children:
             continue
         first = token.map[0]
@@ -126,6 +130,37 @@ def markdown_refs(text: str) -> list[Ref]:
             if child.type not in ("softbreak", "hardbreak"):
                 previous = child
     return out
+
+
+_PYTHON_FENCES = frozenset({"", "python", "py", "python3", "py3", "pycon", "ipython", "ipython3", "pytb"})
+# an import statement of example code (a doctest's `>>> ` or `... ` prompt aside)
+_FROM_IMPORT = re.compile(r"^(\s*(?:(?:>>>|\.\.\.) )?from\s+)([A-Za-z_][\w.]*)(\s+import\s+)([^#;]+?)\s*(?:#.*)?$")
+_IMPORT = re.compile(r"^\s*(?:(?:>>>|\.\.\.) )?import\s+([^#;]+?)\s*(?:#.*)?$")
+
+
+def code_imports(lines: list[str], first: int) -> Iterator[Ref]:
+    """The imports of example code (`from pkg.mod import Name`, `import pkg.mod`): names Python
+    resolves exactly, checked as references (role `import`; the resolver judges only the project's
+    own modules). `first`: the 1-based line of `lines[0]`."""
+    for i, line in enumerate(lines):
+        m = _FROM_IMPORT.match(line)
+        if m:
+            at = m.start(4)
+            for part in m.group(4).split(","):
+                name = part.strip().strip("()").split(" as ")[0].strip()
+                if re.fullmatch(r"[A-Za-z_]\w*", name):
+                    col = line.find(name, at)
+                    yield Ref(NAME, name, first + i, col, explicit=True, role="import", module=m.group(2))
+                at += len(part) + 1
+            continue
+        m = _IMPORT.match(line)
+        if m:
+            at = m.start(1)
+            for part in m.group(1).split(","):
+                name = part.strip().split(" as ")[0].strip()
+                if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", name):
+                    yield Ref(NAME, name, first + i, line.find(name, at), explicit=True, role="import")
+                at += len(part) + 1
 
 
 _BACKTICKS = re.compile(r"`+")
@@ -295,6 +330,8 @@ def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[
     classes: list[tuple[int, str]] = []  # (indent of the description, its class), innermost last
     for lineno, line, in_code in _rest_lines(text, history):
         if in_code:
+            if "import" in line:
+                out.extend(code_imports([line], lineno))
             continue
         while classes and line.strip() and _indent(line) <= classes[-1][0]:
             classes.pop()  # out of the description

@@ -78,6 +78,8 @@ class Resolver:
         if parts[0] in _BUILTINS and len(parts) <= 2:
             return None
         self._role = ref.role.split(":")[-1]
+        if ref.role == "import":
+            return self._imported_by_example(ref)
         done, pending = self._in_modules(ref)
         if done:
             return None if pending is not None and self._quoted(target) else pending
@@ -121,6 +123,18 @@ class Resolver:
                 continue  # not under the current module: try the name as written
             return True, verdict
         return False, pending
+
+    def _imported_by_example(self, ref: Ref) -> Verdict | None:
+        """An import of a doc's example code, resolved as Python imports it (the project's own
+        modules only: anything else is another library's)."""
+        full = f"{ref.module}.{ref.text}" if ref.module else ref.text
+        module, rest = self.project.module_prefix(full.split("."))
+        if not module:
+            return None
+        if not rest:
+            return None
+        verdict, _ = self._walk(Found(MODULE_, self.project.file_of(module) or ""), module, rest, ref.text)
+        return verdict
 
     def _in_class(self, ref: Ref) -> Verdict | bool | None:
         """A role's name inside a class's description (`.. class:: Template`, `.. method::

@@ -203,3 +203,21 @@ def test_a_role_inside_a_class_description_is_looked_up_on_that_class(resolver: 
     stale = [resolver.check(r, "docs/api.rst") for r in refs]
     assert [v.message if v else None for v in stale[:3]] == [
         None, "`nothing_here`: `nothing_here` is not a member of Context (src/kit/core.py)", None]
+
+
+def test_the_imports_of_example_code_are_checked_as_python_resolves_them(resolver: Resolver) -> None:
+    """A page's example code imports the project's names exactly (an MkDocs page names its classes
+    mostly there): a renamed class is caught; another library's imports are not judged."""
+    from repodoc_lsp.refs.extract import markdown_refs
+
+    md = ("# Use\n\n```python\nfrom kit.core import Context, Gone as G\nimport kit.nothing\n"
+          "from fastapi import Depends\n```\n\n    from kit import Context\n")
+    refs = markdown_refs(md)
+    assert [(r.text, r.line, r.col, r.module) for r in refs] == [
+        ("Context", 4, 21, "kit.core"), ("Gone", 4, 30, "kit.core"), ("kit.nothing", 5, 7, ""),
+        ("Depends", 6, 20, "fastapi"), ("Context", 9, 20, "kit")]
+    assert [v.message if (v := resolver.check(r, "docs/use.md")) else None for r in refs] == [
+        None, "`Gone`: `Gone` is not defined in kit.core (src/kit/core.py)",
+        "`kit.nothing`: `nothing` is not defined in kit (src/kit/__init__.py)", None, None]
+    rst = "Example::\n\n    >>> from kit.core import Failure, Missing\n"
+    assert [r.text for r in rest_refs(rst) if resolver.check(r, "docs/use.rst")] == ["Missing"]
