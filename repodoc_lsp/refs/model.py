@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
+
+from repodoc_lsp.knowledge.index import Entry
 
 # what a name is, looked up in a module's namespace or on a class
 MODULE_, CLASS_, OTHER_, UNKNOWN_ = "module", "class", "other", "unknown"
@@ -27,3 +31,30 @@ class Verdict:
     about: str = ""  # the workspace file the name was looked up in (for --since)
     sure: bool = True  # the suggestion is a rename seen in git or a close name of the same kind
 
+
+class NameLookup(Protocol):
+    """What resolution asks of the workspace's definitions by name (the server's keyword index
+    answers it; a check on the command line builds the lighter `NameTable`)."""
+
+    def lookup(self, name: str) -> list[Entry]: ...
+
+    def file_entries(self, rel: str) -> list[Entry]: ...
+
+
+class NameTable:
+    """Definitions by exact name and by file: no keywords, no search snapshot (a check only looks
+    names up; building the keyword index costs seconds on a large workspace)."""
+
+    def __init__(self, files: Iterable[tuple[str, list[Entry]]]) -> None:
+        self._by_file: dict[str, list[Entry]] = {}
+        self._by_name: dict[str, list[Entry]] = {}
+        for rel, entries in files:
+            self._by_file[rel] = entries
+            for e in entries:
+                self._by_name.setdefault(e.name, []).append(e)
+
+    def lookup(self, name: str) -> list[Entry]:
+        return list(self._by_name.get(name, ()))
+
+    def file_entries(self, rel: str) -> list[Entry]:
+        return list(self._by_file.get(rel, ()))

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from repodoc_lsp.store.workspace import Workspace
 
 _NO_MEMBERS = frozenset({"object", "Generic", "Protocol", "ABC"})  # bases that add no members worth naming
+_DOTTED_STRING = re.compile(r"""(["'])([A-Za-z_]\w*(?:\.\w+)+)\1""")
 _DYNAMIC = re.compile(r"^def __getattr__|globals\(\)", re.MULTILINE)
 
 _BINDER = re.compile(r"\b(?:as|global|nonlocal|def|class|for)\s+(?:\w+\s*,\s*)*$")
@@ -65,6 +66,7 @@ class Namespaces:
         self._dynamic_files: dict[str, bool] = {}
         self._looked: dict[tuple[str, str], Found | None] = {}
         self._bound: dict[tuple[str, str], bool] = {}
+        self._strings: frozenset[str] | None = None
 
     def lookup(self, rel: str, name: str, depth: int = 0) -> Found | None:
         """What `name` is in the namespace of the workspace module `rel` (None: not there)."""
@@ -262,7 +264,12 @@ class Namespaces:
             found = self._bound[key] = binds(text, word, attributes=True)
         return found or (dynamic and self.dynamic(rel))
 
-    def quotes(self, rel: str, text: str) -> bool:
-        """True when the file has `text` as a whole string literal (`"text"` or `'text'`)."""
-        source = self.text(rel)
-        return f'"{text}"' in source or f"'{text}'" in source
+    def strings(self) -> frozenset[str]:
+        """Every dotted name the workspace's Python files spell as a whole string literal (read once)."""
+        if self._strings is None:
+            found: set[str] = set()
+            for rel in self.ws.facts:
+                if rel.endswith((".py", ".pyi")):
+                    found.update(m.group(2) for m in _DOTTED_STRING.finditer(self.text(rel)))
+            self._strings = frozenset(found)
+        return self._strings

@@ -16,9 +16,9 @@ import posixpath
 from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis.model import SymbolKind
-from repodoc_lsp.knowledge.index import Entry, KeywordIndex
+from repodoc_lsp.knowledge.index import Entry
 from repodoc_lsp.refs.extract import CAMEL, LINK, NAME, PATH, Ref
-from repodoc_lsp.refs.model import CLASS_, MODULE_, Found, Verdict
+from repodoc_lsp.refs.model import CLASS_, MODULE_, Found, NameLookup, Verdict
 from repodoc_lsp.refs.namespace import Namespaces
 from repodoc_lsp.refs.outside import sphinx_default_role
 from repodoc_lsp.refs.paths import Paths
@@ -36,7 +36,7 @@ _LOOSE_ROLES = frozenset({"attr", "attribute", "data", "const", "obj"})
 class Resolver:
     """The references of one check (or one editor request) against one state of the workspace."""
 
-    def __init__(self, ws: Workspace, index: KeywordIndex) -> None:
+    def __init__(self, ws: Workspace, index: NameLookup) -> None:
         self.ws = ws
         self.index = index
         self.project = Project(ws)
@@ -250,9 +250,7 @@ class Resolver:
     def _quoted(self, target: str) -> bool:
         """True when the workspace's code spells a dotted name as a string: a logger's name, an
         entry-point group, an environ key (`"werkzeug.proxy_fix.orig"`), not a Python name."""
-        if "." not in target:
-            return False
-        return any(self.names.quotes(rel, target) for rel in self.ws.facts if rel.endswith((".py", ".pyi")))
+        return "." in target and target in self.names.strings()
 
     def _same_place(self, name: str, place: str, cutoff: float) -> str:
         """A near name defined in the file the reference is written in (a docstring's module)."""
@@ -264,9 +262,12 @@ class Resolver:
     def _closest(self, name: str, cutoff: float) -> str:
         if self._names_by_len is None:
             by_len: dict[int, set[str]] = {}
-            for e in self.index.search("", limit=10**7):
-                if e.kind in (_CLASS, _FUNCTION) and self.project.owns(e.rel):
-                    by_len.setdefault(len(e.name), set()).add(e.name)
+            for rel in self.ws.facts:
+                if not self.project.owns(rel):
+                    continue
+                for e in self.index.file_entries(rel):
+                    if e.kind in (_CLASS, _FUNCTION):
+                        by_len.setdefault(len(e.name), set()).add(e.name)
             self._names_by_len = {n: sorted(v) for n, v in by_len.items()}
         spread = max(1, len(name) // 4)
         pool = [n for k in range(len(name) - spread, len(name) + spread + 1) for n in self._names_by_len.get(k, ())]
