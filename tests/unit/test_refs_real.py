@@ -221,3 +221,18 @@ def test_the_imports_of_example_code_are_checked_as_python_resolves_them(resolve
         "`kit.nothing`: `nothing` is not defined in kit (src/kit/__init__.py)", None, None]
     rst = "Example::\n\n    >>> from kit.core import Failure, Missing\n"
     assert [r.text for r in rest_refs(rst) if resolver.check(r, "docs/use.rst")] == ["Missing"]
+
+
+def test_a_change_reads_only_the_docs_that_can_name_it(tmp_path: Path) -> None:
+    """`--since`/`--staged`: a doc holding no name the changed file defines (now or before) and
+    not its file's name is not read; one naming the removed name is, and reports it."""
+    files = {"kit/__init__.py": "", "kit/shapes.py": "def draw_renamed():\n    pass\n",
+             "kit/other.py": '"""Other: see :func:`kit.other.run`."""\n\n\ndef run():\n    pass\n',
+             "docs/shapes.rst": "Shapes\n======\n\n:func:`kit.shapes.draw`\n",
+             "docs/other.rst": "Other\n=====\n\n:func:`kit.other.run` and :func:`kit.other.gone`\n"}
+    ws = Workspace(make_workspace(tmp_path / "ws", files), Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    report = check.check_workspace(ws, only={"kit/shapes.py"},
+                                   old_sources={"kit/shapes.py": "def draw():\n    pass\n"}, since="HEAD")
+    assert [(s.rel, s.text) for s in report.stale] == [("docs/shapes.rst", "kit.shapes.draw")]
+    assert report.files == 2  # kit/shapes.py and docs/shapes.rst; not kit/other.py, docs/other.rst, kit/__init__.py
