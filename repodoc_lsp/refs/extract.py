@@ -315,6 +315,9 @@ _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "doctest", "te
 _HISTORY_DIRECTIVES = frozenset({"versionchanged", "versionadded", "versionremoved", "deprecated",
                                  "deprecated-removed"})
 _MODULE_DIRECTIVES = frozenset({"module", "currentmodule", "py:module", "py:currentmodule", "automodule"})
+# Sphinx's Python descriptions written by hand (`.. function:: name(args)`)
+_DESCRIPTIONS = frozenset({"function", "class", "method", "attribute", "data", "exception", "decorator",
+                           "classmethod", "staticmethod", "property"})
 # descriptions whose content is read in a class's context: a class's own, and its members' (`Class.name`)
 _CLASS_DIRECTIVES = frozenset({"class", "autoclass", "exception", "autoexception"})
 _MEMBER_DIRECTIVES = frozenset({"method", "attribute", "property", "classmethod", "staticmethod", "automethod",
@@ -343,6 +346,12 @@ def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[
             arg = re.sub(r"\(.*\)$", "", arg).strip()  # `.. autoclass:: pkg.Stream()`: its signature
             if AUTODOC.match(name.removeprefix("py:")) and re.fullmatch(r"[\w.]+", arg):
                 out.append(Ref(NAME, arg, lineno, d.start(3), explicit=True, role=name, module=module))
+            elif name.removeprefix("py:") in _DESCRIPTIONS \
+                    and re.fullmatch(r"[A-Za-z_][\w.]*", signed := arg.split("(")[0].strip()):
+                # a description written by hand names what it describes, as autodoc's do
+                out.append(Ref(NAME, signed, lineno, d.start(3), explicit=True, role=name, module=module,
+                               cls=classes[-1][1] if classes else ""))
+                arg = signed
             if (context := _class_context(name.removeprefix("py:"), arg)):
                 classes.append((len(d.group(1)), context))
             continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import posixpath
+import re
 from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis.model import SymbolKind
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 _BUILTINS = frozenset(dir(builtins))
 _CLASS, _FUNCTION, _METHOD = SymbolKind.CLASS.value, SymbolKind.FUNCTION.value, SymbolKind.METHOD.value
 _LOOSE_ROLES = frozenset({"attr", "attribute", "data", "const", "obj"})
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)*")  # `NEED_DATA`: a module's constant, not a parameter
 
 
 class Resolver:
@@ -89,8 +91,8 @@ class Resolver:
         own = [e for e in entries if self.project.owns(e.rel)]
         entries = own or entries  # a class of the same name in the tests does not stand in for it
         if pending is not None and not entries:
-            loose = len(parts) == 1 and ((self._role in _LOOSE_ROLES and not CAMEL.fullmatch(parts[0]))
-                                         or parts[0].startswith("__"))
+            loose = len(parts) == 1 and ((self._role in _LOOSE_ROLES and not CAMEL.fullmatch(parts[0])
+                                          and not _CONSTANT.fullmatch(parts[0])) or parts[0].startswith("__"))
             variable = len(parts) > 1 and not parts[0][:1].isupper()  # `self.popitem`, `webob.Response`
             bound = len(parts) == 1 and (parts[0] in self._imported() or self._bound_near(parts[0], place))
             return None if loose or variable or bound or self._quoted(target) else pending

@@ -36,7 +36,8 @@ FILES = {
     ),
     "src/kit/runner.py": "class Runner:\n    def invoke(self, accessor=None):\n        pass\n",
     "src/kit/strings.py": (
-        "import logging\n\nLOGGER = logging.getLogger('kit.async_errors')\nFILTERS = {\"xmlattr\": len}\n\n\n"
+        "import logging\n\nLOGGER = logging.getLogger('kit.async_errors')\nFILTERS = {\"xmlattr\": len}\n"
+        "CONFIG = {'SECRET_KEY': None}\n\n\n"
         "def cached(f):\n    def wrapper():\n        pass\n"
         "    wrapper.cache_parameters = lambda: {}\n    return wrapper\n\n\n"
         "class Template:\n    @classmethod\n    def make(cls):\n        t = object.__new__(cls)\n"
@@ -197,7 +198,7 @@ def test_a_name_bound_somewhere_is_not_missing_from_the_current_module(resolver:
 def test_a_role_inside_a_class_description_is_looked_up_on_that_class(resolver: Resolver) -> None:
     text = (".. currentmodule:: kit\n\n.. class:: Context\n\n    Calls :meth:`invoke` and :meth:`nothing_here`.\n\n"
             ".. method:: strings.Template.make()\n\n    Sets :attr:`root_render`.\n\nOut :meth:`invoke2`.\n")
-    refs = rest_refs(text)
+    refs = [r for r in rest_refs(text) if r.role in ("meth", "attr")]  # (the descriptions are checked too)
     assert [(r.text, r.cls) for r in refs] == [("invoke", "Context"), ("nothing_here", "Context"),
                                                ("root_render", "strings.Template"), ("invoke2", "")]
     stale = [resolver.check(r, "docs/api.rst") for r in refs]
@@ -236,3 +237,14 @@ def test_a_change_reads_only_the_docs_that_can_name_it(tmp_path: Path) -> None:
                                    old_sources={"kit/shapes.py": "def draw():\n    pass\n"}, since="HEAD")
     assert [(s.rel, s.text) for s in report.stale] == [("docs/shapes.rst", "kit.shapes.draw")]
     assert report.files == 2  # kit/shapes.py and docs/shapes.rst; not kit/other.py, docs/other.rst, kit/__init__.py
+
+
+def test_a_description_written_by_hand_is_checked_and_a_constant_is_no_parameter(resolver: Resolver) -> None:
+    """`.. function:: name` names what it describes (as autodoc's directives do), in its class's
+    context when inside one; `:data:`NEED_DATA`` is a module's constant (a config key is spelled
+    in the code: `{'SECRET_KEY': None}`), while `:data:`timeout`` may be a parameter."""
+    text = (".. currentmodule:: kit\n\n.. function:: eager()\n\n.. function:: gone_alias(x)\n\n"
+            ".. class:: Context\n\n    .. attribute:: size\n\n    .. method:: vanished(a)\n\n"
+            ".. data:: SECRET_KEY\n\nUse :data:`NEED_DATA` and :data:`timeout`.\n")
+    stale = [r.text for r in rest_refs(text) if resolver.check(r, "docs/api.rst")]
+    assert stale == ["gone_alias", "vanished", "NEED_DATA"]
