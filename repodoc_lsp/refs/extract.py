@@ -315,6 +315,8 @@ _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "doctest", "te
 _HISTORY_DIRECTIVES = frozenset({"versionchanged", "versionadded", "versionremoved", "deprecated",
                                  "deprecated-removed"})
 _MODULE_DIRECTIVES = frozenset({"module", "currentmodule", "py:module", "py:currentmodule", "automodule"})
+_MEMBERS_OPTION = re.compile(r"^\s+:members:\s*(\S.*)$")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # Sphinx's Python descriptions written by hand (`.. function:: name(args)`)
 _DESCRIPTIONS = frozenset({"function", "class", "method", "attribute", "data", "exception", "decorator",
                            "classmethod", "staticmethod", "property"})
@@ -354,6 +356,11 @@ def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[
                 arg = signed
             if (context := _class_context(name.removeprefix("py:"), arg)):
                 classes.append((len(d.group(1)), context))
+            continue
+        members = _MEMBERS_OPTION.match(line)
+        if members and classes:  # autodoc's `:members: popitem, timer`: the class's members by name
+            out.extend(Ref(NAME, m.group(), lineno, m.start(), explicit=True, role="meth", module=module,
+                           cls=classes[-1][1]) for m in _IDENTIFIER.finditer(line, members.start(1)))
             continue
         out.extend(_inline_rest(line, lineno, module, default_role, classes[-1][1] if classes else ""))
     return out

@@ -245,6 +245,7 @@ def test_a_description_written_by_hand_is_checked_and_a_constant_is_no_parameter
     in the code: `{'SECRET_KEY': None}`), while `:data:`timeout`` may be a parameter."""
     text = (".. currentmodule:: kit\n\n.. function:: eager()\n\n.. function:: gone_alias(x)\n\n"
             ".. class:: Context\n\n    .. attribute:: size\n\n    .. method:: vanished(a)\n\n"
-            ".. data:: SECRET_KEY\n\nUse :data:`NEED_DATA` and :data:`timeout`.\n")
+            ".. data:: SECRET_KEY\n\nUse :data:`NEED_DATA` and :data:`timeout`.\n\n"
+            ".. autoclass:: Context\n   :members: invoke, size, went\n")
     stale = [r.text for r in rest_refs(text) if resolver.check(r, "docs/api.rst")]
-    assert stale == ["gone_alias", "vanished", "NEED_DATA"]
+    assert stale == ["gone_alias", "vanished", "NEED_DATA", "went"]
