@@ -5,7 +5,7 @@ spans, MyST roles and links are looked at). reStructuredText, plain text and doc
 by a line scanner that knows literal blocks (`::`, code directives, doctest lines) and roles:
 docutils would parse reST fully but cannot read Sphinx roles and directives without Sphinx
 registering them (unknown ones become error nodes without reliable positions), and costs far
-more per docstring than this scan over PyTorch's 100,000 of them.
+more per docstring than this scan over a large project's 100,000 of them.
 """
 
 from __future__ import annotations
