@@ -95,10 +95,10 @@ def docstring_refs(facts: FileFacts) -> list[tuple[int, Ref]]:
     """(line of the definition, reference with its line within the docstring) of each docstring."""
     found: list[tuple[int, Ref]] = []
     if facts.module_doc:
-        found.extend((1, r) for r in rest_refs(facts.module_doc))
+        found.extend((1, r) for r in rest_refs(facts.module_doc, descriptions=False))
     for sym in facts.symbols:
         if sym.docstring:
-            found.extend((sym.line, r) for r in rest_refs(sym.docstring))
+            found.extend((sym.line, r) for r in rest_refs(sym.docstring, descriptions=False))
     return found
 
 

@@ -30,6 +30,7 @@ class Verdict:
     suggestion: str = ""
     about: str = ""  # the workspace file the name was looked up in (for --since)
     sure: bool = True  # the suggestion is a rename seen in git or a close name of the same kind
+    member: bool = False  # a class lacks the name (not a module)
 
 
 class NameLookup(Protocol):

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 _BUILTINS = frozenset(dir(builtins))
 _CLASS, _FUNCTION, _METHOD = SymbolKind.CLASS.value, SymbolKind.FUNCTION.value, SymbolKind.METHOD.value
 _LOOSE_ROLES = frozenset({"attr", "attribute", "data", "const", "obj"})
+_DESCRIPTIONS = frozenset({"function", "class", "method", "attribute", "data", "exception", "decorator",
+                           "classmethod", "staticmethod", "property"})  # Sphinx's, written by hand
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)*")  # `NEED_DATA`: a module's constant, not a parameter
 
 
@@ -82,6 +84,13 @@ class Resolver:
         self._role = ref.role.split(":")[-1]
         if ref.role == "import":
             return self._imported_by_example(ref)
+        verdict = self._name(ref, parts, place)
+        if verdict is not None and verdict.member and ref.role.removeprefix("py:") in _DESCRIPTIONS:
+            return None  # a member described by hand: often one added at run time (`environment.extend(...)`)
+        return verdict
+
+    def _name(self, ref: Ref, parts: list[str], place: str) -> Verdict | None:
+        target = ref.text
         done, pending = self._in_modules(ref)
         if done:
             return None if pending is not None and self._quoted(target) else pending
@@ -228,7 +237,8 @@ class Resolver:
         at = target.rfind(member)
         suggestion = target[:at] + near + target[at + len(member):] if near and at >= 0 else ""
         name = cls.qual.rsplit(".", 1)[-1]
-        return Verdict(f"`{target}`: `{member}` is not a member of {name} ({cls.rel})", suggestion, cls.rel)
+        return Verdict(f"`{target}`: `{member}` is not a member of {name} ({cls.rel})", suggestion, cls.rel,
+                       member=True)
 
     def _renamed(self, name: str) -> str:
         """The new name of a definition renamed in the change being checked (`--since`), if one."""
