@@ -330,8 +330,9 @@ def rest_refs(text: str, default_role: str = "", history: bool = False, descript
     """`default_role`: the role of interpreted text without one (Sphinx's `default_role` when it
     names Python objects: `any`, `obj`, `py:class`, ...; "" when it is `code` or unset);
     `history`: versionadded/versionchanged/deprecated blocks are read too; `descriptions`: what a
-    description written by hand names is a reference (not in a docstring, where one describes a
-    protocol the code never defines)."""
+    description written by hand names under a current module is a reference (not in a docstring,
+    where one describes a protocol the code never defines; without a module, one describes the
+    reader's own callback: `.. function:: my_stop(retry_state)`)."""
     out: list[Ref] = []
     module = ""
     classes: list[tuple[int, str]] = []  # (indent of the description, its class), innermost last
@@ -350,7 +351,7 @@ def rest_refs(text: str, default_role: str = "", history: bool = False, descript
             arg = re.sub(r"\(.*\)$", "", arg).strip()  # `.. autoclass:: pkg.Stream()`: its signature
             if AUTODOC.match(name.removeprefix("py:")) and re.fullmatch(r"[\w.]+", arg):
                 out.append(Ref(NAME, arg, lineno, d.start(3), explicit=True, role=name, module=module))
-            elif descriptions and name.removeprefix("py:") in _DESCRIPTIONS \
+            elif descriptions and module and name.removeprefix("py:") in _DESCRIPTIONS \
                     and re.fullmatch(r"[A-Za-z_][\w.]*", signed := arg.split("(")[0].strip()):
                 # a description written by hand names what it describes, as autodoc's do
                 out.append(Ref(NAME, signed, lineno, d.start(3), explicit=True, role=name, module=module,

@@ -243,6 +243,8 @@ def test_a_description_written_by_hand_is_checked_and_a_constant_is_no_parameter
     """`.. function:: name` names what it describes (as autodoc's directives do), in its class's
     context when inside one; `:data:`NEED_DATA`` is a module's constant (a config key is spelled
     in the code: `{'SECRET_KEY': None}`), while `:data:`timeout`` may be a parameter."""
+    callback = ".. function:: my_stop(retry_state)\n\n   Write your own.\n"  # no current module: the reader's
+    assert not [r for r in rest_refs(callback) if resolver.check(r, "docs/api.rst")]
     text = (".. currentmodule:: kit\n\n.. function:: eager()\n\n.. function:: gone_alias(x)\n\n"
             ".. class:: Context\n\n    .. attribute:: size\n\n    .. method:: vanished(a)\n\n"
             ".. data:: SECRET_KEY\n\nUse :data:`NEED_DATA` and :data:`timeout`.\n\n"
