@@ -19,6 +19,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 NAME, LINK, PATH = "name", "link", "path"
+DESCRIBED = "described:"  # the role of what a description written by hand names (`described:py:function`)
 # Sphinx roles (and MyST's {role}) whose target is a Python object
 PY_ROLES = frozenset({"class", "func", "meth", "mod", "attr", "exc", "data", "obj", "const", "function",
                       "method", "module", "attribute", "exception"})
@@ -354,8 +355,8 @@ def rest_refs(text: str, default_role: str = "", history: bool = False, descript
             elif descriptions and module and name.removeprefix("py:") in _DESCRIPTIONS \
                     and re.fullmatch(r"[A-Za-z_][\w.]*", signed := arg.split("(")[0].strip()):
                 # a description written by hand names what it describes, as autodoc's do
-                out.append(Ref(NAME, signed, lineno, d.start(3), explicit=True, role=name, module=module,
-                               cls=classes[-1][1] if classes else ""))
+                out.append(Ref(NAME, signed, lineno, d.start(3), explicit=True, role=f"{DESCRIBED}{name}",
+                               module=module, cls=classes[-1][1] if classes else ""))
                 arg = signed
             if (context := _class_context(name.removeprefix("py:"), arg)):
                 classes.append((len(d.group(1)), context))

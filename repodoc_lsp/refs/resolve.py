@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.knowledge.index import Entry
-from repodoc_lsp.refs.extract import CAMEL, LINK, NAME, PATH, Ref
+from repodoc_lsp.refs.extract import CAMEL, DESCRIBED, LINK, NAME, PATH, Ref
 from repodoc_lsp.refs.model import CLASS_, MODULE_, Found, NameLookup, Verdict
 from repodoc_lsp.refs.namespace import Namespaces
 from repodoc_lsp.refs.outside import sphinx_default_role
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 _BUILTINS = frozenset(dir(builtins))
 _CLASS, _FUNCTION, _METHOD = SymbolKind.CLASS.value, SymbolKind.FUNCTION.value, SymbolKind.METHOD.value
 _LOOSE_ROLES = frozenset({"attr", "attribute", "data", "const", "obj"})
-_DESCRIPTIONS = frozenset({"function", "class", "method", "attribute", "data", "exception", "decorator",
-                           "classmethod", "staticmethod", "property"})  # Sphinx's, written by hand
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)*")  # `NEED_DATA`: a module's constant, not a parameter
 
 
@@ -85,7 +83,7 @@ class Resolver:
         if ref.role == "import":
             return self._imported_by_example(ref)
         verdict = self._name(ref, parts, place)
-        if verdict is not None and verdict.member and ref.role.removeprefix("py:") in _DESCRIPTIONS:
+        if verdict is not None and verdict.member and ref.role.startswith(DESCRIBED):
             return None  # a member described by hand: often one added at run time (`environment.extend(...)`)
         return verdict
 

@@ -251,3 +251,4 @@ def test_a_description_written_by_hand_is_checked_and_a_constant_is_no_parameter
             ".. autoclass:: Context\n   :members: invoke, size, went\n")
     stale = [r.text for r in rest_refs(text) if resolver.check(r, "docs/api.rst")]
     assert stale == ["gone_alias", "NEED_DATA", "went"]  # not `vanished`: a member described by hand
+    assert _stale(resolver, "kit.Context.vanished", role="class") is not None  # a role, not a description
