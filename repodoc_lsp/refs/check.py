@@ -266,7 +266,16 @@ def gone_names(ws: Workspace, old_sources: dict[str, str], index: NameLookup) ->
             pick = by_body or (same if len(same) == 1 else [])
             if len(pick) == 1:
                 renames[sym.name] = pick[0].name
+        for a in old.attributes:  # a module's alias (`padnone = pad_none`) removed
+            if not a.container and a.qualname not in now and not a.name.startswith("__") \
+                    and not index.lookup(a.name) and a.name not in _module_attributes(ws):
+                gone.add(a.name)
     return gone, renames
+
+
+def _module_attributes(ws: Workspace) -> set[str]:
+    """Every name a workspace module assigns at its top level now."""
+    return {a.name for rel in ws.facts if (f := ws.facts.one(rel)) is not None for a in f.attributes if not a.container}
 
 
 _SPAN = re.compile(r"(`+)([^`\n]+?)\1")

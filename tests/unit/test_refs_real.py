@@ -252,3 +252,14 @@ def test_a_description_written_by_hand_is_checked_and_a_constant_is_no_parameter
     stale = [r.text for r in rest_refs(text) if resolver.check(r, "docs/api.rst")]
     assert stale == ["gone_alias", "NEED_DATA", "went"]  # not `vanished`: a member described by hand
     assert _stale(resolver, "kit.Context.vanished", role="class") is not None  # a role, not a description
+
+
+def test_a_module_alias_removed_by_a_change_is_looked_for(tmp_path: Path) -> None:
+    """`--since`: `padnone = pad_none` gone from the code is looked for in the docs, as a def is."""
+    files = {"kit/__init__.py": "", "kit/recipes.py": "def pad_none():\n    pass\n",
+             "docs/api.rst": "API\n===\n\nUse ``padnone`` or ``pad_none``.\n"}
+    ws = Workspace(make_workspace(tmp_path / "ws", files), Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    old = "def pad_none():\n    pass\n\n\npadnone = pad_none\n"
+    report = check.check_workspace(ws, only={"kit/recipes.py"}, old_sources={"kit/recipes.py": old}, since="HEAD")
+    assert [(s.rel, s.text) for s in report.stale] == [("docs/api.rst", "padnone")]
