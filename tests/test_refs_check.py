@@ -28,7 +28,7 @@ BEFORE = {
         "# Shapes\n\n"
         "Draw with `shapes.core.Widget` (or `Widget.draw()`); see the [guide](guide/intro.rst)\n"
         "and [usage](#usage). Run `pip install shapes`, then `self.widget.draw()`.\n\n"
-        "```python\nfrom shapes.core import Nowhere\n```\n\n"
+        "```python\nfrom shapes.core import Widget\nNowhere(here).is_checked\n```\n\n"
         "## Usage\n\nThe code is in `shapes/core.py`.\n"
     ),
     "guide/intro.rst": (
@@ -79,8 +79,10 @@ def test_rename_is_reported_in_readme_rest_and_docstring(renamed: Path, cache_en
     assert "`Widget`" in rest
     doc = by_place["shapes/core.py:12:21"]
     assert "`Widget.draw`: `Widget` is not defined" in doc
+    # the example's import, as Python imports it (the rest of the example is not judged)
+    assert "`Widget`: `Widget` is not defined in shapes.core" in by_place["README.md:7:25"]
     # nothing else: links, paths, stdlib names, shell commands, code blocks all resolve or are not references
-    assert len(lines) == 3, proc.stdout
+    assert len(lines) == 4, proc.stdout
 
 
 def test_stale_links_anchors_and_paths(renamed: Path, cache_env: dict[str, str]) -> None:
@@ -103,7 +105,7 @@ def test_github_format(renamed: Path, cache_env: dict[str, str]) -> None:
     proc = cli_here("check", ".", "--no-pages", "--format", "github", env=cache_env, cwd=renamed)
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
-    assert len(lines) == 3 and all(line.startswith("::warning file=") for line in lines)
+    assert len(lines) == 4 and all(line.startswith("::warning file=") for line in lines)
     assert "::warning file=README.md,line=3,col=12::`shapes.core.Widget`: `Widget` is not defined in shapes.core" \
         in proc.stdout
     assert "repodoc:" in proc.stderr  # the summary stays out of the annotations
@@ -215,7 +217,7 @@ def test_refs_ignore_setting_leaves_files_alone(renamed: Path, cache_env: dict[s
     proc = cli_here("check", ".", "--no-pages", env=cache_env, cwd=renamed)
     assert proc.returncode == 1
     assert [line.split(":", 1)[0] for line in proc.stdout.splitlines() if not line.startswith("repodoc:")] \
-        == ["README.md"]
+        == ["README.md", "README.md"]
     (renamed / "pyproject.toml").write_text('[tool.repodoc]\nrefs-ignore = ["**"]\n')
     proc = cli_here("check", ".", "--no-pages", env=cache_env, cwd=renamed)
     assert proc.returncode == 0 and "0 stale" in proc.stdout

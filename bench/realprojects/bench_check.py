@@ -52,7 +52,7 @@ def run_check(root: Path, *extra: str) -> tuple[list[dict[str, str]], float]:
     took = time.perf_counter() - started
     own = re.search(r", ([0-9.]+) s$", done.stdout.strip())
     took = float(own.group(1)) if own else took  # repodoc's own time (interpreter start aside)
-    if done.returncode not in (0, 1):
+    if done.returncode not in (0, 1) or not own:  # a traceback exits 1 too: no summary line then
         raise RuntimeError(f"repodoc check failed in {root} ({done.returncode}): {done.stderr[-500:]}")
     items = []
     for line in done.stdout.splitlines():

@@ -1,5 +1,5 @@
-"""Stale references in hand-written docs: Markdown, reST, plain text and Python docstrings."""
+"""Stale references in hand-written docs: Markdown, reST, plain text and Python docstrings.
 
-from repodoc_lsp.refs.check import Report, Stale, build_index, check_workspace, is_doc
-
-__all__ = ["Report", "Stale", "build_index", "check_workspace", "is_doc"]
+Nothing is imported here: `repodoc check` loads `refs.command`, which imports the rest once the
+pipeline is loaded.
+"""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -14,7 +15,8 @@ from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.config import Settings
 from repodoc_lsp.knowledge.index import KeywordIndex, entries_of
 from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, markdown_refs, rest_code_lines, rest_refs
-from repodoc_lsp.refs.resolve import Resolver, Verdict
+from repodoc_lsp.refs.model import NameLookup, NameTable, Verdict
+from repodoc_lsp.refs.resolve import Resolver
 from repodoc_lsp.store.ignore import gitignore_spec
 from repodoc_lsp.store.workspace import Workspace
 
@@ -93,36 +95,47 @@ def docstring_refs(facts: FileFacts) -> list[tuple[int, Ref]]:
     """(line of the definition, reference with its line within the docstring) of each docstring."""
     found: list[tuple[int, Ref]] = []
     if facts.module_doc:
-        found.extend((1, r) for r in rest_refs(facts.module_doc))
+        found.extend((1, r) for r in rest_refs(facts.module_doc, descriptions=False))
     for sym in facts.symbols:
         if sym.docstring:
-            found.extend((sym.line, r) for r in rest_refs(sym.docstring))
+            found.extend((sym.line, r) for r in rest_refs(sym.docstring, descriptions=False))
     return found
 
 
-def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iterable[str] | None = None,
+def name_table(ws: Workspace) -> NameTable:
+    """The definitions of a scanned workspace by name, for a check (lighter than `build_index`)."""
+    ws.facts.load_all()
+    return NameTable((rel, entries_of(rel, ws.facts[rel], ws.relations.module_of.get(rel, ""))) for rel in ws.facts)
+
+
+def check_workspace(ws: Workspace, index: NameLookup | None = None, only: Iterable[str] | None = None,
                     old_sources: dict[str, str] | None = None, since: str = "") -> Report:
     """Every doc and Python docstring of `ws` (already scanned) checked against it; `only`: the
     files a change touches (their own references, references into them from anywhere, and every
     mention of a name the change removed: `old_sources`, the changed Python files' text at `since`)."""
-    index = index or build_index(ws)
+    index = index or name_table(ws)
     resolver = Resolver(ws, index)
     touched = set(only) if only is not None else None
     gone, renames = gone_names(ws, old_sources, index) if old_sources else (set(), {})
     resolver.renames = renames
     skip = ignored(ws.settings)
+    words = change_words(ws, touched, old_sources or {}) if touched is not None else None
     report = Report([])
     for rel in sorted({*ws.facts, *docs_in_output(ws)}):
         if skip(rel):
             continue
+        text = None
         if rel.endswith(".py") and rel in ws.facts:
             facts = ws.facts.one(rel)
-            if facts is None:
+            if facts is None or (words is not None and touched is not None and rel not in touched
+                                 and not _may_name(words, _docstrings(facts))):
                 continue
             found, count = check_docstrings(resolver, rel, facts, functools.partial(_source, ws, rel))
         elif is_doc(rel, ws.settings.refs_history):
             text = ws.read_text(rel)
             if text is None or text.startswith(MARKER):  # a generated page
+                continue
+            if words is not None and touched is not None and rel not in touched and not _may_name(words, text):
                 continue
             found, count = check_doc(resolver, rel, text)
         else:
@@ -139,6 +152,44 @@ def check_workspace(ws: Workspace, index: KeywordIndex | None = None, only: Iter
                           if (s.line, s.col) not in seen]
         report.stale.extend(dict.fromkeys(found))  # one docstring found through two definitions: once
     return report
+
+
+def change_words(ws: Workspace, touched: set[str], old_sources: dict[str, str]) -> re.Pattern[str]:
+    """The words a reference must hold for a change to alter its verdict: every name the changed
+    Python files define now or defined before, and each changed file's name (its module, a link
+    or path to it). A doc or docstring holding none of them is not read (`--since`, `--staged`)."""
+    from repodoc_lsp.analysis import analyse_source
+
+    names: set[str] = set()
+    for rel in touched:
+        stem = posixpath.basename(rel).split(".")[0]
+        names.add(posixpath.basename(posixpath.dirname(rel)) if stem == "__init__" else stem)
+        facts = ws.facts.one(rel) if rel in ws.facts else None
+        old = old_sources.get(rel)
+        if old is not None:
+            try:
+                facts_then = analyse_source(posixpath.basename(rel), old.encode("utf-8", "surrogatepass"))
+            except Exception:
+                facts_then = None
+            names.update(_defined(facts_then))
+        names.update(_defined(facts))
+    names.discard("")
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")\b") \
+        if names else re.compile(r"(?!)")
+
+
+def _defined(facts: FileFacts | None) -> set[str]:
+    if facts is None:
+        return set()
+    return {s.name for s in facts.symbols} | {a.name for a in facts.attributes}
+
+
+def _docstrings(facts: FileFacts) -> str:
+    return "\n".join([facts.module_doc or "", *(s.docstring for s in facts.symbols if s.docstring)])
+
+
+def _may_name(words: re.Pattern[str], text: str) -> bool:
+    return words.search(text) is not None
 
 
 def check_doc(resolver: Resolver, rel: str, text: str) -> tuple[list[Stale], int]:
@@ -186,7 +237,7 @@ def _locate_in_source(source: str, rel: str, stale: list[tuple[int, Ref, Verdict
     return list(dict.fromkeys(out))
 
 
-def gone_names(ws: Workspace, old_sources: dict[str, str], index: KeywordIndex) -> tuple[set[str], dict[str, str]]:
+def gone_names(ws: Workspace, old_sources: dict[str, str], index: NameLookup) -> tuple[set[str], dict[str, str]]:
     """Names defined in the changed Python files before (`old_sources`: file -> its text at the
     revision) and defined nowhere now, and of those the renamed ones (old -> new): a definition
     whose body is the same under another name, or the only new one of its kind at its place."""
@@ -215,7 +266,16 @@ def gone_names(ws: Workspace, old_sources: dict[str, str], index: KeywordIndex) 
             pick = by_body or (same if len(same) == 1 else [])
             if len(pick) == 1:
                 renames[sym.name] = pick[0].name
+        for a in old.attributes:  # a module's alias (`padnone = pad_none`) removed
+            if not a.container and a.qualname not in now and not a.name.startswith("__") \
+                    and not index.lookup(a.name) and a.name not in _module_attributes(ws):
+                gone.add(a.name)
     return gone, renames
+
+
+def _module_attributes(ws: Workspace) -> set[str]:
+    """Every name a workspace module assigns at its top level now."""
+    return {a.name for rel in ws.facts if (f := ws.facts.one(rel)) is not None for a in f.attributes if not a.container}
 
 
 _SPAN = re.compile(r"(`+)([^`\n]+?)\1")

@@ -5,7 +5,7 @@ spans, MyST roles and links are looked at). reStructuredText, plain text and doc
 by a line scanner that knows literal blocks (`::`, code directives, doctest lines) and roles:
 docutils would parse reST fully but cannot read Sphinx roles and directives without Sphinx
 registering them (unknown ones become error nodes without reliable positions), and costs far
-more per docstring than this scan over PyTorch's 100,000 of them.
+more per docstring than this scan over a large project's 100,000 of them.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 NAME, LINK, PATH = "name", "link", "path"
+DESCRIBED = "described:"  # the role of what a description written by hand names (`described:py:function`)
 # Sphinx roles (and MyST's {role}) whose target is a Python object
 PY_ROLES = frozenset({"class", "func", "meth", "mod", "attr", "exc", "data", "obj", "const", "function",
                       "method", "module", "attribute", "exception"})
@@ -61,9 +62,10 @@ class Ref:
     explicit: bool = False
     role: str = ""
     module: str = ""
+    cls: str = ""  # the class whose description a reST line is in (Sphinx's `py:class` context)
 
 
-def classify(body: str, line: int, col: int, *, role: str = "", module: str = "") -> Ref | None:
+def classify(body: str, line: int, col: int, *, role: str = "", module: str = "", cls: str = "") -> Ref | None:
     """A code span or role target -> a reference, or None when it is not code-like (or an example:
     `attrs.Foo`, `mod.func()`)."""
     if any(p.lower() in PLACEHOLDERS for p in re.split(r"[./()]", body.lstrip("~!."))):
@@ -78,7 +80,7 @@ def classify(body: str, line: int, col: int, *, role: str = "", module: str = ""
         col += len(body) - len(stripped)
         if not re.fullmatch(r"[A-Za-z_][\w.]*(?:\(\))?", stripped):
             return None
-        return Ref(NAME, stripped.removesuffix("()"), line, col, explicit=True, role=role, module=module)
+        return Ref(NAME, stripped.removesuffix("()"), line, col, explicit=True, role=role, module=module, cls=cls)
     if DOTTED.fullmatch(body) and not FILE_PATH.fullmatch(body):
         if body.rsplit(".", 1)[-1].lower() in FILE_SUFFIXES:
             return None  # `setup.py`, `conf.py`: a file name, not a name
@@ -101,6 +103,10 @@ def markdown_refs(text: str) -> list[Ref]:
     out: list[Ref] = []
     block = _Block("", -1)
     for token in _MD.parse(text):
+        if token.type in ("fence", "code_block") and token.map is not None \
+                and token.info.strip().split(" ")[0].lower() in _PYTHON_FENCES:
+            first_line = token.map[0] + (1 if token.type == "fence" else 0)
+            out.extend(code_imports(lines[first_line : token.map[1]], first_line + 1))
         if token.type != "inline" or token.map is None or not token.children:
             continue
         first = token.map[0]
@@ -125,6 +131,37 @@ def markdown_refs(text: str) -> list[Ref]:
             if child.type not in ("softbreak", "hardbreak"):
                 previous = child
     return out
+
+
+_PYTHON_FENCES = frozenset({"", "python", "py", "python3", "py3", "pycon", "ipython", "ipython3", "pytb"})
+# an import statement of example code (a doctest's `>>> ` or `... ` prompt aside)
+_FROM_IMPORT = re.compile(r"^(\s*(?:(?:>>>|\.\.\.) )?from\s+)([A-Za-z_][\w.]*)(\s+import\s+)([^#;]+?)\s*(?:#.*)?$")
+_IMPORT = re.compile(r"^\s*(?:(?:>>>|\.\.\.) )?import\s+([^#;]+?)\s*(?:#.*)?$")
+
+
+def code_imports(lines: list[str], first: int) -> Iterator[Ref]:
+    """The imports of example code (`from pkg.mod import Name`, `import pkg.mod`): names Python
+    resolves exactly, checked as references (role `import`; the resolver judges only the project's
+    own modules). `first`: the 1-based line of `lines[0]`."""
+    for i, line in enumerate(lines):
+        m = _FROM_IMPORT.match(line)
+        if m:
+            at = m.start(4)
+            for part in m.group(4).split(","):
+                name = part.strip().strip("()").split(" as ")[0].strip()
+                if re.fullmatch(r"[A-Za-z_]\w*", name):
+                    col = line.find(name, at)
+                    yield Ref(NAME, name, first + i, col, explicit=True, role="import", module=m.group(2))
+                at += len(part) + 1
+            continue
+        m = _IMPORT.match(line)
+        if m:
+            at = m.start(1)
+            for part in m.group(1).split(","):
+                name = part.strip().split(" as ")[0].strip()
+                if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", name):
+                    yield Ref(NAME, name, first + i, line.find(name, at), explicit=True, role="import")
+                at += len(part) + 1
 
 
 _BACKTICKS = re.compile(r"`+")
@@ -279,17 +316,34 @@ _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "doctest", "te
 _HISTORY_DIRECTIVES = frozenset({"versionchanged", "versionadded", "versionremoved", "deprecated",
                                  "deprecated-removed"})
 _MODULE_DIRECTIVES = frozenset({"module", "currentmodule", "py:module", "py:currentmodule", "automodule"})
+_MEMBERS_OPTION = re.compile(r"^\s+:members:\s*(\S.*)$")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# Sphinx's Python descriptions written by hand (`.. function:: name(args)`)
+_DESCRIPTIONS = frozenset({"function", "class", "method", "attribute", "data", "exception", "decorator",
+                           "classmethod", "staticmethod", "property"})
+# descriptions whose content is read in a class's context: a class's own, and its members' (`Class.name`)
+_CLASS_DIRECTIVES = frozenset({"class", "autoclass", "exception", "autoexception"})
+_MEMBER_DIRECTIVES = frozenset({"method", "attribute", "property", "classmethod", "staticmethod", "automethod",
+                                "autoattribute", "autoproperty"})
 
 
-def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[Ref]:
+def rest_refs(text: str, default_role: str = "", history: bool = False, descriptions: bool = True) -> list[Ref]:
     """`default_role`: the role of interpreted text without one (Sphinx's `default_role` when it
     names Python objects: `any`, `obj`, `py:class`, ...; "" when it is `code` or unset);
-    `history`: versionadded/versionchanged/deprecated blocks are read too."""
+    `history`: versionadded/versionchanged/deprecated blocks are read too; `descriptions`: what a
+    description written by hand names under a current module is a reference (not in a docstring,
+    where one describes a protocol the code never defines; without a module, one describes the
+    reader's own callback: `.. function:: my_stop(retry_state)`)."""
     out: list[Ref] = []
     module = ""
+    classes: list[tuple[int, str]] = []  # (indent of the description, its class), innermost last
     for lineno, line, in_code in _rest_lines(text, history):
         if in_code:
+            if "import" in line:
+                out.extend(code_imports([line], lineno))
             continue
+        while classes and line.strip() and _indent(line) <= classes[-1][0]:
+            classes.pop()  # out of the description
         d = _DIRECTIVE.match(line)
         if d:
             name, arg = d.group(2), d.group(3).strip()
@@ -298,9 +352,32 @@ def rest_refs(text: str, default_role: str = "", history: bool = False) -> list[
             arg = re.sub(r"\(.*\)$", "", arg).strip()  # `.. autoclass:: pkg.Stream()`: its signature
             if AUTODOC.match(name.removeprefix("py:")) and re.fullmatch(r"[\w.]+", arg):
                 out.append(Ref(NAME, arg, lineno, d.start(3), explicit=True, role=name, module=module))
+            elif descriptions and module and name.removeprefix("py:") in _DESCRIPTIONS \
+                    and re.fullmatch(r"[A-Za-z_][\w.]*", signed := arg.split("(")[0].strip()):
+                # a description written by hand names what it describes, as autodoc's do
+                out.append(Ref(NAME, signed, lineno, d.start(3), explicit=True, role=f"{DESCRIBED}{name}",
+                               module=module, cls=classes[-1][1] if classes else ""))
+                arg = signed
+            if (context := _class_context(name.removeprefix("py:"), arg)):
+                classes.append((len(d.group(1)), context))
             continue
-        out.extend(_inline_rest(line, lineno, module, default_role))
+        members = _MEMBERS_OPTION.match(line)
+        if members and classes:  # autodoc's `:members: popitem, timer`: the class's members by name
+            out.extend(Ref(NAME, m.group(), lineno, m.start(), explicit=True, role="meth", module=module,
+                           cls=classes[-1][1]) for m in _IDENTIFIER.finditer(line, members.start(1)))
+            continue
+        out.extend(_inline_rest(line, lineno, module, default_role, classes[-1][1] if classes else ""))
     return out
+
+
+def _class_context(directive: str, arg: str) -> str:
+    """The class a description's content is read in, as Sphinx sets `py:class`: a class's own
+    name, a member's class (`.. method:: Template.render`: `Template`)."""
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", arg):
+        return ""
+    if directive in _CLASS_DIRECTIVES:
+        return arg
+    return arg.rpartition(".")[0] if directive in _MEMBER_DIRECTIVES else ""
 
 
 def rest_code_lines(text: str, history: bool = False) -> set[int]:
@@ -309,7 +386,7 @@ def rest_code_lines(text: str, history: bool = False) -> set[int]:
     return {i for i, _line, in_code in _rest_lines(text, history) if in_code}
 
 
-def _inline_rest(line: str, lineno: int, module: str, default_role: str = "") -> Iterator[Ref]:
+def _inline_rest(line: str, lineno: int, module: str, default_role: str = "", cls: str = "") -> Iterator[Ref]:
     taken = bytearray(len(line) + 1)  # 1: inside a role, link or literal already read
 
     def take(a: int, b: int) -> None:
@@ -317,7 +394,7 @@ def _inline_rest(line: str, lineno: int, module: str, default_role: str = "") ->
 
     for m in _ROLE.finditer(line):
         take(*m.span())
-        ref = classify(m.group(2), lineno, m.start(2), role=m.group(1), module=module)
+        ref = classify(m.group(2), lineno, m.start(2), role=m.group(1), module=module, cls=cls)
         if ref is not None:
             yield ref
     for m in _RST_LINK.finditer(line):

@@ -16,7 +16,9 @@ from repodoc_lsp.refs import check
 from repodoc_lsp.refs import git as git_module
 from repodoc_lsp.refs.extract import LINK, NAME, PATH, Ref
 from repodoc_lsp.refs.git import GitError, changed_files
-from repodoc_lsp.refs.resolve import Resolver, binds, external
+from repodoc_lsp.refs.namespace import binds
+from repodoc_lsp.refs.outside import external
+from repodoc_lsp.refs.resolve import Resolver
 from repodoc_lsp.store.workspace import Workspace
 
 FILES = {
@@ -186,7 +188,7 @@ def test_changed_files_are_what_git_diff_lists(tmp_path: Path, monkeypatch: pyte
 
 
 def test_inside_follows_links_only_within_the_root(tmp_path: Path) -> None:
-    from repodoc_lsp.refs.resolve import inside
+    from repodoc_lsp.refs.paths import inside
 
     root = make_workspace(tmp_path / "ws", {"a/b.md": "", "c.md": ""}).resolve()
     make_workspace(tmp_path, {"secret.md": ""})

@@ -14,7 +14,8 @@ from helpers import make_workspace
 from repodoc_lsp.config import Settings
 from repodoc_lsp.refs import check
 from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, rest_refs
-from repodoc_lsp.refs.resolve import Resolver, declared_dependencies
+from repodoc_lsp.refs.outside import declared_dependencies
+from repodoc_lsp.refs.resolve import Resolver
 from repodoc_lsp.store.workspace import Workspace
 
 FILES = {
@@ -34,6 +35,14 @@ FILES = {
         "_LAZY = {'Lazy': '.core'}\n\n\ndef __getattr__(name):\n    return _LAZY[name]\n"
     ),
     "src/kit/runner.py": "class Runner:\n    def invoke(self, accessor=None):\n        pass\n",
+    "src/kit/strings.py": (
+        "import logging\n\nLOGGER = logging.getLogger('kit.async_errors')\nFILTERS = {\"xmlattr\": len}\n"
+        "CONFIG = {'SECRET_KEY': None}\n\n\n"
+        "def cached(f):\n    def wrapper():\n        pass\n"
+        "    wrapper.cache_parameters = lambda: {}\n    return wrapper\n\n\n"
+        "class Template:\n    @classmethod\n    def make(cls):\n        t = object.__new__(cls)\n"
+        "        t.root_render = None\n        return t\n"
+    ),
     "tests/test_kit.py": "import kit\n\n\nclass Context(kit.Context):\n    def anything(self):\n        pass\n",
     "tests/app.py": "def run():\n    pass\n",
 }
@@ -125,7 +134,7 @@ def test_rest_underlines_of_backticks_are_no_fences_and_history_is_skipped() -> 
 
 
 def test_a_suggestion_is_a_typo_s_fix_of_the_same_kind_never_a_guessed_rename() -> None:
-    from repodoc_lsp.refs.resolve import _confident
+    from repodoc_lsp.refs.suggest import confident as _confident
 
     assert _confident("Gadgit", {"Gadget": "class", "Widget": "class"}) == "Gadget"
     assert _confident("from_pyfile", {"from_file": "method"}) == ""  # another method, not a typo
@@ -162,10 +171,95 @@ def test_only_python_s_own_modules_are_imported_for_a_base_class(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """A base class of the standard library is imported to list its members; a checkout's module of
     the same name on the path (`python -m` from its root) is never taken for it."""
-    from repodoc_lsp.refs.resolve import from_stdlib
+    from repodoc_lsp.refs.outside import from_stdlib
 
     assert from_stdlib("json") and from_stdlib("sys") and not from_stdlib("no_such_module_here")
     (tmp_path / "turtle.py").write_text("raise SystemExit('ran the checkout')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "turtle", raising=False)
     assert not from_stdlib("turtle")
+
+
+def test_a_dotted_name_the_code_spells_as_a_string_is_no_python_name(resolver: Resolver) -> None:
+    """A logger's name, an entry-point group, an environ key: `"kit.async_errors"` in the code."""
+    for explicit in (True, False):
+        ref = Ref(NAME, "kit.async_errors", 1, 0, explicit=explicit, module="kit" if explicit else "")
+        assert resolver.check(ref, "docs/api.rst") is None
+    assert _stale(resolver, "kit.async_gone", role="") is not None
+
+
+def test_a_name_bound_somewhere_is_not_missing_from_the_current_module(resolver: Resolver) -> None:
+    """A filter's key (`"xmlattr": ...`), an attribute set on a function (`wrapper.cache_parameters =`)."""
+    assert _stale(resolver, "xmlattr", module="kit", role="func") is None
+    assert _stale(resolver, "cache_parameters", module="kit", role="func") is None
+    assert _stale(resolver, "cache_gone", module="kit", role="func") is not None
+
+
+def test_a_role_inside_a_class_description_is_looked_up_on_that_class(resolver: Resolver) -> None:
+    text = (".. currentmodule:: kit\n\n.. class:: Context\n\n    Calls :meth:`invoke` and :meth:`nothing_here`.\n\n"
+            ".. method:: strings.Template.make()\n\n    Sets :attr:`root_render`.\n\nOut :meth:`invoke2`.\n")
+    refs = [r for r in rest_refs(text) if r.role in ("meth", "attr")]  # (the descriptions are checked too)
+    assert [(r.text, r.cls) for r in refs] == [("invoke", "Context"), ("nothing_here", "Context"),
+                                               ("root_render", "strings.Template"), ("invoke2", "")]
+    stale = [resolver.check(r, "docs/api.rst") for r in refs]
+    assert [v.message if v else None for v in stale[:3]] == [
+        None, "`nothing_here`: `nothing_here` is not a member of Context (src/kit/core.py)", None]
+
+
+def test_the_imports_of_example_code_are_checked_as_python_resolves_them(resolver: Resolver) -> None:
+    """A page's example code imports the project's names exactly (an MkDocs page names its classes
+    mostly there): a renamed class is caught; another library's imports are not judged."""
+    from repodoc_lsp.refs.extract import markdown_refs
+
+    md = ("# Use\n\n```python\nfrom kit.core import Context, Gone as G\nimport kit.nothing\n"
+          "from fastapi import Depends\n```\n\n    from kit import Context\n")
+    refs = markdown_refs(md)
+    assert [(r.text, r.line, r.col, r.module) for r in refs] == [
+        ("Context", 4, 21, "kit.core"), ("Gone", 4, 30, "kit.core"), ("kit.nothing", 5, 7, ""),
+        ("Depends", 6, 20, "fastapi"), ("Context", 9, 20, "kit")]
+    assert [v.message if (v := resolver.check(r, "docs/use.md")) else None for r in refs] == [
+        None, "`Gone`: `Gone` is not defined in kit.core (src/kit/core.py)",
+        "`kit.nothing`: `nothing` is not defined in kit (src/kit/__init__.py)", None, None]
+    rst = "Example::\n\n    >>> from kit.core import Failure, Missing\n"
+    assert [r.text for r in rest_refs(rst) if resolver.check(r, "docs/use.rst")] == ["Missing"]
+
+
+def test_a_change_reads_only_the_docs_that_can_name_it(tmp_path: Path) -> None:
+    """`--since`/`--staged`: a doc holding no name the changed file defines (now or before) and
+    not its file's name is not read; one naming the removed name is, and reports it."""
+    files = {"kit/__init__.py": "", "kit/shapes.py": "def draw_renamed():\n    pass\n",
+             "kit/other.py": '"""Other: see :func:`kit.other.run`."""\n\n\ndef run():\n    pass\n',
+             "docs/shapes.rst": "Shapes\n======\n\n:func:`kit.shapes.draw`\n",
+             "docs/other.rst": "Other\n=====\n\n:func:`kit.other.run` and :func:`kit.other.gone`\n"}
+    ws = Workspace(make_workspace(tmp_path / "ws", files), Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    report = check.check_workspace(ws, only={"kit/shapes.py"},
+                                   old_sources={"kit/shapes.py": "def draw():\n    pass\n"}, since="HEAD")
+    assert [(s.rel, s.text) for s in report.stale] == [("docs/shapes.rst", "kit.shapes.draw")]
+    assert report.files == 2  # kit/shapes.py and docs/shapes.rst; not kit/other.py, docs/other.rst, kit/__init__.py
+
+
+def test_a_description_written_by_hand_is_checked_and_a_constant_is_no_parameter(resolver: Resolver) -> None:
+    """`.. function:: name` names what it describes (as autodoc's directives do), in its class's
+    context when inside one; `:data:`NEED_DATA`` is a module's constant (a config key is spelled
+    in the code: `{'SECRET_KEY': None}`), while `:data:`timeout`` may be a parameter."""
+    callback = ".. function:: my_stop(retry_state)\n\n   Write your own.\n"  # no current module: the reader's
+    assert not [r for r in rest_refs(callback) if resolver.check(r, "docs/api.rst")]
+    text = (".. currentmodule:: kit\n\n.. function:: eager()\n\n.. function:: gone_alias(x)\n\n"
+            ".. class:: Context\n\n    .. attribute:: size\n\n    .. method:: vanished(a)\n\n"
+            ".. data:: SECRET_KEY\n\nUse :data:`NEED_DATA` and :data:`timeout`.\n\n"
+            ".. autoclass:: Context\n   :members: invoke, size, went\n")
+    stale = [r.text for r in rest_refs(text) if resolver.check(r, "docs/api.rst")]
+    assert stale == ["gone_alias", "NEED_DATA", "went"]  # not `vanished`: a member described by hand
+    assert _stale(resolver, "kit.Context.vanished", role="class") is not None  # a role, not a description
+
+
+def test_a_module_alias_removed_by_a_change_is_looked_for(tmp_path: Path) -> None:
+    """`--since`: `padnone = pad_none` gone from the code is looked for in the docs, as a def is."""
+    files = {"kit/__init__.py": "", "kit/recipes.py": "def pad_none():\n    pass\n",
+             "docs/api.rst": "API\n===\n\nUse ``padnone`` or ``pad_none``.\n"}
+    ws = Workspace(make_workspace(tmp_path / "ws", files), Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    old = "def pad_none():\n    pass\n\n\npadnone = pad_none\n"
+    report = check.check_workspace(ws, only={"kit/recipes.py"}, old_sources={"kit/recipes.py": old}, since="HEAD")
+    assert [(s.rel, s.text) for s in report.stale] == [("docs/api.rst", "padnone")]

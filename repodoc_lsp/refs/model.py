@@ -1,0 +1,61 @@
+"""What a reference resolved to: a name found in a module or on a class, and a stale verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from repodoc_lsp.knowledge.index import Entry
+
+# what a name is, looked up in a module's namespace or on a class
+MODULE_, CLASS_, OTHER_, UNKNOWN_ = "module", "class", "other", "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A name found: a workspace module or class (followed further), something else defined
+    (a function, a variable, an external name: not followed) or something not decidable."""
+
+    kind: str
+    rel: str = ""
+    qual: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Why a reference is stale, and the replacement for its text when there is one."""
+
+    message: str
+    suggestion: str = ""
+    about: str = ""  # the workspace file the name was looked up in (for --since)
+    sure: bool = True  # the suggestion is a rename seen in git or a close name of the same kind
+    member: bool = False  # a class lacks the name (not a module)
+
+
+class NameLookup(Protocol):
+    """What resolution asks of the workspace's definitions by name (the server's keyword index
+    answers it; a check on the command line builds the lighter `NameTable`)."""
+
+    def lookup(self, name: str) -> list[Entry]: ...
+
+    def file_entries(self, rel: str) -> list[Entry]: ...
+
+
+class NameTable:
+    """Definitions by exact name and by file: no keywords, no search snapshot (a check only looks
+    names up; building the keyword index costs seconds on a large workspace)."""
+
+    def __init__(self, files: Iterable[tuple[str, list[Entry]]]) -> None:
+        self._by_file: dict[str, list[Entry]] = {}
+        self._by_name: dict[str, list[Entry]] = {}
+        for rel, entries in files:
+            self._by_file[rel] = entries
+            for e in entries:
+                self._by_name.setdefault(e.name, []).append(e)
+
+    def lookup(self, name: str) -> list[Entry]:
+        return list(self._by_name.get(name, ()))
+
+    def file_entries(self, rel: str) -> list[Entry]:
+        return list(self._by_file.get(rel, ()))
