@@ -22,10 +22,13 @@ from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
 from repodoc_lsp.config import Settings, cache_dir, project_name
-from repodoc_lsp.knowledge.graph import Graph, Sketch, files_of, sketch_of
+from repodoc_lsp.knowledge.graph import Graph, Sketch, files_of
+from repodoc_lsp.knowledge.once import BuiltOnce
+from repodoc_lsp.knowledge.views import PartsOf, sketch_of
 from repodoc_lsp.output.modes import wider_reason
 from repodoc_lsp.pipeline.pool import run_chunks
 from repodoc_lsp.pipeline.runtime import LIBRARY, Runtime, default_jobs, no_cycle_collection
+from repodoc_lsp.render.parts import definition_parts
 from repodoc_lsp.store.cache import Encoded, FactsCache, digest
 from repodoc_lsp.store.discover import InputFilter, Skipped, discover
 from repodoc_lsp.store.facts import Analysed, FactsStore, analyse_bytes, analyse_chunk, analyse_path
@@ -67,8 +70,9 @@ NO_CHANGE = Change()
 
 class Workspace:
     def __init__(self, root: Path, settings: Settings, *, use_cache: bool = True,
-                 runtime: Runtime = LIBRARY, incremental: bool = True) -> None:
+                 runtime: Runtime = LIBRARY, incremental: bool = True, parts: PartsOf = definition_parts) -> None:
         self.root = root.resolve()
+        self.parts = parts  # each file's page's part map, as the symbol graph is given it
         self.runtime = runtime  # chosen by the entry point: how worker processes start
         # False: scanned and written once, never updated file by file (`repodoc generate`): the
         # symbol graph keeps no dependencies, so `update_file` and friends refuse
@@ -195,7 +199,7 @@ class Workspace:
                 rows.append((result.digest, result.row or result.facts))
                 if release or not self.incremental:
                     # what the graph takes of them, while the workers analyse (the parent mostly waits on them)
-                    sketches[result.rel] = (result.digest, sketch_of(result.facts, result.marks, result.named)
+                    sketches[result.rel] = (result.digest, sketch_of(result.facts, self.parts(result.facts))
                                             if result.facts.language is Language.PYTHON else None)
                 if not self.incremental and result.packed:
                     packed[result.rel] = (result.facts, result.packed)
@@ -210,10 +214,8 @@ class Workspace:
         if workers > 1 and len(todo) >= PARALLEL_THRESHOLD:
             chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
             chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
-            marks = release or not self.incremental  # sketched as they arrive (`take`)
             with self.runtime.holding():
-                # a graph built once (`repodoc generate`) also takes the names each file reads as read there
-                analyse = functools.partial(analyse_chunk, str(self.root), marks=marks, named=not self.incremental)
+                analyse = functools.partial(analyse_chunk, str(self.root))
                 for results in run_chunks(analyse, chunks,
                                           workers=workers, context=self.runtime.context(),
                                           initializer=self.runtime.worker_setup(),
@@ -454,7 +456,8 @@ class Workspace:
                 files = ((rel, sketched.get(rel) or f) for rel, f in self.facts.items())
             # full collections of the facts took 10x its time; a graph built once is held to the end
             with no_cycle_collection(keep=not self.incremental and self.runtime.holds):
-                self._graph = Graph(self.relations, files, incremental=self.incremental, pause=pause)
+                self._graph = (Graph if self.incremental else BuiltOnce)(self.relations, files, parts=self.parts,
+                                                                         pause=pause)
             self._sketches = {}
         return self._graph
 
