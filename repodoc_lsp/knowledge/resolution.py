@@ -80,8 +80,7 @@ class Resolver:
         own = memo.get(rel)
         if own is None:
             own = memo[rel] = {}
-        named, view.named = view.named, None  # read beforehand (a cold scan's), taken once
-        for dotted, lines in reference_lines(view.refs) if named is None else named:
+        for dotted, lines in reference_lines(view.refs):
             key: Key = (rel, "")
             for part in dotted.split("."):
                 if key[1]:

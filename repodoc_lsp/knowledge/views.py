@@ -74,7 +74,7 @@ class View:
     interned (the same module names in thousands of files)."""
 
     __slots__ = ("_members", "_names", "_order", "_ordered", "_public", "all_names", "bases", "bindings", "defs",
-                 "ends", "imported", "mentions", "named", "parts", "quals", "refs", "rel", "stars", "starts", "surface")
+                 "ends", "imported", "mentions", "parts", "quals", "refs", "rel", "stars", "starts", "surface")
 
     def __init__(self, rel: str, sketch: Sketch, relations: Relations, *, surface: bool = True) -> None:
         """`sketch`: what the view takes of the file's facts (`sketch_of`); `surface=False`: a graph
@@ -102,7 +102,6 @@ class View:
                     self.bindings[local] = (module, name, imp.line)  # the last one binds, as in Python
         self.all_names = sketch.all_names
         self.refs = sketch.refs  # the facts' own string, read when the file is linked (not kept read)
-        self.named = sketch.named  # `refs` as read by an analysis worker: taken by the first link
         # what other files' resolutions can see of it, as a digest: only compared (the values
         # themselves are large)
         self.surface = b"" if not surface else hashlib.blake2b(
@@ -204,8 +203,6 @@ class View:
 # it mentions, and the part of each definition that left its file's page (the caller's `PartsOf`).
 Own = tuple[dict[str, int], "array[int]", "array[int]", tuple[str, ...], dict[str, tuple[str, ...]], tuple[str, ...],
             PartMap]
-# A file's `refs` as `reference_lines` reads them: (dotted name, its lines)
-Named = list[tuple[str, tuple[int, ...]]]
 
 
 def sorted_lines(lines: tuple[int, ...] | set[int]) -> tuple[int, ...]:
@@ -223,13 +220,11 @@ class Sketch:
     imports: tuple[Import, ...]
     all_names: tuple[str, ...]
     refs: str
-    named: Named | None = None  # `refs` read (`reference_lines`) beforehand, by an analysis worker
 
 
-def sketch_of(facts: FileFacts, parts: PartMap, named: Named | None = None) -> Sketch:
-    """`parts`: the file's part map (the caller's `PartsOf`); `named`: its `reference_lines`, read
-    beforehand (by an analysis worker)."""
-    return Sketch(own_of(facts, parts), facts.imports, facts.all_names, facts.refs, named)
+def sketch_of(facts: FileFacts, parts: PartMap) -> Sketch:
+    """`parts`: the file's part map (the caller's `PartsOf`)."""
+    return Sketch(own_of(facts, parts), facts.imports, facts.all_names, facts.refs)
 
 
 def own_of(facts: FileFacts, parts: PartMap) -> Own:
