@@ -83,7 +83,7 @@ class KeywordIndex:
         # lower-case name -> its entries in rank order; a changed group is replaced, never mutated
         self._groups: dict[str, tuple[Entry, ...]] = {}
         # lower name -> word starts of any of its spellings, sorted. A tuple, not a frozenset (memory:
-        # bench/README.md, "The keyword index's memory"). The spellings themselves are the names of
+        # bench/README.md, "Symbol graph and keyword index: the figures"). The spellings themselves are the names of
         # the group's entries (no table of them is kept)
         self._word_starts: dict[str, tuple[int, ...]] = {}
         # initials -> lower names, in no order (tuples, not frozensets: most hold one name); a

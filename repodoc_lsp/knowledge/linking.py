@@ -181,9 +181,13 @@ class Linker(Resolver):
             self._mentioned[rel] = mentioned
         else:
             self._mentioned.pop(rel, None)
-        if not self.updatable:  # never linked again: nothing to compare with, nothing to re-link
-            return False
-        mark = hash(frozenset((name, key, self._kind(key), self.part(key)) for name, key in mentioned.items()))
+        return self._remember(rel, linked)
+
+    def _remember(self, rel: str, linked: Linked) -> bool:
+        """Keep what an update compares and re-links by: the digest of the definitions (with their
+        kinds and parts) the file's mentions name, and what its resolution consulted; True when the
+        digest changed."""
+        mark = hash(frozenset((name, key, self._kind(key), self.part(key)) for name, key in linked.mentioned.items()))
         moved = self._marks.get(rel) != mark
         self._marks[rel] = mark
         self._deps[rel] = tuple(linked.deps)

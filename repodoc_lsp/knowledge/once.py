@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.knowledge.graph import Graph
+from repodoc_lsp.knowledge.resolution import Linked
 from repodoc_lsp.knowledge.views import Key, PartsOf, Sketch
 
 _UNKNOWN: Key = ("", "\x00")  # not memoised (no definition is it)
@@ -17,7 +18,8 @@ _UNKNOWN: Key = ("", "\x00")  # not memoised (no definition is it)
 
 class BuiltOnce(Graph):
     """`Graph` that refuses updates. Memoises what each `from module import name` names and what
-    each absolute dotted name names (`_import`, `_absolute`): why, bench/README.md ("The graph built once")."""
+    each absolute dotted name names (`_import`, `_absolute`): a tenth of its build (bench/README.md,
+    "Symbol graph and keyword index: the figures")."""
 
     updatable = False
 
@@ -31,6 +33,10 @@ class BuiltOnce(Graph):
         super()._forget_lookups()
         self._imported.clear()
         self._absolutes.clear()
+
+    def _remember(self, rel: str, linked: Linked) -> bool:
+        """Nothing: a graph never linked again has nothing to compare with, nothing to re-link."""
+        return False
 
     def _import(self, module: str, name: str, deps: set[str], seen: set[tuple[str, str]]) -> Key | None:
         """`Graph._import`, memoised once the module's lookup of `name` is (not cut short by `seen`)."""

@@ -68,10 +68,10 @@ KIND_MASK = (1 << KIND_BITS) - 1
 
 
 class View:
-    """What the graph keeps of one file, compact (memory: bench/README.md, "The symbol graph's
-    memory"): a definition is its kind and line packed in an int (a `Def` is made when asked), the
-    spans are arrays of lines beside a tuple of qualnames, and the names its imports bind are
-    interned (the same module names in thousands of files)."""
+    """What the graph keeps of one file, compact (memory: bench/README.md, "Symbol graph and keyword
+    index: the figures"): a definition is its kind and line packed in an int (a `Def` is made when
+    asked), the spans are arrays of lines beside a tuple of qualnames, and the names its imports
+    bind are interned (the same module names in thousands of files)."""
 
     __slots__ = ("_members", "_names", "_order", "_ordered", "_public", "all_names", "bases", "bindings", "defs",
                  "ends", "imported", "mentions", "parts", "quals", "refs", "rel", "stars", "starts", "surface")

@@ -120,7 +120,8 @@ def interned(imports: tuple[Import, ...]) -> tuple[Import, ...]:
 
 def analyse_chunk(root: str, rels: list[str]) -> list[Analysed]:
     """In an analysis worker: each file analysed, with its cache row (encoding the rows took a large
-    share of a cold scan's parent, which waits on the workers: bench/README.md)."""
+    share of a cold scan's parent, which waits on the workers: bench/README.md, "Symbol graph and
+    keyword index: the figures")."""
     return [_for_parent(analyse_path(root, rel)) for rel in rels]
 
 
