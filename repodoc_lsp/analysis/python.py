@@ -26,7 +26,6 @@ from repodoc_lsp.analysis.model import (
     Symbol,
     SymbolKind,
     SyntaxProblem,
-    reference_lines,
     refs_text,
 )
 from repodoc_lsp.analysis.patterns import (
@@ -514,21 +513,6 @@ def _from_ast(tree: ast.Module, text: str, facts: FileFacts) -> None:
     # what a star import binds is known only to the graph: every name is kept
     named = references(tree, None if any(imp.star for imp in imports) else heads)
     facts.refs = refs_text(named)
-    global _last_named
-    _last_named = (facts, facts.refs, named)
-
-
-# The facts `_from_ast` made last in this process, their `refs` and the names those were written from
-# (`named_of`)
-_last_named: tuple[FileFacts | None, str, list[tuple[str, tuple[int, ...]]]] = (None, "", [])
-
-
-def named_of(facts: FileFacts) -> list[tuple[str, tuple[int, ...]]]:
-    """`reference_lines(facts.refs)`: for the facts this process analysed last (an analysis worker sends
-    them on with the names they read, `facts.analyse_chunk`), the names their `refs` were written from,
-    not read back from the text (a fortieth of the analysis beyond parsing)."""
-    made, refs, named = _last_named
-    return named if made is facts and refs is facts.refs else reference_lines(facts.refs)
 
 
 # Words one of which every _RISKY_TEXT match contains, at most _RISKY_LEAD characters

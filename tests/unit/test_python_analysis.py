@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from repodoc_lsp.analysis import FindingCategory, KeywordKind, analyse_source
 from repodoc_lsp.analysis.model import Import, Symbol, SymbolKind, reference_lines, refs_text
-from repodoc_lsp.analysis.python import _unparse, body_digest, named_of
+from repodoc_lsp.analysis.python import _unparse, body_digest
 from repodoc_lsp.analysis.signature import (
     _scanned_signature_text,
     _tidy,
@@ -241,19 +241,17 @@ def test_facts_pickle_as_calls_of_their_makers() -> None:
     assert broken.syntax_error is not None and pickle.loads(pickle.dumps(broken)) == broken
 
 
-def test_the_names_a_file_reads_are_sent_on_as_its_refs_say() -> None:
-    """`named_of` gives the names `references` found for the facts analysed last (not read back from
-    their `refs`), and reads `refs` for any other facts: what `reference_lines` reads either way."""
+def test_the_names_a_file_reads_are_its_refs() -> None:
+    """`refs` holds the names `references` found, with their lines, as `reference_lines` reads them."""
     source = ("import os\nimport torch.nn as nn\nfrom a import b\nX = 1\n\n\ndef f(y):\n"
               "    return nn.Linear(os.path.join(b, X), os.sep)\n\n\nclass C(nn.Linear):\n    z = X + f(b)\n")
     first = analyse_source("f.py", source.encode())
     assert first.refs == "X 8,12\nb 8,12\nf 12\nnn.Linear 8,11\nos.path.join 8\nos.sep 8"
-    assert named_of(first) == reference_lines(first.refs) == [
+    assert reference_lines(first.refs) == [
         ("X", (8, 12)), ("b", (8, 12)), ("f", (12,)), ("nn.Linear", (8, 11)), ("os.path.join", (8,)), ("os.sep", (8,))]
     second = analyse_source("g.py", b"from x import *\n\nprint(y.z)\n")
-    assert named_of(second) == reference_lines(second.refs) == [("print", (3,)), ("y.z", (3,))]
-    assert named_of(first) == reference_lines(first.refs)  # no longer the last: read from its refs
-    assert refs_text(named_of(first)) == first.refs
+    assert reference_lines(second.refs) == [("print", (3,)), ("y.z", (3,))]
+    assert refs_text(reference_lines(first.refs)) == first.refs
 
 
 def test_instance_attributes_anywhere_in_init_and_tuple_targets() -> None:
