@@ -4,8 +4,7 @@
 
 Every `stride`-th file of PyTorch's tree (sorted paths; 38: 61 files) after three others analysed
 first (imports, regexes and cattrs' generated code: once per worker). `full`: `analyse_chunk` with
-graph marks and the names each file reads, as an analysis worker of `repodoc generate` runs it (cycle
-collector as the CLI sets it);
+cache rows, as an analysis worker of `repodoc generate` runs it (cycle collector as the CLI sets it);
 `parse`: each file read, decoded and `ast.parse`d, its tree freed. `full` minus `parse` is the
 analysis beyond the floor's own work.
 """
@@ -40,10 +39,10 @@ def main() -> None:
     root = str(ensure_corpus())
     rels = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)
     warnings.simplefilter("ignore")
-    analyse_chunk(root, rels[1 :: args.stride][:3], marks=True, named=True)
+    analyse_chunk(root, rels[1 :: args.stride][:3])
     chosen = rels[:: args.stride]
     if args.mode == "full":
-        analyse_chunk(root, chosen, marks=True, named=True)
+        analyse_chunk(root, chosen)
     else:
         for rel in chosen:
             text = decode(read_regular(os.path.join(root, rel)), Language.PYTHON).text

@@ -6,8 +6,7 @@ instructions (issues 14/15): the symbol graph's build, and the gathering of ever
     REPODOC_CACHE_DIR=WARM python bench/parent_count.py gather WS N | gatheronce WS | gathersetup WS
 
 `prep` scans WS with jobs=1 from a warm cache and pickles the relations and each Python file's
-sketch as the CLI's scan makes them (with the names each file reads, as the analysis workers send
-them, when the code has `Sketch.named`); `graph` times `Graph(...)` of them N times (median),
+sketch as the CLI's scan makes them; `graph` times the CLI's graph (`BuiltOnce`) of them N times (median),
 `graphonce` builds it once: under `valgrind --tool=cachegrind --cache-sim=no`, `graphonce` minus
 `load` is the build. `gather` times gathering every page's inputs (`GATHER`, `view_files`) N times,
 each on a graph built afresh, the cycle collector as the CLI's parent has it; `gatheronce` minus
@@ -18,7 +17,6 @@ to measure another tree's code.
 from __future__ import annotations
 
 import gc
-import inspect
 import pickle
 import statistics
 import sys
@@ -28,24 +26,23 @@ from typing import Any
 
 
 def scan(root: str) -> tuple[Any, dict[str, Any]]:
-    from repodoc_lsp.analysis.model import Language, reference_lines
+    from repodoc_lsp.analysis.model import Language
     from repodoc_lsp.config import Settings
-    from repodoc_lsp.knowledge.graph import sketch_of
+    from repodoc_lsp.knowledge.views import sketch_of
     from repodoc_lsp.store.workspace import Workspace
 
     ws = Workspace(Path(root), Settings(), incremental=False)
     ws.scan(jobs=1)
     ws.facts.load_all()
-    named = "named" in inspect.signature(sketch_of).parameters  # sent by the analysis workers
-    sketches = {rel: (ws.digests[rel], (sketch_of(f, None, reference_lines(f.refs)) if named else sketch_of(f))
-                      if f.language is Language.PYTHON else None)
+    sketches = {rel: (ws.digests[rel], sketch_of(f, ws.parts(f)) if f.language is Language.PYTHON else None)
                 for rel, f in ws.facts.items()}
     return ws, sketches
 
 
 def main() -> None:
     mode, arg = sys.argv[1], sys.argv[2]
-    from repodoc_lsp.knowledge.graph import Graph
+    from repodoc_lsp.knowledge.once import BuiltOnce
+    from repodoc_lsp.render.parts import definition_parts
 
     if mode == "prep":
         ws, sketches = scan(arg)
@@ -61,7 +58,7 @@ def main() -> None:
         gc.disable()  # as `Workspace.graph` builds it
         for _ in range(int(sys.argv[3]) if mode == "graph" else 1):
             started, used = time.perf_counter(), time.process_time()
-            graph = Graph(relations, sketched, incremental=False)
+            graph = BuiltOnce(relations, sketched, parts=definition_parts)
             times.append(time.perf_counter() - started)
             cpu.append(time.process_time() - used)
             del graph

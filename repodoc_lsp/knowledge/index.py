@@ -1,5 +1,5 @@
 """The workspace keyword index: every class, function, method, module and Markdown heading
-of every file, with a ranked fuzzy search fast enough for a repository the size of PyTorch.
+of every file, with a ranked fuzzy search fast enough for a large repository.
 
 Ranks, best first: exact name > prefix > word or camel-hump start (also acronyms:
 `fsdp` finds FullyShardedDataParallel) > substring > subsequence; shorter names first
@@ -9,16 +9,16 @@ within a rank. Matching ignores case.
 from __future__ import annotations
 
 import itertools
-import re
 import threading
 import time
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from sys import intern
 
 from repodoc_lsp.analysis.model import FileFacts, SymbolKind
+from repodoc_lsp.knowledge.subsequences import Subsequences, SubsequenceView
 
 MODULE = "module"
 
@@ -82,25 +82,25 @@ class KeywordIndex:
         self._by_file: dict[str, list[Entry]] = {}
         # lower-case name -> its entries in rank order; a changed group is replaced, never mutated
         self._groups: dict[str, tuple[Entry, ...]] = {}
-        # lower name -> word starts of any of its spellings, sorted. A tuple, not a frozenset (206,000
-        # names on the 17,150-file corpus: 21 instead of 56 MB). The spellings themselves are the
-        # names of the group's entries (a table of them, a dict per name, took 43.6 MB there)
+        # lower name -> word starts of any of its spellings, sorted. A tuple, not a frozenset (memory:
+        # bench/README.md, "Symbol graph and keyword index: the figures"). The spellings themselves are the names of
+        # the group's entries (no table of them is kept)
         self._word_starts: dict[str, tuple[int, ...]] = {}
-        # initials -> lower names, in no order (tuples, not frozensets: 80,000 of them, most of one
-        # name, 22.5 MB as frozensets); a name's own initials are its spellings' (`_shape`)
+        # initials -> lower names, in no order (tuples, not frozensets: most hold one name); a
+        # name's own initials are its spellings' (`_shape`)
         self._by_initials: dict[str, tuple[str, ...]] = {}
         # as of the last snapshot, and what changed since: sorted names (also as one blob, with
         # where each name starts in it) and sorted initials
         self._names: list[str] = []
         self._blob = "\n"
-        self._starts = array("q")  # an array, not a list of ints (206,000 names: 0.8 instead of 7.3 MB)
+        self._starts = array("q")  # an array, not a list of ints (a tenth of the memory)
         self._initials: list[str] = []
         self._names_changed: set[str] = set()
         self._initials_changed: set[str] = set()
-        self._subsequences = _Subsequences()
+        self._subsequences = Subsequences()
         self._snapshot: _Snapshot | None = None
         # the last snapshot reads `_groups`, `_word_starts` and `_by_initials` themselves (not copies:
-        # 25 MB on the 17,150-file corpus): the next change copies them before it changes them
+        # they are large): the next change copies them before it changes them
         self._shared = False
         # the last snapshot taken, even if changes followed it (`search_latest`), when it was
         # taken and what it cost, and whether a search used it stale (`refresh` takes a new one)
@@ -222,14 +222,14 @@ class KeywordIndex:
         return snap
 
     def _take_snapshot(self) -> _Snapshot:
-        names = _sorted_keys(self._names, self._names_changed, self._word_starts)
+        names = _sortedkeys_of(self._names, self._names_changed, self._word_starts)
         if names is not self._names:
             self._subsequences.update(self._names_changed, self._word_starts)
             self._names = names
             self._blob = "\n" + "\n".join(names) + "\n"
             self._starts = array("q", itertools.accumulate((len(n) + 1 for n in names[:-1]), initial=1) if names
                                  else ())
-        self._initials = _sorted_keys(self._initials, self._initials_changed, self._by_initials)
+        self._initials = _sortedkeys_of(self._initials, self._initials_changed, self._by_initials)
         self._names_changed, self._initials_changed = set(), set()
         self._shared = True
         return _Snapshot(by_lower=self._groups, names=self._names, blob=self._blob, starts=self._starts,
@@ -243,7 +243,7 @@ class KeywordIndex:
     def refresh(self, every: float = 1.0) -> None:
         """Called by the thread that fills the index, after a batch: take a new snapshot if a
         search answered from a stale one (`search_latest`), at most once in `every` seconds and
-        at most a third of the time (a snapshot of 17,000 files takes up to a second)."""
+        at most a third of the time (a snapshot of a large workspace takes up to a second)."""
         if self._wanted and self._snapshot is None and \
                 time.monotonic() - self._taken >= max(every, 2 * self._cost):
             self._current()
@@ -272,7 +272,7 @@ class KeywordIndex:
         return snap.search(query, limit)
 
 
-def _sorted_keys(old: list[str], changed: set[str], current: dict) -> list[str]:
+def _sortedkeys_of(old: list[str], changed: set[str], current: dict) -> list[str]:
     """`current`'s keys sorted, from the sorted `old` and the keys added or removed since:
     a few are inserted or removed in a copy; after many (the first indexing), sort afresh.
     Returns `old` itself when nothing changed."""
@@ -292,179 +292,10 @@ def _sorted_keys(old: list[str], changed: set[str], current: dict) -> list[str]:
 
 
 def _shape(name: str) -> tuple[list[int], str]:
-    """A spelling's word starts and initials, computed when its name's spellings change (a cache
-    of them per spelling held 89 MB on the 17,150-file corpus)."""
+    """A spelling's word starts and initials, computed when its name's spellings change (no cache
+    of them per spelling is kept: memory)."""
     starts = word_starts(name)
     return starts, "".join(name[i] for i in starts).lower()
-
-
-def _subsequence(q: str) -> str:
-    """A pattern for `q`'s characters in order within one line of the blob. Each gap excludes
-    the character that ends it (`r[^\\ne]*e[^\\nl]*l...`), so the engine never backtracks,
-    and it skips ahead to the first character in C: 2 to 4x faster than lazy `.*?` gaps."""
-    q = q.replace("\n", "")  # names never span lines of the blob
-    parts = [re.escape(q[0])]
-    for c in q[1:]:
-        parts.append(f"[^\\n{re.escape(c)}]*{re.escape(c)}")
-    return "".join(parts)
-
-
-_FLAGS = bytes.maketrans(b"01", b"\x00\x01")
-_NONZERO = re.compile(rb"[^\x00]")
-_REPEATS = 3  # a character held this many times at most has a table of its own
-
-
-def _keys(name: str) -> set[str]:
-    """The prefilter's keys of a name: each character, and `cc`, `ccc` for a character it holds
-    twice, three times or more. A name holds a query as a subsequence only if it has every key
-    of the query: `dataload` (three a's, two d's) keeps 4,500 of the 30,000 names of the scale
-    corpus holding d, a, t, l and o."""
-    keys = set(name)
-    if len(keys) < len(name):
-        counts: dict[str, int] = {}
-        for c in name:
-            counts[c] = counts.get(c, 0) + 1
-        keys.update(c * k for c, n in counts.items() for k in range(2, min(n, _REPEATS) + 1))
-    return keys
-
-
-def _selected(slots: tuple[str, ...], candidates: int) -> list[str]:
-    """The names in the slots whose bits are set, in slot order. Many: every slot's bit as a byte
-    (0 or 1), the slots selected in C; few (most queries: under an eighth of the slots), only the
-    nonzero bytes of the int are visited (selecting 900 of 206,000 slots name by name took 7 ms)."""
-    if candidates.bit_count() * 8 > len(slots):
-        return list(itertools.compress(slots, bin(candidates)[:1:-1].encode().translate(_FLAGS)))
-    data = candidates.to_bytes((candidates.bit_length() + 7) // 8, "little")
-    names = []
-    for m in _NONZERO.finditer(data):
-        at = m.start()
-        byte = data[at]
-        while byte:
-            low = byte & -byte
-            names.append(slots[at * 8 + low.bit_length() - 1])
-            byte ^= low
-    return names
-
-
-def _bits(slots: list[int]) -> int:
-    """An int with these bits set."""
-    if len(slots) < 8:
-        return sum(1 << s for s in set(slots))
-    table = bytearray((max(slots) >> 3) + 1)
-    for s in slots:
-        table[s >> 3] |= 1 << (s & 7)
-    return int.from_bytes(table, "little")
-
-
-class _Subsequences:
-    """The prefilter of the subsequence rank. Names are kept by length, each in a slot of its
-    length until it is removed; per length and key (`_keys`: a character, or one held two or
-    three times), an int whose bit `slot` is set when that slot's name has the key. A name holds
-    a query as a subsequence only if it has each of its keys: the candidates among the names of
-    one length are the AND of a few ints (in C), and only they meet the regex. Updated in place from the names added or
-    removed since the last snapshot (after a save, a few ints); a view for a snapshot copies
-    only the tables of the lengths that changed."""
-
-    def __init__(self) -> None:
-        self._slots: dict[int, list[str]] = {}  # length -> the name in each slot ("" when free)
-        self._free: dict[int, list[int]] = {}
-        self._slot_of: dict[str, int] = {}
-        self._bits: dict[int, dict[str, int]] = {}  # length -> character -> slots holding it
-        self._views: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}
-
-    def update(self, changed: Iterable[str], present: Container[str]) -> None:
-        """Add the names of `changed` that are in `present`, drop the others."""
-        off: dict[int, dict[str, list[int]]] = {}
-        on: dict[int, dict[str, list[int]]] = {}
-        added = []
-        for name in changed:
-            if name in present:
-                if name not in self._slot_of:
-                    added.append(name)
-                continue
-            slot = self._slot_of.pop(name, None)
-            if slot is None:
-                continue
-            n = len(name)
-            self._slots[n][slot] = ""
-            self._free.setdefault(n, []).append(slot)
-            chars = off.setdefault(n, {})
-            for c in _keys(name):
-                chars.setdefault(c, []).append(slot)
-        for name in added:
-            n = len(name)
-            slots = self._slots.setdefault(n, [])
-            free = self._free.get(n)
-            if free:
-                slot = free.pop()
-                slots[slot] = name
-            else:
-                slot = len(slots)
-                slots.append(name)
-            self._slot_of[name] = slot
-            chars = on.setdefault(n, {})
-            for c in _keys(name):
-                if c in chars:
-                    chars[c].append(slot)
-                else:
-                    chars[c] = [slot]
-        for n, chars in off.items():
-            bits = self._bits[n]
-            for c, cleared in chars.items():
-                left = bits[c] & ~_bits(cleared)
-                if left:
-                    bits[c] = left
-                else:
-                    del bits[c]
-            self._views.pop(n, None)
-        for n, chars in on.items():
-            bits = self._bits.setdefault(n, {})
-            for c, slots_on in chars.items():
-                bits[c] = bits.get(c, 0) | _bits(slots_on)
-            self._views.pop(n, None)
-
-    def view(self) -> _SubsequenceView:
-        for n, slots in self._slots.items():
-            if n not in self._views:
-                self._views[n] = (tuple(slots), dict(self._bits[n]))
-        return _SubsequenceView(dict(self._views), sorted(n for n, (_, bits) in self._views.items() if bits))
-
-
-@dataclass(frozen=True, slots=True)
-class _SubsequenceView:
-    by_length: dict[int, tuple[tuple[str, ...], dict[str, int]]]  # the name in each slot, the slots of each character
-    lengths: list[int]  # sorted, of lengths with names
-
-    def search(self, q: str, by_lower: dict[str, tuple[Entry, ...]], taken: set[str], wanted: int) -> list[str]:
-        """Names holding `q` as a subsequence, not in `taken`, shortest first, length by length
-        until their entries number at least `wanted` (the part of a rank sorted by length and
-        name that the results show is then complete)."""
-        q = q.replace("\n", "")  # names never hold a newline
-        chars = _keys(q)
-        pattern = re.compile(_subsequence(q))
-        found: list[str] = []
-        seen: set[str] = set()
-        count = 0
-        for n in self.lengths[bisect_left(self.lengths, len(q)):]:
-            slots, bits = self.by_length[n]
-            candidates = -1
-            for c in chars:
-                candidates &= bits.get(c, 0)
-                if not candidates:
-                    break
-            if not candidates:
-                continue
-            names = _selected(slots, candidates)
-            text = "\n".join(names)
-            for m in pattern.finditer(text):
-                name = names[m.start() // (n + 1)]
-                if name not in taken and name not in seen:
-                    seen.add(name)
-                    found.append(name)
-                    count += len(by_lower[name])
-            if count >= wanted:
-                break
-        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,7 +307,7 @@ class _Snapshot:
     word_starts: dict[str, tuple[int, ...]]
     initials: list[str]  # sorted
     by_initials: dict[str, tuple[str, ...]]
-    subsequences: _SubsequenceView
+    subsequences: SubsequenceView
 
     def _name_at(self, offset: int) -> int:
         return bisect_right(self.starts, offset) - 1

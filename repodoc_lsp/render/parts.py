@@ -4,9 +4,9 @@ A file page over the size budget keeps every section, every class entry and its 
 names (the anchors other pages link to most); its classes' members (attributes and methods, with
 their anchors) and its functions go to part pages: `c.py_docs.part2.md`, `c.py_docs.part3.md`, ... The rule reads one
 file's facts and nothing else (not the symbol graph, not another file), so a page linking to a
-member of that file knows where it is from the same facts: the graph keeps each file's part map
-in what its resolutions consult (`graph._View`), the keyword index reads it from the facts, the
-server's links too.
+member of that file knows where it is from the same facts: the symbol graph is given each file's
+part map (`definition_parts`) and keeps it in what its resolutions consult, the keyword index reads
+it from the facts, the server's links too.
 """
 
 from __future__ import annotations
@@ -191,6 +191,19 @@ def member_parts(facts: FileFacts) -> dict[str, int]:
     """The part of each anchor that leaves the page: functions (`function-f`) and the members of
     classes (`method-C.m`, `attr-C.x`); empty when nothing leaves."""
     return assign(facts)[1]
+
+
+_KIND_OF = {"attr": "attribute"}  # an anchor's prefix -> the symbol graph's kind, where they differ
+
+
+def definition_parts(facts: FileFacts) -> dict[tuple[str, str], int]:
+    """`member_parts` keyed as the symbol graph names definitions, (kind, qualname): the rule as the
+    graph is given it (`Graph(parts=...)`)."""
+    found = {}
+    for anchor, n in member_parts(facts).items():
+        prefix, _, qualname = anchor.partition("-")
+        found[(_KIND_OF.get(prefix, prefix), qualname)] = n
+    return found
 
 
 def part_of(facts: FileFacts | None, anchor: str) -> int:

@@ -17,9 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
-from repodoc_lsp.analysis.model import reference_lines
 from repodoc_lsp.analysis.source import NotText
-from repodoc_lsp.knowledge.graph import Marks, Named, marks_of
 from repodoc_lsp.store.cache import Encoded, FactsCache, digest, encode
 from repodoc_lsp.store.regular import read_regular
 
@@ -35,26 +33,19 @@ class Analysed:
     # worker): `repodoc generate` sends them on so to the render workers, not pickled a second time
     packed: bytes = field(default=b"", compare=False, repr=False)
     # made by an analysis worker beside the facts (`analyse_chunk`), so that the parent, which waits
-    # on the workers, only passes them on: the cache's row of the facts (its JSON, `cache.encode`)
-    # and what a Python file's graph view takes of its docstrings and page parts (`graph.marks_of`)
+    # on the workers, only passes it on: the cache's row of the facts (its JSON, `cache.encode`)
     row: Encoded | None = field(default=None, compare=False, repr=False)
-    marks: Marks | None = field(default=None, compare=False, repr=False)
-    # and the names it reads with their lines (`reference_lines`), which the graph of a cold
-    # `repodoc generate` otherwise read on one core after the last file, the other idle
-    named: Named | None = field(default=None, compare=False, repr=False)
 
     def __reduce__(self) -> tuple[object, ...]:
         """Sent to another process with the facts pickled apart, as bytes the receiver keeps."""
         packed = self.packed or (b"" if self.facts is None else pickle.dumps(self.facts, pickle.HIGHEST_PROTOCOL))
-        return _unpacked, (self.rel, self.digest, self.size, packed, self.skip_reason, self.row, self.marks,
-                           self.named)
+        return _unpacked, (self.rel, self.digest, self.size, packed, self.skip_reason, self.row)
 
 
-def _unpacked(rel: str, key: str, size: int, packed: bytes, skip_reason: str, row: Encoded | None = None,
-              marks: Marks | None = None, named: Named | None = None) -> Analysed:
+def _unpacked(rel: str, key: str, size: int, packed: bytes, skip_reason: str, row: Encoded | None = None
+              ) -> Analysed:
     """An `Analysed` as `Analysed.__reduce__` sent it (the facts' bytes come from our own workers)."""
-    return Analysed(rel, key, size, pickle.loads(packed) if packed else None, skip_reason, packed, row, marks,
-                    named)
+    return Analysed(rel, key, size, pickle.loads(packed) if packed else None, skip_reason, packed, row)
 
 
 def analyse_path(root: str, rel: str) -> Analysed:
@@ -127,23 +118,15 @@ def interned(imports: tuple[Import, ...]) -> tuple[Import, ...]:
     return tuple(out)
 
 
-def analyse_chunk(root: str, rels: list[str], *, marks: bool = False, named: bool = False) -> list[Analysed]:
-    """In an analysis worker: each file analysed, with its cache row, and with `marks`, a Python
-    file's graph marks (the parent of a cold scan of 17,150 files spent a fifth of its time encoding
-    rows and a fifth making the marks, while the workers it waited on had that time to spare); with
-    `named`, the names it reads with their lines (`reference_lines`, a fifth of the graph's build)."""
-    return [_for_parent(analyse_path(root, rel), marks, named) for rel in rels]
+def analyse_chunk(root: str, rels: list[str]) -> list[Analysed]:
+    """In an analysis worker: each file analysed, with its cache row (encoding the rows took a large
+    share of a cold scan's parent, which waits on the workers: bench/README.md, "Symbol graph and
+    keyword index: the figures")."""
+    return [_for_parent(analyse_path(root, rel)) for rel in rels]
 
 
-def _for_parent(result: Analysed, marks: bool, named: bool = False) -> Analysed:
-    facts = result.facts
-    if facts is None:
-        return result
-    python = facts.language is Language.PYTHON
-    names = None
-    if named and python:
-        names = reference_lines(facts.refs)
-    return replace(result, row=encode(facts), marks=marks_of(facts) if marks and python else None, named=names)
+def _for_parent(result: Analysed) -> Analysed:
+    return result if result.facts is None else replace(result, row=encode(result.facts))
 
 
 class FactsStore(MutableMapping[str, FileFacts]):

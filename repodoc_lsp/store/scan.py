@@ -14,7 +14,7 @@ from typing import Protocol
 from repodoc_lsp.analysis import FileFacts, Language
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.config import Settings
-from repodoc_lsp.knowledge.graph import Sketch, sketch_of
+from repodoc_lsp.knowledge.views import PartsOf, Sketch, no_parts, sketch_of
 from repodoc_lsp.pipeline.pool import run_chunks
 from repodoc_lsp.pipeline.runtime import Runtime, default_jobs
 from repodoc_lsp.store.cache import Encoded, FactsCache, digest
@@ -38,7 +38,7 @@ class ScanMode:
 
     release: bool  # new facts forgotten once the cache holds them (the server)
     # a workspace built once (the CLI's): its import relations made as the facts arrive, the facts kept
-    # as their analysis worker pickled them, and the names each file reads read by that worker
+    # as their analysis worker pickled them
     once: bool
 
     @property
@@ -71,6 +71,7 @@ class ScanState:
     new: int = 0  # files analysed
     progress: ProgressFn | None = None
     on_facts: Callable[[str, FileFacts], None] | None = None
+    parts: PartsOf = no_parts  # each file's page's part map, as the graph's sketches take it
     rows: list[tuple[str, FileFacts | Encoded]] = field(default_factory=list)
     stored: dict[str, str] = field(default_factory=dict)  # rel -> digest of the rows
     storing: bool = True
@@ -101,7 +102,7 @@ class ScanState:
         self.rows.append((result.digest, result.row or facts))
         if self.mode.sketch:
             # what the graph takes of them, while the workers analyse (the parent mostly waits on them)
-            self.sketches[rel] = (result.digest, sketch_of(facts, result.marks, result.named)
+            self.sketches[rel] = (result.digest, sketch_of(facts, self.parts(facts))
                                   if facts.language is Language.PYTHON else None)
         if self.mode.once and result.packed:
             self.packed[rel] = (facts, result.packed)
@@ -169,8 +170,7 @@ def analyse(state: ScanState, root: Path, settings: Settings, runtime: Runtime, 
         chunk = max(4, min(32, len(todo) // (workers * 8) or 1))
         chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
         with runtime.holding():
-            # a graph built once (`repodoc generate`) also takes the names each file reads as read there
-            work = functools.partial(analyse_chunk, str(root), marks=state.mode.sketch, named=state.mode.once)
+            work = functools.partial(analyse_chunk, str(root))
             for results in run_chunks(work, chunks, workers=workers, context=runtime.context(),
                                       initializer=runtime.worker_setup(), cancel=cancel, what="analysis"):
                 for result in results:

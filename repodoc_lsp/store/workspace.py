@@ -20,8 +20,11 @@ from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.knowledge.graph import Graph, Sketch, files_of
+from repodoc_lsp.knowledge.once import BuiltOnce
+from repodoc_lsp.knowledge.views import PartsOf
 from repodoc_lsp.output.modes import wider_reason
 from repodoc_lsp.pipeline.runtime import LIBRARY, Runtime, no_cycle_collection
+from repodoc_lsp.render.parts import definition_parts
 from repodoc_lsp.store.cache import FactsCache, digest
 from repodoc_lsp.store.discover import InputFilter, Skipped, discover
 from repodoc_lsp.store.facts import FactsStore, analyse_bytes, analyse_path
@@ -54,8 +57,9 @@ NO_CHANGE = Change()
 
 class Workspace:
     def __init__(self, root: Path, settings: Settings, *, use_cache: bool = True,
-                 runtime: Runtime = LIBRARY, incremental: bool = True) -> None:
+                 runtime: Runtime = LIBRARY, incremental: bool = True, parts: PartsOf = definition_parts) -> None:
         self.root = root.resolve()
+        self.parts = parts  # each file's page's part map, as the symbol graph is given it
         self.runtime = runtime  # chosen by the entry point: how worker processes start
         # False: scanned and written once, never updated file by file (`repodoc generate`): the
         # symbol graph keeps no dependencies, so `update_file` and friends refuse
@@ -104,7 +108,7 @@ class Workspace:
         mode = ScanMode(release=release, once=not self.incremental)
         fresh = not self.digests and self.cache.empty()
         state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded)
-        state.progress, state.on_facts = progress, on_facts
+        state.progress, state.on_facts, state.parts = progress, on_facts, self.parts
         if progress:
             progress("analyse", state.done, state.total, "")
         finished = analyse(state, self.root, self.settings, self.runtime, jobs=jobs, cancel=cancel)
@@ -343,7 +347,8 @@ class Workspace:
                 files = ((rel, sketched.get(rel) or f) for rel, f in self.facts.items())
             # full collections of the facts took 10x its time; a graph built once is held to the end
             with no_cycle_collection(keep=not self.incremental and self.runtime.holds):
-                self._graph = Graph(self.relations, files, incremental=self.incremental, pause=pause)
+                self._graph = (Graph if self.incremental else BuiltOnce)(self.relations, files, parts=self.parts,
+                                                                         pause=pause)
             self._sketches = {}
         return self._graph
 

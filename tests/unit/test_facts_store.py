@@ -221,49 +221,44 @@ def test_facts_analysed_again_for_a_row_gone_are_cached_only_under_their_own_con
     again.cache.close()
 
 
-def test_analysis_workers_send_each_files_cache_row_and_graph_marks(tmp_path: Path) -> None:
-    """An analysis worker sends each file's cache row (its JSON, `cache.encode`) and a Python file's
-    graph marks (`graph.marks_of`) beside its facts: the parent of a cold scan only stores the row
-    and sketches the file with the marks. A scan in worker processes stores the rows the parent
-    would have encoded, and its graph is the graph of the facts."""
+def test_analysis_workers_send_each_files_cache_row_and_only_facts(tmp_path: Path) -> None:
+    """An analysis worker sends each file's facts (or its skip reason) and its cache row (its JSON,
+    `cache.encode`): the parent of a cold scan only stores the row. Nothing of the symbol graph comes
+    with them (the graph makes its views of each file from the facts, `knowledge/`). A scan in worker
+    processes stores the rows the parent would have encoded, and its graph is the graph of the facts."""
+    import dataclasses
     import pickle
     import sqlite3
 
-    from repodoc_lsp.analysis.model import reference_lines
-    from repodoc_lsp.knowledge.graph import Graph, marks_of
-    from repodoc_lsp.render.parts import member_parts
+    from repodoc_lsp.knowledge.once import BuiltOnce
+    from repodoc_lsp.render.parts import definition_parts
     from repodoc_lsp.store.cache import encode
-    from repodoc_lsp.store.facts import analyse_chunk
+    from repodoc_lsp.store.facts import Analysed, analyse_chunk
 
+    assert [f.name for f in dataclasses.fields(Analysed)] == ["rel", "digest", "size", "facts", "skip_reason",
+                                                             "packed", "row"]
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.py").write_bytes(b'def f(x: "nn.Linear") -> int:\n    """Takes a `torch.Tensor`."""\n')
     (root / "notes.md").write_bytes(b"# Notes\n")
-    [py, md] = pickle.loads(pickle.dumps(analyse_chunk(str(root), ["a.py", "notes.md"], marks=True)))
+    [py, md] = pickle.loads(pickle.dumps(analyse_chunk(str(root), ["a.py", "notes.md"])))
     assert py.facts is not None and md.facts is not None
     assert py.row == encode(py.facts) and md.row == encode(md.facts)
-    assert py.marks == marks_of(py.facts) == (("int", "nn.Linear", "torch.Tensor"), member_parts(py.facts))
-    assert md.marks is None  # a file of no graph
-    assert analyse_chunk(str(root), ["a.py"])[0].marks is None  # not asked for
-    # the names a Python file reads, with their lines, as the graph reads its `refs` (when asked)
-    [named, notes] = pickle.loads(pickle.dumps(analyse_chunk(str(root), ["a.py", "notes.md"], named=True)))
-    assert named.named is not None and named.named == reference_lines(named.facts.refs) and notes.named is None
-    assert py.named is None  # not asked for
     sources = {f"m{i}.py": _source(i) + f"from m{i + 1} import f{i + 1}\n".encode() for i in range(60)}
     for rel, data in sources.items():
         (root / rel).write_bytes(data)
     ws = Workspace(root, Settings().replace(cache_dir=str(tmp_path / "cache")), incremental=False)
     assert ws.scan(jobs=2) and ws.analysed == 62 and ws.sketched() == {*sources, "a.py", "notes.md"}
-    assert all(sketch is None or sketch.named is not None for _key, sketch in ws._sketches.values())
     rows = {key: encode(ws.facts[rel]) for rel, key in ws.digests.items()}
     with sqlite3.connect(next((tmp_path / "cache").glob("facts-*.sqlite"))) as db:
         stored = {key: (imports, data) for key, imports, data in db.execute("SELECT key, imports, data FROM facts")}
     assert stored == rows
     graph = ws.graph()
-    again = Graph(ws.relations, ws.facts.items(), incremental=False)
+    again = BuiltOnce(ws.relations, ws.facts.items(), parts=definition_parts)
     for rel in ws.facts:
         assert graph.outline(rel) == again.outline(rel) and graph.mentioned(rel) == again.mentioned(rel)
-    assert graph.users(("m7.py", "f7")) == again.users(("m7.py", "f7")) == {"m6.py": (6,)}
+    assert graph.mentioned("a.py") == {} and graph.users(("m7.py", "f7")) == again.users(("m7.py", "f7")) == \
+        {"m6.py": (6,)}
     ws.cache.close()
 
 

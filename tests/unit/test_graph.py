@@ -174,7 +174,7 @@ def test_queries_during_a_re_link_see_each_class_with_its_bases(ws: Workspace) -
     seen: list[tuple] = []
     link = g._link
 
-    def spying_link(rel: str) -> bool:  # a query at each step of the re-link, as another thread's would
+    def spying_link(rel: str) -> object:  # a query at each step of the re-link, as another thread's would
         seen.append((g.bases(net), g.ancestors(LINEAR), g.subclasses(MODULE)))
         return link(rel)
 
@@ -222,8 +222,9 @@ def test_dependents_are_found_from_the_dependencies_and_surfaces_kept_as_digests
 
 def test_a_graph_built_once_keeps_no_dependencies_and_answers_the_same(tmp_path: Path, ws: Workspace) -> None:
     """`repodoc generate` builds the graph once and never updates it (Workspace(incremental=False)):
-    what each resolution consulted is not kept (the CLI's graph on a 5,096-file slice of the scale
-    corpus: 416 -> 208 MB RSS) nor gathered, and every answer is the incremental graph's."""
+    the same resolution, but what each resolution consulted is not kept (the CLI's graph on a
+    5,096-file slice of the scale corpus: 416 -> 208 MB RSS), and every answer is the incremental
+    graph's."""
     once = Workspace(ws.root, Settings(), use_cache=False, incremental=False)
     once.scan(jobs=1)
     # its scan sketched each Python file's view as the facts arrived; the graph took the sketches
@@ -240,7 +241,6 @@ def test_a_graph_built_once_keeps_no_dependencies_and_answers_the_same(tmp_path:
                 fresh.bindings, fresh.imported, fresh.stars)
     assert full._deps
     assert not built._deps and all(not deps for _, deps in built._memo.values())
-    assert full._names and not built._names  # nor gathered while linking (a tenth of the CLI's build)
     assert full._marks and not built._marks  # nor the mentions' marks, which only an update compares
     keys = [d.key for rel in sorted(full._views) for d in full.definitions(rel)]
     assert len(keys) > 20
@@ -257,8 +257,8 @@ def test_a_graph_built_once_keeps_no_dependencies_and_answers_the_same(tmp_path:
 
 
 def test_a_graph_s_first_link_holds_what_linking_every_file_again_finds(ws: Workspace) -> None:
-    """A graph's first link is one pass (`_build`), not `_relink`'s deltas against empty tables: linking
-    every file again the way an update does finds nothing changed and leaves every table as it was."""
+    """A graph's first build is a link pass of every file against empty tables, the same pass as an
+    update's: linking every file again finds nothing changed and leaves every table as it was."""
     graph = ws.graph()
     tables = (graph._users, graph._bases, graph._shown_bases, graph._subclasses, graph._classes, graph._mentioned,
               graph._marks, graph._deps)
@@ -415,3 +415,50 @@ def test_members_inherited_whole_are_the_graph_s_own_list_and_one_base_needs_no_
     assert _inherited(graph, ("torch/nn/modules/linear.py", "Identity"))[0][3] is graph.member_lists(MODULE)[2]
     assert graph.ancestors(LINEAR) == [MODULE] and graph.ancestors(MODULE) == []
     assert graph.ancestors(("app/models.py", "Net")) == [MODULE]  # `nn.Module`
+
+
+def test_the_graph_is_given_the_page_part_rule_and_the_facts_loader_knows_no_graph() -> None:
+    """Imports follow the flow: the symbol graph (`knowledge/`) imports nothing of `render/` (it is
+    given each file's part map: `Graph(parts=...)`), and loading facts (`store/facts.py`) imports
+    nothing of `knowledge/` (an analysis worker sends facts or a skip reason, and the cache row)."""
+    import ast
+
+    import repodoc_lsp
+
+    package = Path(repodoc_lsp.__file__).parent
+
+    def imported(path: Path) -> set[str]:  # absolute imports anywhere in the module (the package's are)
+        nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+        return {node.module or "" for node in nodes if isinstance(node, ast.ImportFrom)} | \
+            {a.name for node in nodes if isinstance(node, ast.Import) for a in node.names}
+
+    knowledge = {path.name: imported(path) for path in (package / "knowledge").glob("*.py")}
+    assert len(knowledge) >= 6
+    assert not {m for deps in knowledge.values() for m in deps if m.startswith("repodoc_lsp.render")}, knowledge
+    assert not {m for m in imported(package / "store" / "facts.py") if m.startswith("repodoc_lsp.knowledge")}
+
+
+def test_a_definition_s_part_is_the_rule_s_the_graph_is_given(tmp_path: Path) -> None:
+    """The graph keeps the part map its caller's rule gives each file (keyed by kind and qualname),
+    and a save that moves a mentioned definition to another part says the mentioning file changed."""
+    from repodoc_lsp.analysis.model import FileFacts
+    from repodoc_lsp.render.parts import definition_parts, member_parts
+
+    (tmp_path / "big.py").write_text("class C:\n    def m(self):\n        pass\n\n\ndef f():\n    pass\n")
+    (tmp_path / "doc.py").write_text('"""See `big.C.m` and `big.f`."""\n')
+    moved = {"on": False}
+
+    def parts(facts: FileFacts) -> dict[tuple[str, str], int]:  # a rule that splits big.py when told
+        return {("method", "C.m"): 2, ("function", "f"): 3} if moved["on"] and facts.symbols else {}
+
+    ws = Workspace(tmp_path, Settings(), use_cache=False, parts=parts)
+    ws.scan(jobs=1)
+    graph = ws.graph()
+    assert graph.mentioned("doc.py") == {"big.C.m": ("big.py", "C.m"), "big.f": ("big.py", "f")}
+    assert graph.part(("big.py", "C.m")) == graph.part(("big.py", "f")) == 1
+    moved["on"] = True
+    change = ws.update_file("big.py", (tmp_path / "big.py").read_bytes() + b"# saved\n")
+    assert graph.part(("big.py", "C.m")) == 2 and graph.part(("big.py", "f")) == 3
+    assert "doc.py" in change.xref  # its page's links into big.py's parts change
+    facts = ws.facts["big.py"]
+    assert definition_parts(facts) == {} == member_parts(facts)  # the real rule: a small file stays whole

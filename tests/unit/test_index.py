@@ -162,10 +162,11 @@ def test_search_ranks_as_the_reference_over_random_names(first: dict, second: di
 def test_the_subsequence_prefilter_counts_repeated_characters_and_picks_few_candidates_sparsely() -> None:
     """The subsequence rank's prefilter keeps only names holding each character of the query as
     many times as the query does (up to three), and takes few candidates out of a length's table
-    by its nonzero bytes (`_selected`): `dataload` kept 30,000 of the scale corpus's 206,000
+    by its nonzero bytes (`selected`): `dataload` kept 30,000 of the scale corpus's 206,000
     names without the counts, 4,500 with them (the rank took 28 ms, now 8 ms). Both paths
     answer as the brute-force reference over 3,000 names."""
-    from repodoc_lsp.knowledge.index import _keys, _selected
+    from repodoc_lsp.knowledge.subsequences import keys_of as _keys
+    from repodoc_lsp.knowledge.subsequences import selected as _selected
 
     assert _keys("dataload") == {"d", "a", "t", "l", "o", "dd", "aa", "aaa"}
     assert _keys("aaaaa") == {"a", "aa", "aaa"} and _keys("abc") == {"a", "b", "c"}

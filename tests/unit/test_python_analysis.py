@@ -242,8 +242,8 @@ def test_facts_pickle_as_calls_of_their_makers() -> None:
     assert broken.syntax_error is not None and pickle.loads(pickle.dumps(broken)) == broken
 
 
-def test_the_names_a_file_reads_are_read_back_from_its_refs() -> None:
-    """`reference_lines` reads back from `refs` the names `references` found, with their lines."""
+def test_the_names_a_file_reads_are_its_refs() -> None:
+    """`refs` holds the names `references` found, with their lines, as `reference_lines` reads them."""
     source = ("import os\nimport torch.nn as nn\nfrom a import b\nX = 1\n\n\ndef f(y):\n"
               "    return nn.Linear(os.path.join(b, X), os.sep)\n\n\nclass C(nn.Linear):\n    z = X + f(b)\n")
     first = analyse_source("f.py", source.encode())
