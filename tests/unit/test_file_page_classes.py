@@ -90,8 +90,9 @@ def test_overloads_are_one_entry_with_their_users_once() -> None:
     from concurrent.futures import Future
 
     from repodoc_lsp.knowledge.graph import Graph
+    from repodoc_lsp.render.parts import definition_parts
     done: Future[Graph] = Future()
-    done.set_result(Graph(site.relations, site.facts.items()))
+    done.set_result(Graph(site.relations, site.facts.items(), parts=definition_parts))
     site.symbols = done
     page = Renderer().render(site, "docs", "m.py", None)
     functions = page.split("### Functions\n", 1)[1].split("\n## ", 1)[0]
