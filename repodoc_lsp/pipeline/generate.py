@@ -16,24 +16,25 @@ import threading
 import time
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.knowledge.graph import Graph
 from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, Outcome, OutputError, Record, Writer, WriteResult
+from repodoc_lsp.pipeline import lastrun
 from repodoc_lsp.pipeline.pool import WorkersLost, run_chunks, stop_fork_server
 from repodoc_lsp.pipeline.runtime import Runtime, default_jobs
 from repodoc_lsp.render import Renderer, Site
 from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.render.environment import TemplateFailure
 from repodoc_lsp.render.pages import GATHER, Page, Where, anchor_state, view_files, where_of
-from repodoc_lsp.render.parts import page_of_part, part_paths
+from repodoc_lsp.render.parts import is_part, page_of_part, part_paths
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.store.discover import Skipped
-from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, read_text
+from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, WorkspaceState, read_text
 
 T = TypeVar("T")
 
@@ -230,6 +231,10 @@ class Job:
     force: bool = False  # overwrite pages a person edited, after copying each aside
     force_hint: str = CLI_FORCE  # how the person asks for that, named in a conflict's reason
     jobs: int | None = None  # render workers for the whole tree (None: the `jobs` setting)
+    # `files` changed since the last complete run of the whole tree, whose workspace `ws` holds (the
+    # CLI's `since_last_run`): when the manifest vouches for that tree, only their pages are planned
+    # and the run leaves a complete tree again
+    since: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,6 +540,12 @@ def _write(plan: Plan, render: RenderFn, writer: Writer, summary: Summary, *, jo
     # the caller saves the manifest once, with the inputs stamp of a complete run
 
 
+def _not_planned(plan: Plan, writer: Writer) -> int:
+    """The pages of the manifest (part pages aside) that `plan` leaves out."""
+    planned = {page.path for page in plan.pages}
+    return sum(1 for path in writer.manifest if path not in planned and not is_part(path))
+
+
 def _with_parts(pages: Iterable[Page], writer: Writer) -> set[str]:
     """The paths of `pages` and of the part pages the manifest records for them."""
     found = set()
@@ -559,11 +570,12 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
     """
     started = time.perf_counter()
     summary = Summary(root=str(ws.root), out=str(ws.out))
+    before = inputs_stamp(ws) if job.since else ""  # the stamp the last run's tree must carry
     change = None if job.files is None else ws.update_files(job.files, pause=pause)  # one batch
     if cancel is not None and cancel.is_set():
         summary.cancelled = True
         return summary
-    inputs = inputs_stamp(ws) if change is None else ""
+    inputs = inputs_stamp(ws) if change is None or before else ""
     writer = Writer(ws.out, check=job.check, force=job.force, force_hint=job.force_hint,
                     read_manifest=False)  # `hold` reads it under the lock
     stopping: list[threading.Thread] = []  # the render workers' fork server ending (`_stop_later`)
@@ -575,7 +587,9 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                 summary.unchanged = len(writer.manifest)
                 writer.save_manifest()  # writes only an earlier version's manifest anew, compressed
             else:
-                jobs = default_jobs(ws.settings, job.jobs) if change is None else 1
+                if before and not (writer.inputs == before and writer.intact()):
+                    change = None  # the tree on disk is not the last run's (edited, another run's): every page
+                jobs = default_jobs(ws.settings, job.jobs) if change is None or before else 1
                 early = _start_render_workers_early(ws, writer, jobs)
                 site: Site | None = None
                 try:
@@ -588,6 +602,8 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
                            settle=settle_anchors(site, writer), site=site,
                            templates=None if renderer.templates is None else str(renderer.templates),
                            base=_run_stamp(ws), packed=ws.packed, stop=functools.partial(_stop_later, stopping))
+                    if before and not plan.whole:  # the other pages are the last run's, on disk as written
+                        summary.unchanged += _not_planned(plan, writer)
                 finally:
                     if early and not stopping:  # also when the run failed or was cancelled before its pages were sent
                         stop_fork_server()
@@ -623,20 +639,45 @@ def regenerate(ws: Workspace, rels: Iterable[str], renderer: Renderer, *, progre
     return run(ws, Job(files=tuple(rels)), renderer, progress=progress, cancel=cancel, pause=pause)
 
 
+def since_last_run(ws: Workspace, last: Mapping[str, str] | None, job: Job) -> tuple[Workspace, Job]:
+    """The workspace as the last complete run documented it (`last`: file -> digest) and `job` as the
+    files changed since, when only contents changed: the run then plans only the pages they can alter
+    (the server's `Change` propagation) instead of gathering every page's inputs to compare keys.
+    Else (no state, files appeared or vanished, nothing changed, or the cache lost what the changed
+    files were) `ws` and `job` as they are."""
+    if not last or last.keys() != ws.digests.keys():
+        return ws, job
+    changed = tuple(rel for rel, key in ws.digests.items() if last[rel] != key)
+    if not changed or len(ws.cache.get_imports_many({last[rel] for rel in changed})) < len(set(map(last.get, changed))):
+        return ws, job
+    held = Workspace(ws.root, ws.settings, runtime=ws.runtime)
+    held.restore(WorkspaceState(dict(last), dict(ws.sizes), set(ws.folders), list(ws.discovery_skipped),
+                                dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
+                 {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed})
+    held.facts.load_all()  # once: the graph's build streamed them, then the pages' views loaded them again
+    held.graph()  # before the update, as the server holds it: the update says whose graph answers changed (xref)
+    return held, replace(job, files=changed, since=True)
+
+
 def generate(
     root: Path, ws: Workspace, *, check: bool = False, force: bool = False, jobs: int | None = None,
     progress: ProgressFn | None = None, cancel: CancelToken | None = None,
-    renderer: Renderer | None = None, rescan: bool = True,
+    renderer: Renderer | None = None, rescan: bool = True, state: Path | None = None,
 ) -> Summary:
     """Scan `ws` (rescan=True), then write (or with check=True, compare) its whole tree;
-    force=True overwrites pages a person edited after copying each to PAGE.orig."""
+    force=True overwrites pages a person edited after copying each to PAGE.orig. `state`: the file
+    of what the last complete run knew (`lastrun`): only the pages of files changed since are planned."""
     started = time.perf_counter()
     if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel):  # cancelled: nothing written
         summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)
     else:
-        summary = run(ws, Job(check=check, force=force, jobs=jobs),
-                      renderer or Renderer(ws.settings.templates or None, lazy=not ws.settings.templates),
+        last = lastrun.load(state) if state is not None else None
+        held, job = since_last_run(ws, last, Job(check=check, force=force, jobs=jobs))
+        summary = run(held, job, renderer or Renderer(ws.settings.templates or None, lazy=not ws.settings.templates),
                       progress=progress, cancel=cancel)
+        complete = not (summary.cancelled or summary.errors or summary.conflicts or summary.stale)
+        if state is not None and not check and complete and last != held.digests:
+            lastrun.save(state, held.digests)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started
