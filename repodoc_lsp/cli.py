@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     if _HELD and argv is None:
         # `repodoc generate` has finished: its workspace (facts, symbol graph: hundreds of MB on a large
         # repository) is not freed object by object at the end, with every other process ended and
-        # a core idle (0.16 s on PyTorch). Output is flushed, pages are written whole, and the cache,
+        # a core idle. Output is flushed, pages are written whole, and the cache,
         # committed as it went, is closed here.
         for ws in _HELD:
             ws.cache.close()
