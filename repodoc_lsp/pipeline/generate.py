@@ -104,7 +104,7 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
                     structural=change is not None and change.structural)
         templates = None if renderer.templates is None else str(renderer.templates)
         w.how = Rendering(page_renderer(ws, renderer, site), ws.runtime, jobs, site, templates, run_stamp(ws),
-                          _forwarded_pickles(ws), stop_fork_server)
+                          stop_fork_server)
         w.prepare, w.settle = ws.facts.load_all, settle_anchors(site, writer)
         write_plan(plan, w)
         if since and not plan.whole:  # the other pages are the last run's, on disk as written
@@ -149,11 +149,6 @@ def _keyed_by_workers(writer: Writer) -> Container[str]:
     """The pages planned with their key: those the manifest knows; the others are keyed by the render
     worker that gathers their inputs (a cold run gathers each page once, not also in this process)."""
     return writer.manifest
-
-
-def _forwarded_pickles(ws: Workspace) -> Callable[..., bytes | None]:
-    """Render workers are sent each file's facts as the bytes an analysis worker pickled (not pickled again)."""
-    return ws.packed
 
 
 def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, later: bool = False) -> Site:

@@ -30,8 +30,6 @@ from repodoc_lsp.store.workspace import CancelToken, read_text
 
 # page -> ((path, Markdown) of it and of its part pages, the page first; its key)
 RenderFn = Callable[[Page], tuple[list[tuple[str, str]], str]]
-# file -> its facts pickled as an analysis worker sent them (None: not kept); `last`: not asked again
-PackedFn = Callable[..., bytes | None]
 # A part of the pages: each with its view's inputs and what the writer knows of it and its part pages,
 # and the facts of the files their views read, pickled
 Part = tuple[list[tuple[Page, dict, list[tuple[str, tuple[Record | None, frozenset[str]]]]]], dict[str, bytes]]
@@ -120,22 +118,12 @@ WORKER = RenderWorker()
 class Parts(Sequence[Part]):
     """The parts of `pages`, each made when it is sent (the inputs of one part at a time live here);
     a page planned without its key goes without it: the render worker keys it by the inputs it is sent
-    (`RenderSetup.base`: the run's stamp), so the parent does not hash what it gathered.
-    A file's facts go as the bytes an analysis worker pickled them to (`packed`) when the workspace
-    kept them, kept until the last part that reads them is made; else pickled here."""
+    (`RenderSetup.base`: the run's stamp), so the parent does not hash what it gathered. The facts of
+    the files their views read go pickled, each once a part."""
 
-    def __init__(self, pages: list[Page], site: Site, writer: Writer, packed: PackedFn | None = None) -> None:
-        self.pages, self.site, self.writer, self.packed = pages, site, writer, packed
+    def __init__(self, pages: list[Page], site: Site, writer: Writer) -> None:
+        self.pages, self.site, self.writer = pages, site, writer
         self.cuts = cuts(pages)
-        # the last part whose views read each file (a folder's pages read its files' facts: `view_files`);
-        # only what is held meanwhile depends on it (facts asked again are pickled here)
-        self.last: dict[str, int] = {}
-        if packed is not None:
-            for i, (start, end) in enumerate(self.cuts):
-                for page in pages[start:end]:
-                    files = [page.subject] if page.kind in ("docs", "kw") else site.child_files.get(page.subject, [])
-                    for rel in files:
-                        self.last[rel] = i
 
     def __len__(self) -> int:
         return len(self.cuts)
@@ -147,15 +135,11 @@ class Parts(Sequence[Part]):
             inputs = GATHER[page.kind](self.site, page.subject)
             for rel in view_files(page.kind, page.subject, inputs):
                 if rel not in facts:
-                    facts[rel] = self._packed(rel, i)
+                    facts[rel] = pickle.dumps(self.site.facts[rel], pickle.HIGHEST_PROTOCOL)
             paths = (page.path, *part_paths(page.path, self.writer.manifest))
             known = [(path, self.writer.known(path)) for path in paths]
             items.append((page, inputs, known))
         return items, facts
-
-    def _packed(self, rel: str, i: int) -> bytes:
-        data = None if self.packed is None else self.packed(rel, last=self.last.get(rel, i) <= i)
-        return pickle.dumps(self.site.facts[rel], pickle.HIGHEST_PROTOCOL) if data is None else data
 
 
 def cuts(pages: list[Page]) -> list[tuple[int, int]]:
@@ -203,8 +187,8 @@ _KIND_ORDER = {"docs": 0, "kw": 1, "index": 2, "doc": 3}
 @dataclass(frozen=True, slots=True)
 class Rendering:
     """How a run renders its pages: in this process with `render`, or on `jobs` render workers (when
-    this process may start them and there are enough pages) given the views of `site`, the
-    person's `templates` and the facts kept pickled by `packed`; `stop` ends their fork server."""
+    this process may start them and there are enough pages) given the views of `site` and the
+    person's `templates`; `stop` ends their fork server."""
 
     render: RenderFn
     runtime: Runtime
@@ -212,7 +196,6 @@ class Rendering:
     site: Site | None = None
     templates: str | None = None
     base: str = ""
-    packed: PackedFn | None = None
     stop: Callable[[], None] = lambda: None
 
 
@@ -226,7 +209,7 @@ def rendered(todo: list[Page], how: Rendering, writer: Writer, cancel: CancelTok
                             writer.force_hint, how.runtime.worker_setup(), how.base)
         try:
             yield from itertools.chain.from_iterable(run_chunks(
-                WORKER.render_part, Parts(ordered(todo, site), site, writer, how.packed), workers=how.jobs,
+                WORKER.render_part, Parts(ordered(todo, site), site, writer), workers=how.jobs,
                 context=how.runtime.render_context(built_in=how.templates is None),
                 initializer=functools.partial(WORKER.start, setup), cancel=cancel, what="writing pages"))
         finally:

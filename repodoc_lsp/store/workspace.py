@@ -240,7 +240,7 @@ class Workspace:
         self._relations = relations if relations is not None and relations.files == set(facts) else None
         self._graph = None
         self._sketches = sketches
-        self._packed = packed
+        self._packed = {}  # the pipeline no longer sends these bytes (bench/README: no gain): not held
         return True
 
     @property
