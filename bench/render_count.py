@@ -7,8 +7,8 @@ instructions (issue 14): the parts a run sends to its render workers, rendered a
 
 `prep` runs `repodoc generate WS --out OUT --cache-dir CACHE --jobs 2` (OUT: a folder that does
 not exist, so that every page is rendered) with the render workers left out: the parts it would
-send them (`_Parts`) and their set-up are pickled to PKL, nothing is written. `render` starts a
-render worker in this process (`_start_worker`, repodoc's own templates compiled before, as the
+send them (`rendering.Parts`) and their set-up are pickled to PKL, nothing is written. `render` starts a
+render worker in this process (`rendering.WORKER.start`, repodoc's own templates compiled before, as the
 fork server does) and gives it every STRIDE-th part (default 1: all), unpickled here as a worker
 unpickles what it is sent, the pages written into DEST
 (emptied first); under `valgrind --tool=cachegrind --cache-sim=no`, `render` minus `load` is the
@@ -27,7 +27,8 @@ from typing import Any
 
 
 def prep(ws: str, out: str, cache: str, dump: str) -> None:
-    from repodoc_lsp import cli, generate
+    from repodoc_lsp import cli
+    from repodoc_lsp.pipeline import rendering
     from repodoc_lsp.pipeline.runtime import Runtime
 
     def capture(fn: Any, chunks: Any, *, initializer: Any, **_kw: Any) -> Any:
@@ -39,7 +40,7 @@ def prep(ws: str, out: str, cache: str, dump: str) -> None:
         print(f"{len(chunks)} parts pickled to {dump}", file=sys.stderr)
         return iter(())
 
-    generate.run_chunks = capture  # type: ignore[assignment]
+    rendering.run_chunks = capture  # type: ignore[assignment]
     Runtime.render_context = lambda self, built_in=False: None  # type: ignore[assignment,method-assign,misc]
     cli.main(["generate", ws, "--out", out, "--cache-dir", cache, "--jobs", "2", "--quiet"])
 
@@ -52,17 +53,17 @@ def main() -> None:
     dump, dest = sys.argv[2], Path(sys.argv[3])
     stride = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     import repodoc_lsp.render.precompiled  # noqa: F401  as the render workers' fork server
-    from repodoc_lsp.pipeline import generate
+    from repodoc_lsp.pipeline.rendering import WORKER
     from repodoc_lsp.pipeline.runtime import collect_less
 
     with open(dump, "rb") as f:
         setup, parts = pickle.load(f)
     shutil.rmtree(dest, ignore_errors=True)
-    generate._start_worker(dataclasses.replace(setup, out=str(dest), setup=collect_less))
+    WORKER.start(dataclasses.replace(setup, out=str(dest), setup=collect_less))
     if mode == "render":
         pages = 0
         for part in parts[::stride]:
-            pages += len(generate._render_part(pickle.loads(part)))
+            pages += len(WORKER.render_part(pickle.loads(part)))
         print(f"{pages} pages of {len(parts[::stride])} parts written to {dest}", file=sys.stderr)
 
 

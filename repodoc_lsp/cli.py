@@ -260,8 +260,10 @@ def _settings(root: Path, args: argparse.Namespace, *, writes: bool = True) -> S
 
 
 def _generate(args: argparse.Namespace, program: bool = False) -> int:
+    from repodoc_lsp.config import cache_dir
     from repodoc_lsp.output.writer import OutputBusy, OutputError
     from repodoc_lsp.pipeline.generate import generate
+    from repodoc_lsp.pipeline.lastrun import state_path
     from repodoc_lsp.pipeline.pool import WorkersLost
     from repodoc_lsp.pipeline.runtime import enter_cli
     from repodoc_lsp.render.environment import TemplateFailure
@@ -292,7 +294,8 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
 
             return generate_sharded(ws, facts=args.facts or (), share=args.pages, check=args.check, force=args.force,
                                     jobs=args.jobs, progress=progress, cancel=cancel)
-        return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel)
+        return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel,
+                        state=None if args.no_cache else state_path(cache_dir(settings), ws.root, ws.out))
 
     try:
         ws = Workspace(root, settings, use_cache=not args.no_cache, runtime=runtime, incremental=False)

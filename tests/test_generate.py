@@ -606,7 +606,8 @@ def test_render_workers_key_the_pages_sent_without_keys_as_the_plan_keys_them(tm
 
     from repodoc_lsp.config import load_settings
     from repodoc_lsp.output.writer import Writer
-    from repodoc_lsp.pipeline.generate import PARALLEL_PAGES, _by_folder, _Parts, generate, plan_pages, site_of
+    from repodoc_lsp.pipeline.generate import PARALLEL_PAGES, generate, plan_pages, site_of
+    from repodoc_lsp.pipeline.rendering import Parts, by_folder
     from repodoc_lsp.pipeline.runtime import CLI
     from repodoc_lsp.store.workspace import Workspace
 
@@ -626,34 +627,35 @@ def test_render_workers_key_the_pages_sent_without_keys_as_the_plan_keys_them(tm
     planned = plan_pages(ws, site)
     assert {page.path: page.key for page in planned} == recorded
     unkeyed = plan_pages(ws, site, recorded={})  # as a cold run plans them
-    parts = _Parts(sorted(unkeyed, key=_by_folder), site, Writer(out, read_manifest=False))
+    parts = Parts(sorted(unkeyed, key=by_folder), site, Writer(out, read_manifest=False))
     assert all(page.key == "" for i in range(len(parts)) for page, _inputs, _known in parts[i][0])
 
 
 def test_render_parts_send_each_files_facts_once(tmp_path: Path) -> None:
     """The render workers' parts are whole folders (a folder's file pages with its own pages, which
-    read its files' facts) of at least `_CHUNK` pages, so each file's facts go to one part and are
-    unpickled once; parts of `_CHUNK` pages sent a folder's files' facts again with its own pages (a
-    third of PyTorch's). A folder of more than `_MOST` pages is cut; every page goes, in order."""
+    read its files' facts) of at least `CHUNK` pages, so each file's facts go to one part and are
+    unpickled once; parts of `CHUNK` pages sent a folder's files' facts again with its own pages (a
+    third of PyTorch's). A folder of more than `MOST` pages is cut; every page goes, in order."""
     from repodoc_lsp.config import load_settings
     from repodoc_lsp.output.writer import Writer
-    from repodoc_lsp.pipeline.generate import _CHUNK, _MOST, _by_folder, _Parts, plan_pages, site_of
+    from repodoc_lsp.pipeline.generate import plan_pages, site_of
+    from repodoc_lsp.pipeline.rendering import CHUNK, MOST, Parts, by_folder
     from repodoc_lsp.pipeline.runtime import CLI
     from repodoc_lsp.store.workspace import Workspace
 
     files = {f"pkg/sub{i % 5}/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(5 * 23)}
-    files.update({f"big/b{i}.py": f"X = {i}\n" for i in range(_MOST)})  # 2 pages each: cut
+    files.update({f"big/b{i}.py": f"X = {i}\n" for i in range(MOST)})  # 2 pages each: cut
     root = make_workspace(tmp_path / "ws", files)
     settings, _ = load_settings(root, {"output": str(tmp_path / "out")}, strict=True)
     ws = Workspace(root, settings, use_cache=False, runtime=CLI, incremental=False)
     ws.scan(jobs=1)
     site = site_of(ws)
-    pages = sorted(plan_pages(ws, site, recorded={}), key=_by_folder)
-    parts = _Parts(pages, site, Writer(tmp_path / "out", read_manifest=False))
+    pages = sorted(plan_pages(ws, site, recorded={}), key=by_folder)
+    parts = Parts(pages, site, Writer(tmp_path / "out", read_manifest=False))
     sent = [parts[i] for i in range(len(parts))]
     assert [page for items, _facts in sent for page, _inputs, _known in items] == pages
-    assert all(len(items) >= _CHUNK for items, _facts in sent[:-1])
-    assert max(len(items) for items, _facts in sent) <= _MOST
+    assert all(len(items) >= CHUNK for items, _facts in sent[:-1])
+    assert max(len(items) for items, _facts in sent) <= MOST
     times = collections.Counter(rel for _items, facts in sent for rel in facts)
     assert set(times) == set(ws.facts)
     assert {rel: n for rel, n in times.items() if n > 1 and not rel.startswith("big/")} == {}
@@ -670,6 +672,8 @@ def test_a_render_worker_reads_only_the_sources_its_pages_embed(tmp_path: Path,
     from repodoc_lsp.config import load_settings
     from repodoc_lsp.output.writer import Writer
     from repodoc_lsp.pipeline import generate as gen
+    from repodoc_lsp.pipeline import rendering
+    from repodoc_lsp.pipeline.keys import run_stamp
     from repodoc_lsp.pipeline.runtime import CLI
     from repodoc_lsp.render.pages import Renderer, where_of
     from repodoc_lsp.store.workspace import Workspace
@@ -682,23 +686,23 @@ def test_a_render_worker_reads_only_the_sources_its_pages_embed(tmp_path: Path,
     ws = Workspace(root, settings, use_cache=False, runtime=CLI, incremental=False)
     ws.scan(jobs=1)
     site = gen.site_of(ws)
-    pages = sorted(gen.plan_pages(ws, site, recorded={}), key=gen._by_folder)
-    parts = gen._Parts(pages, site, Writer(tmp_path / "out", read_manifest=False))
+    pages = sorted(gen.plan_pages(ws, site, recorded={}), key=rendering.by_folder)
+    parts = rendering.Parts(pages, site, Writer(tmp_path / "out", read_manifest=False))
     read: list[str] = []
-    real = gen.read_text
+    real = rendering.read_text
 
     def reading(at: Path, rel: str) -> str | None:
         read.append(rel)
         return real(at, rel)
 
-    monkeypatch.setattr(gen, "read_text", reading)
-    monkeypatch.setattr(gen, "_WORKER", None)  # the worker set up here, undone after the test
-    monkeypatch.setattr(gen.signal, "signal", lambda *_args: None)  # SIGINT left as pytest has it
-    setup = gen.RenderSetup(where=where_of(site), templates=None, root=str(root), out=str(tmp_path / "sent"),
-                            check=False, force=False, force_hint="", setup=lambda: None, base=gen._run_stamp(ws))
-    gen._start_worker(setup)
+    monkeypatch.setattr(rendering, "read_text", reading)
+    worker = rendering.RenderWorker()  # a worker set up here, not the module's
+    monkeypatch.setattr(rendering.signal, "signal", lambda *_args: None)  # SIGINT left as pytest has it
+    setup = rendering.RenderSetup(where=where_of(site), templates=None, root=str(root), out=str(tmp_path / "sent"),
+                            check=False, force=False, force_hint="", setup=lambda: None, base=run_stamp(ws))
+    worker.start(setup)
     for i in range(len(parts)):
-        gen._render_part(parts[i])
+        worker.render_part(parts[i])
     assert read == ["pkg/small.py"]
     mine = gen.page_renderer(ws, Renderer(), site)
     for page in pages:
@@ -706,10 +710,10 @@ def test_a_render_worker_reads_only_the_sources_its_pages_embed(tmp_path: Path,
             assert (tmp_path / "sent" / path).read_text(encoding="utf-8") == text, path
     own = tmp_path / "own"
     own.mkdir()
-    gen._start_worker(dataclasses.replace(setup, templates=str(own), out=str(tmp_path / "theirs")))
+    worker.start(dataclasses.replace(setup, templates=str(own), out=str(tmp_path / "theirs")))
     read.clear()
     for i in range(len(parts)):
-        gen._render_part(parts[i])
+        worker.render_part(parts[i])
     assert sorted(read) == ["pkg/big.py", "pkg/small.py"]
 
 
@@ -768,39 +772,28 @@ def test_the_program_ends_at_once_with_its_output_whole_and_its_cache_closed(tmp
     assert summary["conflicts"] == [{"path": "pkg/c.py_kw.md", "reason": "a folder is in the way"}]
 
 
-def test_render_fork_server_ends_while_the_manifest_is_saved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once the render workers are done, their fork server ends in a thread while the run saves
-    the manifest (its end overlaps the save instead of preceding it, both cores idle); the run
-    returns once it has ended and been reaped."""
+def test_render_fork_server_has_ended_when_the_run_returns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the render workers are done their fork server ends; the run returns once it has ended and
+    been reaped (nothing of the run is left running)."""
     import multiprocessing.forkserver
-    import threading
 
-    import repodoc_lsp.pipeline.generate as generate_module
-    from repodoc_lsp.output.writer import Writer
+    from repodoc_lsp.pipeline import generate as generate_module
     from repodoc_lsp.pipeline.generate import generate
 
     root, ws, files = _scanned_for_render_workers(tmp_path)
     server = multiprocessing.forkserver._forkserver
-    saving = threading.Event()
-    stops: list[tuple[int | None, bool]] = []  # (fork server pid, the manifest's save had begun)
-    stop, save = generate_module.stop_fork_server, Writer.save_manifest
+    pids: list[int | None] = []
+    stop = generate_module.stop_fork_server
 
     def stop_fork_server() -> None:
-        pid = getattr(server, "_forkserver_pid", None)
-        stops.append((pid, pid is None or saving.wait(10)))  # a stop before the save waits in vain
+        pids.append(getattr(server, "_forkserver_pid", None))
         stop()
 
-    def save_manifest(self: Writer) -> None:
-        saving.set()
-        save(self)
-
     monkeypatch.setattr(generate_module, "stop_fork_server", stop_fork_server)
-    monkeypatch.setattr(Writer, "save_manifest", save_manifest)
     summary = generate(root, ws, jobs=2, rescan=False)
     assert len(summary.written) == 2 * len(files) + 4 + 1 and not summary.errors
-    pid, overlapped = stops[0]
+    pid = pids[0]
     assert pid is not None, "no render workers: the test proves nothing"
-    assert overlapped, "the fork server ended before the manifest's save began"
     assert getattr(server, "_forkserver_pid", None) is None, "the fork server was left running"
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # ended and reaped

@@ -8,7 +8,9 @@ examples: REPODOC_PROPERTY_EXAMPLES=100."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from edits import SETTINGS, EditMachine, differences, run_cli, tree
 from hypothesis.stateful import run_state_machine_as_test
 
@@ -22,9 +24,24 @@ class CliEdits(EditMachine):
         assert differences(tree(self.ws / "docs"), self.fresh()) == []
 
 
-def test_cli_incremental_equals_fresh(tmp_path: Path) -> None:
+def test_cli_incremental_equals_fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random edits through the CLI: an edit that only changes contents takes the run from the last
+    run's state (`since_last_run`: only the pages the change can alter are planned), the others plan
+    every page; the kept tree equals a fresh one after each."""
+    from repodoc_lsp.pipeline import generate as pipeline
+
+    since: list[bool] = []
+    real = pipeline.since_last_run
+
+    def counted(ws: Any, last: Any) -> Any:
+        held, files = real(ws, last)
+        since.append(files is not None)
+        return held, files
+
+    monkeypatch.setattr(pipeline, "since_last_run", counted)
     machine = type("Run", (CliEdits,), {"base": tmp_path})
     run_state_machine_as_test(machine, settings=SETTINGS)
+    assert any(since), "no run re-planned from the last one's state: the CLI's incremental path went untested"
 
 
 def test_package_appearing_after_its_import(tmp_path: Path, cache_env: dict[str, str]) -> None:

@@ -163,9 +163,10 @@ def test_a_page_that_cannot_be_rendered_is_an_error_of_that_page(ws: Workspace, 
 def test_keys_follow_the_renderer(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     """A different renderer (code or built-in templates) re-keys every page, same version or not."""
     from repodoc_lsp.pipeline import generate as pipeline
+    from repodoc_lsp.pipeline import keys
 
     before = {p.path: p.key for p in pipeline.plan_pages(ws, pipeline.site_of(ws))}
-    monkeypatch.setattr(pipeline, "render_stamp", lambda: "another renderer")
+    monkeypatch.setattr(keys, "render_stamp", lambda: "another renderer")
     after = {p.path: p.key for p in pipeline.plan_pages(ws, pipeline.site_of(ws))}
     assert before.keys() == after.keys() and all(before[p] != after[p] for p in before)
 

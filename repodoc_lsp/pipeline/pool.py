@@ -181,8 +181,8 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
     a chunk for STALL_SECONDS.
 
     A worker is given a next chunk as soon as one is done, not when the first of those sent is:
-    a slow chunk (a large file) held every other worker idle until it was done (half a core-second
-    in a cold analysis of PyTorch). Results done before the first are kept until it is, at most
+    a slow chunk (a large file) held every other worker idle until it was done. Results done
+    before the first are kept until it is, at most
     HOLD_PER_WORKER per worker."""
     todo = list(range(len(chunks)))
     ahead = 2 * max(1, workers)  # chunks sent and not yet done

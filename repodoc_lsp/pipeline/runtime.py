@@ -52,20 +52,20 @@ class Runtime:
     def render_context(self, built_in: bool = False) -> BaseContext:
         """Where render workers come from: a fork server, a small process of its own, so that
         they do not inherit this one's facts and graph (forked from the CLI after the analysis of
-        17,150 files, its 1.1 GB counted again in each worker); they are sent what they render.
+        a large tree, its memory counted again in each worker); they are sent what they render.
         `built_in`: they render with repodoc's own templates, which a fork server started now
         compiles before it forks (`render/precompiled.py`)."""
         if "forkserver" not in multiprocessing.get_all_start_methods() or sys.version_info < (3, 11):
             return self.context()  # Python 3.10 cannot start a fork server safely (`_fork_server`): forked
-        return _fork_server(["repodoc_lsp.pipeline.generate", "repodoc_lsp.pipeline.runtime",
+        return _fork_server(["repodoc_lsp.pipeline.rendering", "repodoc_lsp.pipeline.runtime",
                              "repodoc_lsp.pipeline.forkserver_guard",
                              *(["repodoc_lsp.render.precompiled"] if built_in else [])])
 
     def holding(self) -> contextlib.AbstractContextManager[None]:
         """Around bulk work whose results this process holds to its end (the facts arriving from the
         analysis workers): no cycle collection meanwhile, and what was made is frozen after, when
-        `holds` (else nothing). In the CLI's parent, collections of the young facts as they arrived
-        took about a tenth of its CPU on PyTorch and found a few hundred objects in cycles."""
+        `holds` (else nothing): in the CLI's parent, collections of the young facts as they arrived
+        took a large share of its CPU and found few objects in cycles."""
         return no_cycle_collection(keep=True) if self.holds else contextlib.nullcontext()
 
     def worker_setup(self) -> Callable[[], None]:
@@ -123,8 +123,8 @@ def collect_less() -> None:
 
     Parsing creates millions of short-lived objects without reference cycles
     (syntax trees, freed by reference counting), and with the default thresholds
-    Python walks every live object again and again: about a fifth of the analysis
-    time on PyTorch. Objects alive now (imported modules) leave the scans for good.
+    Python walks every live object again and again (a large share of the analysis
+    time). Objects alive now (imported modules) leave the scans for good.
     """
     gc.freeze()
     gc.set_threshold(100_000, 50, 100)
@@ -141,8 +141,8 @@ def no_cycle_collection(keep: bool = False) -> Iterator[None]:
     """For building structures that make no reference cycles (the symbol graph): full
     collections over the facts took many times the build's own time. `keep`: what is alive at the
     end lives on (held until the process exits): it is frozen, left out of every later collection
-    (else the first collection after this walks everything made meanwhile: 0.1-0.3 s after the
-    CLI's graph of PyTorch)."""
+    (else the first collection after this walks everything made meanwhile, the CLI's graph
+    included)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -162,7 +162,7 @@ def lower_priority() -> None:
 
 def background_worker() -> None:
     """An analysis worker of the language server: below its requests for the CPU (a hover during
-    cold indexing of PyTorch took 1.8x its idle time with workers at the server's priority)."""
+    cold indexing is slowed by workers at the server's priority)."""
     lower_priority()
     collect_less()
 

@@ -15,7 +15,9 @@ from typing import Any
 
 from repodoc_lsp import __version__
 from repodoc_lsp.output.writer import OutputError, Writer
-from repodoc_lsp.pipeline.generate import Job, Summary, inputs_stamp, run
+from repodoc_lsp.pipeline.generate import Job, run
+from repodoc_lsp.pipeline.keys import inputs_stamp
+from repodoc_lsp.pipeline.write import Summary
 from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.shard.facts_file import FactsReader, Record, ShardError, Share, Tree, analysis_version, tree_of
 from repodoc_lsp.shard.split import file_share

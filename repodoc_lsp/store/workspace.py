@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from repodoc_lsp.analysis import FileFacts, Language
+from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
@@ -126,7 +127,7 @@ class Workspace:
         self._relations = relations if relations is not None and relations.files == set(facts) else None
         self._graph = None
         self._sketches = state.sketches
-        self._packed = state.packed
+        self._packed = {}  # the pipeline no longer sends these bytes (bench/README: no gain): not held
         return True
 
     def _loaded(self, rel: str, key: str) -> FileFacts | None:
@@ -152,10 +153,12 @@ class Workspace:
         return WorkspaceState(dict(self.digests), dict(self.sizes), set(self.folders),
                               list(self.discovery_skipped), dict(self.read_skipped))
 
-    def restore(self, state: WorkspaceState) -> None:
+    def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None) -> None:
         """Become the workspace `state` describes: the files as they were analysed, not as they
-        are on disk now (a file changed since is seen as changed by the next `update_file`)."""
-        cached = self.cache.get_imports_many(set(state.digests.values()))
+        are on disk now (a file changed since is seen as changed by the next `update_file`).
+        `imports`: content digest -> imports already read from the cache (not read again)."""
+        known = imports or {}
+        cached = {**self.cache.get_imports_many(set(state.digests.values()) - known.keys()), **known}
         facts = FactsStore(self.root, self.cache)
         for rel, key in state.digests.items():
             if key in cached:

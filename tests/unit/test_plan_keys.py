@@ -39,7 +39,7 @@ def test_a_key_is_of_the_inputs_values_not_of_what_they_share_or_intern() -> Non
     import pickle
     import sys
 
-    from repodoc_lsp.pipeline.generate import _keyed
+    from repodoc_lsp.pipeline.keys import keyed
     from repodoc_lsp.render.pages import Page
 
     name = sys.intern("pkg/core.py")
@@ -49,13 +49,13 @@ def test_a_key_is_of_the_inputs_values_not_of_what_they_share_or_intern() -> Non
              "xref": {"class-Base": {"users": [("pkg/" + "core.py", 3)], "again": [("pkg/core" + ".py", 3)]}},
              "digest": None}
     page = Page("docs", "pkg/core.py", "")
-    key = _keyed(page, "base", held).key
-    assert _keyed(page, "base", built).key == key
-    assert _keyed(page, "base", pickle.loads(pickle.dumps(held))).key == key  # as a render worker gets them
-    assert _keyed(page, "other", held).key != key
-    assert _keyed(Page("kw", "pkg/core.py", ""), "base", held).key != key
-    assert _keyed(page, "base", {**held, "digest": "0"}).key != key
-    assert _keyed(page, "base", {**held, "importers": (name, name)}).key != key  # a tuple is not a list
+    key = keyed(page, "base", held).key
+    assert keyed(page, "base", built).key == key
+    assert keyed(page, "base", pickle.loads(pickle.dumps(held))).key == key  # as a render worker gets them
+    assert keyed(page, "other", held).key != key
+    assert keyed(Page("kw", "pkg/core.py", ""), "base", held).key != key
+    assert keyed(page, "base", {**held, "digest": "0"}).key != key
+    assert keyed(page, "base", {**held, "importers": (name, name)}).key != key  # a tuple is not a list
 
 
 def test_a_key_refuses_inputs_that_are_not_plain_data() -> None:
@@ -63,10 +63,10 @@ def test_a_key_refuses_inputs_that_are_not_plain_data() -> None:
     # be the same in the next run, or the same for other inputs
     from collections import namedtuple
 
-    from repodoc_lsp.pipeline.generate import _keyed
+    from repodoc_lsp.pipeline.keys import keyed
     from repodoc_lsp.render.pages import Page
 
     page = Page("docs", "pkg/core.py", "")
     for odd in (object(), namedtuple("Link", "rel")("pkg/core.py"), Path("pkg/core.py")):
         with pytest.raises(ValueError):
-            _keyed(page, "base", {"links": [odd]})
+            keyed(page, "base", {"links": [odd]})
