@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import posixpath
 import signal
 import sys
@@ -24,28 +23,16 @@ from repodoc_lsp.store.regular import read_regular
 
 @dataclass(frozen=True, slots=True)
 class Analysed:
+    """One file's analysis: its facts, or the reason it was skipped (`facts` None)."""
+
     rel: str
     digest: str
     size: int
     facts: FileFacts | None
     skip_reason: str = ""
-    # the facts as pickled by the process that made them, when they came from another (an analysis
-    # worker): `repodoc generate` sends them on so to the render workers, not pickled a second time
-    packed: bytes = field(default=b"", compare=False, repr=False)
     # made by an analysis worker beside the facts (`analyse_chunk`), so that the parent, which waits
     # on the workers, only passes it on: the cache's row of the facts (its JSON, `cache.encode`)
     row: Encoded | None = field(default=None, compare=False, repr=False)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        """Sent to another process with the facts pickled apart, as bytes the receiver keeps."""
-        packed = self.packed or (b"" if self.facts is None else pickle.dumps(self.facts, pickle.HIGHEST_PROTOCOL))
-        return _unpacked, (self.rel, self.digest, self.size, packed, self.skip_reason, self.row)
-
-
-def _unpacked(rel: str, key: str, size: int, packed: bytes, skip_reason: str, row: Encoded | None = None
-              ) -> Analysed:
-    """An `Analysed` as `Analysed.__reduce__` sent it (the facts' bytes come from our own workers)."""
-    return Analysed(rel, key, size, pickle.loads(packed) if packed else None, skip_reason, packed, row)
 
 
 def analyse_path(root: str, rel: str) -> Analysed:

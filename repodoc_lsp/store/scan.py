@@ -76,7 +76,6 @@ class ScanState:
     stored: dict[str, str] = field(default_factory=dict)  # rel -> digest of the rows
     storing: bool = True
     sketches: dict[str, tuple[str, Sketch | None]] = field(default_factory=dict)
-    packed: dict[str, tuple[FileFacts, bytes]] = field(default_factory=dict)
 
     def take(self, result: Analysed) -> None:
         """One file's analysis, as it arrives."""
@@ -104,8 +103,6 @@ class ScanState:
             # what the graph takes of them, while the workers analyse (the parent mostly waits on them)
             self.sketches[rel] = (result.digest, sketch_of(facts, self.parts(facts))
                                   if facts.language is Language.PYTHON else None)
-        if self.mode.once and result.packed:
-            self.packed[rel] = (facts, result.packed)
         self.stored[rel] = result.digest
         if len(self.rows) >= STORE_BATCH:
             self.store()

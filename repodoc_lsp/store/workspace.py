@@ -87,7 +87,6 @@ class Workspace:
         self._sketches: dict[str, tuple[str, Sketch | None]] = {}
         # file -> (its facts, those facts as the analysis worker that made them pickled them), kept by
         # a scan of a workspace built once: its render workers are sent these bytes (`packed`)
-        self._packed: dict[str, tuple[FileFacts, bytes]] = {}
         # a batch under way (`take`): files added or removed meanwhile, with their facts (None: gone)
         self._batch: dict[str, FileFacts | None] | None = None
         # and files changed meanwhile: the graph re-links them together at its end (what consulted
@@ -127,7 +126,6 @@ class Workspace:
         self._relations = relations if relations is not None and relations.files == set(facts) else None
         self._graph = None
         self._sketches = state.sketches
-        self._packed = {}  # the pipeline no longer sends these bytes (bench/README: no gain): not held
         return True
 
     def _loaded(self, rel: str, key: str) -> FileFacts | None:
@@ -171,7 +169,6 @@ class Workspace:
         self._relations = None
         self._graph = None
         self._sketches = {}
-        self._packed = {}
 
     # -- single files (the language server) ------------------------------------------
     def rel(self, path: Path) -> str | None:
@@ -325,13 +322,6 @@ class Workspace:
             self._batch[rel] = None
             return NO_CHANGE  # the batch says it at its end
         return Change(frozenset([rel]), structural=True, xref=self._restructure({rel: None}))
-
-    def packed(self, rel: str, *, last: bool = False) -> bytes | None:
-        """The facts of `rel` pickled, as the analysis worker that made them sent them (a scan of a
-        workspace built once), while they are still its facts (None: none kept). `last`: forgotten
-        after (the render workers are sent them by the same bytes, not pickled again)."""
-        made = self._packed.pop(rel, None) if last else self._packed.get(rel)
-        return made[1] if made is not None and self.facts.loaded(rel) is made[0] else None
 
     # -- the symbol graph -----------------------------------------------------------
     def graph(self, each: Callable[[list[tuple[str, FileFacts]]], None] | None = None,

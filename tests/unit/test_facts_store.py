@@ -235,8 +235,7 @@ def test_analysis_workers_send_each_files_cache_row_and_only_facts(tmp_path: Pat
     from repodoc_lsp.store.cache import encode
     from repodoc_lsp.store.facts import Analysed, analyse_chunk
 
-    assert [f.name for f in dataclasses.fields(Analysed)] == ["rel", "digest", "size", "facts", "skip_reason",
-                                                             "packed", "row"]
+    assert [f.name for f in dataclasses.fields(Analysed)] == ["rel", "digest", "size", "facts", "skip_reason", "row"]
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.py").write_bytes(b'def f(x: "nn.Linear") -> int:\n    """Takes a `torch.Tensor`."""\n')
