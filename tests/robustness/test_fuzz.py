@@ -105,10 +105,16 @@ def test_keywords_equal_ast_and_pages_are_sound(source: str) -> None:
     _sound(docs, kw)
     anchors = re.findall(r'<a id="([^"]+)"></a>', docs)
     assert len(anchors) == len(set(anchors))
-    targets = re.findall(r"^- \*\*.+\*\*: \[docs\]\(m\.py_docs\.md#([^)]+)\)$", kw, re.M)  # keyword entries
-    assert len(targets) == sum(len(names) for names in got.values())  # every keyword links its anchor
-    for target in targets:
-        assert target in anchors, target
+    # keyword entries: `- **name**: [docs](#anchor)`, or one link per definition of a name defined
+    # several times (`[`A`](#function-A), [`A.A`](#function-A.A)`); every link lands on an anchor
+    for entry in re.findall(r"^- \*\*.+?\*\*: (\[.*\]\(m\.py_docs\.md#[^)]+\))$", kw, re.M):
+        for target in re.findall(r"\]\(m\.py_docs\.md#([^)]+)\)", entry):
+            assert target in anchors, target
+    for heading in ("Classes", "Functions"):  # one entry per name defined, dunders left out
+        section = re.search(rf"^### {heading}\n\n((?:- .*\n)+)", kw, re.M)
+        listed = re.findall(r"^- \*\*`(.+?)`\*\*: ", section.group(1), re.M) if section else []
+        defined = [n for n in got.get(heading, ()) if not (n.startswith("__") and n.endswith("__"))]
+        assert sorted(listed) == sorted(defined)
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
