@@ -32,12 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import cattrs
-
 from repodoc_lsp import __version__
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.treesitter import blank_macros_variant
-from repodoc_lsp.store.cache import ANALYSIS_VERSION, encode
+from repodoc_lsp.store.cache import ANALYSIS_VERSION, encode, structure_facts
 
 FORMAT = "repodoc-facts"
 FORMAT_VERSION = 1
@@ -113,23 +111,6 @@ class Record:
     skipped: str = ""
 
 
-def _converter() -> cattrs.Converter:
-    """JSON-ready data -> facts; every scalar's type checked (no coercion), no unknown key."""
-    conv = cattrs.Converter(detailed_validation=False, forbid_extra_keys=True, omit_if_default=True)
-
-    def exact(kind: type) -> Any:
-        def check(value: Any, _: Any) -> Any:
-            if type(value) is not kind:
-                raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
-            return value
-        return check
-
-    for kind in (str, int, bool):
-        conv.register_structure_hook(kind, exact(kind))
-    return conv
-
-
-_CONVERT = _converter()
 _json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
@@ -138,7 +119,7 @@ def facts_from_json(value: object) -> FileFacts:
     if not isinstance(value, dict):
         raise ValueError("facts are not a table")
     try:
-        return _CONVERT.structure(value, FileFacts)
+        return structure_facts(value)
     except Exception as exc:  # any way the data does not fit the model
         raise ValueError(f"facts of the wrong form ({type(exc).__name__})") from None
 

@@ -320,6 +320,12 @@ def _rows_of(db: sqlite3.Connection, select: str, keys: list[str]) -> Iterator[A
         yield from db.execute(f"{select} WHERE key IN ({','.join('?' * len(chunk))})", chunk)
 
 
+def structure_facts(raw: object) -> FileFacts:
+    """The facts `encode` wrote, parsed from its JSON; raises when `raw` is not exactly that (every
+    scalar's type checked, no unknown key)."""
+    return _CONVERT.structure(raw, FileFacts)
+
+
 def _dump(value: Any, shape: Any) -> str:
     return _json(_CONVERT.unstructure(value, shape))
 
