@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -260,8 +261,9 @@ def test_a_run_leaves_nothing_in_the_temporary_folder(tmp_path: Path, ending: st
     folder as it was: multiprocessing's `pymp-*` folder (the fork server's socket) is removed
     (each run ended by os._exit left one)."""
     root = tmp_path / "ws"
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
+    # short: the fork server's socket lives there, and a Unix socket's path has at most 107 bytes
+    # (pytest-xdist's tmp_path is longer than that allows)
+    temporary = Path(tempfile.mkdtemp(prefix="rd-", dir="/tmp"))
     env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache"), "TMPDIR": str(temporary)}
     _workspace(root, 600, "x")  # enough for render workers on a fork server
     proc = _start(root, env)
@@ -275,6 +277,7 @@ def test_a_run_leaves_nothing_in_the_temporary_folder(tmp_path: Path, ending: st
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == (EXIT_INTERRUPTED if ending == "ctrl-c" else 0), err
     assert not list(temporary.iterdir())
+    temporary.rmdir()
 
 
 # -- several runs on one output folder -------------------------------------------------------------
