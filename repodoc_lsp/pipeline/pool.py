@@ -18,6 +18,7 @@ import multiprocessing.resource_tracker
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -36,6 +37,7 @@ HOLD_PER_WORKER = 8
 _PR_SET_PDEATHSIG = 1
 # Set by a process before it starts a fork server: its id, which the fork server watches.
 PARENT_VARIABLE = "REPODOC_FORK_SERVER_PARENT"
+SOCKET_FOLDER_BYTES = 75  # the longest temporary folder the fork server's socket path still fits under
 # Pools a run's work may need: a broken pool's lost work goes to the next. A third costs nothing
 # until needed; an out-of-memory killer that goes on killing still ends the run. (Every pool's
 # workers broke twice in CI, "20 of 20 parts were not done": a worker's death had crashed the
@@ -119,15 +121,31 @@ def start_fork_server() -> None:
     `struct.py` or `signal.py` would run there. PYTHONSAFEPATH (Python 3.11) leaves the folder
     out; it is set for that start only (an interpreter started with -I passes -I on, as the
     editors start the language server)."""
-    before = os.environ.get("PYTHONSAFEPATH")
+    before, chosen = os.environ.get("PYTHONSAFEPATH"), tempfile.tempdir
     os.environ["PYTHONSAFEPATH"] = "1"
+    tempfile.tempdir = _socket_folder()
     try:
         multiprocessing.forkserver.ensure_running()
     finally:
+        tempfile.tempdir = chosen
         if before is None:
             del os.environ["PYTHONSAFEPATH"]
         else:
             os.environ["PYTHONSAFEPATH"] = before
+
+
+def _socket_folder() -> str | None:
+    """Where multiprocessing may make its folder for the fork server's socket (None: the usual
+    temporary folder). A Unix socket's path has at most 107 bytes and multiprocessing adds about
+    45 to the temporary folder's (`pymp-*/listener-*`): a longer TMPDIR made every run that
+    started a fork server fail (Python 3.13 picks a shorter folder itself). Then the first short,
+    writable one of the usual system folders."""
+    if len(os.fsencode(tempfile.gettempdir())) <= SOCKET_FOLDER_BYTES:
+        return None
+    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+        if os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    return None
 
 
 def stop_fork_server(seconds: float = 5.0) -> None:

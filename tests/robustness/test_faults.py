@@ -280,6 +280,21 @@ def test_a_run_leaves_nothing_in_the_temporary_folder(tmp_path: Path, ending: st
     temporary.rmdir()
 
 
+def test_a_temporary_folder_too_long_for_a_socket(tmp_path: Path) -> None:
+    """A TMPDIR longer than a Unix socket's path allows under it (107 bytes in all): the fork
+    server's socket goes to a short system folder and the run writes its pages (it ended in a
+    traceback, "AF_UNIX path too long")."""
+    root = tmp_path / "ws"
+    temporary = tmp_path / ("t" * 100)
+    temporary.mkdir()
+    env = {**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "cache"), "TMPDIR": str(temporary)}
+    _workspace(root, 600, "x")  # enough for render workers on a fork server
+    proc = _start(root, env)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert _pages_are_whole(root / "docs") > 600
+
+
 # -- several runs on one output folder -------------------------------------------------------------
 
 
