@@ -71,6 +71,8 @@ _Warm("x").name.upper()
 WARM_NAMES = 30  # top-level names of an open file whose definitions are looked up ahead of its hovers
 WARM_CHUNK = 5  # names per step: a hover waits for one step at most
 CACHE_RETRY_PAUSE = 0.05  # s: time for another process to finish writing a parso cache file
+# what jedi raises when a file of parso's disk cache is cut short or its folder is gone
+CACHE_DAMAGE = (EOFError, pickle.UnpicklingError, FileNotFoundError)
 
 
 class Cursor:
@@ -124,39 +126,44 @@ class Cursor:
         script = self._script(source, path)
         return script.infer(line, column) or script.goto(line, column, follow_imports=True)
 
-    def _names_despite_cache(self, source: str, path: Path, line: int, column: int) -> list:
-        """`_names`, through a damaged parso disk cache. parso writes its cache files in place, and
-        every editor's Python server on the machine shares them: a file read while another process
-        writes it is cut short (that process finishes it: asked again a moment later), one whose
-        writer was killed stays cut short (every later load of its module fails: the cache goes),
-        and a cache folder another process removed meanwhile is made again on the next save."""
-        for attempt in range(2):
-            try:
-                return self._names(source, path, line, column)
-            except (EOFError, pickle.UnpicklingError, FileNotFoundError):
-                if attempt == 0:
-                    time.sleep(CACHE_RETRY_PAUSE)
-                else:
-                    with contextlib.suppress(OSError):  # another process may be clearing it too
-                        parso.cache.clear_cache()
-        return self._names(source, path, line, column)
-
     def describe(self, source: str, path: Path, line: int, column: int) -> CursorInfo | None:
         """The definition of the name at (line, column) of `source`, or None when there is no
         name there or jedi resolves none. jedi's own errors propagate (the caller logs them)."""
         lines = normalise_newlines(source).split("\n")  # jedi's lines too (parso ends one at a lone \\r)
         if not 1 <= line <= len(lines) or column > len(lines[line - 1]) or not _identifier_at(lines[line - 1], column):
             return None
-        names = self._names_despite_cache(source, path, line, column)
+        # through a damaged parso disk cache: parso writes its cache files in place, and every
+        # editor's Python server on the machine shares them. A file read while another process
+        # writes it is cut short (that process finishes it: asked again a moment later); one whose
+        # writer was killed stays cut short (every later load of its module fails: the cache goes);
+        # a cache folder another process removed meanwhile is made again on the next save.
+        for attempt in range(2):
+            try:
+                return self._describe(source, path, line, column)
+            except CACHE_DAMAGE:
+                if attempt == 0:
+                    time.sleep(CACHE_RETRY_PAUSE)
+                else:
+                    with contextlib.suppress(OSError):  # another process may be clearing it too
+                        # jedi keeps its parso cache in its own folder, not parso's default one
+                        parso.cache.clear_cache(cache_path=Path(jedi.settings.cache_directory))
+        return self._describe(source, path, line, column)
+
+    def _describe(self, source: str, path: Path, line: int, column: int) -> CursorInfo | None:
+        names = self._names(source, path, line, column)
         if not names:
             return None
         name = names[0]
         try:
             signatures = tuple(s.to_string() for s in name.get_signatures())
-        except Exception:
+        except CACHE_DAMAGE:
+            raise
+        except Exception:  # jedi's own failure on this name: no signature shown
             signatures = ()
         try:
             docstring = name.docstring(raw=True)
+        except CACHE_DAMAGE:
+            raise
         except Exception:
             docstring = ""
         return CursorInfo(name=name.name, full_name=name.full_name or name.name, jedi_type=name.type,

@@ -3,8 +3,12 @@ render.stamp (the digest of how pages are rendered)."""
 
 from __future__ import annotations
 
+import json
+import os
 import pickle
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -137,3 +141,40 @@ def test_a_parso_cache_cut_short_for_good_is_an_error(tmp_path: Path, monkeypatc
     monkeypatch.setattr(parso.cache, "clear_cache", lambda *a, **k: None)
     with pytest.raises(EOFError):
         Cursor(tmp_path).describe(SOURCE, tmp_path / "m.py", 14, 10)
+
+
+_DESCRIBE = """
+import json, sys
+from pathlib import Path
+from repodoc_lsp.analysis.cursor import Cursor
+folder = Path(sys.argv[1])
+source = ("import os.path\\n\\n\\nclass Shape:\\n    def __init__(self, name: str):\\n"
+          "        self.name = name\\n\\n\\nShape('y')\\nos.path.join('a')\\n")
+cursor = Cursor(folder)
+out = []
+for line, column in ((9, 1), (10, 9)):
+    info = cursor.describe(source, folder / "m.py", line, column)
+    out.append([info.full_name, list(info.signatures)] if info else None)
+print(json.dumps(out))
+"""
+
+
+def test_every_file_of_parsos_cache_cut_short_still_describes(tmp_path: Path) -> None:
+    """Servers killed while parso wrote its shared disk cache leave files cut short; each later load
+    failed, so the class's signature and a library function were missing from hovers (CI: two
+    processes of tests at once). A fresh process over such a cache describes both as over a sound one."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}  # jedi's and parso's own
+
+    def describe() -> list:
+        done = subprocess.run([sys.executable, "-c", _DESCRIBE, str(tmp_path)], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    sound = describe()
+    assert sound[0] == ["m.Shape", ["Shape(name: str)"]] and sound[1][0] == "os.path.join" and sound[1][1]
+    pickles = list((tmp_path / "cache").rglob("*.pkl"))
+    assert pickles
+    for path in pickles:
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    assert describe() == sound
