@@ -1,6 +1,6 @@
 """Hover and workspace/symbol on PyTorch's Python sources and its C++ headers together (issue 38).
 
-    python bench/bench_polyglot_lsp.py [--passes 4] [--pythonpath CHECKOUT]
+    python bench/bench_polyglot_lsp.py [--passes 6] [--pythonpath CHECKOUT]
 
 The workspace is a temporary folder `ws/` holding `torch/`: the torch 2.13.0 wheel's Python sources
 (bench/corpus.py) and its `torch/include` headers (bench/languages_corpus.py, 9,431 files, 62 MB),
@@ -177,7 +177,7 @@ async def session(ws: Path, cache: Path, passes: int, pythonpath: str) -> dict[s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--passes", type=int, default=4)
+    parser.add_argument("--passes", type=int, default=6)
     parser.add_argument("--pythonpath", default="", help="another checkout whose server to run (PYTHONPATH)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="repodoc-polyglot-") as tmp_name:
