@@ -6,7 +6,8 @@ ordinary client into ROOT (skipped when already there).
 - C++: the torch 2.13.0 wheel's `torch/include` (`pip download`; pip's configuration finds the local
   wheel first) -> `torch-include/torch/include`;
 - TypeScript and JavaScript: `npm pack` rxjs 7.8.1 (ships its `src/*.ts`), zod 3.23.8, express 4.21.2
-  -> `rxjs/`, `zod/`, `express/` (each `package/`);
+  -> `rxjs/`, `zod/`, `express/` (each `package/`); acorn 8.19.0, the JavaScript parser of
+  bench/bench_js_reading.py's second reading -> `acorn/`;
 - Rust: the cryptography 41.0.7 sdist (`pip download --no-binary cryptography`: its Rust extension in
   `src/rust`; setuptools-rust prepares its metadata without cargo; a maturin sdist such as
   pydantic-core's or orjson's does not download: maturin runs `cargo metadata`, which needs crates.io)
@@ -27,7 +28,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-NPM = {"rxjs": "rxjs@7.8.1", "zod": "zod@3.23.8", "express": "express@4.21.2"}
+NPM = {"rxjs": "rxjs@7.8.1", "zod": "zod@3.23.8", "express": "express@4.21.2",
+       "acorn": "acorn@8.19.0"}  # acorn: bench_js_reading.py's parser, not a corpus
 DEBIAN = ("golang-github-google-go-cmp-dev", "golang-github-spf13-cobra-dev", "librust-regex-syntax-dev")
 
 

@@ -23,7 +23,7 @@ from repodoc_lsp.render.hover import (
     definition_text,
 )
 from repodoc_lsp.server.code_hover import SUFFIXES as CODE_SUFFIXES
-from repodoc_lsp.server.code_hover import code_hover
+from repodoc_lsp.server.code_hover import client_position, code_hover
 from repodoc_lsp.server.convert import path_of
 from repodoc_lsp.server.page_links import candidates, page_link
 from repodoc_lsp.server.roots import project_folder
@@ -88,7 +88,7 @@ def _code_hover(ls: RepodocServer, path: Path, params: types.HoverParams) -> typ
     mode = root.settings.hover if root is not None else ls.outside_settings().hover
     doc = ls.document(params.text_document.uri)
     try:
-        pos = doc.position_from_client_units(params.position)
+        pos = client_position(doc, params.position)
     except (IndexError, ValueError):
         return None
     markup = _markup(ls)
