@@ -85,12 +85,31 @@ class Cursor:
         self.python_path = python_path
         self._project = jedi.Project(path=str(root), smart_sys_path=True)
         self._environment: object | None = None
+        # the last hovered document's script, kept for the hovers that follow while neither that text
+        # nor any file changes: its inference state remembers what the imports were worked out to
+        # (a second hover over a call into a big package answers in a millisecond, not a tenth of a
+        # second). jedi reads the other files from disk when first needed: `forget` drops it.
+        self._kept: tuple[Path, str, jedi.Script] | None = None
+        self._stale = False
 
     def _script(self, source: str, path: Path) -> jedi.Script:
         if self._environment is None:
             self._environment = (jedi.create_environment(self.python_path, safe=True) if self.python_path
                                  else jedi.InterpreterEnvironment())
         return jedi.Script(code=source, path=str(path), project=self._project, environment=self._environment)
+
+    def forget(self) -> None:
+        """A file changed on disk: the kept script's inference may be out of date (any thread)."""
+        self._stale = True
+
+    def _kept_script(self, source: str, path: Path) -> jedi.Script:
+        kept = self._kept
+        if self._stale:
+            self._stale, kept = False, None
+        if kept is None or kept[0] != path or kept[1] != source:  # an unchanged text: the same str, compared at once
+            kept = (path, source, self._script(source, path))
+        self._kept = kept
+        return kept[2]
 
     def prepare(self, source: str, path: Path) -> None:
         """Parse a file jedi will be asked about (an editor opened it), so that its first hover
@@ -123,7 +142,7 @@ class Cursor:
                 name.goto(follow_imports=True)
 
     def _names(self, source: str, path: Path, line: int, column: int) -> list:
-        script = self._script(source, path)
+        script = self._kept_script(source, path)
         return script.infer(line, column) or script.goto(line, column, follow_imports=True)
 
     def describe(self, source: str, path: Path, line: int, column: int) -> CursorInfo | None:

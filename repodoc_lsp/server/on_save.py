@@ -93,9 +93,11 @@ def register(server: RepodocServer) -> None:
     def did_save(ls: RepodocServer, params: types.DidSaveTextDocumentParams) -> None:
         if ls.typing is not None:  # a saved doc's diagnostics now, not after its pages
             ls.typing.saved(params.text_document.uri)
+        ls.files_changed()
         queue.add(path_of(params.text_document.uri))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched(ls: RepodocServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.files_changed()
         for change in params.changes:
             queue.add(path_of(change.uri))

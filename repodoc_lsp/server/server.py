@@ -90,6 +90,11 @@ class RepodocServer(LanguageServer):
             self.cursors[key] = Cursor(folder, python_path)
         return self.cursors[key]
 
+    def files_changed(self) -> None:
+        """Files changed on disk: jedi's kept inference is worked out again at the next hover."""
+        for cursor in self.cursors.values():
+            cursor.forget()
+
     def forget_cursors(self, folder: Path) -> None:
         """Drop jedi's state (its caches) for a folder that is no longer a root."""
         for key in [k for k in self.cursors if k[0] == folder]:

@@ -58,6 +58,32 @@ async def test_hover_on_function_class_method_module_and_library(client: Languag
     assert "```python\ndef join(" in hover.contents.value and "/lib/python3." in hover.contents.value
 
 
+async def test_hover_again_after_another_file_changes(client: LanguageClient, tmp_path: Path) -> None:
+    """jedi's inference of a document is kept for its next hovers (a second hover is a millisecond);
+    a change on disk to the file it imports from is seen at the next hover, saved in the editor
+    (didSave) or outside it (didChangeWatchedFiles)."""
+    root = build(tmp_path / "ws", SAMPLE)
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache")})
+    await wait_for(lambda: symbols(client, "Shape"))
+    use, shapes = root / "pkg/use.py", root / "pkg/shapes.py"
+    text = use.read_text()
+    uri = open_file(client, use)
+    for _ in range(2):
+        hover = await _hover(client, uri, text, "make_shape('x')")
+        assert "Make a shape called NAME." in hover.contents.value
+    for said, notify in (("Made in the editor.", "save"), ("Made outside.", "watched")):
+        shapes.write_text(shapes.read_text().replace("Make a shape called NAME.", said)
+                          .replace("Made in the editor.", said))
+        if notify == "save":
+            client.text_document_did_save(types.DidSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=shapes.as_uri())))
+        else:
+            client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+                types.FileEvent(uri=shapes.as_uri(), type=types.FileChangeType.Changed)]))
+        hover = await _hover(client, uri, text, "make_shape('x')")
+        assert said in hover.contents.value, (notify, hover.contents.value)
+
+
 async def test_hover_nothing_plaintext_unsaved_and_out_of_range(client: LanguageClient, tmp_path: Path) -> None:
     root = build(tmp_path / "ws", SAMPLE)
     caps = types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
