@@ -1,13 +1,13 @@
 """What a parsed Python file gives the symbol graph: attributes and the dotted names it reads.
 
-One iterative pass over the syntax tree (no recursion, no `ast.walk` generator): a name or an
-attribute chain is kept only when its first part is bound at module level or by an import,
-so `self.x` and local variables cost nothing to store.
+A name or an attribute chain read is kept only when its first part is bound at module level or
+by an import (`references`), so `self.x` and local variables cost nothing to store.
 """
 
 from __future__ import annotations
 
 import ast
+from collections import defaultdict
 
 from repodoc_lsp.analysis.model import Attribute
 
@@ -98,131 +98,70 @@ def _unpacked(target: ast.expr) -> list[ast.expr]:
     return [target]
 
 
-# For each node type, the fields that may hold nodes (filled on first sight of the type);
-# constants, contexts and operators have none.
-_SKIP_FIELDS = frozenset(("ctx", "op", "ops", "kind", "type_comment", "conversion", "level", "is_async",
-                          "name", "names", "arg", "asname", "module", "simple",
-                          "lineno", "col_offset", "end_lineno", "end_col_offset"))
-_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: (), ast.Global: (), ast.Nonlocal: ()}
+# Fields whose values name nothing: identifiers, flags, contexts and operators.
+_NOT_NAMING = frozenset(("ctx", "op", "ops", "kind", "type_comment", "type_ignores", "conversion", "level",
+                         "is_async", "simple", "id", "attr", "name", "names", "arg", "asname", "module",
+                         "kwd_attrs", "rest", "tag"))
 
 
-def _fields(kind: type) -> tuple[str, ...]:
-    fields = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SKIP_FIELDS)
-    return fields
+def _node_types(kind: type[ast.AST]) -> list[type[ast.AST]]:
+    return [kind, *(sub for child in kind.__subclasses__() for sub in _node_types(child))]
+
+
+# For each node type, the fields that may hold a node naming something (a constant's value is data).
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: () if kind is ast.Constant else tuple(f for f in kind._fields if f not in _NOT_NAMING)
+    for kind in _node_types(ast.AST)
+}
 
 
 def references(tree: ast.AST, heads: set[str] | None) -> list[tuple[str, tuple[int, ...]]]:
     """Dotted names read anywhere in `tree` whose first part is in `heads` (None: any name,
     for a file with a star import), each with the sorted lines it is on, sorted by name: what
-    `reference_lines` reads of the `FileFacts.refs` that `refs_text` writes of them.
+    `reference_lines` reads of the `FileFacts.refs` that `refs_text` writes of them."""
+    return [(name, tuple(sorted(lines))) for name, lines in sorted(_names_read(tree, heads).items())]
 
-    The hottest loop of the analysis after parsing: one pass, fields known per node type (the commonest
-    read directly), lists pushed whole (a `str` pushed from `Import.names` and the like has no fields), an
-    attribute of a name (`np.array`, most chains) written without a list of its parts."""
-    found: dict[str, set[int]] = {}
-    name_t, attr_t, store_t, list_t = ast.Name, ast.Attribute, ast.Store, list
-    call_t, constant_t, expr_t = ast.Call, ast.Constant, ast.Expr
-    assign_t, arg_t, subscript_t = ast.Assign, ast.arg, ast.Subscript
-    if_t, compare_t, tuple_t, list_node_t, binop_t = ast.If, ast.Compare, ast.Tuple, ast.List, ast.BinOp
-    fields_of = _FIELDS
-    stack: list = [tree]
-    pop, push, extend = stack.pop, stack.append, stack.extend
-    try:
-        while True:  # until `pop` finds the stack empty: no test of the stack per node
-            node = pop()
-            kind = type(node)
-            if kind is name_t:
-                ident = node.id
-                if (heads is None or ident in heads) and type(node.ctx) is not store_t:
-                    lines = found.get(ident)
-                    if lines is None:
-                        found[ident] = {node.lineno}
-                    else:
-                        lines.add(node.lineno)
-                continue
-            if kind is constant_t:
-                continue
-            if kind is attr_t:
-                inner = node.value
-                if type(inner) is name_t:  # `a.b`: most chains
-                    head = inner.id
-                    if heads is None or head in heads:
-                        name = f"{head}.{node.attr}"
-                        lines = found.get(name)
-                        if lines is None:
-                            found[name] = {node.lineno}
-                        else:
-                            lines.add(node.lineno)
-                    continue
-                parts = [node.attr]
-                while type(inner) is attr_t:
-                    parts.append(inner.attr)
-                    inner = inner.value
-                if type(inner) is name_t:
-                    if heads is None or inner.id in heads:
-                        parts.append(inner.id)
-                        parts.reverse()
-                        name = ".".join(parts if len(parts) <= MAX_CHAIN else parts[:MAX_CHAIN])
-                        lines = found.get(name)
-                        if lines is None:
-                            found[name] = {node.lineno}
-                        else:
-                            lines.add(node.lineno)
-                else:
-                    push(inner)
-                continue
-            # the commonest nodes after names, constants and attributes, their fields read directly (not by
-            # `getattr` of each of `_fields`)
-            if kind is call_t:
-                push(node.func)
-                extend(node.args)
-                if node.keywords:
-                    for keyword in node.keywords:  # pushed as their values: each an iteration less
-                        push(keyword.value)
-                continue
-            if kind is assign_t:
-                extend(node.targets)
-                push(node.value)
-                continue
-            if kind is arg_t:
-                if node.annotation is not None:
-                    push(node.annotation)
-                continue
-            if kind is subscript_t:
-                push(node.value)
-                push(node.slice)
-                continue
-            if kind is expr_t:
-                push(node.value)
-                continue
-            if kind is if_t:
-                push(node.test)
-                extend(node.body)
-                extend(node.orelse)
-                continue
-            if kind is compare_t:
-                push(node.left)
-                extend(node.comparators)
-                continue
-            if kind is tuple_t or kind is list_node_t:
-                extend(node.elts)
-                continue
-            if kind is binop_t:
-                push(node.left)
-                push(node.right)
-                continue
-            fields = fields_of.get(kind)
-            if fields is None:
-                fields = _fields(kind)
-            for field in fields:
+
+def _names_read(tree: ast.AST, heads: set[str] | None) -> dict[str, set[int]]:
+    """Name or dotted name -> the lines it is read on: names stored to are not reads, a chain
+    (`a.b.c`) counts once, whole, for its first `MAX_CHAIN` parts.
+
+    Speed: an explicit stack and `_CHILD_FIELDS`, not `ast.walk` (this visits every node of every
+    Python file): half the time (bench/README.md, "`xref.references` written plainly")."""
+    found: defaultdict[str, set[int]] = defaultdict(set)
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if type(node) is ast.Name:
+            if (heads is None or node.id in heads) and type(node.ctx) is not ast.Store:
+                found[node.id].add(node.lineno)
+        elif type(node) is ast.Attribute:
+            name, rest = _chain(node, heads)
+            if name is not None:
+                found[name].add(node.lineno)
+            elif rest is not None:
+                stack.append(rest)
+        else:
+            for field in _CHILD_FIELDS.get(type(node), ()):  # None in a list (`{**d}`'s keys) has none
                 value = getattr(node, field)
-                if value is None:
-                    continue
-                if type(value) is list_t:
-                    extend(value)
-                else:
-                    push(value)
-    except IndexError:  # the stack is empty
-        pass
-    # a name on one line (most of them): no sort
-    return [(name, tuple(sorted(lines)) if len(lines) > 1 else (min(lines),)) for name, lines in sorted(found.items())]
+                if type(value) is list:
+                    stack += value
+                elif value is not None:
+                    stack.append(value)
+    return found
+
+
+def _chain(node: ast.Attribute, heads: set[str] | None) -> tuple[str | None, ast.expr | None]:
+    """The dotted name an attribute chain reads, if its head is a name in `heads`; else the
+    chain's innermost value when that is not a name (`f().a`: the call reads names), else None."""
+    parts = [node.attr]
+    inner = node.value
+    while type(inner) is ast.Attribute:
+        parts.append(inner.attr)
+        inner = inner.value
+    if type(inner) is not ast.Name:
+        return None, inner
+    if heads is not None and inner.id not in heads:
+        return None, None
+    parts.append(inner.id)
+    return ".".join(reversed(parts[-MAX_CHAIN:])), None

@@ -4,6 +4,7 @@ registered on the server type so that pygls hands every handler the server."""
 from __future__ import annotations
 
 import ast
+import functools
 import typing
 from pathlib import Path
 
@@ -26,6 +27,12 @@ def _modules() -> dict[str, Path]:
     return found
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for all the tests of this file."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def import_graph() -> dict[str, set[str]]:
     """Module -> the package's modules it imports: every import, at the top, in a function or
     under TYPE_CHECKING, and the packages whose `__init__` such an import runs (a cycle through
@@ -35,7 +42,7 @@ def import_graph() -> dict[str, set[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         deps: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 deps.update(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom):
@@ -125,3 +132,26 @@ def test_every_handler_gets_the_server() -> None:
         hints = typing.get_type_hints(original)  # what pygls does to a command's handler
         first = next(iter(original.__code__.co_varnames))
         assert hints[first] is RepodocServer, name
+
+
+MAX_FUNCTION_LINES = 80  # issue 37: a function reads in one screen or two
+
+
+def long_functions(tree: ast.AST) -> list[tuple[str, int]]:
+    """(name, lines) of each function or method in `tree`, nested ones too, longer than
+    MAX_FUNCTION_LINES (from its `def` line to its last line)."""
+    return [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None
+            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+
+
+def test_long_functions_are_found() -> None:
+    assert long_functions(ast.parse("def fits():\n" + "    pass\n" * (MAX_FUNCTION_LINES - 1))) == []
+    nested = "class C:\n    async def method(self):\n" + "        pass\n" * MAX_FUNCTION_LINES
+    assert long_functions(ast.parse(nested)) == [("method", MAX_FUNCTION_LINES + 1)]
+
+
+def test_no_function_over_80_lines() -> None:
+    found = {f"{name.removeprefix('repodoc_lsp.')}:{function}": lines for name, path in _modules().items()
+             for function, lines in long_functions(_tree(path))}
+    assert found == {}
