@@ -70,10 +70,7 @@ class Docs:
         self.root.submit(self._after_scan)
 
     def _load_saved(self) -> None:
-        entries = saved.load(self._saved, self.path)
-        if entries is not None:
-            self.root.index.set_many(entries)
-            self.root.index.warm()
+        if saved.load(self._saved, self.path, self.root.index):
             self.searchable.set()
 
     def _scan(self) -> None:
@@ -93,9 +90,7 @@ class Docs:
         """On the root's thread: keep the index for the next start, with the disk as last seen (it
         holds what that look found). Here, not on a thread of its own: written in one go (a tenth
         of a second on a large workspace), it does not share the interpreter with the answers."""
-        index = self.root.index
-        saved.save(self._saved, self.path, self.disk.files, self.disk.folders,
-                   [(rel, index.file_entries(rel)) for rel in self.root.ws.facts])
+        saved.save(self._saved, self.path, self.disk.files, self.disk.folders, self.root.index)
         self._kept = self.version
 
     def _after_scan(self) -> None:
