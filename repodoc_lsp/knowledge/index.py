@@ -14,7 +14,8 @@ import time
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from operator import attrgetter
 from sys import intern
 from typing import Any
 
@@ -63,6 +64,10 @@ def entries_of(rel: str, facts: FileFacts, module: str = "") -> list[Entry]:
         out.append(Entry(last, MODULE, package, rel, 1, 0, 1))
     return out
 
+
+# an entry as kept (`KeywordIndex.state`): its fields but its file's, which the state gives once
+_ROW = tuple(f.name for f in fields(Entry) if f.name != "rel")
+assert _ROW[:3] == ("name", "kind", "container") and fields(Entry)[3].name == "rel"
 
 _KIND_ORDER = {SymbolKind.CLASS.value: 0, SymbolKind.FUNCTION.value: 1, MODULE: 2,
                SymbolKind.METHOD.value: 3, SymbolKind.HEADING.value: 4}
@@ -252,8 +257,8 @@ class KeywordIndex:
     def _state_of(self, snap: _Snapshot) -> dict[str, Any]:
         place = {id(e): i for i, e in enumerate(itertools.chain.from_iterable(self._by_file.values()))}
         number = {name: i for i, name in enumerate(snap.names)}
-        return {"files": [[rel, [[e.name, e.kind, e.container, e.line, e.col, e.end_line, e.anchor] for e in entries]]
-                          for rel, entries in self._by_file.items()],
+        row = attrgetter(*_ROW)
+        return {"row": _ROW, "files": [[rel, [row(e) for e in entries]] for rel, entries in self._by_file.items()],
                 "names": snap.names,
                 "groups": [[place[id(e)] for e in snap.by_lower[name]] for name in snap.names],
                 "word_starts": [snap.word_starts[name] for name in snap.names],
@@ -321,11 +326,13 @@ class KeywordIndex:
 def _groups_of(state: dict[str, Any]) -> tuple[dict[str, list[Entry]], dict[str, tuple[Entry, ...]]]:
     """A state's entries by file, and its groups of them by lower-case name (an entry is given by its
     number, counted over the files in their order)."""
+    if list(state["row"]) != list(_ROW):  # an entry of another shape
+        raise ValueError(f"index state: entries of fields {state['row']}, not {_ROW}")
     by_file: dict[str, list[Entry]] = {}
     numbered: list[Entry] = []
     for rel, rows in state["files"]:
-        made = by_file[str(rel)] = [Entry(intern(name), intern(kind), intern(container), rel, line, col, end, anchor)
-                                    for name, kind, container, line, col, end, anchor in rows]
+        made = by_file[str(rel)] = [Entry(intern(name), intern(kind), intern(container), rel, *rest)
+                                    for name, kind, container, *rest in rows]
         numbered.extend(made)
     at = numbered.__getitem__
     groups = {name: tuple(map(at, refs)) for name, refs in zip(state["names"], state["groups"], strict=True)}
