@@ -21,7 +21,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -78,24 +78,31 @@ def _prune(folder: Path) -> None:
         old.unlink(missing_ok=True)
 
 
-def load(path: Path, root: Path, index: KeywordIndex) -> bool:
+def load(path: Path, root: Path, index: KeywordIndex) -> tuple[dict[str, FileStat], dict[str, int]] | None:
     """Fill the empty `index` with the one kept at `path`, if that file is whole, of this format and
-    version, and every file and folder it was made from is unchanged; False (`index` left empty) if not."""
+    version, and every file and folder it was made from is unchanged: those files' and folders'
+    stats; None (`index` left empty) if not."""
     try:
         header, _, body = read_regular(path).decode().partition("\n")
         if header != _header(body):
-            return False  # damaged, or written by another format or version
+            return None  # damaged, or written by another format or version
         with _collector_paused():
             data: Any = json.loads(body)
-            files, folders = data["files"], data["folders"]
-            if file_stats(root, files) != {rel: tuple(stat) for rel, stat in files.items()} \
-                    or folder_stats(root, folders) != folders \
+            files = {rel: tuple(stat) for rel, stat in data["files"].items()}
+            folders = data["folders"]
+            if file_stats(root, files) != files or folder_stats(root, folders) != folders \
                     or _ignore_files(root, folders) != {rel: tuple(stat) for rel, stat in data["ignore"].items()}:
-                return False
+                return None
             index.restore(data["index"])
-        return True
+        return files, folders
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, IndexError):
-        return False  # none kept, or not a state of this shape
+        return None  # none kept, or not a state of this shape
+
+
+def touch(path: Path) -> None:
+    """Mark the index at `path` as used now (`_prune` keeps those used last) without writing it again."""
+    with suppress(OSError):
+        os.utime(path)
 
 
 @contextmanager

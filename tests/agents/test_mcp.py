@@ -144,6 +144,14 @@ def test_a_restart_searches_the_index_kept_while_the_workspace_loads(tmp_path: P
         assert {q: again.search(lambda q=q: search(q, 50)) for q in QUERIES} == expected  # as the rebuilt index
     finally:
         again.close()
+    written = path.stat().st_ino
+    third, tools, _pages = open_docs(docs.path, settings, LIBRARY, poll=0)
+    third.start()
+    try:
+        assert {q: third.answer(lambda q=q: tools.search_symbols(q, 50)) for q in QUERIES} == expected
+    finally:
+        third.close()
+    assert path.stat().st_ino == written  # nothing changed since: its scan did not write it again
 
     # anything changed since (a file's content, a file added, an ignore file): not used
     (docs.path / "pkg/core.py").write_text(FILES["pkg/core.py"] + "\n# more\n")
