@@ -95,8 +95,8 @@ class Docs:
 
     def _keep_index(self) -> None:
         """On the root's thread: keep the index for the next start, with the disk as last seen (it
-        holds what that look found). Here, not on a thread of its own: written in one go (a tenth
-        of a second on a large workspace), it does not share the interpreter with the answers."""
+        holds what that look found). Here, not on a thread of its own: made and written in one go
+        (bench/README.md has its cost), it does not share the interpreter with the answers."""
         saved.save(self._saved, self.path, self.disk.files, self.disk.folders, self.root.index)
         self._kept = self.version
 

@@ -107,8 +107,8 @@ def touch(path: Path) -> None:
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused: it ran over every object made so far each few thousand
-    allocations, which tripled the time to read and restore a large index (bench/README.md)."""
+    """The cyclic garbage collector paused: it walks every object made so far each few thousand
+    allocations, a large share of reading and restoring a large index (bench/README.md)."""
     was = gc.isenabled()
     gc.disable()
     try:
