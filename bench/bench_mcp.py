@@ -1,6 +1,6 @@
 """`repodoc mcp` on PyTorch: time to ready with a warm cache, and each tool's answer times.
 
-    python bench/bench_mcp.py [--runs 3] [--asks 40] [--corpus DIR]
+    python bench/bench_mcp.py [--runs 3] [--asks 40] [--corpus DIR] [--cache DIR] [--python PATH]
 
 The corpus (bench/corpus.py) is the folder holding `torch/`, so modules are named `torch.x`.
 One start fills a cache of its own (a temporary folder, or --cache DIR, kept); then --runs starts
@@ -74,18 +74,19 @@ def server_cpu() -> float:
     return total
 
 
-async def session(root: Path, cache: Path, asks: int) -> dict[str, Any]:
+async def session(root: Path, cache: Path, asks: int, python: str, cwd: Path) -> dict[str, Any]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     env = {**os.environ, "REPODOC_CACHE_DIR": str(cache)}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "repodoc_lsp", "mcp", str(root)], env=env)
+    params = StdioServerParameters(command=python, args=["-m", "repodoc_lsp", "mcp", str(root)], env=env, cwd=cwd)
     started = time.perf_counter()
     found: dict[str, Any] = {}
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             found["initialize"] = time.perf_counter() - started
+            found["initialize_cpu"] = server_cpu()
             first = await s.call_tool("search_symbols", {"query": "Linear", "limit": 5})
             found["ready"] = time.perf_counter() - started
             found["ready_cpu"] = server_cpu()
@@ -120,26 +121,41 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3, help="warm starts timed (default 3)")
-    parser.add_argument("--asks", type=int, default=40, help="calls of each tool in the last start (default 40)")
+    parser.add_argument("--asks", type=int, default=40,
+                        help="calls of each tool in the last start (default 40; 0: starts only)")
     parser.add_argument("--corpus", type=Path, help="folder holding torch/ (default: bench/corpus.py's)")
     parser.add_argument("--cache", type=Path, help="cache folder to use and keep (default: a temporary one)")
+    parser.add_argument("--python", default=sys.executable,
+                        help="the server's interpreter (another install of repodoc: a before/after pair)")
     args = parser.parse_args()
     root = args.corpus or ensure_corpus().parent
     with tempfile.TemporaryDirectory(prefix="repodoc-bench-mcp-") as tmp:
         cache = args.cache or Path(tmp) / "cache"
-        cold = anyio.run(session, root, cache, 0)
+        # the server starts in an empty folder: `python -m` looks in the working folder first, and a
+        # checkout of repodoc there would run instead of the one `--python` has
+        cwd = Path(tmp) / "cwd"
+        cwd.mkdir()
+        cold = anyio.run(session, root, cache, 0, args.python, cwd)
         print(f"first start (fills the cache): ready {fmt_s(cold['ready'])}")
-        runs = [anyio.run(session, root, cache, args.asks if i == args.runs - 1 else 0) for i in range(args.runs)]
+        runs = [anyio.run(session, root, cache, args.asks if i == args.runs - 1 else 0, args.python, cwd)
+                for i in range(args.runs)]
     ready = [r["ready"] for r in runs]
     init = [r["initialize"] for r in runs]
     graph = [r["graph"] for r in runs]
-    cpu = {k: [r[f"{k}_cpu"] for r in runs] for k in ("ready", "graph")}
-    print(table([["initialize answered (floor)", fmt_s(median(init)), fmt_s(max(init)), ""],
+    cpu = {k: [r[f"{k}_cpu"] for r in runs] for k in ("initialize", "ready", "graph")}
+    print(table([["initialize answered (floor)", fmt_s(median(init)), fmt_s(max(init)),
+                  fmt_s(median(cpu["initialize"]))],
                  ["ready (first search answered)", fmt_s(median(ready)), fmt_s(max(ready)),
                   fmt_s(median(cpu["ready"]))],
                  ["first used_by answered (graph built)", fmt_s(median(graph)), fmt_s(max(graph)),
                   fmt_s(median(cpu["graph"]))]],
                 ["warm start", "median", "max", "server CPU (median)"]))
+    print(f"ready: {median(ready):.2f} s wall, {median(cpu['ready']):.2f} s CPU (medians of {len(runs)}); "
+          f"target < 3 s: {'met' if median(cpu['ready']) < 3 else 'NOT met'} on CPU; load {os.getloadavg()[0]:.1f}")
+    if not args.asks:
+        write_results("mcp", {"corpus": str(root), "cold_ready": cold["ready"], "ready": ready, "initialize": init,
+                              "graph": graph, "cpu": cpu})
+        return 0
     times = runs[-1]["times"]
     rows = []
     for tool in (*TOOLS, "ping"):

@@ -14,8 +14,10 @@ import time
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from operator import attrgetter
 from sys import intern
+from typing import Any
 
 from repodoc_lsp.analysis.model import FileFacts, SymbolKind
 from repodoc_lsp.knowledge.subsequences import Subsequences, SubsequenceView
@@ -62,6 +64,10 @@ def entries_of(rel: str, facts: FileFacts, module: str = "") -> list[Entry]:
         out.append(Entry(last, MODULE, package, rel, 1, 0, 1))
     return out
 
+
+# an entry as kept (`KeywordIndex.state`): its fields but its file's, which the state gives once
+_ROW = tuple(f.name for f in fields(Entry) if f.name != "rel")
+assert _ROW[:3] == ("name", "kind", "container") and fields(Entry)[3].name == "rel"
 
 _KIND_ORDER = {SymbolKind.CLASS.value: 0, SymbolKind.FUNCTION.value: 1, MODULE: 2,
                SymbolKind.METHOD.value: 3, SymbolKind.HEADING.value: 4}
@@ -225,16 +231,61 @@ class KeywordIndex:
         names = _sortedkeys_of(self._names, self._names_changed, self._word_starts)
         if names is not self._names:
             self._subsequences.update(self._names_changed, self._word_starts)
-            self._names = names
-            self._blob = "\n" + "\n".join(names) + "\n"
-            self._starts = array("q", itertools.accumulate((len(n) + 1 for n in names[:-1]), initial=1) if names
-                                 else ())
+            self._set_names(names)
         self._initials = _sortedkeys_of(self._initials, self._initials_changed, self._by_initials)
         self._names_changed, self._initials_changed = set(), set()
         self._shared = True
         return _Snapshot(by_lower=self._groups, names=self._names, blob=self._blob, starts=self._starts,
                          word_starts=self._word_starts, initials=self._initials,
                          by_initials=self._by_initials, subsequences=self._subsequences.view())
+
+    def _set_names(self, names: list[str]) -> None:
+        self._names = names
+        self._blob = "\n" + "\n".join(names) + "\n"
+        self._starts = array("q", itertools.accumulate((len(n) + 1 for n in names[:-1]), initial=1) if names else ())
+
+    # -- kept between sessions: the tables themselves, not computed again from the entries ----
+    def state(self) -> dict[str, Any]:
+        """The index as data (JSON's types) for `restore`: the entries by file and the tables of its
+        search snapshot (taken first if a change followed the last one)."""
+        while True:
+            snap = self._current()
+            with self._lock:
+                if self._snapshot is snap:  # no change since it was taken
+                    return self._state_of(snap)
+
+    def _state_of(self, snap: _Snapshot) -> dict[str, Any]:
+        place = {id(e): i for i, e in enumerate(itertools.chain.from_iterable(self._by_file.values()))}
+        number = {name: i for i, name in enumerate(snap.names)}
+        row = attrgetter(*_ROW)
+        return {"row": _ROW, "files": [[rel, [row(e) for e in entries]] for rel, entries in self._by_file.items()],
+                "names": snap.names,
+                "groups": [[place[id(e)] for e in snap.by_lower[name]] for name in snap.names],
+                "word_starts": [snap.word_starts[name] for name in snap.names],
+                "initials": snap.initials,
+                "by_initials": [[number[n] for n in snap.by_initials[ini]] for ini in snap.initials],
+                "subsequences": self._subsequences.state(number)}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Fill this empty index from `state` (an index's `state()`), which then answers as that index
+        did, its search snapshot taken. A ValueError, the index left empty, when `state` is not one
+        (TypeError, KeyError and IndexError too, from a state of another shape)."""
+        by_file, groups = _groups_of(state)
+        names, initials = state["names"], [str(ini) for ini in state["initials"]]
+        if any(a >= b for a, b in itertools.pairwise(names)) or any(a >= b for a, b in itertools.pairwise(initials)):
+            raise ValueError("index state: names or initials not sorted")
+        word = {name: tuple(starts) for name, starts in zip(names, state["word_starts"], strict=True)}
+        by_initials = {ini: tuple(names[i] for i in found)
+                       for ini, found in zip(initials, state["by_initials"], strict=True)}
+        subsequences = Subsequences.from_state(state["subsequences"], names)
+        with self._lock:
+            if self._by_file:
+                raise ValueError("only an empty index is restored")
+            self._by_file, self._groups, self._word_starts, self._by_initials = by_file, groups, word, by_initials
+            self._set_names(names)
+            self._initials, self._subsequences = initials, subsequences
+            self._names_changed, self._initials_changed, self._snapshot = set(), set(), None
+        self._current()
 
     def warm(self) -> None:
         """Take the search snapshot now (on a worker thread), not in the next search."""
@@ -270,6 +321,24 @@ class KeywordIndex:
             else:
                 self._wanted = True
         return snap.search(query, limit)
+
+
+def _groups_of(state: dict[str, Any]) -> tuple[dict[str, list[Entry]], dict[str, tuple[Entry, ...]]]:
+    """A state's entries by file, and its groups of them by lower-case name (an entry is given by its
+    number, counted over the files in their order)."""
+    if list(state["row"]) != list(_ROW):  # an entry of another shape
+        raise ValueError(f"index state: entries of fields {state['row']}, not {_ROW}")
+    by_file: dict[str, list[Entry]] = {}
+    numbered: list[Entry] = []
+    for rel, rows in state["files"]:
+        made = by_file[str(rel)] = [Entry(intern(name), intern(kind), intern(container), rel, *rest)
+                                    for name, kind, container, *rest in rows]
+        numbered.extend(made)
+    at = numbered.__getitem__
+    groups = {name: tuple(map(at, refs)) for name, refs in zip(state["names"], state["groups"], strict=True)}
+    if sum(map(len, groups.values())) != len(numbered) or not all(groups.values()):
+        raise ValueError("index state: not every entry is in one group")
+    return by_file, groups
 
 
 def _sortedkeys_of(old: list[str], changed: set[str], current: dict) -> list[str]:

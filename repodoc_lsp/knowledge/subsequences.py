@@ -9,6 +9,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Container, Iterable, Mapping, Sized
 from dataclasses import dataclass
+from typing import Any
 
 
 def subsequence_pattern(q: str) -> str:
@@ -135,6 +136,33 @@ class Subsequences:
             for c, slots_on in chars.items():
                 bits[c] = bits.get(c, 0) | bits_of(slots_on)
             self._views.pop(n, None)
+
+    def state(self, number: Mapping[str, int]) -> dict[str, Any]:
+        """The tables as data (JSON's types): per length, each slot's name as its `number` (-1: free),
+        the free slots in their order and each key's slots as a hexadecimal int."""
+        return {str(n): {"slots": [number[name] if name else -1 for name in slots], "free": self._free.get(n, []),
+                         "bits": {c: format(v, "x") for c, v in self._bits[n].items()}}
+                for n, slots in self._slots.items()}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], names: list[str]) -> Subsequences:
+        """The tables `state` gives (`names`: the names by number); a ValueError when they do not hold
+        each of `names` once, in a slot of its length."""
+        made = cls()
+        for length, table in state.items():
+            n = int(length)
+            slots = made._slots[n] = [names[i] if i >= 0 else "" for i in table["slots"]]
+            made._free[n] = [int(i) for i in table["free"]]
+            bits = made._bits[n] = {str(c): int(v, 16) for c, v in table["bits"].items()}
+            if any(len(name) != n for name in slots if name) or sorted(made._free[n]) != \
+                    [i for i, name in enumerate(slots) if not name] or \
+                    any(v.bit_length() > len(slots) for v in bits.values()):
+                raise ValueError(f"subsequences: the slots of length {n} do not match")
+            made._slot_of.update((name, i) for i, name in enumerate(slots) if name)
+        if len(made._slot_of) != len(names) or sum(len(s) - len(made._free[n]) for n, s in made._slots.items()) \
+                != len(names):
+            raise ValueError("subsequences: not every name has a slot")
+        return made
 
     def view(self) -> SubsequenceView:
         for n, slots in self._slots.items():

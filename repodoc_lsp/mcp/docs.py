@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.mcp import saved
-from repodoc_lsp.mcp.disk import Disk
+from repodoc_lsp.mcp.disk import Disk, FileStat
 from repodoc_lsp.pipeline.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -58,6 +58,8 @@ class Docs:
         self.searchable = threading.Event()  # the index holds every file (saved, or scanned)
         self._saved = saved.saved_path(self.path, self.root.settings)
         self._kept = -1  # `version` when the index was last kept
+        # the stats of the files and folders the kept index was made from, when it was restored
+        self._restored: tuple[dict[str, FileStat], dict[str, int]] | None = None
         self.failure = ""
         self.on_ready: list[Callable[[], None]] = []  # run on the root's thread after the scan
 
@@ -70,10 +72,8 @@ class Docs:
         self.root.submit(self._after_scan)
 
     def _load_saved(self) -> None:
-        entries = saved.load(self._saved, self.path)
-        if entries is not None:
-            self.root.index.set_many(entries)
-            self.root.index.warm()
+        self._restored = saved.load(self._saved, self.path, self.root.index)
+        if self._restored is not None:
             self.searchable.set()
 
     def _scan(self) -> None:
@@ -81,7 +81,11 @@ class Docs:
             self.root.scan()
             self.disk.see(self.root.ws.facts, self.root.ws.folders)
             self._looked = time.monotonic()
-            self._keep_index()
+            if self._restored == (self.disk.files, self.disk.folders):  # the kept index is this one
+                saved.touch(self._saved)
+                self._kept = self.version
+            else:
+                self._keep_index()
         except Exception as exc:
             log.exception("scanning %s failed", self.path)
             self.failure = str(exc) or type(exc).__name__
@@ -91,11 +95,9 @@ class Docs:
 
     def _keep_index(self) -> None:
         """On the root's thread: keep the index for the next start, with the disk as last seen (it
-        holds what that look found). Here, not on a thread of its own: written in one go (a tenth
-        of a second on a large workspace), it does not share the interpreter with the answers."""
-        index = self.root.index
-        saved.save(self._saved, self.path, self.disk.files, self.disk.folders,
-                   [(rel, index.file_entries(rel)) for rel in self.root.ws.facts])
+        holds what that look found). Here, not on a thread of its own: made and written in one go
+        (bench/README.md has its cost), it does not share the interpreter with the answers."""
+        saved.save(self._saved, self.path, self.disk.files, self.disk.folders, self.root.index)
         self._kept = self.version
 
     def _after_scan(self) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import pytest
 from helpers import make_workspace
 
 from repodoc_lsp.config import load_settings
+from repodoc_lsp.knowledge.index import KeywordIndex
 from repodoc_lsp.mcp import saved
 from repodoc_lsp.mcp.docs import Docs, DocsError
 from repodoc_lsp.mcp.pages import Pages
@@ -33,6 +34,7 @@ FILES = {
                   "    return [make_widget(), make_widget()]\n",
     "README.md": "# Demo\n\nSee `pkg.core.Widget` and `pkg.core.Gone`.\n",
 }
+QUERIES = ["widget", "Widget", "make", "mw", "spin", "wdg", "core", "demo", "w", ""]
 
 
 def _docs(tmp_path: Path) -> tuple[Docs, Tools, Pages]:
@@ -80,8 +82,9 @@ def test_tools_answer_from_the_servers_index_and_follow_the_disk(tmp_path: Path)
     finally:
         docs.close()
     # the index is kept as the workspace became: the next start searches it
-    kept = saved.load(saved.saved_path(docs.path, docs.root.settings), docs.path)
-    assert kept is not None and "Gadget" in {e.name for _, entries in kept for e in entries}
+    kept = KeywordIndex()
+    assert saved.load(saved.saved_path(docs.path, docs.root.settings), docs.path, kept)
+    assert [e.rel for e in kept.lookup("Gadget")] == ["pkg/extra.py"]
 
 
 def test_nothing_outside_the_workspace_is_read(tmp_path: Path) -> None:
@@ -126,28 +129,79 @@ def test_a_file_replaced_by_a_link_to_outside_is_not_read(tmp_path: Path) -> Non
 def test_a_restart_searches_the_index_kept_while_the_workspace_loads(tmp_path: Path) -> None:
     docs, tools, _pages = _docs(tmp_path)
     try:
-        expected = docs.answer(lambda: tools.search_symbols("widget", 5))
+        expected = {q: docs.answer(lambda q=q: tools.search_symbols(q, 50)) for q in QUERIES}
     finally:
         docs.close()
     settings, _ = load_settings(docs.path, {"cacheDir": str(tmp_path / "cache")})
     path = saved.saved_path(docs.path, settings)
-    for _ in range(100):  # written by a thread of its own
-        if path.is_file():
-            break
-        time.sleep(0.05)
-    assert saved.load(path, docs.path) is not None
+    assert path.is_file() and tmp_path / "cache" in path.parents  # in the cache folder, not the workspace
 
     again = Docs(docs.path, settings, LIBRARY, poll=0)  # not started: nothing scanned
     try:
         again.root.submit(again._load_saved).result()
         assert not again.root.indexed.is_set()
-        assert again.search(lambda: Tools(again, Pages(again)).search_symbols("widget", 5)) == expected
+        search = Tools(again, Pages(again)).search_symbols
+        assert {q: again.search(lambda q=q: search(q, 50)) for q in QUERIES} == expected  # as the rebuilt index
     finally:
         again.close()
+    written = path.stat().st_ino
+    third, tools, _pages = open_docs(docs.path, settings, LIBRARY, poll=0)
+    third.start()
+    try:
+        assert {q: third.answer(lambda q=q: tools.search_symbols(q, 50)) for q in QUERIES} == expected
+    finally:
+        third.close()
+    assert path.stat().st_ino == written  # nothing changed since: its scan did not write it again
 
     # anything changed since (a file's content, a file added, an ignore file): not used
     (docs.path / "pkg/core.py").write_text(FILES["pkg/core.py"] + "\n# more\n")
-    assert saved.load(path, docs.path) is None
+    assert not saved.load(path, docs.path, KeywordIndex())
+
+
+def test_a_damaged_or_foreign_kept_index_is_ignored_and_made_again(tmp_path: Path) -> None:
+    """The kept index is data checked before use: cut short, a byte changed, another format or
+    version, a pickle (never loaded: nothing runs) are each ignored; a server started on a damaged
+    one scans, answers as before and keeps a good one."""
+    docs, tools, _pages = _docs(tmp_path)
+    try:
+        expected = {q: docs.answer(lambda q=q: tools.search_symbols(q, 50)) for q in QUERIES}
+    finally:
+        docs.close()
+    path = saved.saved_path(docs.path, docs.root.settings)
+    good = path.read_bytes()
+    header, _, body = good.partition(b"\n")
+    head = json.loads(header)
+    sentinel = tmp_path / "ran"
+    bad = {"cut short": good[: len(good) // 2], "no header": body,
+           "a byte changed": header + b"\n" + body.replace(b'"Widget"', b'"Wodget"', 1),
+           "another format": json.dumps({**head, "format": saved.FORMAT + 1}).encode() + b"\n" + body,
+           "another version": json.dumps({**head, "version": "0.0.1"}).encode() + b"\n" + body,
+           "a pickle": pickle.dumps(_Runs(sentinel))}
+    assert saved.load(path, docs.path, KeywordIndex())
+    for what, data in bad.items():
+        path.write_bytes(data)
+        index = KeywordIndex()
+        assert not saved.load(path, docs.path, index), what
+        assert len(index) == 0, what
+    assert not sentinel.exists()
+
+    path.write_bytes(bad["a byte changed"])
+    again, tools, _pages = _docs(tmp_path)
+    try:
+        assert {q: again.answer(lambda q=q: tools.search_symbols(q, 50)) for q in QUERIES} == expected
+    finally:
+        again.close()
+    assert saved.load(path, docs.path, KeywordIndex())  # made again by the scan
+
+
+class _Runs:
+    """A pickle that would write `path` when loaded."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple:
+        return (Path.write_text, (self.path, "ran"))
 
 
 def test_a_page_is_the_page_generate_writes(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -241,3 +242,79 @@ def test_entries_share_their_names_and_containers() -> None:
     (ma,) = [e for e in a if e.name == "forward"]
     (mb,) = [e for e in b if e.name == "forward"]
     assert ma.name is mb.name and ma.container is mb.container and ma.container == "Model"
+
+
+def test_a_restored_index_answers_as_the_index_it_was_kept_from() -> None:
+    """`state()` through JSON, then `restore` into an empty index (what `repodoc mcp` keeps between
+    sessions): the same answers as the index it was taken from (every rank, lookups, each file's
+    entries in their order), also after both take the same changes (slots of removed names reused,
+    the restored tables copied before a change, not changed under the snapshot of a search)."""
+    import json
+
+    rng = random.Random(11)
+    live = KeywordIndex()
+    files = {f"f{i}.py": _entries(rng, f"f{i}.py") for i in range(16)}
+    files["w.py"] = [Entry("Widget", "class", "", "w.py", 1, 0, 9, "class-Widget"),
+                     Entry("spin", "method", "Widget", "w.py", 3, 4, 5, "method-Widget.spin")]
+    live.set_many(files.items())
+    live.remove_file("f3.py")  # free slots in the subsequences' tables
+    live.set_file("f4.py", _entries(rng, "f4.py"))
+    queries = [*QUERIES, "xtr", "dtl", "sd", "wdg", "spin"]
+
+    def answers(index: KeywordIndex) -> dict:
+        found: dict = {f"{q}/{limit}": index.search(q, limit) for q in queries for limit in (1, 5, 300)}
+        return found | _answers(index) | {rel: index.file_entries(rel) for rel in files} | {"len": len(index)}
+
+    state = json.loads(json.dumps(live.state()))
+    restored = KeywordIndex()
+    restored.restore(state)
+    assert answers(restored) == answers(live)
+    snap, before = restored._current(), restored.search("module", 300)
+    for step in range(60):  # the same changes to both
+        rel = f"f{rng.randint(0, 17)}.py"
+        if rng.random() < 0.3:
+            live.remove_file(rel)
+            restored.remove_file(rel)
+        else:
+            new = _entries(rng, rel)
+            live.set_file(rel, new)
+            restored.set_file(rel, new)
+        if step % 6 == 0:
+            assert answers(restored) == answers(live), f"step {step}"
+    assert answers(restored) == answers(live)
+    assert snap.search("module", 300) == before
+    # a second round trip, from the restored index after its changes
+    again = KeywordIndex()
+    again.restore(json.loads(json.dumps(restored.state())))
+    assert answers(again) == answers(live)
+
+
+def test_a_state_that_does_not_hold_together_is_refused() -> None:
+    """`restore` refuses a state whose parts disagree (an entry in no group, names out of order,
+    a name without its slot), and an index that already holds entries; the index stays empty."""
+    import copy
+
+    index = KeywordIndex()
+    index.set_many([("a.py", [Entry("Alpha", "class", "", "a.py", 1, 0, 2),
+                              Entry("beta", "function", "", "a.py", 4, 0, 5)]),
+                    ("b.py", [Entry("Gamma", "class", "", "b.py", 1, 0, 2)])])
+    state = index.state()
+    broken = []
+    for change in ("group", "order", "slot", "short"):
+        bad = copy.deepcopy(state)
+        if change == "group":
+            bad["groups"][0] = []
+        elif change == "order":
+            bad["names"] = bad["names"][::-1]
+        elif change == "slot":
+            bad["subsequences"] = {}
+        else:
+            bad["word_starts"] = bad["word_starts"][1:]
+        broken.append(bad)
+    for bad in broken:
+        target = KeywordIndex()
+        with pytest.raises(ValueError):
+            target.restore(bad)
+        assert len(target) == 0 and target.search("a") == []
+    with pytest.raises(ValueError, match="empty"):
+        index.restore(state)
