@@ -80,15 +80,17 @@ class Cursor:
     whose libraries it resolves (default: the server's own interpreter). Owned by the server
     per root folder and dropped with it; used from one thread."""
 
-    def __init__(self, root: Path, python_path: str = "") -> None:
+    def __init__(self, root: Path, python_path: str = "", *, keep: bool = False) -> None:
         self.root = root
         self.python_path = python_path
+        self.keep = keep  # told of every file changed on disk (`forget`): scripts may be kept
         self._project = jedi.Project(path=str(root), smart_sys_path=True)
         self._environment: object | None = None
         # the last hovered document's script, kept for the hovers that follow while neither that text
         # nor any file changes: its inference state remembers what the imports were worked out to
         # (a second hover over a call into a big package answers in a millisecond, not a tenth of a
-        # second). jedi reads the other files from disk when first needed: `forget` drops it.
+        # second). jedi reads the other files from disk when first needed: `forget` drops it, so
+        # it is kept only where every change is told (`keep`).
         self._kept: tuple[Path, str, jedi.Script] | None = None
         self._stale = False
 
@@ -108,7 +110,7 @@ class Cursor:
             self._stale, kept = False, None
         if kept is None or kept[0] != path or kept[1] != source:  # an unchanged text: the same str, compared at once
             kept = (path, source, self._script(source, path))
-        self._kept = kept
+        self._kept = kept if self.keep else None
         return kept[2]
 
     def prepare(self, source: str, path: Path) -> None:

@@ -177,7 +177,7 @@ async def pull_configuration(ls: RepodocServer, rebuild: bool = False) -> None:
 
 async def register_watchers(ls: RepodocServer) -> None:
     """Watch files changed outside the editor, when the client can register watchers."""
-    if not get_capability(ls.client_capabilities, "workspace.did_change_watched_files.dynamic_registration", False):
+    if not ls.watches_files():
         return
     watchers = [types.FileSystemWatcher(glob_pattern="**/*")]
     registration = types.Registration(

@@ -87,8 +87,14 @@ class RepodocServer(LanguageServer):
             outside = [k for k in self.cursors if k[0] not in self.roots]
             if folder not in self.roots and len(outside) >= MAX_OUTSIDE_CURSORS:
                 del self.cursors[outside[0]]  # folders outside every root: the oldest goes
-            self.cursors[key] = Cursor(folder, python_path)
+            self.cursors[key] = Cursor(folder, python_path, keep=self.watches_files())
         return self.cursors[key]
+
+    def watches_files(self) -> bool:
+        """The client reports files changed outside it (`lifecycle.register_watchers`): Neovim on
+        Linux does not, by default."""
+        return bool(get_capability(self.client_capabilities,
+                                   "workspace.did_change_watched_files.dynamic_registration", False))
 
     def files_changed(self) -> None:
         """Files changed on disk: jedi's kept inference is worked out again at the next hover."""

@@ -84,6 +84,23 @@ async def test_hover_again_after_another_file_changes(client: LanguageClient, tm
         assert said in hover.contents.value, (notify, hover.contents.value)
 
 
+async def test_hover_after_a_change_a_client_cannot_report(client: LanguageClient, tmp_path: Path) -> None:
+    """A client that cannot watch files (Neovim on Linux, by default) reports no change made outside
+    it: jedi's work is not kept there, and a hover sees the changed file at once."""
+    root = build(tmp_path / "ws", SAMPLE)
+    client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
+    await client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), root_uri=root.as_uri(),
+        initialization_options={"cacheDir": str(tmp_path / "c")}))
+    await wait_for(lambda: symbols(client, "Shape"))
+    use, shapes = root / "pkg/use.py", root / "pkg/shapes.py"
+    text = use.read_text()
+    uri = open_file(client, use)
+    assert "Make a shape called NAME." in (await _hover(client, uri, text, "make_shape('x')")).contents.value
+    shapes.write_text(shapes.read_text().replace("Make a shape called NAME.", "Changed by git."))
+    assert "Changed by git." in (await _hover(client, uri, text, "make_shape('x')")).contents.value
+
+
 async def test_hover_nothing_plaintext_unsaved_and_out_of_range(client: LanguageClient, tmp_path: Path) -> None:
     root = build(tmp_path / "ws", SAMPLE)
     caps = types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
