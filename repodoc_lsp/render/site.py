@@ -89,8 +89,13 @@ class Site:
 
     def paged_files(self, folder: str) -> list[str]:
         """The files directly in `folder` that have pages of their own, sorted."""
+        return self._paged_children.get(folder, [])
+
+    @functools.cached_property
+    def _paged_children(self) -> dict[str, list[str]]:
+        """`paged_files` of every folder, made once (each page of a folder asks for its folder's)."""
         paged = self.paged
-        return [rel for rel in self.child_files.get(folder, []) if rel in paged]
+        return {folder: [rel for rel in files if rel in paged] for folder, files in self.child_files.items()}
 
     @functools.cached_property
     def packages(self) -> frozenset[str]:
