@@ -62,8 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     gen = sub.add_parser("generate", help="write the documentation tree",
                          formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
-                         description="Write a _docs.md and a _kw.md per file and an index.md and a "
-                                     "doc.md per folder of ROOT into the output folder.")
+                         description="Write a _docs.md and a _kw.md per source file (and Markdown document "
+                                     "with headings or prose) and an index.md and a doc.md per folder of ROOT "
+                                     "into the output folder; other files are a line of their folder's index.md.")
     gen.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
     gen.add_argument("--out", metavar="DIR", help="output folder (default: ROOT/docs, or "
                      "ROOT/repodoc-docs when docs/ is the project's own documentation)")

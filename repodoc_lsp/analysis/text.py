@@ -8,6 +8,9 @@ from repodoc_lsp.analysis.common import Anchors, count_lines
 from repodoc_lsp.analysis.model import FileFacts, Language, Symbol, SymbolKind
 
 MAX_IDENTIFIERS = 500
+FIRST_LINE = "first_line"  # `FileFacts.extra`: a text file's first line with a letter or digit (stripped, cut)
+_FIRST_LINE_MAX = 100  # characters
+_FIRST_WORDS = re.compile(r"^[^\n]*[^\W_][^\n]*", re.MULTILINE)  # (not `---`, `{`, a blank line)
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
@@ -33,6 +36,10 @@ def analyse_text(text: str, language: Language) -> FileFacts:
         _markdown(text, facts)
     else:
         facts.identifiers, facts.identifiers_total = _cap(set(_WORD.findall(text)))
+        found = _FIRST_WORDS.search(text)  # what a folder's index says of a file without pages (`render/own_pages.py`)
+        if found:
+            first = found.group(0).strip()
+            facts.extra[FIRST_LINE] = first if len(first) <= _FIRST_LINE_MAX else first[:_FIRST_LINE_MAX - 1] + "…"
     return facts
 
 

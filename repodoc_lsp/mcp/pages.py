@@ -9,8 +9,9 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from repodoc_lsp.mcp.docs import Docs, DocsError
+from repodoc_lsp.render.own_pages import has_pages
 from repodoc_lsp.render.parts import anchor_of
-from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, kw_page
+from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 
 if TYPE_CHECKING:
     from repodoc_lsp.render.pages import Renderer, Site
@@ -47,12 +48,12 @@ class Pages:
             raise DocsError(f"{path}: not a page path inside the workspace")
         name = path.strip("/")
         if name in ws.facts:
-            return "docs", name
+            return "docs", self._paged(name)
         if name in ws.folders or name in ("", "."):
             return "index", "" if name == "." else name
         for kind, suffix in (("docs", "_docs.md"), ("kw", "_kw.md")):
             if name.endswith(suffix) and name[: -len(suffix)] in ws.facts:
-                return kind, name[: -len(suffix)]
+                return kind, self._paged(name[: -len(suffix)])
         folder, _, base = name.rpartition("/")
         if folder in ws.folders and base in ("index.md", "doc.md"):
             return ("index" if base == "index.md" else "doc"), folder
@@ -63,6 +64,13 @@ class Pages:
         raise DocsError(f"{path}: no page of that name (a workspace file or folder, or a page such as "
                         f"{docs_page('pkg/mod.py')}, {kw_page('pkg/mod.py')}, {folder_index('pkg')}, "
                         f"{folder_doc('pkg')})")
+
+    def _paged(self, rel: str) -> str:
+        """`rel`, when it has pages of its own; else a DocsError naming the folder index listing it."""
+        if not has_pages(self.docs.root.ws.facts[rel]):
+            raise DocsError(f"{rel} has no page of its own (nothing to document beyond a line): "
+                            f"{folder_index(folder_of(rel))} lists it")
+        return rel
 
     def render(self, kind: str, subject: str) -> Rendered:
         """The page and its part pages, as the CLI writes them: (path in the tree, Markdown)."""

@@ -24,7 +24,7 @@ from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.render.environment import TemplateFailure
 from repodoc_lsp.render.pages import GATHER, Page, Renderer, Site
 from repodoc_lsp.render.parts import is_part
-from repodoc_lsp.render.paths import folder_of
+from repodoc_lsp.render.paths import docs_page, folder_of
 from repodoc_lsp.shard.split import pages_of_share
 from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, WorkspaceState
 
@@ -102,6 +102,8 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
     site: Site | None = None
     try:
         site = site_of(ws, writer.anchors, later=_graph_in_thread(ws, early))
+        if change is not None and _pages_come_or_go(site, change, writer):
+            change |= Change(structural=True)
         pages = plan_pages(ws, site, change, recorded=_keyed_by_workers(writer))
         plan = Plan(pages if job.share is None else pages_of_share(pages, job.share), whole=change is None,
                     structural=change is not None and change.structural)
@@ -194,6 +196,7 @@ def plan_pages(ws: Workspace, site: Site, change: Change | None = None, *,
     `recorded`, a page not among them is planned without its key (`_keyed_by_workers`)."""
     base = run_stamp(ws)
     files, folders = _subjects(ws, site, change)
+    files = {rel for rel in files if site.has_pages(rel)}  # the others: a line in their folder's index
     pages: list[Page] = []
     for kind, subjects in (("docs", files), ("kw", files), ("index", folders), ("doc", folders)):
         gather = GATHER[kind]
@@ -222,6 +225,12 @@ def _subjects(ws: Workspace, site: Site, change: Change | None) -> tuple[set[str
     folders = {folder_of(r) for r in touched} & ws.folders
     folders |= {folder_of(f) for f in folders if f}  # a parent's index.md says what its sub-folders are for
     return set(touched) & set(ws.facts), folders
+
+
+def _pages_come_or_go(site: Site, change: Change, writer: Writer) -> bool:
+    """A changed file gained or lost its own pages (`render/own_pages.py`): planned as when files appear or
+    vanish (its folder's pages, its siblings' lists, llms.txt), its old pages removed through the manifest."""
+    return any(site.has_pages(rel) != (docs_page(rel) in writer.manifest) for rel in change.files if rel in site.facts)
 
 
 def _not_planned(plan: Plan, writer: Writer) -> int:

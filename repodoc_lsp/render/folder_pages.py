@@ -11,7 +11,8 @@ from repodoc_lsp.analysis.model import FileFacts, SymbolKind
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown, summary_line
 from repodoc_lsp.render.fit import Templates
-from repodoc_lsp.render.links import LIST_LIMIT, file_item, nearest, page_link
+from repodoc_lsp.render.links import LIST_LIMIT, file_item, list_groups, nearest, page_link
+from repodoc_lsp.render.own_pages import has_pages, listed_line
 from repodoc_lsp.render.parts import member_parts, part_page
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 from repodoc_lsp.render.purpose import Purpose, file_purpose, first_sentence
@@ -32,8 +33,12 @@ def index_page(templates: Templates, where: Where, folder: str, inputs: dict,
     subfolders = [(posixpath.basename(f), page_link(page, folder_index(f)), below, purpose)
                   for f, below, purpose in inputs["subfolders"]]
     files = []
+    others = []  # files without pages of their own: a line each (`own_pages`)
     for rel, _digest in inputs["files"]:
         facts = facts_of[rel]
+        if not has_pages(facts):
+            others.append(listed_line(rel, facts, inputs["sizes"][rel]))
+            continue
         name = posixpath.basename(rel)
         purpose = _purpose_line(file_purpose(rel, facts, inputs["users"][rel]))
         note = f" ([keywords]({page_link(page, kw_page(rel))})): {purpose}"
@@ -45,7 +50,9 @@ def index_page(templates: Templates, where: Where, folder: str, inputs: dict,
                                   f["key"]))
     return templates["folder_index"].render(
         folder=folder, page=page, title=folder or where.project, subfolders=subfolders,
-        files=files, compact=len(files) > INDEX_NOTES_LIMIT, doc_href=page_link(page, folder_doc(folder)),
+        files=files, compact=len(files) > INDEX_NOTES_LIMIT, others=others,
+        other_groups=list_groups(others, "name") if len(others) > INDEX_NOTES_LIMIT else [],
+        doc_href=page_link(page, folder_doc(folder)),
         parent_href=page_link(page, folder_index(folder_of(folder))) if folder else "",
         project=where.project,
     )
@@ -61,7 +68,7 @@ def _folder_said(files: list[str], facts_of: Mapping[str, FileFacts]) -> tuple[s
     readme = next((r for r in files if posixpath.basename(r).lower() in _README_NAMES), None)
     if init and facts_of[init].module_doc:
         return docstring_markdown(facts_of[init].module_doc), init
-    if readme:
+    if readme and has_pages(facts_of[readme]):
         first = next((s.name for s in facts_of[readme].symbols), "")
         said = first_sentence(facts_of[readme].module_doc)  # its first paragraph of prose
         return (md.inline(said) if said else f"Described by its README{': ' + md.code(first) if first else ''}.",
@@ -137,7 +144,7 @@ def doc_page(templates: Templates, where: Where, folder: str, inputs: dict, fact
     telling = [] if purpose else [
         (posixpath.basename(r), page_link(page, docs_page(r)),
          _purpose_line(file_purpose(r, facts_of[r], inputs["users"][r])))
-        for r in sorted(files, key=lambda r: (-len(used[r]), r))[:3]]
+        for r in sorted((r for r in files if has_pages(facts_of[r])), key=lambda r: (-len(used[r]), r))[:3]]
     inside = set(files)
     edges = {(rel, t) for rel in files for cat, targets, _absolute in inputs["links"][rel] if cat == "workspace"
              for t in targets if t != rel and t in inside}  # (the set made once: per import, n^2 in all)

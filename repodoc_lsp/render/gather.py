@@ -202,13 +202,13 @@ def gather_docs(site: Site, rel: str) -> dict:
     listed = {rel, *tests, *importers, *(t for cat, targets, _absolute in links if cat == "workspace" for t in targets)}
     return {"digest": site.digests.get(rel), "size": site.sizes.get(rel, 0),
             "module": rels.module_of.get(rel, ""), "importers": importers, "tests": tests,
-            "siblings": _siblings(site.child_files.get(folder_of(rel), []), listed),
+            "siblings": _siblings(site.paged_files(folder_of(rel)), listed),
             "links": links, "modules": _module_files(site, rel), "xref": _xref(site, rel),
             "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel), "used": _users_by_name(site, rel)}
 
 
 def _siblings(files: list[str], listed: set[str]) -> tuple[list[str], int]:
-    """The first `LIST_LIMIT` of `files` (a folder's, sorted) that are not in `listed` (the page's own
+    """The first `LIST_LIMIT` of `files` (a folder's with pages, sorted) that are not in `listed` (the page's own
     file and those it lists above), and how many of `files` are not: a look at `LIST_LIMIT` names
     and each of `listed`, not at the whole folder (each page of a folder of n files took all n,
     and its key digested them: quadratic in the folder's size)."""
@@ -255,7 +255,8 @@ def gather_index(site: Site, folder: str) -> dict:
     files = site.child_files.get(folder, [])
     return {"subfolders": [(f, site.files_below.get(f, 0), _folder_purpose(site, f))
                            for f in site.child_folders.get(folder, [])],
-            "files": [(r, site.digests.get(r)) for r in files],
+            "files": [(r, site.digests.get(r)) for r in files],  # those without pages: a line each (`own_pages`)
+            "sizes": {r: site.sizes.get(r, 0) for r in files if not site.has_pages(r)},
             "importers": {r: len(site.relations.importers(r)) for r in files} if len(files) > LIST_LIMIT else {},
             "users": {r: _users_by_name(site, r) for r in files}}  # the purposes feature the most used
 
@@ -284,9 +285,9 @@ def _users_by_name(site: Site, rel: str) -> dict[str, int]:
 
 
 def _llms_ranked(site: Site) -> list[str]:
-    """Files, the most imported first (then by path)."""
+    """Files with pages, the most imported first (then by path)."""
     imported_by = site.relations.imported_by  # counted, not listed: every save plans llms.txt
-    return sorted(site.facts, key=lambda rel: (-len(imported_by.get(rel, ())), rel))
+    return sorted(site.paged, key=lambda rel: (-len(imported_by.get(rel, ())), rel))
 
 
 def gather_llms(site: Site, subject: str) -> dict:

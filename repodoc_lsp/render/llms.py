@@ -39,10 +39,11 @@ def _purpose(rel: str, facts: FileFacts) -> str:
 def render_llms(project: str, inputs: dict, facts: Mapping[str, FileFacts]) -> str:
     lines = [MARKER, f"# {md.esc(project)}", "",
              f"> Generated documentation of {md.esc(project)}: {plural(inputs['n_files'], 'file')} in "
-             f"{plural(inputs['n_folders'], 'folder')}, a page per file and per folder (by repodoc-lsp "
+             f"{plural(inputs['n_folders'], 'folder')}, a page per source file and per folder (by repodoc-lsp "
              f"{__version__}).", "",
-             "Each file has a `_docs.md` page (what it defines, imports and is used by) and a `_kw.md` page "
-             "(its keywords); each folder an `index.md` (its contents) and a `doc.md` (an overview).", "",
+             "Each source file has a `_docs.md` page (what it defines, imports and is used by) and a `_kw.md` page "
+             "(its keywords), and so has each Markdown or reST document with a heading or prose; each folder an "
+             "`index.md` (its contents, other files a line each) and a `doc.md` (an overview).", "",
              "## Folders", "", f"- [{md.esc(project)}]({folder_doc('')}): the root folder's overview"]
     for folder, n in inputs["folders"]:
         lines.append(f"- [{md.esc(folder)}/]({md.href(folder_doc(folder))}): {plural(n, 'file')}")

@@ -14,6 +14,7 @@ from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.knowledge.graph import Graph
 from repodoc_lsp.render import llms
 from repodoc_lsp.render.anchors import AnchorState
+from repodoc_lsp.render.own_pages import has_pages
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 
 
@@ -76,6 +77,25 @@ class Site:
                 if not folder:
                     break
                 folder = folder_of(folder)
+
+    def has_pages(self, rel: str) -> bool:
+        """The file `rel` has pages of its own (`own_pages.has_pages`); else a line in its folder's index."""
+        return has_pages(self.facts[rel])
+
+    @functools.cached_property
+    def paged(self) -> frozenset[str]:
+        """The files that have pages of their own."""
+        return frozenset(rel for rel in self.facts if self.has_pages(rel))
+
+    def paged_files(self, folder: str) -> list[str]:
+        """The files directly in `folder` that have pages of their own, sorted."""
+        return self._paged_children.get(folder, [])
+
+    @functools.cached_property
+    def _paged_children(self) -> dict[str, list[str]]:
+        """`paged_files` of every folder, made once (each page of a folder asks for its folder's)."""
+        paged = self.paged
+        return {folder: [rel for rel in files if rel in paged] for folder, files in self.child_files.items()}
 
     @functools.cached_property
     def packages(self) -> frozenset[str]:
