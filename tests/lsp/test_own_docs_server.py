@@ -12,7 +12,7 @@ from pytest_lsp import LanguageClient
 
 
 async def test_the_server_writes_beside_a_projects_own_docs(client: LanguageClient, tmp_path: Path) -> None:
-    root = build(tmp_path / "ws", {**SAMPLE, "docs/conf.py": "project = 'x'\n", "docs/index.rst": "X\n=\n"})
+    root = build(tmp_path / "ws", {**SAMPLE, "docs/conf.py": "project = 'x'\n", "docs/index.rst": "Demo\n====\n"})
     await start(client, root, options={"cacheDir": str(tmp_path / "c")})
     await wait_for(lambda: symbols(client, "Shape"))
     notice = ("repodoc: docs/ holds your own documentation (docs/conf.py); writing to repodoc-docs/ "
