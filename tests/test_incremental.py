@@ -33,8 +33,8 @@ def test_cli_incremental_equals_fresh(tmp_path: Path, monkeypatch: pytest.Monkey
     since: list[bool] = []
     real = pipeline.since_last_run
 
-    def counted(ws: Any, last: Any) -> Any:
-        held, files = real(ws, last)
+    def counted(ws: Any, last: Any, *rest: Any) -> Any:
+        held, files = real(ws, last, *rest)
         since.append(files is not None)
         return held, files
 

@@ -199,6 +199,15 @@ class Graph(Linker):
                     todo.append(sub)
         return files_of(seen)
 
+    def sketch(self, rel: str) -> Sketch | None:
+        """What the graph took of `rel`'s facts, without its imports (the relations hold them): the
+        sketch a later build of the same content can start from (None: no view of `rel`)."""
+        view = self._views.get(rel)
+        if view is None:
+            return None
+        own = (view.defs, view.starts, view.ends, view.quals, view.bases, view.mentions, view.parts)
+        return Sketch(own, (), view.all_names, view.refs)
+
     def resolve(self, rel: str, dotted: str) -> Key | None:
         """What a dotted name read in `rel` names (None: not a workspace definition)."""
         with self._lock:

@@ -48,9 +48,9 @@ class Linker(Resolver):
     def _view(self, rel: str, facts: FileFacts | Sketch | None) -> View | None:
         """The view of a file (None: not a Python file, or gone), from its facts or its sketch."""
         if isinstance(facts, Sketch):
-            return View(rel, facts, self.relations, surface=self.updatable)
+            return View(rel, facts, self.relations)
         if facts is not None and facts.language is Language.PYTHON:
-            return View(rel, sketch_of(facts, self._parts(facts)), self.relations, surface=self.updatable)
+            return View(rel, sketch_of(facts, self._parts(facts)), self.relations)
         return None
 
     def part(self, key: Key) -> int:

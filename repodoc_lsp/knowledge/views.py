@@ -73,12 +73,11 @@ class View:
     asked), the spans are arrays of lines beside a tuple of qualnames, and the names its imports
     bind are interned (the same module names in thousands of files)."""
 
-    __slots__ = ("_members", "_names", "_order", "_ordered", "_public", "all_names", "bases", "bindings", "defs",
-                 "ends", "imported", "mentions", "parts", "quals", "refs", "rel", "stars", "starts", "surface")
+    __slots__ = ("_members", "_names", "_order", "_ordered", "_public", "_surface", "all_names", "bases", "bindings",
+                 "defs", "ends", "imported", "mentions", "parts", "quals", "refs", "rel", "stars", "starts")
 
-    def __init__(self, rel: str, sketch: Sketch, relations: Relations, *, surface: bool = True) -> None:
-        """`sketch`: what the view takes of the file's facts (`sketch_of`); `surface=False`: a graph
-        that is never updated never compares surfaces (their digest is left empty)."""
+    def __init__(self, rel: str, sketch: Sketch, relations: Relations) -> None:
+        """`sketch`: what the view takes of the file's facts (`sketch_of`)."""
         self.rel = rel
         self.defs, self.starts, self.ends, self.quals, self.bases, self.mentions, self.parts = sketch.own
         # local name -> (absolute module, imported name or "" for the module itself, line)
@@ -102,17 +101,24 @@ class View:
                     self.bindings[local] = (module, name, imp.line)  # the last one binds, as in Python
         self.all_names = sketch.all_names
         self.refs = sketch.refs  # the facts' own string, read when the file is linked (not kept read)
-        # what other files' resolutions can see of it, as a digest: only compared (the values
-        # themselves are large)
-        self.surface = b"" if not surface else hashlib.blake2b(
-            repr((sorted((q, KINDS[c & KIND_MASK]) for q, c in self.defs.items()), sorted(self.bindings.items()),
-                  self.stars, sketch.all_names, sorted(self.bases.items()), sorted(self.parts.items()))).encode(),
-            digest_size=16).digest()
+        self._surface = b""
         self._ordered: tuple[Def, ...] | None = None
         self._order: tuple[str, ...] | None = None
         self._members: dict[str, tuple[Def, ...]] | None = None
         self._names: dict[str, tuple[str, ...]] | None = None
         self._public: dict[str, list[str]] = {}
+
+    @property
+    def surface(self) -> bytes:
+        """What other files' resolutions can see of the file, as a digest (only compared: the values
+        themselves are large), made when first asked (an update asks for the changed files' only: made
+        for every file, it was a fifth of a graph's build)."""
+        if not self._surface:
+            self._surface = hashlib.blake2b(repr((
+                sorted((q, KINDS[c & KIND_MASK]) for q, c in self.defs.items()), sorted(self.bindings.items()),
+                self.stars, self.all_names, sorted(self.bases.items()), sorted(self.parts.items()))).encode(),
+                digest_size=16).digest()
+        return self._surface
 
     def definition(self, qualname: str) -> Def | None:
         code = self.defs.get(qualname)

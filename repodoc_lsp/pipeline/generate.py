@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from repodoc_lsp.analysis.treesitter import blank_macros_variant
+from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, OutputError, Writer
 from repodoc_lsp.pipeline import lastrun
 from repodoc_lsp.pipeline.keys import inputs_stamp, keyed, run_stamp
@@ -25,7 +27,10 @@ from repodoc_lsp.render.environment import TemplateFailure
 from repodoc_lsp.render.pages import GATHER, Page, Renderer, Site
 from repodoc_lsp.render.parts import is_part
 from repodoc_lsp.render.paths import docs_page, folder_of
+from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.shard.split import pages_of_share
+from repodoc_lsp.store import sketches
+from repodoc_lsp.store.cache import ANALYSIS_VERSION
 from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, WorkspaceState
 
 if TYPE_CHECKING:
@@ -247,12 +252,13 @@ def regenerate(ws: Workspace, rels: Iterable[str], renderer: Renderer, *, progre
     return run(ws, Job(files=tuple(rels)), renderer, progress=progress, cancel=cancel, pause=pause)
 
 
-def since_last_run(ws: Workspace, last: Mapping[str, str] | None) -> tuple[Workspace, tuple[str, ...] | None]:
+def since_last_run(ws: Workspace, last: Mapping[str, str] | None, state: Path | None = None
+                   ) -> tuple[Workspace, tuple[str, ...] | None]:
     """The workspace as the last complete run documented it (`last`: file -> digest) and the files
     changed since, when only contents changed: the run then plans only the pages they can alter (the
     server's `Change` propagation) instead of gathering every page's inputs to compare keys. Else (no
     state, files appeared or vanished, nothing changed, or the cache lost what the changed files were)
-    `ws` as it is and None."""
+    `ws` as it is and None. `state`: the last run's state file, whose sketches the graph is built from."""
     if not last or last.keys() != ws.digests.keys():
         return ws, None
     changed = tuple(rel for rel, key in ws.digests.items() if last[rel] != key)
@@ -260,14 +266,38 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None) -> tuple[Works
     if not changed or len(ws.cache.get_imports_many(before)) < len(before):
         return ws, None
     held = Workspace(ws.root, ws.settings, runtime=ws.runtime)
+    kept = {rel: key for rel, key in last.items() if rel not in changed}
+    sketched = _saved_sketches(ws, state, kept)
     held.restore(WorkspaceState(dict(last), dict(ws.sizes), set(ws.folders), list(ws.discovery_skipped),
                                 dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
-                 {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed})
-    held.facts.load_all()  # once: the graph's build streamed them, then the pages' views loaded them again
+                 {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed}, sketched)
+    if len(sketched) < len(kept):  # once: the graph's build would stream them, then the pages load them again
+        held.facts.load_all()
     # Built before the update, as the server holds its graph when a save comes: the update then says
     # whose graph answers changed (`Change.xref`: a page naming a member that moved to a part page).
     held.graph()
     return held, changed
+
+
+def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str]) -> dict[str, tuple[str, Sketch | None]]:
+    """The graph's sketches of the unchanged files `kept` as the last run saved them: the graph of a run
+    after an edit is built from them in one read (loading and sketching every file's facts was most of
+    that run)."""
+    if state is None:
+        return {}
+    return sketches.held(sketches.load(sketches.sketches_path(state), _sketch_stamp(ws)), kept, ws.facts.imports())
+
+
+def _save_sketches(ws: Workspace, state: Path) -> None:
+    """Record the sketches of `ws`'s graph, if it was built, for the next run (`_saved_sketches`)."""
+    graph = ws.graph_ready
+    if graph is not None:
+        sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(graph, ws.digests))
+
+
+def _sketch_stamp(ws: Workspace) -> str:
+    """What a sketch is made by: the analysis (its version and variant) and the page-splitting rule."""
+    return f"{ANALYSIS_VERSION}{blank_macros_variant()} {render_stamp()} {ws.parts.__module__}.{ws.parts.__qualname__}"
 
 
 def generate(
@@ -283,12 +313,13 @@ def generate(
         summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)
     else:
         last = lastrun.load(state) if state is not None else None
-        held, files = since_last_run(ws, last)
+        held, files = since_last_run(ws, last, state)
         job = Job(files=files, check=check, force=force, jobs=jobs, since=files is not None)
         summary = run(held, job, renderer or Renderer(ws.settings.templates or None, lazy=not ws.settings.templates),
                       progress=progress, cancel=cancel)
         if state is not None and not check and summary.complete() and last != held.digests:
             lastrun.save(state, held.digests)
+            _save_sketches(held, state)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started

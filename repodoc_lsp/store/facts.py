@@ -193,8 +193,9 @@ class FactsStore(MutableMapping[str, FileFacts]):
                     self._pending[rel] = key
 
     def __getitem__(self, rel: str) -> FileFacts:
+        """One file's facts, loaded if pending (a run that renders every page calls `load_all` first)."""
         if rel in self._pending:
-            self.load_all()
+            self.load([rel])
         return self._loaded[rel]
 
     def one(self, rel: str) -> FileFacts | None:

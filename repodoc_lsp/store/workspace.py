@@ -151,10 +151,12 @@ class Workspace:
         return WorkspaceState(dict(self.digests), dict(self.sizes), set(self.folders),
                               list(self.discovery_skipped), dict(self.read_skipped))
 
-    def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None) -> None:
+    def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None,
+                sketches: Mapping[str, tuple[str, Sketch | None]] | None = None) -> None:
         """Become the workspace `state` describes: the files as they were analysed, not as they
         are on disk now (a file changed since is seen as changed by the next `update_file`).
-        `imports`: content digest -> imports already read from the cache (not read again)."""
+        `imports`: content digest -> imports already read from the cache (not read again);
+        `sketches`: file -> (digest, the graph's sketch of that content), built from instead of facts."""
         known = imports or {}
         cached = {**self.cache.get_imports_many(set(state.digests.values()) - known.keys()), **known}
         facts = FactsStore(self.root, self.cache)
@@ -168,7 +170,7 @@ class Workspace:
         self.discovery_skipped, self.read_skipped = list(state.discovery_skipped), dict(state.read_skipped)
         self._relations = None
         self._graph = None
-        self._sketches = {}
+        self._sketches = dict(sketches or {})
 
     # -- single files (the language server) ------------------------------------------
     def rel(self, path: Path) -> str | None:

@@ -138,7 +138,10 @@ def test_released_facts_are_loaded_again_on_use_and_only_cached_ones_go(tmp_path
     streamed = dict(store.stream(batch=64))
     assert streamed == before  # every file, equal facts
     assert [rel for rel in sources if store.loaded(rel) is not None] == ["m7.py", *list(sources)[500:]]
-    assert store["m9.py"] == before["m9.py"] and all(store.loaded(rel) is not None for rel in sources)
+    assert store["m9.py"] == before["m9.py"]  # that file only: a run after an edit renders a few pages
+    assert [rel for rel in sources if store.loaded(rel) is not None] == ["m7.py", "m9.py", *list(sources)[500:]]
+    store.load_all()
+    assert all(store.loaded(rel) is not None for rel in sources)
 
 
 def test_a_releasing_scan_keeps_no_facts_the_cache_holds(tmp_path: Path) -> None:

@@ -1,0 +1,131 @@
+"""The symbol graph's sketch of each Python file as the last complete `repodoc generate` left them
+(`knowledge.views.Sketch`, without the imports the scan reads anyway), kept in one file next to the
+run's state (`pipeline/lastrun.py`): the next run after an edit builds the graph from them in one read
+instead of loading and sketching every file's facts.
+
+Data only (gzip-compressed JSON), versioned, stamped with what a sketch is made by (this version, the
+analysis and the page-splitting rule) and read up to a bound. Every value is checked: a damaged, foreign
+or forged file, or one of another stamp, is ignored (the graph is then built from the facts); a sketch
+is used only for the content digest it was made of.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import tempfile
+import zlib
+from array import array
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from repodoc_lsp.analysis.model import Import
+from repodoc_lsp.knowledge.graph import Graph
+from repodoc_lsp.knowledge.views import Sketch
+
+VERSION = 1
+MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
+
+
+def sketches_path(state: Path) -> Path:
+    """The sketches file beside the last run's state file `state`."""
+    return state.with_name(state.name.removesuffix(".json.gz") + ".sketches.json.gz")
+
+
+def encode(sketch: Sketch) -> list[Any]:
+    """`sketch` as JSON-ready data (its imports left out: the scan holds them)."""
+    defs, starts, ends, quals, bases, mentions, parts = sketch.own
+    return [defs, starts.tolist(), ends.tolist(), quals, bases, mentions,
+            [[kind, qual, n] for (kind, qual), n in parts.items()], sketch.all_names, sketch.refs]
+
+
+def decode(raw: Any) -> Sketch:
+    """The sketch `encode` wrote, without imports; ValueError when `raw` is not exactly of that form."""
+    if not (isinstance(raw, list) and len(raw) == 9):
+        raise ValueError("not a sketch")
+    defs, starts, ends, quals, bases, mentions, parts, all_names, refs = raw
+    _check(isinstance(defs, dict) and all(type(k) is str and type(v) is int for k, v in defs.items()))
+    _check(_ints(starts) and _ints(ends) and len(starts) == len(ends) and _strs(quals) and len(quals) == len(starts))
+    _check(isinstance(bases, dict) and all(type(k) is str and _strs(v) for k, v in bases.items()))
+    _check(_strs(mentions) and _strs(all_names) and type(refs) is str and isinstance(parts, list))
+    _check(all(isinstance(p, list) and len(p) == 3 and type(p[0]) is str and type(p[1]) is str and type(p[2]) is int
+               for p in parts))
+    own = (defs, array("i", starts), array("i", ends), tuple(quals), {k: tuple(v) for k, v in bases.items()},
+           tuple(mentions), {(kind, qual): n for kind, qual, n in parts})
+    return Sketch(own, (), tuple(all_names), refs)
+
+
+def _check(ok: bool) -> None:
+    if not ok:
+        raise ValueError("not a sketch")
+
+
+def _ints(value: Any) -> bool:
+    return isinstance(value, list) and all(type(v) is int and -(1 << 31) <= v < (1 << 31) for v in value)
+
+
+def _strs(value: Any) -> bool:
+    return isinstance(value, list) and all(type(v) is str for v in value)
+
+
+def held(saved: Mapping[str, Any], digests: Mapping[str, str], imports: Mapping[str, tuple[Import, ...]]
+         ) -> dict[str, tuple[str, Sketch | None]]:
+    """file -> (digest, its sketch with its `imports`; None: a file of no graph) for each file of `digests`
+    that `saved` holds a sketch of for that digest and that decodes (what does not is left out: its
+    facts are read instead)."""
+    found: dict[str, tuple[str, Sketch | None]] = {}
+    for rel, key in digests.items():
+        entry = saved.get(rel)
+        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == key and rel in imports):
+            continue
+        try:
+            sketch = None if entry[1] is None else decode(entry[1])
+        except (ValueError, TypeError):
+            continue
+        found[rel] = (key, sketch if sketch is None else replace(sketch, imports=imports[rel]))
+    return found
+
+
+def of_graph(graph: Graph, digests: Mapping[str, str]) -> dict[str, list[Any]]:
+    """What `save` records of a built graph: file -> [digest, encoded sketch or None]."""
+    return {rel: [key, None if (sketch := graph.sketch(rel)) is None else encode(sketch)]
+            for rel, key in digests.items()}
+
+
+def load(path: Path, stamp: str) -> dict[str, Any]:
+    """file -> [content digest, the sketch's data as `encode` wrote it] (checked by `held`); empty when
+    the file is missing, unreadable, too large, of another version or stamp, or not of the expected form."""
+    try:
+        with open(path, "rb") as fh:
+            inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            text = inflater.decompress(fh.read(MAX_BYTES + 1), MAX_BYTES)
+        if inflater.unconsumed_tail:
+            return {}
+        data = json.loads(text)
+    except (OSError, ValueError, EOFError, zlib.error, RecursionError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
+        return {}
+    found = data.get("sketches")
+    return found if isinstance(found, dict) else {}
+
+
+def save(path: Path, stamp: str, sketches: Mapping[str, list[Any]]) -> None:
+    """Record `sketches` (`of_graph`) atomically; a failure (a read-only cache
+    folder) only means the next run builds its graph from the facts."""
+    data = gzip.compress(json.dumps({"version": VERSION, "stamp": stamp, "sketches": sketches},
+                                    separators=(",", ":")).encode(), compresslevel=1, mtime=0)
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".sketches-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(temporary, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)

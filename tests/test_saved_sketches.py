@@ -1,0 +1,102 @@
+"""`repodoc generate` after a one-file edit builds the symbol graph from the sketches the last complete
+run saved (`store/sketches.py`) instead of loading every file's facts; a damaged, foreign or forged
+sketches file is ignored (the facts are loaded) and the tree stays equal to a fresh run's."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from edits import differences, tree
+from helpers import make_workspace
+from test_since_last_run import FILES, _fresh, _generate, _state
+
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.knowledge.views import sketch_of
+from repodoc_lsp.store import sketches
+from repodoc_lsp.store.cache import FactsCache
+
+
+@pytest.fixture
+def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The content digests whose whole facts a run read from the cache up to its graph's build
+    (`since_last_run`), the pages' own aside."""
+    from repodoc_lsp.pipeline import generate as pipeline
+
+    seen: list[str] = []
+    until: list[str] = []
+    real, since = FactsCache.get_many, pipeline.since_last_run
+
+    def counted(self: FactsCache, keys: object) -> object:
+        keys = set(keys)  # type: ignore[call-overload]
+        seen.extend(keys)
+        return real(self, keys)
+
+    def graph_built(*args: object) -> object:
+        seen.clear()
+        held = since(*args)  # type: ignore[arg-type]
+        until[:] = seen
+        return held
+    monkeypatch.setattr(FactsCache, "get_many", counted)
+    monkeypatch.setattr(pipeline, "since_last_run", graph_built)
+    return until
+
+
+def _digest_of(root: Path, cache: Path, rel: str) -> str:
+    return json.loads(gzip.decompress(_state(root, cache).read_bytes()))["files"][rel]
+
+
+def test_an_edit_builds_the_graph_from_the_saved_sketches(tmp_path: Path, loaded: list[str]) -> None:
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    assert sketches.sketches_path(_state(root, cache)).is_file()
+    unrelated = _digest_of(root, cache, "other/d.py")
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert unrelated not in loaded and len(loaded) == 1  # the edited file's: the others' sketches stood for them
+    assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+
+
+def test_damaged_foreign_or_forged_sketches_are_ignored(tmp_path: Path, loaded: list[str]) -> None:
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    path = sketches.sketches_path(_state(root, cache))
+    saved = json.loads(gzip.decompress(path.read_bytes()))
+    forged = json.loads(json.dumps(saved))
+    forged["sketches"]["other/d.py"][1][0] = {"D": "not a number"}
+    swapped = json.loads(json.dumps(saved))  # each file given the other's digest and sketch
+    swapped["sketches"]["other/d.py"], swapped["sketches"]["other/c.py"] = (
+        swapped["sketches"]["other/c.py"], swapped["sketches"]["other/d.py"])
+    for n, damaged in enumerate([b"\x1f\x8b not gzip", gzip.compress(b"[]"),
+                                 gzip.compress(json.dumps({**saved, "version": 0}).encode()),
+                                 gzip.compress(json.dumps({**saved, "stamp": "another analysis"}).encode()),
+                                 gzip.compress(json.dumps(forged).encode()),
+                                 gzip.compress(json.dumps(swapped).encode())]):
+        path.write_bytes(damaged)
+        unrelated = _digest_of(root, cache, "other/d.py")
+        (root / "pkg/leaf.py").write_text(f"def alone():\n    return {n + 2}\n")
+        _generate(root, cache)
+        assert unrelated in loaded, n  # its facts were read: no sketch of it was taken
+    assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+
+
+def test_a_sketch_is_kept_as_checked_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    facts = analyse_source("m.py", b'"""See `m.C`."""\nimport os\n\n\nclass C(os.PathLike):\n    x: int = 1\n\n'
+                                    b"    def f(self) -> C:\n        return os.sep\n")
+    sketch = sketch_of(facts, {("method", "C.f"): 2})
+    back = sketches.decode(json.loads(json.dumps(sketches.encode(sketch))))
+    assert back.own == sketch.own and back.all_names == sketch.all_names and back.refs == sketch.refs
+    raw = sketches.encode(sketch)
+    for bad in ([*raw[:8]], [*raw[:1], [1 << 40], *raw[2:]], [*raw[:6], [["method", "C.f", "2"]], *raw[7:]],
+                [*raw[:8], 3], "sketch"):
+        with pytest.raises(ValueError):
+            sketches.decode(json.loads(json.dumps(bad)))
+    path = tmp_path / "s.json.gz"
+    sketches.save(path, "stamp", {"m.py": ["d1", raw]})
+    assert sketches.load(path, "stamp") == {"m.py": ["d1", json.loads(json.dumps(raw))]}
+    assert sketches.load(path, "another") == {}
+    monkeypatch.setattr(sketches, "MAX_BYTES", 1 << 16)
+    path.write_bytes(gzip.compress(b" " * (sketches.MAX_BYTES + 1)))  # inflates past the bound
+    assert sketches.load(path, "stamp") == {}
