@@ -167,6 +167,9 @@ class FactsCache:
         self._folder = folder
         self._db: sqlite3.Connection | None = None
         self._opening = threading.Lock()
+        # held by every use of the connection and by `close`: closing it while another thread's
+        # query runs crashed the process (a server asked to exit while its worker rendered pages)
+        self._using = threading.RLock()
         self._opened = folder is None
         self.problem = ""  # why the cache is off, for the person (empty: on, or not asked for)
 
@@ -233,24 +236,25 @@ class FactsCache:
 
     def _select(self, column: str, keys: Iterable[str], shape: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        db = self._connection()
-        if db is None:
-            return out
         stale: list[str] = []
         today = _today()
-        try:
-            for key, data, used in _rows_of(db, f"SELECT key, {column}, used FROM facts", list(keys)):
-                value = _load(data, shape)
-                if value is not None:
-                    out[key] = value
-                    if used != today:
-                        stale.append(key)
-            if stale:  # at most one write per row and day: what is used is kept
-                with db:
-                    db.execute("BEGIN")
-                    db.executemany("UPDATE facts SET used = ? WHERE key = ?", [(today, k) for k in stale])
-        except sqlite3.Error:
-            pass
+        with self._using:
+            db = self._connection()
+            if db is None:
+                return out
+            try:
+                for key, data, used in _rows_of(db, f"SELECT key, {column}, used FROM facts", list(keys)):
+                    value = _load(data, shape)
+                    if value is not None:
+                        out[key] = value
+                        if used != today:
+                            stale.append(key)
+                if stale:  # at most one write per row and day: what is used is kept
+                    with db:
+                        db.execute("BEGIN")
+                        db.executemany("UPDATE facts SET used = ? WHERE key = ?", [(today, k) for k in stale])
+            except sqlite3.Error:
+                pass
         return out
 
     def get_many(self, keys: Iterable[str]) -> dict[str, FileFacts]:
@@ -259,23 +263,25 @@ class FactsCache:
 
     def has_many(self, keys: Iterable[str]) -> set[str]:
         """The digests among `keys` whose facts the cache holds (its rows are checked on load)."""
-        db = self._connection()
-        if db is None:
-            return set()
-        try:
-            return {key for (key,) in _rows_of(db, "SELECT key FROM facts", list(keys))}
-        except sqlite3.Error:
-            return set()
+        with self._using:
+            db = self._connection()
+            if db is None:
+                return set()
+            try:
+                return {key for (key,) in _rows_of(db, "SELECT key FROM facts", list(keys))}
+            except sqlite3.Error:
+                return set()
 
     def empty(self) -> bool:
         """True when the cache holds no row (new, cleared or off): no file's facts can be found in it."""
-        db = self._connection()
-        if db is None:
-            return True
-        try:
-            return db.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is None
-        except sqlite3.Error:
-            return False
+        with self._using:
+            db = self._connection()
+            if db is None:
+                return True
+            try:
+                return db.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is None
+            except sqlite3.Error:
+                return False
 
     def get_imports_many(self, keys: Iterable[str]) -> dict[str, tuple[Import, ...]]:
         """Only the imports: enough to relate files when no page needs rendering."""
@@ -285,26 +291,27 @@ class FactsCache:
         """Store facts by digest, or their rows as `encode` made them (an analysis worker), in one
         transaction. False when the cache is off or the write failed (locked by another process, full
         disk)."""
-        db = self._connection()
-        if db is None:
-            return False
         items = list(items)
-        if not items:
-            return True
         today = _today()
         # Encoded one row at a time as SQLite takes them: the rows of a whole cold scan held at once
         # were the CLI's peak of memory (JSON of every file's facts beside the facts themselves).
         rows = ((k, *(v if isinstance(v, Encoded) else encode(v)), today) for k, v in items)
-        try:
-            with db:
-                db.execute("BEGIN")
-                db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", rows)
-        except sqlite3.Error:
-            return False
+        with self._using:
+            db = self._connection()
+            if db is None:
+                return False
+            if not items:
+                return True
+            try:
+                with db:
+                    db.execute("BEGIN")
+                    db.executemany("INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)", rows)
+            except sqlite3.Error:
+                return False
         return True
 
     def close(self) -> None:
-        with self._opening:
+        with self._using, self._opening:
             self._opened = True  # closed: never opened again
             if self._db is not None:
                 with contextlib.suppress(sqlite3.Error):

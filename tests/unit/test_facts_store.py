@@ -292,3 +292,39 @@ def test_a_scan_with_an_empty_cache_reads_each_file_once_in_the_analysis(
     assert states[0] == states[1] == states[2]
     assert states[0].digests == {rel: digest(data) for rel, data in sources.items()}
     assert states[0].sizes == {rel: len(data) for rel, data in sources.items()}
+
+
+_CLOSE_WHILE_READ = """
+import sys, threading, time
+from pathlib import Path
+from repodoc_lsp.analysis import analyse_source
+from repodoc_lsp.store.cache import FactsCache
+folder = Path(sys.argv[1])
+facts = analyse_source("m.py", b"'M.'\\n" + b"".join(b"def f%d(x):\\n    return x\\n" % i for i in range(200)))
+keys = [f"{i:064x}" for i in range(3000)]
+FactsCache(folder).put_many((k, facts) for k in keys)
+for moment in (0.01, 0.03, 0.05, 0.07, 0.09, 0.11, 0.13, 0.15, 0.17, 0.19):
+    cache, stop = FactsCache(folder), threading.Event()
+    def read() -> None:
+        while not stop.is_set():
+            for i in range(0, len(keys), 50):
+                cache.get_many(keys[i:i + 50])
+    reader = threading.Thread(target=read)
+    reader.start()
+    time.sleep(moment)
+    cache.close()  # the server's exit, while its worker thread reads facts
+    stop.set()
+    reader.join(10)
+print("ok")
+"""
+
+
+def test_closing_the_cache_while_another_thread_reads_it(tmp_path: Path) -> None:
+    """A server told to exit closes its cache while its worker may be reading facts (rendering pages
+    after a save): the process crashed with a segmentation fault (SQLite's connection closed under a
+    running query), now the close waits for the query and later reads find the cache off."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", _CLOSE_WHILE_READ, str(tmp_path / "cache")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", (done.returncode, done.stderr[-2000:])
