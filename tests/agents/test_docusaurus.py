@@ -94,7 +94,8 @@ def test_docusaurus_builds_every_page_of_the_tree(tmp_path: Path) -> None:
     site = make_workspace(tmp_path / "site", {"package.json": '{"private": true}\n',
                                               "docusaurus.config.js": RECIPE})
     (site / "node_modules").symlink_to(CACHE / "node_modules", target_is_directory=True)
-    env = {**os.environ, "NO_UPDATE_NOTIFIER": "1", "CI": "1"}
+    # no update check; no build cache written into the shared install (through the symlink)
+    env = {**os.environ, "NO_UPDATE_NOTIFIER": "1", "CI": "1", "DOCUSAURUS_NO_PERSISTENT_CACHE": "1"}
     built = subprocess.run([str(docusaurus), "build", "--out-dir", str(tmp_path / "build")], cwd=site, env=env,
                            capture_output=True, text=True, timeout=280)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
