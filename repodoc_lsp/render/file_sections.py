@@ -252,6 +252,14 @@ def xref_links(page: str, xref: dict[str, dict]) -> dict[str, dict]:
     } for anchor, x in xref.items()}
 
 
+def named_links(page: str, named: dict[str, tuple[list[tuple[str, int]], int]]) -> dict[str, dict]:
+    """The "Used by" of definitions of a tree-sitter file (`gather._named_users`): files naming them, by
+    name (no resolution), as `xref_links` makes its entries, with `named`: how many files in all."""
+    return {anchor: {"users": near_items(page, ((r, f" (line {line})") for r, line in shown)), "named": total,
+                     "subclasses": [], "inherited": [], "bases": {}, "users_away": "", "subclasses_away": ""}
+            for anchor, (shown, total) in named.items()}
+
+
 def source_label(facts: FileFacts, size: int) -> str:
     """`1,003 lines, 41.2 KB`: the summary of the folded source."""
     return f"{plural(facts.lines, 'line', grouped=True)}, {md.size_short(size)}"
