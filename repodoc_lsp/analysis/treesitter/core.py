@@ -102,12 +102,13 @@ def _names_query(spec: Spec) -> Query:
 
 def used_names(spec: Spec, root: Node, data: bytes, defined_at: set[int]) -> str:
     """`FileFacts.refs` of a tree-sitter file: each name it uses (a name node not at a definition's
-    name, `defined_at`: their start bytes; comments and strings hold no name node), with its first
+    name, `defined_at`: their end bytes, where `ns::f`'s `f` ends too; comments and strings hold no
+    name node), with its first
     `MAX_USE_LINES` lines; names of fewer than 3 characters left out (too many matches by name)."""
     lines_of: dict[str, list[int]] = {}
     for node in QueryCursor(_names_query(spec)).captures(root).get("n", ()):
         start, end = node.start_byte, node.end_byte
-        if end - start < 3 or start in defined_at:
+        if end - start < 3 or end in defined_at:
             continue
         name = data[start:end].decode("utf-8", "replace")
         lines = lines_of.get(name)
@@ -291,7 +292,7 @@ def analyse(spec: Spec, text: str) -> FileFacts:
     facts.imports = tuple(replace(i, anchor=import_anchor.setdefault(i.module, anchors.make(f"import-{i.module}")))
                           for i in sorted(imports, key=lambda i: i.line))
     facts.module_doc = _file_doc(root, data, spec)
-    facts.refs = used_names(spec, root, data, {name_at.start_byte for _node, _kind, name_at in found.values()})
+    facts.refs = used_names(spec, root, data, {name_at.end_byte for _node, _kind, name_at in found.values()})
     words = sorted(set(_WORD.findall(text)))
     facts.identifiers, facts.identifiers_total = tuple(words[:MAX_IDENTIFIERS]), len(words)
     if root.has_error:
