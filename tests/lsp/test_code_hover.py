@@ -59,6 +59,16 @@ async def test_hover_lists_users_by_name(client: LanguageClient, tmp_path: Path)
     assert "**Used by** 1 file (by name; not resolved): [`src/ops.cpp`](" in value and "ops.cpp#L3)" in value
     value = await _hover_text(client, root / "web/util.ts", "double(x")
     assert "**Used by** 1 file (by name; not resolved): [`web/app.ts`](" in value
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    page = root / "docs/web/util.ts_docs.md"
+    assert "**Used by** (1 file naming it; by name, not resolved):\n\n- [app.ts](app.ts_docs.md)" in page.read_text()
+    # a save that stops naming it: the page on save and the hover follow
+    app = root / "web/app.ts"
+    uri = open_file(client, app)
+    app.write_text("console.log(2);\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await wait_for(lambda: "Used by" not in page.read_text(), 20)
+    assert "Used by" not in await _hover_text(client, root / "web/util.ts", "double(x")
 
 
 async def _has_users(client: LanguageClient, path: Path, at: str) -> str:
