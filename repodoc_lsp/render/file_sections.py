@@ -248,7 +248,7 @@ def xref_links(page: str, xref: dict[str, dict]) -> dict[str, dict]:
                        "members": members, "redefined": redefined, "same": None}
                       for r, qual, origin, members, redefined in x["inherited"]],
         "bases": {text: link_in(where, docs_page(r), base) for text, (r, _q, base) in x["bases"].items()},
-        "users_away": "", "subclasses_away": "",  # links to a part page of lists (`fit.py`)
+        "users_away": "", "subclasses_away": "", "named": 0,  # links to a part page of lists (`fit.py`)
     } for anchor, x in xref.items()}
 
 
