@@ -11,9 +11,9 @@ defined finds its users without reading every file again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
-from repodoc_lsp.analysis.model import FileFacts, SymbolKind, reference_lines
+from repodoc_lsp.analysis.model import FileFacts, SymbolKind
 from repodoc_lsp.analysis.treesitter import SUFFIXES
 
 # a definition's users listed at most (pages and hover show this many, and the count of all)
@@ -25,6 +25,17 @@ def is_tree_sitter(rel: str) -> bool:
     return rel.lower().endswith(SUFFIXES)
 
 
+def _first_lines(refs: str, wanted: Collection[str] | None = None) -> dict[str, int]:
+    """name -> the first line naming it, of `refs` (a `FileFacts.refs` text), of the names in `wanted`
+    (None: all); the other names' lines are not parsed."""
+    found = {}
+    for row in refs.split("\n") if refs else ():
+        name, _, lines = row.partition(" ")
+        if wanted is None or name in wanted:
+            found[name] = int(lines.partition(",")[0])
+    return found
+
+
 def defined_names(facts: FileFacts) -> frozenset[str]:
     """The names a tree-sitter file defines that "Used by" is shown for (classes, functions, methods,
     macros; not namespaces: every file of one names it)."""
@@ -32,20 +43,19 @@ def defined_names(facts: FileFacts) -> frozenset[str]:
 
 
 class NameUsers:
-    """name -> file -> lines naming it, for the names tree-sitter files define."""
+    """name -> file -> the first line naming it, for the names tree-sitter files define."""
 
     def __init__(self, files: Iterable[tuple[str, FileFacts]] = ()) -> None:
         self._refs: dict[str, str] = {}  # file -> its `refs` text
         self._defs: dict[str, frozenset[str]] = {}  # file -> the names it defines
         self._definers: dict[str, set[str]] = {}  # name -> files defining it
-        self._users: dict[str, dict[str, tuple[int, ...]]] = {}  # name -> file -> lines
+        self._users: dict[str, dict[str, int]] = {}  # name -> file -> first line
         for rel, facts in files:
             if is_tree_sitter(rel):
                 self._take(rel, facts)
         for rel, refs in self._refs.items():
-            for name, lines in reference_lines(refs):
-                if name in self._definers:
-                    self._users.setdefault(name, {})[rel] = lines
+            for name, line in _first_lines(refs, self._definers).items():
+                self._users.setdefault(name, {})[rel] = line
 
     def _take(self, rel: str, facts: FileFacts) -> None:
         if facts.refs:
@@ -56,15 +66,15 @@ class NameUsers:
             for name in defs:
                 self._definers.setdefault(name, set()).add(rel)
 
-    def users(self, name: str) -> Mapping[str, tuple[int, ...]]:
-        """The files naming `name` (defining files included), with their first lines naming it."""
+    def users(self, name: str) -> Mapping[str, int]:
+        """The files naming `name` (defining files included), with the first line naming it in each."""
         return self._users.get(name, {})
 
     def counted(self, name: str, rel: str) -> tuple[list[tuple[str, int]], int]:
         """The files other than `rel` naming `name`: the first `SHOWN_USERS` by path, with the first
         line naming it in each, and how many files in all."""
         table = self.users(name)
-        found = sorted((r, lines[0]) for r, lines in table.items() if r != rel)
+        found = sorted((r, line) for r, line in table.items() if r != rel)
         return found[:SHOWN_USERS], len(found)
 
     def update_many(self, files: Mapping[str, FileFacts | None]) -> set[str]:
@@ -75,7 +85,7 @@ class NameUsers:
         for rel, facts in files.items():
             if not is_tree_sitter(rel):
                 continue
-            old_uses = dict(reference_lines(self._refs.pop(rel, "")))
+            old_uses = _first_lines(self._refs.pop(rel, ""))
             for name in self._defs.pop(rel, ()):
                 definers = self._definers[name]
                 definers.discard(rel)
@@ -85,7 +95,7 @@ class NameUsers:
             if facts is not None:
                 self._take(rel, facts)
                 fresh.update(n for n in self._defs.get(rel, ()) if n not in self._users)
-            new_uses = dict(reference_lines(self._refs.get(rel, "")))
+            new_uses = _first_lines(self._refs.get(rel, ""))
             for name in old_uses.keys() | new_uses.keys():
                 if old_uses.get(name) != new_uses.get(name) and name in self._definers:
                     touched.add(name)
@@ -106,10 +116,10 @@ class NameUsers:
 
     def _find(self, names: set[str]) -> None:
         """The users of newly defined `names`, from every file's `refs`."""
-        found: dict[str, dict[str, tuple[int, ...]]] = {name: {} for name in names}
+        found: dict[str, dict[str, int]] = {name: {} for name in names}
         for rel, refs in self._refs.items():
             text = "\n" + refs
-            for name in names:
-                if f"\n{name} " in text:
-                    found[name][rel] = dict(reference_lines(refs))[name]
+            if any(f"\n{name} " in text for name in names):
+                for name, line in _first_lines(refs, names).items():
+                    found[name][rel] = line
         self._users.update(found)

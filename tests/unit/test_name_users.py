@@ -45,3 +45,4 @@ def test_table_follows_files_that_start_and_stop_naming_a_definition() -> None:
     # the defining file gone: no table of its names
     table.update_many({"sub.h": None})
     assert table.users("sub_numbers") == {}
+
