@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from itertools import filterfalse
 
 from repodoc_lsp.analysis.model import Symbol, SymbolKind
-from repodoc_lsp.analysis.treesitter.byname import defined_names, is_tree_sitter
+from repodoc_lsp.analysis.treesitter.byname import is_tree_sitter, shows_users
 from repodoc_lsp.knowledge.graph import Def, Graph, Key, base_name
 from repodoc_lsp.render import llms
 from repodoc_lsp.render import markdown as md
@@ -216,9 +216,10 @@ def _named_users(site: Site, rel: str) -> dict[str, tuple[list[tuple[str, int]],
     if by_name is None or not is_tree_sitter(rel):
         return {}
     found = {}
-    names = defined_names(site.facts[rel])
+    given: set[str] = set()  # a name's users are listed once, at its first definition (not a constructor too)
     for s in site.facts[rel].symbols:
-        if s.name in names and s.anchor not in found:
+        if shows_users(s) and s.name not in given:
+            given.add(s.name)
             shown, total = by_name.counted(s.name, rel)
             if total:
                 found[s.anchor] = (shown, total)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from repodoc_lsp.analysis.cursor import word_at
 from repodoc_lsp.analysis.source import NotText, analyse_source, normalise_newlines
 from repodoc_lsp.analysis.treesitter import SUFFIXES, spec_for
+from repodoc_lsp.analysis.treesitter.byname import shows_users
 from repodoc_lsp.render.hover import LINKS_SHOWN, Definition, Link, Xref, candidates_text, definition_text
 from repodoc_lsp.server.page_links import candidates, page_link
 from repodoc_lsp.server.xref import source_link
@@ -59,7 +60,7 @@ def code_hover(root: Root | None, path: Path, source: str, line: int, column: in
     definition = Definition(kind=kind, full_name=symbol.qualname, signatures=(shown,),
                             docstring=symbol.docstring or "", where=f"{rel}:{symbol.line}", link=link,
                             language=_FENCE.get(spec.language.value, spec.language.value),
-                            xref=_named_xref(root, rel, symbol.name))
+                            xref=_named_xref(root, rel, symbol.name) if shows_users(symbol) else None)
     return definition_text(definition, markdown=markdown, mode=mode)
 
 

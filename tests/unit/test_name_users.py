@@ -46,3 +46,19 @@ def test_table_follows_files_that_start_and_stop_naming_a_definition() -> None:
     table.update_many({"sub.h": None})
     assert table.users("sub_numbers") == {}
 
+
+
+def test_a_page_lists_a_names_users_once_and_not_for_namespaces() -> None:
+    """A class and its constructor share a name: its users are listed once, at the class; a namespace
+    shows none (every file of it names it)."""
+    from repodoc_lsp.analysis.relations import Relations
+    from repodoc_lsp.render.gather import gather_docs
+    from repodoc_lsp.render.pages import Site
+
+    facts = _facts({"box.h": "namespace shapes {\nclass Box {\n public:\n  Box();\n};\n}\n",
+                    "use.cpp": '#include "box.h"\nshapes::Box make() { return shapes::Box(); }\n'})
+    site = Site.build(project="p", root="/r", out="/r/docs", embed_max=0,
+                      relations=Relations({rel: f.imports for rel, f in facts.items()}), facts=facts,
+                      sizes={rel: 1 for rel in facts}, folders=[""])
+    site.by_name = NameUsers(facts.items())
+    assert gather_docs(site, "box.h")["named"] == {"class-shapes.Box": ([("use.cpp", 2)], 1)}

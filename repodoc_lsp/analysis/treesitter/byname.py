@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 
-from repodoc_lsp.analysis.model import FileFacts, SymbolKind
+from repodoc_lsp.analysis.model import FileFacts, Symbol, SymbolKind
 from repodoc_lsp.analysis.treesitter import SUFFIXES
 
 # a definition's users listed at most (pages and hover show this many, and the count of all)
@@ -36,10 +36,15 @@ def _first_lines(refs: str, wanted: Collection[str] | None = None) -> dict[str, 
     return found
 
 
-def defined_names(facts: FileFacts) -> frozenset[str]:
-    """The names a tree-sitter file defines that "Used by" is shown for (classes, functions, methods,
+def shows_users(s: Symbol) -> bool:
+    """Whether "Used by" is shown for a definition of a tree-sitter file (classes, functions, methods,
     macros; not namespaces: every file of one names it)."""
-    return frozenset(s.name for s in facts.symbols if s.kind in _KINDS and s.word != "namespace" and len(s.name) > 2)
+    return s.kind in _KINDS and s.word != "namespace" and len(s.name) > 2
+
+
+def defined_names(facts: FileFacts) -> frozenset[str]:
+    """The names of a tree-sitter file's definitions that show their users (`shows_users`)."""
+    return frozenset(s.name for s in facts.symbols if shows_users(s))
 
 
 class NameUsers:
