@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from repodoc_lsp.analysis.treesitter import blank_macros_variant
+from repodoc_lsp.analysis.treesitter.byname import is_tree_sitter
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, OutputError, Writer
 from repodoc_lsp.pipeline import lastrun
@@ -178,6 +179,7 @@ def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, 
                       graph=graph)
     site.anchors = dict(anchors or {})  # as the run found them: pages settled meanwhile change the writer's
     site.llms_full_max = ws.settings.llms_full_max_bytes
+    site.by_name = ws.by_name if any(map(is_tree_sitter, ws.digests)) else None
     return site
 
 

@@ -22,6 +22,7 @@ from repodoc_lsp.render.file_sections import (
     hierarchy,
     inherited_once,
     methods_by_class,
+    named_links,
     related,
     source_label,
     symbol_counts,
@@ -65,6 +66,7 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
     doctest_in = [s.qualname for s in facts.symbols if s.docstring and ">>>" in s.docstring]
     links = doclinks(rel, 1, inputs["doclinks"])
     xref = inherited_once(page, classes, xref_links(page, inputs["xref"]))
+    xref.update(named_links(page, inputs["named"]))  # tree-sitter files': by name
     for first, anchor in renamed.items():  # an entry of overloads shows the name's users once
         if first in xref:
             xref[anchor] = xref.pop(first)

@@ -248,8 +248,16 @@ def xref_links(page: str, xref: dict[str, dict]) -> dict[str, dict]:
                        "members": members, "redefined": redefined, "same": None}
                       for r, qual, origin, members, redefined in x["inherited"]],
         "bases": {text: link_in(where, docs_page(r), base) for text, (r, _q, base) in x["bases"].items()},
-        "users_away": "", "subclasses_away": "",  # links to a part page of lists (`fit.py`)
+        "users_away": "", "subclasses_away": "", "named": 0,  # links to a part page of lists (`fit.py`)
     } for anchor, x in xref.items()}
+
+
+def named_links(page: str, named: dict[str, tuple[list[tuple[str, int]], int]]) -> dict[str, dict]:
+    """The "Used by" of definitions of a tree-sitter file (`gather._named_users`): files naming them, by
+    name (no resolution), as `xref_links` makes its entries, with `named`: how many files in all."""
+    return {anchor: {"users": near_items(page, ((r, f" (line {line})") for r, line in shown)), "named": total,
+                     "subclasses": [], "inherited": [], "bases": {}, "users_away": "", "subclasses_away": ""}
+            for anchor, (shown, total) in named.items()}
 
 
 def source_label(facts: FileFacts, size: int) -> str:

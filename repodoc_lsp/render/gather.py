@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from itertools import filterfalse
 
 from repodoc_lsp.analysis.model import Symbol, SymbolKind
+from repodoc_lsp.analysis.treesitter.byname import is_tree_sitter, shows_users
 from repodoc_lsp.knowledge.graph import Def, Graph, Key, base_name
 from repodoc_lsp.render import llms
 from repodoc_lsp.render import markdown as md
@@ -204,7 +205,25 @@ def gather_docs(site: Site, rel: str) -> dict:
             "module": rels.module_of.get(rel, ""), "importers": importers, "tests": tests,
             "siblings": _siblings(site.paged_files(folder_of(rel)), listed),
             "links": links, "modules": _module_files(site, rel), "xref": _xref(site, rel),
-            "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel), "used": _users_by_name(site, rel)}
+            "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel), "used": _users_by_name(site, rel),
+            "named": _named_users(site, rel)}
+
+
+def _named_users(site: Site, rel: str) -> dict[str, tuple[list[tuple[str, int]], int]]:
+    """A tree-sitter file's definitions that other files name, by anchor: the first files naming each
+    (with how many of their first lines do) and how many in all. Name matches, not resolutions."""
+    by_name = site.by_name
+    if by_name is None or not is_tree_sitter(rel):
+        return {}
+    found = {}
+    given: set[str] = set()  # a name's users are listed once, at its first definition (not a constructor too)
+    for s in site.facts[rel].symbols:
+        if shows_users(s) and s.name not in given:
+            given.add(s.name)
+            shown, total = by_name.counted(s.name, rel)
+            if total:
+                found[s.anchor] = (shown, total)
+    return found
 
 
 def _siblings(files: list[str], listed: set[str]) -> tuple[list[str], int]:

@@ -55,6 +55,7 @@ class Xref:
     users: tuple[Link, ...] = ()
     subclasses: tuple[Link, ...] = ()
     subclassed_by: int = 0
+    by_name: bool = False  # `users` name it (a tree-sitter file's definition): matches, not resolutions
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ def xref_lines(x: Xref, *, markdown: bool) -> list[str]:
     lines = []
     bold = "**" if markdown else ""
     if x.used_by:
-        lines.append(f"{bold}Used by{bold} {plural(x.used_by, 'file')}: {_links(x.users, x.used_by, markdown)}")
+        how = " (by name; not resolved)" if x.by_name else ""
+        lines.append(f"{bold}Used by{bold} {plural(x.used_by, 'file')}{how}: {_links(x.users, x.used_by, markdown)}")
     else:
         lines.append(f"{bold}Used by{bold} no other workspace file")
     if x.subclassed_by:

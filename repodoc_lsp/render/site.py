@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.relations import Relations
+from repodoc_lsp.analysis.treesitter.byname import NameUsers
 from repodoc_lsp.knowledge.graph import Graph
 from repodoc_lsp.render import llms
 from repodoc_lsp.render.anchors import AnchorState
@@ -40,6 +41,8 @@ class Site:
     # history behind rename aliases, `render/anchors.py`; empty: a fresh generation)
     anchors: Mapping[str, AnchorState] = field(default_factory=dict)
     llms_full_max: int = 0  # bytes of llms-full.txt at most (0: not written; `llms.py`)
+    # who names the definitions of tree-sitter files, by name (None: no such file, or not asked)
+    by_name: NameUsers | None = None
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,

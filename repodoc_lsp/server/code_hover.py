@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 from repodoc_lsp.analysis.cursor import word_at
 from repodoc_lsp.analysis.source import NotText, analyse_source, normalise_newlines
 from repodoc_lsp.analysis.treesitter import SUFFIXES, spec_for
-from repodoc_lsp.render.hover import Definition, candidates_text, definition_text
+from repodoc_lsp.analysis.treesitter.byname import shows_users
+from repodoc_lsp.render.hover import LINKS_SHOWN, Definition, Link, Xref, candidates_text, definition_text
 from repodoc_lsp.server.page_links import candidates, page_link
+from repodoc_lsp.server.xref import source_link
 from repodoc_lsp.store.cache import digest
 
 if TYPE_CHECKING:
@@ -57,8 +59,20 @@ def code_hover(root: Root | None, path: Path, source: str, line: int, column: in
     shown = f"{word} {symbol.name}{space}{symbol.signature}"
     definition = Definition(kind=kind, full_name=symbol.qualname, signatures=(shown,),
                             docstring=symbol.docstring or "", where=f"{rel}:{symbol.line}", link=link,
-                            language=_FENCE.get(spec.language.value, spec.language.value))
+                            language=_FENCE.get(spec.language.value, spec.language.value),
+                            xref=_named_xref(root, rel, symbol.name) if shows_users(symbol) else None)
     return definition_text(definition, markdown=markdown, mode=mode)
+
+
+def _named_xref(root: Root | None, rel: str, name: str) -> Xref | None:
+    """The files naming `name`, by name (None: the table is not built yet, or the name is not one it
+    keeps), the first linked to their line."""
+    by_name = root.ws.by_name_ready if root is not None else None
+    if by_name is None or root is None or rel not in root.ws.facts:
+        return None
+    shown, total = by_name.counted(name, rel)
+    users = tuple(Link(r, source_link(root, r, line)) for r, line in shown[:LINKS_SHOWN])
+    return Xref(used_by=total, users=users, by_name=True) if total else None
 
 
 def _facts(root: Root | None, path: Path, source: str) -> FileFacts | None:

@@ -157,6 +157,7 @@ class Root:
             for rel in rels:
                 if rel not in sketched:
                     each([(rel, facts)] if (facts := self.ws.facts.one(rel)) is not None else [])
+        self.ws.by_name  # noqa: B018  # built here: the hover's "used by" of tree-sitter files (by name)
         self.ws.release_facts()
         self.index.retain(set(rels))
         self.index.warm()

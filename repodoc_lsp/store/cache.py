@@ -32,7 +32,7 @@ from repodoc_lsp import __version__
 from repodoc_lsp.analysis.model import FileFacts, Import
 
 # Bump when analysis output changes for the same input.
-ANALYSIS_VERSION = f"{__version__}-14"
+ANALYSIS_VERSION = f"{__version__}-15"
 BUSY_SECONDS = 0.25  # a database another process holds locked longer than this is skipped
 KEEP_DAYS = 30  # rows unused for this long are deleted (checked once a day)
 OTHER_VERSION_SECONDS = 86_400  # databases of other versions untouched this long are deleted

@@ -19,6 +19,7 @@ from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
+from repodoc_lsp.analysis.treesitter.byname import NameUsers, is_tree_sitter
 from repodoc_lsp.config import Settings, cache_dir, project_name
 from repodoc_lsp.knowledge.graph import Graph, Sketch, files_of
 from repodoc_lsp.knowledge.once import BuiltOnce
@@ -81,6 +82,7 @@ class Workspace:
         self._relations: Relations | None = Relations({})
         self._relations_lock = threading.Lock()
         self._graph: Graph | None = None
+        self._by_name: NameUsers | None = None  # built on first use (`by_name`)
         # file -> (digest of its content, what its graph view takes of its facts: None for a file of
         # no graph), made by a scan as the facts arrive (the CLI's, and the server's, which forgets
         # the facts): the graph takes them instead of the facts of the same content
@@ -124,7 +126,7 @@ class Workspace:
         # else built on first use: a run whose tree is intact never needs them
         relations = state.relations
         self._relations = relations if relations is not None and relations.files == set(facts) else None
-        self._graph = None
+        self._graph = self._by_name = None
         self._sketches = state.sketches
         return True
 
@@ -144,6 +146,20 @@ class Workspace:
                     self._relations = Relations(self.facts.imports())
                 relations = self._relations
         return relations
+
+    @property
+    def by_name(self) -> NameUsers:
+        """Who names the definitions of tree-sitter files, by name (`NameUsers`), built on first use
+        from their facts; `take` and `remove_file` keep it (taking it first: it must see old facts)."""
+        if self._by_name is None:
+            others = {rel for rel in self.facts if not is_tree_sitter(rel)}  # never loaded for this
+            self._by_name = NameUsers((rel, f) for rel, f in self.facts.stream(skip=others) if f is not None)
+        return self._by_name
+
+    @property
+    def by_name_ready(self) -> NameUsers | None:
+        """`by_name` if it is built (a request must not build it)."""
+        return self._by_name
 
     # -- a replica (the language server's regeneration process) -------------------------
     def state(self) -> WorkspaceState:
@@ -169,7 +185,7 @@ class Workspace:
         self.folders = set(state.folders)
         self.discovery_skipped, self.read_skipped = list(state.discovery_skipped), dict(state.read_skipped)
         self._relations = None
-        self._graph = None
+        self._graph = self._by_name = None
         self._sketches = dict(sketches or {})
 
     # -- single files (the language server) ------------------------------------------
@@ -224,6 +240,7 @@ class Workspace:
                 states = {rel: state for rel, state in states.items() if rel not in missing}
                 states.update(self._states(missing, {}, pause))
         change = NO_CHANGE
+        by_name = self.by_name if any(map(is_tree_sitter, states)) else self._by_name  # before the facts change
         self._batch, self._changed = {}, {}
         try:
             for rel, state in states.items():
@@ -238,6 +255,8 @@ class Workspace:
                                  xref=self._restructure({**changed, **added_removed}))
             elif changed and self._graph is not None:
                 change |= Change(xref=frozenset(files_of(self._graph.update_many(changed))))
+            if by_name is not None and (changed or added_removed):
+                change |= Change(xref=frozenset(by_name.update_many({**changed, **added_removed})))
         return change
 
     def _states(self, rels: Iterable[str], data: dict[str, bytes],
@@ -323,7 +342,8 @@ class Workspace:
         if self._batch is not None:
             self._batch[rel] = None
             return NO_CHANGE  # the batch says it at its end
-        return Change(frozenset([rel]), structural=True, xref=self._restructure({rel: None}))
+        named = self._by_name.update_many({rel: None}) if self._by_name is not None else set()
+        return Change(frozenset([rel]), structural=True, xref=self._restructure({rel: None}) | named)
 
     # -- the symbol graph -----------------------------------------------------------
     def graph(self, each: Callable[[list[tuple[str, FileFacts]]], None] | None = None,

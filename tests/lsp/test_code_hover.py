@@ -15,6 +15,7 @@ FILES = {
     "src/ops.cpp": '#include "ops.h"\nint ops::add(int a, int b) { return a + b; }\n'
                    "int twice(int x) { return add(x, x); }\n",
     "web/util.ts": "/** Doubles. */\nexport function double(x: number): number { return 2 * x; }\n",
+    "web/app.ts": 'import { double } from "./util";\nconsole.log(double(2));\n',
 }
 
 
@@ -41,3 +42,35 @@ async def test_hover_and_symbols_on_cpp_and_typescript(client: LanguageClient, t
         text_document=types.TextDocumentIdentifier(uri=open_file(client, source)),
         position=position_of(text, "add(x, x)")))
     assert hover is not None and "`src/ops.cpp:2`" in hover.contents.value  # the definition in this file
+
+
+async def _hover_text(client: LanguageClient, path: Path, at: str) -> str:
+    text = path.read_text()
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=open_file(client, path)), position=position_of(text, at)))
+    return hover.contents.value if hover is not None else ""
+
+
+async def test_hover_lists_users_by_name(client: LanguageClient, tmp_path: Path) -> None:
+    """A C++ or TypeScript definition's hover lists the files naming it, marked as name matches."""
+    root = build(tmp_path / "ws", FILES)
+    await start(client, root, "visual-studio-code", options={"cacheDir": str(tmp_path / "cache")})
+    value = await wait_for(lambda: _has_users(client, root / "src/ops.h", "add(int a"))
+    assert "**Used by** 1 file (by name; not resolved): [`src/ops.cpp`](" in value and "ops.cpp#L3)" in value
+    value = await _hover_text(client, root / "web/util.ts", "double(x")
+    assert "**Used by** 1 file (by name; not resolved): [`web/app.ts`](" in value
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="repodoc.generate"))
+    page = root / "docs/web/util.ts_docs.md"
+    assert "**Used by** (1 file naming it; by name, not resolved):\n\n- [app.ts](app.ts_docs.md)" in page.read_text()
+    # a save that stops naming it: the page on save and the hover follow
+    app = root / "web/app.ts"
+    uri = open_file(client, app)
+    app.write_text("console.log(2);\n")
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await wait_for(lambda: "Used by" not in page.read_text(), 20)
+    assert "Used by" not in await _hover_text(client, root / "web/util.ts", "double(x")
+
+
+async def _has_users(client: LanguageClient, path: Path, at: str) -> str:
+    value = await _hover_text(client, path, at)
+    return value if "Used by" in value else ""

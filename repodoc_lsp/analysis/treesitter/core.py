@@ -22,13 +22,19 @@ from typing import Any
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Query, QueryCursor
 
-from repodoc_lsp.analysis.model import Attribute, FileFacts, Import, Language, Symbol, SymbolKind
+from repodoc_lsp.analysis.model import Attribute, FileFacts, Import, Language, Symbol, SymbolKind, refs_text
 
 # how the `blank_macros` setting reaches the analysis, in this process and in the worker processes it
 # starts (`treesitter.set_blank_macros`): the pattern, "-" for none; unset: `c_family.DEFAULT_BLANK`
 BLANK_MACROS_ENV = "REPODOC_BLANK_MACROS"
 
 MAX_IDENTIFIERS = 500
+# names used (`FileFacts.refs`): the first lines of each, and at most this many names a file
+MAX_USE_LINES = 3
+MAX_USED_NAMES = 5000
+# the node types of names as each grammar calls them (those a grammar lacks are left out of its query)
+_NAME_NODES = ("identifier", "type_identifier", "field_identifier", "namespace_identifier", "property_identifier",
+               "package_identifier")
 MAX_SIGNATURE = 240
 # a file whose lines average more than this is a minified or generated bundle: not analysed
 MAX_AVERAGE_LINE = 1000
@@ -84,6 +90,34 @@ class Spec:
 
 def text_of(node: Node, data: bytes) -> str:
     return data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+@functools.cache
+def _names_query(spec: Spec) -> Query:
+    """A query capturing every name node of the language (`_NAME_NODES`)."""
+    language = TSLanguage(spec.grammar())
+    kinds = [k for k in _NAME_NODES if language.id_for_node_kind(k, True)]
+    return Query(language, "[" + " ".join(f"({k})" for k in kinds) + "] @n")
+
+
+def used_names(spec: Spec, root: Node, data: bytes, defined_at: set[int]) -> str:
+    """`FileFacts.refs` of a tree-sitter file: each name it uses (a name node not at a definition's
+    name, `defined_at`: their end bytes, where `ns::f`'s `f` ends too; comments and strings hold no
+    name node), with its first
+    `MAX_USE_LINES` lines; names of fewer than 3 characters left out (too many matches by name)."""
+    lines_of: dict[str, list[int]] = {}
+    for node in QueryCursor(_names_query(spec)).captures(root).get("n", ()):
+        start, end = node.start_byte, node.end_byte
+        if end - start < 3 or end in defined_at:
+            continue
+        name = data[start:end].decode("utf-8", "replace")
+        lines = lines_of.get(name)
+        if lines is None:
+            if len(lines_of) < MAX_USED_NAMES:
+                lines_of[name] = [node.start_point[0] + 1]
+        elif len(lines) < MAX_USE_LINES and lines[-1] != node.start_point[0] + 1:
+            lines.append(node.start_point[0] + 1)
+    return refs_text([(name, tuple(sorted(lines))) for name, lines in sorted(lines_of.items())])
 
 
 @functools.cache
@@ -258,6 +292,7 @@ def analyse(spec: Spec, text: str) -> FileFacts:
     facts.imports = tuple(replace(i, anchor=import_anchor.setdefault(i.module, anchors.make(f"import-{i.module}")))
                           for i in sorted(imports, key=lambda i: i.line))
     facts.module_doc = _file_doc(root, data, spec)
+    facts.refs = used_names(spec, root, data, {name_at.end_byte for _node, _kind, name_at in found.values()})
     words = sorted(set(_WORD.findall(text)))
     facts.identifiers, facts.identifiers_total = tuple(words[:MAX_IDENTIFIERS]), len(words)
     if root.has_error:

@@ -1,0 +1,64 @@
+"""Used by of the definitions of files read with tree-sitter, by name: the names each file uses
+(`FileFacts.refs`, not the name at a definition, not in a comment) and the workspace-wide table of
+who names what (`NameUsers`), kept a file at a time."""
+
+from __future__ import annotations
+
+from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.analysis.treesitter import analyse_tree_sitter
+from repodoc_lsp.analysis.treesitter.byname import NameUsers
+
+HEADER = "#pragma once\n/// Adds two numbers.\nint add_numbers(int a, int b);\n"
+MAIN = '#include "math.h"\nint main() {\n  // add_numbers in a comment\n  return add_numbers(1, 2);\n}\n'
+OTHER = '#include "math.h"\nint twice(int x) { return add_numbers(x, x); }\n'
+
+
+def _facts(files: dict[str, str]) -> dict[str, FileFacts]:
+    return {rel: analyse_tree_sitter(rel, text) for rel, text in files.items()}
+
+
+def test_used_names_leave_out_definitions_and_comments() -> None:
+    facts = _facts({"math.h": HEADER, "main.cpp": MAIN, "app.ts": 'import { formatName } from "./util";\n'
+                                                                  'console.log(formatName("a", "b"));\n'})
+    assert "add_numbers" not in facts["math.h"].refs  # its definition, not a use
+    assert dict(facts["main.cpp"].reference_lines())["add_numbers"] == (4,)  # line 3 is a comment
+    assert dict(facts["app.ts"].reference_lines())["formatName"] == (1, 2)
+
+
+def test_table_follows_files_that_start_and_stop_naming_a_definition() -> None:
+    facts = _facts({"math.h": HEADER, "main.cpp": MAIN, "other.cc": OTHER})
+    table = NameUsers(facts.items())
+    assert table.counted("add_numbers", "math.h") == ([("main.cpp", 4), ("other.cc", 2)], 2)
+
+    # other.cc stops naming it: math.h's page changes (and other.cc's own)
+    changed = table.update_many(_facts({"other.cc": "int twice(int x) { return x + x; }\n"}))
+    assert changed == {"math.h", "other.cc"}
+    assert table.counted("add_numbers", "math.h") == ([("main.cpp", 4)], 1)
+
+    # a new file defines what main.cpp already names: its users are found without main.cpp changing
+    changed = table.update_many(_facts({"main.cpp": MAIN.replace("add_numbers(1, 2)", "sub_numbers(1, 2)"),
+                                        "sub.h": "int sub_numbers(int a, int b);\n"}))
+    assert {"math.h", "sub.h"} <= changed
+    assert table.counted("sub_numbers", "sub.h") == ([("main.cpp", 4)], 1)
+    assert table.counted("add_numbers", "math.h") == ([], 0)
+
+    # the defining file gone: no table of its names
+    table.update_many({"sub.h": None})
+    assert table.users("sub_numbers") == {}
+
+
+
+def test_a_page_lists_a_names_users_once_and_not_for_namespaces() -> None:
+    """A class and its constructor share a name: its users are listed once, at the class; a namespace
+    shows none (every file of it names it)."""
+    from repodoc_lsp.analysis.relations import Relations
+    from repodoc_lsp.render.gather import gather_docs
+    from repodoc_lsp.render.pages import Site
+
+    facts = _facts({"box.h": "namespace shapes {\nclass Box {\n public:\n  Box();\n};\n}\n",
+                    "use.cpp": '#include "box.h"\nshapes::Box make() { return shapes::Box(); }\n'})
+    site = Site.build(project="p", root="/r", out="/r/docs", embed_max=0,
+                      relations=Relations({rel: f.imports for rel, f in facts.items()}), facts=facts,
+                      sizes={rel: 1 for rel in facts}, folders=[""])
+    site.by_name = NameUsers(facts.items())
+    assert gather_docs(site, "box.h")["named"] == {"class-shapes.Box": ([("use.cpp", 2)], 1)}
