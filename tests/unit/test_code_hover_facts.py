@@ -29,7 +29,7 @@ class _Facts:
 
 def _root(tmp_path: Path, digests: dict[str, str], held: dict[str, Any]) -> Any:
     return SimpleNamespace(contains=lambda p: True, rel=lambda p: p.relative_to(tmp_path).as_posix(),
-                           ws=SimpleNamespace(digests=digests, facts=_Facts(held)))
+                           ws=SimpleNamespace(digests=digests, facts=_Facts(held), by_name_ready=None))
 
 
 def _count_analyses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
