@@ -107,6 +107,8 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
     site: Site | None = None
     try:
         site = site_of(ws, writer.anchors, later=_graph_in_thread(ws, early))
+        if since and change is not None:
+            _paged_as_last_run(site, change, writer)
         if change is not None and _pages_come_or_go(site, change, writer):
             change |= Change(structural=True)
         pages = plan_pages(ws, site, change, recorded=_keyed_by_workers(writer))
@@ -153,6 +155,13 @@ def _graph_in_thread(ws: Workspace, early: bool) -> bool:
     """Build the graph (built once: the CLI's) in a thread while the render workers write the first
     keyword pages, whose views read none of it."""
     return early and not ws.incremental
+
+
+def _paged_as_last_run(site: Site, change: Change, writer: Writer) -> None:
+    """Which files have pages, for a run after the last complete one: an unchanged file has them when that
+    run's manifest lists its page (asking its facts loaded every file's, most of a run after an edit)."""
+    site.paged = frozenset(rel for rel in site.facts if (site.has_pages(rel) if rel in change.files
+                                                         else docs_page(rel) in writer.manifest))
 
 
 def _keyed_by_workers(writer: Writer) -> Container[str]:
