@@ -119,6 +119,26 @@ def test_an_edit_run_loads_the_facts_of_its_pages_only(tmp_path: Path, monkeypat
     assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
     assert not unrelated & set(seen)  # no page of this run names them: their facts stay in the cache
     monkeypatch.setattr(FactsCache, "get_many", real)
-    fresh = make_workspace(tmp_path / "fresh" / "ws", {**FILES, **many, "pkg/leaf.py": "def alone():\n    return 2\n"})
+    assert differences(tree(root / "docs"), _fresh_of(root, [*FILES, *many], tmp_path)) == []
+
+
+def test_an_edit_run_leaves_the_sketches_file_as_it_is(tmp_path: Path, loaded: list[str]) -> None:
+    """One sketch in twenty stale is read from the facts next time rather than every sketch written again."""
+    many = {f"many/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(24)}
+    root, cache = make_workspace(tmp_path / "ws", {**FILES, **many}), tmp_path / "cache"
+    _generate(root, cache)
+    path = sketches.sketches_path(_state(root, cache))
+    saved = path.read_bytes()
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert path.read_bytes() == saved
+    (root / "other/d.py").write_text("from other.c import C\n\n\nclass D(C):\n    y = 1\n")
+    _generate(root, cache)
+    assert len(loaded) == 2  # d.py's content before the edit and leaf.py's, whose saved sketch is stale
+    assert differences(tree(root / "docs"), _fresh_of(root, [*FILES, *many], tmp_path)) == []
+
+
+def _fresh_of(root: Path, rels: list[str], tmp_path: Path) -> dict[str, bytes]:
+    fresh = make_workspace(tmp_path / "fresh" / root.name, {rel: (root / rel).read_text() for rel in rels})
     _generate(fresh, tmp_path / "fresh-cache")
-    assert differences(tree(root / "docs"), tree(fresh / "docs")) == []
+    return tree(fresh / "docs")

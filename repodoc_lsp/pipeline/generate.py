@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from repodoc_lsp.analysis.model import Import
+from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.treesitter import blank_macros_variant
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, OutputError, Writer
@@ -271,21 +273,32 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None, state: Path | 
     if not last or last.keys() != ws.digests.keys():
         return ws, None
     changed = tuple(rel for rel, key in ws.digests.items() if last[rel] != key)
-    before = {last[rel] for rel in changed}
-    if not changed or len(ws.cache.get_imports_many(before)) < len(before):
+    before = ws.cache.get_imports_many({last[rel] for rel in changed}) if changed else {}
+    if not changed or len(before) < len({last[rel] for rel in changed}):
         return ws, None
     held = Workspace(ws.root, ws.settings, runtime=ws.runtime)
     kept = {rel: key for rel, key in last.items() if rel not in changed}
     sketched = _saved_sketches(ws, state, kept)
     held.restore(WorkspaceState(dict(last), dict(ws.sizes), set(ws.folders), list(ws.discovery_skipped),
                                 dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
-                 {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed}, sketched)
-    if len(sketched) < len(kept):  # once: the graph's build would stream them, then the pages load them again
-        held.facts.load_all()
+                 {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed}, sketched,
+                 _relations_before(ws, {rel: before[last[rel]] for rel in changed}))
+    if _many_unsketched(len(kept) - len(sketched), len(kept)):  # once: the graph's build would stream
+        held.facts.load_all()  # them, then the pages load them again
     # Built before the update, as the server holds its graph when a save comes: the update then says
     # whose graph answers changed (`Change.xref`: a page naming a member that moved to a part page).
     held.graph()
     return held, changed
+
+
+def _relations_before(ws: Workspace, imports: Mapping[str, tuple[Import, ...]]) -> Relations:
+    """The scan's import relations with the last run's `imports` of the changed files: what the last run's
+    workspace has (made again from every file's imports, they were a tenth of a run after an edit).
+    `ws` is not used after (`since_last_run`): its relations are taken, not copied."""
+    relations = ws.relations
+    for rel, found in imports.items():
+        relations.update(rel, found)
+    return relations
 
 
 def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str]) -> dict[str, tuple[str, Sketch | None]]:
@@ -302,6 +315,13 @@ def _save_sketches(ws: Workspace, state: Path) -> None:
     graph = ws.graph_ready
     if graph is not None:
         sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(graph, ws.digests))
+
+
+def _many_unsketched(missing: int, files: int) -> bool:
+    """More than one file in twenty lacks its sketch in the saved file: a run after an edit leaves the file
+    as it is below that (rewriting every file's sketch to change one was a tenth of that run), the
+    next run reading those files' facts instead."""
+    return missing * 20 > files
 
 
 def _sketch_stamp(ws: Workspace) -> str:
@@ -328,7 +348,8 @@ def generate(
                       progress=progress, cancel=cancel)
         if state is not None and not check and summary.complete() and last != held.digests:
             lastrun.save(state, held.digests)
-            _save_sketches(held, state)
+            if files is None or _many_unsketched(len(held.digests) - held.sketches_taken, len(held.digests)):
+                _save_sketches(held, state)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started
