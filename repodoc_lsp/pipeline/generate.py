@@ -25,7 +25,7 @@ from repodoc_lsp.pipeline.rendering import PARALLEL_PAGES, Rendering
 from repodoc_lsp.pipeline.runtime import default_jobs
 from repodoc_lsp.pipeline.write import Plan, Summary, Writing, page_renderer, settle_anchors, write_plan
 from repodoc_lsp.render.anchors import AnchorState
-from repodoc_lsp.render.environment import TemplateFailure
+from repodoc_lsp.render.environment import TemplateFailure, compiled_cache
 from repodoc_lsp.render.pages import GATHER, Page, Renderer, Site
 from repodoc_lsp.render.parts import is_part
 from repodoc_lsp.render.paths import docs_page, folder_of
@@ -329,6 +329,15 @@ def _sketch_stamp(ws: Workspace) -> str:
     return f"{ANALYSIS_VERSION}{blank_macros_variant()} {render_stamp()} {ws.parts.__module__}.{ws.parts.__qualname__}"
 
 
+def _renderer(ws: Workspace, state: Path | None) -> Renderer:
+    """The run's renderer; repodoc's own templates compiled once and kept in the person's cache folder, the
+    one of the run's `state` (compiling them every run was a fifth of a run after an edit)."""
+    renderer = Renderer(ws.settings.templates or None, lazy=not ws.settings.templates)
+    if state is not None and not ws.settings.templates:
+        renderer.env.bytecode_cache = compiled_cache(lastrun.cache_of(state) / "templates", render_stamp())
+    return renderer
+
+
 def generate(
     root: Path, ws: Workspace, *, check: bool = False, force: bool = False, jobs: int | None = None,
     progress: ProgressFn | None = None, cancel: CancelToken | None = None,
@@ -344,8 +353,7 @@ def generate(
         last = lastrun.load(state) if state is not None else None
         held, files = since_last_run(ws, last, state)
         job = Job(files=files, check=check, force=force, jobs=jobs, since=files is not None)
-        summary = run(held, job, renderer or Renderer(ws.settings.templates or None, lazy=not ws.settings.templates),
-                      progress=progress, cancel=cancel)
+        summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel)
         if state is not None and not check and summary.complete() and last != held.digests:
             lastrun.save(state, held.digests)
             if files is None or _many_unsketched(len(held.digests) - held.sketches_taken, len(held.digests)):
