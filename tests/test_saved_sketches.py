@@ -15,6 +15,7 @@ from test_since_last_run import FILES, _fresh, _generate, _state
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.knowledge.views import sketch_of
+from repodoc_lsp.render import llms
 from repodoc_lsp.store import sketches
 from repodoc_lsp.store.cache import FactsCache
 
@@ -100,3 +101,44 @@ def test_a_sketch_is_kept_as_checked_data(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(sketches, "MAX_BYTES", 1 << 16)
     path.write_bytes(gzip.compress(b" " * (sketches.MAX_BYTES + 1)))  # inflates past the bound
     assert sketches.load(path, "stamp") == {}
+
+
+
+def test_an_edit_run_loads_the_facts_of_its_pages_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which files have pages comes from the last run's manifest for an unchanged file: asking its facts
+    loaded every file's in a run after an edit."""
+    many = {f"many/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(8)}
+    monkeypatch.setattr(llms, "MAIN_FILES", 2)  # llms.txt's main files: pkg/b.py and other/c.py, the most imported
+    root, cache = make_workspace(tmp_path / "ws", {**FILES, **many}), tmp_path / "cache"
+    _generate(root, cache)
+    seen: list[str] = []
+    real = FactsCache.get_many
+    monkeypatch.setattr(FactsCache, "get_many", lambda self, keys: seen.extend(keys) or real(self, keys))
+    unrelated = {_digest_of(root, cache, rel) for rel in many}
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert not unrelated & set(seen)  # no page of this run names them: their facts stay in the cache
+    monkeypatch.setattr(FactsCache, "get_many", real)
+    assert differences(tree(root / "docs"), _fresh_of(root, [*FILES, *many], tmp_path)) == []
+
+
+def test_an_edit_run_leaves_the_sketches_file_as_it_is(tmp_path: Path, loaded: list[str]) -> None:
+    """One sketch in twenty stale is read from the facts next time rather than every sketch written again."""
+    many = {f"many/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(24)}
+    root, cache = make_workspace(tmp_path / "ws", {**FILES, **many}), tmp_path / "cache"
+    _generate(root, cache)
+    path = sketches.sketches_path(_state(root, cache))
+    saved = path.read_bytes()
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert path.read_bytes() == saved
+    (root / "other/d.py").write_text("from other.c import C\n\n\nclass D(C):\n    y = 1\n")
+    _generate(root, cache)
+    assert len(loaded) == 2  # d.py's content before the edit and leaf.py's, whose saved sketch is stale
+    assert differences(tree(root / "docs"), _fresh_of(root, [*FILES, *many], tmp_path)) == []
+
+
+def _fresh_of(root: Path, rels: list[str], tmp_path: Path) -> dict[str, bytes]:
+    fresh = make_workspace(tmp_path / "fresh" / root.name, {rel: (root / rel).read_text() for rel in rels})
+    _generate(fresh, tmp_path / "fresh-cache")
+    return tree(fresh / "docs")

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from repodoc_lsp.analysis.model import Import
+from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.treesitter import blank_macros_variant
 from repodoc_lsp.analysis.treesitter.byname import is_tree_sitter
 from repodoc_lsp.knowledge.views import Sketch
@@ -24,7 +26,7 @@ from repodoc_lsp.pipeline.rendering import PARALLEL_PAGES, Rendering
 from repodoc_lsp.pipeline.runtime import default_jobs
 from repodoc_lsp.pipeline.write import Plan, Summary, Writing, page_renderer, settle_anchors, write_plan
 from repodoc_lsp.render.anchors import AnchorState
-from repodoc_lsp.render.environment import TemplateFailure
+from repodoc_lsp.render.environment import TemplateFailure, compiled_cache
 from repodoc_lsp.render.pages import GATHER, Page, Renderer, Site
 from repodoc_lsp.render.parts import is_part
 from repodoc_lsp.render.paths import docs_page, folder_of
@@ -108,6 +110,8 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
     site: Site | None = None
     try:
         site = site_of(ws, writer.anchors, later=_graph_in_thread(ws, early))
+        if since and change is not None:
+            _paged_as_last_run(site, change, writer)
         if change is not None and _pages_come_or_go(site, change, writer):
             change |= Change(structural=True)
         pages = plan_pages(ws, site, change, recorded=_keyed_by_workers(writer))
@@ -154,6 +158,13 @@ def _graph_in_thread(ws: Workspace, early: bool) -> bool:
     """Build the graph (built once: the CLI's) in a thread while the render workers write the first
     keyword pages, whose views read none of it."""
     return early and not ws.incremental
+
+
+def _paged_as_last_run(site: Site, change: Change, writer: Writer) -> None:
+    """Which files have pages, for a run after the last complete one: an unchanged file has them when that
+    run's manifest lists its page (asking its facts loaded every file's, most of a run after an edit)."""
+    site.paged = frozenset(rel for rel in site.facts if (site.has_pages(rel) if rel in change.files
+                                                         else docs_page(rel) in writer.manifest))
 
 
 def _keyed_by_workers(writer: Writer) -> Container[str]:
@@ -264,21 +275,32 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None, state: Path | 
     if not last or last.keys() != ws.digests.keys():
         return ws, None
     changed = tuple(rel for rel, key in ws.digests.items() if last[rel] != key)
-    before = {last[rel] for rel in changed}
-    if not changed or len(ws.cache.get_imports_many(before)) < len(before):
+    before = ws.cache.get_imports_many({last[rel] for rel in changed}) if changed else {}
+    if not changed or len(before) < len({last[rel] for rel in changed}):
         return ws, None
     held = Workspace(ws.root, ws.settings, runtime=ws.runtime)
     kept = {rel: key for rel, key in last.items() if rel not in changed}
     sketched = _saved_sketches(ws, state, kept)
     held.restore(WorkspaceState(dict(last), dict(ws.sizes), set(ws.folders), list(ws.discovery_skipped),
                                 dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
-                 {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed}, sketched)
-    if len(sketched) < len(kept):  # once: the graph's build would stream them, then the pages load them again
-        held.facts.load_all()
+                 {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed}, sketched,
+                 _relations_before(ws, {rel: before[last[rel]] for rel in changed}))
+    if _many_unsketched(len(kept) - len(sketched), len(kept)):  # once: the graph's build would stream
+        held.facts.load_all()  # them, then the pages load them again
     # Built before the update, as the server holds its graph when a save comes: the update then says
     # whose graph answers changed (`Change.xref`: a page naming a member that moved to a part page).
     held.graph()
     return held, changed
+
+
+def _relations_before(ws: Workspace, imports: Mapping[str, tuple[Import, ...]]) -> Relations:
+    """The scan's import relations with the last run's `imports` of the changed files: what the last run's
+    workspace has (made again from every file's imports, they were a tenth of a run after an edit).
+    `ws` is not used after (`since_last_run`): its relations are taken, not copied."""
+    relations = ws.relations
+    for rel, found in imports.items():
+        relations.update(rel, found)
+    return relations
 
 
 def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str]) -> dict[str, tuple[str, Sketch | None]]:
@@ -297,9 +319,25 @@ def _save_sketches(ws: Workspace, state: Path) -> None:
         sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(graph, ws.digests))
 
 
+def _many_unsketched(missing: int, files: int) -> bool:
+    """More than one file in twenty lacks its sketch in the saved file: a run after an edit leaves the file
+    as it is below that (rewriting every file's sketch to change one was a tenth of that run), the
+    next run reading those files' facts instead."""
+    return missing * 20 > files
+
+
 def _sketch_stamp(ws: Workspace) -> str:
     """What a sketch is made by: the analysis (its version and variant) and the page-splitting rule."""
     return f"{ANALYSIS_VERSION}{blank_macros_variant()} {render_stamp()} {ws.parts.__module__}.{ws.parts.__qualname__}"
+
+
+def _renderer(ws: Workspace, state: Path | None) -> Renderer:
+    """The run's renderer; repodoc's own templates compiled once and kept in the person's cache folder, the
+    one of the run's `state` (compiling them every run was a fifth of a run after an edit)."""
+    renderer = Renderer(ws.settings.templates or None, lazy=not ws.settings.templates)
+    if state is not None and not ws.settings.templates:
+        renderer.env.bytecode_cache = compiled_cache(lastrun.cache_of(state) / "templates", render_stamp())
+    return renderer
 
 
 def generate(
@@ -317,11 +355,11 @@ def generate(
         last = lastrun.load(state) if state is not None else None
         held, files = since_last_run(ws, last, state)
         job = Job(files=files, check=check, force=force, jobs=jobs, since=files is not None)
-        summary = run(held, job, renderer or Renderer(ws.settings.templates or None, lazy=not ws.settings.templates),
-                      progress=progress, cancel=cancel)
+        summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel)
         if state is not None and not check and summary.complete() and last != held.digests:
             lastrun.save(state, held.digests)
-            _save_sketches(held, state)
+            if files is None or _many_unsketched(len(held.digests) - held.sketches_taken, len(held.digests)):
+                _save_sketches(held, state)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started

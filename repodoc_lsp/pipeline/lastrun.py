@@ -33,6 +33,11 @@ def state_path(cache: Path, root: Path, out: Path) -> Path:
     return cache / FOLDER / f"{name}.json.gz"
 
 
+def cache_of(state: Path) -> Path:
+    """The cache folder that holds the state file `state` (`state_path`)."""
+    return state.parent.parent
+
+
 def load(path: Path) -> dict[str, str] | None:
     """file -> content digest as the last complete run documented them; None when there is no usable
     state (missing, unreadable, too large, another version, or not of the expected form)."""

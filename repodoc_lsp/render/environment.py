@@ -11,6 +11,9 @@ Only Jinja2's public API is used (no subclass of its code generator, contexts or
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +90,34 @@ def load(env: jinja2.Environment, names: tuple[str, ...]) -> dict[str, GuardedTe
         except jinja2.TemplateError as exc:
             raise _failure(getattr(exc, "filename", None) or f"{name}.md.j2", exc) from None
     return out
+
+
+def compiled_cache(folder: Path, stamp: str) -> jinja2.BytecodeCache | None:
+    """Jinja2's own cache of compiled templates (`FileSystemBytecodeCache`) in `folder`, for repodoc's own
+    templates: compiling them was a fifth of a run after an edit. A compiled template is code, so
+    `folder` must be inside the person's cache folder (never the workspace's), and is used only when
+    it is theirs, private (made 0700) and not a link; None otherwise. Entries are keyed by `stamp` (how
+    pages are rendered: the templates and this environment's options), Jinja2's version, and, by
+    Jinja2 itself, the template's name, its source's checksum and Python's version."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            st = os.fstat(fd)
+            if st.st_uid != os.geteuid():
+                return None
+            if stat.S_IMODE(st.st_mode) & 0o077:
+                os.fchmod(fd, 0o700)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    return _KeptCompiled(str(folder), f"{stamp}-{jinja2.__version__}-%s.cache")
+
+
+class _KeptCompiled(jinja2.FileSystemBytecodeCache):
+    """Jinja2's cache, whose failure to write (a full or read-only folder) only means compiling again."""
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)

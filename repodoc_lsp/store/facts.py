@@ -92,7 +92,7 @@ def analyse_bytes(rel: str, data: bytes) -> Analysed:
     return Analysed(rel, key, len(data), facts)
 
 
-def interned(imports: tuple[Import, ...]) -> tuple[Import, ...]:
+def interned_imports(imports: tuple[Import, ...]) -> tuple[Import, ...]:
     """The same imports, their strings interned: the workspace keeps every file's imports, and
     each file's copies of `typing`, `torch.nn` or `import-os` (as unpickled or read from the
     cache) were its own strings."""
@@ -129,10 +129,12 @@ class FactsStore(MutableMapping[str, FileFacts]):
         self._pending: dict[str, str] = {}  # rel -> digest, in the cache, not loaded yet
         self._imports: dict[str, tuple[Import, ...]] = {}
 
-    def add_cached(self, rel: str, key: str, imports: tuple[Import, ...]) -> None:
+    def add_cached(self, rel: str, key: str, imports: tuple[Import, ...], *, interned: bool = False) -> None:
+        """`rel` as the cache holds content `key`, whose `imports` are given (`interned`: their strings
+        already are, as another store holds them)."""
         self._loaded.pop(rel, None)
         self._pending[rel] = key
-        self._imports[rel] = interned(imports)
+        self._imports[rel] = imports if interned else interned_imports(imports)
 
     def imports(self) -> dict[str, tuple[Import, ...]]:
         return self._imports
@@ -212,7 +214,7 @@ class FactsStore(MutableMapping[str, FileFacts]):
         self._pending.pop(rel, None)
         self._loaded[rel] = facts
         # the facts take the interned copy too: one copy while they are held (the CLI holds all)
-        facts.imports = self._imports[rel] = interned(facts.imports)
+        facts.imports = self._imports[rel] = interned_imports(facts.imports)
 
     def __delitem__(self, rel: str) -> None:
         if rel not in self._loaded and rel not in self._pending:

@@ -87,6 +87,7 @@ class Workspace:
         # no graph), made by a scan as the facts arrive (the CLI's, and the server's, which forgets
         # the facts): the graph takes them instead of the facts of the same content
         self._sketches: dict[str, tuple[str, Sketch | None]] = {}
+        self.sketches_taken = 0  # files whose view the last graph build took from `_sketches`, not facts
         # file -> (its facts, those facts as the analysis worker that made them pickled them), kept by
         # a scan of a workspace built once: its render workers are sent these bytes (`packed`)
         # a batch under way (`take`): files added or removed meanwhile, with their facts (None: gone)
@@ -168,23 +169,27 @@ class Workspace:
                               list(self.discovery_skipped), dict(self.read_skipped))
 
     def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None,
-                sketches: Mapping[str, tuple[str, Sketch | None]] | None = None) -> None:
+                sketches: Mapping[str, tuple[str, Sketch | None]] | None = None,
+                relations: Relations | None = None) -> None:
         """Become the workspace `state` describes: the files as they were analysed, not as they
         are on disk now (a file changed since is seen as changed by the next `update_file`).
-        `imports`: content digest -> imports already read from the cache (not read again);
-        `sketches`: file -> (digest, the graph's sketch of that content), built from instead of facts."""
+        `imports`: content digest -> imports already read from the cache (not read again, and
+        interned already); `sketches`: file -> (digest, the graph's sketch of that content), built
+        from instead of facts; `relations`: those of these files and imports, made elsewhere (taken)."""
         known = imports or {}
-        cached = {**self.cache.get_imports_many(set(state.digests.values()) - known.keys()), **known}
+        cached = self.cache.get_imports_many(set(state.digests.values()) - known.keys())
         facts = FactsStore(self.root, self.cache)
         for rel, key in state.digests.items():
-            if key in cached:
+            if key in known:
+                facts.add_cached(rel, key, known[key], interned=True)
+            elif key in cached:
                 facts.add_cached(rel, key, cached[key])
             else:  # not in the cache (disabled, or cleared): analyse what is on disk
                 facts[rel] = analyse_path(str(self.root), rel).facts or FileFacts(Language.TEXT, 0)
         self.facts, self.digests, self.sizes = facts, dict(state.digests), dict(state.sizes)
         self.folders = set(state.folders)
         self.discovery_skipped, self.read_skipped = list(state.discovery_skipped), dict(state.read_skipped)
-        self._relations = None
+        self._relations = relations
         self._graph = self._by_name = None
         self._sketches = dict(sketches or {})
 
@@ -364,7 +369,7 @@ class Workspace:
             with no_cycle_collection(keep=not self.incremental and self.runtime.holds):
                 self._graph = (Graph if self.incremental else BuiltOnce)(self.relations, files, parts=self.parts,
                                                                          pause=pause)
-            self._sketches = {}
+            self._sketches, self.sketches_taken = {}, len(sketched)
         return self._graph
 
     def sketched(self) -> set[str]:
