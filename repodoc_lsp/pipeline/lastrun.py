@@ -11,14 +11,10 @@ digests (`generate.run`), so a state that is not the tree's makes a full run, ne
 
 from __future__ import annotations
 
-import contextlib
-import gzip
 import hashlib
-import json
-import os
-import tempfile
-import zlib
 from pathlib import Path
+
+from repodoc_lsp.store import kept
 
 VERSION = 1
 FOLDER = "runs"  # inside the facts cache folder
@@ -41,19 +37,7 @@ def cache_of(state: Path) -> Path:
 def load(path: Path) -> dict[str, str] | None:
     """file -> content digest as the last complete run documented them; None when there is no usable
     state (missing, unreadable, too large, another version, or not of the expected form)."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-        if len(raw) > MAX_BYTES:
-            return None
-        # bounded inflation: a small file that inflates past the bound is refused too
-        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-        text = inflater.decompress(raw, MAX_BYTES)
-        if inflater.unconsumed_tail:
-            return None
-        data = json.loads(text)
-    except (OSError, ValueError, EOFError, zlib.error, RecursionError):
-        return None
+    data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return None
     files = data.get("files")
@@ -67,16 +51,5 @@ def load(path: Path) -> dict[str, str] | None:
 def save(path: Path, digests: dict[str, str]) -> None:
     """Record `digests` (file -> content digest) as the last complete run's, atomically; a failure
     (a read-only cache folder) only means the next run is a full one."""
-    data = gzip.compress(json.dumps({"version": VERSION, "files": dict(sorted(digests.items()))},
-                                    separators=(",", ":")).encode(), compresslevel=6, mtime=0)
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".state-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(temporary, path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
+    kept.write(path, {"version": VERSION, "files": dict(sorted(digests.items()))}, level=6)
 

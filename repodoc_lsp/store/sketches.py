@@ -11,12 +11,6 @@ is used only for the content digest it was made of.
 
 from __future__ import annotations
 
-import contextlib
-import gzip
-import json
-import os
-import tempfile
-import zlib
 from array import array
 from collections.abc import Mapping
 from dataclasses import replace
@@ -26,6 +20,7 @@ from typing import Any
 from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.knowledge.graph import Graph
 from repodoc_lsp.knowledge.views import Sketch
+from repodoc_lsp.store import kept
 
 VERSION = 1
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
@@ -99,15 +94,7 @@ def of_graph(graph: Graph, digests: Mapping[str, str]) -> dict[str, list[Any]]:
 def load(path: Path, stamp: str) -> dict[str, Any]:
     """file -> [content digest, the sketch's data as `encode` wrote it] (checked by `held`); empty when
     the file is missing, unreadable, too large, of another version or stamp, or not of the expected form."""
-    try:
-        with open(path, "rb") as fh:
-            inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-            text = inflater.decompress(fh.read(MAX_BYTES + 1), MAX_BYTES)
-        if inflater.unconsumed_tail:
-            return {}
-        data = json.loads(text)
-    except (OSError, ValueError, EOFError, zlib.error, RecursionError):
-        return {}
+    data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
         return {}
     found = data.get("sketches")
@@ -117,15 +104,4 @@ def load(path: Path, stamp: str) -> dict[str, Any]:
 def save(path: Path, stamp: str, sketches: Mapping[str, list[Any]]) -> None:
     """Record `sketches` (`of_graph`) atomically; a failure (a read-only cache
     folder) only means the next run builds its graph from the facts."""
-    data = gzip.compress(json.dumps({"version": VERSION, "stamp": stamp, "sketches": sketches},
-                                    separators=(",", ":")).encode(), compresslevel=1, mtime=0)
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".sketches-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(temporary, path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
+    kept.write(path, {"version": VERSION, "stamp": stamp, "sketches": sketches}, level=1)

@@ -1,0 +1,47 @@
+"""Files repodoc keeps for itself in the cache folder as gzip-compressed JSON (the last run's state,
+the graph's sketches): written whole or not at all, read back within a bound, so that a damaged or
+forged file can neither be half-read nor make a run allocate without limit."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import os
+import tempfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+
+def read(path: Path, max_bytes: int) -> Any:
+    """The JSON value of the gzip file `path`; None when it is missing or unreadable, larger than
+    `max_bytes` compressed or inflated, or not JSON."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(max_bytes + 1)
+        if len(raw) > max_bytes:
+            return None
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)  # bounded: a small file may inflate past it
+        text = inflater.decompress(raw, max_bytes)
+        if inflater.unconsumed_tail:
+            return None
+        return json.loads(text)
+    except (OSError, ValueError, EOFError, zlib.error, RecursionError):
+        return None
+
+
+def write(path: Path, value: Any, *, level: int) -> None:
+    """Keep `value` as gzip JSON (compression `level`) at `path`, replacing it atomically, in a folder
+    only its owner may enter; a failure (a read-only cache folder) only means nothing is kept."""
+    data = gzip.compress(json.dumps(value, separators=(",", ":")).encode(), compresslevel=level, mtime=0)
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".kept-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(temporary, path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
