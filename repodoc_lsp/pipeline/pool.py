@@ -136,10 +136,10 @@ def start_fork_server() -> None:
 
 def _socket_folder() -> str | None:
     """Where multiprocessing may make its folder for the fork server's socket (None: the usual
-    temporary folder). A Unix socket's path has at most 107 bytes and multiprocessing adds about
-    45 to the temporary folder's (`pymp-*/listener-*`): a longer TMPDIR made every run that
-    started a fork server fail (Python 3.13 picks a shorter folder itself). Then the first short,
-    writable one of the usual system folders."""
+    temporary folder). A Unix socket's path has at most 107 bytes and multiprocessing adds 32
+    to the temporary folder's (`/pymp-XXXXXXXX/listener-XXXXXXXX`): a longer TMPDIR made every run
+    that started a fork server fail (Python 3.13 picks a shorter folder itself). Then the first
+    short, writable one of the usual system folders."""
     if len(os.fsencode(tempfile.gettempdir())) <= SOCKET_FOLDER_BYTES:
         return None
     for folder in ("/tmp", "/var/tmp", "/dev/shm"):
