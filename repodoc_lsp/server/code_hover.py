@@ -81,7 +81,7 @@ def _facts(root: Root | None, path: Path, source: str) -> FileFacts | None:
     if root is not None and root.contains(path):
         rel = root.rel(path)
         key = root.ws.digests.get(rel)
-        if key is not None and key == _digest(source):
+        if key is not None and key == _digest(path.name, source):
             held = root.ws.facts.one(rel)
             if held is not None:
                 return held
@@ -101,8 +101,8 @@ def _lines(source: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=4)
-def _digest(source: str) -> str:
-    return digest(source.encode("utf-8", "surrogatepass"))
+def _digest(name: str, source: str) -> str:
+    return digest(source.encode("utf-8", "surrogatepass"), name)
 
 
 # an edited document's facts for the hovers that follow (one edit, many hovers: each analysis of a

@@ -1,4 +1,5 @@
-"""An on-disk cache of file facts, keyed by the digest of the file's content.
+"""An on-disk cache of file facts, keyed by the digest of the file's content and of the analyser its
+name chooses (`digest`).
 
 One SQLite file per analysis version in the person's cache folder (folder 0700, files 0600),
 shared by every workspace and process. It holds data only: rows are JSON, checked against the
@@ -30,9 +31,10 @@ import cattrs
 
 from repodoc_lsp import __version__
 from repodoc_lsp.analysis.model import FileFacts, Import
+from repodoc_lsp.analysis.source import analyser_for
 
-# Bump when analysis output changes for the same input.
-ANALYSIS_VERSION = f"{__version__}-15"
+# Bump when analysis output changes for the same input (-16: keys hold the analyser, `digest`).
+ANALYSIS_VERSION = f"{__version__}-16"
 BUSY_SECONDS = 0.25  # a database another process holds locked longer than this is skipped
 KEEP_DAYS = 30  # rows unused for this long are deleted (checked once a day)
 OTHER_VERSION_SECONDS = 86_400  # databases of other versions untouched this long are deleted
@@ -135,8 +137,11 @@ def encode(facts: FileFacts) -> Encoded:
     return Encoded(written, f"{data[:at]}{written}{data[at + 1:]}")
 
 
-def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=20).hexdigest()
+def digest(data: bytes, name: str) -> str:
+    """The key of the facts of a file called `name` (a path: only its suffix counts) holding `data`:
+    its content and all its analysis reads of its name (`analyser_for`). By content alone, an empty
+    `__init__.py` and an empty `py.typed` shared a row, and one was given the other's language."""
+    return hashlib.blake2b(data, digest_size=20, person=analyser_for(name).encode()).hexdigest()
 
 
 def _today() -> int:

@@ -47,7 +47,7 @@ def _count_analyses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_an_unchanged_file_is_hovered_from_the_index_facts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _count_analyses(monkeypatch)
     indexed = analyse_source("ops.h", SOURCE.encode())
-    root = _root(tmp_path, {"ops.h": digest(SOURCE.encode())}, {"ops.h": indexed})
+    root = _root(tmp_path, {"ops.h": digest(SOURCE.encode(), "ops.h")}, {"ops.h": indexed})
     text = module.code_hover(root, tmp_path / "ops.h", SOURCE, 2, 5, markdown=True, mode="full")
     assert "Adds two numbers." in text and "`ops.h:2`" in text
     assert calls == []  # the index's facts, no new analysis
@@ -55,7 +55,7 @@ def test_an_unchanged_file_is_hovered_from_the_index_facts(tmp_path: Path, monke
 
 def test_an_edited_file_is_analysed_once_for_its_hovers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _count_analyses(monkeypatch)
-    root = _root(tmp_path, {"ops.h": digest(b"an older text")}, {})
+    root = _root(tmp_path, {"ops.h": digest(b"an older text", "ops.h")}, {})
     edited = SOURCE + "int sub(int a, int b);\n"
     for line, column in ((2, 5), (3, 5), (2, 6)):
         assert module.code_hover(root, tmp_path / "ops.h", edited, line, column, markdown=True, mode="full")
