@@ -148,9 +148,9 @@ def test_a_row_writes_the_imports_once_as_the_facts_and_their_imports_written_ap
     facts = analyse_source("m.py", source.encode())
     row = cache_module.encode(facts)
     shape = cache_module.IMPORTS
-    assert row.imports == json.dumps(cache_module._CONVERT.unstructure(facts.imports, shape),
+    assert row.imports == json.dumps(cache_module._convert().unstructure(facts.imports, shape),
                                      separators=(",", ":"), ensure_ascii=False)
-    assert row.data == json.dumps(cache_module._CONVERT.unstructure(facts, cache_module.FileFacts),
+    assert row.data == json.dumps(cache_module._convert().unstructure(facts, cache_module.FileFacts),
                                   separators=(",", ":"), ensure_ascii=False)
     assert cache_module._load(row.data, cache_module.FileFacts) == facts
 
@@ -183,7 +183,7 @@ def test_a_row_is_what_cattrs_writes_with_every_field_set_or_default() -> None:
         (Attribute("x", "C", 3, "int", "1", True), Attribute("y", "", 4)), "a 1\nb 2,3", {"k": "v"})
     for facts in (full, FileFacts(Language.PYTHON, 0), analyse_source("m.py", b"x = 1\n")):
         row = cache_module.encode(facts)
-        assert row.data == json.dumps(cache_module._CONVERT.unstructure(facts, cache_module.FileFacts),
+        assert row.data == json.dumps(cache_module._convert().unstructure(facts, cache_module.FileFacts),
                                       separators=(",", ":"), ensure_ascii=False)
         assert cache_module._load(row.data, cache_module.FileFacts) == facts
 
