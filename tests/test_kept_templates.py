@@ -5,8 +5,10 @@ keyed by how pages are rendered and Jinja2's version; the tree stays the same.""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
+import jinja2
 import pytest
 from edits import differences, tree
 from helpers import make_workspace
@@ -56,3 +58,52 @@ def test_the_folder_must_be_the_persons_and_private(tmp_path: Path) -> None:
     assert compiled_cache(tmp_path / "link", "s") is None  # a link is not followed
     (tmp_path / "file").write_text("")
     assert compiled_cache(tmp_path / "file", "s") is None
+
+
+def _aged(path: Path, days: float) -> Path:
+    then = time.time() - days * 86_400
+    os.utime(path, (then, then), follow_symlinks=False)
+    return path
+
+
+def _written(path: Path, days: float) -> Path:
+    path.write_bytes(b"x")
+    return _aged(path, days)
+
+
+def test_entries_the_stamp_no_longer_uses_are_pruned(tmp_path: Path) -> None:
+    """Compiled templates of other stamps or Jinja2 versions, and writes that did not end, go once a day
+    old; the stamp's own, anything else, links and what they point to stay."""
+    kept = tmp_path / "templates"
+    kept.mkdir(mode=0o700)
+    outside = _written(tmp_path / "old-3.0.0-k.cache", 3)
+    version = jinja2.__version__
+    stays = {f"mine-{version}-a.cache": True, f"old-{version}-a.cache": False, "mine-3.0.0-a.cache": False,
+             f"mine-{version}-b.cacheXy12.tmp": False, "notes.txt": True, "recent-3.0.0-a.cache": True}
+    for name in stays:
+        _written(kept / name, 0 if name.startswith("recent") else 2)  # `recent`: another version's, today
+    _aged(_symlink(kept / "link-3.0.0-a.cache", outside), 2)
+    (kept / "folder-3.0.0-a.cache").mkdir()
+    assert compiled_cache(kept, "mine") is not None
+    left = {p.name for p in kept.iterdir()}
+    assert left == {n for n, s in stays.items() if s} | {"link-3.0.0-a.cache", "folder-3.0.0-a.cache"}
+    assert outside.read_bytes() == b"x"
+    # a link to a folder holding an old entry: refused, nothing deleted through it
+    assert compiled_cache(_symlink(tmp_path / "swapped", tmp_path), "mine") is None and outside.exists()
+
+
+def _symlink(link: Path, target: Path) -> Path:
+    link.symlink_to(target)
+    return link
+
+
+def test_a_run_prunes_the_compiled_templates_of_another_stamp(tmp_path: Path) -> None:
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    kept = cache / "templates"
+    current = {p.name for p in kept.iterdir()}
+    for entry in list(kept.iterdir()):  # as an older repodoc left them, beside the current ones
+        _aged(_written(kept / f"0123456789abcdef{entry.name[16:]}", 0), 2)
+    _aged(kept / min(current), 2)  # the current ones stay, however old
+    _generate(root, cache)
+    assert {p.name for p in kept.iterdir()} == current

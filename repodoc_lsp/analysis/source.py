@@ -45,6 +45,20 @@ def language_for(name: str) -> Language:
     return spec.language if spec is not None else Language.TEXT
 
 
+def analyser_for(name: str) -> str:
+    """All that `analyse_source` reads of a file's name: the analyser its suffix chooses, and for
+    tree-sitter the grammar (`.c` is C, `.h` C++; `.ts` and `.tsx` two grammars of TypeScript). Facts
+    are cached by it beside the content: an empty `__init__.py` is Python, an empty `py.typed` text."""
+    lower = name.lower()
+    if lower.endswith(PYTHON_SUFFIXES):
+        return Language.PYTHON.value
+    if lower.endswith(MARKDOWN_SUFFIXES):
+        return Language.MARKDOWN.value
+    from repodoc_lsp.analysis.treesitter import grammar_for
+
+    return grammar_for(lower) or Language.TEXT.value
+
+
 def normalise_newlines(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")

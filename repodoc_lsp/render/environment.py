@@ -14,11 +14,16 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+
+# compiled templates of other stamps or Jinja2 versions, and writes that did not end, untouched this long
+# are deleted (a day: a run of another repodoc sharing the folder compiles its templates again at most daily)
+OTHER_STAMP_SECONDS = 86_400
 
 
 class TemplateFailure(Exception):
@@ -98,7 +103,9 @@ def compiled_cache(folder: Path, stamp: str) -> jinja2.BytecodeCache | None:
     `folder` must be inside the person's cache folder (never the workspace's), and is used only when
     it is theirs, private (made 0700) and not a link; None otherwise. Entries are keyed by `stamp` (how
     pages are rendered: the templates and this environment's options), Jinja2's version, and, by
-    Jinja2 itself, the template's name, its source's checksum and Python's version."""
+    Jinja2 itself, the template's name, its source's checksum and Python's version; those of other
+    stamps are pruned (`_prune`), once per call: once per run."""
+    prefix = f"{stamp}-{jinja2.__version__}-"
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
@@ -108,11 +115,29 @@ def compiled_cache(folder: Path, stamp: str) -> jinja2.BytecodeCache | None:
                 return None
             if stat.S_IMODE(st.st_mode) & 0o077:
                 os.fchmod(fd, 0o700)
+            _prune(fd, prefix)
         finally:
             os.close(fd)
     except OSError:
         return None
-    return _KeptCompiled(str(folder), f"{stamp}-{jinja2.__version__}-%s.cache")
+    return _KeptCompiled(str(folder), f"{prefix}%s.cache")
+
+
+def _prune(fd: int, prefix: str) -> None:
+    """Delete from the folder open as `fd` the compiled templates `prefix` (the stamp and Jinja2 version
+    in use) does not name, and Jinja2's temporary files of writes that did not end, once untouched for
+    OTHER_STAMP_SECONDS: regular files only, each named relative to `fd` (no path, no link followed);
+    anything else is left alone. One listing of a small folder."""
+    now = time.time()
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            name = entry.name
+            if not name.endswith((".cache", ".tmp")) or (name.startswith(prefix) and name.endswith(".cache")):
+                continue
+            with contextlib.suppress(OSError):
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(st.st_mode) and now - st.st_mtime > OTHER_STAMP_SECONDS:
+                    os.unlink(name, dir_fd=fd)
 
 
 class _KeptCompiled(jinja2.FileSystemBytecodeCache):

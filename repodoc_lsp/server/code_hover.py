@@ -5,17 +5,15 @@ of it."""
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis.cursor import word_at
-from repodoc_lsp.analysis.source import NotText, analyse_source, normalise_newlines
 from repodoc_lsp.analysis.treesitter import SUFFIXES, spec_for
 from repodoc_lsp.analysis.treesitter.byname import shows_users
 from repodoc_lsp.render.hover import LINKS_SHOWN, Definition, Link, Xref, candidates_text, definition_text
+from repodoc_lsp.server.document_memo import DocumentMemo
 from repodoc_lsp.server.page_links import candidates, page_link
 from repodoc_lsp.server.xref import source_link
-from repodoc_lsp.store.cache import digest
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -27,7 +25,7 @@ if TYPE_CHECKING:
     from repodoc_lsp.analysis.model import FileFacts
     from repodoc_lsp.server.state import Root
 
-__all__ = ["SUFFIXES", "client_position", "code_hover"]
+__all__ = ["SUFFIXES", "DocumentMemo", "client_position", "code_hover"]
 
 # the code block's language of each (CUDA's signatures are C++'s)
 _FENCE = {"cuda": "cpp"}
@@ -35,15 +33,15 @@ _LABEL = {"c": "C", "cpp": "C++", "cuda": "CUDA", "javascript": "JavaScript", "t
           "go": "Go", "rust": "Rust", "java": "Java"}
 
 
-def code_hover(root: Root | None, path: Path, source: str, line: int, column: int, *, markdown: bool,
-               mode: str) -> str:
+def code_hover(memo: DocumentMemo, root: Root | None, path: Path, source: str, line: int, column: int, *,
+               markdown: bool, mode: str) -> str:
     """The hover text at `line` (1-based), `column` of the document `path` with text `source`."""
-    lines = _lines(source)
+    lines = memo.lines(source)
     name = word_at(lines[line - 1], 1, column) if 1 <= line <= len(lines) else ""
     spec = spec_for(path.name)
     if not name or spec is None or mode == "off":
         return ""
-    facts = _facts(root, path, source)
+    facts = _facts(memo, root, path, source)
     named = [s for s in facts.symbols if s.name == name] if facts is not None else []
     # the definition whose lines hold the cursor (the innermost), else the file's first of that name
     around = [s for s in named if s.line <= line <= s.end_line]
@@ -75,41 +73,19 @@ def _named_xref(root: Root | None, rel: str, name: str) -> Xref | None:
     return Xref(used_by=total, users=users, by_name=True) if total else None
 
 
-def _facts(root: Root | None, path: Path, source: str) -> FileFacts | None:
+def _facts(memo: DocumentMemo, root: Root | None, path: Path, source: str) -> FileFacts | None:
     """The facts of the document: the index's when the text is the file's as indexed (a big header's
     analysis takes longer than a hover may), else its own analysis."""
     if root is not None and root.contains(path):
         rel = root.rel(path)
         key = root.ws.digests.get(rel)
-        if key is not None and key == _digest(source):
+        if key is not None and key == memo.digest(path.name, source):
             held = root.ws.facts.one(rel)
             if held is not None:
                 return held
-    return _analysed(path.name, source)
+    return memo.analysed(path.name, source)
 
 
-def client_position(doc: TextDocument, position: types.Position) -> ServerTextPosition:
+def client_position(memo: DocumentMemo, doc: TextDocument, position: types.Position) -> ServerTextPosition:
     """`position` in code points, from the document's kept lines (pygls splits the whole text each time)."""
-    return doc.position_codec.position_from_client_units(_lines(doc.source), position)
-
-
-# Kept for the hovers that follow, each a document's text at a time (a str caches its hash, so the
-# text itself is the key): splitting torch's 2.2 MB RedispatchFunctions.h took 3 ms, its digest 2.6 ms
-@functools.lru_cache(maxsize=4)
-def _lines(source: str) -> list[str]:
-    return normalise_newlines(source).split("\n")
-
-
-@functools.lru_cache(maxsize=4)
-def _digest(source: str) -> str:
-    return digest(source.encode("utf-8", "surrogatepass"))
-
-
-# an edited document's facts for the hovers that follow (one edit, many hovers: each analysis of a
-# 270 KB header took 126 ms); the source itself is the key (a str caches its hash)
-@functools.lru_cache(maxsize=4)
-def _analysed(name: str, source: str) -> FileFacts | None:
-    try:
-        return analyse_source(name, source.encode("utf-8", "surrogatepass"))
-    except NotText:
-        return None
+    return doc.position_codec.position_from_client_units(memo.lines(doc.source), position)

@@ -88,11 +88,11 @@ def _code_hover(ls: RepodocServer, path: Path, params: types.HoverParams) -> typ
     mode = root.settings.hover if root is not None else ls.outside_settings().hover
     doc = ls.document(params.text_document.uri)
     try:
-        pos = client_position(doc, params.position)
+        pos = client_position(ls.code_hovers, doc, params.position)
     except (IndexError, ValueError):
         return None
     markup = _markup(ls)
-    value = code_hover(root, path, doc.source, pos.line + 1, pos.character,
+    value = code_hover(ls.code_hovers, root, path, doc.source, pos.line + 1, pos.character,
                        markdown=markup is types.MarkupKind.Markdown, mode=mode)
     return types.Hover(contents=types.MarkupContent(kind=markup, value=value)) if value else None
 

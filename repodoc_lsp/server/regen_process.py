@@ -44,12 +44,14 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from repodoc_lsp.envlimits import env_seconds
-from repodoc_lsp.pipeline.generate import RUN_ERRORS, Job, Summary
 from repodoc_lsp.pipeline.runtime import Runtime
 from repodoc_lsp.store.workspace import CancelToken, FileState, ProgressFn, Workspace
+
+if TYPE_CHECKING:  # the pipeline loads with the first job (`repodoc mcp` writes no page)
+    from repodoc_lsp.pipeline.generate import Job, Summary
 
 log = logging.getLogger(__name__)
 stderr_log = logging.getLogger(f"{__name__}.stderr")  # what the process writes on its stderr
@@ -194,6 +196,8 @@ class RegenProcess:
         when the process started, plus the files of every job since): the same pipeline, its
         progress and cancel passed through; the run's own failures (`RUN_ERRORS`) raised here
         as they were raised there. RegenProcessError: the process failed or did not answer."""
+        from repodoc_lsp.pipeline.generate import RUN_ERRORS
+
         self.ready(wait=True, cancel=cancel)
         with self._lock:
             self._cancel_sent = None
@@ -309,7 +313,7 @@ class _Cancel:
 
 
 def _serve(fd_in: int, fd_out: int, runtime: Runtime) -> None:
-    from repodoc_lsp.pipeline.generate import run
+    from repodoc_lsp.pipeline.generate import RUN_ERRORS, Job, run
     from repodoc_lsp.render.pages import Renderer
 
     def reply(status: str, value: Any) -> None:

@@ -25,6 +25,7 @@ from repodoc_lsp.analysis.cursor import Cursor
 from repodoc_lsp.config import Settings, apply, output_notice
 from repodoc_lsp.pipeline.pool import end_children
 from repodoc_lsp.pipeline.runtime import Runtime
+from repodoc_lsp.server.document_memo import DocumentMemo
 from repodoc_lsp.server.priority import Requests
 from repodoc_lsp.server.protocol import RepodocProtocol, run_stdio
 from repodoc_lsp.server.roots import refusal
@@ -47,6 +48,7 @@ class RepodocServer(LanguageServer):
         self.told: set[str] = set()
         self.jedi = ThreadPoolExecutor(max_workers=1, thread_name_prefix="repodoc-jedi")  # jedi: one thread
         self.cursors: dict[tuple[Path, str], Cursor] = {}  # jedi's state per folder and interpreter
+        self.code_hovers = DocumentMemo()  # the other languages' hovers: what they keep of documents
         self.requests = Requests()  # hover and symbol requests in flight: background work waits
         if isinstance(self.protocol, RepodocProtocol):  # from their reading to their answer's writing
             self.protocol.requests = self.requests
@@ -127,6 +129,7 @@ class RepodocServer(LanguageServer):
     def make_root(self, path: Path, settings: Settings | None = None) -> Root:
         settings = settings or self.settings_of(path)
         root = Root(path, settings, self.runtime, pause=self.requests.step_aside)
+        self.code_hovers.clear()  # its settings may analyse documents otherwise
         root.output_refused = output_refusal(path, self.editor_of(path), settings)
         if root.output_refused:
             self.tell(f"repodoc: {root.output_refused}; no pages are written for {root.path}",
@@ -153,6 +156,7 @@ class RepodocServer(LanguageServer):
         if root is not None:
             root.close()
             self.forget_cursors(root.path)
+            self.code_hovers.clear()
 
     async def until_indexed(self) -> None:
         """Wait for roots not indexed yet, at most SYMBOLS_WAIT_SECONDS from the first wait for each."""

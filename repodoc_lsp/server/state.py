@@ -17,19 +17,20 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from repodoc_lsp.analysis.model import FileFacts, Language
 from repodoc_lsp.config import Settings
 from repodoc_lsp.knowledge.index import Entry, KeywordIndex, entries_of
 from repodoc_lsp.output.manifest import has_manifest
 from repodoc_lsp.output.writer import SERVER_FORCE, OutputError, Writer
-from repodoc_lsp.pipeline.generate import Job, Summary
 from repodoc_lsp.pipeline.runtime import Runtime, settle
-from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.server.worker import Worker
 from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace
+
+if TYPE_CHECKING:  # the pipeline loads with the first run (`repodoc mcp` starts without it)
+    from repodoc_lsp.pipeline.generate import Summary
 
 log = logging.getLogger(__name__)
 INDEX_BATCH = 256  # files whose symbols enter the index together
@@ -58,7 +59,7 @@ class Root:
         self.index = KeywordIndex()
         self._unindexed: set[str] = set()  # files whose index entries follow (`catch_up`)
         self._catching_up: Future | None = None  # `catch_up` queued on the root's thread
-        self.worker = Worker(self.ws, Renderer(settings.templates or None), self.path.name, pause,
+        self.worker = Worker(self.ws, settings.templates or None, self.path.name, pause,
                              on_taken=self._unindexed.update)
         self.ready = threading.Event()
         self.indexed = threading.Event()  # the first indexing ended (well or not)
@@ -178,6 +179,8 @@ class Root:
         return self._recorded("generate", self._generate, progress, cancel, force=force)
 
     def _generate(self, progress: ProgressFn | None, cancel: CancelToken | None, *, force: bool) -> Summary:
+        from repodoc_lsp.pipeline.generate import Job, Summary
+
         started = time.perf_counter()
         self.generated = True
         if self._scan(progress, cancel):
@@ -204,6 +207,8 @@ class Root:
             return None
         summary = None
         if write and not self.output_refused:
+            from repodoc_lsp.pipeline.generate import Job
+
             summary = self._recorded("save", self.worker.write, Job(files=tuple(inputs), force_hint=SERVER_FORCE))
         else:  # no pages asked: the workspace and index follow the files
             self.worker.catch_up()  # first what the process wrote (older than these)

@@ -18,23 +18,27 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from repodoc_lsp.pipeline.generate import RUN_ERRORS, Job, Summary, run
-from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.server.regen_process import RegenProcess, RegenProcessError
 from repodoc_lsp.store.workspace import CancelToken, FileState, ProgressFn, Workspace
+
+if TYPE_CHECKING:  # the pipeline and the templates load with the first page written here
+    from repodoc_lsp.pipeline.generate import Job, Summary
+    from repodoc_lsp.render.pages import Renderer
 
 log = logging.getLogger(__name__)
 MAX_PROCESS_FAILURES = 3  # after this many, pages are written here
 
 
 class Worker:
-    def __init__(self, ws: Workspace, renderer: Renderer, name: str,
+    def __init__(self, ws: Workspace, templates: str | Path | None, name: str,
                  pause: Callable[[], None] | None = None,
                  on_taken: Callable[[list[str]], None] | None = None) -> None:
         self.ws = ws
-        self.renderer = renderer
+        self.templates = templates  # of the pages written here (`renderer`)
+        self._renderer: Renderer | None = None
         self.pause = pause  # called between units of background work: requests go first
         self.on_taken = on_taken  # told the files this workspace took from the process
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"repodoc-{name}")
@@ -64,6 +68,16 @@ class Worker:
                 self._queued -= 1
             raise
 
+    @property
+    def renderer(self) -> Renderer:
+        """The renderer of the pages written here, made when first needed: most roots write theirs in
+        the page process, `repodoc mcp` writes none (made with the root, it was a good part of its start)."""
+        if self._renderer is None:
+            from repodoc_lsp.render.pages import Renderer
+
+            self._renderer = Renderer(self.templates)
+        return self._renderer
+
     def queued(self) -> bool:
         """Work waits for the worker's thread (long work lets it go first)."""
         return self._queued > 0
@@ -87,6 +101,8 @@ class Worker:
         waits for a process that is loading; files changed on disk do not (their pages are
         written here meanwhile). Files the process wrote are this workspace's after `catch_up`;
         a job written here first takes them (the pipeline reads this workspace)."""
+        from repodoc_lsp.pipeline.generate import RUN_ERRORS, run
+
         process = self._ready(job, cancel)
         if process is not None:
             sent = job if job.files is None else dataclasses.replace(

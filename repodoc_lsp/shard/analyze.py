@@ -95,7 +95,7 @@ def _cached(root: Path, rels: list[str], cache: FactsCache, todo: list[str]) -> 
             except OSError as exc:
                 yield Record(rel, skipped=f"unreadable: {exc.strerror or exc}")
                 continue
-            read[rel] = (digest(data), len(data))
+            read[rel] = (digest(data, rel), len(data))
         found = cache.get_many({key for key, _ in read.values()}) if cache.enabled else {}
         for rel, (key, size) in read.items():
             if key in found:

@@ -135,7 +135,7 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
         except OSError as exc:
             states[rel] = FileState(skipped=f"unreadable: {exc.strerror or exc}")
             continue
-        key = digest(data)
+        key = digest(data, rel)
         if key != record.digest:  # changed since it was analysed (or unreadable then): analysed here
             made = analyse_bytes(rel, data)
             record = Record(rel, key, len(data), made.facts, made.skip_reason)

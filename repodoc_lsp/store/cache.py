@@ -1,4 +1,5 @@
-"""An on-disk cache of file facts, keyed by the digest of the file's content.
+"""An on-disk cache of file facts, keyed by the digest of the file's content and of the analyser its
+name chooses (`digest`).
 
 One SQLite file per analysis version in the person's cache folder (folder 0700, files 0600),
 shared by every workspace and process. It holds data only: rows are JSON, checked against the
@@ -12,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
+import functools
 import hashlib
 import json
 import logging
@@ -24,24 +26,29 @@ import types
 import typing
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import cattrs
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from repodoc_lsp import __version__
 from repodoc_lsp.analysis.model import FileFacts, Import
+from repodoc_lsp.analysis.source import analyser_for
 
-# Bump when analysis output changes for the same input.
-ANALYSIS_VERSION = f"{__version__}-15"
+# Bump when analysis output changes for the same input (-16: keys hold the analyser, `digest`).
+ANALYSIS_VERSION = f"{__version__}-16"
 BUSY_SECONDS = 0.25  # a database another process holds locked longer than this is skipped
 KEEP_DAYS = 30  # rows unused for this long are deleted (checked once a day)
 OTHER_VERSION_SECONDS = 86_400  # databases of other versions untouched this long are deleted
 log = logging.getLogger(__name__)
 IMPORTS = tuple[Import, ...]
+if TYPE_CHECKING:
+    import cattrs
 
 
-def _converter() -> cattrs.Converter:
-    """Facts <-> JSON-ready data; structuring checks every scalar's type (no coercion)."""
+@functools.cache
+def _convert() -> cattrs.Converter:
+    """Facts <-> JSON-ready data; structuring checks every scalar's type (no coercion). Made on first
+    use: cattrs loads with the first row read, not with the server (`repodoc mcp`'s start)."""
+    import cattrs
+
     conv = cattrs.Converter(detailed_validation=False, forbid_extra_keys=True, omit_if_default=True)
 
     def exact(kind: type) -> Any:
@@ -56,9 +63,6 @@ def _converter() -> cattrs.Converter:
     return conv
 
 
-_CONVERT = _converter()
-
-
 class Encoded(NamedTuple):
     """A file's row as the cache stores it: the JSON of its imports and of its whole facts."""
 
@@ -68,7 +72,7 @@ class Encoded(NamedTuple):
 
 def _row_maker(cls: type, makers: dict[type, Any]) -> Any:
     """A function of an instance of `cls` (a dataclass of the facts model) that makes what
-    `_CONVERT.unstructure` makes of it, as JSON writes it: the same keys in the same order, a field
+    `_convert().unstructure` makes of it, as JSON writes it: the same keys in the same order, a field
     equal to its default left out, an enum as its value, a nested dataclass (alone, or in a tuple) as
     its own dict; a tuple of scalars and a dict of strings kept as they are (JSON writes a tuple as
     the list cattrs makes of it). Written as straight code: cattrs' unstructuring of every file's
@@ -135,8 +139,11 @@ def encode(facts: FileFacts) -> Encoded:
     return Encoded(written, f"{data[:at]}{written}{data[at + 1:]}")
 
 
-def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=20).hexdigest()
+def digest(data: bytes, name: str) -> str:
+    """The key of the facts of a file called `name` (a path: only its suffix counts) holding `data`:
+    its content and all its analysis reads of its name (`analyser_for`). By content alone, an empty
+    `__init__.py` and an empty `py.typed` shared a row, and one was given the other's language."""
+    return hashlib.blake2b(data, digest_size=20, person=analyser_for(name).encode()).hexdigest()
 
 
 def _today() -> int:
@@ -330,11 +337,11 @@ def _rows_of(db: sqlite3.Connection, select: str, keys: list[str]) -> Iterator[A
 def structure_facts(raw: object) -> FileFacts:
     """The facts `encode` wrote, parsed from its JSON; raises when `raw` is not exactly that (every
     scalar's type checked, no unknown key)."""
-    return _CONVERT.structure(raw, FileFacts)
+    return _convert().structure(raw, FileFacts)
 
 
 def _dump(value: Any, shape: Any) -> str:
-    return _json(_CONVERT.unstructure(value, shape))
+    return _json(_convert().unstructure(value, shape))
 
 
 # `json.dumps(raw, separators=(",", ":"), ensure_ascii=False)`, its encoder made once and without the
@@ -350,6 +357,6 @@ def _load(data: Any, shape: Any) -> Any:
         raw = json.loads(data)
         if not isinstance(raw, dict if shape is FileFacts else list):
             return None
-        return _CONVERT.structure(raw, shape)
+        return _convert().structure(raw, shape)
     except Exception:  # any way the data does not fit: a miss
         return None

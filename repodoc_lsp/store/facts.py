@@ -78,7 +78,7 @@ def _deadline(seconds: float) -> Iterator[None]:
 
 def analyse_bytes(rel: str, data: bytes) -> Analysed:
     """One file's facts, or its skip reason: not text, nesting too deep, more than ANALYSIS_SECONDS."""
-    key = digest(data)
+    key = digest(data, rel)
     try:
         with _deadline(ANALYSIS_SECONDS):
             facts = analyse_source(posixpath.basename(rel), data)

@@ -133,7 +133,7 @@ def known(root: Path, rels: list[str], cache: FactsCache, mode: ScanMode, *, fre
         except OSError as exc:
             read_skipped[rel] = f"unreadable: {exc.strerror or exc}"
             continue
-        digests[rel] = digest(data)
+        digests[rel] = digest(data, rel)
         sizes[rel] = len(data)
     # Facts already loaded for the same content are kept (the server's rescans): loading them again
     # from the cache takes a while on a large workspace.

@@ -315,7 +315,7 @@ class Workspace:
                 return FileState(skipped=f"unreadable: {exc.strerror or exc}")
         if len(data) > self.settings.max_file_bytes:
             return FileState()
-        key = digest(data)
+        key = digest(data, rel)
         return None if self.digests.get(rel) == key else (key, data)
 
     def _apply(self, rel: str, state: FileState) -> Change:

@@ -324,3 +324,19 @@ def test_the_cache_folder_keeps_the_indexes_of_the_workspaces_used_last(tmp_path
         os.utime(folder / f"{i}.json", (i, i))
     saved._prune(folder)
     assert sorted(int(p.stem) for p in folder.glob("*.json")) == list(range(3, saved.KEPT + 3))
+
+
+def test_the_start_loads_no_pipeline_template_or_cattrs(tmp_path: Path) -> None:
+    """What `repodoc mcp` does before the SDK answers `initialize` (the workspace's `Docs` made): the page
+    pipeline, Jinja2 and cattrs load later, when first needed, on the root's thread (they were a good
+    part of the start); in a process of its own, as the command's."""
+    root = make_workspace(tmp_path / "ws", FILES)
+    probe = ("import sys\nfrom pathlib import Path\nfrom repodoc_lsp.config import load_settings\n"
+             "from repodoc_lsp.mcp.server import open_docs\nfrom repodoc_lsp.pipeline.runtime import LIBRARY\n"
+             f"settings, _ = load_settings(Path({str(root)!r}), {{'cacheDir': {str(tmp_path / 'cache')!r}}})\n"
+             f"docs, _, _ = open_docs(Path({str(root)!r}), settings, LIBRARY)\n"
+             "print(sorted(m for m in ('jinja2', 'cattrs', 'repodoc_lsp.pipeline.generate') if m in sys.modules))\n"
+             "docs.root.close()\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

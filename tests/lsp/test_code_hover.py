@@ -3,6 +3,7 @@ come from tree-sitter (jedi stays for Python)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from lsp_helpers import build, open_file, position_of, start, symbols, wait_for
@@ -74,3 +75,31 @@ async def test_hover_lists_users_by_name(client: LanguageClient, tmp_path: Path)
 async def _has_users(client: LanguageClient, path: Path, at: str) -> str:
     value = await _hover_text(client, path, at)
     return value if "Used by" in value else ""
+
+
+async def test_an_edited_header_is_analysed_again_under_new_settings(client: LanguageClient, tmp_path: Path) -> None:
+    """The hovers of an edited (unsaved) header keep its analysis until the text changes, or until the
+    settings make the root anew: `blankMacros` changed, the same text shows what it hid."""
+    root = build(tmp_path / "ws", {"src/ops.h": "/// A tensor.\nstruct MYMAC Tensor { int size; };\n"})
+    options = {"cacheDir": str(tmp_path / "cache")}
+    await start(client, root, "visual-studio-code", options=options)
+    uri = open_file(client, root / "src/ops.h")
+    edited = "/// A tensor.\nstruct MYMAC Tensor { int size; };\nint unsaved;\n"
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)]))
+
+    async def hover() -> str:
+        found = await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=position_of(edited, "Tensor {")))
+        return found.contents.value if found is not None else ""
+
+    assert "struct Tensor" not in await hover()  # `MYMAC` is no macro repodoc blanks by default
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"repodoc": {**options, "blankMacros": r"\bMYMAC\b"}}))
+    assert "A tensor." in await wait_for(lambda: _having(hover, "struct Tensor"), 20)
+
+
+async def _having(hover: Callable[[], Awaitable[str]], text: str) -> str:
+    value = await hover()
+    return value if text in value else ""

@@ -119,7 +119,7 @@ def test_a_shipped_cache_with_pickles_runs_nothing(tmp_path: Path) -> None:
                                             "a.py": SOURCE})
     (root / "cache").mkdir()
     bomb = pickle.dumps(_Runs(sentinel))
-    _plant(root / "cache" / f"facts-{ANALYSIS_VERSION}.sqlite", digest(SOURCE.encode()), bomb, bomb)
+    _plant(root / "cache" / f"facts-{ANALYSIS_VERSION}.sqlite", digest(SOURCE.encode(), "a.py"), bomb, bomb)
     proc = run_cli("generate", str(root), "--json", env=_env(tmp_path))  # the workspace's cache-dir: refused
     assert proc.returncode == 0, proc.stderr
     assert "cache-dir: refused" in proc.stderr
@@ -137,7 +137,7 @@ def test_damaged_rows_are_misses(tmp_path: Path) -> None:
     assert run_cli("generate", str(root), env=_env(tmp_path)).returncode == 0
     pages = {p: p.read_bytes() for p in (root / "docs").rglob("*.md")}
     db = tmp_path / "cache" / f"facts-{ANALYSIS_VERSION}.sqlite"
-    keys = [digest(files[f"m{i}.py"].encode()) for i in range(6)]
+    keys = [digest(files[f"m{i}.py"].encode(), f"m{i}.py") for i in range(6)]
     good, imports = sqlite3.connect(db).execute("SELECT data, imports FROM facts WHERE key = ?",
                                                 (keys[0],)).fetchone()
     wrong_type = json.loads(good)
@@ -184,7 +184,7 @@ def test_cache_is_private_and_pruned(tmp_path: Path) -> None:
     assert all(p.stat().st_mode & 0o077 == 0 for p in cache.glob(f"facts-{ANALYSIS_VERSION}.sqlite*"))
     assert not old.exists() and recent_other.exists()
     keys = [k for (k,) in sqlite3.connect(db).execute("SELECT key FROM facts")]
-    assert keys == [digest(SOURCE.encode())]
+    assert keys == [digest(SOURCE.encode(), "a.py")]
 
 
 def test_a_relative_cache_folder_is_not_taken_from_the_working_folder(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ SOURCES = {f"m{i}.py": f"import os\nfrom pkg import thing{i}\n\ndef f{i}(x: int)
 
 def _filled(folder: Path) -> tuple[FactsCache, list[str]]:
     cache = FactsCache(folder)
-    items = [(digest(text.encode()), analyse_source(rel, text.encode())) for rel, text in SOURCES.items()]
+    items = [(digest(text.encode(), rel), analyse_source(rel, text.encode())) for rel, text in SOURCES.items()]
     cache.put_many(items)
     return cache, [k for k, _ in items]
 
@@ -35,7 +35,7 @@ def test_facts_round_trip_by_digest(tmp_path: Path) -> None:
             assert got[key] == analyse_source(rel, text.encode())
         imports = cache.get_imports_many(keys)
         assert imports[keys[1]] == got[keys[1]].imports and [i.module for i in imports[keys[1]]] == ["os", "pkg"]
-        assert digest(b"x") == digest(b"x") != digest(b"y") and len(digest(b"x")) == 40
+        assert digest(b"x", "x.py") == digest(b"x", "y.py") != digest(b"y", "x.py") and len(digest(b"x", "x.py")) == 40
     finally:
         cache.close()
     assert FactsCache(tmp_path / "c").get_many(keys).keys() == set(keys)  # on disk, for the next process
@@ -148,9 +148,9 @@ def test_a_row_writes_the_imports_once_as_the_facts_and_their_imports_written_ap
     facts = analyse_source("m.py", source.encode())
     row = cache_module.encode(facts)
     shape = cache_module.IMPORTS
-    assert row.imports == json.dumps(cache_module._CONVERT.unstructure(facts.imports, shape),
+    assert row.imports == json.dumps(cache_module._convert().unstructure(facts.imports, shape),
                                      separators=(",", ":"), ensure_ascii=False)
-    assert row.data == json.dumps(cache_module._CONVERT.unstructure(facts, cache_module.FileFacts),
+    assert row.data == json.dumps(cache_module._convert().unstructure(facts, cache_module.FileFacts),
                                   separators=(",", ":"), ensure_ascii=False)
     assert cache_module._load(row.data, cache_module.FileFacts) == facts
 
@@ -183,6 +183,27 @@ def test_a_row_is_what_cattrs_writes_with_every_field_set_or_default() -> None:
         (Attribute("x", "C", 3, "int", "1", True), Attribute("y", "", 4)), "a 1\nb 2,3", {"k": "v"})
     for facts in (full, FileFacts(Language.PYTHON, 0), analyse_source("m.py", b"x = 1\n")):
         row = cache_module.encode(facts)
-        assert row.data == json.dumps(cache_module._CONVERT.unstructure(facts, cache_module.FileFacts),
+        assert row.data == json.dumps(cache_module._convert().unstructure(facts, cache_module.FileFacts),
                                       separators=(",", ":"), ensure_ascii=False)
         assert cache_module._load(row.data, cache_module.FileFacts) == facts
+
+
+# names of every analyser (two of each where the analysis reads the name alike), in other folders and cases
+NAMES = ("pkg/__init__.py", "mod.pyi", "pkg/py.typed", "LICENSE", "setup.cfg", "README.md", "doc/a.rst",
+         "a.c", "b/x.C", "a.h", "a.hpp", "k.cu", "a.ts", "a.tsx", "a.js", "a.jsx", "a.go", "a.rs", "A.java")
+CONTENTS = (b"", b"x = 1\n", b"int f(void);\n", b"# Title\n\nText.\n", b"/** Doc. */\nclass A {}\n")
+
+
+def test_the_key_is_the_content_and_what_the_analysis_reads_of_the_name() -> None:
+    """Two files share a row exactly when their analyses are alike: the same content, read by the same
+    analyser and grammar (the folder and the rest of the name are not read)."""
+    assert digest(b"", "pkg/__init__.py") != digest(b"", "pkg/py.typed")
+    assert digest(b"", "a.c") != digest(b"", "a.h") and digest(b"", "a.ts") != digest(b"", "a.tsx")
+    assert digest(b"", "pkg/__init__.py") == digest(b"", "other/mod.py")
+    assert digest(b"", "py.typed") == digest(b"", "LICENSE") and digest(b"", "a.h") == digest(b"", "B.HPP")
+    for data in CONTENTS:
+        first: dict[str, str] = {}
+        for name in NAMES:
+            same = first.setdefault(digest(data, name), name)
+            assert analyse_source(same, data) == analyse_source(name, data), (same, name, data)
+        assert len(first) == 12  # Python, text, Markdown, C, C++, CUDA, JavaScript, TS, TSX, Go, Rust, Java

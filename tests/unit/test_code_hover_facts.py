@@ -11,6 +11,7 @@ import pytest
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.server import code_hover as module
+from repodoc_lsp.server import document_memo
 from repodoc_lsp.store.cache import digest
 
 SOURCE = "/// Adds two numbers.\nint add(int a, int b);\n"
@@ -39,24 +40,31 @@ def _count_analyses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append(name)
         return analyse_source(name, data)
 
-    monkeypatch.setattr(module, "analyse_source", counted)
-    module._analysed.cache_clear()
+    monkeypatch.setattr(document_memo, "analyse_source", counted)
     return calls
 
 
 def test_an_unchanged_file_is_hovered_from_the_index_facts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _count_analyses(monkeypatch)
     indexed = analyse_source("ops.h", SOURCE.encode())
-    root = _root(tmp_path, {"ops.h": digest(SOURCE.encode())}, {"ops.h": indexed})
-    text = module.code_hover(root, tmp_path / "ops.h", SOURCE, 2, 5, markdown=True, mode="full")
+    root = _root(tmp_path, {"ops.h": digest(SOURCE.encode(), "ops.h")}, {"ops.h": indexed})
+    text = module.code_hover(module.DocumentMemo(), root, tmp_path / "ops.h", SOURCE, 2, 5, markdown=True,
+                             mode="full")
     assert "Adds two numbers." in text and "`ops.h:2`" in text
     assert calls == []  # the index's facts, no new analysis
 
 
 def test_an_edited_file_is_analysed_once_for_its_hovers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _count_analyses(monkeypatch)
-    root = _root(tmp_path, {"ops.h": digest(b"an older text")}, {})
+    root = _root(tmp_path, {"ops.h": digest(b"an older text", "ops.h")}, {})
     edited = SOURCE + "int sub(int a, int b);\n"
+    memo = module.DocumentMemo()
     for line, column in ((2, 5), (3, 5), (2, 6)):
-        assert module.code_hover(root, tmp_path / "ops.h", edited, line, column, markdown=True, mode="full")
+        assert module.code_hover(memo, root, tmp_path / "ops.h", edited, line, column, markdown=True, mode="full")
     assert calls == ["ops.h"]
+    # another server's hovers keep their own; a cleared memo (a root made or removed) analyses again
+    assert module.code_hover(module.DocumentMemo(), root, tmp_path / "ops.h", edited, 2, 5, markdown=True,
+                             mode="full")
+    memo.clear()
+    assert module.code_hover(memo, root, tmp_path / "ops.h", edited, 2, 5, markdown=True, mode="full")
+    assert calls == ["ops.h"] * 3

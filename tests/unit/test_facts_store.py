@@ -45,14 +45,14 @@ def _load_at_once(store: FactsStore) -> list[BaseException]:
 def test_loads_from_two_threads_at_once_load_everything_once(tmp_path: Path) -> None:
     cache = FactsCache(tmp_path / "cache")
     sources = {f"m{i}.py": _source(i) for i in range(3000)}
-    cache.put_many((digest(data), analyse_source(rel, data)) for rel, data in sources.items())
+    cache.put_many((digest(data, rel), analyse_source(rel, data)) for rel, data in sources.items())
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # hand the interpreter over as often as it can: races show
     try:
         for _ in range(5):
             store = FactsStore(tmp_path, cache)
             for rel, data in sources.items():
-                store.add_cached(rel, digest(data), ())
+                store.add_cached(rel, digest(data, rel), ())
             assert _load_at_once(store) == []
             assert all(store.loaded(rel) is not None for rel in sources)
             assert store["m7.py"].symbols[0].name == "f7"
@@ -64,10 +64,10 @@ def test_loads_from_two_threads_at_once_load_everything_once(tmp_path: Path) -> 
 def test_one_loads_only_that_file(tmp_path: Path) -> None:
     cache = FactsCache(tmp_path / "cache")
     sources = {f"m{i}.py": _source(i) for i in range(10)}
-    cache.put_many((digest(data), analyse_source(rel, data)) for rel, data in sources.items())
+    cache.put_many((digest(data, rel), analyse_source(rel, data)) for rel, data in sources.items())
     store = FactsStore(tmp_path, cache)
     for rel, data in sources.items():
-        store.add_cached(rel, digest(data), ())
+        store.add_cached(rel, digest(data, rel), ())
     facts = store.one("m3.py")
     assert facts is not None and facts.symbols[0].name == "f3"
     assert [rel for rel in sources if store.loaded(rel) is not None] == ["m3.py"]
@@ -116,7 +116,7 @@ def test_a_parallel_scan_stores_its_rows_in_batches_and_a_rescan_reads_them(tmp_
     assert again.scan(jobs=2) and again.cached == len(sources) and again.analysed == 0
     for rel, data in list(sources.items())[::50]:  # the rows read back are the facts an analysis here makes
         assert again.facts[rel] == analyse_source(rel, data)
-    rows = again.cache.get_many([digest(data) for data in sources.values()])
+    rows = again.cache.get_many([digest(data, rel) for rel, data in sources.items()])
     assert len(rows) == len(sources)
     again.cache.close()
 
@@ -126,7 +126,7 @@ def test_released_facts_are_loaded_again_on_use_and_only_cached_ones_go(tmp_path
     the 17,150-file corpus), and the graph streams pending facts a batch at a time."""
     cache = FactsCache(tmp_path / "cache")
     sources = {f"m{i}.py": _source(i) for i in range(600)}
-    keys = {rel: digest(data) for rel, data in sources.items()}
+    keys = {rel: digest(data, rel) for rel, data in sources.items()}
     store = FactsStore(tmp_path, cache)
     for rel, data in sources.items():
         store[rel] = analyse_source(rel, data)  # analysed here, as a cold scan's
@@ -211,9 +211,9 @@ def test_facts_analysed_again_for_a_row_gone_are_cached_only_under_their_own_con
     assert [f.name for f in ws.facts.one("a.py").symbols] == ["f4"]  # what the file holds now
     ws.facts.one("b.py")
     assert [f.name for f in ws.facts.one("c.py").symbols] == ["f3"]
-    stored = ws.cache.get_many([digest(data) for data in (*sources.values(), _source(4))])
-    assert set(stored) == {digest(_source(3))}  # c.py's own again; none under a.py's or b.py's old key
-    assert [s.name for s in stored[digest(_source(3))].symbols] == ["f3"]
+    stored = ws.cache.get_many([digest(data, "x.py") for data in (*sources.values(), _source(4))])
+    assert set(stored) == {digest(_source(3), "c.py")}  # c.py's own again; none under a.py's or b.py's old key
+    assert [s.name for s in stored[digest(_source(3), "c.py")].symbols] == ["f3"]
     ws.cache.close()
     for rel, data in sources.items():  # the edit undone, the file restored: their own facts again
         (root / rel).write_bytes(data)
@@ -290,7 +290,7 @@ def test_a_scan_with_an_empty_cache_reads_each_file_once_in_the_analysis(
         states.append(ws.state())
         ws.cache.close()
     assert states[0] == states[1] == states[2]
-    assert states[0].digests == {rel: digest(data) for rel, data in sources.items()}
+    assert states[0].digests == {rel: digest(data, rel) for rel, data in sources.items()}
     assert states[0].sizes == {rel: len(data) for rel, data in sources.items()}
 
 

@@ -16,8 +16,8 @@ from collections.abc import Collection
 from repodoc_lsp.analysis.model import FileFacts, Import
 from repodoc_lsp.analysis.treesitter.core import BLANK_MACROS_ENV, Skipped, Spec
 
-__all__ = ["SUFFIXES", "Skipped", "analyse_tree_sitter", "blank_macros_variant", "resolve_path_import",
-           "set_blank_macros", "spec_for"]
+__all__ = ["SUFFIXES", "Skipped", "analyse_tree_sitter", "blank_macros_variant", "grammar_for",
+           "resolve_path_import", "set_blank_macros", "spec_for"]
 
 
 
@@ -60,6 +60,12 @@ def spec_for(name: str) -> Spec | None:
         if lower.endswith(suffixes):
             return getattr(importlib.import_module(f"repodoc_lsp.analysis.treesitter.{module}"), spec)
     return None
+
+
+def grammar_for(name: str) -> str:
+    """The name of the `Spec` a file name is read with ("": none), without loading its module."""
+    lower = name.lower()
+    return next((spec for suffixes, _module, spec in _LANGUAGES if lower.endswith(suffixes)), "")
 
 
 def analyse_tree_sitter(name: str, text: str) -> FileFacts:
