@@ -58,3 +58,18 @@ def test_document_pages_say_what_is_true_of_a_document(tmp_path: Path) -> None:
     assert "- **Type**: Markdown Document\n" in readme and "1 heading on 1 level." in readme
     assert "Not Python source" not in readme
     assert broken_links(out) == []
+
+
+def test_identifiers_are_one_paragraph_with_one_link(tmp_path: Path) -> None:
+    """A document's (or another text's) identifiers all link to the same section: one paragraph
+    names them, with that one link, rather than a bullet and a link each."""
+    doc = "# Use\n\nCall `make_widget` or `drop_widget`, then `Widget.close`.\n"
+    root = make_workspace(tmp_path / "ws", {"README.md": doc})
+    proc = run_cli("generate", str(root), env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "c")})
+    assert proc.returncode == 0, proc.stderr
+    kw = (root / "docs/README.md_kw.md").read_text(encoding="utf-8")
+    section = kw.split("### Identifiers\n\n", 1)[1].split("\n## ", 1)[0]
+    assert section.startswith("In the [Original Source](README.md_docs.md#original-source): `Widget`, `close`, "
+                              "`drop_widget`, `make_widget`.\n")
+    assert kw.count("#original-source") == 2  # the paragraph and the section map
+    assert broken_links(root / "docs") == []
