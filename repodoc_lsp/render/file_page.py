@@ -32,7 +32,7 @@ from repodoc_lsp.render.file_sections import (
 from repodoc_lsp.render.fit import Pages, Templates, doclinks, lay_out
 from repodoc_lsp.render.links import line_links, near_items, nearest, page_link, source_href
 from repodoc_lsp.render.own_pages import document_kind
-from repodoc_lsp.render.parts import plan
+from repodoc_lsp.render.parts import local_classes, plan
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 from repodoc_lsp.render.purpose import Purpose, file_purpose
 from repodoc_lsp.render.site import Where
@@ -55,6 +55,7 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
     embed = text is not None and where.embed_max > 0 and size <= where.embed_max
     classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
     moved = plan(facts)
+    local = local_classes(facts)
     overloads: dict[str, list] = {}
     renamed: dict[str, str] = {}  # a name's first anchor -> the anchor of its entry, overloads folded
     functions = fold_overloads([s for s in facts.symbols if s.kind is SymbolKind.FUNCTION], moved, overloads, renamed)
@@ -88,7 +89,7 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
         fence_lang=LANG_FENCE.get(ext.lower(), ""), embed_max=where.embed_max,
         src_href=source_href(where.root, where.out, page, rel),
         line_href=line_links(where.root, where.out, page, rel),
-        classes=classes, functions=functions, methods_of=methods_of, attributes_of=attributes_of,
+        classes=classes, local_classes=local, functions=functions, methods_of=methods_of, attributes_of=attributes_of,
         module_names=module_names,
         headings=headings, outline=outline_shape(headings, facts.lines),
         counts=symbol_counts(facts), deps=deps, importers=importers, tests=tests,
