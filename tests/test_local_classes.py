@@ -80,3 +80,13 @@ def test_local_class_is_one_line_with_its_members_anchored(tmp_path: Path) -> No
     kw = (out / "tests/test_local.py_kw.md").read_text(encoding="utf-8")
     assert "(test_local.py_docs.md#method-test_fields.Point.norm)" in kw
     assert broken_links(out) == []
+
+
+def test_a_nested_function_is_not_said_inside_twice(tmp_path: Path) -> None:
+    """`def outer.inner()` names its function already: no ", inside `outer`" after it."""
+    nested = "def outer():\n    def inner():\n        return 1\n    return inner\n"
+    root = make_workspace(tmp_path / "ws", {"m.py": nested})
+    proc = run_cli("generate", str(root), env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "c")})
+    assert proc.returncode == 0, proc.stderr
+    page = (root / "docs/m.py_docs.md").read_text(encoding="utf-8")
+    assert "#### `def outer.inner()` ([L2](../m.py#L2))\n" in page
