@@ -37,7 +37,7 @@ def test_outline_shape_ranks_the_sections_under_the_title() -> None:
 
 def test_document_kind_by_extension() -> None:
     assert [document_kind(n) for n in ("a/CHANGES.rst", "README.md", "x.MDX", "notes.markdown")] == \
-        ["reStructuredText", "Markdown", "MDX", "Markdown"]
+        ["reStructuredText", "Markdown", "Markdown", "Markdown"]
 
 
 def test_document_pages_say_what_is_true_of_a_document(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ TYPE_LABEL.update({Language.C: "C Source", Language.CPP: "C++ Source", Language.
 
 def type_label(rel: str, facts: FileFacts) -> str:
     """The File Metadata's Type: the language's label; a document by its kind
-    ("reStructuredText Document"), a text file with its extension."""
+    ("reStructuredText Document", "Markdown Document"), a text file with its extension."""
     ext = posixpath.splitext(rel)[1]
     if facts.language is Language.MARKDOWN:
         return f"{document_kind(rel)} Document"

@@ -27,13 +27,10 @@ def has_pages(facts: FileFacts) -> bool:
     return True
 
 
-# What a document is called by its extension (`analysis/source.py` reads these as Markdown-like text).
-_DOCUMENT_KINDS = {".rst": "reStructuredText", ".mdx": "MDX"}
-
-
 def document_kind(rel: str) -> str:
-    """What a document (`Language.MARKDOWN`) is by its name: "reStructuredText", "MDX" or "Markdown"."""
-    return _DOCUMENT_KINDS.get(posixpath.splitext(rel)[1].lower(), "Markdown")
+    """What a document (`Language.MARKDOWN`: `.md`, `.markdown`, `.mdx`, `.rst`) is by its name:
+    "reStructuredText" or "Markdown"."""
+    return "reStructuredText" if posixpath.splitext(rel)[1].lower() == ".rst" else "Markdown"
 
 
 def listed_line(rel: str, facts: FileFacts, size: int) -> dict:
