@@ -6,7 +6,10 @@ Reads a tree `repodoc generate WS --out OUT` wrote (nothing is generated here) a
 
 - per page kind (`_docs.md`, `_kw.md`, part pages, `index.md`, `doc.md`, the manifest, other):
   pages, apparent bytes, bytes allocated on disk (as `du` counts them, `st_blocks * 512`) and what
-  block rounding adds (allocated - apparent), against the `.py` sources' (apparent and allocated);
+  block rounding adds (allocated - apparent), against two measures of the sources (apparent and
+  allocated): the `.py` files alone, and the documented sources: every file of `--sources` the tree
+  documents, that is with a page of its own (`X_docs.md`: Python, stubs, other languages,
+  documents), and a `.pyi` stub documented on the page of the `.py` module beside it;
 - per `## ` section of the `_docs.md` pages: apparent bytes, the Original Source section split into
   the embedded source (the fence's body) and its wrapping;
 - the pages of small sources (under 1 KB, and empty ones): their pages' mean size and blocks;
@@ -70,6 +73,14 @@ def sections(text: str) -> tuple[list[tuple[str, int]], int]:
     return out, source
 
 
+def documented(out: Path, rel: str) -> bool:
+    """Whether the tree documents the source `rel`: it has a page of its own, or it is a `.pyi` stub
+    whose `.py` module beside it has one (the stub's signatures are on that page)."""
+    if (out / f"{rel}_docs.md").is_file():
+        return True
+    return rel.endswith(".pyi") and (out / f"{rel[:-1]}_docs.md").is_file()
+
+
 def measure(out: Path, sources: Path | None) -> dict:
     kinds: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     section_bytes: collections.Counter = collections.Counter()
@@ -78,11 +89,16 @@ def measure(out: Path, sources: Path | None) -> dict:
     if sources is not None:
         for dirpath, _, files in os.walk(sources):
             for f in files:
+                p = os.path.join(dirpath, f)
+                rel = os.path.relpath(p, sources)
+                if not os.path.isfile(p) or os.path.islink(p):
+                    continue
+                st = os.lstat(p)
                 if f.endswith(".py"):
-                    p = os.path.join(dirpath, f)
-                    st = os.lstat(p)
-                    src_sizes[os.path.relpath(p, sources)] = st.st_size
+                    src_sizes[rel] = st.st_size
                     kinds["sources .py"].update(pages=1, apparent=st.st_size, allocated=st.st_blocks * 512)
+                if documented(out, rel):
+                    kinds["sources documented"].update(pages=1, apparent=st.st_size, allocated=st.st_blocks * 512)
     small: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for dirpath, _, files in os.walk(out):
         for f in files:
@@ -117,43 +133,57 @@ def measure(out: Path, sources: Path | None) -> dict:
     common = {kind: [(line.rstrip("\n"), n, n * len(line.encode())) for line, n in
                      sorted(counter.items(), key=lambda kv: -kv[1] * len(kv[0].encode()))[:25]]
               for kind, counter in lines.items()}
-    return {"kinds": {k: dict(v) for k, v in kinds.items()}, "sections": dict(section_bytes),
+    kinds_out = {k: dict(v) for k, v in kinds.items()}
+    return {"kinds": kinds_out, "ratios": ratios(kinds_out), "sections": dict(section_bytes),
             "small": {k: dict(v) for k, v in small.items()}, "common": common}
 
 
-def _mb(n: float) -> str:
-    return f"{n / 1e6:,.1f}"
+def _kb(n: float) -> str:
+    return f"{n / 1e3:,.1f}"
+
+
+_SOURCES = ("sources .py", "sources documented")
+
+
+def ratios(kinds: dict) -> dict[str, tuple[float, float]]:
+    """The tree (every file under OUT) against each measure of the sources: (on disk, apparent)."""
+    tree: collections.Counter = collections.Counter()
+    for k, v in kinds.items():
+        if k not in _SOURCES:
+            tree.update(v)
+    return {k: (tree["allocated"] / kinds[k]["allocated"], tree["apparent"] / kinds[k]["apparent"])
+            for k in _SOURCES if kinds.get(k, {}).get("allocated")}
 
 
 def report(r: dict) -> None:
     kinds = r["kinds"]
-    src = kinds.get("sources .py")
+    src = kinds.get("sources documented")
     tree: collections.Counter = collections.Counter()
     for k, v in kinds.items():
-        if k != "sources .py":
+        if k not in _SOURCES:
             tree.update(v)
-    print("| kind | pages | apparent MB | on disk MB | rounding MB | on disk / sources |")
+    print("| kind | files | apparent KB | on disk KB | rounding KB | on disk / documented sources |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]["allocated"]):
         ratio = f"{v['allocated'] / src['allocated']:.3f}x" if src else ""
-        print(f"| {k} | {v['pages']:,} | {_mb(v['apparent'])} | {_mb(v['allocated'])} | "
-              f"{_mb(v.get('rounding', 0))} | {ratio} |")
-    if src:
-        print(f"| **tree** | {tree['pages']:,} | {_mb(tree['apparent'])} | {_mb(tree['allocated'])} | "
-              f"{_mb(tree['rounding'])} | {tree['allocated'] / src['allocated']:.3f}x "
-              f"(apparent {tree['apparent'] / src['apparent']:.3f}x) |")
-    print("\n| `_docs.md` section | apparent MB |\n| --- | ---: |")
+        print(f"| {k} | {v['pages']:,} | {_kb(v['apparent'])} | {_kb(v['allocated'])} | "
+              f"{_kb(v.get('rounding', 0))} | {ratio} |")
+    print(f"| **tree** | {tree['pages']:,} | {_kb(tree['apparent'])} | {_kb(tree['allocated'])} | "
+          f"{_kb(tree['rounding'])} | |")
+    for k, (disk, apparent) in ratios(kinds).items():
+        print(f"\ntree / {k}: {disk:.3f}x on disk, {apparent:.3f}x apparent")
+    print("\n| `_docs.md` section | apparent KB |\n| --- | ---: |")
     for head, n in r["sections"].items():
-        print(f"| {head} | {_mb(n)} |")
+        print(f"| {head} | {_kb(n)} |")
     print("\n| pages of small sources | pages | mean apparent | mean on disk | mean source |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for k, v in sorted(r["small"].items()):
         print(f"| {k} | {v['pages']:,} | {v['apparent'] / v['pages']:,.0f} | {v['allocated'] / v['pages']:,.0f} | "
               f"{v['source'] / v['pages']:,.0f} |")
     for kind, rows in r["common"].items():
-        print(f"\nmost bytes in repeated lines of {kind} (outside fences): times, MB, line")
+        print(f"\nmost bytes in repeated lines of {kind} (outside fences): times, KB, line")
         for line, n, total in rows:
-            print(f"  {n:>8,} {_mb(total):>7} {line[:110]}")
+            print(f"  {n:>8,} {_kb(total):>7} {line[:110]}")
 
 
 if __name__ == "__main__":

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import posixpath
 
-from repodoc_lsp.analysis.model import FileFacts, FindingCategory, Language, SymbolKind
+from repodoc_lsp.analysis.model import FileFacts, FindingCategory, SymbolKind
 from repodoc_lsp.analysis.relations import is_test_file
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.anchors import alias_markup
 from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.file_sections import (
     LANG_FENCE,
-    TYPE_LABEL,
     attributes,
     class_bases,
     dependencies,
@@ -23,14 +22,17 @@ from repodoc_lsp.render.file_sections import (
     inherited_once,
     methods_by_class,
     named_links,
+    outline_shape,
     related,
     source_label,
     symbol_counts,
+    type_label,
     xref_links,
 )
 from repodoc_lsp.render.fit import Pages, Templates, doclinks, lay_out
 from repodoc_lsp.render.links import line_links, near_items, nearest, page_link, source_href
-from repodoc_lsp.render.parts import plan
+from repodoc_lsp.render.own_pages import document_kind
+from repodoc_lsp.render.parts import local_classes, plan
 from repodoc_lsp.render.paths import docs_page, folder_doc, folder_index, folder_of, kw_page
 from repodoc_lsp.render.purpose import Purpose, file_purpose
 from repodoc_lsp.render.site import Where
@@ -53,6 +55,7 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
     embed = text is not None and where.embed_max > 0 and size <= where.embed_max
     classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
     moved = plan(facts)
+    local = local_classes(facts)
     overloads: dict[str, list] = {}
     renamed: dict[str, str] = {}  # a name's first anchor -> the anchor of its entry, overloads folded
     functions = fold_overloads([s for s in facts.symbols if s.kind is SymbolKind.FUNCTION], moved, overloads, renamed)
@@ -73,21 +76,22 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
     bases_of = {c.anchor: class_bases(c) for c in classes}
     class_docs = documented_attributes(classes, attributes_of, moved)
     security = facts.findings_in(FindingCategory.SECURITY)
+    headings = [s for s in facts.symbols if s.kind is SymbolKind.HEADING]
     purpose = file_purpose(rel, facts, inputs["used"])
     if facts.module_doc and not purpose.derived:  # the file's page shows its whole docstring
         purpose = Purpose(docstring_markdown(facts.module_doc))
     context = dict(
         rel=rel, page=page, name=posixpath.basename(rel), ext=ext or "(none)",
         folder=folder_of(rel) or ".", facts=facts, lang=facts.language.value,
-        type_label=TYPE_LABEL[facts.language] + (f" ({ext})" if facts.language is Language.TEXT and ext else ""),
+        type_label=type_label(rel, facts), doc_kind=document_kind(rel),
         size_label=md.size_human(size), size=size, purpose=purpose,
         module=inputs["module"], embed=embed, source=text or "",
         fence_lang=LANG_FENCE.get(ext.lower(), ""), embed_max=where.embed_max,
         src_href=source_href(where.root, where.out, page, rel),
         line_href=line_links(where.root, where.out, page, rel),
-        classes=classes, functions=functions, methods_of=methods_of, attributes_of=attributes_of,
+        classes=classes, local_classes=local, functions=functions, methods_of=methods_of, attributes_of=attributes_of,
         module_names=module_names,
-        headings=[s for s in facts.symbols if s.kind is SymbolKind.HEADING],
+        headings=headings, outline=outline_shape(headings, facts.lines),
         counts=symbol_counts(facts), deps=deps, importers=importers, tests=tests,
         is_test=is_test_file(rel),
         test_functions=[s.name for s in facts.symbols

@@ -14,6 +14,7 @@ from repodoc_lsp.analysis.model import Attribute, FileFacts, Import, Language, S
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_attributes
 from repodoc_lsp.render.links import folder_label, homes, link_in, near_item, near_items, page_link
+from repodoc_lsp.render.own_pages import document_kind
 from repodoc_lsp.render.paths import docs_page, folder_of
 from repodoc_lsp.words import plural
 
@@ -23,10 +24,44 @@ LANG_FENCE = {".py": "python", ".pyi": "python", ".md": "markdown", ".toml": "to
                ".rs": "rust", ".go": "go", ".txt": "text", ".cfg": "ini", ".ini": "ini",
                ".html": "html", ".css": "css", ".rst": "rst", ".vim": "vim"}
 TYPE_LABEL = {Language.PYTHON: "Python Source", Language.MARKDOWN: "Markdown Document",
-               Language.TEXT: "Text File"}
+               Language.TEXT: "Text File"}  # a document's label names its kind (`type_label`)
 TYPE_LABEL.update({Language.C: "C Source", Language.CPP: "C++ Source", Language.CUDA: "CUDA Source",
                     Language.JAVASCRIPT: "JavaScript Source", Language.TYPESCRIPT: "TypeScript Source",
                     Language.GO: "Go Source", Language.RUST: "Rust Source", Language.JAVA: "Java Source"})
+
+
+def type_label(rel: str, facts: FileFacts) -> str:
+    """The File Metadata's Type: the language's label; a document by its kind
+    ("reStructuredText Document", "Markdown Document"), a text file with its extension."""
+    ext = posixpath.splitext(rel)[1]
+    if facts.language is Language.MARKDOWN:
+        return f"{document_kind(rel)} Document"
+    if facts.language is Language.TEXT and ext:
+        return f"{TYPE_LABEL[Language.TEXT]} ({ext})"
+    return TYPE_LABEL[facts.language]
+
+
+LONGEST_SECTIONS = 3
+
+
+def outline_shape(headings: list[Symbol], lines: int) -> dict:
+    """What a document's outline is made of, for its Architecture & Design: how many headings on
+    how many levels, and its longest sections (`LONGEST_SECTIONS`, the longest first): the
+    sections under its title when it has one title, else its top-level ones; each section runs
+    from its heading to the next heading of its level or above (`{"name", "anchor", "line", "lines"}`)."""
+    if not headings:
+        return {"headings": 0, "levels": 0, "longest": []}
+    levels = sorted({h.level for h in headings})
+    top = [h for h in headings if h.level == levels[0]]
+    level = levels[1] if len(top) == 1 and len(levels) > 1 else levels[0]
+    spans: list[dict] = []
+    for i, h in enumerate(headings):
+        if h.level != level:
+            continue
+        end = next((n.line for n in headings[i + 1:] if n.level <= level), lines + 1)
+        spans.append({"name": h.name, "anchor": h.anchor, "line": h.line, "lines": end - h.line})
+    longest = sorted(spans, key=lambda s: -s["lines"])[:LONGEST_SECTIONS]  # the longest first, then by line
+    return {"headings": len(headings), "levels": len(levels), "longest": longest if len(spans) > 1 else []}
 
 
 def inherited_once(page: str, classes: list[Symbol], xref: dict[str, dict]) -> dict[str, dict]:

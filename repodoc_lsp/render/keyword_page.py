@@ -75,9 +75,11 @@ def file_kw(templates: Mapping[str, GuardedTemplate], where: Where, rel: str, in
     docs_name = posixpath.basename(docs_page(rel))
     defined = _definitions(rel, facts)
     workspace, third, stdlib = _imports(facts, inputs["links"])
-    identifiers = {i: [("docs", "", "original-source")] for i in facts.identifiers if not _dunder(i)}
-    kinds = [("Classes", defined["Classes"]), ("Functions", defined["Functions"]), ("Imports", workspace),
-             ("Third-party Imports", third), ("Headings", defined["Headings"]), ("Identifiers", identifiers)]
+    # one paragraph of names, not a bullet each: every one would link to the same section
+    identifiers: dict[str, Links] = {i: [] for i in facts.identifiers if not _dunder(i)}
+    kinds: list[tuple[str, dict[str, Links]]] = [
+        ("Classes", defined["Classes"]), ("Functions", defined["Functions"]), ("Imports", workspace),
+        ("Third-party Imports", third), ("Headings", defined["Headings"]), ("Identifiers", identifiers)]
     groups = [(heading, sorted(entries.items())) for heading, entries in kinds if entries]
     section_map = [(heading, len(entries), *_SECTIONS[heading]) for heading, entries in groups]
     return templates["file_kw"].render(

@@ -27,13 +27,19 @@ def has_pages(facts: FileFacts) -> bool:
     return True
 
 
+def document_kind(rel: str) -> str:
+    """What a document (`Language.MARKDOWN`: `.md`, `.markdown`, `.mdx`, `.rst`) is by its name:
+    "reStructuredText" or "Markdown"."""
+    return "reStructuredText" if posixpath.splitext(rel)[1].lower() == ".rst" else "Markdown"
+
+
 def listed_line(rel: str, facts: FileFacts, size: int) -> dict:
     """What a folder's index says of `rel`, a file without pages: its name, kind, size and a
     one-line description as Markdown (`{"name", "key", "kind", "size", "said", "group"}`)."""
     name = posixpath.basename(rel)
     ext = posixpath.splitext(name)[1]
     if facts.language is Language.MARKDOWN:
-        kind = "reStructuredText" if ext.lower() == ".rst" else "Markdown"
+        kind = document_kind(name)
     elif name == "py.typed":
         kind = "marker file"
     else:

@@ -66,6 +66,22 @@ def owner(candidates: list[Symbol], line: int) -> Symbol:
     return next((c for c in candidates if c.line <= line <= c.end_line), candidates[0])
 
 
+def local_classes(facts: FileFacts) -> frozenset[str]:
+    """The anchors of the classes defined inside a function's body (a test's fixture, a closure's
+    helper), or inside such a class: no other file can import them, so their page entry is one
+    compact line on the file page that keeps their members' anchors, and they never go to a part."""
+    scopes: set[str] = set()  # qualnames of functions, methods and local classes
+    found = set()
+    for s in facts.symbols:  # in line order: a scope before what it holds
+        if s.kind is SymbolKind.CLASS:
+            if s.container in scopes:
+                found.add(s.anchor)
+                scopes.add(s.qualname)
+        elif s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD):
+            scopes.add(s.qualname)
+    return frozenset(found)
+
+
 def _estimate(text_lengths: int, qualname: str) -> int:
     return _ENTRY + 2 * len(qualname) + text_lengths
 
@@ -124,11 +140,13 @@ def _assign(facts: FileFacts) -> Assigned:
     Each member and function is estimated from its facts (signature, docstring, attribute text,
     a fixed cost per entry). When they take more than `SPLIT_AT` together, they go to parts in
     page order (each class's attributes and methods, then the functions), each part taking at most
-    `PART_BUDGET`: a class's members stay together unless they alone take more."""
+    `PART_BUDGET`: a class's members stay together unless they alone take more. The members of a
+    local class (`local_classes`) always stay on the page."""
     # A bound first (every method, function and class attribute counted): most files stay whole,
     # and this rule runs for every file when the graph is built and when its page renders.
     if _bound(facts) <= SPLIT_AT:
         return {}, {}
+    local = local_classes(facts)
     classes = [s for s in facts.symbols if s.kind is SymbolKind.CLASS]
     same: dict[str, list[Symbol]] = {}
     for c in classes:
@@ -146,11 +164,13 @@ def _assign(facts: FileFacts) -> Assigned:
             entries.setdefault(owner(same[s.container], s.line).anchor, []).append((s.anchor, _symbol_estimate(s)))
         elif s.kind is SymbolKind.FUNCTION:
             functions.append((s.anchor, _symbol_estimate(s)))
-    if sum(w for group in (*entries.values(), functions) for _a, w in group) <= SPLIT_AT:
-        return {}, {}
     of_class: dict[str, list[int]] = {}
     found: dict[str, int] = {}
     n, used = 2, 0
+    for anchor in local:  # their members stay on the page, on the class's line
+        entries.pop(anchor, None)
+    if sum(w for group in (*entries.values(), functions) for _a, w in group) <= SPLIT_AT:
+        return {}, {}
     groups = [(c.anchor, entries[c.anchor]) for c in classes if c.anchor in entries]
     for owner_anchor, group in [*groups, *(("", [f]) for f in functions)]:
         total = sum(w for _a, w in group)

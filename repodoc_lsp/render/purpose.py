@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from repodoc_lsp.analysis.model import FileFacts, Language, Symbol, SymbolKind
 from repodoc_lsp.render import markdown as md
+from repodoc_lsp.render.own_pages import document_kind
 from repodoc_lsp.render.rest import clean, roles_as_literals
 from repodoc_lsp.words import plural, plural_of
 
@@ -119,10 +120,9 @@ def _file_purpose(rel: str, facts: FileFacts, used: Mapping[str, int]) -> Purpos
         said = first_sentence(facts.module_doc)
         if said:  # its first paragraph of prose (not a title, badges or HTML)
             return Purpose(md.inline(said))
+        kind = document_kind(rel)
         if title:
-            kind = "reStructuredText" if rel.lower().endswith(".rst") else "Markdown"
             return Purpose(f"A {kind} document titled {md.code(title)}.")
-        kind = "reStructuredText" if rel.lower().endswith(".rst") else "Markdown"
         return Purpose(f"A {kind} document of {plural(facts.lines, 'line', grouped=True)} without headings.",
                        "its contents")
     if facts.language is Language.TEXT:  # code of another language: its doc comment or definitions
