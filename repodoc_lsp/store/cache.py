@@ -333,6 +333,11 @@ def structure_facts(raw: object) -> FileFacts:
     return _CONVERT.structure(raw, FileFacts)
 
 
+def structure_imports(raw: object) -> tuple[Import, ...]:
+    """The imports `encode` wrote (`Encoded.imports`), parsed from its JSON; raises as `structure_facts`."""
+    return _CONVERT.structure(raw, IMPORTS)
+
+
 def _dump(value: Any, shape: Any) -> str:
     return _json(_CONVERT.unstructure(value, shape))
 

@@ -12,7 +12,7 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.render.pages import Page
 from repodoc_lsp.shard.facts_file import FactsReader, FactsWriter, Record, ShardError, tree_of
-from repodoc_lsp.shard.split import ShareError, file_share, page_folder, pages_of_share, parse_share
+from repodoc_lsp.shard.split import ShareError, file_share, folder_weights, page_folder, pages_of_share, parse_share
 
 TREE = tree_of(Path("/x/proj"), ["a.py", "b/c.py"])
 # Text as a file's facts can hold it (JSON carries any code point; lone surrogates too, passed through)
@@ -26,8 +26,8 @@ def _round_trip(path: Path, records: list[Record]) -> list[Record]:
     writer.close()
     reader = FactsReader(path)
     assert reader.header.tree == TREE and reader.header.shard == (2, 3)
-    try:
-        return list(reader.records())
+    try:  # what was written of each
+        return [Record(r.path, r.digest, r.size, r.facts, r.skipped) for r in reader.records()]
     finally:
         reader.close()
 
@@ -82,7 +82,8 @@ def test_files_and_pages_are_split_whole_and_once() -> None:
     pages = [Page(kind, rel, "") for rel in files for kind in ("docs", "kw")]
     pages += [Page(kind, folder, "") for folder in {"", *(r.rsplit("/", 1)[0] for r in files if "/" in r)}
               for kind in ("index", "doc")] + [Page("llms", "", "")]
-    shares = [pages_of_share(pages, (k, 4)) for k in (1, 2, 3, 4)]
+    weights = folder_weights(files, {page_folder(p) for p in pages})
+    shares = [pages_of_share(pages, (k, 4), weights) for k in (1, 2, 3, 4)]
     assert sorted(p.path for s in shares for p in s) == sorted(p.path for p in pages)
     folders = [{page_folder(p) for p in s} for s in shares]
     assert all(not (a & b) for i, a in enumerate(folders) for b in folders[i + 1:])  # a folder in one share
