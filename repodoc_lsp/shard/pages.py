@@ -160,7 +160,7 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     own = _own(found, share, check)
     readers = open_shards(paths, tree_of(ws.root, found.files))
     source = FactsSource(readers)
-    store = ShareFacts(ws.root, source, own)
+    store = ShareFacts(ws.root, source, None if check else own)  # a check that renders loads every file's
     try:
         records = read_records(readers, found.files, source, lambda rel: own is None or rel in own)
     finally:
