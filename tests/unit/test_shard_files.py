@@ -126,3 +126,31 @@ def test_an_interrupted_analysis_writes_no_facts_file(tmp_path: Path) -> None:
     summary = analyze(root, Settings(), (1, 1), tmp_path / "f.gz", runtime=LIBRARY, use_cache=False, cancel=cancel)
     assert summary.cancelled and summary.analysed == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]  # no facts file, no temporary one
+
+
+def test_facts_left_in_the_file_are_read_again_from_their_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """A reader that decodes no file's facts notes where each block starts; `FactsSource` reads any file's
+    facts again from its block alone (blocks of a few records here), equal to those written."""
+    from repodoc_lsp.shard import facts_file
+    from repodoc_lsp.shard.share_facts import FactsSource
+
+    monkeypatch.setattr(facts_file, "BLOCK", 600)
+    sources = {f"p{i}/m,{i}.py": f'"""Module {i}."""\nimport os\n\n\ndef f{i}(x):\n    return x\n'.encode()
+               for i in range(40)}
+    records = [Record(rel, f"{i:040x}", len(data), analyse_source(rel, data)) for i, (rel, data) in
+               enumerate(sources.items())]
+    path = tmp_path / "f.jsonl.gz"
+    writer = FactsWriter(path, TREE, (1, 1), len(records))
+    for record in records:
+        writer.add(record)
+    writer.close()
+    reader = FactsReader(path)
+    source = FactsSource([reader])
+    read = list(reader.records(lambda rel: False))
+    assert len({r.at for r in read}) > 5 and all(r.facts is None and r.sketch is not None for r in read)
+    for r in read:
+        source.note(0, r)
+    wanted = [records[3].path, records[4].path, records[37].path]
+    assert source.get_many(wanted) == {r.path: r.facts for r in records if r.path in wanted}
+    assert source.reads <= 3
