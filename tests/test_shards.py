@@ -262,3 +262,28 @@ def test_a_page_damaged_at_its_size_stops_the_merge_there(setup: Setup, tmp_path
                                          "--check")[1]
     for folder in (one, two, setup.out):
         shutil.rmtree(folder)
+
+
+def test_a_check_of_an_up_to_date_tree_decodes_no_facts(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`generate --facts ... --check` of the merged tree: the inputs stamp from each file's digest alone."""
+    from repodoc_lsp.cli import _parser, _settings
+    from repodoc_lsp.shard import facts_file
+    from repodoc_lsp.shard.pages import generate_sharded
+    from repodoc_lsp.store.workspace import Workspace
+
+    shares = [setup.pages(1, 2), setup.pages(2, 2)]
+    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
+
+    def refused(*_args: object) -> None:
+        raise AssertionError("decoded")
+    for name in ("structure_imports", "facts_from_json"):
+        monkeypatch.setattr(facts_file, name, refused)
+    monkeypatch.setattr(facts_file.sketches, "decode", refused)
+    args = _parser().parse_args(["generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--check"])
+    settings = _settings(setup.root, args)  # as the command line reads them: the manifest's stamp has them
+    assert settings is not None
+    ws = Workspace(setup.root, settings, incremental=False)
+    summary = generate_sharded(ws, facts=setup.facts, check=True)
+    assert summary.complete() and summary.unchanged == len(read_manifest(setup.out)["pages"]) and not summary.written
+    for folder in (*shares, setup.out):
+        shutil.rmtree(folder)

@@ -277,9 +277,11 @@ class FactsReader:
             raise self.damaged("its header is of the wrong form")
         return Header(repodoc, analysis, tree, (shard[0], shard[1]), files, made)
 
-    def records(self, wanted: Callable[[str], bool] = lambda _path: True) -> Iterator[Record]:
+    def records(self, wanted: Callable[[str], bool] = lambda _path: True, *, light: bool = False
+                ) -> Iterator[Record]:
         """Each record, checked, with its facts when `wanted(path)` (else `at`: where its block starts);
-        a ShardError at the first damage, or when the file ends early."""
+        a ShardError at the first damage, or when the file ends early. `light`: neither imports nor
+        sketch decoded (a check that needs the digests alone)."""
         count = 0
         lines = self._lines
         while (line := next(lines, None)) is not None:
@@ -290,18 +292,19 @@ class FactsReader:
                 if next(lines, None) is not None:
                     raise self.damaged("lines after its end")
                 return
-            record = self.record(value)
+            record = self.record(value, light)
             if "pages" in value:  # its facts follow
                 facts = next(lines, None)
                 if facts is None or facts[0] != line[0]:
                     raise self.damaged(f"{record.path}: its facts are not in its block")
-                record = self.with_facts(record, facts[1]) if wanted(record.path) else _at(record, line[0])
+                record = self.with_facts(record, facts[1]) if wanted(record.path) and not light \
+                    else _at(record, line[0])
             yield record
             count += 1
         raise self.damaged(f"cut short: no end after {count} of its {self.header.files} files")
 
-    def record(self, value: dict[str, Any]) -> Record:
-        """The record of a file's first line, without its facts."""
+    def record(self, value: dict[str, Any], light: bool = False) -> Record:
+        """The record of a file's first line, without its facts (`light`: nor its imports and sketch)."""
         path, key, size = value.get("path"), value.get("digest", ""), value.get("size", 0)
         if not (isinstance(path, str) and isinstance(key, str) and type(size) is int and size >= 0):
             raise self.damaged("a file's record is of the wrong form")
@@ -309,6 +312,8 @@ class FactsReader:
             if set(value) != {"path", "digest", "size", "pages", "imports", "sketch"} or not key \
                     or type(value["pages"]) is not bool:
                 raise self.damaged(f"{path}: a record of the wrong form")
+            if light:
+                return Record(path, key, size, pages=value["pages"])
             try:
                 imports = structure_imports(value["imports"])
                 sketch = None if value["sketch"] is None else sketches.decode(value["sketch"])

@@ -36,7 +36,7 @@ from repodoc_lsp.shard.facts_file import (
 from repodoc_lsp.shard.share_facts import FactsSource, ShareFacts
 from repodoc_lsp.shard.split import file_share, folder_shares, folder_weights
 from repodoc_lsp.store.cache import digest
-from repodoc_lsp.store.discover import Discovery, discover
+from repodoc_lsp.store.discover import Discovery, Skipped, discover
 from repodoc_lsp.store.facts import analyse_bytes
 from repodoc_lsp.store.regular import read_regular
 from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace, WorkspaceState
@@ -56,6 +56,8 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
     if share is not None and not check:
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # (not a folder: the writer says so)
             sidecar.unlink()  # written again only by a complete run
+    if facts and check and (done := _up_to_date(ws, facts)) is not None:
+        return done
     if facts:
         take_facts(ws, facts, progress=progress, share=share, check=check)
     elif not ws.scan(jobs=jobs, progress=progress, cancel=cancel):
@@ -70,6 +72,36 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
         inputs = sorted({*ws.digests, *ws.read_skipped})  # the inputs discovery found
         write_sidecar(ws.out, share, inputs_stamp(ws), tree_of(ws.root, inputs))
     return summary
+
+
+def _up_to_date(ws: Workspace, paths: Sequence[str]) -> Summary | None:
+    """A check from the facts files `paths` of a tree that is the complete tree of these inputs (its
+    manifest's inputs stamp: every file's digest, the settings), from each file's digest alone: no
+    file's facts, imports or sketch decoded. None when it is not, or a file changed since its analysis
+    (the check then reads what it needs to say which pages are stale)."""
+    found = discover(ws.root, ws.settings)
+    readers = open_shards(paths, tree_of(ws.root, found.files))
+    try:
+        records = read_records(readers, found.files, FactsSource(readers), light=True)
+    finally:
+        for reader in readers:
+            reader.close()
+    digests: dict[str, str] = {}
+    skipped = list(found.skipped)
+    for rel in found.files:
+        record = records.pop(rel)
+        if _as_on_disk(ws.root, record, analyse=False) is not record:
+            return None
+        if record.analysed:
+            digests[rel] = record.digest
+        else:
+            skipped.append(Skipped(rel, record.skipped))
+    ws.digests = digests
+    writer = Writer(ws.out, check=True)
+    if not (writer.inputs and writer.inputs == inputs_stamp(ws) and writer.intact()):
+        return None
+    return Summary(root=str(ws.root), out=str(ws.out), files=len(digests), unchanged=len(writer.manifest),
+                   skipped=sorted(skipped, key=lambda s: s.path))
 
 
 def open_shards(paths: Sequence[str], tree: Tree) -> list[FactsReader]:
@@ -116,7 +148,7 @@ def _check_shards(readers: list[FactsReader], tree: Tree) -> None:
 
 
 def read_records(readers: list[FactsReader], files: Sequence[str], source: FactsSource,
-                 wanted: Callable[[str], bool] = lambda _rel: True) -> dict[str, Record]:
+                 wanted: Callable[[str], bool] = lambda _rel: True, *, light: bool = False) -> dict[str, Record]:
     """rel -> its record, from the shards (`open_shards`) of the inputs `files`: each shard holds
     exactly the inputs of its share, each once (else ShardError naming it). The facts of the files
     `wanted` are read; the others' are left in their facts files, where `source` finds them again."""
@@ -125,7 +157,7 @@ def read_records(readers: list[FactsReader], files: Sequence[str], source: Facts
     records: dict[str, Record] = {}
     for index, reader in enumerate(readers):
         k = reader.header.shard[0]
-        for record in reader.records(wanted):
+        for record in reader.records(wanted, light=light):
             if share.get(record.path) != k:
                 raise ShardError(f"{reader.name}: holds {record.path!r}, which is not an input of its share")
             if record.path in records:
@@ -199,9 +231,9 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
 _ANALYSED = -2  # a record's `at` when its file was analysed here (changed since its facts file was made)
 
 
-def _as_on_disk(root: Path, record: Record) -> Record:
+def _as_on_disk(root: Path, record: Record, analyse: bool = True) -> Record:
     """`record` of a file whose content on disk is the one analysed; else the file read and analysed
-    here (its `at`: `_ANALYSED`), or why it cannot be (unreadable)."""
+    here (its `at`: `_ANALYSED`; `analyse` False: not analysed), or why it cannot be (unreadable)."""
     try:
         data = read_regular(root / record.path)
     except OSError as exc:
@@ -209,6 +241,8 @@ def _as_on_disk(root: Path, record: Record) -> Record:
     key = digest(data)
     if key == record.digest:
         return record
+    if not analyse:
+        return Record(record.path, key, len(data))
     made = analyse_bytes(record.path, data)  # changed since it was analysed (or unreadable then)
     if made.facts is None:
         return Record(record.path, key, len(data), None, made.skip_reason)
