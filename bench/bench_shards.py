@@ -185,13 +185,25 @@ def extrapolate(fits: dict[str, Any], files: int = TARGET_FILES) -> dict[str, An
     if left > hold and held < RUNNER_MEMORY:
         m = max(math.ceil(render / CORES / (left - hold)), math.ceil(own / (RUNNER_MEMORY - held)), 1)
     peaks = {kind: _at(fits[kind]["peak_rss"], files) for kind in ("single", "merge", "check")}
-    return {"files": files, "analyze_jobs": n, "analyze_wall": analyze_wall,
+    return {"largest": _largest(fits), "files": files, "analyze_jobs": n, "analyze_wall": analyze_wall,
             "analyze_peak": _at(analyze_mem, files / n) if n else math.nan, "page_hold_wall": hold,
             "page_hold_peak": held, "render_cpu": render, "render_peak": own, "page_jobs": m,
             "page_wall": hold + render / CORES / m if m else math.nan,
             "pages share_peak": held + own / m if m else math.nan, "merge_wall": serial["merge"],
             "check_wall": serial["check"], "single_wall": _at(fits["single"]["cpu"], files) / CORES,
             **{f"{k}_peak": v for k, v in peaks.items()}}
+
+
+def _largest(fits: dict[str, Any], most_pages: int = 64) -> int:
+    """The most files (to 10,000) for which every job stays under a runner's memory: a page job with up
+    to `most_pages` shares, the merge and the check (the analysis has as many shards as it needs)."""
+    def fit(files: int) -> bool:
+        page = _at(fits["hold"]["peak_rss"], files) + _at(fits["render"]["peak_rss"], files) / most_pages
+        return max(page, _at(fits["merge"]["peak_rss"], files), _at(fits["check"]["peak_rss"], files)) < RUNNER_MEMORY
+    files = 0
+    while files < 100 * TARGET_FILES and fit(files + 10_000):
+        files += 10_000
+    return files
 
 
 def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
@@ -213,6 +225,7 @@ def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
           f"{fmt_s(t['page_wall'])}, peak {fits(t['pages share_peak'])}")
     print(f"  merge: {fmt_s(t['merge_wall'])}, peak {fits(t['merge_peak'])}; check: {fmt_s(t['check_wall'])}, "
           f"peak {fits(t['check_peak'])}")
+    print(f"  every job under {fmt_mb(RUNNER_MEMORY)} (up to 64 page shares) up to {t['largest']:,} files")
 
 
 def main(argv: list[str] | None = None) -> int:
