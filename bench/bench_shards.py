@@ -139,22 +139,30 @@ def model(records: list[dict[str, Any]]) -> dict[str, Any]:
 
     Times are CPU seconds (steady on a loaded machine, where wall time is not), made a 2-core
     runner's wall time: work spread on worker processes (analysis, rendering) CPU / CORES, the rest
-    CPU (a page job's facts and graph, the merge, the check). analyze K/N handles F/N files: fitted on
-    its share. A page job pays A(F) (every file's facts and the graph) and renders its share of R(F):
-    the m shares sum to m A + R, the all-pages run to A + R. Memory is the peak RSS of a step's tree."""
+    CPU (a page job's reading of the facts files and graph, the merge, the check). analyze K/N handles
+    F/N files: fitted on its share. A page job pays A(F) for every file (its line of the facts files,
+    its sketch in the graph, its source digested) and its share of R(F) (its own files' facts, their
+    pages): the m shares sum to m A + R, the all-pages run (a share of one) to A + R. Its memory is
+    likewise H(F) + O(F) / M: the all-pages run's peak is H + O, the worst share's H + O / m."""
     n, m = records[0]["n"], records[0]["m"]
     cpu, memory = _per_step(records, "cpu"), _per_step(records, "peak_rss")
     fits = {kind: {"cpu": _fit(cpu[kind]), "peak_rss": _fit(memory[kind])} for kind in cpu}
     fits["analyze"] = {"cpu": _fit([(f / n, v) for f, v in cpu["analyze"]]),
                        "peak_rss": _fit([(f / n, v) for f, v in memory["analyze"]])}
-    hold, render = [], []
+    hold, render, held, own = [], [], [], []
     for r in records:
-        shares = sum(r["steps"][f"pages {k}/{m}"]["cpu"] for k in range(1, m + 1))
-        whole = r["steps"]["pages 1/1"]["cpu"]
+        s = r["steps"]
+        shares = sum(s[f"pages {k}/{m}"]["cpu"] for k in range(1, m + 1))
+        whole = s["pages 1/1"]["cpu"]
         a = (shares - whole) / (m - 1) if m > 1 else 0.0
         hold.append((r["files"], a))
         render.append((r["files"], whole - a))
-    fits["hold"], fits["render"] = {"cpu": _fit(hold)}, {"cpu": _fit(render)}
+        worst = max(s[f"pages {k}/{m}"]["peak_rss"] for k in range(1, m + 1))
+        o = (s["pages 1/1"]["peak_rss"] - worst) * m / (m - 1) if m > 1 else 0.0
+        held.append((r["files"], s["pages 1/1"]["peak_rss"] - o))
+        own.append((r["files"], o))
+    fits["hold"] = {"cpu": _fit(hold), "peak_rss": _fit(held)}
+    fits["render"] = {"cpu": _fit(render), "peak_rss": _fit(own)}
     return {"fits": fits, "target": extrapolate(fits)}
 
 
@@ -163,21 +171,39 @@ def _at(fit: tuple[float, float], x: float) -> float:
 
 
 def extrapolate(fits: dict[str, Any], files: int = TARGET_FILES) -> dict[str, Any]:
-    """For `files`: the fewest analysis jobs N each under 7 GB and a third of the budget; the page jobs M
-    that render in what is left; each step's peak memory against a runner's."""
+    """For `files`: the fewest analysis jobs N each under 7 GB and a third of the budget; the fewest page
+    jobs M each under 7 GB that render in what is left; each step's peak memory against a runner's."""
     analyze_cpu, analyze_mem = fits["analyze"]["cpu"], fits["analyze"]["peak_rss"]
     n = next((k for k in range(1, 100_000) if _at(analyze_cpu, files / k) / CORES <= WALL_BUDGET / 3
               and _at(analyze_mem, files / k) < RUNNER_MEMORY), None)
     analyze_wall = _at(analyze_cpu, files / n) / CORES if n else math.nan
     hold, render = _at(fits["hold"]["cpu"], files), _at(fits["render"]["cpu"], files)
+    held, own = _at(fits["hold"]["peak_rss"], files), _at(fits["render"]["peak_rss"], files)
     serial = {kind: _at(fits[kind]["cpu"], files) for kind in ("merge", "check")}
     left = WALL_BUDGET - analyze_wall - sum(serial.values())
-    m = math.ceil(render / CORES / (left - hold)) if left > hold else None
-    peaks = {kind: _at(fits[kind]["peak_rss"], files) for kind in ("single", "pages share", "merge", "check")}
-    return {"files": files, "analyze_jobs": n, "analyze_wall": analyze_wall,
+    m = None
+    if left > hold and held < RUNNER_MEMORY:
+        m = max(math.ceil(render / CORES / (left - hold)), math.ceil(own / (RUNNER_MEMORY - held)), 1)
+    peaks = {kind: _at(fits[kind]["peak_rss"], files) for kind in ("single", "merge", "check")}
+    return {"largest": _largest(fits), "files": files, "analyze_jobs": n, "analyze_wall": analyze_wall,
             "analyze_peak": _at(analyze_mem, files / n) if n else math.nan, "page_hold_wall": hold,
-            "render_cpu": render, "page_jobs": m, "merge_wall": serial["merge"], "check_wall": serial["check"],
-            "single_wall": _at(fits["single"]["cpu"], files) / CORES, **{f"{k}_peak": v for k, v in peaks.items()}}
+            "page_hold_peak": held, "render_cpu": render, "render_peak": own, "page_jobs": m,
+            "page_wall": hold + render / CORES / m if m else math.nan,
+            "pages share_peak": held + own / m if m else math.nan, "merge_wall": serial["merge"],
+            "check_wall": serial["check"], "single_wall": _at(fits["single"]["cpu"], files) / CORES,
+            **{f"{k}_peak": v for k, v in peaks.items()}}
+
+
+def _largest(fits: dict[str, Any], most_pages: int = 64) -> int:
+    """The most files (to 10,000) for which every job stays under a runner's memory: a page job with up
+    to `most_pages` shares, the merge and the check (the analysis has as many shards as it needs)."""
+    def fit(files: int) -> bool:
+        page = _at(fits["hold"]["peak_rss"], files) + _at(fits["render"]["peak_rss"], files) / most_pages
+        return max(page, _at(fits["merge"]["peak_rss"], files), _at(fits["check"]["peak_rss"], files)) < RUNNER_MEMORY
+    files = 0
+    while files < 100 * TARGET_FILES and fit(files + 10_000):
+        files += 10_000
+    return files
 
 
 def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
@@ -193,11 +219,13 @@ def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
           f"{WALL_BUDGET // 60} min in all):")
     print(f"  one machine: {fmt_s(t['single_wall'])}, peak {fits(t['single_peak'])}")
     print(f"  analyze: N = {t['analyze_jobs']} jobs of {fmt_s(t['analyze_wall'])}, peak {fits(t['analyze_peak'])}")
-    print(f"  a page job: {fmt_s(t['page_hold_wall'])} for every file's facts and the graph, peak "
-          f"{fits(t['pages share_peak'])} whatever M; rendering {fmt_s(t['render_cpu'])} CPU in all -> "
-          f"M = {t['page_jobs']}")
+    print(f"  a page job: {fmt_s(t['page_hold_wall'])} and {fmt_mb(t['page_hold_peak'])} for every file (its "
+          f"line of the facts files, its sketch, the graph), its own files' facts and pages "
+          f"{fmt_s(t['render_cpu'])} CPU and {fmt_mb(t['render_peak'])} in all, / M -> M = {t['page_jobs']}: "
+          f"{fmt_s(t['page_wall'])}, peak {fits(t['pages share_peak'])}")
     print(f"  merge: {fmt_s(t['merge_wall'])}, peak {fits(t['merge_peak'])}; check: {fmt_s(t['check_wall'])}, "
           f"peak {fits(t['check_peak'])}")
+    print(f"  every job under {fmt_mb(RUNNER_MEMORY)} (up to 64 page shares) up to {t['largest']:,} files")
 
 
 def main(argv: list[str] | None = None) -> int:

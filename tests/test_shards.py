@@ -208,3 +208,82 @@ def test_the_commands_as_processes(setup: Setup) -> None:
     proc = run_cli("generate", str(setup.root), *setup.flags, "--facts", setup.facts[0], setup.facts[2])
     assert proc.returncode == 2
     assert "repodoc: error: shard 2/3 missing" in proc.stderr
+
+
+def test_a_page_share_holds_the_facts_of_its_own_folders_only(setup: Setup, tmp_path: Path) -> None:
+    """Share 2/2 (`pkg`, `pkg/sub`, `tests`: the split weighs folders by their files) renders from its own
+    files' facts and every file's graph sketch; share 1/2's pages read a few of the others' facts again
+    (the root's index says what `pkg` is for, llms.txt outlines the main files), from their blocks."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.shard.pages import generate_sharded
+    from repodoc_lsp.shard.share_facts import ShareFacts
+    from repodoc_lsp.store.workspace import Workspace
+
+    def share(k: int) -> ShareFacts:
+        ws = Workspace(setup.root, Settings(output=str(tmp_path / f"out{k}")), use_cache=False, incremental=False)
+        summary = generate_sharded(ws, facts=setup.facts, share=(k, 2))
+        assert summary.written and not summary.errors and isinstance(ws.facts, ShareFacts)
+        return ws.facts
+
+    second = share(2)
+    held = {rel for rel in second if second.loaded(rel) is not None}
+    assert held == {"pkg/__init__.py", "pkg/a.py", "pkg/b.py", "pkg/sub/c.py", "pkg/sub/broken.py", "tests/test_a.py"}
+    assert second.source.reads == 0
+    first = share(1)
+    assert first.source.reads > 0 and first.loaded("pkg/__init__.py") is not None
+
+
+def test_sketches_of_another_renderer_and_damaged_records_are_refused(setup: Setup, tmp_path: Path) -> None:
+    f1, f2, f3 = setup.facts
+    other = _rewrite_header(f2, tmp_path / "other.jsonl.gz", sketches="0123 other.rule")
+    _refused(setup, [f1, other, f3], f"{other} (shard 2/3): its graph sketches were made by another renderer")
+    lines = gzip.decompress(Path(f1).read_bytes()).split(b"\n")
+    at = next(i for i, line in enumerate(lines) if b'"sketch":[' in line)
+    for name, bad in (("imports", [{"module": 1}]), ("sketch", [1, 2])):
+        record = json.loads(lines[at])
+        record[name] = bad
+        line = json.dumps(record, separators=(",", ":")).encode()
+        target = tmp_path / f"{name}.jsonl.gz"
+        target.write_bytes(gzip.compress(b"\n".join([*lines[:at], line, *lines[at + 1:]])))
+        _refused(setup, [str(target), f2, f3], f"{target} (shard 1/3): damaged facts file: ",
+                 "its imports or its sketch are of the wrong form")
+
+
+def test_a_page_damaged_at_its_size_stops_the_merge_there(setup: Setup, tmp_path: Path) -> None:
+    one, two = setup.pages(1, 2), setup.pages(2, 2)
+    page = next(p for p in sorted(two.rglob("*.md")))
+    data = page.read_bytes()
+    page.write_bytes(data[:-2] + b"X\n")
+    code, _out, err = setup.run("merge", str(one), str(two), "--out", str(setup.out))
+    assert code == 2
+    assert f"{two} (pages 2/2): {page.relative_to(two).as_posix()}: not the page its run wrote" in err
+    assert "the tree is not vouched for" in err
+    assert "up to date" not in setup.run("generate", str(setup.root), *setup.flags, "--facts", *setup.facts,
+                                         "--check")[1]
+    for folder in (one, two, setup.out):
+        shutil.rmtree(folder)
+
+
+def test_a_check_of_an_up_to_date_tree_decodes_no_facts(setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`generate --facts ... --check` of the merged tree: the inputs stamp from each file's digest alone."""
+    from repodoc_lsp.cli import _parser, _settings
+    from repodoc_lsp.shard import facts_file
+    from repodoc_lsp.shard.pages import generate_sharded
+    from repodoc_lsp.store.workspace import Workspace
+
+    shares = [setup.pages(1, 2), setup.pages(2, 2)]
+    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
+
+    def refused(*_args: object) -> None:
+        raise AssertionError("decoded")
+    for name in ("structure_imports", "facts_from_json"):
+        monkeypatch.setattr(facts_file, name, refused)
+    monkeypatch.setattr(facts_file.sketches, "decode", refused)
+    args = _parser().parse_args(["generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--check"])
+    settings = _settings(setup.root, args)  # as the command line reads them: the manifest's stamp has them
+    assert settings is not None
+    ws = Workspace(setup.root, settings, incremental=False)
+    summary = generate_sharded(ws, facts=setup.facts, check=True)
+    assert summary.complete() and summary.unchanged == len(read_manifest(setup.out)["pages"]) and not summary.written
+    for folder in (*shares, setup.out):
+        shutil.rmtree(folder)

@@ -31,7 +31,8 @@ from repodoc_lsp.render.pages import GATHER, Page, Renderer, Site
 from repodoc_lsp.render.parts import is_part
 from repodoc_lsp.render.paths import docs_page, folder_of
 from repodoc_lsp.render.stamp import render_stamp
-from repodoc_lsp.shard.split import pages_of_share
+from repodoc_lsp.shard.share_facts import ShareFacts
+from repodoc_lsp.shard.split import folder_weights, pages_of_share
 from repodoc_lsp.store import sketches
 from repodoc_lsp.store.cache import ANALYSIS_VERSION
 from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, WorkspaceState
@@ -115,8 +116,8 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
         if change is not None and _pages_come_or_go(site, change, writer):
             change |= Change(structural=True)
         pages = plan_pages(ws, site, change, recorded=_keyed_by_workers(writer))
-        plan = Plan(pages if job.share is None else pages_of_share(pages, job.share), whole=change is None,
-                    structural=change is not None and change.structural)
+        share = pages if job.share is None else pages_of_share(pages, job.share, _weights(ws))
+        plan = Plan(share, whole=change is None, structural=change is not None and change.structural)
         templates = None if renderer.templates is None else str(renderer.templates)
         w.how = Rendering(page_renderer(ws, renderer, site), ws.runtime, jobs, site, templates, run_stamp(ws),
                           stop_fork_server)
@@ -132,6 +133,11 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
 
 
 # -- fast paths: each one decision, its reason in one line -------------------------------------
+
+def _weights(ws: Workspace) -> dict[str, int]:
+    """The page split's folder weights of `ws`'s inputs (`shard/split.py`: from paths alone)."""
+    return folder_weights({*ws.digests, *ws.read_skipped}, ws.folders)
+
 
 def _tree_of_these_inputs(writer: Writer, inputs: str, summary: Summary | None = None) -> bool:
     """The tree on disk was made, complete, from `inputs` (the inputs stamp): with `summary`, nothing to
@@ -191,6 +197,8 @@ def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, 
     site.anchors = dict(anchors or {})  # as the run found them: pages settled meanwhile change the writer's
     site.llms_full_max = ws.settings.llms_full_max_bytes
     site.by_name = ws.by_name if any(map(is_tree_sitter, ws.digests)) else None
+    if isinstance(ws.facts, ShareFacts):  # a page share: which files have pages, without their facts
+        site.pages_of = ws.facts.paged
     return site
 
 

@@ -43,6 +43,9 @@ class Site:
     llms_full_max: int = 0  # bytes of llms-full.txt at most (0: not written; `llms.py`)
     # who names the definitions of tree-sitter files, by name (None: no such file, or not asked)
     by_name: NameUsers | None = None
+    # the files that have pages of their own, when known without their facts (a page share's `Site`:
+    # it holds few files' facts); None: asked of each file's facts
+    pages_of: frozenset[str] | None = None
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
@@ -83,11 +86,13 @@ class Site:
 
     def has_pages(self, rel: str) -> bool:
         """The file `rel` has pages of its own (`own_pages.has_pages`); else a line in its folder's index."""
-        return has_pages(self.facts[rel])
+        return has_pages(self.facts[rel]) if self.pages_of is None else rel in self.pages_of
 
     @functools.cached_property
     def paged(self) -> frozenset[str]:
         """The files that have pages of their own."""
+        if self.pages_of is not None:
+            return self.pages_of
         return frozenset(rel for rel in self.facts if self.has_pages(rel))
 
     def paged_files(self, folder: str) -> list[str]:

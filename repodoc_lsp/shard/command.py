@@ -92,10 +92,13 @@ def run_analyze(args: argparse.Namespace, settings: Settings | None) -> int:
 def run_merge(args: argparse.Namespace) -> int:
     from repodoc_lsp.output.writer import OutputBusy, OutputError
     from repodoc_lsp.shard.facts_file import ShardError
-    from repodoc_lsp.shard.merge import merge
+    from repodoc_lsp.shard.merge import MergeStopped, merge
 
     try:
         summary = merge([Path(f) for f in args.folders], Path(args.out))
+    except MergeStopped as exc:
+        _err(f"{exc}; the pages merged before it are written, the tree is not vouched for: merge again")
+        return EXIT_USAGE
     except ShardError as exc:
         _err(f"{exc}; nothing written")
         return EXIT_USAGE

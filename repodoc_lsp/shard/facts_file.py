@@ -1,45 +1,57 @@
 """The facts file: what an analysis job (`repodoc analyze --shard K/N`) hands to the page jobs.
 
-Format (version 1; described in examples/README.md): gzip-compressed JSON lines in UTF-8, data
-only (a shard file is untrusted input: nothing in it is run or unpickled, every value is checked
-against the facts model on load, and a line longer than MAX_LINE is refused unread).
+Format (version 2; described in examples/README.md): JSON lines in UTF-8, gzip-compressed in blocks
+(`members.py`: gzip members, each holding whole records; the header alone in the first), data only (a
+shard file is untrusted input: nothing in it is run or unpickled, every value is checked against the
+facts model on load, and a line longer than MAX_LINE is refused unread).
 
-    {"format": "repodoc-facts", "version": 1, "repodoc": "0.1.0", "analysis": "0.1.0-12",
+    {"format": "repodoc-facts", "version": 2, "repodoc": "0.1.0", "analysis": "0.1.0-12",
+     "sketches": "<what a sketch is made by>",
      "tree": {"root": "proj", "files": 1234, "paths": "<blake2b of the input paths>"},
      "shard": [2, 3], "files": 411}                                  <- the header
-    {"path": "pkg/a.py", "digest": "<blake2b of its bytes>", "size": 120, "facts": {...}}
+    {"path": "pkg/a.py", "digest": "<blake2b of its bytes>", "size": 120, "pages": true,
+     "imports": [...], "sketch": [...]}                              <- a file analysed, then
+    {"language": "python", ...}                                      <- its facts, the next line
     {"path": "img/x.svg", "digest": "...", "size": 9, "skipped": "not text (...)"}
     {"path": "locked.py", "skipped": "unreadable: Permission denied"}
     {"end": 411}                                                      <- a file cut short has none
 
-`facts` is the facts model as the analysis cache stores it (`store/cache.py`'s `encode`). `tree`
-names the checkout: the root folder's name, how many inputs discovery found and a digest of their
-paths (the settings that choose inputs are in it); `analysis` is the analysis cache's version (with
-the `blank_macros` setting's tag), which facts depend on.
+A file's facts are the facts model as the analysis cache stores it (`store/cache.py`'s `encode`); the
+line before them says what a page share needs of every file without reading its facts: whether it has
+pages of its own (`render/own_pages.py`), its imports, and the symbol graph's sketch of it
+(`store/sketches.py`'s form; null for a file of no graph). `tree` names the checkout: the root
+folder's name, how many inputs discovery found and a digest of their paths (the settings that choose
+inputs are in it); `analysis` is the analysis cache's version (with the `blank_macros` setting's tag),
+which facts depend on; `sketches` what the sketches depend on besides (the renderer's page-splitting rule).
 """
 
 from __future__ import annotations
 
 import contextlib
-import gzip
 import hashlib
 import json
 import os
 import stat
-import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from repodoc_lsp import __version__
-from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.analysis.model import FileFacts, Import, Language
 from repodoc_lsp.analysis.treesitter import blank_macros_variant
-from repodoc_lsp.store.cache import ANALYSIS_VERSION, encode, structure_facts
+from repodoc_lsp.knowledge.views import Sketch, sketch_of
+from repodoc_lsp.render.own_pages import has_pages
+from repodoc_lsp.render.parts import definition_parts
+from repodoc_lsp.render.stamp import render_stamp
+from repodoc_lsp.shard.members import BLOCK, BlockError, blocks, compress_block
+from repodoc_lsp.store import sketches
+from repodoc_lsp.store.cache import ANALYSIS_VERSION, encode, structure_facts, structure_imports
 
 FORMAT = "repodoc-facts"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MAX_LINE = 64 << 20  # a line (one file's facts) longer than this is damage, never read whole
+MOST_BLOCK = BLOCK + 2 * MAX_LINE + 2  # a block holds whole records: what it inflates to at most
 Share = tuple[int, int]
 
 
@@ -91,6 +103,11 @@ def analysis_version() -> str:
     return ANALYSIS_VERSION + blank_macros_variant()
 
 
+def sketch_stamp() -> str:
+    """What a file's sketch depends on besides its facts: the renderer (its page-splitting rule)."""
+    return f"{render_stamp()} {definition_parts.__module__}.{definition_parts.__qualname__}"
+
+
 @dataclass(frozen=True, slots=True)
 class Header:
     repodoc: str
@@ -98,17 +115,29 @@ class Header:
     tree: Tree
     shard: Share
     files: int
+    sketches: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """One input of the shard: its facts, or why it is skipped (no digest: it could not be read)."""
+    """One input of the shard: its facts, or why it is skipped (no digest: it could not be read).
+    Read back, a file analysed also says whether it has pages, its imports and its graph sketch; its
+    facts are None when they were not read (`at`: where its block starts in its facts file)."""
 
     path: str
     digest: str = ""
     size: int = 0
     facts: FileFacts | None = None
     skipped: str = ""
+    pages: bool = False
+    imports: tuple[Import, ...] = ()
+    sketch: Sketch | None = None
+    at: int = -1
+
+    @property
+    def analysed(self) -> bool:
+        """The file has facts (held here, or left in its facts file)."""
+        return self.facts is not None or self.at >= 0
 
 
 _json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
@@ -132,16 +161,25 @@ class FactsWriter:
         self.path = path
         self._temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         self._raw = open(self._temp, "wb")  # noqa: SIM115 (closed by `close` or `discard`)
-        self._gz = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, mtime=0, compresslevel=6)
+        self._lines: list[bytes] = []
+        self._held = 0
         self.count = 0
-        self._line({"format": FORMAT, "version": FORMAT_VERSION, "repodoc": __version__,
-                    "analysis": analysis_version(), "tree": tree.as_json(), "shard": list(shard), "files": files})
+        self._line(_json({"format": FORMAT, "version": FORMAT_VERSION, "repodoc": __version__,
+                          "analysis": analysis_version(), "sketches": sketch_stamp(), "tree": tree.as_json(),
+                          "shard": list(shard), "files": files}))
+        self._block()  # a block of its own: a file cut short still says which shard it is
 
-    def _line(self, value: dict[str, Any], facts: str = "") -> None:
-        text = _json(value)
-        if facts:  # the facts' JSON as the cache's `encode` wrote it, put in as it is
-            text = f'{text[:-1]},"facts":{facts}}}'
-        self._gz.write(text.encode("utf-8", "surrogatepass") + b"\n")
+    def _line(self, text: str) -> None:
+        data = text.encode("utf-8", "surrogatepass") + b"\n"
+        self._lines.append(data)
+        self._held += len(data)
+
+    def _block(self) -> None:
+        """The lines held so far written as one block (whole records only)."""
+        if self._lines:
+            self._raw.write(compress_block(b"".join(self._lines)))
+            self._lines.clear()
+            self._held = 0
 
     def add(self, record: Record) -> None:
         value: dict[str, Any] = {"path": record.path}
@@ -149,20 +187,26 @@ class FactsWriter:
             value.update(digest=record.digest, size=record.size)
         if record.facts is None:
             value["skipped"] = record.skipped
-            self._line(value)
+            self._line(_json(value))
         else:
-            self._line(value, encode(record.facts).data)
+            facts = record.facts
+            row = encode(facts)
+            sketch = sketch_of(facts, definition_parts(facts)) if facts.language is Language.PYTHON else None
+            value["pages"] = has_pages(facts)
+            head = _json(value)[:-1]
+            self._line(f'{head},"imports":{row.imports},"sketch":{_json(sketch and sketches.encode(sketch))}}}')
+            self._line(row.data)
         self.count += 1
+        if self._held >= BLOCK:
+            self._block()
 
     def close(self) -> None:
-        self._line({"end": self.count})
-        self._gz.close()
+        self._line(_json({"end": self.count}))
+        self._block()
         self._raw.close()
         os.replace(self._temp, self.path)
 
     def discard(self) -> None:
-        with contextlib.suppress(OSError):
-            self._gz.close()
         self._raw.close()
         with contextlib.suppress(OSError):
             os.unlink(self._temp)
@@ -178,27 +222,38 @@ class FactsReader:
         try:
             if not stat.S_ISREG(os.stat(path).st_mode):
                 raise ShardError(f"{path}: not a file")
-            self._gz = gzip.GzipFile(path, "rb")
+            self._raw: BinaryIO = open(path, "rb")  # noqa: SIM115 (closed by `close`)
         except OSError as exc:
             raise ShardError(f"{path}: cannot read the facts file: {exc.strerror or exc}") from None
-        first = self._next()
+        self._lines = self._all_lines()
+        first = next(self._lines, None)
         if first is None:
             raise self.damaged("empty")
-        self.header = self._header(first)
+        self.header = self._header(self.parse(first[1]))
         self.name = f"{path} (shard {self.header.shard[0]}/{self.header.shard[1]})"
 
     def damaged(self, why: str) -> ShardError:
         return ShardError(f"{self.name}: damaged facts file: {why}")
 
-    def _next(self) -> dict[str, Any] | None:
+    def _all_lines(self) -> Iterator[tuple[int, bytes]]:
+        """(offset of its block, line) of each line, in order."""
         try:
-            line = self._gz.readline(MAX_LINE + 1)
-        except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
+            for at, data in blocks(self._raw, MOST_BLOCK):
+                yield from ((at, line) for line in self.lines_of(data))
+        except (OSError, BlockError) as exc:
             raise self.damaged(str(exc) or type(exc).__name__) from None
-        if not line:
-            return None
-        if not line.endswith(b"\n"):
-            raise self.damaged("a line is cut short, or longer than a file's facts can be")
+
+    def lines_of(self, data: bytes) -> list[bytes]:
+        """The lines of one block (whole lines: a block ends at a line's end)."""
+        if not data.endswith(b"\n"):
+            raise self.damaged("a block is cut short inside a line")
+        lines = data.split(b"\n")
+        lines.pop()
+        if any(len(line) > MAX_LINE for line in lines):
+            raise self.damaged("a line is longer than a file's facts can be")
+        return lines
+
+    def parse(self, line: bytes) -> dict[str, Any]:
         try:
             value = json.loads(line.decode("utf-8", "surrogatepass"))
         except (UnicodeDecodeError, ValueError, RecursionError):
@@ -213,45 +268,75 @@ class FactsReader:
         if value.get("version") != FORMAT_VERSION:
             raise ShardError(f"{self.path}: facts file format version {value.get('version')!r}, "
                              f"this repodoc reads version {FORMAT_VERSION}")
-        repodoc, analysis, shard, files = (value.get(k) for k in ("repodoc", "analysis", "shard", "files"))
+        repodoc, analysis, shard, files, made = (value.get(k) for k in ("repodoc", "analysis", "shard", "files",
+                                                                        "sketches"))
         tree = tree_from_json(value.get("tree"))
         if not (isinstance(repodoc, str) and isinstance(analysis, str) and tree is not None and type(files) is int
-                and isinstance(shard, list) and len(shard) == 2 and all(type(x) is int for x in shard)
-                and 1 <= shard[0] <= shard[1]):
+                and isinstance(made, str) and isinstance(shard, list) and len(shard) == 2
+                and all(type(x) is int for x in shard) and 1 <= shard[0] <= shard[1]):
             raise self.damaged("its header is of the wrong form")
-        return Header(repodoc, analysis, tree, (shard[0], shard[1]), files)
+        return Header(repodoc, analysis, tree, (shard[0], shard[1]), files, made)
 
-    def records(self) -> Iterator[Record]:
-        """Each record, checked; a ShardError at the first damage, or when the file ends early."""
+    def records(self, wanted: Callable[[str], bool] = lambda _path: True, *, light: bool = False
+                ) -> Iterator[Record]:
+        """Each record, checked, with its facts when `wanted(path)` (else `at`: where its block starts);
+        a ShardError at the first damage, or when the file ends early. `light`: neither imports nor
+        sketch decoded (a check that needs the digests alone)."""
         count = 0
-        while (value := self._next()) is not None:
+        lines = self._lines
+        while (line := next(lines, None)) is not None:
+            value = self.parse(line[1])
             if "end" in value:
                 if value != {"end": count} or count != self.header.files:
                     raise self.damaged(f"it ends after {count} of {self.header.files} files")
-                if self._next() is not None:
+                if next(lines, None) is not None:
                     raise self.damaged("lines after its end")
                 return
-            yield self._record(value)
+            record = self.record(value, light)
+            if "pages" in value:  # its facts follow
+                facts = next(lines, None)
+                if facts is None or facts[0] != line[0]:
+                    raise self.damaged(f"{record.path}: its facts are not in its block")
+                record = self.with_facts(record, facts[1]) if wanted(record.path) and not light \
+                    else _at(record, line[0])
+            yield record
             count += 1
         raise self.damaged(f"cut short: no end after {count} of its {self.header.files} files")
 
-    def _record(self, value: dict[str, Any]) -> Record:
+    def record(self, value: dict[str, Any], light: bool = False) -> Record:
+        """The record of a file's first line, without its facts (`light`: nor its imports and sketch)."""
         path, key, size = value.get("path"), value.get("digest", ""), value.get("size", 0)
         if not (isinstance(path, str) and isinstance(key, str) and type(size) is int and size >= 0):
             raise self.damaged("a file's record is of the wrong form")
-        if "facts" in value:
-            if set(value) != {"path", "digest", "size", "facts"}:
+        if "pages" in value:
+            if set(value) != {"path", "digest", "size", "pages", "imports", "sketch"} or not key \
+                    or type(value["pages"]) is not bool:
                 raise self.damaged(f"{path}: a record of the wrong form")
+            if light:
+                return Record(path, key, size, pages=value["pages"])
             try:
-                facts = facts_from_json(value["facts"])
-            except ValueError as exc:
-                raise self.damaged(f"{path}: {exc}") from None
-            return Record(path, key, size, facts)
+                imports = structure_imports(value["imports"])
+                sketch = None if value["sketch"] is None else sketches.decode(value["sketch"])
+            except Exception:  # any way the data does not fit the model
+                raise self.damaged(f"{path}: its imports or its sketch are of the wrong form") from None
+            return Record(path, key, size, pages=value["pages"], imports=imports, sketch=sketch)
         skipped = value.get("skipped")
         if not isinstance(skipped, str) or not set(value) <= {"path", "digest", "size", "skipped"}:
             raise self.damaged(f"{path}: a record of the wrong form")
         return Record(path, key, size, None, skipped)
 
+    def with_facts(self, record: Record, line: bytes) -> Record:
+        """`record` with the facts of its facts line."""
+        try:
+            facts = facts_from_json(self.parse(line))
+        except ValueError as exc:
+            raise self.damaged(f"{record.path}: {exc}") from None
+        return Record(record.path, record.digest, record.size, facts, "", record.pages, record.imports, record.sketch)
+
     def close(self) -> None:
-        with contextlib.suppress(OSError, EOFError, zlib.error):
-            self._gz.close()
+        with contextlib.suppress(OSError):
+            self._raw.close()
+
+
+def _at(record: Record, at: int) -> Record:
+    return Record(record.path, record.digest, record.size, None, "", record.pages, record.imports, record.sketch, at)

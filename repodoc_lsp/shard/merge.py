@@ -3,14 +3,19 @@ joined into one tree with one manifest: the tree one machine writes, byte for by
 sizes and modification times are those of the merged files).
 
 The folders are untrusted input (artifacts): every share of one split must be there once, made by
-this version for the same inputs and output folder, and every page's bytes must have the digest its
-share's manifest records; otherwise nothing is written and a ShardError names the folder. Pages go
+this version for the same inputs and output folder, and every page must be a file of the size its
+share's manifest records; otherwise nothing is written and a ShardError names the folder. The shares are
+then merged one at a time (one share's manifest held at once), each page read once: its bytes must have
+the digest its manifest records, else the merge stops there (`MergeStopped`), the merged folder's
+manifest without the stamp of a complete tree. Pages go
 through the writer, as a run's do: a page a person edited in the output folder is a conflict, pages
 of the folder that the shares do not have are deleted."""
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,55 +118,75 @@ def check_shares(shares: list[PageShare], out: Path) -> None:
         raise ShardError(f"page share{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing")
 
 
-def _pages_of(shares: list[PageShare]) -> tuple[dict[str, tuple[PageShare, Record]], dict[str, AnchorState]]:
-    """page -> (its share, its manifest entry), and the anchors of the pages: every share's manifest
-    as its note says, each page in one share only."""
-    pages: dict[str, tuple[PageShare, Record]] = {}
-    anchors: dict[str, AnchorState] = {}
-    for s in shares:
-        held = Writer(s.folder)  # reads its manifest (a damaged one reads as empty: the count says so)
-        if len(held.manifest) != s.count or pages_digest(held.manifest) != s.digest:
-            raise ShardError(f"{s.name}: its manifest is not the one its run wrote ({len(held.manifest)} pages, "
-                             f"{s.count} written): damaged")
-        for page, record in held.manifest.items():
+class MergeStopped(ShardError):
+    """A page found damaged while the shares were being merged (its size was right): the merged folder
+    holds the pages written before it, and a manifest without the stamp of a complete tree."""
+
+
+def _manifest(s: PageShare) -> Writer:
+    """The page share's manifest and anchors, read and checked against its note."""
+    held = Writer(s.folder)  # reads its manifest (a damaged one reads as empty: the count says so)
+    if len(held.manifest) != s.count or pages_digest(held.manifest) != s.digest:
+        raise ShardError(f"{s.name}: its manifest is not the one its run wrote ({len(held.manifest)} pages, "
+                         f"{s.count} written): damaged")
+    return held
+
+
+def _checked(shares: list[PageShare]) -> set[str]:
+    """The pages of all shares, checked before anything is written, one share's manifest at a time: each
+    manifest as its note says, each page in one share only, on disk as a file of the size its manifest
+    records (its bytes are checked as it is merged: each page is read once)."""
+    pages: dict[str, int] = {}
+    for i, s in enumerate(shares):
+        for page, record in _manifest(s).manifest.items():
             if page in pages:
-                raise ShardError(f"{page} is in both {pages[page][0].name} and {s.name}")
-            pages[page] = (s, record)
-        anchors.update(held.anchors)
-    return pages, anchors
+                raise ShardError(f"{page} is in both {shares[pages[page]].name} and {s.name}")
+            pages[page] = i
+            try:
+                st = os.stat(s.folder / page, follow_symlinks=False)
+            except OSError as exc:
+                raise ShardError(f"{s.name}: {page}: cannot be read: {exc.strerror or exc}") from None
+            if not stat.S_ISREG(st.st_mode) or st.st_size != record[1]:
+                raise ShardError(f"{s.name}: {page}: not the page its run wrote (damaged)")
+    return set(pages)
 
 
 def _page_bytes(s: PageShare, page: str, record: Record) -> bytes:
-    """The page as its share wrote it; ShardError when its bytes are not those its manifest records."""
+    """The page as its share wrote it; MergeStopped when its bytes are not those its manifest records."""
     try:
         data = read_inside(s.folder, s.folder / page, MAX_PAGE_BYTES, "the page share's folder")
     except OSError as exc:
-        raise ShardError(f"{s.name}: {page}: cannot be read: {exc.strerror or exc}") from None
+        raise MergeStopped(f"{s.name}: {page}: cannot be read: {exc.strerror or exc}") from None
     if content_digest(data) != record[3]:
-        raise ShardError(f"{s.name}: {page}: not the page its run wrote (damaged)")
+        raise MergeStopped(f"{s.name}: {page}: not the page its run wrote (damaged)")
     return data
 
 
 def merge(folders: Sequence[Path], out: Path) -> MergeSummary:
-    """Join the page shares in `folders` into `out` (see the module's doc)."""
+    """Join the page shares in `folders` into `out` (see the module's doc), a share at a time."""
     out = out.resolve()
     if any(f.resolve() == out for f in folders):
         raise ShardError(f"{out}: the merged tree's folder cannot be one of the page shares")
     shares = [read_share(f) for f in folders]
     check_shares(shares, out)
-    pages, anchors = _pages_of(shares)
-    for page, (s, record) in pages.items():  # all checked before anything is written
-        _page_bytes(s, page, record)
+    pages = _checked(shares)  # before anything is written
     summary = MergeSummary(str(out), shares=len(shares), pages=len(pages))
     writer = Writer(out)
+    anchors: dict[str, AnchorState] = {}
     with writer.hold():
-        for page in sorted(pages):
-            s, record = pages[page]
-            result = writer.write(page, _page_bytes(s, page, record).decode("utf-8"), record[0])
-            _count(summary, result)
+        try:
+            for s in shares:
+                held = _manifest(s)
+                for page, record in sorted(held.manifest.items()):
+                    _count(summary, writer.write(page, _page_bytes(s, page, record).decode("utf-8"), record[0]))
+                anchors.update(held.anchors)
+        except MergeStopped:
+            writer.inputs = ""
+            writer.save_manifest()  # the pages written so far, not vouched for as a tree
+            raise
         writer.anchors.clear()
         writer.anchors.update({page: state for page, state in anchors.items() if page in writer.manifest})
-        removed, conflicts = writer.remove_stale(set(pages))
+        removed, conflicts = writer.remove_stale(pages)
         summary.removed.extend(removed)
         summary.conflicts.extend(conflicts)
         writer.inputs = shares[0].inputs if not (summary.conflicts or summary.errors) else ""

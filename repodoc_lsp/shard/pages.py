@@ -9,23 +9,37 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from repodoc_lsp import __version__
+from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.output.writer import OutputError, Writer
 from repodoc_lsp.pipeline.generate import Job, run
 from repodoc_lsp.pipeline.keys import inputs_stamp
 from repodoc_lsp.pipeline.write import Summary
+from repodoc_lsp.render.own_pages import has_pages
 from repodoc_lsp.render.pages import Renderer
-from repodoc_lsp.shard.facts_file import FactsReader, Record, ShardError, Share, Tree, analysis_version, tree_of
-from repodoc_lsp.shard.split import file_share
+from repodoc_lsp.render.paths import folder_of
+from repodoc_lsp.shard.facts_file import (
+    FactsReader,
+    Record,
+    ShardError,
+    Share,
+    Tree,
+    analysis_version,
+    sketch_stamp,
+    tree_of,
+)
+from repodoc_lsp.shard.share_facts import FactsSource, ShareFacts
+from repodoc_lsp.shard.split import file_share, folder_shares, folder_weights
 from repodoc_lsp.store.cache import digest
-from repodoc_lsp.store.discover import discover
+from repodoc_lsp.store.discover import Discovery, Skipped, discover
 from repodoc_lsp.store.facts import analyse_bytes
 from repodoc_lsp.store.regular import read_regular
-from repodoc_lsp.store.workspace import CancelToken, FileState, ProgressFn, Workspace
+from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace, WorkspaceState
 
 # In a page share's output folder: what `repodoc merge` needs to know of it (examples/README.md).
 SIDECAR = ".repodoc-pages.json"
@@ -42,8 +56,10 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
     if share is not None and not check:
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # (not a folder: the writer says so)
             sidecar.unlink()  # written again only by a complete run
+    if facts and check and (done := _up_to_date(ws, facts)) is not None:
+        return done
     if facts:
-        take_facts(ws, facts, progress=progress)
+        take_facts(ws, facts, progress=progress, share=share, check=check)
     elif not ws.scan(jobs=jobs, progress=progress, cancel=cancel):
         return Summary(root=str(ws.root), out=str(ws.out), cancelled=True)
     renderer = Renderer(ws.settings.templates or None, lazy=not ws.settings.templates)
@@ -56,6 +72,36 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
         inputs = sorted({*ws.digests, *ws.read_skipped})  # the inputs discovery found
         write_sidecar(ws.out, share, inputs_stamp(ws), tree_of(ws.root, inputs))
     return summary
+
+
+def _up_to_date(ws: Workspace, paths: Sequence[str]) -> Summary | None:
+    """A check from the facts files `paths` of a tree that is the complete tree of these inputs (its
+    manifest's inputs stamp: every file's digest, the settings), from each file's digest alone: no
+    file's facts, imports or sketch decoded. None when it is not, or a file changed since its analysis
+    (the check then reads what it needs to say which pages are stale)."""
+    found = discover(ws.root, ws.settings)
+    readers = open_shards(paths, tree_of(ws.root, found.files))
+    try:
+        records = read_records(readers, found.files, FactsSource(readers), light=True)
+    finally:
+        for reader in readers:
+            reader.close()
+    digests: dict[str, str] = {}
+    skipped = list(found.skipped)
+    for rel in found.files:
+        record = records.pop(rel)
+        if _as_on_disk(ws.root, record, analyse=False) is not record:
+            return None
+        if record.analysed:
+            digests[rel] = record.digest
+        else:
+            skipped.append(Skipped(rel, record.skipped))
+    ws.digests = digests
+    writer = Writer(ws.out, check=True)
+    if not (writer.inputs and writer.inputs == inputs_stamp(ws) and writer.intact()):
+        return None
+    return Summary(root=str(ws.root), out=str(ws.out), files=len(digests), unchanged=len(writer.manifest),
+                   skipped=sorted(skipped, key=lambda s: s.path))
 
 
 def open_shards(paths: Sequence[str], tree: Tree) -> list[FactsReader]:
@@ -84,6 +130,9 @@ def _check_shards(readers: list[FactsReader], tree: Tree) -> None:
         if header.analysis != analysis_version():
             raise ShardError(f"{reader.name}: made with analysis {header.analysis}, this run's is "
                              f"{analysis_version()} (another version, or another blank-macros setting)")
+        if header.sketches != sketch_stamp():
+            raise ShardError(f"{reader.name}: its graph sketches were made by another renderer ({header.sketches}, "
+                             f"this one is {sketch_stamp()}): every job must run the same repodoc")
         if why := tree.differs(header.tree):
             raise ShardError(f"{reader.name}: made from another tree: {why}")
         k, its_n = header.shard
@@ -98,55 +147,106 @@ def _check_shards(readers: list[FactsReader], tree: Tree) -> None:
                          f"file of every `repodoc analyze --shard K/{n}`")
 
 
-def read_records(readers: list[FactsReader], files: Sequence[str]) -> dict[str, Record]:
+def read_records(readers: list[FactsReader], files: Sequence[str], source: FactsSource,
+                 wanted: Callable[[str], bool] = lambda _rel: True, *, light: bool = False) -> dict[str, Record]:
     """rel -> its record, from the shards (`open_shards`) of the inputs `files`: each shard holds
-    exactly the inputs of its share, each once (else ShardError naming it)."""
+    exactly the inputs of its share, each once (else ShardError naming it). The facts of the files
+    `wanted` are read; the others' are left in their facts files, where `source` finds them again."""
     n = readers[0].header.shard[1]
     share = {rel: file_share(rel, n) for rel in files}
     records: dict[str, Record] = {}
-    for reader in readers:
+    for index, reader in enumerate(readers):
         k = reader.header.shard[0]
-        try:
-            for record in reader.records():
-                if share.get(record.path) != k:
-                    raise ShardError(f"{reader.name}: holds {record.path!r}, which is not an input of its share")
-                if record.path in records:
-                    raise reader.damaged(f"{record.path!r} is in it twice")
-                records[record.path] = record
-        finally:
-            reader.close()
+        for record in reader.records(wanted, light=light):
+            if share.get(record.path) != k:
+                raise ShardError(f"{reader.name}: holds {record.path!r}, which is not an input of its share")
+            if record.path in records:
+                raise reader.damaged(f"{record.path!r} is in it twice")
+            records[record.path] = record
+            if record.at >= 0:
+                source.note(index, record)
         expected = sum(1 for s in share.values() if s == k)
         if reader.header.files != expected:
             raise ShardError(f"{reader.name}: holds {reader.header.files} files, its share has {expected}")
     return records
 
 
-def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None = None) -> None:
+def _own(found: Discovery, share: Share | None, check: bool) -> frozenset[str] | None:
+    """The files whose facts a run reads with the facts files: every file's for the whole tree (None), a
+    page share's own folders' files (`split.py`), none for a check (read when the tree is not up to date)."""
+    if check:
+        return frozenset()
+    if share is None:
+        return None
+    shares = folder_shares(folder_weights(found.files, found.folders), share[1])
+    return frozenset(rel for rel in found.files if shares.get(folder_of(rel), 1) == share[0])
+
+
+def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None = None, *,
+               share: Share | None = None, check: bool = False) -> None:
     """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a
-    scan would make it; a file whose content on disk is not the one analysed is analysed again."""
+    scan would make it; a file whose content on disk is not the one analysed is analysed again. The
+    facts of the files outside `share`'s folders (all of them for a `check`) stay in the facts files
+    (`ShareFacts`): the graph is built from the files' sketches."""
     found = discover(ws.root, ws.settings)
-    records = read_records(open_shards(paths, tree_of(ws.root, found.files)), found.files)
-    states: dict[str, FileState] = {}
+    own = _own(found, share, check)
+    readers = open_shards(paths, tree_of(ws.root, found.files))
+    source = FactsSource(readers)
+    store = ShareFacts(ws.root, source, None if check else own)  # a check that renders loads every file's
+    try:
+        records = read_records(readers, found.files, source, lambda rel: own is None or rel in own)
+    finally:
+        for reader in readers:
+            reader.close()
+    digests: dict[str, str] = {}
+    sizes: dict[str, int] = {}
+    skipped: dict[str, str] = {}
+    sketched: dict[str, tuple[str, Sketch | None]] = {}
+    paged: set[str] = set()
     analysed = 0
     for i, rel in enumerate(found.files, 1):
-        record = records.pop(rel)
-        try:
-            data = read_regular(ws.root / rel)
-        except OSError as exc:
-            states[rel] = FileState(skipped=f"unreadable: {exc.strerror or exc}")
+        record = _as_on_disk(ws.root, records.pop(rel))
+        if not record.analysed:
+            skipped[rel] = record.skipped
             continue
-        key = digest(data, rel)
-        if key != record.digest:  # changed since it was analysed (or unreadable then): analysed here
-            made = analyse_bytes(rel, data)
-            record = Record(rel, key, len(data), made.facts, made.skip_reason)
-            analysed += record.facts is not None
-        states[rel] = FileState(key, len(data), record.facts) if record.facts is not None \
-            else FileState(skipped=record.skipped)
+        if record.facts is None:  # left in its facts file
+            store.add_cached(rel, rel, record.imports)
+        else:
+            store[rel] = record.facts
+        if record.at == _ANALYSED:  # its graph view made from its facts
+            analysed += 1
+        else:
+            sketched[rel] = (record.digest, record.sketch and replace(record.sketch, imports=store.imports()[rel]))
+        digests[rel], sizes[rel] = record.digest, record.size
+        if record.pages:
+            paged.add(rel)
         if progress and (i % 256 == 0 or i == len(found.files)):
             progress("analyse", i, len(found.files), os.path.dirname(rel))
-    ws.take(states)
-    ws.folders, ws.discovery_skipped = set(found.folders), found.skipped
-    ws.analysed, ws.cached = analysed, sum(1 for s in states.values() if s.facts is not None) - analysed
+    store.paged = frozenset(paged)
+    ws.restore(WorkspaceState(digests, sizes, set(found.folders), found.skipped, skipped), sketches=sketched,
+               store=store)
+    ws.analysed, ws.cached = analysed, len(digests) - analysed
+
+
+_ANALYSED = -2  # a record's `at` when its file was analysed here (changed since its facts file was made)
+
+
+def _as_on_disk(root: Path, record: Record, analyse: bool = True) -> Record:
+    """`record` of a file whose content on disk is the one analysed; else the file read and analysed
+    here (its `at`: `_ANALYSED`; `analyse` False: not analysed), or why it cannot be (unreadable)."""
+    try:
+        data = read_regular(root / record.path)
+    except OSError as exc:
+        return Record(record.path, skipped=f"unreadable: {exc.strerror or exc}")
+    key = digest(data, record.path)
+    if key == record.digest:
+        return record
+    if not analyse:
+        return Record(record.path, key, len(data))
+    made = analyse_bytes(record.path, data)  # changed since it was analysed (or unreadable then)
+    if made.facts is None:
+        return Record(record.path, key, len(data), None, made.skip_reason)
+    return Record(record.path, key, len(data), made.facts, pages=has_pages(made.facts), at=_ANALYSED)
 
 
 def pages_digest(manifest: dict[str, Any]) -> str:

@@ -4,7 +4,7 @@ a matrix, given the same checkout, splits the same way without talking to the ot
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 Share = tuple[int, int]  # (K, N): the K-th of N shares, 1 <= K <= N
@@ -51,24 +51,31 @@ def page_folder(page: _Page) -> str:
     return page.subject
 
 
-def folder_shares(pages: Sequence[_Page], n: int) -> dict[str, int]:
-    """folder -> its page share (1..n): the folders in path order cut into n runs of about as many
-    pages each (a folder is never cut)."""
-    weights: dict[str, int] = {}
-    for page in pages:
-        folder = page_folder(page)
-        weights[folder] = weights.get(folder, 0) + 1
+def folder_weights(inputs: Iterable[str], folders: Iterable[str]) -> dict[str, int]:
+    """folder -> its weight in the page split: 1 and the input files directly in it. Known from the paths
+    alone, so that a page share knows its folders (and whose facts it reads) before it reads any facts."""
+    weights = dict.fromkeys(folders, 1)
+    for rel in inputs:
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        weights[folder] = weights.get(folder, 1) + 1
+    return weights
+
+
+def folder_shares(weights: Mapping[str, int], n: int) -> dict[str, int]:
+    """folder -> its page share (1..n): the folders in path order cut into n runs of about as much weight
+    each (`folder_weights`; a folder is never cut)."""
     total = sum(weights.values()) or 1
     shares: dict[str, int] = {}
     before = 0
-    for folder in sorted(weights):  # a folder goes to the share its middle page falls in
+    for folder in sorted(weights):  # a folder goes to the share its middle falls in
         shares[folder] = (2 * before + weights[folder]) * n // (2 * total) + 1
         before += weights[folder]
     return shares
 
 
-def pages_of_share(pages: Sequence[_Page], share: Share) -> list:
-    """The pages of `pages` (the whole tree's plan) in share K of N, in their order."""
+def pages_of_share(pages: Sequence[_Page], share: Share, weights: Mapping[str, int]) -> list:
+    """The pages of `pages` (the whole tree's plan) in share K of N (`weights`: `folder_weights` of the
+    tree), in their order."""
     k, n = share
-    shares = folder_shares(pages, n)
-    return [page for page in pages if shares[page_folder(page)] == k]
+    shares = folder_shares(weights, n)
+    return [page for page in pages if shares.get(page_folder(page), 1) == k]

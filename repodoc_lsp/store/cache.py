@@ -340,6 +340,11 @@ def structure_facts(raw: object) -> FileFacts:
     return _convert().structure(raw, FileFacts)
 
 
+def structure_imports(raw: object) -> tuple[Import, ...]:
+    """The imports `encode` wrote (`Encoded.imports`), parsed from its JSON; raises as `structure_facts`."""
+    return _convert().structure(raw, IMPORTS)
+
+
 def _dump(value: Any, shape: Any) -> str:
     return _json(_convert().unstructure(value, shape))
 

@@ -170,16 +170,17 @@ class Workspace:
 
     def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None,
                 sketches: Mapping[str, tuple[str, Sketch | None]] | None = None,
-                relations: Relations | None = None) -> None:
+                relations: Relations | None = None, store: FactsStore | None = None) -> None:
         """Become the workspace `state` describes: the files as they were analysed, not as they
         are on disk now (a file changed since is seen as changed by the next `update_file`).
         `imports`: content digest -> imports already read from the cache (not read again, and
         interned already); `sketches`: file -> (digest, the graph's sketch of that content), built
-        from instead of facts; `relations`: those of these files and imports, made elsewhere (taken)."""
+        from instead of facts; `relations`: those of these files and imports, made elsewhere (taken);
+        `store`: the store of these files' facts, made elsewhere (a page share's: taken)."""
         known = imports or {}
-        cached = self.cache.get_imports_many(set(state.digests.values()) - known.keys())
-        facts = FactsStore(self.root, self.cache)
-        for rel, key in state.digests.items():
+        cached = self.cache.get_imports_many(set(state.digests.values()) - known.keys()) if store is None else {}
+        facts = FactsStore(self.root, self.cache) if store is None else store
+        for rel, key in state.digests.items() if store is None else ():
             if key in known:
                 facts.add_cached(rel, key, known[key], interned=True)
             elif key in cached:
@@ -362,9 +363,10 @@ class Workspace:
             files: Iterable[tuple[str, FileFacts | Sketch]]
             if self.incremental:  # a long-lived workspace: facts pending in the cache stay there
                 files = _sketched_or(self.facts.stream(skip=sketched, each=each), sketched)
-            else:  # built once to render every page, which loads them all anyway
+            else:  # built once to render every page, which loads them all anyway (a sketched file's: not asked)
                 self.facts.load_all()
-                files = ((rel, sketched.get(rel) or f) for rel, f in self.facts.items())
+                files = _sketched_or(((rel, None if rel in sketched else self.facts[rel]) for rel in self.facts),
+                                     sketched)
             # full collections of the facts took 10x its time; a graph built once is held to the end
             with no_cycle_collection(keep=not self.incremental and self.runtime.holds):
                 self._graph = (Graph if self.incremental else BuiltOnce)(self.relations, files, parts=self.parts,

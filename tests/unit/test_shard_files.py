@@ -12,7 +12,7 @@ from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.render.pages import Page
 from repodoc_lsp.shard.facts_file import FactsReader, FactsWriter, Record, ShardError, tree_of
-from repodoc_lsp.shard.split import ShareError, file_share, page_folder, pages_of_share, parse_share
+from repodoc_lsp.shard.split import ShareError, file_share, folder_weights, page_folder, pages_of_share, parse_share
 
 TREE = tree_of(Path("/x/proj"), ["a.py", "b/c.py"])
 # Text as a file's facts can hold it (JSON carries any code point; lone surrogates too, passed through)
@@ -26,8 +26,8 @@ def _round_trip(path: Path, records: list[Record]) -> list[Record]:
     writer.close()
     reader = FactsReader(path)
     assert reader.header.tree == TREE and reader.header.shard == (2, 3)
-    try:
-        return list(reader.records())
+    try:  # what was written of each
+        return [Record(r.path, r.digest, r.size, r.facts, r.skipped) for r in reader.records()]
     finally:
         reader.close()
 
@@ -82,7 +82,8 @@ def test_files_and_pages_are_split_whole_and_once() -> None:
     pages = [Page(kind, rel, "") for rel in files for kind in ("docs", "kw")]
     pages += [Page(kind, folder, "") for folder in {"", *(r.rsplit("/", 1)[0] for r in files if "/" in r)}
               for kind in ("index", "doc")] + [Page("llms", "", "")]
-    shares = [pages_of_share(pages, (k, 4)) for k in (1, 2, 3, 4)]
+    weights = folder_weights(files, {page_folder(p) for p in pages})
+    shares = [pages_of_share(pages, (k, 4), weights) for k in (1, 2, 3, 4)]
     assert sorted(p.path for s in shares for p in s) == sorted(p.path for p in pages)
     folders = [{page_folder(p) for p in s} for s in shares]
     assert all(not (a & b) for i, a in enumerate(folders) for b in folders[i + 1:])  # a folder in one share
@@ -125,3 +126,31 @@ def test_an_interrupted_analysis_writes_no_facts_file(tmp_path: Path) -> None:
     summary = analyze(root, Settings(), (1, 1), tmp_path / "f.gz", runtime=LIBRARY, use_cache=False, cancel=cancel)
     assert summary.cancelled and summary.analysed == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]  # no facts file, no temporary one
+
+
+def test_facts_left_in_the_file_are_read_again_from_their_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    """A reader that decodes no file's facts notes where each block starts; `FactsSource` reads any file's
+    facts again from its block alone (blocks of a few records here), equal to those written."""
+    from repodoc_lsp.shard import facts_file
+    from repodoc_lsp.shard.share_facts import FactsSource
+
+    monkeypatch.setattr(facts_file, "BLOCK", 600)
+    sources = {f"p{i}/m,{i}.py": f'"""Module {i}."""\nimport os\n\n\ndef f{i}(x):\n    return x\n'.encode()
+               for i in range(40)}
+    records = [Record(rel, f"{i:040x}", len(data), analyse_source(rel, data)) for i, (rel, data) in
+               enumerate(sources.items())]
+    path = tmp_path / "f.jsonl.gz"
+    writer = FactsWriter(path, TREE, (1, 1), len(records))
+    for record in records:
+        writer.add(record)
+    writer.close()
+    reader = FactsReader(path)
+    source = FactsSource([reader])
+    read = list(reader.records(lambda rel: False))
+    assert len({r.at for r in read}) > 5 and all(r.facts is None and r.sketch is not None for r in read)
+    for r in read:
+        source.note(0, r)
+    wanted = [records[3].path, records[4].path, records[37].path]
+    assert source.get_many(wanted) == {r.path: r.facts for r in records if r.path in wanted}
+    assert source.reads <= 3

@@ -1,0 +1,103 @@
+"""The facts a page share holds: those of its own folders' files, read with the facts files, and every
+other file's left in its facts file, read again (its block alone) when a page needs it (a folder's index
+says what a sub-folder of another share is for, llms.txt outlines the most imported files).
+
+`ShareFacts` is the workspace's `FactsStore` in a page job: the other files are pending in it, as
+facts the analysis cache holds are in a scan's store, and `FactsSource` plays the cache's part (keyed
+by path, not by content digest: two files of one content may differ in facts by their names)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.shard.facts_file import MOST_BLOCK, FactsReader, Record, ShardError
+from repodoc_lsp.shard.members import BlockError, block_at
+from repodoc_lsp.store.cache import FactsCache
+from repodoc_lsp.store.facts import FactsStore
+
+
+class FactsSource(FactsCache):
+    """Files' facts read again from the facts files: `where` says, for a file, which of `readers` holds
+    it and where its block starts. Read only: nothing is ever stored."""
+
+    def __init__(self, readers: list[FactsReader]) -> None:
+        super().__init__(None)
+        self._readers = readers
+        self._where: dict[str, tuple[int, int, str]] = {}  # path -> (reader, block, digest)
+        self.reads = 0  # blocks read again (bench/README.md: a page share's reads)
+
+    def note(self, reader: int, record: Record) -> None:
+        """`record`'s facts are in `readers[reader]`, at its block (`record.at`)."""
+        self._where[record.path] = (reader, record.at, record.digest)
+
+    @property
+    def enabled(self) -> bool:
+        return True
+
+    def empty(self) -> bool:
+        return not self._where
+
+    def has_many(self, keys: Iterable[str]) -> set[str]:
+        return {key for key in keys if key in self._where}
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, FileFacts]:
+        """The facts of the files `keys` (paths), each block read once; ShardError when one is damaged."""
+        by_block: dict[tuple[int, int], dict[str, str]] = defaultdict(dict)
+        for path in keys:
+            if (where := self._where.get(path)) is not None:
+                by_block[where[:2]][path] = where[2]
+        found: dict[str, FileFacts] = {}
+        for (index, at), wanted in by_block.items():
+            found.update(self._read(self._readers[index], at, wanted))
+        return found
+
+    def _read(self, reader: FactsReader, at: int, wanted: dict[str, str]) -> dict[str, FileFacts]:
+        self.reads += 1
+        try:
+            with open(reader.path, "rb") as raw:
+                lines = reader.lines_of(block_at(raw, at, MOST_BLOCK))
+        except (OSError, BlockError) as exc:
+            raise reader.damaged(f"its block at {at}, read again: {exc}") from None
+        heads = [(_head(path), path) for path in wanted]
+        found: dict[str, FileFacts] = {}
+        for i, line in enumerate(lines[:-1]):
+            path = next((path for head, path in heads if line.startswith(head)), None)
+            if path is not None:
+                record = reader.record(reader.parse(line))
+                facts = reader.with_facts(record, lines[i + 1]).facts
+                if record.path != path or record.digest != wanted[path] or facts is None:
+                    raise ShardError(f"{reader.name}: changed since it was read")
+                found[path] = facts
+        if len(found) < len(wanted):
+            raise ShardError(f"{reader.name}: changed since it was read")
+        return found
+
+    def get_imports_many(self, keys: Iterable[str]) -> dict:
+        return {}
+
+    def put_many(self, items: Iterable) -> bool:
+        return False
+
+
+def _head(path: str) -> bytes:
+    """How a file's first line in a facts file starts: `{"path":"<its path>",` (as the writer writes it)."""
+    return (json.dumps({"path": path}, ensure_ascii=False, separators=(",", ":"))[:-1] + ",").encode(
+        "utf-8", "surrogatepass")
+
+
+class ShareFacts(FactsStore):
+    """A page share's facts: its own files' held (`own`), the others' pending in `source`. Loading
+    "every file's facts" (before a run renders its pages) loads the share's own."""
+
+    def __init__(self, root: Path, source: FactsSource, own: frozenset[str] | None) -> None:
+        super().__init__(root, source)
+        self.source = source
+        self.own = own  # None: every file
+        self.paged: frozenset[str] = frozenset()  # the files that have pages of their own (all of them)
+
+    def load_all(self) -> None:
+        self.load(self if self.own is None else self.own)
