@@ -50,12 +50,14 @@ def run_check(args: argparse.Namespace, settings: Settings | None) -> int:
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:
+    from repodoc_lsp.config import cache_dir
     from repodoc_lsp.output.writer import OutputBusy, OutputError
-    from repodoc_lsp.pipeline.generate import generate
     from repodoc_lsp.pipeline.pool import WorkersLost
     from repodoc_lsp.pipeline.runtime import enter_cli
     from repodoc_lsp.refs.check import check_workspace
     from repodoc_lsp.refs.git import GitError, changed_files, old_text
+    from repodoc_lsp.refs.scope import Kept
+    from repodoc_lsp.store.names import table_path
     from repodoc_lsp.store.workspace import Workspace
 
     runtime = enter_cli()
@@ -72,10 +74,13 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     if ws.cache.problem:
         say(f"repodoc: warning: {ws.cache.problem}", sys.stderr)
     stale_pages: list[tuple[str, str]] = []
+    kept = Kept(None if args.no_cache else table_path(cache_dir(settings), ws.root))  # what the last check read
     try:
         if args.no_pages:
-            ws.scan()
+            ws.scan(imports=kept.imports())
         else:
+            from repodoc_lsp.pipeline.generate import generate  # the pages' modules: not for --no-pages
+
             summary = generate(root, ws, check=True)
             stale_pages = [(str(Path(summary.out, s.page)), f"stale page: {s.reason}") for s in summary.stale]
             stale_pages += [(str(Path(summary.out, c.page)), f"conflict: {c.reason}") for c in summary.conflicts]
@@ -94,7 +99,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
         old_sources = {rel: text for rel in sorted(changed) if rel.endswith(".py")
                        and (text := old_text(root, base, rel)) is not None}
     report = check_workspace(ws, only=changed, old_sources=old_sources,
-                             since="HEAD" if args.staged else args.since or "")
+                             since="HEAD" if args.staged else args.since or "", kept=kept)
     shown = os.path.relpath(ws.root)
     shown = "" if shown == "." else shown
     for s in report.stale:

@@ -1,0 +1,176 @@
+"""What a check reads of a workspace: its table of names, kept between runs (`store/names.py`), and for a
+change (`--since`, `--staged`) the words a reference must hold for the change to alter its verdict, so
+that only the docs and docstrings holding one are read."""
+
+from __future__ import annotations
+
+import keyword
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from repodoc_lsp.analysis.model import FileFacts, Import
+from repodoc_lsp.knowledge.index import MODULE, Entry, entries_of
+from repodoc_lsp.refs.namespace import binds
+from repodoc_lsp.store import names
+from repodoc_lsp.store.workspace import Workspace
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_STRING = re.compile(r"""(["'])(.*?)\1""")
+# a change of these makes or takes names wholesale (a star import, a module `__getattr__`, `globals()`)
+_WHOLESALE = re.compile(r"\bimport\s*\*|\b__getattr__\b|\bglobals\s*\(")
+
+
+class Kept:
+    """The check's kept file (`store/names.py`), read once: imports for the scan, names for the table."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.stamp = _stamp()
+        self.saved = names.load(path, self.stamp) if path is not None else {}
+
+    def imports(self) -> dict[str, tuple[Import, ...]]:
+        """content digest -> its imports, for the scan (not read from the facts cache)."""
+        return names.held_imports(self.saved)
+
+
+def name_table(ws: Workspace, kept: Kept | None = None) -> NameTable:
+    """The definitions of a scanned workspace by name, for a check. `kept`: what the last check left; the
+    names of files unchanged since are read from it (not from their facts), and it is written again when
+    many files lacked theirs."""
+    held = names.held_names(kept.saved, ws.digests) if kept is not None else {}
+    missing = [rel for rel in ws.facts if rel not in held]
+    ws.facts.load(missing)
+    made = {rel: names.FileNames.of(entries_of(rel, f), tuple(a.name for a in f.attributes if not a.container))
+            for rel in missing if (f := ws.facts[rel]) is not None}
+    found = {**held, **made}
+    if kept is not None and kept.path is not None and _many_missing(len(missing), len(found)):
+        imports = ws.facts.imports()
+        names.save(kept.path, kept.stamp, {rel: (ws.digests[rel], n, imports.get(rel, ()))
+                                           for rel, n in found.items() if rel in ws.digests})
+    return NameTable(found, ws.relations.module_of)
+
+
+def _many_missing(missing: int, files: int) -> bool:
+    """More than one file in twenty lacks its kept names: below that the file is left as it is (writing
+    it again to add one edited file's names was a fifth of a check after the edit)."""
+    return missing * 20 > files
+
+
+def _stamp() -> str:
+    """What a file's names are made by: the analysis (its version and variant)."""
+    from repodoc_lsp.analysis.treesitter import blank_macros_variant
+    from repodoc_lsp.store.cache import ANALYSIS_VERSION
+
+    return f"{ANALYSIS_VERSION}{blank_macros_variant()}"
+
+
+class NameTable:
+    """Definitions by exact name and by file, for a check: no keywords, no search snapshot (building the
+    keyword index costs seconds on a large workspace). An entry is made when a lookup asks for it (a
+    check after an edit looks up few names of a large workspace)."""
+
+    def __init__(self, files: Mapping[str, names.FileNames], module_of: Mapping[str, str]) -> None:
+        self._files = files
+        self._modules: dict[str, Entry] = {}
+        self._by_name: dict[str, list[tuple[str, int]]] = {}  # name -> (file, row; -1: its module's entry)
+        for rel, found in files.items():
+            for i, name in enumerate(found.names):
+                self._by_name.setdefault(name, []).append((rel, i))
+            module = module_of.get(rel, "")
+            if module:
+                package, _, last = module.rpartition(".")
+                self._modules[rel] = Entry(last, MODULE, package, rel, 1, 0, 1)
+                self._by_name.setdefault(last, []).append((rel, -1))
+        self.assigned = frozenset(a for found in files.values() for a in found.assigned)
+
+    def _entry(self, rel: str, i: int) -> Entry:
+        return self._modules[rel] if i < 0 else self._files[rel].entry(rel, i)
+
+    def lookup(self, name: str) -> list[Entry]:
+        return [self._entry(rel, i) for rel, i in self._by_name.get(name, ())]
+
+    def file_entries(self, rel: str) -> list[Entry]:
+        found = self._files.get(rel)
+        own = [found.entry(rel, i) for i in range(len(found.names))] if found is not None else []
+        return own + ([self._modules[rel]] if rel in self._modules else [])
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """The words a reference must hold for a change to alter its verdict."""
+
+    words: frozenset[str]
+    pattern: re.Pattern[str]
+
+    def named_in(self, text: str) -> bool:
+        """Whether `text` holds one of the words, whole (a plain search first: most texts hold none)."""
+        return any(w in text for w in self.words) and self.pattern.search(text) is not None
+
+
+def change_words(ws: Workspace, touched: Iterable[str], old_sources: Mapping[str, str],
+                 old_facts: Mapping[str, FileFacts | None]) -> Words:
+    """The words of a change: for a Python file changed in place (`old_sources`: its text before,
+    `old_facts`: its facts then), the names it binds differently (a definition, import or assignment
+    added, removed or changed, a string of a changed line); for a file that appeared or went, that is not
+    Python or that makes names wholesale, every name it defines now or defined before, and its name (its
+    module, a link or a path to it)."""
+    found: set[str] = set()
+    for rel in touched:
+        now = ws.facts.one(rel) if rel in ws.facts else None
+        then = old_facts.get(rel)
+        before = old_sources.get(rel)
+        text = ws.read_text(rel) if now is not None and before is not None else None
+        lines = _changed_lines(before, text) if text is not None and before is not None else None
+        if now is None or then is None or lines is None or _WHOLESALE.search(lines):
+            stem = posixpath.basename(rel).split(".")[0]
+            found.add(posixpath.basename(posixpath.dirname(rel)) if stem == "__init__" else stem)
+            found |= _defined(then) | _defined(now)
+            continue
+        found |= _bound(lines) | _differing(then, now)
+    found -= {"", *keyword.kwlist}
+    pattern = r"\b(?:" + "|".join(map(re.escape, sorted(found, key=len, reverse=True))) + r")\b"
+    return Words(frozenset(found), re.compile(pattern if found else r"(?!)"))
+
+
+def _changed_lines(before: str, after: str) -> str:
+    """The lines one text has and the other has not, counted (a line moved unchanged binds what it bound;
+    a definition moved to another class shows in the facts)."""
+    old, new = Counter(before.splitlines()), Counter(after.splitlines())
+    return "\n".join([*(old - new), *(new - old)])
+
+
+def _bound(lines: str) -> set[str]:
+    """The names `lines` bind (as `namespace.binds` judges a line: a def, class, assignment, `as`, `for`,
+    a key) and the words of their strings (a table a dynamic module reads, a dotted name spelled as a string)."""
+    words = set(_WORD.findall(lines))
+    quoted = {w for m in _STRING.finditer(lines) for w in _WORD.findall(m.group(2))}
+    return quoted | {w for w in words - quoted if binds(lines, w, attributes=True)}
+
+
+def _differing(then: FileFacts, now: FileFacts) -> set[str]:
+    """The names whose definitions differ between two analyses of one file (a definition moved to another
+    class, a base class or kind changed, an import or an `__all__` entry added or removed)."""
+    return {name for name, _ in _shape(then) ^ _shape(now)}
+
+
+def _shape(facts: FileFacts) -> set[tuple[str, object]]:
+    shape: set[tuple[str, object]] = {(s.name, (s.qualname, s.kind, tuple(s.bases))) for s in facts.symbols}
+    shape |= {(a.name, a.qualname) for a in facts.attributes}
+    shape |= {(local, (i.module, i.level, name)) for i in facts.imports for local, name in i.bindings()}
+    shape |= {(name, "__all__") for name in facts.all_names}
+    return shape
+
+
+def _defined(facts: FileFacts | None) -> set[str]:
+    if facts is None:
+        return set()
+    return {s.name for s in facts.symbols} | {a.name for a in facts.attributes}
+
+
+def docstrings(facts: FileFacts) -> str:
+    """Every docstring of a file's facts, as one text."""
+    return "\n".join([facts.module_doc or "", *(s.docstring for s in facts.symbols if s.docstring)])
