@@ -113,7 +113,7 @@ def check_workspace(ws: Workspace, index: NameLookup | None = None, only: Iterab
     index = index or name_table(ws, kept)
     resolver = Resolver(ws, index)
     touched = set(only) if only is not None else None
-    old_facts = _analysed(old_sources or {})
+    old_facts = _analysed(ws, old_sources or {})
     gone, renames = gone_names(ws, old_sources, index, old_facts) if old_sources else (set(), {})
     resolver.renames = renames
     skip = ignored(ws.settings)
@@ -155,14 +155,20 @@ def check_workspace(ws: Workspace, index: NameLookup | None = None, only: Iterab
     return report
 
 
-def _analysed(sources: dict[str, str]) -> dict[str, FileFacts | None]:
-    """The facts of each changed Python file's text at the revision (None: it does not analyse)."""
+def _analysed(ws: Workspace, sources: dict[str, str]) -> dict[str, FileFacts | None]:
+    """The facts of each changed Python file's text at the revision (None: it does not analyse): the facts
+    cache's when an earlier scan analysed that content (analysing a large module again took a tenth of a
+    check after an edit)."""
     from repodoc_lsp.analysis import analyse_source
+    from repodoc_lsp.store.cache import digest
 
+    data = {rel: text.encode("utf-8", "surrogatepass") for rel, text in sources.items()}
+    keys = {rel: digest(raw) for rel, raw in data.items()}
+    cached = ws.cache.get_many(set(keys.values()))
     out: dict[str, FileFacts | None] = {}
-    for rel, text in sources.items():
+    for rel, raw in data.items():
         try:
-            out[rel] = analyse_source(os.path.basename(rel), text.encode("utf-8", "surrogatepass"))
+            out[rel] = cached.get(keys[rel]) or analyse_source(os.path.basename(rel), raw)
         except Exception:
             out[rel] = None
     return out
@@ -219,7 +225,7 @@ def gone_names(ws: Workspace, old_sources: dict[str, str], index: NameLookup,
     revision; `analysed`: their facts, when analysed already) and defined nowhere now, and of those
     the renamed ones (old -> new): a definition whose body is the same under another name, or the
     only new one of its kind at its place."""
-    analysed = _analysed(old_sources) if analysed is None else analysed
+    analysed = _analysed(ws, old_sources) if analysed is None else analysed
     gone: set[str] = set()
     renames: dict[str, str] = {}
     assigned: frozenset[str] | None = None

@@ -19,7 +19,8 @@ from repodoc_lsp.store import names
 from repodoc_lsp.store.workspace import Workspace
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
-_STRING = re.compile(r"""(["'])(.*?)\1""")
+_QUOTED = re.compile(r"""(["'])([A-Za-z_][\w.]*)\1""")  # a string that is a name or a dotted name
+_COMMENT = re.compile(r"(?:^|\s)#.*$")
 # a change of these makes or takes names wholesale (a star import, a module `__getattr__`, `globals()`)
 _WHOLESALE = re.compile(r"\bimport\s*\*|\b__getattr__\b|\bglobals\s*\(")
 
@@ -124,31 +125,40 @@ def change_words(ws: Workspace, touched: Iterable[str], old_sources: Mapping[str
         then = old_facts.get(rel)
         before = old_sources.get(rel)
         text = ws.read_text(rel) if now is not None and before is not None else None
-        lines = _changed_lines(before, text) if text is not None and before is not None else None
-        if now is None or then is None or lines is None or _WHOLESALE.search(lines):
+        gone, came = _changed_lines(before, text) if text is not None and before is not None else ("", "")
+        if now is None or then is None or text is None or _WHOLESALE.search(gone + "\n" + came):
             stem = posixpath.basename(rel).split(".")[0]
             found.add(posixpath.basename(posixpath.dirname(rel)) if stem == "__init__" else stem)
             found |= _defined(then) | _defined(now)
             continue
-        found |= _bound(lines) | _differing(then, now)
+        prose = docstrings(then) + docstrings(now)
+        was, is_ = _bound(gone, prose), _bound(came, prose)
+        found |= {w for w in was.keys() | is_.keys() if was[w] != is_[w]} | _differing(then, now)
     found -= {"", *keyword.kwlist}
     pattern = r"\b(?:" + "|".join(map(re.escape, sorted(found, key=len, reverse=True))) + r")\b"
     return Words(frozenset(found), re.compile(pattern if found else r"(?!)"))
 
 
-def _changed_lines(before: str, after: str) -> str:
-    """The lines one text has and the other has not, counted (a line moved unchanged binds what it bound;
-    a definition moved to another class shows in the facts)."""
+def _changed_lines(before: str, after: str) -> tuple[str, str]:
+    """The lines only `before` has and those only `after` has, counted (a line moved unchanged binds what
+    it bound; a definition moved to another class shows in the facts)."""
     old, new = Counter(before.splitlines()), Counter(after.splitlines())
-    return "\n".join([*(old - new), *(new - old)])
+    return "\n".join((old - new).elements()), "\n".join((new - old).elements())
 
 
-def _bound(lines: str) -> set[str]:
-    """The names `lines` bind (as `namespace.binds` judges a line: a def, class, assignment, `as`, `for`,
-    a key) and the words of their strings (a table a dynamic module reads, a dotted name spelled as a string)."""
-    words = set(_WORD.findall(lines))
-    quoted = {w for m in _STRING.finditer(lines) for w in _WORD.findall(m.group(2))}
-    return quoted | {w for w in words - quoted if binds(lines, w, attributes=True)}
+def _bound(lines: str, prose: str) -> Counter[str]:
+    """How many of `lines` bind each name (as `namespace.binds` judges a line: a def, class, assignment,
+    `as`, `for`, a key) or spell it in a whole string (a table a dynamic module reads, a dotted name). Not
+    a line of a docstring (`prose`: the words of a sentence are no definitions) nor a comment."""
+    found: Counter[str] = Counter()
+    for line in lines.split("\n"):
+        if line.strip() in prose:
+            continue
+        code = _COMMENT.sub("", line)
+        quoted = [w for m in _QUOTED.finditer(code) for w in m.group(2).split(".")]
+        found.update(quoted)
+        found.update(w for w in set(_WORD.findall(code)) - set(quoted) if binds(code, w, attributes=True))
+    return found
 
 
 def _differing(then: FileFacts, now: FileFacts) -> set[str]:

@@ -141,7 +141,8 @@ def held_names(saved: Mapping[str, Any], digests: Mapping[str, str]) -> dict[str
 
 
 def held_imports(saved: Mapping[str, Any]) -> dict[str, tuple[Import, ...]]:
-    """content digest -> the imports of that content, of each file `saved` holds imports of that decode."""
+    """content digest -> the imports of that content (their strings interned), of each file `saved` holds
+    imports of that decode."""
     found: dict[str, tuple[Import, ...]] = {}
     for entry in saved.values():
         if isinstance(entry, list) and len(entry) == 3 and type(entry[0]) is str:

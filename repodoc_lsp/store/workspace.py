@@ -108,7 +108,8 @@ class Workspace:
         forgotten once the cache holds them, loaded again on use (the server, whose index and
         graph summarise them: every file's facts held at the end of a cold scan of a large
         workspace take a lot of memory, before the index and graph are built on top). `imports`:
-        content digest -> imports known already (a check's kept table), not read from the cache."""
+        content digest -> imports known already, strings interned (a check's kept table), not read
+        from the cache."""
         found = discover(self.root, self.settings)
         mode = ScanMode(release=release, once=not self.incremental)
         fresh = not self.digests and self.cache.empty()
