@@ -31,18 +31,22 @@ class Kept:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self.stamp = _stamp()
-        self.saved = names.load(path, self.stamp) if path is not None else {}
+        self.files = names.held(names.load(path, self.stamp)) if path is not None else {}
 
     def imports(self) -> dict[str, tuple[Import, ...]]:
         """content digest -> its imports, for the scan (not read from the facts cache)."""
-        return names.held_imports(self.saved)
+        return {key: imports for key, _, imports in self.files.values()}
+
+    def names_of(self, digests: Mapping[str, str]) -> dict[str, names.FileNames]:
+        """file -> its names, of the files of `digests` kept for that content."""
+        return {rel: found for rel, (key, found, _) in self.files.items() if digests.get(rel) == key}
 
 
 def name_table(ws: Workspace, kept: Kept | None = None) -> NameTable:
     """The definitions of a scanned workspace by name, for a check. `kept`: what the last check left; the
     names of files unchanged since are read from it (not from their facts), and it is written again when
     many files lacked theirs."""
-    held = names.held_names(kept.saved, ws.digests) if kept is not None else {}
+    held = kept.names_of(ws.digests) if kept is not None else {}
     missing = [rel for rel in ws.facts if rel not in held]
     ws.facts.load(missing)
     made = {rel: names.FileNames.of(entries_of(rel, f), tuple(a.name for a in f.attributes if not a.container))

@@ -126,35 +126,21 @@ def _tuple(names: str) -> tuple[str, ...]:
     return tuple(map(intern, names.split(","))) if names else ()
 
 
-def held_names(saved: Mapping[str, Any], digests: Mapping[str, str]) -> dict[str, FileNames]:
-    """file -> its names, for each file of `digests` that `saved` holds names of for that digest and that
-    decode (what does not is left out: its facts are read instead)."""
-    found: dict[str, FileNames] = {}
-    for rel, key in digests.items():
-        entry = saved.get(rel)
-        if isinstance(entry, list) and len(entry) == 3 and entry[0] == key:
-            try:
-                found[rel] = decode_names(entry[1])
-            except (ValueError, TypeError, OverflowError):
-                continue
-    return found
-
-
-def held_imports(saved: Mapping[str, Any]) -> dict[str, tuple[Import, ...]]:
-    """content digest -> the imports of that content (their strings interned), of each file `saved` holds
-    imports of that decode."""
-    found: dict[str, tuple[Import, ...]] = {}
-    for entry in saved.values():
+def held(saved: Mapping[str, Any]) -> dict[str, tuple[str, FileNames, tuple[Import, ...]]]:
+    """file -> (content digest, its names, its imports) for each file `saved` holds rows of that decode,
+    both (what does not is left out: its facts are read instead). Strings of imports are interned."""
+    found: dict[str, tuple[str, FileNames, tuple[Import, ...]]] = {}
+    for rel, entry in saved.items():
         if isinstance(entry, list) and len(entry) == 3 and type(entry[0]) is str:
             try:
-                found[entry[0]] = decode_imports(entry[2])
+                found[rel] = (entry[0], decode_names(entry[1]), decode_imports(entry[2]))
             except (ValueError, TypeError, OverflowError):
                 continue
     return found
 
 
 def load(path: Path, stamp: str) -> dict[str, Any]:
-    """file -> [content digest, its names, its imports] as written (checked by `held_names`, `held_imports`);
+    """file -> [content digest, its names, its imports] as written (checked by `held`);
     empty when the file is missing, unreadable, too large, of another version or stamp, or not of that form."""
     data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
