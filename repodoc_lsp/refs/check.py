@@ -16,7 +16,7 @@ from repodoc_lsp.knowledge.index import KeywordIndex, entries_of
 from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, markdown_refs, rest_code_lines, rest_refs
 from repodoc_lsp.refs.model import NameLookup, Verdict
 from repodoc_lsp.refs.resolve import Resolver
-from repodoc_lsp.refs.scope import Kept, NameTable, change_words, docstrings, name_table
+from repodoc_lsp.refs.scope import Kept, NameTable, Words, change_words, docstrings, name_table
 from repodoc_lsp.store.ignore import gitignore_spec
 from repodoc_lsp.store.workspace import Workspace
 
@@ -125,11 +125,10 @@ def check_workspace(ws: Workspace, index: NameLookup | None = None, only: Iterab
         text = None
         if rel.endswith(".py") and rel in ws.facts:
             if words is not None and touched is not None and rel not in touched \
-                    and not words.named_in(ws.read_text(rel) or ""):  # its docstrings cannot name one either
+                    and not _docstrings_may_name(ws, index, words, rel):
                 continue
             facts = ws.facts.one(rel)
-            if facts is None or (words is not None and touched is not None and rel not in touched
-                                 and not words.named_in(docstrings(facts))):
+            if facts is None:
                 continue
             found, count = check_docstrings(resolver, rel, facts, functools.partial(_source, ws, rel))
         elif is_doc(rel, ws.settings.refs_history):
@@ -153,6 +152,15 @@ def check_workspace(ws: Workspace, index: NameLookup | None = None, only: Iterab
                           if (s.line, s.col) not in seen]
         report.stale.extend(dict.fromkeys(found))  # one docstring found through two definitions: once
     return report
+
+
+def _docstrings_may_name(ws: Workspace, index: NameLookup, words: Words, rel: str) -> bool:
+    """Whether a Python file's docstrings hold one of a change's words: the check's table knows their words
+    (reading every file's text again for them was a fifth of a check after an edit)."""
+    if isinstance(index, NameTable):
+        return words.among(index.docstring_words(rel))
+    facts = ws.facts.one(rel) if words.named_in(ws.read_text(rel) or "") else None
+    return facts is not None and words.named_in(docstrings(facts))
 
 
 def _analysed(ws: Workspace, sources: dict[str, str]) -> dict[str, FileFacts | None]:

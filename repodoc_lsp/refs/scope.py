@@ -19,6 +19,7 @@ from repodoc_lsp.store import names
 from repodoc_lsp.store.workspace import Workspace
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_RUN = re.compile(r"\w+")  # what `\bword\b` finds whole
 _QUOTED = re.compile(r"""(["'])([A-Za-z_][\w.]*)\1""")  # a string that is a name or a dotted name
 _COMMENT = re.compile(r"(?:^|\s)#.*$")
 # a change of these makes or takes names wholesale (a star import, a module `__getattr__`, `globals()`)
@@ -49,14 +50,19 @@ def name_table(ws: Workspace, kept: Kept | None = None) -> NameTable:
     held = kept.names_of(ws.digests) if kept is not None else {}
     missing = [rel for rel in ws.facts if rel not in held]
     ws.facts.load(missing)
-    made = {rel: names.FileNames.of(entries_of(rel, f), tuple(a.name for a in f.attributes if not a.container))
-            for rel in missing if (f := ws.facts[rel]) is not None}
+    made = {rel: _names_of(rel, ws.facts[rel]) for rel in missing}
     found = {**held, **made}
     if kept is not None and kept.path is not None and _many_missing(len(missing), len(found)):
         imports = ws.facts.imports()
         names.save(kept.path, kept.stamp, {rel: (ws.digests[rel], n, imports.get(rel, ()))
                                            for rel, n in found.items() if rel in ws.digests})
     return NameTable(found, ws.relations.module_of)
+
+
+def _names_of(rel: str, facts: FileFacts) -> names.FileNames:
+    words = set(_RUN.findall(docstrings(facts)))
+    return names.FileNames.of(entries_of(rel, facts), tuple(a.name for a in facts.attributes if not a.container),
+                              f" {' '.join(words)} " if words else "")
 
 
 def _many_missing(missing: int, files: int) -> bool:
@@ -98,6 +104,11 @@ class NameTable:
     def lookup(self, name: str) -> list[Entry]:
         return [self._entry(rel, i) for rel, i in self._by_name.get(name, ())]
 
+    def docstring_words(self, rel: str) -> str:
+        """The words of a file's docstrings (`names.FileNames.words`); "" for a file of no table."""
+        found = self._files.get(rel)
+        return found.words if found is not None else ""
+
     def file_entries(self, rel: str) -> list[Entry]:
         found = self._files.get(rel)
         own = [found.entry(rel, i) for i in range(len(found.names))] if found is not None else []
@@ -114,6 +125,10 @@ class Words:
     def named_in(self, text: str) -> bool:
         """Whether `text` holds one of the words, whole (a plain search first: most texts hold none)."""
         return any(w in text for w in self.words) and self.pattern.search(text) is not None
+
+    def among(self, words: str) -> bool:
+        """Whether one of the words is among `words` (`names.FileNames.words`)."""
+        return any(f" {w} " in words for w in self.words)
 
 
 def change_words(ws: Workspace, touched: Iterable[str], old_sources: Mapping[str, str],
