@@ -112,6 +112,8 @@ def check_workspace(ws: Workspace, index: NameLookup | None = None, only: Iterab
         ws.facts.load_all()  # every docstring is read: in one query, not one a file
     index = index or name_table(ws, kept)
     resolver = Resolver(ws, index)
+    if isinstance(index, NameTable):  # every file's dotted strings, kept: not read again
+        resolver.names.known_strings(index.strings)
     touched = set(only) if only is not None else None
     old_facts = _analysed(ws, old_sources or {})
     gone, renames = gone_names(ws, old_sources, index, old_facts) if old_sources else (set(), {})

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from repodoc_lsp.analysis.model import FileFacts, Import
 from repodoc_lsp.knowledge.index import MODULE, Entry, entries_of
-from repodoc_lsp.refs.namespace import binds
+from repodoc_lsp.refs.namespace import binds, dotted_strings
 from repodoc_lsp.store import names
 from repodoc_lsp.store.workspace import Workspace
 
@@ -50,7 +50,8 @@ def name_table(ws: Workspace, kept: Kept | None = None) -> NameTable:
     held = kept.names_of(ws.digests) if kept is not None else {}
     missing = [rel for rel in ws.facts if rel not in held]
     ws.facts.load(missing)
-    made = {rel: _names_of(rel, ws.facts[rel]) for rel in missing}
+    made = {rel: _names_of(rel, ws.facts[rel], ws.read_text(rel) if rel.endswith((".py", ".pyi")) else "")
+            for rel in missing}
     found = {**held, **made}
     if kept is not None and kept.path is not None and _many_missing(len(missing), len(found)):
         imports = ws.facts.imports()
@@ -59,10 +60,10 @@ def name_table(ws: Workspace, kept: Kept | None = None) -> NameTable:
     return NameTable(found, ws.relations.module_of)
 
 
-def _names_of(rel: str, facts: FileFacts) -> names.FileNames:
+def _names_of(rel: str, facts: FileFacts, text: str | None) -> names.FileNames:
     words = set(_RUN.findall(docstrings(facts)))
     return names.FileNames.of(entries_of(rel, facts), tuple(a.name for a in facts.attributes if not a.container),
-                              f" {' '.join(words)} " if words else "")
+                              f" {' '.join(words)} " if words else "", tuple(dotted_strings(text or "")))
 
 
 def _many_missing(missing: int, files: int) -> bool:
@@ -97,6 +98,7 @@ class NameTable:
                 self._modules[rel] = Entry(last, MODULE, package, rel, 1, 0, 1)
                 self._by_name.setdefault(last, []).append((rel, -1))
         self.assigned = frozenset(a for found in files.values() for a in found.assigned)
+        self.strings = frozenset(s for found in files.values() for s in found.strings)  # `Namespaces.strings`
 
     def _entry(self, rel: str, i: int) -> Entry:
         return self._modules[rel] if i < 0 else self._files[rel].entry(rel, i)

@@ -32,9 +32,9 @@ MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 2 KB a Py
 @dataclass(frozen=True, slots=True)
 class FileNames:
     """One file's entries, a column a field (its module's entry aside: it depends on the other files), the
-    names its module assigns at its top level and the words of its docstrings (each run of word characters,
-    once, between spaces: what a check after an edit looks for without reading the file). An entry is made
-    when asked for (`entry`)."""
+    names its module assigns at its top level, the words of its docstrings (each run of word characters,
+    once, between spaces: what a check after an edit looks for without reading the file) and the dotted
+    names its code spells as strings. An entry is made when asked for (`entry`)."""
 
     names: list[str]
     kinds: list[str]
@@ -45,12 +45,14 @@ class FileNames:
     ends: array[int]
     assigned: tuple[str, ...]
     words: str
+    strings: tuple[str, ...]
 
     @classmethod
-    def of(cls, entries: list[Entry], assigned: tuple[str, ...], words: str) -> FileNames:
+    def of(cls, entries: list[Entry], assigned: tuple[str, ...], words: str, strings: tuple[str, ...]) -> FileNames:
         return cls([e.name for e in entries], [e.kind for e in entries], [e.container for e in entries],
                    [e.anchor for e in entries], array("i", [e.line for e in entries]),
-                   array("i", [e.col for e in entries]), array("i", [e.end_line for e in entries]), assigned, words)
+                   array("i", [e.col for e in entries]), array("i", [e.end_line for e in entries]), assigned, words,
+                   strings)
 
     def entry(self, rel: str, i: int) -> Entry:
         return Entry(intern(self.names[i]), self.kinds[i], intern(self.containers[i]), rel, self.lines[i],
@@ -88,22 +90,22 @@ def _numbers(values: Any, n: int, code: str = "i") -> array[int]:
 
 def encode_names(names: FileNames) -> list[Any] | None:
     texts = [_joined(names.names), _joined(names.kinds), _joined(names.containers), _joined(names.anchors),
-             _joined(list(names.assigned))]
+             _joined(list(names.assigned)), _joined(list(names.strings))]
     if any(t is None for t in texts) or "\n" in names.words:
         return None
     return [*texts, len(names.assigned), names.lines.tolist(), names.cols.tolist(), names.ends.tolist(),
-            names.words]
+            names.words, len(names.strings)]
 
 
 def decode_names(raw: Any) -> FileNames:
     """The names `encode_names` wrote; ValueError (TypeError, OverflowError) when `raw` is not that."""
-    if not (isinstance(raw, list) and len(raw) == 10 and type(raw[5]) is int and isinstance(raw[6], list)
-            and type(raw[9]) is str):
+    if not (isinstance(raw, list) and len(raw) == 12 and type(raw[6]) is int and isinstance(raw[7], list)
+            and type(raw[10]) is str and type(raw[11]) is int):
         raise ValueError("not a file's names")
-    n = len(raw[6])
+    n = len(raw[7])
     names, kinds, containers, anchors = (_split(t, n) for t in raw[:4])
-    return FileNames(names, kinds, containers, anchors, _numbers(raw[6], n), _numbers(raw[7], n),
-                     _numbers(raw[8], n), tuple(_split(raw[4], raw[5])), raw[9])
+    return FileNames(names, kinds, containers, anchors, _numbers(raw[7], n), _numbers(raw[8], n),
+                     _numbers(raw[9], n), tuple(_split(raw[4], raw[6])), raw[10], tuple(_split(raw[5], raw[11])))
 
 
 def encode_imports(imports: tuple[Import, ...]) -> list[Any] | None:

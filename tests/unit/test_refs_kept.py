@@ -42,7 +42,7 @@ def _with_ghost(path: Path) -> None:
     row = data["files"][SHAPES][1]
     for i, extra in enumerate(("ghost", "function", "", "")):
         row[i] += "\n" + extra
-    for i in (6, 7, 8):
+    for i in (7, 8, 9):
         row[i].append(1)
     kept_file.write(path, data, level=1)
 
@@ -65,9 +65,10 @@ DAMAGES: dict[str, Callable[[Path], None]] = {
     "another version": _rewrite(lambda d: d.update(version=names.VERSION + 1)),
     "another analysis": _rewrite(lambda d: d.update(stamp=d["stamp"] + "-other")),
     "made of other content": _rewrite(lambda d: d["files"][SHAPES].__setitem__(0, "0" * 32)),
-    "a line that is text": _set(1, 6, ["1", 1]),
-    "a line past 32 bits": _set(1, 6, [1, 1 << 40]),
-    "columns of other lengths": _set(1, 7, [0]),
+    "a line that is text": _set(1, 7, ["1", 1]),
+    "a line past 32 bits": _set(1, 7, [1, 1 << 40]),
+    "columns of other lengths": _set(1, 8, [0]),
+    "a count of strings off": _set(1, 11, 3),
     "a name column that is no text": _set(1, 0, ["draw", "ghost"]),
     "imports of another form": _set(2, 4, "1"),
     "not gzip": lambda p: p.write_bytes(b"not gzip at all"),
