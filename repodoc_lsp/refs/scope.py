@@ -117,6 +117,28 @@ class NameTable:
         return own + ([self._modules[rel]] if rel in self._modules else [])
 
 
+class DottedStrings:
+    """Every Python file's dotted strings (`namespace.dotted_strings`) as a long-lived workspace has them (the
+    server's): a file is read again only when its content changed (reading every file for each saved doc
+    was most of the time of its diagnostics)."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, tuple[str, frozenset[str]]] = {}
+        self._all: frozenset[str] = frozenset()
+
+    def of(self, ws: Workspace) -> frozenset[str]:
+        rels = {rel for rel in ws.facts if rel.endswith((".py", ".pyi"))}
+        changed = [rel for rel in rels if not (held := self._files.get(rel)) or held[0] != ws.digests.get(rel, "")]
+        gone = self._files.keys() - rels
+        for rel in gone:
+            del self._files[rel]
+        for rel in changed:
+            self._files[rel] = (ws.digests.get(rel, ""), frozenset(dotted_strings(ws.read_text(rel) or "")))
+        if changed or gone:
+            self._all = frozenset().union(*(found for _, found in self._files.values()))
+        return self._all
+
+
 @dataclass(frozen=True, slots=True)
 class Words:
     """The words a reference must hold for a change to alter its verdict."""

@@ -26,6 +26,7 @@ from repodoc_lsp.output.manifest import has_manifest
 from repodoc_lsp.output.writer import SERVER_FORCE, OutputError, Writer
 from repodoc_lsp.pipeline.generate import Job, Summary
 from repodoc_lsp.pipeline.runtime import Runtime, settle
+from repodoc_lsp.refs.scope import DottedStrings
 from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.server.worker import Worker
@@ -56,6 +57,7 @@ class Root:
         self.settings = settings
         self.ws = Workspace(self.path, settings, runtime=runtime)
         self.index = KeywordIndex()
+        self.dotted = DottedStrings()  # the code's dotted strings, for the checks of saved docs
         self._unindexed: set[str] = set()  # files whose index entries follow (`catch_up`)
         self._catching_up: Future | None = None  # `catch_up` queued on the root's thread
         self.worker = Worker(self.ws, Renderer(settings.templates or None), self.path.name, pause,
