@@ -119,3 +119,26 @@ def test_a_change_reads_only_the_docs_naming_what_it_binds_differently(tmp_path:
     assert report.files == 2  # kit/shapes.py and docs/draw.rst
     report = check.check_workspace(ws, only={SHAPES}, old_sources={}, since="HEAD")  # new: every name of it
     assert report.files == 3
+
+
+def test_the_server_reads_a_file_s_dotted_strings_again_only_when_it_changed(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a saved doc's check needs of every file (the dotted names the code spells as strings) is the
+    same as reading them all, and only a changed file is read again."""
+    from repodoc_lsp.refs.namespace import Namespaces
+    from repodoc_lsp.refs.project import Project
+    from repodoc_lsp.refs.scope import DottedStrings
+
+    root = make_workspace(tmp_path / "ws", {"kit/__init__.py": "", "kit/log.py": 'NAME = "kit.log.events"\n',
+                                            "kit/other.py": 'GROUP = "kit.plugins"\n'})
+    ws = Workspace(root, Settings(), use_cache=False)
+    ws.scan(jobs=1)
+    dotted = DottedStrings()
+    assert dotted.of(ws) == Namespaces(ws, Project(ws)).strings() == {"kit.log.events", "kit.plugins"}
+    (root / "kit/log.py").write_text('NAME = "kit.log.records"\n')
+    ws.update_file("kit/log.py")
+    read: list[str] = []
+    real = ws.read_text
+    monkeypatch.setattr(ws, "read_text", lambda rel: read.append(rel) or real(rel))
+    assert dotted.of(ws) == {"kit.log.records", "kit.plugins"}
+    assert read == ["kit/log.py"]
