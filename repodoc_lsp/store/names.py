@@ -25,6 +25,7 @@ from repodoc_lsp.knowledge.index import Entry
 from repodoc_lsp.store import kept
 
 VERSION = 1
+_SAME = "="  # an import's local names are the names it takes (one tuple for both: decoding it twice was a fifth)
 FOLDER = "checks"  # inside the facts cache folder
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 2 KB a Python file: 100,000 files)
 
@@ -110,7 +111,8 @@ def decode_names(raw: Any) -> FileNames:
 
 def encode_imports(imports: tuple[Import, ...]) -> list[Any] | None:
     texts = [_joined([i.module for i in imports]), _joined([i.anchor for i in imports])]
-    lists = [[_joined(list(i.names), sep=",") for i in imports], [_joined(list(i.asnames), sep=",") for i in imports]]
+    lists = [[_joined(list(i.names), sep=",") for i in imports],
+             [_SAME if i.asnames == i.names and i.names else _joined(list(i.asnames), sep=",") for i in imports]]
     if any(t is None for t in texts) or any(v is None for names in lists for v in names):
         return None
     return [*texts, *("\n".join(v for v in names if v is not None) for names in lists),
@@ -124,7 +126,8 @@ def decode_imports(raw: Any) -> tuple[Import, ...]:
     n = len(raw[4])
     modules, anchors, names, asnames = (_split(t, n) for t in raw[:4])
     lines, levels, stars = _numbers(raw[4], n), _numbers(raw[5], n), _numbers(raw[6], n, "b")
-    return tuple(Import(intern(m), _tuple(ns), line, level, intern(a), _tuple(asn), bool(star))
+    return tuple(Import(intern(m), (got := _tuple(ns)), line, level, intern(a), got if asn == _SAME else _tuple(asn),
+                        bool(star))
                  for m, ns, line, level, a, asn, star in zip(modules, names, lines, levels, anchors, asnames, stars,
                                                             strict=True))
 

@@ -21,7 +21,8 @@ from repodoc_lsp.store import kept as kept_file
 from repodoc_lsp.store import names
 from repodoc_lsp.store.workspace import Workspace
 
-FILES = {"kit/__init__.py": "", "kit/shapes.py": "import os\n\n\ndef draw():\n    pass\n",
+FILES = {"kit/__init__.py": "from .shapes import draw as paint, draw\n",
+         "kit/shapes.py": "import os\n\n\ndef draw():\n    pass\n",
          "docs/api.rst": "API\n===\n\n:func:`draw` and :func:`ghost`.\n"}
 SHAPES = "kit/shapes.py"
 
@@ -85,6 +86,7 @@ def test_a_kept_table_is_used_for_the_content_it_was_made_of(tmp_path: Path) -> 
     without = _items(check.check_workspace(ws))
     assert [text for _, _, text, _ in without] == ["ghost"]
     assert _items(check.check_workspace(ws, kept=Kept(path))) == without  # made from the facts, and kept
+    assert _scanned(root, Kept(path)).facts.imports() == ws.facts.imports()  # as the facts cache has them
     _with_ghost(path)
     assert _items(check.check_workspace(_scanned(root, Kept(path)), kept=Kept(path))) == []  # trusted: it says so
     (root / SHAPES).write_text("import os\n\n\ndef draw():\n    return 1\n")  # stale for this file now
