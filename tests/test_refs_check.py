@@ -279,3 +279,35 @@ def test_since_finds_every_mention_of_a_renamed_name_and_suggests_the_new_one(
         ["README.md:1:12", "README.md:1:38", "docs/api.rst:6:12", "docs/api.rst:6:36"], proc.stdout
     assert all("page_text" in line.split("did you mean", 1)[1] for line in lines), proc.stdout
     assert "README.md:1:38: `echo_via_pager` was renamed to `page_text` since HEAD" in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_staged_rename_is_found_in_every_form_with_and_without_the_kept_table(tmp_path: Path,
+                                                                              cache_env: dict[str, str]) -> None:
+    """`--staged` after a rename: each doc naming the old name is reported, as a role, a bare name, under
+    `currentmodule` and dotted, with the new name; a doc naming only another function of the module is
+    not read. The second run reads the table of names the first one kept: the same answer."""
+    root = make_workspace(tmp_path / "repo", {
+        "kit/__init__.py": "", "kit/shapes.py": "def draw():\n    pass\n\n\ndef paint():\n    pass\n",
+        "kit/other.py": '"""See :func:`kit.shapes.paint`."""\n',
+        "docs/role.rst": "Role\n====\n\n:func:`kit.shapes.draw`\n",
+        "docs/bare.md": "Call `draw()` first.\n",
+        "docs/current.rst": "Current\n=======\n\n.. currentmodule:: kit.shapes\n\nSee :func:`draw`.\n",
+        "docs/dotted.md": "Use `kit.shapes.draw` here.\n",
+        "docs/paint.rst": "Paint\n=====\n\n:func:`kit.shapes.paint`\n"})
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "first")
+    (root / "kit/shapes.py").write_text("def sketch():\n    pass\n\n\ndef paint():\n    pass\n")
+    _git(root, "add", "kit/shapes.py")
+    outputs = []
+    for _ in range(2):
+        proc = cli_here("check", ".", "--staged", "--no-pages", env=cache_env, cwd=root)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        outputs.append(sorted(line for line in proc.stdout.splitlines() if not line.startswith("repodoc:")))
+        assert "in 5 files checked, 1 file changed" in proc.stdout  # kit/shapes.py and the four docs
+    assert list(Path(cache_env["REPODOC_CACHE_DIR"], "checks").glob("*.json.gz"))  # kept by the first run
+    assert outputs[0] == outputs[1]
+    assert [line.split(":")[0] for line in outputs[0]] == ["docs/bare.md", "docs/current.rst", "docs/dotted.md",
+                                                           "docs/role.rst"]
+    assert all("sketch" in line for line in outputs[0]), outputs[0]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import posixpath
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -15,8 +14,9 @@ from repodoc_lsp.analysis.source import normalise_newlines
 from repodoc_lsp.config import Settings
 from repodoc_lsp.knowledge.index import KeywordIndex, entries_of
 from repodoc_lsp.refs.extract import HISTORY, NAME, Ref, markdown_refs, rest_code_lines, rest_refs
-from repodoc_lsp.refs.model import NameLookup, NameTable, Verdict
+from repodoc_lsp.refs.model import NameLookup, Verdict
 from repodoc_lsp.refs.resolve import Resolver
+from repodoc_lsp.refs.scope import Kept, NameTable, Words, change_words, docstrings, name_table
 from repodoc_lsp.store.ignore import gitignore_spec
 from repodoc_lsp.store.workspace import Workspace
 
@@ -102,40 +102,42 @@ def docstring_refs(facts: FileFacts) -> list[tuple[int, Ref]]:
     return found
 
 
-def name_table(ws: Workspace) -> NameTable:
-    """The definitions of a scanned workspace by name, for a check (lighter than `build_index`)."""
-    ws.facts.load_all()
-    return NameTable((rel, entries_of(rel, ws.facts[rel], ws.relations.module_of.get(rel, ""))) for rel in ws.facts)
-
-
 def check_workspace(ws: Workspace, index: NameLookup | None = None, only: Iterable[str] | None = None,
-                    old_sources: dict[str, str] | None = None, since: str = "") -> Report:
+                    old_sources: dict[str, str] | None = None, since: str = "", kept: Kept | None = None) -> Report:
     """Every doc and Python docstring of `ws` (already scanned) checked against it; `only`: the
     files a change touches (their own references, references into them from anywhere, and every
-    mention of a name the change removed: `old_sources`, the changed Python files' text at `since`)."""
-    index = index or name_table(ws)
+    mention of a name the change removed: `old_sources`, the changed Python files' text at `since`).
+    `kept`: the table of names as the last check left it (`scope.name_table`)."""
+    if only is None:
+        ws.facts.load_all()  # every docstring is read: in one query, not one a file
+    index = index or name_table(ws, kept)
     resolver = Resolver(ws, index)
+    if isinstance(index, NameTable):  # every file's dotted strings, kept: not read again
+        resolver.names.known_strings(index.strings)
     touched = set(only) if only is not None else None
-    gone, renames = gone_names(ws, old_sources, index) if old_sources else (set(), {})
+    old_facts = _analysed(ws, old_sources or {})
+    gone, renames = gone_names(ws, old_sources, index, old_facts) if old_sources else (set(), {})
     resolver.renames = renames
     skip = ignored(ws.settings)
-    words = change_words(ws, touched, old_sources or {}) if touched is not None else None
+    words = change_words(ws, touched, old_sources or {}, old_facts) if touched is not None else None
     report = Report([])
     for rel in sorted({*ws.facts, *docs_in_output(ws)}):
         if skip(rel):
             continue
         text = None
         if rel.endswith(".py") and rel in ws.facts:
+            if words is not None and touched is not None and rel not in touched \
+                    and not _docstrings_may_name(ws, index, words, rel):
+                continue
             facts = ws.facts.one(rel)
-            if facts is None or (words is not None and touched is not None and rel not in touched
-                                 and not _may_name(words, _docstrings(facts))):
+            if facts is None:
                 continue
             found, count = check_docstrings(resolver, rel, facts, functools.partial(_source, ws, rel))
         elif is_doc(rel, ws.settings.refs_history):
             text = ws.read_text(rel)
             if text is None or text.startswith(MARKER):  # a generated page
                 continue
-            if words is not None and touched is not None and rel not in touched and not _may_name(words, text):
+            if words is not None and touched is not None and rel not in touched and not words.named_in(text):
                 continue
             found, count = check_doc(resolver, rel, text)
         else:
@@ -154,42 +156,32 @@ def check_workspace(ws: Workspace, index: NameLookup | None = None, only: Iterab
     return report
 
 
-def change_words(ws: Workspace, touched: set[str], old_sources: dict[str, str]) -> re.Pattern[str]:
-    """The words a reference must hold for a change to alter its verdict: every name the changed
-    Python files define now or defined before, and each changed file's name (its module, a link
-    or path to it). A doc or docstring holding none of them is not read (`--since`, `--staged`)."""
+def _docstrings_may_name(ws: Workspace, index: NameLookup, words: Words, rel: str) -> bool:
+    """Whether a Python file's docstrings hold one of a change's words: the check's table knows their words
+    (reading every file's text again for them was a fifth of a check after an edit)."""
+    if isinstance(index, NameTable):
+        return words.among(index.docstring_words(rel))
+    facts = ws.facts.one(rel) if words.named_in(ws.read_text(rel) or "") else None
+    return facts is not None and words.named_in(docstrings(facts))
+
+
+def _analysed(ws: Workspace, sources: dict[str, str]) -> dict[str, FileFacts | None]:
+    """The facts of each changed Python file's text at the revision (None: it does not analyse): the facts
+    cache's when an earlier scan analysed that content (analysing a large module again took a tenth of a
+    check after an edit)."""
     from repodoc_lsp.analysis import analyse_source
+    from repodoc_lsp.store.cache import digest
 
-    names: set[str] = set()
-    for rel in touched:
-        stem = posixpath.basename(rel).split(".")[0]
-        names.add(posixpath.basename(posixpath.dirname(rel)) if stem == "__init__" else stem)
-        facts = ws.facts.one(rel) if rel in ws.facts else None
-        old = old_sources.get(rel)
-        if old is not None:
-            try:
-                facts_then = analyse_source(posixpath.basename(rel), old.encode("utf-8", "surrogatepass"))
-            except Exception:
-                facts_then = None
-            names.update(_defined(facts_then))
-        names.update(_defined(facts))
-    names.discard("")
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")\b") \
-        if names else re.compile(r"(?!)")
-
-
-def _defined(facts: FileFacts | None) -> set[str]:
-    if facts is None:
-        return set()
-    return {s.name for s in facts.symbols} | {a.name for a in facts.attributes}
-
-
-def _docstrings(facts: FileFacts) -> str:
-    return "\n".join([facts.module_doc or "", *(s.docstring for s in facts.symbols if s.docstring)])
-
-
-def _may_name(words: re.Pattern[str], text: str) -> bool:
-    return words.search(text) is not None
+    data = {rel: text.encode("utf-8", "surrogatepass") for rel, text in sources.items()}
+    keys = {rel: digest(raw, rel) for rel, raw in data.items()}
+    cached = ws.cache.get_many(set(keys.values()))
+    out: dict[str, FileFacts | None] = {}
+    for rel, raw in data.items():
+        try:
+            out[rel] = cached.get(keys[rel]) or analyse_source(os.path.basename(rel), raw)
+        except Exception:
+            out[rel] = None
+    return out
 
 
 def check_doc(resolver: Resolver, rel: str, text: str) -> tuple[list[Stale], int]:
@@ -237,18 +229,19 @@ def _locate_in_source(source: str, rel: str, stale: list[tuple[int, Ref, Verdict
     return list(dict.fromkeys(out))
 
 
-def gone_names(ws: Workspace, old_sources: dict[str, str], index: NameLookup) -> tuple[set[str], dict[str, str]]:
+def gone_names(ws: Workspace, old_sources: dict[str, str], index: NameLookup,
+               analysed: dict[str, FileFacts | None] | None = None) -> tuple[set[str], dict[str, str]]:
     """Names defined in the changed Python files before (`old_sources`: file -> its text at the
-    revision) and defined nowhere now, and of those the renamed ones (old -> new): a definition
-    whose body is the same under another name, or the only new one of its kind at its place."""
-    from repodoc_lsp.analysis import analyse_source
-
+    revision; `analysed`: their facts, when analysed already) and defined nowhere now, and of those
+    the renamed ones (old -> new): a definition whose body is the same under another name, or the
+    only new one of its kind at its place."""
+    analysed = _analysed(ws, old_sources) if analysed is None else analysed
     gone: set[str] = set()
     renames: dict[str, str] = {}
-    for rel, text in old_sources.items():
-        try:
-            old = analyse_source(os.path.basename(rel), text.encode("utf-8", "surrogatepass"))
-        except Exception:
+    assigned: frozenset[str] | None = None
+    for rel in old_sources:
+        old = analysed.get(rel)
+        if old is None:
             continue
         new = ws.facts.one(rel) if rel in ws.facts else None
         new_symbols = new.symbols if new is not None else ()
@@ -268,14 +261,19 @@ def gone_names(ws: Workspace, old_sources: dict[str, str], index: NameLookup) ->
                 renames[sym.name] = pick[0].name
         for a in old.attributes:  # a module's alias (`padnone = pad_none`) removed
             if not a.container and a.qualname not in now and not a.name.startswith("__") \
-                    and not index.lookup(a.name) and a.name not in _module_attributes(ws):
-                gone.add(a.name)
+                    and not index.lookup(a.name):
+                assigned = _module_attributes(ws, index) if assigned is None else assigned
+                if a.name not in assigned:
+                    gone.add(a.name)
     return gone, renames
 
 
-def _module_attributes(ws: Workspace) -> set[str]:
-    """Every name a workspace module assigns at its top level now."""
-    return {a.name for rel in ws.facts if (f := ws.facts.one(rel)) is not None for a in f.attributes if not a.container}
+def _module_attributes(ws: Workspace, index: NameLookup) -> frozenset[str]:
+    """Every name a workspace module assigns at its top level now (the check's table has them)."""
+    if isinstance(index, NameTable):
+        return index.assigned
+    return frozenset(a.name for rel in ws.facts if (f := ws.facts.one(rel)) is not None
+                     for a in f.attributes if not a.container)
 
 
 _SPAN = re.compile(r"(`+)([^`\n]+?)\1")

@@ -8,11 +8,16 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.console import say
 from repodoc_lsp.exits import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_STALE, EXIT_USAGE, EXIT_WORKERS
 from repodoc_lsp.words import plural
+
+if TYPE_CHECKING:
+    from repodoc_lsp.refs.scope import Kept
+    from repodoc_lsp.store.workspace import Workspace
 
 
 def _escape(value: str, *, prop: bool = False) -> str:
@@ -49,13 +54,44 @@ def run_check(args: argparse.Namespace, settings: Settings | None) -> int:
         return EXIT_INTERRUPTED
 
 
-def _run(args: argparse.Namespace, settings: Settings) -> int:
+def _scanned(args: argparse.Namespace, root: Path, ws: Workspace, kept: Kept) -> list[tuple[str, str]] | int:
+    """Scan the workspace and, unless `--no-pages`, check its pages: the stale ones, or the exit code of a
+    failure (the pages' modules are imported only then)."""
+    from repodoc_lsp.pipeline.pool import WorkersLost
+
+    try:
+        if args.no_pages:
+            ws.scan(imports=kept.imports())
+            return []
+        return _stale_pages(root, ws)
+    except WorkersLost as exc:
+        say(f"repodoc: error: {exc}; run again", sys.stderr)
+        return EXIT_WORKERS
+
+
+def _stale_pages(root: Path, ws: Workspace) -> list[tuple[str, str]] | int:
     from repodoc_lsp.output.writer import OutputBusy, OutputError
     from repodoc_lsp.pipeline.generate import generate
-    from repodoc_lsp.pipeline.pool import WorkersLost
+
+    try:
+        summary = generate(root, ws, check=True)
+    except OutputBusy as exc:
+        say(f"repodoc: error: {exc}", sys.stderr)
+        return EXIT_BUSY
+    except OutputError as exc:
+        say(f"repodoc: error: {exc}", sys.stderr)
+        return EXIT_OUTPUT
+    stale = [(str(Path(summary.out, s.page)), f"stale page: {s.reason}") for s in summary.stale]
+    return stale + [(str(Path(summary.out, c.page)), f"conflict: {c.reason}") for c in summary.conflicts]
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    from repodoc_lsp.config import cache_dir
     from repodoc_lsp.pipeline.runtime import enter_cli
     from repodoc_lsp.refs.check import check_workspace
     from repodoc_lsp.refs.git import GitError, changed_files, old_text
+    from repodoc_lsp.refs.scope import Kept
+    from repodoc_lsp.store.names import table_path
     from repodoc_lsp.store.workspace import Workspace
 
     runtime = enter_cli()
@@ -71,30 +107,17 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     ws = Workspace(root, settings, use_cache=not args.no_cache, runtime=runtime)
     if ws.cache.problem:
         say(f"repodoc: warning: {ws.cache.problem}", sys.stderr)
-    stale_pages: list[tuple[str, str]] = []
-    try:
-        if args.no_pages:
-            ws.scan()
-        else:
-            summary = generate(root, ws, check=True)
-            stale_pages = [(str(Path(summary.out, s.page)), f"stale page: {s.reason}") for s in summary.stale]
-            stale_pages += [(str(Path(summary.out, c.page)), f"conflict: {c.reason}") for c in summary.conflicts]
-    except OutputBusy as exc:
-        say(f"repodoc: error: {exc}", sys.stderr)
-        return EXIT_BUSY
-    except OutputError as exc:
-        say(f"repodoc: error: {exc}", sys.stderr)
-        return EXIT_OUTPUT
-    except WorkersLost as exc:
-        say(f"repodoc: error: {exc}; run again", sys.stderr)
-        return EXIT_WORKERS
+    kept = Kept(None if args.no_cache else table_path(cache_dir(settings), ws.root))  # what the last check read
+    stale_pages = _scanned(args, root, ws, kept)
+    if isinstance(stale_pages, int):
+        return stale_pages
     old_sources = None
     if changed is not None:  # what the change removed is looked for in every doc, in every form
         base = "HEAD" if args.staged else args.since
         old_sources = {rel: text for rel in sorted(changed) if rel.endswith(".py")
                        and (text := old_text(root, base, rel)) is not None}
     report = check_workspace(ws, only=changed, old_sources=old_sources,
-                             since="HEAD" if args.staged else args.since or "")
+                             since="HEAD" if args.staged else args.since or "", kept=kept)
     shown = os.path.relpath(ws.root)
     shown = "" if shown == "." else shown
     for s in report.stale:

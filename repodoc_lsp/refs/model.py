@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -35,27 +34,8 @@ class Verdict:
 
 class NameLookup(Protocol):
     """What resolution asks of the workspace's definitions by name (the server's keyword index
-    answers it; a check on the command line builds the lighter `NameTable`)."""
+    answers it; a check on the command line builds the lighter `scope.NameTable`)."""
 
     def lookup(self, name: str) -> list[Entry]: ...
 
     def file_entries(self, rel: str) -> list[Entry]: ...
-
-
-class NameTable:
-    """Definitions by exact name and by file: no keywords, no search snapshot (a check only looks
-    names up; building the keyword index costs seconds on a large workspace)."""
-
-    def __init__(self, files: Iterable[tuple[str, list[Entry]]]) -> None:
-        self._by_file: dict[str, list[Entry]] = {}
-        self._by_name: dict[str, list[Entry]] = {}
-        for rel, entries in files:
-            self._by_file[rel] = entries
-            for e in entries:
-                self._by_name.setdefault(e.name, []).append(e)
-
-    def lookup(self, name: str) -> list[Entry]:
-        return list(self._by_name.get(name, ()))
-
-    def file_entries(self, rel: str) -> list[Entry]:
-        return list(self._by_file.get(rel, ()))

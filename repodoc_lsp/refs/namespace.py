@@ -30,6 +30,11 @@ _AFTER_ANNOTATION = re.compile(r"\s*:\s*\S")
 _KEY = re.compile(r"""["']\s*[,:)\]]""")
 
 
+def dotted_strings(text: str) -> set[str]:
+    """The dotted names a Python text spells as whole string literals."""
+    return {m.group(2) for m in _DOTTED_STRING.finditer(text)}
+
+
 def binds(text: str, word: str, attributes: bool = False) -> bool:
     """True when `text` binds `word` somewhere (see `Namespaces.mentions`): each occurrence is
     judged by the line around it. `attributes`: an attribute set on any object (`t.word =`, an
@@ -270,6 +275,10 @@ class Namespaces:
             found: set[str] = set()
             for rel in self.ws.facts:
                 if rel.endswith((".py", ".pyi")):
-                    found.update(m.group(2) for m in _DOTTED_STRING.finditer(self.text(rel)))
+                    found.update(dotted_strings(self.text(rel)))
             self._strings = frozenset(found)
         return self._strings
+
+    def known_strings(self, strings: frozenset[str]) -> None:
+        """Take the workspace's dotted strings as gathered elsewhere (a check's kept table)."""
+        self._strings = strings

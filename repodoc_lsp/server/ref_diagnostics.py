@@ -56,6 +56,7 @@ def stale_in(root: Root, rel: str, text: str, facts: FileFacts | None = None) ->
     """The buffer's stale references (on the root's thread: the workspace does not change meanwhile);
     a Python buffer's from its `facts`."""
     resolver = Resolver(root.ws, root.index)
+    resolver.names.known_strings(root.dotted.of(root.ws))
     if rel.endswith(".py"):
         return check_docstrings(resolver, rel, facts, lambda: text)[0] if facts is not None else []
     return check_doc(resolver, rel, text)[0]

@@ -25,6 +25,7 @@ from repodoc_lsp.knowledge.index import Entry, KeywordIndex, entries_of
 from repodoc_lsp.output.manifest import has_manifest
 from repodoc_lsp.output.writer import SERVER_FORCE, OutputError, Writer
 from repodoc_lsp.pipeline.runtime import Runtime, settle
+from repodoc_lsp.refs.scope import DottedStrings
 from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.server.worker import Worker
 from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace
@@ -57,6 +58,7 @@ class Root:
         self.settings = settings
         self.ws = Workspace(self.path, settings, runtime=runtime)
         self.index = KeywordIndex()
+        self.dotted = DottedStrings()  # the code's dotted strings, for the checks of saved docs
         self._unindexed: set[str] = set()  # files whose index entries follow (`catch_up`)
         self._catching_up: Future | None = None  # `catch_up` queued on the root's thread
         self.worker = Worker(self.ws, settings.templates or None, self.path.name, pause,

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from repodoc_lsp.analysis import FileFacts, Language
+from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.config import Settings
 from repodoc_lsp.knowledge.views import PartsOf, Sketch, no_parts, sketch_of
@@ -118,7 +119,8 @@ class ScanState:
 
 
 def known(root: Path, rels: list[str], cache: FactsCache, mode: ScanMode, *, fresh: bool,
-          loaded: Callable[[str, str], FileFacts | None]) -> ScanState:
+          loaded: Callable[[str, str], FileFacts | None],
+          imports: Mapping[str, tuple[Import, ...]] | None = None) -> ScanState:
     """A scan of `rels` with what is known of them: each file digested (cheap), then the facts the
     workspace holds for the same content (`loaded(rel, digest)`) or the cache has; the others are to
     analyse. `fresh` (a cache that holds no row and a workspace that holds no facts: none is known):
@@ -138,14 +140,15 @@ def known(root: Path, rels: list[str], cache: FactsCache, mode: ScanMode, *, fre
     # Facts already loaded for the same content are kept (the server's rescans): loading them again
     # from the cache takes a while on a large workspace.
     kept = {rel: f for rel, key in digests.items() if (f := loaded(rel, key)) is not None}
-    cached = cache.get_imports_many({key for rel, key in digests.items() if rel not in kept})
+    cached = dict(imports or {})  # content digest -> imports known already (not read from the cache)
+    cached.update(cache.get_imports_many({k for rel, k in digests.items() if rel not in kept and k not in cached}))
     facts = FactsStore(root, cache)
     todo: list[str] = list(rels) if fresh else []
     for rel, key in digests.items():
         if rel in kept:
             facts[rel] = kept[rel]
         elif key in cached:
-            facts.add_cached(rel, key, cached[key])
+            facts.add_cached(rel, key, cached[key], interned=key in (imports or {}))
         else:
             todo.append(rel)
     # A workspace built once (the CLI's) makes its import relations as each file's facts arrive

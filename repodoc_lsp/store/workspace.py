@@ -101,16 +101,19 @@ class Workspace:
     # -- whole workspace ----------------------------------------------------------
     def scan(self, *, jobs: int | None = None, progress: ProgressFn | None = None,
              cancel: CancelToken | None = None,
-             on_facts: Callable[[str, FileFacts], None] | None = None, release: bool = False) -> bool:
+             on_facts: Callable[[str, FileFacts], None] | None = None, release: bool = False,
+             imports: Mapping[str, tuple[Import, ...]] | None = None) -> bool:
         """Discover and analyse every input. Returns False when cancelled: the workspace is then
         left as it was (what was analysed meanwhile is in the cache). `release`: new facts are
         forgotten once the cache holds them, loaded again on use (the server, whose index and
         graph summarise them: every file's facts held at the end of a cold scan of a large
-        workspace take a lot of memory, before the index and graph are built on top)."""
+        workspace take a lot of memory, before the index and graph are built on top). `imports`:
+        content digest -> imports known already, strings interned (a check's kept table), not read
+        from the cache."""
         found = discover(self.root, self.settings)
         mode = ScanMode(release=release, once=not self.incremental)
         fresh = not self.digests and self.cache.empty()
-        state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded)
+        state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded, imports=imports)
         state.progress, state.on_facts, state.parts = progress, on_facts, self.parts
         if progress:
             progress("analyse", state.done, state.total, "")
