@@ -279,3 +279,19 @@ def test_since_finds_every_mention_of_a_renamed_name_and_suggests_the_new_one(
         ["README.md:1:12", "README.md:1:38", "docs/api.rst:6:12", "docs/api.rst:6:36"], proc.stdout
     assert all("page_text" in line.split("did you mean", 1)[1] for line in lines), proc.stdout
     assert "README.md:1:38: `echo_via_pager` was renamed to `page_text` since HEAD" in proc.stdout
+
+
+def test_a_mapping_s_member_and_a_parenthesised_import_are_checked(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """A class based on `typing.Mapping` has no unknown members, and an example's import list over
+    several lines names each of its names: both stale after a rename, reported where written."""
+    files = {"web/__init__.py": "", "web/auth.py": "class AuthFailed(Exception):\n    pass\n",
+             "web/requests.py": "import typing\n\n\nclass Request(typing.Mapping[str, str]):\n"
+                                "    def push_promise(self):\n        pass\n",
+             "README.md": "# Web\n\nCall `Request.send_push_promise`.\n\n```python\nfrom web.auth import (\n"
+                          "    AuthenticationError,\n)\n```\n"}
+    proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=make_workspace(tmp_path / "ws", files))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if not line.startswith("repodoc:")]
+    assert [line.split(": ", 1)[0] for line in lines] == ["README.md:3:7", "README.md:7:5"], proc.stdout
+    assert "`send_push_promise` is not a member of Request" in lines[0]
+    assert "`AuthenticationError` is not defined in web.auth" in lines[1]

@@ -142,17 +142,21 @@ _IMPORT = re.compile(r"^\s*(?:(?:>>>|\.\.\.) )?import\s+([^#;]+?)\s*(?:#.*)?$")
 def code_imports(lines: list[str], first: int) -> Iterator[Ref]:
     """The imports of example code (`from pkg.mod import Name`, `import pkg.mod`): names Python
     resolves exactly, checked as references (role `import`; the resolver judges only the project's
-    own modules). `first`: the 1-based line of `lines[0]`."""
+    own modules). A parenthesised list goes on over the next lines, as Python reads it.
+    `first`: the 1-based line of `lines[0]`."""
+    module = ""  # the module of a `from pkg import (` whose names go on below
     for i, line in enumerate(lines):
+        if module:
+            prompt = _PROMPT.match(line)
+            at = prompt.end() if prompt else 0
+            names = line[at:].split("#")[0]
+            yield from _imported(line, at, names.split(")")[0], first + i, module)
+            module = "" if ")" in names else module
+            continue
         m = _FROM_IMPORT.match(line)
         if m:
-            at = m.start(4)
-            for part in m.group(4).split(","):
-                name = part.strip().strip("()").split(" as ")[0].strip()
-                if re.fullmatch(r"[A-Za-z_]\w*", name):
-                    col = line.find(name, at)
-                    yield Ref(NAME, name, first + i, col, explicit=True, role="import", module=m.group(2))
-                at += len(part) + 1
+            yield from _imported(line, m.start(4), m.group(4), first + i, m.group(2))
+            module = m.group(2) if m.group(4).startswith("(") and ")" not in m.group(4) else ""
             continue
         m = _IMPORT.match(line)
         if m:
@@ -162,6 +166,18 @@ def code_imports(lines: list[str], first: int) -> Iterator[Ref]:
                 if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", name):
                     yield Ref(NAME, name, first + i, line.find(name, at), explicit=True, role="import")
                 at += len(part) + 1
+
+
+_PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.)(?: |$)")
+
+
+def _imported(line: str, at: int, names: str, lineno: int, module: str) -> Iterator[Ref]:
+    """The names of a `from module import` list (`names`, starting at column `at` of `line`)."""
+    for part in names.split(","):
+        name = part.strip().strip("()").split(" as ")[0].strip()
+        if re.fullmatch(r"[A-Za-z_]\w*", name):
+            yield Ref(NAME, name, lineno, line.find(name, at), explicit=True, role="import", module=module)
+        at += len(part) + 1
 
 
 _BACKTICKS = re.compile(r"`+")
@@ -337,11 +353,14 @@ def rest_refs(text: str, default_role: str = "", history: bool = False, descript
     out: list[Ref] = []
     module = ""
     classes: list[tuple[int, str]] = []  # (indent of the description, its class), innermost last
+    code: list[str] = []  # the run of code lines being read (an import's names may go on over lines)
     for lineno, line, in_code in _rest_lines(text, history):
         if in_code:
-            if "import" in line:
-                out.extend(code_imports([line], lineno))
+            code.append(line)
             continue
+        if code:
+            out.extend(code_imports(code, lineno - len(code)) if any("import" in c for c in code) else ())
+            code = []
         while classes and line.strip() and _indent(line) <= classes[-1][0]:
             classes.pop()  # out of the description
         d = _DIRECTIVE.match(line)
@@ -367,6 +386,8 @@ def rest_refs(text: str, default_role: str = "", history: bool = False, descript
                            cls=classes[-1][1]) for m in _IDENTIFIER.finditer(line, members.start(1)))
             continue
         out.extend(_inline_rest(line, lineno, module, default_role, classes[-1][1] if classes else ""))
+    if code and any("import" in c for c in code):
+        out.extend(code_imports(code, len(text.split("\n")) - len(code) + 1))
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import re
+import typing
 from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis.model import FileFacts, Symbol, SymbolKind
@@ -216,7 +217,8 @@ class Namespaces:
                         value = getattr(value, p)
                 except Exception:
                     return None
-                return value if isinstance(value, type) else None
+                origin = typing.get_origin(value)  # `typing.Mapping` stands for `collections.abc.Mapping`
+                return value if isinstance(value, type) else origin if isinstance(origin, type) else None
         return None
 
     def class_names(self, cls: Found, into: dict[str, str], seen: set[Found]) -> None:

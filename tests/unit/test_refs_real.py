@@ -43,6 +43,8 @@ FILES = {
         "class Template:\n    @classmethod\n    def make(cls):\n        t = object.__new__(cls)\n"
         "        t.root_render = None\n        return t\n"
     ),
+    "src/kit/maps.py": "import typing\n\n\nclass Headers(typing.Mapping[str, str]):\n"
+                       "    def raw(self):\n        pass\n",
     "tests/test_kit.py": "import kit\n\n\nclass Context(kit.Context):\n    def anything(self):\n        pass\n",
     "tests/app.py": "def run():\n    pass\n",
 }
@@ -263,3 +265,28 @@ def test_a_module_alias_removed_by_a_change_is_looked_for(tmp_path: Path) -> Non
     old = "def pad_none():\n    pass\n\n\npadnone = pad_none\n"
     report = check.check_workspace(ws, only={"kit/recipes.py"}, old_sources={"kit/recipes.py": old}, since="HEAD")
     assert [(s.rel, s.text) for s in report.stale] == [("docs/api.rst", "padnone")]
+
+
+def test_a_typing_alias_base_is_the_class_it_stands_for(resolver: Resolver) -> None:
+    """`class Headers(typing.Mapping[str, str])`: its members are its own and collections.abc.Mapping's
+    (`typing.Mapping` is an alias, not a class): a member neither has is stale."""
+    assert _stale(resolver, "kit.maps.Headers.raw") is None
+    assert _stale(resolver, "kit.maps.Headers.keys") is None  # Mapping's
+    assert _stale(resolver, "kit.maps.Headers.send_push") == \
+        "`kit.maps.Headers.send_push`: `send_push` is not a member of Headers (src/kit/maps.py)"
+
+
+def test_an_example_s_import_list_in_parentheses_goes_on_over_its_lines(resolver: Resolver) -> None:
+    """`from kit.core import (` with its names on the next lines, in Markdown, a reST literal block
+    and a doctest's `...` continuation: each name is checked where it is written."""
+    from repodoc_lsp.refs.extract import markdown_refs
+
+    md = "# Use\n\n```python\nfrom kit.core import (\n    Context, Gone as G,  # two\n)\nx = (1,\n 2)\n```\n"
+    assert [(r.text, r.line, r.col) for r in markdown_refs(md)] == [("Context", 5, 4), ("Gone", 5, 13)]
+    rst = ("Use::\n\n    >>> from kit.core import (\n    ...     Failure,\n    ...     Missing)\n"
+           "    >>> import kit.nothing\n\nEnd::\n\n    from kit.core import (Context,\n        Absent)")
+    refs = rest_refs(rst)
+    assert [(r.text, r.line, r.col, r.module) for r in refs] == [
+        ("Failure", 4, 12, "kit.core"), ("Missing", 5, 12, "kit.core"), ("kit.nothing", 6, 15, ""),
+        ("Context", 10, 26, "kit.core"), ("Absent", 11, 8, "kit.core")]
+    assert [r.text for r in refs if resolver.check(r, "docs/use.rst")] == ["Missing", "kit.nothing", "Absent"]
