@@ -49,6 +49,7 @@ class Resolver:
         self.renames: dict[str, str] = {}  # old name -> new name, of a change being checked
         self._role = ""  # the role of the reference being resolved (what kind of name it wants)
         self._default_role: str | None = None
+        self._words: dict[str, bool] = {}
 
     def check(self, ref: Ref, place: str) -> Verdict | None:
         """None when `ref` resolves (or is not the workspace's); `place`: the file it is written in."""
@@ -83,8 +84,8 @@ class Resolver:
         if ref.role == "import":
             return self._imported_by_example(ref)
         verdict = self._name(ref, parts, place)
-        if verdict is not None and verdict.member and ref.role.startswith(DESCRIBED):
-            return None  # a member described by hand: often one added at run time (`environment.extend(...)`)
+        if verdict is not None and verdict.member and ref.role.startswith(DESCRIBED) and self._in_code(parts[-1]):
+            return None  # a member described by hand, named in the code: one added at run time (`env.extend(...)`)
         return verdict
 
     def _name(self, ref: Ref, parts: list[str], place: str) -> Verdict | None:
@@ -256,6 +257,15 @@ class Resolver:
         rels = [r for r in self.ws.facts if r.endswith((".py", ".pyi"))
                 and (folder is None or posixpath.dirname(r) == folder)]
         return any(self.names.mentions(r, word, dynamic=False) for r in rels)
+
+    def _in_code(self, word: str) -> bool:
+        """True when some Python file of the workspace holds `word` as a whole word (read once a word)."""
+        found = self._words.get(word)
+        if found is None:
+            pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
+            found = self._words[word] = any(pattern.search(self.names.text(rel)) for rel in self.ws.facts
+                                            if rel.endswith((".py", ".pyi")))
+        return found
 
     def _quoted(self, target: str) -> bool:
         """True when the workspace's code spells a dotted name as a string: a logger's name, an
