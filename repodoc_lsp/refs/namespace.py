@@ -140,9 +140,10 @@ class Namespaces:
             return Found(CLASS_, cls.rel, qual)
         return None
 
-    def has_member(self, cls: Found, member: str, seen: set[Found]) -> bool | None:
+    def has_member(self, cls: Found, member: str, seen: set[Found], forwarded: bool = True) -> bool | None:
         """Whether the workspace class `cls` or a base defines, assigns or declares `member`
-        (None: undecidable, as with a base from elsewhere or a class `__getattr__`)."""
+        (None: undecidable, as with a base from elsewhere or, with `forwarded`, a class `__getattr__`:
+        a Sphinx cross-reference names a member documented on the class, never one it forwards)."""
         if cls in seen or len(seen) > 30:
             return None
         seen.add(cls)
@@ -153,7 +154,8 @@ class Namespaces:
         if any(s.container == qual and s.name == member for s in facts.symbols) \
                 or any(a.container == qual and a.name == member for a in facts.attributes):
             return True
-        if any(s.container == qual and s.name in ("__getattr__", "__getattribute__") for s in facts.symbols):
+        if forwarded and any(s.container == qual and s.name in ("__getattr__", "__getattribute__")
+                             for s in facts.symbols):
             return None
         lines = self.text(cls.rel).split("\n")[symbol.line - 1 : symbol.end_line]
         if binds("\n".join(lines), member, attributes=True):  # `self.x =`, `t.x =`, `__slots__ = ("x",)`, ...
@@ -165,7 +167,7 @@ class Namespaces:
                 continue  # `metaclass=...`; `object`, `Generic[T]`: nothing to name
             found = self.resolve_in(cls.rel, name)
             if found is not None and found.kind == CLASS_:
-                has = self.has_member(found, member, seen)
+                has = self.has_member(found, member, seen, forwarded)
                 if has:
                     return True
                 unknown = unknown or has is None

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.knowledge.index import Entry
-from repodoc_lsp.refs.extract import CAMEL, DESCRIBED, LINK, NAME, PATH, Ref
+from repodoc_lsp.refs.extract import CAMEL, DESCRIBED, LINK, NAME, PATH, PY_ROLES, Ref
 from repodoc_lsp.refs.model import CLASS_, MODULE_, Found, NameLookup, Verdict
 from repodoc_lsp.refs.namespace import Namespaces
 from repodoc_lsp.refs.outside import sphinx_default_role
@@ -48,6 +48,7 @@ class Resolver:
         self._names_by_len: dict[int, list[str]] | None = None
         self.renames: dict[str, str] = {}  # old name -> new name, of a change being checked
         self._role = ""  # the role of the reference being resolved (what kind of name it wants)
+        self._xref = False
         self._default_role: str | None = None
         self._words: dict[str, bool] = {}
 
@@ -81,6 +82,7 @@ class Resolver:
         if parts[0] in _BUILTINS and len(parts) <= 2:
             return None
         self._role = ref.role.split(":")[-1]
+        self._xref = ref.explicit and self._role in PY_ROLES  # a Sphinx cross-reference (a role, the default role)
         if ref.role == "import":
             return self._imported_by_example(ref)
         verdict = self._name(ref, parts, place)
@@ -188,7 +190,7 @@ class Resolver:
             elif here.kind == CLASS_:
                 if part.startswith("__") and part.endswith("__"):
                     return None, False  # a special method: not followed
-                if self.names.has_member(here, part, set()) is False:
+                if self.names.has_member(here, part, set(), forwarded=not self._xref) is False:
                     return self._not_member(here, part, target), i == 0
                 nested = self.names.nested_class(here, part)
                 if nested is None:

@@ -44,7 +44,9 @@ FILES = {
         "        t.root_render = None\n        return t\n"
     ),
     "src/kit/maps.py": "import typing\n\n\nclass Headers(typing.Mapping[str, str]):\n"
-                       "    def raw(self):\n        pass\n",
+                       "    def raw(self):\n        pass\n\n\n"
+                       "class Proxy:\n    def __getattr__(self, name):\n        return 1\n\n"
+                       "    def close_smartly(self):\n        pass\n",
     "tests/test_kit.py": "import kit\n\n\nclass Context(kit.Context):\n    def anything(self):\n        pass\n",
     "tests/app.py": "def run():\n    pass\n",
 }
@@ -294,3 +296,13 @@ def test_an_example_s_import_list_in_parentheses_goes_on_over_its_lines(resolver
         ("Failure", 4, 12, "kit.core"), ("Missing", 5, 12, "kit.core"), ("kit.nothing", 6, 15, ""),
         ("Context", 10, 26, "kit.core"), ("Absent", 11, 8, "kit.core")]
     assert [r.text for r in refs if resolver.check(r, "docs/use.rst")] == ["Missing", "kit.nothing", "Absent"]
+
+
+def test_a_cross_reference_names_what_a_class_documents_not_what_its_getattr_forwards(resolver: Resolver) -> None:
+    """`:meth:`Proxy.gone`` on a class with `__getattr__`: Sphinx (and `Proxy.gone` in Python) finds
+    only what the class defines; code text (`proxy.gone` of an instance) may be forwarded."""
+    assert _stale(resolver, "kit.maps.Proxy.close_smartly") is None
+    assert _stale(resolver, "kit.maps.Proxy.close_intelligently") == \
+        "`kit.maps.Proxy.close_intelligently`: `close_intelligently` is not a member of Proxy (src/kit/maps.py)"
+    code = Ref(NAME, "kit.maps.Proxy.close_intelligently", 1, 0)
+    assert resolver.check(code, "docs/api.rst") is None
