@@ -13,12 +13,13 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-NAME, LINK, PATH = "name", "link", "path"
+from repodoc_lsp.refs.examples import PYTHON_FENCES, code_imports, star_uses
+from repodoc_lsp.refs.model import LINK, NAME, PATH, Ref
+
 DESCRIBED = "described:"  # the role of what a description written by hand names (`described:py:function`)
 # Sphinx roles (and MyST's {role}) whose target is a Python object
 PY_ROLES = frozenset({"class", "func", "meth", "mod", "attr", "exc", "data", "obj", "const", "function",
@@ -47,22 +48,6 @@ PLACEHOLDERS = frozenset({"foo", "bar", "baz", "qux", "quux", "spam", "eggs", "h
                           "meth", "class", "cls", "klass", "obj", "myclass", "myfunc", "mymodule", "mypackage",
                           "my_module", "my_package", "example", "xxx", "yyy", "someclass", "some_function",
                           "something", "whatever", "attribute", "module", "package", "name"})
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """One reference as written. `line` is 1-based and `col` 0-based (code points) in the text
-    given; `text` is the span to replace (the target as written); `explicit`: a role, an
-    autodoc directive or a link, not just code-looking text; `module`: reST's current module."""
-
-    kind: str
-    text: str
-    line: int
-    col: int
-    explicit: bool = False
-    role: str = ""
-    module: str = ""
-    cls: str = ""  # the class whose description a reST line is in (Sphinx's `py:class` context)
 
 
 def classify(body: str, line: int, col: int, *, role: str = "", module: str = "", cls: str = "") -> Ref | None:
@@ -102,10 +87,13 @@ def markdown_refs(text: str) -> list[Ref]:
     lines = text.split("\n")
     out: list[Ref] = []
     block = _Block("", -1)
+    runs: list[tuple[int, list[str]]] = []  # each Python code block: (1-based first line, its lines)
     for token in _MD.parse(text):
         if token.type in ("fence", "code_block") and token.map is not None \
-                and token.info.strip().split(" ")[0].lower() in _PYTHON_FENCES:
+                and token.info.strip().split(" ")[0].lower() in PYTHON_FENCES:
             first_line = token.map[0] + (1 if token.type == "fence" else 0)
+            last = token.map[1] - (1 if token.type == "fence" else 0)
+            runs.append((first_line + 1, lines[first_line:last]))
             out.extend(code_imports(lines[first_line : token.map[1]], first_line + 1))
         if token.type != "inline" or token.map is None or not token.children:
             continue
@@ -130,54 +118,8 @@ def markdown_refs(text: str) -> list[Ref]:
                 block.after_link()
             if child.type not in ("softbreak", "hardbreak"):
                 previous = child
+    out.extend(star_uses(runs))
     return out
-
-
-_PYTHON_FENCES = frozenset({"", "python", "py", "python3", "py3", "pycon", "ipython", "ipython3", "pytb"})
-# an import statement of example code (a doctest's `>>> ` or `... ` prompt aside)
-_FROM_IMPORT = re.compile(r"^(\s*(?:(?:>>>|\.\.\.) )?from\s+)([A-Za-z_][\w.]*)(\s+import\s+)([^#;]+?)\s*(?:#.*)?$")
-_IMPORT = re.compile(r"^\s*(?:(?:>>>|\.\.\.) )?import\s+([^#;]+?)\s*(?:#.*)?$")
-
-
-def code_imports(lines: list[str], first: int) -> Iterator[Ref]:
-    """The imports of example code (`from pkg.mod import Name`, `import pkg.mod`): names Python
-    resolves exactly, checked as references (role `import`; the resolver judges only the project's
-    own modules). A parenthesised list goes on over the next lines, as Python reads it.
-    `first`: the 1-based line of `lines[0]`."""
-    module = ""  # the module of a `from pkg import (` whose names go on below
-    for i, line in enumerate(lines):
-        if module:
-            prompt = _PROMPT.match(line)
-            at = prompt.end() if prompt else 0
-            names = line[at:].split("#")[0]
-            yield from _imported(line, at, names.split(")")[0], first + i, module)
-            module = "" if ")" in names else module
-            continue
-        m = _FROM_IMPORT.match(line)
-        if m:
-            yield from _imported(line, m.start(4), m.group(4), first + i, m.group(2))
-            module = m.group(2) if m.group(4).startswith("(") and ")" not in m.group(4) else ""
-            continue
-        m = _IMPORT.match(line)
-        if m:
-            at = m.start(1)
-            for part in m.group(1).split(","):
-                name = part.strip().split(" as ")[0].strip()
-                if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", name):
-                    yield Ref(NAME, name, first + i, line.find(name, at), explicit=True, role="import")
-                at += len(part) + 1
-
-
-_PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.)(?: |$)")
-
-
-def _imported(line: str, at: int, names: str, lineno: int, module: str) -> Iterator[Ref]:
-    """The names of a `from module import` list (`names`, starting at column `at` of `line`)."""
-    for part in names.split(","):
-        name = part.strip().strip("()").split(" as ")[0].strip()
-        if re.fullmatch(r"[A-Za-z_]\w*", name):
-            yield Ref(NAME, name, lineno, line.find(name, at), explicit=True, role="import", module=module)
-        at += len(part) + 1
 
 
 _BACKTICKS = re.compile(r"`+")
@@ -354,11 +296,13 @@ def rest_refs(text: str, default_role: str = "", history: bool = False, descript
     module = ""
     classes: list[tuple[int, str]] = []  # (indent of the description, its class), innermost last
     code: list[str] = []  # the run of code lines being read (an import's names may go on over lines)
+    runs: list[tuple[int, list[str]]] = []  # every run read: (1-based first line, its lines)
     for lineno, line, in_code in _rest_lines(text, history):
         if in_code:
             code.append(line)
             continue
         if code:
+            runs.append((lineno - len(code), code))
             out.extend(code_imports(code, lineno - len(code)) if any("import" in c for c in code) else ())
             code = []
         while classes and line.strip() and _indent(line) <= classes[-1][0]:
@@ -386,8 +330,10 @@ def rest_refs(text: str, default_role: str = "", history: bool = False, descript
                            cls=classes[-1][1]) for m in _IDENTIFIER.finditer(line, members.start(1)))
             continue
         out.extend(_inline_rest(line, lineno, module, default_role, classes[-1][1] if classes else ""))
-    if code and any("import" in c for c in code):
-        out.extend(code_imports(code, len(text.split("\n")) - len(code) + 1))
+    if code:
+        runs.append((len(text.split("\n")) - len(code) + 1, code))
+        out.extend(code_imports(code, runs[-1][0]) if any("import" in c for c in code) else ())
+    out.extend(star_uses(runs))
     return out
 
 

@@ -306,3 +306,22 @@ def test_a_cross_reference_names_what_a_class_documents_not_what_its_getattr_for
         "`kit.maps.Proxy.close_intelligently`: `close_intelligently` is not a member of Proxy (src/kit/maps.py)"
     code = Ref(NAME, "kit.maps.Proxy.close_intelligently", 1, 0)
     assert resolver.check(code, "docs/api.rst") is None
+
+
+def test_a_name_only_a_star_import_gives_is_looked_up_in_that_module(resolver: Resolver) -> None:
+    """`from kit.core import *` in a page's `testsetup`, then `raise Failure` in its examples: the
+    class-like names no code of the page binds are looked up in kit.core, as Python finds them."""
+    from repodoc_lsp.refs.extract import markdown_refs
+
+    rst = (".. testsetup::\n\n    from kit.core import *\n\nRaise it::\n\n    >>> raise Failure\n\n"
+           ".. testcode::\n\n    class Mine(Exception):\n        pass\n\n    try:\n        go()\n"
+           "    except (Gone, Mine, ValueError) as e:\n        Context()\n\n.. code-block:: bash\n\n    $ run Other\n")
+    refs = [r for r in rest_refs(rst) if r.module == "kit.core"]
+    assert sorted((r.text, r.line, r.col) for r in refs) == [("Context", 17, 8), ("Failure", 7, 14), ("Gone", 16, 12)]
+    assert [r.text for r in refs if resolver.check(r, "docs/use.rst")] == ["Gone"]
+    md = "# Use\n\n```python\nfrom kit import *\n```\n\n```python\nraise Nope(Context)\n```\n"
+    assert [(r.text, r.line, r.col) for r in markdown_refs(md) if resolver.check(r, "docs/use.md")] == [("Nope", 8, 6)]
+    # no star import, or two (which one gives it?): nothing is judged
+    assert not [r for r in markdown_refs(md.replace("import *", "import Context")) if r.text == "Nope"]
+    two = md.replace("```\n\n```python\nraise", "from os import *\n```\n\n```python\nraise")
+    assert not [r for r in markdown_refs(two) if r.text == "Nope"]
