@@ -40,7 +40,7 @@ from corpus import roots
 HERE = Path(__file__).resolve().parent
 LABELS = HERE / "labels"
 ITEM = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<message>.*)$")
-HISTORYISH = re.compile(r"(change|history|news|release|upgrad|migrat|whatsnew|deprecat|announce|porting)",
+HISTORYISH = re.compile(r"(change|histor|news|release|upgrad|migrat|whatsnew|deprecat|announce|porting)",
                         re.IGNORECASE)
 SKIP_DIRS = {".git", "tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "bench",
              "scripts", "tasks", "_build", "build", "dist", ".tox", "ci"}

@@ -121,9 +121,11 @@ class Resolver:
         if in_class is False:
             return True, None  # a member of the class the description is about
         pending = in_class if isinstance(in_class, Verdict) else None
-        # the current module applies to roles, as in Sphinx (``loop.index`` in prose is not jinja2's)
+        # the current module applies to roles, as in Sphinx (``loop.index`` in prose is not jinja2's); a name
+        # from one of the project's packages (`pytest.File` under `_pytest.hookspec`) is taken as written
         tries = [f"{ref.module}.{target}"] if ref.explicit and ref.module \
-            and not target.startswith(f"{ref.module}.") else []
+            and not target.startswith(f"{ref.module}.") \
+            and not ("." in target and target.split(".")[0] in self.project.tops()) else []
         tries.append(target)
         for i, full in enumerate(tries):
             module, rest = self.project.module_prefix(full.split("."))

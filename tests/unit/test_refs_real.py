@@ -47,6 +47,7 @@ FILES = {
                        "    def raw(self):\n        pass\n\n\n"
                        "class Proxy:\n    def __getattr__(self, name):\n        return 1\n\n"
                        "    def close_smartly(self):\n        pass\n",
+    "src/kit/hooks.py": "def marker(name):\n    return name\n\n\nMARK = marker(\"kit\")\n",
     "tests/test_kit.py": "import kit\n\n\nclass Context(kit.Context):\n    def anything(self):\n        pass\n",
     "tests/app.py": "def run():\n    pass\n",
 }
@@ -325,3 +326,12 @@ def test_a_name_only_a_star_import_gives_is_looked_up_in_that_module(resolver: R
     assert not [r for r in markdown_refs(md.replace("import *", "import Context")) if r.text == "Nope"]
     two = md.replace("```\n\n```python\nraise", "from os import *\n```\n\n```python\nraise")
     assert not [r for r in markdown_refs(two) if r.text == "Nope"]
+
+
+def test_a_name_from_the_project_s_package_is_taken_as_written_under_a_current_module(resolver: Resolver) -> None:
+    """`:class:`kit.Nothing`` under `.. module:: kit.hooks` (which spells "kit" in its code) is
+    kit's `Nothing`, as Sphinx finds it (kit.hooks.kit.Nothing is no documented object)."""
+    assert _stale(resolver, "kit.Nothing", module="kit.hooks", role="class") == \
+        "`kit.Nothing`: `Nothing` is not defined in kit (src/kit/__init__.py)"
+    assert _stale(resolver, "kit.Context", module="kit.hooks", role="class") is None
+    assert _stale(resolver, "marker", module="kit.hooks", role="func") is None
