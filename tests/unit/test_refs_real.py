@@ -149,6 +149,10 @@ def test_a_suggestion_is_a_typo_s_fix_of_the_same_kind_never_a_guessed_rename() 
     assert _confident("on_bind_field", {"_bind_field": "method"}) == ""
     assert _confident("sizee", {"size": "attribute", "sized": "method"}, kinds=frozenset({"attribute"})) == "size"
     assert _confident("sizee", {"size": "attribute", "sized": "method"}) == ""  # two as near: no guess
+    # capitals and the first letter make another name, not a typo (cachetools' caches)
+    assert _confident("TLRUCache", {"LRUCache": "class"}) == ""
+    assert _confident("MRUCache", {"LRUCache": "class"}) == ""
+    assert _confident("ContentSecuirtyPolicy", {"ContentSecurityPolicy": "class"}) == "ContentSecurityPolicy"
 
 
 def test_history_is_checked_only_with_the_refs_history_setting(tmp_path: pytest.TempPathFactory) -> None:
