@@ -286,8 +286,8 @@ def test_renames_real_projects_hid_are_reported(tmp_path: Path, cache_env: dict[
     several lines names each of its names, a method described by hand that the code never names is
     gone, a cross-reference to a member a class only forwards (`__getattr__`) finds nothing, a package's
     name under another current module is the package's, a name an example takes from a star import is
-    not there: each stale after a rename, reported where written; another class one capital away is no
-    typo's fix."""
+    not there, a class name linked to a page of the docs is not defined: each stale after a rename,
+    reported where written; another class one capital away is no typo's fix."""
     files = {"web/__init__.py": "", "web/auth.py": "class AuthFailed(Exception):\n    pass\n",
              "web/requests.py": "import typing\n\n\nclass Request(typing.Mapping[str, str]):\n"
                                 "    def push_promise(self):\n        pass\n\n\n"
@@ -296,7 +296,8 @@ def test_renames_real_projects_hid_are_reported(tmp_path: Path, cache_env: dict[
                           "    AuthenticationError,\n)\n```\n",
              "docs/api.rst": ".. currentmodule:: web.requests\n\n.. class:: Request\n\n   .. method:: pushed()\n\n"
                              "See :meth:`Lazy.close_smartly`.\n",
-             "web/caches.py": "class LRUCache:\n    pass\n", "docs/caches.md": "Use `web.caches.MRUCache`.\n",
+             "web/caches.py": "class LRUCache:\n    pass\n", "docs/caches.md": "Use `web.caches.MRUCache`.\n\n"
+                                                                          "See [`LFUCache`](api.rst), `Plain`.\n",
              "web/hooks.py": 'MARK = str("web")\n', "docs/hooks.rst": ".. module:: web.hooks\n\n:class:`web.Gone`\n",
              "docs/retry.rst": ".. testsetup::\n\n    from web.auth import *\n\n.. testcode::\n\n    raise TryAgain\n"}
     proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=make_workspace(tmp_path / "ws", files))
@@ -304,11 +305,12 @@ def test_renames_real_projects_hid_are_reported(tmp_path: Path, cache_env: dict[
     lines = [line for line in proc.stdout.splitlines() if not line.startswith("repodoc:")]
     assert [line.split(": ", 1)[0] for line in lines] == [
         "README.md:3:7", "README.md:7:5", "docs/api.rst:5:16", "docs/api.rst:7:12", "docs/caches.md:1:6",
-        "docs/hooks.rst:3:9", "docs/retry.rst:7:11"], proc.stdout
+        "docs/caches.md:3:7", "docs/hooks.rst:3:9", "docs/retry.rst:7:11"], proc.stdout
     assert "`send_push_promise` is not a member of Request" in lines[0]
     assert "`AuthenticationError` is not defined in web.auth" in lines[1]
     assert "`pushed` is not a member of Request" in lines[2]  # described by hand, named nowhere in the code
     assert "`close_smartly` is not a member of Lazy" in lines[3]  # not documented on it: `__getattr__` aside
     assert lines[4].endswith("`MRUCache` is not defined in web.caches (web/caches.py)")  # LRUCache: no typo
-    assert "`web.Gone`: `Gone` is not defined in web" in lines[5]  # the package's, not web.hooks.web.Gone
-    assert "`TryAgain` is not defined in web.auth" in lines[6]  # what only the star import can give
+    assert "`LFUCache` is not defined in the workspace" in lines[5]  # linked to the docs: a cross-reference
+    assert "`web.Gone`: `Gone` is not defined in web" in lines[6]  # the package's, not web.hooks.web.Gone
+    assert "`TryAgain` is not defined in web.auth" in lines[7]  # what only the star import can give

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -79,6 +80,7 @@ def classify(body: str, line: int, col: int, *, role: str = "", module: str = ""
 
 # -- Markdown -------------------------------------------------------------------------------
 _MD = MarkdownIt("commonmark").enable("table")
+MARKUP_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # a page of hand-written docs
 _MYST_ROLE = re.compile(r"\{([\w:.+-]+)\}$")
 _MYST_LABEL = re.compile(r"^\(([^()\s]+)\)=\s*$", re.MULTILINE)
 
@@ -101,6 +103,7 @@ def markdown_refs(text: str) -> list[Ref]:
         if first != block.first or token.map[1] != block.last:  # a table's cells share their row
             block = _Block("\n".join(lines[first : token.map[1]]), first, token.map[1])
         previous: Token | None = None
+        linked = False  # inside a link to a page of the project's docs: `[`QueryParams`](requests.md#query)`
         for child in token.children:
             if child.type == "code_inline":
                 line, col = block.line_col(block.code_span(child.content, len(child.markup)))
@@ -108,13 +111,16 @@ def markdown_refs(text: str) -> list[Ref]:
                 if previous is not None and previous.type == "text" and (m := _MYST_ROLE.search(previous.content)):
                     role = m.group(1)
                 if (ref := classify(child.content, line, col, role=role)) is not None:
-                    out.append(ref)
+                    # a name linked to its documentation is a cross-reference, as a role is
+                    out.append(replace(ref, explicit=True) if linked and ref.kind == NAME else ref)
             elif child.type == "link_open" and child.markup not in ("autolink", "linkify"):
                 raw, where = block.link(str(child.attrs.get("href", "")))
+                linked = _is_relative(raw) and raw.split("#")[0].lower().endswith(MARKUP_SUFFIXES)
                 if _is_relative(raw):
                     line, col = block.line_col(where)
                     out.append(Ref(LINK, raw, line, col, explicit=True))
             elif child.type == "link_close":
+                linked = False
                 block.after_link()
             if child.type not in ("softbreak", "hardbreak"):
                 previous = child

@@ -339,3 +339,16 @@ def test_a_name_from_the_project_s_package_is_taken_as_written_under_a_current_m
         "`kit.Nothing`: `Nothing` is not defined in kit (src/kit/__init__.py)"
     assert _stale(resolver, "kit.Context", module="kit.hooks", role="class") is None
     assert _stale(resolver, "marker", module="kit.hooks", role="func") is None
+
+
+def test_a_name_linked_to_a_page_of_the_docs_is_a_cross_reference(resolver: Resolver) -> None:
+    """`[`QueryParams`](requests.md#query-params)`: the name is pointed at its documentation, as a
+    role does; an unknown one is stale. Unlinked, or linked elsewhere, it stays code-looking text."""
+    from repodoc_lsp.refs.extract import markdown_refs
+
+    md = ("Such as [`Context`](api.md#context), [`Gizmo`](api.md#gizmo), `Widget`,\n"
+          "[`Sprocket`](https://example.org/sprocket.md) and [`Cog`](#cog).\n")
+    refs = [r for r in markdown_refs(md) if r.kind == NAME]
+    assert [(r.text, r.explicit) for r in refs] == [("Context", True), ("Gizmo", True), ("Widget", False),
+                                                    ("Sprocket", False), ("Cog", False)]
+    assert [r.text for r in refs if resolver.check(r, "docs/use.md")] == ["Gizmo"]
