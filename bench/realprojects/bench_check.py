@@ -200,7 +200,8 @@ def pct(part: int, whole: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="")
-    parser.add_argument("--renames", type=int, default=6, help="top-level and member renames per project (each)")
+    parser.add_argument("--renames", type=int, default=10,
+                        help="top-level and member renames per project (each; 10 tells 90%% per project)")
     parser.add_argument("--since", action="store_true", help="also check planted renames with --since HEAD")
     parser.add_argument("--show", action="store_true", help="print every item with its label")
     parser.add_argument("--json", type=Path, help="write every row here")
