@@ -311,3 +311,38 @@ def test_staged_rename_is_found_in_every_form_with_and_without_the_kept_table(tm
     assert [line.split(":")[0] for line in outputs[0]] == ["docs/bare.md", "docs/current.rst", "docs/dotted.md",
                                                            "docs/role.rst"]
     assert all("sketch" in line for line in outputs[0]), outputs[0]
+
+
+def test_renames_real_projects_hid_are_reported(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """A class based on `typing.Mapping` has no unknown members, an example's import list over
+    several lines names each of its names, a method described by hand that the code never names is
+    gone, a cross-reference to a member a class only forwards (`__getattr__`) finds nothing, a package's
+    name under another current module is the package's, a name an example takes from a star import is
+    not there, a class name linked to a page of the docs is not defined: each stale after a rename,
+    reported where written; another class one capital away is no typo's fix."""
+    files = {"web/__init__.py": "", "web/auth.py": "class AuthFailed(Exception):\n    pass\n",
+             "web/requests.py": "import typing\n\n\nclass Request(typing.Mapping[str, str]):\n"
+                                "    def push_promise(self):\n        pass\n\n\n"
+                                "class Lazy:\n    def __getattr__(self, name):\n        return 1\n",
+             "README.md": "# Web\n\nCall `Request.send_push_promise`.\n\n```python\nfrom web.auth import (\n"
+                          "    AuthenticationError,\n)\n```\n",
+             "docs/api.rst": ".. currentmodule:: web.requests\n\n.. class:: Request\n\n   .. method:: pushed()\n\n"
+                             "See :meth:`Lazy.close_smartly`.\n",
+             "web/caches.py": "class LRUCache:\n    pass\n", "docs/caches.md": "Use `web.caches.MRUCache`.\n\n"
+                                                                          "See [`LFUCache`](api.rst), `Plain`.\n",
+             "web/hooks.py": 'MARK = str("web")\n', "docs/hooks.rst": ".. module:: web.hooks\n\n:class:`web.Gone`\n",
+             "docs/retry.rst": ".. testsetup::\n\n    from web.auth import *\n\n.. testcode::\n\n    raise TryAgain\n"}
+    proc = run_cli("check", ".", "--no-pages", env=cache_env, cwd=make_workspace(tmp_path / "ws", files))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if not line.startswith("repodoc:")]
+    assert [line.split(": ", 1)[0] for line in lines] == [
+        "README.md:3:7", "README.md:7:5", "docs/api.rst:5:16", "docs/api.rst:7:12", "docs/caches.md:1:6",
+        "docs/caches.md:3:7", "docs/hooks.rst:3:9", "docs/retry.rst:7:11"], proc.stdout
+    assert "`send_push_promise` is not a member of Request" in lines[0]
+    assert "`AuthenticationError` is not defined in web.auth" in lines[1]
+    assert "`pushed` is not a member of Request" in lines[2]  # described by hand, named nowhere in the code
+    assert "`close_smartly` is not a member of Lazy" in lines[3]  # not documented on it: `__getattr__` aside
+    assert lines[4].endswith("`MRUCache` is not defined in web.caches (web/caches.py)")  # LRUCache: no typo
+    assert "`LFUCache` is not defined in the workspace" in lines[5]  # linked to the docs: a cross-reference
+    assert "`web.Gone`: `Gone` is not defined in web" in lines[6]  # the package's, not web.hooks.web.Gone
+    assert "`TryAgain` is not defined in web.auth" in lines[7]  # what only the star import can give

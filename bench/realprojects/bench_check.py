@@ -8,9 +8,10 @@ Per project:
 - items: what `repodoc check --no-pages` reports at the project's root; each is looked up in
   labels/NAME.json (key `file:line:target` -> {"label": "true" | "history" | "false", "why": ...});
   false alarms = items labelled "false" (unlabelled items are counted and listed apart, `--show`).
-- planted renames: names the docs reference (outside history files: in a role, a dotted name from a
-  package or a CamelCase head, a CamelCase name), defined exactly once in the project's code
-  (`def NAME`/`class NAME`) and in no item reported before, picked deterministically (sha1 order): each is
+- planted renames: names the docs reference (outside history files: in a Python role, not `:ref:` or
+  `:fixture:`; a dotted name from a package or a CamelCase head, a CamelCase name), defined exactly once
+  in the project's code (`def NAME`/`class NAME` read with `ast`: not an example in a docstring; a stub
+  and `@overload`s repeat a definition) and in no item reported before, picked deterministically (sha1 order): each is
   renamed in every .py file (every whole-word occurrence, as a rename leaving docs as they were),
   then a check must report a new item naming the old name in a doc. Members: names defined in a
   class body. A suggestion is right when it names the new name.
@@ -21,6 +22,7 @@ The repodoc run is `python -m repodoc_lsp.cli` of this interpreter (install repo
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import json
 import os
@@ -38,11 +40,13 @@ from corpus import roots
 HERE = Path(__file__).resolve().parent
 LABELS = HERE / "labels"
 ITEM = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<message>.*)$")
-HISTORYISH = re.compile(r"(change|history|news|release|upgrad|migrat|whatsnew|deprecat|announce|porting)",
+HISTORYISH = re.compile(r"(change|histor|news|release|upgrad|migrat|whatsnew|deprecat|announce|porting)",
                         re.IGNORECASE)
 SKIP_DIRS = {".git", "tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "bench",
              "scripts", "tasks", "_build", "build", "dist", ".tox", "ci"}
 SUFFIX = "Renamed"
+PY_ROLES = {"class", "func", "meth", "mod", "attr", "exc", "data", "obj", "const", "function", "method", "module",
+            "attribute", "exception", "any"}  # roles naming a Python object (`:ref:`, `:fixture:` do not)
 
 
 def run_check(root: Path, *extra: str) -> tuple[list[dict[str, str]], float]:
@@ -109,14 +113,11 @@ def candidates(root: Path, reported: set[str]) -> tuple[list[str], list[str]]:
                 continue
             # a reference form: a role's lone name, a dotted name from a package or a class (not a variable's
             # `request.host`), a CamelCase name
-            if (role and len(words) == 1) or (len(words) > 1 and (words[0] in tops or words[0][:1].isupper())) \
+            python_role = role.strip(":{}").split(":")[-1] in PY_ROLES
+            if (python_role and len(words) == 1) or (len(words) > 1 and (words[0] in tops or words[0][:1].isupper())) \
                     or (len(words) == 1 and re.fullmatch(r"_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*", span)):
                 in_docs.update(w for w in words if len(w) >= 4)
-    defined: dict[str, list[str]] = {}
-    for p in code_files(root):
-        for m in re.finditer(r"^([ \t]*)(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)", p.read_text(errors="replace"),
-                             re.MULTILINE):
-            defined.setdefault(m.group(2), []).append("member" if m.group(1) else "top")
+    defined = definitions(code_files(root))
     modules = {p.stem for p in code_files(root)} | {p.parent.name for p in code_files(root)}
     top, members = [], []
     for name in sorted(in_docs - modules):  # a name that is also a module's stays valid as the module's
@@ -130,6 +131,32 @@ def candidates(root: Path, reported: set[str]) -> tuple[list[str], list[str]]:
         return sorted(names, key=lambda n: hashlib.sha1(n.encode()).hexdigest())
 
     return order(top), order(members)
+
+
+def definitions(files: list[Path]) -> dict[str, list[str]]:
+    """Name -> the kind of each of its definitions ("top": a module's, "member": a class body's,
+    "nested": a function's), read with `ast` (an example in a docstring defines nothing); a module's
+    stub (`.pyi`) and `@overload`s repeat its definition: once."""
+    seen: dict[str, dict[tuple[str, str], str]] = {}
+
+    def walk(body: list[ast.stmt], module: str, qual: str, kind: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                seen.setdefault(node.name, {})[(module, f"{qual}.{node.name}")] = kind
+                walk(node.body, module, f"{qual}.{node.name}",
+                     "member" if isinstance(node, ast.ClassDef) else "nested")
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):  # `if TYPE_CHECKING:`, `try: ... except ImportError:`
+                for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", []),
+                              *(h.body for h in getattr(node, "handlers", []))):
+                    walk(block, module, qual, kind)
+
+    for p in files:
+        try:
+            tree = ast.parse(p.read_bytes())
+        except (SyntaxError, ValueError):
+            continue
+        walk(tree.body, p.with_suffix("").as_posix(), "", "top")
+    return {name: list(where.values()) for name, where in seen.items()}
 
 
 def new_name(name: str) -> str:
@@ -173,7 +200,8 @@ def pct(part: int, whole: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="")
-    parser.add_argument("--renames", type=int, default=6, help="top-level and member renames per project (each)")
+    parser.add_argument("--renames", type=int, default=10,
+                        help="top-level and member renames per project (each; 10 tells 90%% per project)")
     parser.add_argument("--since", action="store_true", help="also check planted renames with --since HEAD")
     parser.add_argument("--show", action="store_true", help="print every item with its label")
     parser.add_argument("--json", type=Path, help="write every row here")

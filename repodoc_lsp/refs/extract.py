@@ -13,12 +13,14 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import replace
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-NAME, LINK, PATH = "name", "link", "path"
+from repodoc_lsp.refs.examples import PYTHON_FENCES, code_imports, star_uses
+from repodoc_lsp.refs.model import LINK, NAME, PATH, Ref
+
 DESCRIBED = "described:"  # the role of what a description written by hand names (`described:py:function`)
 # Sphinx roles (and MyST's {role}) whose target is a Python object
 PY_ROLES = frozenset({"class", "func", "meth", "mod", "attr", "exc", "data", "obj", "const", "function",
@@ -47,22 +49,6 @@ PLACEHOLDERS = frozenset({"foo", "bar", "baz", "qux", "quux", "spam", "eggs", "h
                           "meth", "class", "cls", "klass", "obj", "myclass", "myfunc", "mymodule", "mypackage",
                           "my_module", "my_package", "example", "xxx", "yyy", "someclass", "some_function",
                           "something", "whatever", "attribute", "module", "package", "name"})
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """One reference as written. `line` is 1-based and `col` 0-based (code points) in the text
-    given; `text` is the span to replace (the target as written); `explicit`: a role, an
-    autodoc directive or a link, not just code-looking text; `module`: reST's current module."""
-
-    kind: str
-    text: str
-    line: int
-    col: int
-    explicit: bool = False
-    role: str = ""
-    module: str = ""
-    cls: str = ""  # the class whose description a reST line is in (Sphinx's `py:class` context)
 
 
 def classify(body: str, line: int, col: int, *, role: str = "", module: str = "", cls: str = "") -> Ref | None:
@@ -94,6 +80,7 @@ def classify(body: str, line: int, col: int, *, role: str = "", module: str = ""
 
 # -- Markdown -------------------------------------------------------------------------------
 _MD = MarkdownIt("commonmark").enable("table")
+MARKUP_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # a page of hand-written docs
 _MYST_ROLE = re.compile(r"\{([\w:.+-]+)\}$")
 _MYST_LABEL = re.compile(r"^\(([^()\s]+)\)=\s*$", re.MULTILINE)
 
@@ -102,10 +89,13 @@ def markdown_refs(text: str) -> list[Ref]:
     lines = text.split("\n")
     out: list[Ref] = []
     block = _Block("", -1)
+    runs: list[tuple[int, list[str]]] = []  # each Python code block: (1-based first line, its lines)
     for token in _MD.parse(text):
         if token.type in ("fence", "code_block") and token.map is not None \
-                and token.info.strip().split(" ")[0].lower() in _PYTHON_FENCES:
+                and token.info.strip().split(" ")[0].lower() in PYTHON_FENCES:
             first_line = token.map[0] + (1 if token.type == "fence" else 0)
+            last = token.map[1] - (1 if token.type == "fence" else 0)
+            runs.append((first_line + 1, lines[first_line:last]))
             out.extend(code_imports(lines[first_line : token.map[1]], first_line + 1))
         if token.type != "inline" or token.map is None or not token.children:
             continue
@@ -113,6 +103,7 @@ def markdown_refs(text: str) -> list[Ref]:
         if first != block.first or token.map[1] != block.last:  # a table's cells share their row
             block = _Block("\n".join(lines[first : token.map[1]]), first, token.map[1])
         previous: Token | None = None
+        linked = False  # inside a link to a page of the project's docs: `[`QueryParams`](requests.md#query)`
         for child in token.children:
             if child.type == "code_inline":
                 line, col = block.line_col(block.code_span(child.content, len(child.markup)))
@@ -120,48 +111,21 @@ def markdown_refs(text: str) -> list[Ref]:
                 if previous is not None and previous.type == "text" and (m := _MYST_ROLE.search(previous.content)):
                     role = m.group(1)
                 if (ref := classify(child.content, line, col, role=role)) is not None:
-                    out.append(ref)
+                    # a name linked to its documentation is a cross-reference, as a role is
+                    out.append(replace(ref, explicit=True) if linked and ref.kind == NAME else ref)
             elif child.type == "link_open" and child.markup not in ("autolink", "linkify"):
                 raw, where = block.link(str(child.attrs.get("href", "")))
+                linked = _is_relative(raw) and raw.split("#")[0].lower().endswith(MARKUP_SUFFIXES)
                 if _is_relative(raw):
                     line, col = block.line_col(where)
                     out.append(Ref(LINK, raw, line, col, explicit=True))
             elif child.type == "link_close":
+                linked = False
                 block.after_link()
             if child.type not in ("softbreak", "hardbreak"):
                 previous = child
+    out.extend(star_uses(runs))
     return out
-
-
-_PYTHON_FENCES = frozenset({"", "python", "py", "python3", "py3", "pycon", "ipython", "ipython3", "pytb"})
-# an import statement of example code (a doctest's `>>> ` or `... ` prompt aside)
-_FROM_IMPORT = re.compile(r"^(\s*(?:(?:>>>|\.\.\.) )?from\s+)([A-Za-z_][\w.]*)(\s+import\s+)([^#;]+?)\s*(?:#.*)?$")
-_IMPORT = re.compile(r"^\s*(?:(?:>>>|\.\.\.) )?import\s+([^#;]+?)\s*(?:#.*)?$")
-
-
-def code_imports(lines: list[str], first: int) -> Iterator[Ref]:
-    """The imports of example code (`from pkg.mod import Name`, `import pkg.mod`): names Python
-    resolves exactly, checked as references (role `import`; the resolver judges only the project's
-    own modules). `first`: the 1-based line of `lines[0]`."""
-    for i, line in enumerate(lines):
-        m = _FROM_IMPORT.match(line)
-        if m:
-            at = m.start(4)
-            for part in m.group(4).split(","):
-                name = part.strip().strip("()").split(" as ")[0].strip()
-                if re.fullmatch(r"[A-Za-z_]\w*", name):
-                    col = line.find(name, at)
-                    yield Ref(NAME, name, first + i, col, explicit=True, role="import", module=m.group(2))
-                at += len(part) + 1
-            continue
-        m = _IMPORT.match(line)
-        if m:
-            at = m.start(1)
-            for part in m.group(1).split(","):
-                name = part.strip().split(" as ")[0].strip()
-                if re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", name):
-                    yield Ref(NAME, name, first + i, line.find(name, at), explicit=True, role="import")
-                at += len(part) + 1
 
 
 _BACKTICKS = re.compile(r"`+")
@@ -337,11 +301,16 @@ def rest_refs(text: str, default_role: str = "", history: bool = False, descript
     out: list[Ref] = []
     module = ""
     classes: list[tuple[int, str]] = []  # (indent of the description, its class), innermost last
+    code: list[str] = []  # the run of code lines being read (an import's names may go on over lines)
+    runs: list[tuple[int, list[str]]] = []  # every run read: (1-based first line, its lines)
     for lineno, line, in_code in _rest_lines(text, history):
         if in_code:
-            if "import" in line:
-                out.extend(code_imports([line], lineno))
+            code.append(line)
             continue
+        if code:
+            runs.append((lineno - len(code), code))
+            out.extend(code_imports(code, lineno - len(code)) if any("import" in c for c in code) else ())
+            code = []
         while classes and line.strip() and _indent(line) <= classes[-1][0]:
             classes.pop()  # out of the description
         d = _DIRECTIVE.match(line)
@@ -367,6 +336,10 @@ def rest_refs(text: str, default_role: str = "", history: bool = False, descript
                            cls=classes[-1][1]) for m in _IDENTIFIER.finditer(line, members.start(1)))
             continue
         out.extend(_inline_rest(line, lineno, module, default_role, classes[-1][1] if classes else ""))
+    if code:
+        runs.append((len(text.split("\n")) - len(code) + 1, code))
+        out.extend(code_imports(code, runs[-1][0]) if any("import" in c for c in code) else ())
+    out.extend(star_uses(runs))
     return out
 
 

@@ -7,6 +7,8 @@ from typing import Protocol
 
 from repodoc_lsp.knowledge.index import Entry
 
+NAME, LINK, PATH = "name", "link", "path"  # what a reference is
+
 # what a name is, looked up in a module's namespace or on a class
 MODULE_, CLASS_, OTHER_, UNKNOWN_ = "module", "class", "other", "unknown"
 
@@ -39,3 +41,19 @@ class NameLookup(Protocol):
     def lookup(self, name: str) -> list[Entry]: ...
 
     def file_entries(self, rel: str) -> list[Entry]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """One reference as written. `line` is 1-based and `col` 0-based (code points) in the text
+    given; `text` is the span to replace (the target as written); `explicit`: a role, an
+    autodoc directive or a link, not just code-looking text; `module`: reST's current module."""
+
+    kind: str
+    text: str
+    line: int
+    col: int
+    explicit: bool = False
+    role: str = ""
+    module: str = ""
+    cls: str = ""  # the class whose description a reST line is in (Sphinx's `py:class` context)

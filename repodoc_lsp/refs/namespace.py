@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import re
+import typing
 from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis.model import FileFacts, Symbol, SymbolKind
@@ -144,9 +145,10 @@ class Namespaces:
             return Found(CLASS_, cls.rel, qual)
         return None
 
-    def has_member(self, cls: Found, member: str, seen: set[Found]) -> bool | None:
+    def has_member(self, cls: Found, member: str, seen: set[Found], forwarded: bool = True) -> bool | None:
         """Whether the workspace class `cls` or a base defines, assigns or declares `member`
-        (None: undecidable, as with a base from elsewhere or a class `__getattr__`)."""
+        (None: undecidable, as with a base from elsewhere or, with `forwarded`, a class `__getattr__`:
+        a Sphinx cross-reference names a member documented on the class, never one it forwards)."""
         if cls in seen or len(seen) > 30:
             return None
         seen.add(cls)
@@ -157,7 +159,8 @@ class Namespaces:
         if any(s.container == qual and s.name == member for s in facts.symbols) \
                 or any(a.container == qual and a.name == member for a in facts.attributes):
             return True
-        if any(s.container == qual and s.name in ("__getattr__", "__getattribute__") for s in facts.symbols):
+        if forwarded and any(s.container == qual and s.name in ("__getattr__", "__getattribute__")
+                             for s in facts.symbols):
             return None
         lines = self.text(cls.rel).split("\n")[symbol.line - 1 : symbol.end_line]
         if binds("\n".join(lines), member, attributes=True):  # `self.x =`, `t.x =`, `__slots__ = ("x",)`, ...
@@ -169,7 +172,7 @@ class Namespaces:
                 continue  # `metaclass=...`; `object`, `Generic[T]`: nothing to name
             found = self.resolve_in(cls.rel, name)
             if found is not None and found.kind == CLASS_:
-                has = self.has_member(found, member, seen)
+                has = self.has_member(found, member, seen, forwarded)
                 if has:
                     return True
                 unknown = unknown or has is None
@@ -221,7 +224,8 @@ class Namespaces:
                         value = getattr(value, p)
                 except Exception:
                     return None
-                return value if isinstance(value, type) else None
+                origin = typing.get_origin(value)  # `typing.Mapping` stands for `collections.abc.Mapping`
+                return value if isinstance(value, type) else origin if isinstance(origin, type) else None
         return None
 
     def class_names(self, cls: Found, into: dict[str, str], seen: set[Found]) -> None:

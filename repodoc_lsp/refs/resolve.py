@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis.model import SymbolKind
 from repodoc_lsp.knowledge.index import Entry
-from repodoc_lsp.refs.extract import CAMEL, DESCRIBED, LINK, NAME, PATH, Ref
+from repodoc_lsp.refs.extract import CAMEL, DESCRIBED, LINK, NAME, PATH, PY_ROLES, Ref
 from repodoc_lsp.refs.model import CLASS_, MODULE_, Found, NameLookup, Verdict
 from repodoc_lsp.refs.namespace import Namespaces
 from repodoc_lsp.refs.outside import sphinx_default_role
@@ -48,7 +48,9 @@ class Resolver:
         self._names_by_len: dict[int, list[str]] | None = None
         self.renames: dict[str, str] = {}  # old name -> new name, of a change being checked
         self._role = ""  # the role of the reference being resolved (what kind of name it wants)
+        self._xref = False
         self._default_role: str | None = None
+        self._words: dict[str, bool] = {}
 
     def check(self, ref: Ref, place: str) -> Verdict | None:
         """None when `ref` resolves (or is not the workspace's); `place`: the file it is written in."""
@@ -80,11 +82,12 @@ class Resolver:
         if parts[0] in _BUILTINS and len(parts) <= 2:
             return None
         self._role = ref.role.split(":")[-1]
+        self._xref = ref.explicit and self._role in PY_ROLES  # a Sphinx cross-reference (a role, the default role)
         if ref.role == "import":
             return self._imported_by_example(ref)
         verdict = self._name(ref, parts, place)
-        if verdict is not None and verdict.member and ref.role.startswith(DESCRIBED):
-            return None  # a member described by hand: often one added at run time (`environment.extend(...)`)
+        if verdict is not None and verdict.member and ref.role.startswith(DESCRIBED) and self._in_code(parts[-1]):
+            return None  # a member described by hand, named in the code: one added at run time (`env.extend(...)`)
         return verdict
 
     def _name(self, ref: Ref, parts: list[str], place: str) -> Verdict | None:
@@ -118,9 +121,11 @@ class Resolver:
         if in_class is False:
             return True, None  # a member of the class the description is about
         pending = in_class if isinstance(in_class, Verdict) else None
-        # the current module applies to roles, as in Sphinx (``loop.index`` in prose is not jinja2's)
+        # the current module applies to roles, as in Sphinx (``loop.index`` in prose is not jinja2's); a name
+        # from one of the project's packages (`pytest.File` under `_pytest.hookspec`) is taken as written
         tries = [f"{ref.module}.{target}"] if ref.explicit and ref.module \
-            and not target.startswith(f"{ref.module}.") else []
+            and not target.startswith(f"{ref.module}.") \
+            and not ("." in target and target.split(".")[0] in self.project.tops()) else []
         tries.append(target)
         for i, full in enumerate(tries):
             module, rest = self.project.module_prefix(full.split("."))
@@ -187,7 +192,7 @@ class Resolver:
             elif here.kind == CLASS_:
                 if part.startswith("__") and part.endswith("__"):
                     return None, False  # a special method: not followed
-                if self.names.has_member(here, part, set()) is False:
+                if self.names.has_member(here, part, set(), forwarded=not self._xref) is False:
                     return self._not_member(here, part, target), i == 0
                 nested = self.names.nested_class(here, part)
                 if nested is None:
@@ -256,6 +261,15 @@ class Resolver:
         rels = [r for r in self.ws.facts if r.endswith((".py", ".pyi"))
                 and (folder is None or posixpath.dirname(r) == folder)]
         return any(self.names.mentions(r, word, dynamic=False) for r in rels)
+
+    def _in_code(self, word: str) -> bool:
+        """True when some Python file of the workspace holds `word` as a whole word (read once a word)."""
+        found = self._words.get(word)
+        if found is None:
+            pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
+            found = self._words[word] = any(pattern.search(self.names.text(rel)) for rel in self.ws.facts
+                                            if rel.endswith((".py", ".pyi")))
+        return found
 
     def _quoted(self, target: str) -> bool:
         """True when the workspace's code spells a dotted name as a string: a logger's name, an

@@ -16,14 +16,25 @@ def confident(name: str, names: dict[str, str], cutoff: float = CONFIDENT, kinds
     """A name of `names` (name -> kind) near enough to `name` to be suggested for it, as a typo's fix
     is: one edit away (`namedtuple_dict_structure_factory` is not its `unstructure` twin), of the kind its spelling says
     (a CamelCase name for a class, a lower-case one for anything else), as public or private as it,
-    of the kind its role says (`kinds`, when known), and no other as near. A rename is not guessed
-    (`from_pyfile` is not `from_file`): `--since` takes renames from git."""
+    of the kind its role says (`kinds`, when known), a slip of the keys (`_typo`), and no other as near.
+    A rename is not guessed (`from_pyfile` is not `from_file`): `--since` takes renames from git."""
     public = name.lstrip("_")
     pool = sorted(n for n, kind in names.items() if n.lstrip("_")[:1].isupper() == public[:1].isupper()
                   and n.startswith("_") == name.startswith("_") and n != name  # not a private twin
                   and (not kinds or not kind or kind in kinds))
     near = [n for n in difflib.get_close_matches(name, pool, n=5, cutoff=cutoff) if _edits(name, n) <= 1]
-    return near[0] if len(near) == 1 else ""
+    return near[0] if len(near) == 1 and _typo(name, near[0]) else ""
+
+
+def _typo(written: str, meant: str) -> bool:
+    """Whether `written` reads as a slip of the keys for `meant`: the same first letter, and no capital
+    letter in what differs (the capitals of `TLRUCache` and `MRUCache` make other classes than
+    `LRUCache`; `ContentSecuirtyPolicy` is a typo)."""
+    if written[:1] != meant[:1]:
+        return False
+    ops = difflib.SequenceMatcher(None, written, meant, autojunk=False).get_opcodes()
+    return not any(c.isupper() for tag, i1, i2, j1, j2 in ops if tag != "equal"
+                   for c in written[i1:i2] + meant[j1:j2])
 
 
 def _edits(a: str, b: str) -> int:

@@ -43,6 +43,11 @@ FILES = {
         "class Template:\n    @classmethod\n    def make(cls):\n        t = object.__new__(cls)\n"
         "        t.root_render = None\n        return t\n"
     ),
+    "src/kit/maps.py": "import typing\n\n\nclass Headers(typing.Mapping[str, str]):\n"
+                       "    def raw(self):\n        pass\n\n\n"
+                       "class Proxy:\n    def __getattr__(self, name):\n        return 1\n\n"
+                       "    def close_smartly(self):\n        pass\n",
+    "src/kit/hooks.py": "def marker(name):\n    return name\n\n\nMARK = marker(\"kit\")\n",
     "tests/test_kit.py": "import kit\n\n\nclass Context(kit.Context):\n    def anything(self):\n        pass\n",
     "tests/app.py": "def run():\n    pass\n",
 }
@@ -144,6 +149,10 @@ def test_a_suggestion_is_a_typo_s_fix_of_the_same_kind_never_a_guessed_rename() 
     assert _confident("on_bind_field", {"_bind_field": "method"}) == ""
     assert _confident("sizee", {"size": "attribute", "sized": "method"}, kinds=frozenset({"attribute"})) == "size"
     assert _confident("sizee", {"size": "attribute", "sized": "method"}) == ""  # two as near: no guess
+    # capitals and the first letter make another name, not a typo (cachetools' caches)
+    assert _confident("TLRUCache", {"LRUCache": "class"}) == ""
+    assert _confident("MRUCache", {"LRUCache": "class"}) == ""
+    assert _confident("ContentSecuirtyPolicy", {"ContentSecurityPolicy": "class"}) == "ContentSecurityPolicy"
 
 
 def test_history_is_checked_only_with_the_refs_history_setting(tmp_path: pytest.TempPathFactory) -> None:
@@ -241,17 +250,21 @@ def test_a_change_reads_only_the_docs_that_can_name_it(tmp_path: Path) -> None:
 
 def test_a_description_written_by_hand_is_checked_and_a_constant_is_no_parameter(resolver: Resolver) -> None:
     """`.. function:: name` names what it describes (as autodoc's directives do), in its class's
-    context when inside one; `:data:`NEED_DATA`` is a module's constant (a config key is spelled
+    context when inside one (a member is stale only when the code never names it: one may be added at
+    run time); `:data:`NEED_DATA`` is a module's constant (a config key is spelled
     in the code: `{'SECRET_KEY': None}`), while `:data:`timeout`` may be a parameter."""
     callback = ".. function:: my_stop(retry_state)\n\n   Write your own.\n"  # no current module: the reader's
     assert not [r for r in rest_refs(callback) if resolver.check(r, "docs/api.rst")]
     text = (".. currentmodule:: kit\n\n.. function:: eager()\n\n.. function:: gone_alias(x)\n\n"
             ".. class:: Context\n\n    .. attribute:: size\n\n    .. method:: vanished(a)\n\n"
+            "    .. method:: cache_parameters()\n\n"
             ".. data:: SECRET_KEY\n\nUse :data:`NEED_DATA` and :data:`timeout`.\n\n"
             ".. autoclass:: Context\n   :members: invoke, size, went\n")
     stale = [r.text for r in rest_refs(text) if resolver.check(r, "docs/api.rst")]
-    assert stale == ["gone_alias", "NEED_DATA", "went"]  # not `vanished`: a member described by hand
-    assert _stale(resolver, "kit.Context.vanished", role="class") is not None  # a role, not a description
+    # a member described by hand that the code names (set at run time, as `wrapper.cache_parameters =`) is
+    # not stale; one the code never names is (`vanished`)
+    assert stale == ["gone_alias", "vanished", "NEED_DATA", "went"]
+    assert _stale(resolver, "kit.Context.vanished", role="class") is not None
 
 
 def test_a_module_alias_removed_by_a_change_is_looked_for(tmp_path: Path) -> None:
@@ -263,3 +276,79 @@ def test_a_module_alias_removed_by_a_change_is_looked_for(tmp_path: Path) -> Non
     old = "def pad_none():\n    pass\n\n\npadnone = pad_none\n"
     report = check.check_workspace(ws, only={"kit/recipes.py"}, old_sources={"kit/recipes.py": old}, since="HEAD")
     assert [(s.rel, s.text) for s in report.stale] == [("docs/api.rst", "padnone")]
+
+
+def test_a_typing_alias_base_is_the_class_it_stands_for(resolver: Resolver) -> None:
+    """`class Headers(typing.Mapping[str, str])`: its members are its own and collections.abc.Mapping's
+    (`typing.Mapping` is an alias, not a class): a member neither has is stale."""
+    assert _stale(resolver, "kit.maps.Headers.raw") is None
+    assert _stale(resolver, "kit.maps.Headers.keys") is None  # Mapping's
+    assert _stale(resolver, "kit.maps.Headers.send_push") == \
+        "`kit.maps.Headers.send_push`: `send_push` is not a member of Headers (src/kit/maps.py)"
+
+
+def test_an_example_s_import_list_in_parentheses_goes_on_over_its_lines(resolver: Resolver) -> None:
+    """`from kit.core import (` with its names on the next lines, in Markdown, a reST literal block
+    and a doctest's `...` continuation: each name is checked where it is written."""
+    from repodoc_lsp.refs.extract import markdown_refs
+
+    md = "# Use\n\n```python\nfrom kit.core import (\n    Context, Gone as G,  # two\n)\nx = (1,\n 2)\n```\n"
+    assert [(r.text, r.line, r.col) for r in markdown_refs(md)] == [("Context", 5, 4), ("Gone", 5, 13)]
+    rst = ("Use::\n\n    >>> from kit.core import (\n    ...     Failure,\n    ...     Missing)\n"
+           "    >>> import kit.nothing\n\nEnd::\n\n    from kit.core import (Context,\n        Absent)")
+    refs = rest_refs(rst)
+    assert [(r.text, r.line, r.col, r.module) for r in refs] == [
+        ("Failure", 4, 12, "kit.core"), ("Missing", 5, 12, "kit.core"), ("kit.nothing", 6, 15, ""),
+        ("Context", 10, 26, "kit.core"), ("Absent", 11, 8, "kit.core")]
+    assert [r.text for r in refs if resolver.check(r, "docs/use.rst")] == ["Missing", "kit.nothing", "Absent"]
+
+
+def test_a_cross_reference_names_what_a_class_documents_not_what_its_getattr_forwards(resolver: Resolver) -> None:
+    """`:meth:`Proxy.gone`` on a class with `__getattr__`: Sphinx (and `Proxy.gone` in Python) finds
+    only what the class defines; code text (`proxy.gone` of an instance) may be forwarded."""
+    assert _stale(resolver, "kit.maps.Proxy.close_smartly") is None
+    assert _stale(resolver, "kit.maps.Proxy.close_intelligently") == \
+        "`kit.maps.Proxy.close_intelligently`: `close_intelligently` is not a member of Proxy (src/kit/maps.py)"
+    code = Ref(NAME, "kit.maps.Proxy.close_intelligently", 1, 0)
+    assert resolver.check(code, "docs/api.rst") is None
+
+
+def test_a_name_only_a_star_import_gives_is_looked_up_in_that_module(resolver: Resolver) -> None:
+    """`from kit.core import *` in a page's `testsetup`, then `raise Failure` in its examples: the
+    class-like names no code of the page binds are looked up in kit.core, as Python finds them."""
+    from repodoc_lsp.refs.extract import markdown_refs
+
+    rst = (".. testsetup::\n\n    from kit.core import *\n\nRaise it::\n\n    >>> raise Failure\n\n"
+           ".. testcode::\n\n    class Mine(Exception):\n        pass\n\n    try:\n        go()\n"
+           "    except (Gone, Mine, ValueError) as e:\n        Context()\n\n.. code-block:: bash\n\n    $ run Other\n")
+    refs = [r for r in rest_refs(rst) if r.module == "kit.core"]
+    assert sorted((r.text, r.line, r.col) for r in refs) == [("Context", 17, 8), ("Failure", 7, 14), ("Gone", 16, 12)]
+    assert [r.text for r in refs if resolver.check(r, "docs/use.rst")] == ["Gone"]
+    md = "# Use\n\n```python\nfrom kit import *\n```\n\n```python\nraise Nope(Context)\n```\n"
+    assert [(r.text, r.line, r.col) for r in markdown_refs(md) if resolver.check(r, "docs/use.md")] == [("Nope", 8, 6)]
+    # no star import, or two (which one gives it?): nothing is judged
+    assert not [r for r in markdown_refs(md.replace("import *", "import Context")) if r.text == "Nope"]
+    two = md.replace("```\n\n```python\nraise", "from os import *\n```\n\n```python\nraise")
+    assert not [r for r in markdown_refs(two) if r.text == "Nope"]
+
+
+def test_a_name_from_the_project_s_package_is_taken_as_written_under_a_current_module(resolver: Resolver) -> None:
+    """`:class:`kit.Nothing`` under `.. module:: kit.hooks` (which spells "kit" in its code) is
+    kit's `Nothing`, as Sphinx finds it (kit.hooks.kit.Nothing is no documented object)."""
+    assert _stale(resolver, "kit.Nothing", module="kit.hooks", role="class") == \
+        "`kit.Nothing`: `Nothing` is not defined in kit (src/kit/__init__.py)"
+    assert _stale(resolver, "kit.Context", module="kit.hooks", role="class") is None
+    assert _stale(resolver, "marker", module="kit.hooks", role="func") is None
+
+
+def test_a_name_linked_to_a_page_of_the_docs_is_a_cross_reference(resolver: Resolver) -> None:
+    """`[`QueryParams`](requests.md#query-params)`: the name is pointed at its documentation, as a
+    role does; an unknown one is stale. Unlinked, or linked elsewhere, it stays code-looking text."""
+    from repodoc_lsp.refs.extract import markdown_refs
+
+    md = ("Such as [`Context`](api.md#context), [`Gizmo`](api.md#gizmo), `Widget`,\n"
+          "[`Sprocket`](https://example.org/sprocket.md) and [`Cog`](#cog).\n")
+    refs = [r for r in markdown_refs(md) if r.kind == NAME]
+    assert [(r.text, r.explicit) for r in refs] == [("Context", True), ("Gizmo", True), ("Widget", False),
+                                                    ("Sprocket", False), ("Cog", False)]
+    assert [r.text for r in refs if resolver.check(r, "docs/use.md")] == ["Gizmo"]
