@@ -154,17 +154,24 @@ def _private(path: Path, mode: int, *, folder: bool) -> None:
     """Make `path` (created if missing) ours and private; OSError when it is not ours or a link."""
     if folder:
         path.mkdir(parents=True, exist_ok=True, mode=mode)
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     else:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, mode)
-    try:
-        st = os.fstat(fd)
-        if st.st_uid != os.geteuid():
-            raise OSError(0, f"{path} belongs to another user")
-        if stat.S_IMODE(st.st_mode) & 0o077:
-            os.fchmod(fd, mode)
-    finally:
-        os.close(fd)
+        with contextlib.suppress(FileExistsError):  # new: no connection can hold it yet
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode))
+    _checked(path, mode, folder=folder)
+
+
+def _checked(path: Path, mode: int, *, folder: bool) -> None:
+    """`path` made private when it is ours and not a link; OSError otherwise. Checked by its path, never
+    opened: closing any descriptor of a database file drops every SQLite lock this process holds on it,
+    so another process could write at the same time (a second cache on one database, as a server with
+    two roots opens, let that happen)."""
+    st = os.lstat(path)
+    if not (stat.S_ISDIR(st.st_mode) if folder else stat.S_ISREG(st.st_mode)):
+        raise OSError(0, f"{path} is a link or not a {'folder' if folder else 'file'}")
+    if st.st_uid != os.geteuid():
+        raise OSError(0, f"{path} belongs to another user")
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        os.chmod(path, mode)  # not a link (lstat), in a folder only we can change
 
 
 class FactsCache:
@@ -197,9 +204,9 @@ class FactsCache:
                 raise OSError(0, "not an absolute path")
             _private(folder, 0o700, folder=True)
             _private(path, 0o600, folder=False)
-            for journal in ("-wal", "-shm"):
+            for journal in ("-wal", "-shm"):  # SQLite makes them with the database's mode
                 with contextlib.suppress(FileNotFoundError):
-                    _private(Path(f"{path}{journal}"), 0o600, folder=False)
+                    _checked(Path(f"{path}{journal}"), 0o600, folder=False)
             db = sqlite3.connect(path, timeout=BUSY_SECONDS, check_same_thread=False, isolation_level=None)
             try:
                 db.execute("PRAGMA trusted_schema=OFF")

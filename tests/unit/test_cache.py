@@ -207,3 +207,29 @@ def test_the_key_is_the_content_and_what_the_analysis_reads_of_the_name() -> Non
             same = first.setdefault(digest(data, name), name)
             assert analyse_source(same, data) == analyse_source(name, data), (same, name, data)
         assert len(first) == 12  # Python, text, Markdown, C, C++, CUDA, JavaScript, TS, TSX, Go, Rust, Java
+
+
+def test_a_second_cache_on_the_database_keeps_the_first_ones_locks(tmp_path: Path) -> None:
+    """A process that opens the cache twice (a server with two roots) must not drop the write lock the
+    first one holds: closing any descriptor of a database file drops every lock the process has on it,
+    and another process could then write at the same time (a malformed database)."""
+    import subprocess
+    import sys
+
+    first = FactsCache(tmp_path / "c")
+    db = first._connection()
+    assert db is not None
+    probe = ("import sqlite3, sys\nd = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)\n"
+             "try:\n    d.execute('BEGIN IMMEDIATE')\nexcept sqlite3.OperationalError:\n    sys.exit(3)\n")
+    path = tmp_path / "c" / f"facts-{ANALYSIS_VERSION}.sqlite"
+    with first._using:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            second = FactsCache(tmp_path / "c")
+            assert second.enabled
+            other = subprocess.run([sys.executable, "-c", probe, str(path)], timeout=60)
+            assert other.returncode == 3  # the write lock is still the first cache's
+        finally:
+            db.execute("ROLLBACK")
+    second.close()
+    first.close()
