@@ -142,3 +142,40 @@ def _fresh_of(root: Path, rels: list[str], tmp_path: Path) -> dict[str, bytes]:
     fresh = make_workspace(tmp_path / "fresh" / root.name, {rel: (root / rel).read_text() for rel in rels})
     _generate(fresh, tmp_path / "fresh-cache")
     return tree(fresh / "docs")
+
+
+def test_an_edit_run_links_only_the_files_whose_links_consulted_a_changed_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The saved file keeps each file's link (what it names, its bases, its mentions, the files it
+    consulted): a run after an edit takes the others' as they are instead of linking every file, and the
+    tree stays equal to a fresh run's."""
+    from repodoc_lsp.knowledge.resolution import Resolver
+
+    linked: list[str] = []
+    real = Resolver._link
+    monkeypatch.setattr(Resolver, "_link", lambda self, rel: linked.append(rel) or real(self, rel))
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    linked.clear()
+    (root / "other/c.py").write_text("import os\n\n\nclass C:\n    size = 1\n")  # d.py's link consulted it
+    _generate(root, cache)
+    assert set(linked) == {"other/c.py", "other/d.py"}, linked
+    linked.clear()
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 3\n")  # none consulted it
+    _generate(root, cache)
+    assert set(linked) == {"pkg/leaf.py"}, linked  # the run before saved the file again (2 of 7 files stale)
+    monkeypatch.setattr(Resolver, "_link", real)
+    assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+
+
+def test_a_link_is_kept_as_checked_data() -> None:
+    from repodoc_lsp.knowledge.linking import Link
+
+    link = Link({("a.py", "C"): (3, 5), ("b.py", ""): (1,)}, {"D": (("a.py", "C"),)}, {"a.C": ("a.py", "C")},
+                ("b.py", "a.py", "\x00a"))
+    assert sketches.decode_link(json.loads(json.dumps(sketches.encode_link(link)))) == link
+    raw = sketches.encode_link(link)
+    for bad in (raw[:3], [{"a.py": {"C": ["3"]}}, *raw[1:]], [*raw[:1], {"D": [["a.py"]]}, *raw[2:]],
+                [*raw[:2], {"a.C": "a.py"}, raw[3]], [*raw[:3], [1]]):
+        with pytest.raises(ValueError):
+            sketches.decode_link(json.loads(json.dumps(bad)))

@@ -17,6 +17,7 @@ from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.treesitter import blank_macros_variant
 from repodoc_lsp.analysis.treesitter.byname import is_tree_sitter
+from repodoc_lsp.knowledge.linking import Link
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, OutputError, Writer
 from repodoc_lsp.pipeline import lastrun
@@ -280,11 +281,11 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None, state: Path | 
         return ws, None
     held = Workspace(ws.root, ws.settings, runtime=ws.runtime)
     kept = {rel: key for rel, key in last.items() if rel not in changed}
-    sketched = _saved_sketches(ws, state, kept)
+    sketched, links = _saved_sketches(ws, state, kept, last)
     held.restore(WorkspaceState(dict(last), dict(ws.sizes), set(ws.folders), list(ws.discovery_skipped),
                                 dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
                  {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed}, sketched,
-                 _relations_before(ws, {rel: before[last[rel]] for rel in changed}))
+                 _relations_before(ws, {rel: before[last[rel]] for rel in changed}), links)
     if _many_unsketched(len(kept) - len(sketched), len(kept)):  # once: the graph's build would stream
         held.facts.load_all()  # them, then the pages load them again
     # Built before the update, as the server holds its graph when a save comes: the update then says
@@ -303,13 +304,16 @@ def _relations_before(ws: Workspace, imports: Mapping[str, tuple[Import, ...]]) 
     return relations
 
 
-def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str]) -> dict[str, tuple[str, Sketch | None]]:
-    """The graph's sketches of the unchanged files `kept` as the last run saved them: the graph of a run
-    after an edit is built from them in one read (loading and sketching every file's facts was most of
-    that run)."""
+def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str], last: Mapping[str, str]
+                    ) -> tuple[dict[str, tuple[str, Sketch | None]], dict[str, Link]]:
+    """The graph's sketches of the unchanged files `kept` as the last run saved them, and the links of the
+    files of the last run's workspace `last` that consulted no file changed since they were saved: the
+    graph of a run after an edit is built from them in one read (loading and sketching every file's facts
+    was most of that run, then linking every file a third of what was left)."""
     if state is None:
-        return {}
-    return sketches.held(sketches.load(sketches.sketches_path(state), _sketch_stamp(ws)), kept, ws.facts.imports())
+        return {}, {}
+    saved = sketches.load(sketches.sketches_path(state), _sketch_stamp(ws))
+    return sketches.held(saved, kept, ws.facts.imports()), sketches.links(saved, last)
 
 
 def _save_sketches(ws: Workspace, state: Path) -> None:
@@ -319,10 +323,17 @@ def _save_sketches(ws: Workspace, state: Path) -> None:
         sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(graph, ws.digests))
 
 
+def _stale_kept(held: Workspace, changed: Iterable[str]) -> int:
+    """The files of `held` whose sketch and link the saved file holds no more after a run of `changed`: those
+    its graph did not take from there, and those whose link consulted a changed file."""
+    graph = held.graph_ready
+    return len(held.digests) - len(held.kept_taken - (graph.consulting(changed) if graph is not None else set()))
+
+
 def _many_unsketched(missing: int, files: int) -> bool:
-    """More than one file in twenty lacks its sketch in the saved file: a run after an edit leaves the file
-    as it is below that (rewriting every file's sketch to change one was a tenth of that run), the
-    next run reading those files' facts instead."""
+    """More than one file in twenty lacks its sketch or link in the saved file: a run after an edit leaves the
+    file as it is below that (rewriting every file's sketch to change one was a tenth of that run), the
+    next run reading those files' facts and linking them instead."""
     return missing * 20 > files
 
 
@@ -358,7 +369,7 @@ def generate(
         summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel)
         if state is not None and not check and summary.complete() and last != held.digests:
             lastrun.save(state, held.digests)
-            if files is None or _many_unsketched(len(held.digests) - held.sketches_taken, len(held.digests)):
+            if files is None or _many_unsketched(_stale_kept(held, files), len(held.digests)):
                 _save_sketches(held, state)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped

@@ -21,7 +21,7 @@ from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
 from repodoc_lsp.analysis.treesitter.byname import NameUsers, is_tree_sitter
 from repodoc_lsp.config import Settings, cache_dir, project_name
-from repodoc_lsp.knowledge.graph import Graph, Sketch, files_of
+from repodoc_lsp.knowledge.graph import Graph, Link, Sketch, files_of
 from repodoc_lsp.knowledge.once import BuiltOnce
 from repodoc_lsp.knowledge.views import PartsOf
 from repodoc_lsp.output.modes import wider_reason
@@ -87,7 +87,9 @@ class Workspace:
         # no graph), made by a scan as the facts arrive (the CLI's, and the server's, which forgets
         # the facts): the graph takes them instead of the facts of the same content
         self._sketches: dict[str, tuple[str, Sketch | None]] = {}
-        self.sketches_taken = 0  # files whose view the last graph build took from `_sketches`, not facts
+        self._links: Mapping[str, Link] = {}  # what an earlier link of files kept (`restore`): taken, not linked
+        # files whose view and link the last graph build took from `_sketches` and `_links`
+        self.kept_taken: set[str] = set()
         # file -> (its facts, those facts as the analysis worker that made them pickled them), kept by
         # a scan of a workspace built once: its render workers are sent these bytes (`packed`)
         # a batch under way (`take`): files added or removed meanwhile, with their facts (None: gone)
@@ -128,7 +130,7 @@ class Workspace:
         relations = state.relations
         self._relations = relations if relations is not None and relations.files == set(facts) else None
         self._graph = self._by_name = None
-        self._sketches = state.sketches
+        self._sketches, self._links = state.sketches, {}
         return True
 
     def _loaded(self, rel: str, key: str) -> FileFacts | None:
@@ -170,12 +172,13 @@ class Workspace:
 
     def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None,
                 sketches: Mapping[str, tuple[str, Sketch | None]] | None = None,
-                relations: Relations | None = None) -> None:
+                relations: Relations | None = None, links: Mapping[str, Link] | None = None) -> None:
         """Become the workspace `state` describes: the files as they were analysed, not as they
         are on disk now (a file changed since is seen as changed by the next `update_file`).
         `imports`: content digest -> imports already read from the cache (not read again, and
         interned already); `sketches`: file -> (digest, the graph's sketch of that content), built
-        from instead of facts; `relations`: those of these files and imports, made elsewhere (taken)."""
+        from instead of facts; `relations`: those of these files and imports, made elsewhere (taken);
+        `links`: what an earlier link of files kept, each consulting only files of the content held here."""
         known = imports or {}
         cached = self.cache.get_imports_many(set(state.digests.values()) - known.keys())
         facts = FactsStore(self.root, self.cache)
@@ -192,6 +195,7 @@ class Workspace:
         self._relations = relations
         self._graph = self._by_name = None
         self._sketches = dict(sketches or {})
+        self._links = links or {}
 
     # -- single files (the language server) ------------------------------------------
     def rel(self, path: Path) -> str | None:
@@ -368,8 +372,10 @@ class Workspace:
             # full collections of the facts took 10x its time; a graph built once is held to the end
             with no_cycle_collection(keep=not self.incremental and self.runtime.holds):
                 self._graph = (Graph if self.incremental else BuiltOnce)(self.relations, files, parts=self.parts,
-                                                                         pause=pause)
-            self._sketches, self.sketches_taken = {}, len(sketched)
+                                                                         pause=pause, linked=self._links)
+            taken = self._graph.links_taken  # a file of no graph has no link to take
+            self.kept_taken = {rel for rel, sketch in sketched.items() if sketch is None or rel in taken}
+            self._sketches, self._links = {}, {}
         return self._graph
 
     def sketched(self) -> set[str]:
