@@ -179,3 +179,36 @@ def test_a_link_is_kept_as_checked_data() -> None:
                 [*raw[:2], {"a.C": "a.py"}, raw[3]], [*raw[:3], [1]]):
         with pytest.raises(ValueError):
             sketches.decode_link(json.loads(json.dumps(bad)))
+
+
+def test_a_run_of_a_tree_already_of_its_inputs_saves_the_sketches_with_its_state(
+        tmp_path: Path, loaded: list[str]) -> None:
+    """The state and the sketches lost (a cleared cache folder), the tree intact: the run writes nothing
+    (the manifest vouches for the tree) but keeps the state and the sketches, so the next run after an
+    edit still builds its graph from them."""
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    state = _state(root, cache)
+    state.unlink()
+    sketches.sketches_path(state).unlink()
+    assert _generate(root, cache)["written"] == 0
+    assert state.is_file() and sketches.sketches_path(state).is_file()
+    unrelated = _digest_of(root, cache, "other/d.py")
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert unrelated not in loaded
+
+
+def test_a_site_takes_which_files_have_pages_from_its_maker() -> None:
+    """A run after an edit knows which files have pages from the last run's manifest: the site is made
+    with that answer, without asking any file's facts."""
+    from repodoc_lsp.analysis.relations import Relations
+    from repodoc_lsp.render.site import Site
+
+    class NoFacts(dict):  # type: ignore[type-arg]
+        def __getitem__(self, rel: str) -> object:
+            raise AssertionError(f"facts of {rel} asked")
+
+    site = Site.build(project="p", root="/r", out="/r/docs", embed_max=0, relations=Relations({}),
+                      facts=NoFacts.fromkeys(["a.py", "b.md"]), sizes={}, folders=[""], paged=frozenset({"a.py"}))
+    assert site.paged == {"a.py"} and site.paged_files("") == ["a.py"]

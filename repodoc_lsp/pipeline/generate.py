@@ -28,6 +28,7 @@ from repodoc_lsp.pipeline.runtime import default_jobs
 from repodoc_lsp.pipeline.write import Plan, Summary, Writing, page_renderer, settle_anchors, write_plan
 from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.render.environment import TemplateFailure, compiled_cache
+from repodoc_lsp.render.own_pages import has_pages
 from repodoc_lsp.render.pages import GATHER, Page, Renderer, Site
 from repodoc_lsp.render.parts import is_part
 from repodoc_lsp.render.paths import docs_page, folder_of
@@ -110,9 +111,8 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
     early = _start_render_workers_early(ws, writer, jobs)
     site: Site | None = None
     try:
-        site = site_of(ws, writer.anchors, later=_graph_in_thread(ws, early))
-        if since and change is not None:
-            _paged_as_last_run(site, change, writer)
+        site = site_of(ws, writer.anchors, later=_graph_in_thread(ws, early),
+                       paged=_paged_as_last_run(ws, change, writer) if since and change is not None else None)
         if change is not None and _pages_come_or_go(site, change, writer):
             change |= Change(structural=True)
         pages = plan_pages(ws, site, change, recorded=_keyed_by_workers(writer))
@@ -161,11 +161,11 @@ def _graph_in_thread(ws: Workspace, early: bool) -> bool:
     return early and not ws.incremental
 
 
-def _paged_as_last_run(site: Site, change: Change, writer: Writer) -> None:
+def _paged_as_last_run(ws: Workspace, change: Change, writer: Writer) -> frozenset[str]:
     """Which files have pages, for a run after the last complete one: an unchanged file has them when that
     run's manifest lists its page (asking its facts loaded every file's, most of a run after an edit)."""
-    site.paged = frozenset(rel for rel in site.facts if (site.has_pages(rel) if rel in change.files
-                                                         else docs_page(rel) in writer.manifest))
+    return frozenset(rel for rel in ws.facts if (has_pages(ws.facts[rel]) if rel in change.files
+                                                 else docs_page(rel) in writer.manifest))
 
 
 def _keyed_by_workers(writer: Writer) -> Container[str]:
@@ -174,10 +174,12 @@ def _keyed_by_workers(writer: Writer) -> Container[str]:
     return writer.manifest
 
 
-def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, later: bool = False) -> Site:
+def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, later: bool = False,
+            paged: frozenset[str] | None = None) -> Site:
     """The workspace as pages see it (the view layer's `Site`), with its symbol graph (built
     here if it is not yet; `later`: in a thread, while the pages that read none of it render) and
-    the anchors the manifest recorded of its file pages."""
+    the anchors the manifest recorded of its file pages; `paged`: the files with pages of their own,
+    when known (else asked of each file's facts)."""
     relations = ws.relations  # made here, before a build in a thread would make it too (it reads them)
     graph: Graph | Future[Graph]
     if later:
@@ -188,7 +190,7 @@ def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, 
     site = Site.build(project=ws.project, root=ws.root.as_posix(), out=ws.out.as_posix(),
                       embed_max=ws.settings.embed_source_max_bytes, relations=relations,
                       facts=ws.facts, sizes=ws.sizes, folders=ws.folders, digests=ws.digests,
-                      graph=graph)
+                      graph=graph, paged=paged)
     site.anchors = dict(anchors or {})  # as the run found them: pages settled meanwhile change the writer's
     site.llms_full_max = ws.settings.llms_full_max_bytes
     site.by_name = ws.by_name if any(map(is_tree_sitter, ws.digests)) else None
@@ -317,10 +319,10 @@ def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str], 
 
 
 def _save_sketches(ws: Workspace, state: Path) -> None:
-    """Record the sketches of `ws`'s graph, if it was built, for the next run (`_saved_sketches`)."""
-    graph = ws.graph_ready
-    if graph is not None:
-        sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(graph, ws.digests))
+    """Record the sketches and links of `ws`'s graph for the next run (`_saved_sketches`), built here if the
+    run did not need it (its tree was already of these inputs: else the next run after an edit loads and
+    links every file)."""
+    sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(ws.graph(), ws.digests))
 
 
 def _stale_kept(held: Workspace, changed: Iterable[str]) -> int:

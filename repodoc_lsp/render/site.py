@@ -43,13 +43,15 @@ class Site:
     llms_full_max: int = 0  # bytes of llms-full.txt at most (0: not written; `llms.py`)
     # who names the definitions of tree-sitter files, by name (None: no such file, or not asked)
     by_name: NameUsers | None = None
+    known_paged: frozenset[str] | None = None  # `paged` as the caller knows it (None: asked of each file's facts)
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
               facts: Mapping[str, FileFacts], sizes: dict[str, int], folders: Iterable[str],
-              digests: Mapping[str, str] | None = None, graph: Graph | Future[Graph] | None = None) -> Site:
+              digests: Mapping[str, str] | None = None, graph: Graph | Future[Graph] | None = None,
+              paged: frozenset[str] | None = None) -> Site:
         site = cls(project, root, out, embed_max, relations, facts, sizes, sorted(folders), digests or {},
-                   symbols=graph)
+                   symbols=graph, known_paged=paged)
         site.index_tree()
         return site
 
@@ -88,6 +90,8 @@ class Site:
     @functools.cached_property
     def paged(self) -> frozenset[str]:
         """The files that have pages of their own."""
+        if self.known_paged is not None:
+            return self.known_paged
         return frozenset(rel for rel in self.facts if self.has_pages(rel))
 
     def paged_files(self, folder: str) -> list[str]:
