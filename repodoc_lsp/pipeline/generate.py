@@ -36,6 +36,7 @@ from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.shard.split import pages_of_share
 from repodoc_lsp.store import sketches
 from repodoc_lsp.store.cache import ANALYSIS_VERSION
+from repodoc_lsp.store.scan import NOT_SEEN, Seen
 from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, WorkspaceState
 
 if TYPE_CHECKING:
@@ -344,6 +345,26 @@ def _sketch_stamp(ws: Workspace) -> str:
     return f"{ANALYSIS_VERSION}{blank_macros_variant()} {render_stamp()} {ws.parts.__module__}.{ws.parts.__qualname__}"
 
 
+def _seen(last: lastrun.LastRun | None) -> Seen:
+    """The last run's digests by stat: the scan reads only the files whose stat moved since (reading and
+    digesting every file was a fifth of a run after an edit)."""
+    return NOT_SEEN if last is None else last.seen
+
+
+def _keep_run(state: Path, last: lastrun.LastRun | None, held: Workspace, scanned: Workspace,
+              files: tuple[str, ...] | None) -> None:
+    """Keep what a complete run of the files changed since the last one (`files`; None: every file) knew for
+    the next run: its state when it differs from the last one's, its graph's sketches and links when they
+    changed and more than one in twenty of the saved ones are stale (`_many_unsketched`)."""
+    if last is not None and last.files == held.digests and last.seen.stats == scanned.stats:
+        return
+    lastrun.save(state, held.digests, scanned.stats, scanned.scan_began)
+    if last is not None and last.files == held.digests:
+        return  # only stats moved (files touched): the sketches are of these contents
+    if files is None or _many_unsketched(_stale_kept(held, files), len(held.digests)):
+        _save_sketches(held, state)
+
+
 def _renderer(ws: Workspace, state: Path | None) -> Renderer:
     """The run's renderer; repodoc's own templates compiled once and kept in the person's cache folder, the
     one of the run's `state` (compiling them every run was a fifth of a run after an edit)."""
@@ -362,17 +383,15 @@ def generate(
     force=True overwrites pages a person edited after copying each to PAGE.orig. `state`: the file
     of what the last complete run knew (`lastrun`): only the pages of files changed since are planned."""
     started = time.perf_counter()
-    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel):  # cancelled: nothing written
-        summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)
+    last = lastrun.load(state) if state is not None else None
+    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel, seen=_seen(last)):
+        summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)  # cancelled: nothing written
     else:
-        last = lastrun.load(state) if state is not None else None
-        held, files = since_last_run(ws, last, state)
+        held, files = since_last_run(ws, None if last is None else last.files, state)
         job = Job(files=files, check=check, force=force, jobs=jobs, since=files is not None)
         summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel)
-        if state is not None and not check and summary.complete() and last != held.digests:
-            lastrun.save(state, held.digests)
-            if files is None or _many_unsketched(_stale_kept(held, files), len(held.digests)):
-                _save_sketches(held, state)
+        if state is not None and not check and summary.complete():
+            _keep_run(state, last, held, ws, files)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,7 +32,7 @@ from repodoc_lsp.store.cache import FactsCache, digest
 from repodoc_lsp.store.discover import InputFilter, Skipped, discover
 from repodoc_lsp.store.facts import FactsStore, analyse_bytes, analyse_path
 from repodoc_lsp.store.regular import read_regular
-from repodoc_lsp.store.scan import CancelToken, ProgressFn, ScanMode, analyse, known
+from repodoc_lsp.store.scan import NOT_SEEN, CancelToken, ProgressFn, ScanMode, Seen, Stat, analyse, known
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,20 +100,26 @@ class Workspace:
         self._changed: dict[str, FileFacts] = {}
         self.analysed = 0  # files analysed (not from the cache) by the last scan
         self.cached = 0
+        self.stats: dict[str, Stat] = {}  # each file's stat as the last scan found it (`Seen`)
+        self.scan_began = 0  # `time.time_ns()` before that scan's walk
 
     # -- whole workspace ----------------------------------------------------------
     def scan(self, *, jobs: int | None = None, progress: ProgressFn | None = None,
              cancel: CancelToken | None = None,
-             on_facts: Callable[[str, FileFacts], None] | None = None, release: bool = False) -> bool:
+             on_facts: Callable[[str, FileFacts], None] | None = None, release: bool = False,
+             seen: Seen = NOT_SEEN) -> bool:
         """Discover and analyse every input. Returns False when cancelled: the workspace is then
         left as it was (what was analysed meanwhile is in the cache). `release`: new facts are
         forgotten once the cache holds them, loaded again on use (the server, whose index and
         graph summarise them: every file's facts held at the end of a cold scan of a large
-        workspace take a lot of memory, before the index and graph are built on top)."""
+        workspace take a lot of memory, before the index and graph are built on top). `seen`: an earlier
+        scan's digests and stats (a file whose stat did not move is not read again)."""
+        began = time.time_ns()
         found = discover(self.root, self.settings)
         mode = ScanMode(release=release, once=not self.incremental)
         fresh = not self.digests and self.cache.empty()
-        state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded)
+        state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded, stats=found.stats,
+                      seen=seen)
         state.progress, state.on_facts, state.parts = progress, on_facts, self.parts
         if progress:
             progress("analyse", state.done, state.total, "")
@@ -125,6 +132,7 @@ class Workspace:
         facts = state.facts
         self.facts, self.digests = facts, {r: d for r, d in state.digests.items() if r in facts}
         self.sizes = {r: s for r, s in state.sizes.items() if r in facts}
+        self.stats, self.scan_began = {r: s for r, s in found.stats.items() if r in facts}, began
         self.folders = set(found.folders)
         # else built on first use: a run whose tree is intact never needs them
         relations = state.relations
