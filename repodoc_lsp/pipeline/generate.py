@@ -315,8 +315,9 @@ def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str], 
     was most of that run, then linking every file a third of what was left)."""
     if state is None:
         return {}, {}
-    saved = sketches.load(sketches.sketches_path(state), _sketch_stamp(ws))
-    return sketches.held(saved, kept, ws.facts.imports()), sketches.links(saved, last)
+    with ws.runtime.holding():  # held to the end, without cycles: the collector's passes were a sixth of this
+        saved = sketches.load(sketches.sketches_path(state), _sketch_stamp(ws))
+        return sketches.held(saved, kept, ws.facts.imports()), sketches.links(saved, last)
 
 
 def _save_sketches(ws: Workspace, state: Path) -> None:

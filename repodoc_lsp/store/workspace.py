@@ -118,8 +118,9 @@ class Workspace:
         found = discover(self.root, self.settings)
         mode = ScanMode(release=release, once=not self.incremental)
         fresh = not self.digests and self.cache.empty()
-        state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded, stats=found.stats,
-                      seen=seen)
+        with self.runtime.holding():  # every file's imports, held: the collector's passes were a tenth of this
+            state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded,
+                          stats=found.stats, seen=seen)
         state.progress, state.on_facts, state.parts = progress, on_facts, self.parts
         if progress:
             progress("analyse", state.done, state.total, "")
@@ -377,8 +378,8 @@ class Workspace:
             else:  # built once to render every page, which loads them all anyway
                 self.facts.load_all()
                 files = ((rel, sketched.get(rel) or f) for rel, f in self.facts.items())
-            # full collections of the facts took 10x its time; a graph built once is held to the end
-            with no_cycle_collection(keep=not self.incremental and self.runtime.holds):
+            # full collections of the facts took 10x its time; a process holding its graph to the end freezes it
+            with no_cycle_collection(keep=self.runtime.holds):
                 self._graph = (Graph if self.incremental else BuiltOnce)(self.relations, files, parts=self.parts,
                                                                          pause=pause, linked=self._links)
             taken = self._graph.links_taken  # a file of no graph has no link to take
