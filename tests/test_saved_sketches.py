@@ -142,3 +142,73 @@ def _fresh_of(root: Path, rels: list[str], tmp_path: Path) -> dict[str, bytes]:
     fresh = make_workspace(tmp_path / "fresh" / root.name, {rel: (root / rel).read_text() for rel in rels})
     _generate(fresh, tmp_path / "fresh-cache")
     return tree(fresh / "docs")
+
+
+def test_an_edit_run_links_only_the_files_whose_links_consulted_a_changed_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The saved file keeps each file's link (what it names, its bases, its mentions, the files it
+    consulted): a run after an edit takes the others' as they are instead of linking every file, and the
+    tree stays equal to a fresh run's."""
+    from repodoc_lsp.knowledge.resolution import Resolver
+
+    linked: list[str] = []
+    real = Resolver._link
+    monkeypatch.setattr(Resolver, "_link", lambda self, rel: linked.append(rel) or real(self, rel))
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    linked.clear()
+    (root / "other/c.py").write_text("import os\n\n\nclass C:\n    size = 1\n")  # d.py's link consulted it
+    _generate(root, cache)
+    assert set(linked) == {"other/c.py", "other/d.py"}, linked
+    linked.clear()
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 3\n")  # none consulted it
+    _generate(root, cache)
+    assert set(linked) == {"pkg/leaf.py"}, linked  # the run before saved the file again (2 of 7 files stale)
+    monkeypatch.setattr(Resolver, "_link", real)
+    assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+
+
+def test_a_link_is_kept_as_checked_data() -> None:
+    from repodoc_lsp.knowledge.linking import Link
+
+    link = Link({("a.py", "C"): (3, 5), ("b.py", ""): (1,)}, {"D": (("a.py", "C"),)}, {"a.C": ("a.py", "C")},
+                ("b.py", "a.py", "\x00a"))
+    assert sketches.decode_link(json.loads(json.dumps(sketches.encode_link(link)))) == link
+    raw = sketches.encode_link(link)
+    for bad in (raw[:3], [{"a.py": {"C": ["3"]}}, *raw[1:]], [*raw[:1], {"D": [["a.py"]]}, *raw[2:]],
+                [*raw[:2], {"a.C": "a.py"}, raw[3]], [*raw[:3], [1]]):
+        with pytest.raises(ValueError):
+            sketches.decode_link(json.loads(json.dumps(bad)))
+
+
+def test_a_run_of_a_tree_already_of_its_inputs_saves_the_sketches_with_its_state(
+        tmp_path: Path, loaded: list[str]) -> None:
+    """The state and the sketches lost (a cleared cache folder), the tree intact: the run writes nothing
+    (the manifest vouches for the tree) but keeps the state and the sketches, so the next run after an
+    edit still builds its graph from them."""
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    state = _state(root, cache)
+    state.unlink()
+    sketches.sketches_path(state).unlink()
+    assert _generate(root, cache)["written"] == 0
+    assert state.is_file() and sketches.sketches_path(state).is_file()
+    unrelated = _digest_of(root, cache, "other/d.py")
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert unrelated not in loaded
+
+
+def test_a_site_takes_which_files_have_pages_from_its_maker() -> None:
+    """A run after an edit knows which files have pages from the last run's manifest: the site is made
+    with that answer, without asking any file's facts."""
+    from repodoc_lsp.analysis.relations import Relations
+    from repodoc_lsp.render.site import Site
+
+    class NoFacts(dict):  # type: ignore[type-arg]
+        def __getitem__(self, rel: str) -> object:
+            raise AssertionError(f"facts of {rel} asked")
+
+    site = Site.build(project="p", root="/r", out="/r/docs", embed_max=0, relations=Relations({}),
+                      facts=NoFacts.fromkeys(["a.py", "b.md"]), sizes={}, folders=[""], paged=frozenset({"a.py"}))
+    assert site.paged == {"a.py"} and site.paged_files("") == ["a.py"]

@@ -100,10 +100,39 @@ def test_a_damaged_or_forged_state_means_a_full_run(tmp_path: Path, gathered: li
 
 def test_a_state_is_read_within_bounds(tmp_path: Path) -> None:
     path = tmp_path / "state.json.gz"
-    lastrun.save(path, {"a.py": "d1"})
-    assert lastrun.load(path) == {"a.py": "d1"}
+    lastrun.save(path, {"a.py": "d1"}, {"a.py": (1, 2, 3, 4), "gone.py": (1, 2, 3, 4)}, 5)
+    last = lastrun.load(path)
+    assert last is not None and last.files == {"a.py": "d1"} and last.seen.stats == {"a.py": (1, 2, 3, 4)}
     path.write_bytes(gzip.compress(b" " * (lastrun.MAX_BYTES + 1)))  # inflates past the bound
     assert lastrun.load(path) is None
     for table in ({"version": 0, "files": {}}, {"version": lastrun.VERSION, "files": {"a.py": 1}}, []):
         path.write_bytes(gzip.compress(json.dumps(table).encode()))
         assert lastrun.load(path) is None
+
+
+def test_a_run_reads_only_the_files_whose_stat_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The state keeps each file's stat as the scan found it: the next scan reads and digests only the files
+    whose stat moved, a file written again with its size and modification time put back among them (its
+    status change time moved); the tree stays equal to a fresh run's."""
+    import os
+
+    from repodoc_lsp.store import scan
+
+    monkeypatch.setattr(scan, "RACY_NS", 0)  # the files were written just now: trusted all the same
+    read: list[str] = []
+    real = scan.read_regular
+    monkeypatch.setattr(scan, "read_regular", lambda path: read.append(Path(path).name) or real(path))
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    b = root / "pkg/b.py"
+    before = b.stat()
+    b.write_text(b.read_text().replace("Eff", "Fee"))  # the same size
+    os.utime(b, ns=(before.st_atime_ns, before.st_mtime_ns))
+    read.clear()
+    written = _generate(root, cache)["writtenPages"]
+    assert sorted(read) == ["b.py", "leaf.py"] and "pkg/b.py_docs.md" in written, (read, written)
+    read.clear()
+    assert _generate(root, cache)["written"] == 0 and read == []
+    monkeypatch.setattr(scan, "read_regular", real)
+    assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.knowledge.linking import Linker
+from repodoc_lsp.knowledge.linking import Link, Linker
 from repodoc_lsp.knowledge.views import (
     KIND_BITS,
     KIND_CODE,
@@ -27,7 +27,7 @@ from repodoc_lsp.knowledge.views import (
     base_name,
 )
 
-__all__ = ["Def", "Graph", "Key", "Sketch", "Use", "base_name", "files_of"]
+__all__ = ["Def", "Graph", "Key", "Link", "Sketch", "Use", "base_name", "files_of"]
 
 NO_USERS: Mapping[str, tuple[int, ...]] = {}
 
@@ -36,11 +36,14 @@ class Graph(Linker):
     """Definitions, uses, bases and subclasses of one workspace's Python files."""
 
     def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts | Sketch]], *,
-                 parts: PartsOf, pause: Callable[[], None] | None = None) -> None:
+                 parts: PartsOf, pause: Callable[[], None] | None = None,
+                 linked: Mapping[str, Link] | None = None) -> None:
         """Each file's facts, or the sketch of its facts made beforehand (a Python file's); `parts`:
         the part map of a file's page, from its facts (`render.parts`; the graph keeps each file's
         as part of what a link into it depends on); `pause` is called between every two files
-        viewed or linked (the server's requests go first)."""
+        viewed or linked (the server's requests go first); `linked`: what an earlier link of files
+        kept (`links`), taken instead of linking them, the caller vouching that every file each
+        consulted has the content it had then."""
         super().__init__(relations, parts, pause)
         for rel, f in facts:  # each file's facts are read here only: they may be streamed
             view = self._view(rel, f)
@@ -48,7 +51,8 @@ class Graph(Linker):
                 self._views[rel] = view
             if pause is not None:
                 pause()
-        self._relink(set(self._views), set())
+        self.links_taken = self._take_links(linked) if linked else set()
+        self._relink(set(self._views) - self.links_taken, set())
         self._pause = None  # updates come one batch at a time, under the lock
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import cast
 
 from repodoc_lsp.analysis.model import FileFacts, Language
@@ -21,6 +22,19 @@ from repodoc_lsp.knowledge.views import Key, PartsOf, Sketch, View, sketch_of, s
 Users = dict[Key, dict[str, tuple[int, ...]]]
 # definition -> file -> its lines now (None: it names it no more), gathered over a link pass
 Delta = dict[Key, dict[str, "tuple[int, ...] | None"]]
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """What linking one file kept (`Linker.links`): the definitions it names with the lines, its
+    classes' workspace bases (by qualname), what its docstrings' mentions name, and the files (and
+    NAME + module names) it consulted. A later graph of the same contents takes it as it is
+    (`Graph(linked=...)`): it holds while every file it consulted has the content it had."""
+
+    out: dict[Key, tuple[int, ...]]
+    bases: dict[str, tuple[Key, ...]]
+    mentioned: dict[str, Key]
+    deps: tuple[str, ...]
 
 
 class Linker(Resolver):
@@ -58,6 +72,51 @@ class Linker(Resolver):
         view = self._views.get(key[0])
         kind = view.kind(key[1]) if view is not None else ""
         return view.parts.get((kind, key[1]), 1) if view is not None and kind else 1
+
+    # -- what links kept, for a later graph of the same contents ---------------------------
+    def links(self) -> dict[str, Link]:
+        """What linking each file kept, for a later build of the same contents to take as it is
+        (`_take_links`): files whose dependencies were not kept are left out."""
+        with self._lock:
+            out = self._named_by(set(self._deps))
+            return {rel: Link(out.get(rel, {}), {key[1]: self._bases[key] for key in self._classes.get(rel, ())},
+                              self._mentioned.get(rel, {}), deps)
+                    for rel, deps in self._deps.items() if rel in self._views}
+
+    def _take_links(self, links: Mapping[str, Link]) -> set[str]:
+        """Take what an earlier link of some files kept, as if they were linked now (linking every file
+        to re-plan one was a third of a run after an edit); the caller vouches that each file their
+        links consulted has the content it had then. Returns the files taken (the others are linked)."""
+        taken = set()
+        for rel in sorted(links.keys() & self._views.keys()):  # the users' tables in a build's order
+            link = links[rel]
+            taken.add(rel)
+            for key, lines in link.out.items():
+                table = self._users.get(key)
+                if table is None:
+                    self._users[key] = {rel: lines}
+                else:
+                    table[rel] = lines
+            if link.bases:
+                self._classes[rel] = [(rel, qual) for qual in link.bases]
+                self._bases.update(((rel, qual), bases) for qual, bases in link.bases.items())
+            if link.mentioned:
+                self._mentioned[rel] = link.mentioned
+            self._deps[rel] = link.deps
+            if self.updatable:
+                self._marks[rel] = self._mark(link.mentioned)
+        subclasses: dict[Key, set[Key]] = {}
+        for key, bases in self._bases.items():
+            for base in bases:
+                subclasses.setdefault(base, set()).add(key)
+        self._subclasses = {base: frozenset(subs) for base, subs in subclasses.items()}
+        self._shown_bases = dict(self._bases)
+        return taken
+
+    def consulting(self, rels: Iterable[str]) -> set[str]:
+        """The files whose last link consulted any of `rels` (their kept links hold no more once
+        `rels` changed)."""
+        return self._dependents(set(rels))
 
     # -- updates ------------------------------------------------------------------------
     def update(self, rel: str, facts: FileFacts | None) -> set[Key]:
@@ -187,11 +246,15 @@ class Linker(Resolver):
         """Keep what an update compares and re-links by: the digest of the definitions (with their
         kinds and parts) the file's mentions name, and what its resolution consulted; True when the
         digest changed."""
-        mark = hash(frozenset((name, key, self._kind(key), self.part(key)) for name, key in linked.mentioned.items()))
+        mark = self._mark(linked.mentioned)
         moved = self._marks.get(rel) != mark
         self._marks[rel] = mark
         self._deps[rel] = tuple(linked.deps)
         return moved
+
+    def _mark(self, mentioned: Mapping[str, Key]) -> int:
+        """A digest of the definitions (with their kinds and parts) a file's mentions name."""
+        return hash(frozenset((name, key, self._kind(key), self.part(key)) for name, key in mentioned.items()))
 
     def _replace_users(self, users: Delta) -> set[Key]:
         """Apply a pass's changes of who names what: each changed definition's table replaced (one

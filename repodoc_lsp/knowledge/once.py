@@ -1,19 +1,18 @@
 """A symbol graph built once and never updated (`repodoc generate`): the same resolution as `Graph`,
-without what updates need (each file's dependencies, surfaces and mentions' marks are not kept), and
-with two memos that only such a graph may keep (an answer memoised without the files it consulted).
+without what updates need (surfaces and mentions' marks are not kept; each file's dependencies are,
+for a later graph to take its links: `links`), and with two memos across files that only such a graph
+keeps (each answer with the files it consulted).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.knowledge.graph import Graph
+from repodoc_lsp.knowledge.graph import Graph, Link
 from repodoc_lsp.knowledge.resolution import Linked
 from repodoc_lsp.knowledge.views import Key, PartsOf, Sketch
-
-_UNKNOWN: Key = ("", "\x00")  # not memoised (no definition is it)
 
 
 class BuiltOnce(Graph):
@@ -24,10 +23,12 @@ class BuiltOnce(Graph):
     updatable = False
 
     def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts | Sketch]], *,
-                 parts: PartsOf, pause: Callable[[], None] | None = None) -> None:
-        self._imported: dict[str, dict[str, Key | None]] = {}  # module -> name -> what it names
-        self._absolutes: dict[str, Key | None] = {}
-        super().__init__(relations, facts, parts=parts, pause=pause)
+                 parts: PartsOf, pause: Callable[[], None] | None = None,
+                 linked: Mapping[str, Link] | None = None) -> None:
+        # module -> name -> (what it names, the files consulted)
+        self._imported: dict[str, dict[str, tuple[Key | None, tuple[str, ...]]]] = {}
+        self._absolutes: dict[str, tuple[Key | None, tuple[str, ...]]] = {}
+        super().__init__(relations, facts, parts=parts, pause=pause, linked=linked)
 
     def _forget_lookups(self) -> None:
         super()._forget_lookups()
@@ -35,24 +36,32 @@ class BuiltOnce(Graph):
         self._absolutes.clear()
 
     def _remember(self, rel: str, linked: Linked) -> bool:
-        """Nothing: a graph never linked again has nothing to compare with, nothing to re-link."""
+        """What the file consulted, no mark: a graph never linked again has nothing to compare with
+        (its links are kept for a later graph of the same contents, `links`)."""
+        self._deps[rel] = tuple(linked.deps)
         return False
 
     def _import(self, module: str, name: str, deps: set[str], seen: set[tuple[str, str]]) -> Key | None:
-        """`Graph._import`, memoised once the module's lookup of `name` is (not cut short by `seen`)."""
+        """`Graph._import`, memoised with the files it consulted once the module's lookup of `name` is
+        (not cut short by `seen`)."""
         names = self._imported.get(module)
-        known = _UNKNOWN if names is None or not name else names.get(name, _UNKNOWN)
-        if known is not _UNKNOWN:
-            return known
-        found = super()._import(module, name, deps, seen)
+        known = None if names is None or not name else names.get(name)
+        if known is not None:
+            deps.update(known[1])
+            return known[0]
+        mine: set[str] = set()
+        found = super()._import(module, name, mine, seen)
+        deps |= mine
         if name:
             rel = self.relations.file_of.get(module)
             if rel is None or rel not in self._views or name in self._memo.get(rel, ()):
-                self._imported.setdefault(module, {})[name] = found
+                self._imported.setdefault(module, {})[name] = (found, tuple(mine))
         return found
 
     def _absolute(self, dotted: str, deps: set[str]) -> Key | None:
-        found = self._absolutes.get(dotted, _UNKNOWN)
-        if found is _UNKNOWN:
-            found = self._absolutes[dotted] = super()._absolute(dotted, deps)
-        return found
+        known = self._absolutes.get(dotted)
+        if known is None:
+            mine: set[str] = set()
+            known = self._absolutes[dotted] = (super()._absolute(dotted, mine), tuple(mine))
+        deps.update(known[1])
+        return known[0]

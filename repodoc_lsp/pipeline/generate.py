@@ -17,6 +17,7 @@ from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.treesitter import blank_macros_variant
 from repodoc_lsp.analysis.treesitter.byname import is_tree_sitter
+from repodoc_lsp.knowledge.linking import Link
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, OutputError, Writer
 from repodoc_lsp.pipeline import lastrun
@@ -27,6 +28,7 @@ from repodoc_lsp.pipeline.runtime import default_jobs
 from repodoc_lsp.pipeline.write import Plan, Summary, Writing, page_renderer, settle_anchors, write_plan
 from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.render.environment import TemplateFailure, compiled_cache
+from repodoc_lsp.render.own_pages import has_pages
 from repodoc_lsp.render.pages import GATHER, Page, Renderer, Site
 from repodoc_lsp.render.parts import is_part
 from repodoc_lsp.render.paths import docs_page, folder_of
@@ -35,6 +37,7 @@ from repodoc_lsp.shard.share_facts import ShareFacts
 from repodoc_lsp.shard.split import folder_weights, pages_of_share
 from repodoc_lsp.store import sketches
 from repodoc_lsp.store.cache import ANALYSIS_VERSION
+from repodoc_lsp.store.scan import NOT_SEEN, Seen
 from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, WorkspaceState
 
 if TYPE_CHECKING:
@@ -110,9 +113,8 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
     early = _start_render_workers_early(ws, writer, jobs)
     site: Site | None = None
     try:
-        site = site_of(ws, writer.anchors, later=_graph_in_thread(ws, early))
-        if since and change is not None:
-            _paged_as_last_run(site, change, writer)
+        site = site_of(ws, writer.anchors, later=_graph_in_thread(ws, early),
+                       paged=_paged_as_last_run(ws, change, writer) if since and change is not None else None)
         if change is not None and _pages_come_or_go(site, change, writer):
             change |= Change(structural=True)
         pages = plan_pages(ws, site, change, recorded=_keyed_by_workers(writer))
@@ -166,11 +168,11 @@ def _graph_in_thread(ws: Workspace, early: bool) -> bool:
     return early and not ws.incremental
 
 
-def _paged_as_last_run(site: Site, change: Change, writer: Writer) -> None:
+def _paged_as_last_run(ws: Workspace, change: Change, writer: Writer) -> frozenset[str]:
     """Which files have pages, for a run after the last complete one: an unchanged file has them when that
     run's manifest lists its page (asking its facts loaded every file's, most of a run after an edit)."""
-    site.paged = frozenset(rel for rel in site.facts if (site.has_pages(rel) if rel in change.files
-                                                         else docs_page(rel) in writer.manifest))
+    return frozenset(rel for rel in ws.facts if (has_pages(ws.facts[rel]) if rel in change.files
+                                                 else docs_page(rel) in writer.manifest))
 
 
 def _keyed_by_workers(writer: Writer) -> Container[str]:
@@ -179,10 +181,12 @@ def _keyed_by_workers(writer: Writer) -> Container[str]:
     return writer.manifest
 
 
-def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, later: bool = False) -> Site:
+def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, later: bool = False,
+            paged: frozenset[str] | None = None) -> Site:
     """The workspace as pages see it (the view layer's `Site`), with its symbol graph (built
     here if it is not yet; `later`: in a thread, while the pages that read none of it render) and
-    the anchors the manifest recorded of its file pages."""
+    the anchors the manifest recorded of its file pages; `paged`: the files with pages of their own,
+    when known (else asked of each file's facts)."""
     relations = ws.relations  # made here, before a build in a thread would make it too (it reads them)
     graph: Graph | Future[Graph]
     if later:
@@ -190,15 +194,15 @@ def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, 
         graph = _in_thread(ws.graph, "repodoc-graph")
     else:
         graph = ws.graph()
+    if isinstance(ws.facts, ShareFacts):  # a page share: which files have pages, without their facts
+        paged = ws.facts.paged
     site = Site.build(project=ws.project, root=ws.root.as_posix(), out=ws.out.as_posix(),
                       embed_max=ws.settings.embed_source_max_bytes, relations=relations,
                       facts=ws.facts, sizes=ws.sizes, folders=ws.folders, digests=ws.digests,
-                      graph=graph)
+                      graph=graph, paged=paged)
     site.anchors = dict(anchors or {})  # as the run found them: pages settled meanwhile change the writer's
     site.llms_full_max = ws.settings.llms_full_max_bytes
     site.by_name = ws.by_name if any(map(is_tree_sitter, ws.digests)) else None
-    if isinstance(ws.facts, ShareFacts):  # a page share: which files have pages, without their facts
-        site.pages_of = ws.facts.paged
     return site
 
 
@@ -288,11 +292,11 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None, state: Path | 
         return ws, None
     held = Workspace(ws.root, ws.settings, runtime=ws.runtime)
     kept = {rel: key for rel, key in last.items() if rel not in changed}
-    sketched = _saved_sketches(ws, state, kept)
+    sketched, links = _saved_sketches(ws, state, kept, last)
     held.restore(WorkspaceState(dict(last), dict(ws.sizes), set(ws.folders), list(ws.discovery_skipped),
                                 dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
                  {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed}, sketched,
-                 _relations_before(ws, {rel: before[last[rel]] for rel in changed}))
+                 _relations_before(ws, {rel: before[last[rel]] for rel in changed}), links=links)
     if _many_unsketched(len(kept) - len(sketched), len(kept)):  # once: the graph's build would stream
         held.facts.load_all()  # them, then the pages load them again
     # Built before the update, as the server holds its graph when a save comes: the update then says
@@ -311,32 +315,63 @@ def _relations_before(ws: Workspace, imports: Mapping[str, tuple[Import, ...]]) 
     return relations
 
 
-def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str]) -> dict[str, tuple[str, Sketch | None]]:
-    """The graph's sketches of the unchanged files `kept` as the last run saved them: the graph of a run
-    after an edit is built from them in one read (loading and sketching every file's facts was most of
-    that run)."""
+def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str], last: Mapping[str, str]
+                    ) -> tuple[dict[str, tuple[str, Sketch | None]], dict[str, Link]]:
+    """The graph's sketches of the unchanged files `kept` as the last run saved them, and the links of the
+    files of the last run's workspace `last` that consulted no file changed since they were saved: the
+    graph of a run after an edit is built from them in one read (loading and sketching every file's facts
+    was most of that run, then linking every file a third of what was left)."""
     if state is None:
-        return {}
-    return sketches.held(sketches.load(sketches.sketches_path(state), _sketch_stamp(ws)), kept, ws.facts.imports())
+        return {}, {}
+    with ws.runtime.holding():  # held to the end, without cycles: the collector's passes were a sixth of this
+        saved = sketches.load(sketches.sketches_path(state), _sketch_stamp(ws))
+        return sketches.held(saved, kept, ws.facts.imports()), sketches.links(saved, last)
 
 
 def _save_sketches(ws: Workspace, state: Path) -> None:
-    """Record the sketches of `ws`'s graph, if it was built, for the next run (`_saved_sketches`)."""
-    graph = ws.graph_ready
-    if graph is not None:
-        sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(graph, ws.digests))
+    """Record the sketches and links of `ws`'s graph for the next run (`_saved_sketches`), built here if the
+    run did not need it (its tree was already of these inputs: else the next run after an edit loads and
+    links every file)."""
+    sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(ws.graph(), ws.digests))
+
+
+def _stale_kept(held: Workspace, changed: Iterable[str]) -> int:
+    """The files of `held` whose sketch and link the saved file holds no more after a run of `changed`: those
+    its graph did not take from there, and those whose link consulted a changed file."""
+    graph = held.graph_ready
+    return len(held.digests) - len(held.kept_taken - (graph.consulting(changed) if graph is not None else set()))
 
 
 def _many_unsketched(missing: int, files: int) -> bool:
-    """More than one file in twenty lacks its sketch in the saved file: a run after an edit leaves the file
-    as it is below that (rewriting every file's sketch to change one was a tenth of that run), the
-    next run reading those files' facts instead."""
+    """More than one file in twenty lacks its sketch or link in the saved file: a run after an edit leaves the
+    file as it is below that (rewriting every file's sketch to change one was a tenth of that run), the
+    next run reading those files' facts and linking them instead."""
     return missing * 20 > files
 
 
 def _sketch_stamp(ws: Workspace) -> str:
     """What a sketch is made by: the analysis (its version and variant) and the page-splitting rule."""
     return f"{ANALYSIS_VERSION}{blank_macros_variant()} {render_stamp()} {ws.parts.__module__}.{ws.parts.__qualname__}"
+
+
+def _seen(last: lastrun.LastRun | None) -> Seen:
+    """The last run's digests by stat: the scan reads only the files whose stat moved since (reading and
+    digesting every file was a fifth of a run after an edit)."""
+    return NOT_SEEN if last is None else last.seen
+
+
+def _keep_run(state: Path, last: lastrun.LastRun | None, held: Workspace, scanned: Workspace,
+              files: tuple[str, ...] | None) -> None:
+    """Keep what a complete run of the files changed since the last one (`files`; None: every file) knew for
+    the next run: its state when it differs from the last one's, its graph's sketches and links when they
+    changed and more than one in twenty of the saved ones are stale (`_many_unsketched`)."""
+    if last is not None and last.files == held.digests and last.seen.stats == scanned.stats:
+        return
+    lastrun.save(state, held.digests, scanned.stats, scanned.scan_began)
+    if last is not None and last.files == held.digests:
+        return  # only stats moved (files touched): the sketches are of these contents
+    if files is None or _many_unsketched(_stale_kept(held, files), len(held.digests)):
+        _save_sketches(held, state)
 
 
 def _renderer(ws: Workspace, state: Path | None) -> Renderer:
@@ -357,17 +392,15 @@ def generate(
     force=True overwrites pages a person edited after copying each to PAGE.orig. `state`: the file
     of what the last complete run knew (`lastrun`): only the pages of files changed since are planned."""
     started = time.perf_counter()
-    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel):  # cancelled: nothing written
-        summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)
+    last = lastrun.load(state) if state is not None else None
+    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel, seen=_seen(last)):
+        summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)  # cancelled: nothing written
     else:
-        last = lastrun.load(state) if state is not None else None
-        held, files = since_last_run(ws, last, state)
+        held, files = since_last_run(ws, None if last is None else last.files, state)
         job = Job(files=files, check=check, force=force, jobs=jobs, since=files is not None)
         summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel)
-        if state is not None and not check and summary.complete() and last != held.digests:
-            lastrun.save(state, held.digests)
-            if files is None or _many_unsketched(len(held.digests) - held.sketches_taken, len(held.digests)):
-                _save_sketches(held, state)
+        if state is not None and not check and summary.complete():
+            _keep_run(state, last, held, ws, files)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started

@@ -1,20 +1,24 @@
 """What the last complete `repodoc generate` of a workspace knew: the content digest of each file it
-documented. Kept next to the facts cache (one small file per workspace and output folder), so that
+documented, and each file's stat as its scan found it (`store.scan.Seen`: the next scan reads only the
+files whose stat moved). Kept next to the facts cache (one small file per workspace and output folder), so that
 the next run finds the files changed since and re-plans only the pages they can alter, as the
 language server does for a save (`generate.Job.since`).
 
 The file is data only (gzip-compressed JSON), versioned and read up to a bound, and untrusted: an
 unreadable, damaged, foreign or forged one is ignored (a full run follows). A state is only used when
 the manifest of the output folder vouches for it: its inputs stamp is the stamp of exactly these
-digests (`generate.run`), so a state that is not the tree's makes a full run, never a wrong page.
+digests (`generate.run`), so a state that is not the tree's makes a full run, never a wrong page; its
+digests by stat are trusted as the facts cache beside it is (both in the person's private cache folder).
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 
 from repodoc_lsp.store import kept
+from repodoc_lsp.store.scan import Seen, Stat
 
 VERSION = 1
 FOLDER = "runs"  # inside the facts cache folder
@@ -34,9 +38,15 @@ def cache_of(state: Path) -> Path:
     return state.parent.parent
 
 
-def load(path: Path) -> dict[str, str] | None:
-    """file -> content digest as the last complete run documented them; None when there is no usable
-    state (missing, unreadable, too large, another version, or not of the expected form)."""
+@dataclass(frozen=True, slots=True)
+class LastRun:
+    files: dict[str, str]  # file -> content digest as the last complete run documented them
+    seen: Seen  # those digests by each file's stat as its scan found them (none: every file is read)
+
+
+def load(path: Path) -> LastRun | None:
+    """What the last complete run documented; None when there is no usable state (missing, unreadable,
+    too large, another version, or not of the expected form). Stats not of that form are left out."""
     data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return None
@@ -45,11 +55,22 @@ def load(path: Path) -> dict[str, str] | None:
         return None
     if not all(isinstance(rel, str) and isinstance(key, str) and len(key) <= 128 for rel, key in files.items()):
         return None
-    return files
+    return LastRun(files, _seen(files, data.get("stats"), data.get("began")))
 
 
-def save(path: Path, digests: dict[str, str]) -> None:
-    """Record `digests` (file -> content digest) as the last complete run's, atomically; a failure
-    (a read-only cache folder) only means the next run is a full one."""
-    kept.write(path, {"version": VERSION, "files": dict(sorted(digests.items()))}, level=6)
+def _seen(files: dict[str, str], stats: object, began: object) -> Seen:
+    """The stats the state holds of `files`, each four ints, and when their scan began."""
+    if not (isinstance(stats, dict) and type(began) is int):
+        return Seen(files, {}, 0)
+    return Seen(files, {rel: (st[0], st[1], st[2], st[3]) for rel, st in stats.items() if rel in files
+                        and isinstance(st, list) and len(st) == 4 and all(type(n) is int for n in st)}, began)
+
+
+def save(path: Path, digests: dict[str, str], stats: dict[str, Stat] | None = None, began: int = 0) -> None:
+    """Record `digests` (file -> content digest) as the last complete run's, with the `stats` its scan
+    found of them, begun at `began` (`time.time_ns()`), atomically; a failure (a read-only cache folder)
+    only means the next run is a full one."""
+    kept.write(path, {"version": VERSION, "files": dict(sorted(digests.items())), "began": began,
+                      "stats": {rel: list(st) for rel, st in sorted((stats or {}).items()) if rel in digests}},
+               level=6)
 

@@ -43,16 +43,17 @@ class Site:
     llms_full_max: int = 0  # bytes of llms-full.txt at most (0: not written; `llms.py`)
     # who names the definitions of tree-sitter files, by name (None: no such file, or not asked)
     by_name: NameUsers | None = None
-    # the files that have pages of their own, when known without their facts (a page share's `Site`:
-    # it holds few files' facts); None: asked of each file's facts
-    pages_of: frozenset[str] | None = None
+    # the files that have pages of their own, when known without their facts (a page share's, an edit
+    # run's from the last run's manifest); None: asked of each file's facts
+    known_paged: frozenset[str] | None = None
 
     @classmethod
     def build(cls, *, project: str, root: str, out: str, embed_max: int, relations: Relations,
               facts: Mapping[str, FileFacts], sizes: dict[str, int], folders: Iterable[str],
-              digests: Mapping[str, str] | None = None, graph: Graph | Future[Graph] | None = None) -> Site:
+              digests: Mapping[str, str] | None = None, graph: Graph | Future[Graph] | None = None,
+              paged: frozenset[str] | None = None) -> Site:
         site = cls(project, root, out, embed_max, relations, facts, sizes, sorted(folders), digests or {},
-                   symbols=graph)
+                   symbols=graph, known_paged=paged)
         site.index_tree()
         return site
 
@@ -86,13 +87,13 @@ class Site:
 
     def has_pages(self, rel: str) -> bool:
         """The file `rel` has pages of its own (`own_pages.has_pages`); else a line in its folder's index."""
-        return has_pages(self.facts[rel]) if self.pages_of is None else rel in self.pages_of
+        return has_pages(self.facts[rel]) if self.known_paged is None else rel in self.known_paged
 
     @functools.cached_property
     def paged(self) -> frozenset[str]:
         """The files that have pages of their own."""
-        if self.pages_of is not None:
-            return self.pages_of
+        if self.known_paged is not None:
+            return self.known_paged
         return frozenset(rel for rel in self.facts if self.has_pages(rel))
 
     def paged_files(self, folder: str) -> list[str]:

@@ -48,6 +48,8 @@ class Discovery:
     files: list[str] = field(default_factory=list)
     folders: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    # each input's size, modification and status change times (ns) and inode, as the walk found them
+    stats: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 def _read_ignore(root: Path, path: Path, problems: dict[str, str]) -> IgnoreFile | None:
@@ -202,7 +204,7 @@ def discover(root: Path, settings: Settings) -> Discovery:
                 found.skipped.append(Skipped(
                     rel, f"too large ({size:,} bytes; max-file-bytes is {settings.max_file_bytes:,})"))
                 continue
-            found.files.append(rel)
+            found.stats[rel] = (size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
             has_input.add(folder)
     for folder in list(has_input):
         while folder:
@@ -213,7 +215,7 @@ def discover(root: Path, settings: Settings) -> Discovery:
     has_input.add("")
     # an ignore file not read (besides its skip as an input, if it has one: a link out of the workspace)
     found.skipped += [Skipped(rel, why) for rel, why in flt.problems.items()]
-    found.files.sort()
+    found.files = sorted(found.stats)
     found.folders = sorted(has_input)
     found.skipped.sort(key=lambda s: s.path)
     return found

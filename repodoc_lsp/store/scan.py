@@ -1,6 +1,7 @@
-"""One scan of a workspace's inputs (`Workspace.scan`): the files' digests against the cache
-(`known`), then the analysis of the others (`analyse`), each result taken by a `ScanState` as it
-arrives: the facts, the cache's new rows, the import relations and the graph's sketches."""
+"""One scan of a workspace's inputs (`Workspace.scan`): the files' digests (an earlier scan's for a file
+whose stat did not move: `Seen`) against the cache (`known`), then the analysis of the others
+(`analyse`), each result taken by a `ScanState` as it arrives: the facts, the cache's new rows, the
+import relations and the graph's sketches."""
 
 from __future__ import annotations
 
@@ -27,6 +28,29 @@ PARALLEL_THRESHOLD = 48
 STORE_BATCH = 256  # new cache rows written together during a scan
 
 ProgressFn = Callable[[str, int, int, str], None]  # phase, done, total, message
+Stat = tuple[int, int, int, int]  # a file's size, modification and status change times (ns), inode
+# A file's times this close to a scan's start may not move when it is written right after (coarse clocks)
+RACY_NS = 2_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """Each file's content digest and stat as an earlier scan found them, and when that scan began."""
+
+    digests: Mapping[str, str]
+    stats: Mapping[str, Stat]
+    began: int  # `time.time_ns()` before that scan's walk
+
+    def digest(self, rel: str, stat: Stat | None) -> str | None:
+        """`rel`'s digest then, when its stat is the same now and its times were older than that scan by
+        RACY_NS: a file is not read and digested again when its stat says it did not change (every write
+        moves its status change time, which nothing sets back)."""
+        if stat is None or self.stats.get(rel) != stat or max(stat[1], stat[2]) > self.began - RACY_NS:
+            return None
+        return self.digests.get(rel)
+
+
+NOT_SEEN = Seen({}, {}, 0)
 
 
 class CancelToken(Protocol):
@@ -119,17 +143,23 @@ class ScanState:
 
 
 def known(root: Path, rels: list[str], cache: FactsCache, mode: ScanMode, *, fresh: bool,
-          loaded: Callable[[str, str], FileFacts | None],
-          imports: Mapping[str, tuple[Import, ...]] | None = None) -> ScanState:
-    """A scan of `rels` with what is known of them: each file digested (cheap), then the facts the
-    workspace holds for the same content (`loaded(rel, digest)`) or the cache has; the others are to
-    analyse. `fresh` (a cache that holds no row and a workspace that holds no facts: none is known):
-    nothing is read here, each file is read once, by the analysis that digests it (read and digested
-    here first, both cores stayed idle meanwhile)."""
+          loaded: Callable[[str, str], FileFacts | None], stats: Mapping[str, Stat] | None = None,
+          seen: Seen = NOT_SEEN, imports: Mapping[str, tuple[Import, ...]] | None = None) -> ScanState:
+    """A scan of `rels` with what is known of them: each file digested (cheap; `seen` says the digest of a
+    file whose stat, in `stats`, did not move), then the facts the workspace holds for the same content
+    (`loaded(rel, digest)`) or the cache has (`imports`: content digest -> imports known already, not read
+    from the cache); the others are to analyse. `fresh` (a cache that holds no row and a workspace that
+    holds no facts: none is known): nothing is read here, each file is read once, by the analysis that
+    digests it (read and digested here first, both cores stayed idle meanwhile)."""
     digests: dict[str, str] = {}
     sizes: dict[str, int] = {}
     read_skipped: dict[str, str] = {}
+    stats = stats or {}
     for rel in () if fresh else rels:
+        key = seen.digest(rel, stat := stats.get(rel))
+        if key is not None and stat is not None:
+            digests[rel], sizes[rel] = key, stat[0]
+            continue
         try:
             data = read_regular(root / rel)
         except OSError as exc:

@@ -1,12 +1,14 @@
 """The symbol graph's sketch of each Python file as the last complete `repodoc generate` left them
-(`knowledge.views.Sketch`, without the imports the scan reads anyway), kept in one file next to the
-run's state (`pipeline/lastrun.py`): the next run after an edit builds the graph from them in one read
-instead of loading and sketching every file's facts.
+(`knowledge.views.Sketch`, without the imports the scan reads anyway) and what linking it kept
+(`knowledge.linking.Link`), kept in one file next to the run's state (`pipeline/lastrun.py`): the next
+run after an edit builds the graph from them in one read instead of loading and sketching every file's
+facts, and links only the files whose link consulted a file changed since.
 
 Data only (gzip-compressed JSON), versioned, stamped with what a sketch is made by (this version, the
 analysis and the page-splitting rule) and read up to a bound. Every value is checked: a damaged, foreign
 or forged file, or one of another stamp, is ignored (the graph is then built from the facts); a sketch
-is used only for the content digest it was made of.
+is used only for the content digest it was made of, a link only while every file it consulted has the
+content it had.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from repodoc_lsp.analysis.model import Import
-from repodoc_lsp.knowledge.graph import Graph
+from repodoc_lsp.knowledge.graph import Graph, Key, Link
+from repodoc_lsp.knowledge.resolution import NAME
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.store import kept
 
-VERSION = 1
+VERSION = 2  # 2: each file's link beside its sketch
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
 
 
@@ -67,6 +70,37 @@ def _strs(value: Any) -> bool:
     return isinstance(value, list) and all(type(v) is str for v in value)
 
 
+def encode_link(link: Link) -> list[Any]:
+    """`link` as JSON-ready data: what it names grouped by file, then its bases, mentions and dependencies."""
+    out: dict[str, dict[str, list[int]]] = {}
+    for (rel, qual), lines in link.out.items():
+        out.setdefault(rel, {})[qual] = list(lines)
+    return [out, {qual: [list(key) for key in bases] for qual, bases in link.bases.items()},
+            {name: list(key) for name, key in link.mentioned.items()}, list(link.deps)]
+
+
+def decode_link(raw: Any) -> Link:
+    """The link `encode_link` wrote; ValueError when `raw` is not exactly of that form."""
+    if not (isinstance(raw, list) and len(raw) == 4):
+        raise ValueError("not a link")
+    named, bases, mentioned, deps = raw
+    _check(isinstance(named, dict) and isinstance(bases, dict) and isinstance(mentioned, dict) and _strs(deps))
+    out: dict[Key, tuple[int, ...]] = {}
+    for rel, quals in named.items():
+        _check(isinstance(quals, dict))
+        for qual, lines in quals.items():
+            _check(_ints(lines))
+            out[(rel, qual)] = tuple(lines)
+    _check(all(isinstance(keys, list) and all(_key(k) for k in keys) for keys in bases.values()))
+    _check(all(_key(key) for key in mentioned.values()))
+    return Link(out, {qual: tuple((k[0], k[1]) for k in keys) for qual, keys in bases.items()},
+                {name: (key[0], key[1]) for name, key in mentioned.items()}, tuple(deps))
+
+
+def _key(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and type(value[0]) is str and type(value[1]) is str
+
+
 def held(saved: Mapping[str, Any], digests: Mapping[str, str], imports: Mapping[str, tuple[Import, ...]]
          ) -> dict[str, tuple[str, Sketch | None]]:
     """file -> (digest, its sketch with its `imports`; None: a file of no graph) for each file of `digests`
@@ -75,7 +109,7 @@ def held(saved: Mapping[str, Any], digests: Mapping[str, str], imports: Mapping[
     found: dict[str, tuple[str, Sketch | None]] = {}
     for rel, key in digests.items():
         entry = saved.get(rel)
-        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == key and rel in imports):
+        if not (isinstance(entry, list) and len(entry) == 3 and entry[0] == key and rel in imports):
             continue
         try:
             sketch = None if entry[1] is None else decode(entry[1])
@@ -85,9 +119,31 @@ def held(saved: Mapping[str, Any], digests: Mapping[str, str], imports: Mapping[
     return found
 
 
+def links(saved: Mapping[str, Any], digests: Mapping[str, str]) -> dict[str, Link]:
+    """file -> its link as `saved` holds it, for each file of `digests` whose link consulted only files
+    that have there the content they had then (all of them when `saved` is of other files: their module
+    names differ); what does not decode is left out (linked again)."""
+    if saved.keys() != digests.keys():
+        return {}
+    then = {rel: entry[0] for rel, entry in saved.items() if isinstance(entry, list) and len(entry) == 3}
+    found: dict[str, Link] = {}
+    for rel, entry in saved.items():
+        if rel not in then or entry[2] is None:
+            continue
+        try:
+            link = decode_link(entry[2])
+        except (ValueError, TypeError):
+            continue
+        if rel in link.deps and all(dep.startswith(NAME) or then.get(dep, "") == digests.get(dep) for dep in link.deps):
+            found[rel] = link
+    return found
+
+
 def of_graph(graph: Graph, digests: Mapping[str, str]) -> dict[str, list[Any]]:
-    """What `save` records of a built graph: file -> [digest, encoded sketch or None]."""
-    return {rel: [key, None if (sketch := graph.sketch(rel)) is None else encode(sketch)]
+    """What `save` records of a built graph: file -> [digest, encoded sketch or None, encoded link or None]."""
+    linked = graph.links()
+    return {rel: [key, None if (sketch := graph.sketch(rel)) is None else encode(sketch),
+                  None if (link := linked.get(rel)) is None else encode_link(link)]
             for rel, key in digests.items()}
 
 

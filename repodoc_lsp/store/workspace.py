@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,7 +22,7 @@ from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
 from repodoc_lsp.analysis.treesitter.byname import NameUsers, is_tree_sitter
 from repodoc_lsp.config import Settings, cache_dir, project_name
-from repodoc_lsp.knowledge.graph import Graph, Sketch, files_of
+from repodoc_lsp.knowledge.graph import Graph, Link, Sketch, files_of
 from repodoc_lsp.knowledge.once import BuiltOnce
 from repodoc_lsp.knowledge.views import PartsOf
 from repodoc_lsp.output.modes import wider_reason
@@ -31,7 +32,7 @@ from repodoc_lsp.store.cache import FactsCache, digest
 from repodoc_lsp.store.discover import InputFilter, Skipped, discover
 from repodoc_lsp.store.facts import FactsStore, analyse_bytes, analyse_path
 from repodoc_lsp.store.regular import read_regular
-from repodoc_lsp.store.scan import CancelToken, ProgressFn, ScanMode, analyse, known
+from repodoc_lsp.store.scan import NOT_SEEN, CancelToken, ProgressFn, ScanMode, Seen, Stat, analyse, known
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +88,9 @@ class Workspace:
         # no graph), made by a scan as the facts arrive (the CLI's, and the server's, which forgets
         # the facts): the graph takes them instead of the facts of the same content
         self._sketches: dict[str, tuple[str, Sketch | None]] = {}
-        self.sketches_taken = 0  # files whose view the last graph build took from `_sketches`, not facts
+        self._links: Mapping[str, Link] = {}  # what an earlier link of files kept (`restore`): taken, not linked
+        # files whose view and link the last graph build took from `_sketches` and `_links`
+        self.kept_taken: set[str] = set()
         # file -> (its facts, those facts as the analysis worker that made them pickled them), kept by
         # a scan of a workspace built once: its render workers are sent these bytes (`packed`)
         # a batch under way (`take`): files added or removed meanwhile, with their facts (None: gone)
@@ -97,23 +100,29 @@ class Workspace:
         self._changed: dict[str, FileFacts] = {}
         self.analysed = 0  # files analysed (not from the cache) by the last scan
         self.cached = 0
+        self.stats: dict[str, Stat] = {}  # each file's stat as the last scan found it (`Seen`)
+        self.scan_began = 0  # `time.time_ns()` before that scan's walk
 
     # -- whole workspace ----------------------------------------------------------
     def scan(self, *, jobs: int | None = None, progress: ProgressFn | None = None,
              cancel: CancelToken | None = None,
              on_facts: Callable[[str, FileFacts], None] | None = None, release: bool = False,
+             seen: Seen = NOT_SEEN,
              imports: Mapping[str, tuple[Import, ...]] | None = None) -> bool:
         """Discover and analyse every input. Returns False when cancelled: the workspace is then
         left as it was (what was analysed meanwhile is in the cache). `release`: new facts are
         forgotten once the cache holds them, loaded again on use (the server, whose index and
         graph summarise them: every file's facts held at the end of a cold scan of a large
-        workspace take a lot of memory, before the index and graph are built on top). `imports`:
-        content digest -> imports known already, strings interned (a check's kept table), not read
-        from the cache."""
+        workspace take a lot of memory, before the index and graph are built on top). `seen`: an earlier
+        scan's digests and stats (a file whose stat did not move is not read again). `imports`: content
+        digest -> imports known already, strings interned (a check's kept table), not read from the cache."""
+        began = time.time_ns()
         found = discover(self.root, self.settings)
         mode = ScanMode(release=release, once=not self.incremental)
         fresh = not self.digests and self.cache.empty()
-        state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded, imports=imports)
+        with self.runtime.holding():  # every file's imports, held: the collector's passes were a tenth of this
+            state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded,
+                          stats=found.stats, seen=seen, imports=imports)
         state.progress, state.on_facts, state.parts = progress, on_facts, self.parts
         if progress:
             progress("analyse", state.done, state.total, "")
@@ -126,12 +135,13 @@ class Workspace:
         facts = state.facts
         self.facts, self.digests = facts, {r: d for r, d in state.digests.items() if r in facts}
         self.sizes = {r: s for r, s in state.sizes.items() if r in facts}
+        self.stats, self.scan_began = {r: s for r, s in found.stats.items() if r in facts}, began
         self.folders = set(found.folders)
         # else built on first use: a run whose tree is intact never needs them
         relations = state.relations
         self._relations = relations if relations is not None and relations.files == set(facts) else None
         self._graph = self._by_name = None
-        self._sketches = state.sketches
+        self._sketches, self._links = state.sketches, {}
         return True
 
     def _loaded(self, rel: str, key: str) -> FileFacts | None:
@@ -173,13 +183,15 @@ class Workspace:
 
     def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None,
                 sketches: Mapping[str, tuple[str, Sketch | None]] | None = None,
-                relations: Relations | None = None, store: FactsStore | None = None) -> None:
+                relations: Relations | None = None, store: FactsStore | None = None,
+                links: Mapping[str, Link] | None = None) -> None:
         """Become the workspace `state` describes: the files as they were analysed, not as they
         are on disk now (a file changed since is seen as changed by the next `update_file`).
         `imports`: content digest -> imports already read from the cache (not read again, and
         interned already); `sketches`: file -> (digest, the graph's sketch of that content), built
         from instead of facts; `relations`: those of these files and imports, made elsewhere (taken);
-        `store`: the store of these files' facts, made elsewhere (a page share's: taken)."""
+        `store`: the store of these files' facts, made elsewhere (a page share's: taken); `links`: what an
+        earlier link of files kept, each consulting only files of the content held here."""
         known = imports or {}
         cached = self.cache.get_imports_many(set(state.digests.values()) - known.keys()) if store is None else {}
         facts = FactsStore(self.root, self.cache) if store is None else store
@@ -196,6 +208,7 @@ class Workspace:
         self._relations = relations
         self._graph = self._by_name = None
         self._sketches = dict(sketches or {})
+        self._links = links or {}
 
     # -- single files (the language server) ------------------------------------------
     def rel(self, path: Path) -> str | None:
@@ -370,11 +383,13 @@ class Workspace:
                 self.facts.load_all()
                 files = _sketched_or(((rel, None if rel in sketched else self.facts[rel]) for rel in self.facts),
                                      sketched)
-            # full collections of the facts took 10x its time; a graph built once is held to the end
-            with no_cycle_collection(keep=not self.incremental and self.runtime.holds):
+            # full collections of the facts took 10x its time; a process holding its graph to the end freezes it
+            with no_cycle_collection(keep=self.runtime.holds):
                 self._graph = (Graph if self.incremental else BuiltOnce)(self.relations, files, parts=self.parts,
-                                                                         pause=pause)
-            self._sketches, self.sketches_taken = {}, len(sketched)
+                                                                         pause=pause, linked=self._links)
+            taken = self._graph.links_taken  # a file of no graph has no link to take
+            self.kept_taken = {rel for rel, sketch in sketched.items() if sketch is None or rel in taken}
+            self._sketches, self._links = {}, {}
         return self._graph
 
     def sketched(self) -> set[str]:
