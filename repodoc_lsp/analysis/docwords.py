@@ -39,7 +39,7 @@ _API_DIRECTIVES = frozenset({"module", "currentmodule", "autoclass", "autofuncti
 _PROSE_BLOCKS = frozenset({"text", "txt", "none", "markdown", "md", "rst", "restructuredtext", "output",
                            "pytb", "py3tb", "traceback"})  # (a traceback's message is prose)
 _MARKUP_BLOCKS = ("html", "jinja", "xml", "django", "svg")
-_PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.(?:\s|$)|\$\s|%\s|In \[\d+\]:)")
+_PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.(?:\s|$)|[$%>]\s|In \[\d+\]:)")
 _STRING = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
 # a string of words, not of code: a space and no `(` or `;`, or three plain words in a row
 _MESSAGE = re.compile(r"^.[^();]* [^();]*.$|.*\b[a-z]+ [a-z]+ [a-z]+\b")
@@ -106,7 +106,8 @@ def _block_words(body: list[str], lang: str) -> set[str]:
         if prompted and not _PROMPT.match(line):
             found |= _output_words(line)
         else:
-            found |= code_words(_PROMPT.sub(" ", line) if prompted else line, lang)
+            found |= code_words(_PROMPT.sub(" ", line), "console" if lang.lower() in _PROSE_BLOCKS else lang) \
+                if prompted else code_words(line, lang)
     return found
 
 
@@ -143,22 +144,36 @@ def markdown_code_lines(lines: list[str]) -> CodeLines:
 def _blocks_words(blocks: dict[tuple[int, str], list[str]]) -> set[str]:
     found: set[str] = set()
     for (_, lang), body in blocks.items():
-        if lang != "-":
-            found |= _block_words(body, lang)
+        found |= span_words(" ".join(body)) if lang in ("api", "caption") else _block_words(body, lang)
     return found
+
+
+def _paragraphs(lines: list[str], code: CodeLines, blocks: dict[tuple[int, str], list[str]]) -> list[str]:
+    """The prose of a document, a paragraph a string (a span or literal may go on over a line's end);
+    its code blocks' lines gathered in `blocks`, its API directives' and captions' lines as code."""
+    paragraphs, para = [], []
+    for i, line in enumerate(lines):
+        where = code.get(i)
+        if where is None and line.strip():
+            para.append(line.strip())
+            continue
+        if para:
+            paragraphs.append(" ".join(para))
+            para = []
+        if where is not None and where[1] in ("api", "caption"):
+            blocks.setdefault(where, []).append(_DIRECTIVE.sub(r"\3", _OPTION.sub(" ", line)))
+        elif where is not None and where[1] != "-":
+            blocks.setdefault(where, []).append(line)
+    return [*paragraphs, " ".join(para)] if para else paragraphs
 
 
 def markdown_words(lines: list[str], code: CodeLines) -> set[str]:
     found: set[str] = set()
     blocks: dict[tuple[int, str], list[str]] = {}
-    for i, line in enumerate(lines):
-        if i in code:
-            blocks.setdefault(code[i], []).append(line)
-            continue
-        spans = list(_MD_SPAN.finditer(line))
-        for span in spans:
+    for para in _paragraphs(lines, code, blocks):
+        for span in _MD_SPAN.finditer(para):
             found |= span_words(span.group(2))
-        found |= prose_words(_MD_SPAN.sub(" ", line))
+        found |= prose_words(_MD_SPAN.sub(" ", para))
     return found | _blocks_words(blocks)
 
 
@@ -216,24 +231,14 @@ def rest_code_lines(lines: list[str]) -> CodeLines:
 def rest_words(lines: list[str], code: CodeLines) -> set[str]:
     found: set[str] = set()
     blocks: dict[tuple[int, str], list[str]] = {}
-    for i, line in enumerate(lines):
-        where = code.get(i)
-        lang = where[1] if where else None
-        if lang == "-":
-            continue
-        if lang in ("api", "caption"):
-            found |= span_words(_DIRECTIVE.sub(r"\3", _OPTION.sub(" ", line)))
-            continue
-        if where is not None:
-            blocks.setdefault(where, []).append(line)
-            continue
-        for role in _REST_ROLE.finditer(line):
+    for para in _paragraphs(lines, code, blocks):
+        for role in _REST_ROLE.finditer(para):
             if role.group(1).split(":")[-1].lower() not in _PROSE_ROLES:
                 target = role.group(2)
                 found |= span_words(target.rsplit("<", 1)[1] if target.endswith(">") and "<" in target else target)
-        for literal in _REST_LITERAL.finditer(line):
+        for literal in _REST_LITERAL.finditer(para):
             found |= span_words(literal.group(1))
-        rest = _REST_LITERAL.sub(" ", _REST_ROLE.sub(" ", line))
+        rest = _REST_LITERAL.sub(" ", _REST_ROLE.sub(" ", para))
         for default in _REST_DEFAULT.finditer(rest):
             found |= span_words(default.group(1))
         found |= prose_words(_REST_DEFAULT.sub(" ", rest))

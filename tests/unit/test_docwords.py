@@ -114,3 +114,11 @@ def test_kw_page_of_a_document_lists_its_code_words_and_headings(tmp_path: Path)
         assert not [w for w in PROSE if f"`{w}`" in identifiers], identifiers
         listed = page.split("### Headings", 1)[1].split("###", 1)[0]
         assert all(f"**`{h}`**" in listed for h in headings), listed
+
+
+def test_a_literal_over_a_line_end_and_a_prompt_in_a_text_block() -> None:
+    doc = ("If there is ``--bar\n--foo``, then the callback for ``bar`` fires.\n\n"
+           ".. code-block:: text\n\n    > netstat -ano | findstr 5000\n    TCP 127.0.0.1:5000 LISTENING 6847\n")
+    found = set(analyse_text(doc, Language.MARKDOWN, rest=True).identifiers)
+    assert {"bar", "foo", "netstat", "ano", "findstr"} <= found
+    assert not {"then", "the", "callback", "fires", "TCP", "LISTENING"} & found  # prose, and a command's output
