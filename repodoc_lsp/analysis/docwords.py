@@ -22,12 +22,14 @@ _EMPHASIS = re.compile(r"^_[^_](?:.*[^_])?_$")  # Markdown's `_word_`
 _REST_LITERAL = re.compile(r"``(.+?)``")
 # :role:`target`, :py:func:`title <target>`; `interpreted` (the default role) when not a link (`text`_)
 _REST_ROLE = re.compile(r":([\w.+-]+(?::[\w.+-]+)?):`([^`]+)`")
+_MYST_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})\s*\{[^}]*\}")  # ```{autofunction} pkg.name
+_MYST_ROLE = re.compile(r"\{([\w.+:-]+)\}`([^`]+)`")  # MyST's {role}`target`
 _REST_DEFAULT = re.compile(r"(?<![:`\w])`([^`\s<>]+)`(?![_`\w])")
 _PROSE_ROLES = frozenset({"doc", "ref", "term", "numref", "download", "pep", "rfc", "abbr", "guilabel",
                           "menuselection", "issue", "pr", "user", "gh", "ghissue", "ghpull", "bpo", "sub",
                           "sup", "emphasis", "strong", "title-reference", "math", "dfn", "file", "samp",
                           "mimetype", "kbd"})
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+.-]*)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*(\{[\w:-]+\}\s*[\w+.-]*|[\w+.-]*)")
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:[\w-]+:)?([\w-]+)::(.*)$")
 _REST_EXPLICIT = re.compile(r"^(\s*)\.\.(?:\s|$)")  # a comment, target or substitution: no prose
 _CODE_DIRECTIVES = frozenset({"code", "code-block", "sourcecode", "doctest", "testcode", "testsetup",
@@ -94,7 +96,7 @@ def _output_words(line: str) -> set[str]:
     if exception:
         message = line[exception.end():]  # a repr (`('x', 1)`), or prose
         return set(WORD.findall(exception.group(1))) | (
-            code_words(message, "python") if message.lstrip()[:1] in "([{<'\"" else prose_words(message))
+            code_words(message, "python") if message.lstrip()[:1] in "([{<" else prose_words(message))
     return code_words(line, "python") if _REPR.search(line) else prose_words(line)
 
 
@@ -136,9 +138,23 @@ def markdown_code_lines(lines: list[str]) -> CodeLines:
             code[i] = (i, "-") if closes else (fence[1], fence[2])
             fence = None if closes else fence
         elif marker:
-            fence = (marker.group(1), i, marker.group(2))
-            code[i] = (i, "-")
-    return code
+            fence = (marker.group(1), i, _fence_language(marker.group(2)))
+            code[i] = (i, "api" if fence[2] == "api" else "-")
+    # a prose directive's body is Markdown, its options (`:start-after: x`) no prose
+    return {i: (i, "-") if where[1] == "{prose}" else where for i, where in code.items()
+            if where[1] != "{prose}" or lines[i].lstrip().startswith(":")}
+
+
+def _fence_language(info: str) -> str:
+    """A fence's language; a MyST directive's (```` ```{code-block} python ````): its language if it holds
+    code, "api" for an API directive (its argument), else "{prose}" (its body is Markdown)."""
+    if not info.startswith("{"):
+        return info
+    name, _, language = info[1:].partition("}")
+    name = name.split(":")[-1].lower()
+    if name in _CODE_DIRECTIVES:
+        return language.strip() or "python"
+    return "api" if name in _API_DIRECTIVES else "{prose}"
 
 
 def _blocks_words(blocks: dict[tuple[int, str], list[str]]) -> set[str]:
@@ -161,16 +177,26 @@ def _paragraphs(lines: list[str], code: CodeLines, blocks: dict[tuple[int, str],
             paragraphs.append(" ".join(para))
             para = []
         if where is not None and where[1] in ("api", "caption"):
-            blocks.setdefault(where, []).append(_DIRECTIVE.sub(r"\3", _OPTION.sub(" ", line)))
+            blocks.setdefault(where, []).append(_DIRECTIVE.sub(r"\3", _OPTION.sub(" ", _MYST_FENCE.sub(" ", line))))
         elif where is not None and where[1] != "-":
             blocks.setdefault(where, []).append(line)
     return [*paragraphs, " ".join(para)] if para else paragraphs
+
+
+def _role_words(role: str, target: str) -> set[str]:
+    """A role's target names code unless the role is of prose (`:doc:`, `:ref:`, ...)."""
+    if role.split(":")[-1].lower() in _PROSE_ROLES:
+        return set()
+    return span_words(target.rsplit("<", 1)[1] if target.endswith(">") and "<" in target else target)
 
 
 def markdown_words(lines: list[str], code: CodeLines) -> set[str]:
     found: set[str] = set()
     blocks: dict[tuple[int, str], list[str]] = {}
     for para in _paragraphs(lines, code, blocks):
+        for role in _MYST_ROLE.finditer(para):
+            found |= _role_words(role.group(1), role.group(2))
+        para = _MYST_ROLE.sub(" ", para)
         for span in _MD_SPAN.finditer(para):
             found |= span_words(span.group(2))
         found |= prose_words(_MD_SPAN.sub(" ", para))
@@ -233,9 +259,7 @@ def rest_words(lines: list[str], code: CodeLines) -> set[str]:
     blocks: dict[tuple[int, str], list[str]] = {}
     for para in _paragraphs(lines, code, blocks):
         for role in _REST_ROLE.finditer(para):
-            if role.group(1).split(":")[-1].lower() not in _PROSE_ROLES:
-                target = role.group(2)
-                found |= span_words(target.rsplit("<", 1)[1] if target.endswith(">") and "<" in target else target)
+            found |= _role_words(role.group(1), role.group(2))
         for literal in _REST_LITERAL.finditer(para):
             found |= span_words(literal.group(1))
         rest = _REST_LITERAL.sub(" ", _REST_ROLE.sub(" ", para))

@@ -122,3 +122,14 @@ def test_a_literal_over_a_line_end_and_a_prompt_in_a_text_block() -> None:
     found = set(analyse_text(doc, Language.MARKDOWN, rest=True).identifiers)
     assert {"bar", "foo", "netstat", "ano", "findstr"} <= found
     assert not {"then", "the", "callback", "fires", "TCP", "LISTENING"} & found  # prose, and a command's output
+
+
+def test_myst_roles_and_directives_in_markdown() -> None:
+    doc = ("Read {doc}`Extending Things <extending>` and {func}`gc.collect`.\n\n"
+           "```{include} ../README.md\n:start-after: 'code-begin -->'\n```\n\n"
+           "```{note}\nThis Note says snake_case.\n```\n\n"
+           "```{autofunction} attrs.make_class\n```\n\n"
+           "```pycon\n>>> fail()\nValueError: 'x' has to be smaller than 'y'!\n```\n")
+    found = set(analyse_text(doc, Language.MARKDOWN).identifiers)
+    assert {"collect", "snake_case", "attrs", "make_class", "fail", "ValueError"} <= found
+    assert not {"Extending", "Things", "extending", "start", "after", "This", "Note", "has", "smaller", "than"} & found
