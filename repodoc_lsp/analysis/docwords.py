@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+WORD = re.compile(r"(?<![0-9])[A-Za-z_][A-Za-z0-9_]{2,}")  # (not `x10fd` of `0x10fd`)
 # prose tokens: names with their dots (`app.config`, not a sentence's closing dot)
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _INNER_CAPITAL = re.compile(r"^_*[A-Za-z]+[a-z0-9][A-Z]|^_*[A-Z]{2,}[a-z]{2,}")  # camelCase, CamelCase, JSONEncoder
@@ -29,7 +29,7 @@ _PROSE_ROLES = frozenset({"doc", "ref", "term", "numref", "download", "pep", "rf
                           "menuselection", "issue", "pr", "user", "gh", "ghissue", "ghpull", "bpo", "sub",
                           "sup", "emphasis", "strong", "title-reference", "math", "dfn", "file", "samp",
                           "mimetype", "kbd"})
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*(\{[\w:-]+\}\s*[\w+.-]*|[\w+.-]*)")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*(\{[\w:-]+\}\s*[\w+.-]*|[\w+.-]*)")
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:[\w-]+:)?([\w-]+)::(.*)$")
 _REST_EXPLICIT = re.compile(r"^(\s*)\.\.(?:\s|$)")  # a comment, target or substitution: no prose
 _CODE_DIRECTIVES = frozenset({"code", "code-block", "sourcecode", "doctest", "testcode", "testsetup",
@@ -88,8 +88,8 @@ _REPR = re.compile(r"[(\[{=<]")
 
 
 def _output_words(line: str) -> set[str]:
-    """What a session's output line (no prompt) names: a repr's names, an exception's name (its
-    message is prose); other output is prose."""
+    """What a session's output line (no prompt) names: a repr's names (`C(x=1)`, `False`), an
+    exception's name (its message is prose); other output is prose."""
     exception = _EXCEPTION_LINE.match(line)
     if line.lstrip().startswith("Traceback ("):
         return set()
@@ -97,7 +97,7 @@ def _output_words(line: str) -> set[str]:
         message = line[exception.end():]  # a repr (`('x', 1)`), or prose
         return set(WORD.findall(exception.group(1))) | (
             code_words(message, "python") if message.lstrip()[:1] in "([{<" else prose_words(message))
-    return code_words(line, "python") if _REPR.search(line) else prose_words(line)
+    return code_words(line, "python") if _REPR.search(line) or " " not in line.strip() else prose_words(line)
 
 
 def _block_words(body: list[str], lang: str) -> set[str]:
