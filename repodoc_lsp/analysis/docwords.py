@@ -83,7 +83,8 @@ def code_words(line: str, lang: str) -> set[str]:
     return found | set(WORD.findall(_COMMENT.sub(" ", line)))
 
 
-_EXCEPTION_LINE = re.compile(r"^\s*([\w.]+): ")  # `ValueError: message`
+# `ValueError: message`, `pkg.errors.Bad: message` (not `Instance: /path` of a command's output)
+_EXCEPTION_LINE = re.compile(r"^\s*((?:\w+\.)*\w*(?:Error|Exception|Warning|Exit|Interrupt|Iteration)|(?:\w+\.)+\w+): ")
 _REPR = re.compile(r"[(\[{=<]")
 
 
