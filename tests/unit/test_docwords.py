@@ -139,7 +139,9 @@ def test_a_fence_in_a_list_item_and_a_sessions_values() -> None:
     doc = ("- A slotted class:\n\n    ```pycon\n    >>> s.method()\n    False\n"
            "    AttributeError: 'Slotted' object attribute is read-only\n"
            "    <function fits_byte at 0x10fd7a0d0>\n    ```\n\n"
-           "```console\n$ flask --app hello run\nInstance: /home/david/instance\n```\n")
+           "```console\n$ flask --app hello run\nInstance: /home/david/instance\n"
+           " * Running on http://127.0.0.1:5000/ (Press CTRL+C to quit)\n```\n")
     found = set(analyse_text(doc, Language.MARKDOWN).identifiers)
     assert {"method", "False", "AttributeError", "fits_byte", "flask", "hello", "run"} <= found
-    assert not {"only", "read", "object", "x10fd7a0d0", "slotted", "Instance", "home", "david"} & found
+    assert not {"only", "read", "object", "x10fd7a0d0", "slotted", "Instance", "home", "david", "Running",
+                    "Press", "CTRL", "quit"} & found
