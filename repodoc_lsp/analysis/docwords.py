@@ -85,7 +85,7 @@ def code_words(line: str, lang: str) -> set[str]:
 
 # `ValueError: message`, `pkg.errors.Bad: message` (not `Instance: /path` of a command's output)
 _EXCEPTION_LINE = re.compile(r"^\s*((?:\w+\.)*\w*(?:Error|Exception|Warning|Exit|Interrupt|Iteration)|(?:\w+\.)+\w+): ")
-_REPR = re.compile(r"\w\(|[[{=<]")  # a call (`C(x=1)`), a list, a dict, an `=`, a `<...>`
+_REPR = re.compile(r"\w\(|[\[{=<]")  # a call (`C(x=1)`), a list, a dict, an `=`, a `<...>`
 
 
 def _output_words(line: str) -> set[str]:
