@@ -42,6 +42,7 @@ _PROSE_BLOCKS = frozenset({"text", "txt", "none", "markdown", "md", "rst", "rest
                            "pytb", "py3tb", "traceback"})  # (a traceback's message is prose)
 _MARKUP_BLOCKS = ("html", "jinja", "xml", "django", "svg")
 _PROMPT = re.compile(r"^\s*(?:>>>|\.\.\.(?:\s|$)|[$%>]\s|In \[\d+\]:)")
+_TRIPLE_QUOTES = re.compile(r"\"\"\"|'''")
 _STRING = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
 # a string of words, not of code: a space and no `(` or `;`, or three plain words in a row
 _MESSAGE = re.compile(r"^.[^();]* [^();]*.$|.*\b[a-z]+ [a-z]+ [a-z]+\b")
@@ -102,11 +103,21 @@ def _output_words(line: str) -> set[str]:
 
 
 def _block_words(body: list[str], lang: str) -> set[str]:
-    """A code block's words: with prompts (`>>>`, `$`), the lines without one are output."""
+    """A code block's words: with prompts (`>>>`, `$`), the lines without one are output; the lines
+    of a docstring (between triple quotes) are prose."""
     prompted = any(_PROMPT.match(line) for line in body)
     found: set[str] = set()
+    in_docstring = False
     for line in body:
-        if prompted and not _PROMPT.match(line):
+        quotes = len(_TRIPLE_QUOTES.findall(line))
+        if in_docstring:  # (and the line that closes it)
+            found |= prose_words(line)
+            in_docstring = quotes % 2 == 0
+        elif quotes % 2:  # a docstring opens: code, then prose
+            head, tail = _TRIPLE_QUOTES.split(line, 1)
+            found |= code_words(_PROMPT.sub(" ", head), lang) | prose_words(tail)
+            in_docstring = True
+        elif prompted and not _PROMPT.match(line):
             found |= _output_words(line)
         else:
             found |= code_words(_PROMPT.sub(" ", line), "console" if lang.lower() in _PROSE_BLOCKS else lang) \

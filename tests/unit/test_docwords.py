@@ -145,3 +145,11 @@ def test_a_fence_in_a_list_item_and_a_sessions_values() -> None:
     assert {"method", "False", "AttributeError", "fits_byte", "flask", "hello", "run"} <= found
     assert not {"only", "read", "object", "x10fd7a0d0", "slotted", "Instance", "home", "david", "Running",
                     "Press", "CTRL", "quit"} & found
+
+
+def test_a_docstring_in_a_code_block_is_prose() -> None:
+    doc = ('```python\ndef func(x: str) -> str:\n    """\n    Do something.\n\n    Args:\n'
+           '        x: A very important_value.\n    """\n    return x.upper()\n```\n')
+    found = set(analyse_text(doc, Language.MARKDOWN).identifiers)
+    assert {"func", "str", "important_value", "return", "upper"} <= found
+    assert not {"Do", "something", "Args", "very", "important"} & found
