@@ -182,8 +182,8 @@ def _paragraphs(lines: list[str], code: CodeLines, blocks: dict[tuple[int, str],
     paragraphs, para = [], []
     for i, line in enumerate(lines):
         where = code.get(i)
-        if where is None and line.strip():
-            para.append(line.strip())
+        if (where is None or where[1] == "argument") and line.strip():
+            para.append(_DIRECTIVE.sub(r"\3", line).strip())
             continue
         if para:
             paragraphs.append(" ".join(para))
@@ -254,8 +254,8 @@ def rest_code_lines(lines: list[str]) -> CodeLines:
             if name in _CODE_DIRECTIVES:
                 block = (_text_indent(line), i, directive.group(3).strip() or "python")
                 code[i] = (i, "-")
-            elif name in _API_DIRECTIVES:
-                code[i] = (i, "api")
+            else:  # an API directive names code; another's argument (`.. note:: Use ``x``.`) is prose
+                code[i] = (i, "api" if name in _API_DIRECTIVES else "argument")
         elif explicit and not stripped.startswith(".. ["):
             block = (_indent(line), i, "-")
             code[i] = (i, "-")

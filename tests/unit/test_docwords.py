@@ -153,3 +153,10 @@ def test_a_docstring_in_a_code_block_is_prose() -> None:
     found = set(analyse_text(doc, Language.MARKDOWN).identifiers)
     assert {"func", "str", "important_value", "return", "upper"} <= found
     assert not {"Do", "something", "Args", "very", "important"} & found
+
+
+def test_a_directives_name_is_no_word_and_its_argument_is_prose() -> None:
+    doc = ".. image:: _static/debugger.png\n\n.. warning:: Never call ``eval_input`` on Data.\n"
+    found = set(analyse_text(doc, Language.MARKDOWN, rest=True).identifiers)
+    assert {"_static", "eval_input"} <= found
+    assert not {"image", "warning", "Never", "Data"} & found
