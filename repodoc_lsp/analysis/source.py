@@ -14,6 +14,7 @@ PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 TREE_SITTER = frozenset({Language.C, Language.CPP, Language.CUDA, Language.JAVASCRIPT, Language.TYPESCRIPT,
                          Language.GO, Language.RUST, Language.JAVA})
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".rst")
+REST_SUFFIX = ".rst"  # a document read as reST (code blocks after `::`, roles), not Markdown
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -52,6 +53,8 @@ def analyser_for(name: str) -> str:
     lower = name.lower()
     if lower.endswith(PYTHON_SUFFIXES):
         return Language.PYTHON.value
+    if lower.endswith(REST_SUFFIX):
+        return "rest"
     if lower.endswith(MARKDOWN_SUFFIXES):
         return Language.MARKDOWN.value
     from repodoc_lsp.analysis.treesitter import grammar_for
@@ -114,7 +117,7 @@ def analyse_source(name: str, data: bytes) -> FileFacts:
     else:
         from repodoc_lsp.analysis.text import analyse_text
 
-        facts = analyse_text(source.text, language)
+        facts = analyse_text(source.text, language, rest=name.lower().endswith(REST_SUFFIX))
     facts.encoding = source.encoding
     facts.encoding_note = source.note
     return facts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from repodoc_lsp.analysis import docwords
 from repodoc_lsp.analysis.common import Anchors, count_lines
 from repodoc_lsp.analysis.model import FileFacts, Language, Symbol, SymbolKind
 
@@ -15,9 +16,6 @@ _FIRST_WORDS = re.compile(r"^[^\n]*[^\W_][^\n]*", re.MULTILINE)  # (not `---`, `
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-# A word that looks like code in prose: has an underscore, an inner capital or a digit.
-_CODE_LIKE = re.compile(r"^(?:_*[a-z]+[A-Z]|.*_.|[A-Z][a-z]+[A-Z]|.*[0-9])")
 
 
 def _slug(text: str) -> str:
@@ -30,10 +28,11 @@ def _cap(found: set[str]) -> tuple[tuple[str, ...], int]:
     return tuple(ordered[:MAX_IDENTIFIERS]), len(ordered)
 
 
-def analyse_text(text: str, language: Language) -> FileFacts:
+def analyse_text(text: str, language: Language, rest: bool = False) -> FileFacts:
+    """A document's (`Language.MARKDOWN`; reST when `rest`) or another text's facts."""
     facts = FileFacts(language=language, lines=count_lines(text))
     if language is Language.MARKDOWN:
-        _markdown(text, facts)
+        _markdown(text, facts, rest)
     else:
         facts.identifiers, facts.identifiers_total = _cap(set(_WORD.findall(text)))
         found = _FIRST_WORDS.search(text)  # what a folder's index says of a file without pages (`render/own_pages.py`)
@@ -55,14 +54,14 @@ _LINK = re.compile(r"(?<!!)\[([^\[\]]+)\]\([^()\s]*\)")  # a Markdown link: its 
 _PARAGRAPH_LINES = 80  # a paragraph of prose starts within this many lines, or the text has none
 
 
-def _first_paragraph(lines: list[str]) -> str:
+def _first_paragraph(lines: list[str], rest: bool) -> str:
     """The first paragraph of prose of a Markdown or reST text (of 5 words at least, within its
     first lines), headings, badges, HTML, directives, lists, quotes and fences left aside: what the
     text says it is. Its links are their text."""
     para: list[str] = []
     fence: str | None = None
     for i, line in enumerate(lines[:_PARAGRAPH_LINES]):
-        marker = _FENCE.match(line)
+        marker = None if rest else _FENCE.match(line)  # (reST: `~~~` is an underline)
         stripped = line.strip()
         if fence is not None:
             fence = None if marker and marker.group(1)[0] == fence[0] else fence
@@ -81,29 +80,18 @@ def _first_paragraph(lines: list[str]) -> str:
     return _LINK.sub(r"\1", " ".join(para)) if len(" ".join(para).split()) >= 5 else ""
 
 
-def _markdown(text: str, facts: FileFacts) -> None:
+def _markdown(text: str, facts: FileFacts, rest: bool) -> None:
+    """Headings (outside code blocks) and the words that are code (`docwords`)."""
     anchors = Anchors()
     headings: list[Symbol] = []
-    idents: set[str] = set()
-    fence: str | None = None
     parents: list[tuple[int, str]] = []
     lines = text.split("\n")
-    facts.module_doc = _first_paragraph(lines) or None
+    facts.module_doc = _first_paragraph(lines, rest) or None
+    code = docwords.rest_code_lines(lines) if rest else docwords.markdown_code_lines(lines)
     for lineno, line in enumerate(lines, start=1):
-        marker = _FENCE.match(line)
-        if fence is not None:
-            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
-                fence = None
-            else:
-                idents.update(_WORD.findall(line))
+        if lineno - 1 in code:
             continue
-        if marker:
-            fence = marker.group(1)
-            continue
-        for span in _CODE_SPAN.finditer(line):
-            idents.update(_WORD.findall(span.group(2)))
-        idents.update(w for w in _WORD.findall(line) if _CODE_LIKE.match(w))
-        heading = _ATX.match(line)
+        heading = None if rest else _ATX.match(line)
         under = _UNDERLINE.match(lines[lineno].strip()) if lineno < len(lines) and not heading else None
         if under and (not line.strip() or len(lines[lineno].strip()) < len(line.strip())
                       or _NOT_PROSE.match(line) or line[:1].isspace()):
@@ -128,4 +116,5 @@ def _markdown(text: str, facts: FileFacts) -> None:
             )
             parents.append((level, title))
     facts.symbols = tuple(headings)
-    facts.identifiers, facts.identifiers_total = _cap(idents)
+    words = docwords.rest_words(lines, code) if rest else docwords.markdown_words(lines, code)
+    facts.identifiers, facts.identifiers_total = _cap(words)

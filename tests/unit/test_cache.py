@@ -206,7 +206,7 @@ def test_the_key_is_the_content_and_what_the_analysis_reads_of_the_name() -> Non
         for name in NAMES:
             same = first.setdefault(digest(data, name), name)
             assert analyse_source(same, data) == analyse_source(name, data), (same, name, data)
-        assert len(first) == 12  # Python, text, Markdown, C, C++, CUDA, JavaScript, TS, TSX, Go, Rust, Java
+        assert len(first) == 13  # Python, text, Markdown, reST, C, C++, CUDA, JavaScript, TS, TSX, Go, Rust, Java
 
 
 def test_a_second_cache_on_the_database_keeps_the_first_ones_locks(tmp_path: Path) -> None:
