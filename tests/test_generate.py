@@ -801,3 +801,12 @@ def test_render_fork_server_has_ended_when_the_run_returns(tmp_path: Path, monke
     assert getattr(server, "_forkserver_pid", None) is None, "the fork server was left running"
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # ended and reaped
+
+
+def test_pages_of_a_project_without_pytorch_never_name_it(tmp_path: Path, cache_env: dict[str, str]) -> None:
+    """FORMAT.md's defect list: PyTorch hard-coded on every page. The sections' "None found" lines say
+    what was looked for in words true of any project."""
+    root = make_workspace(tmp_path / "ws", PKG)
+    generate_json(root, cache_env)
+    named = [p.name for p in (root / "docs").rglob("*.md") if "torch" in p.read_text().lower()]
+    assert named == []
