@@ -371,6 +371,8 @@ def rest_code_lines(text: str, history: bool = False) -> set[int]:
 
 
 def _inline_rest(line: str, lineno: int, module: str, default_role: str = "", cls: str = "") -> Iterator[Ref]:
+    if "`" not in line:  # every role, link and literal has one (most lines of prose have none)
+        return
     taken = bytearray(len(line) + 1)  # 1: inside a role, link or literal already read
 
     def take(a: int, b: int) -> None:
