@@ -25,7 +25,11 @@ from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.knowledge.index import Entry
 from repodoc_lsp.store import kept
 
-VERSION = 2
+VERSION = 3
+# a column's strings are joined by a character JSON writes as it is (line breaks, escaped, made the file's
+# JSON half again as slow to read)
+SEP = "|"
+_DEFAULT = "="  # an anchor made of its entry's kind and qualified name (`function-Class.name`): most are
 _SAME = "="  # an import's local names are the names it takes (one tuple for both: decoding it twice was a fifth)
 FOLDER = "checks"  # inside the facts cache folder
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 2 KB a Python file: 100,000 files)
@@ -73,8 +77,10 @@ class FileNames:
         kinds, containers, anchors, positions = detail
         n = len(self.names)
         numbers = array("i", map(int, positions.split(","))) if n else array("i")
-        self.detail = found = Details(_split(kinds, n), _split(containers, n), _split(anchors, n),
-                                      numbers[0::3], numbers[1::3], numbers[2::3])
+        kinds_, containers_ = _split(kinds, n), _split(containers, n)
+        anchors_ = [_anchor(*row) if a == _DEFAULT else a
+                    for *row, a in zip(kinds_, containers_, self.names, _split(anchors, n), strict=True)]
+        self.detail = found = Details(kinds_, containers_, anchors_, numbers[0::3], numbers[1::3], numbers[2::3])
         return found
 
     def entry(self, rel: str, i: int) -> Entry:
@@ -89,14 +95,18 @@ def table_path(cache: Path, root: Path) -> Path:
     return cache / FOLDER / f"{name}.json.gz"
 
 
-def _joined(values: list[str], *, sep: str = "\n") -> str | None:
-    """`values` joined by `sep`; None when one holds it (or a line break): it would not split back."""
-    if any(sep in v or "\n" in v for v in values):
+def _anchor(kind: str, container: str, name: str) -> str:
+    return f"{kind}-{container}.{name}" if container else f"{kind}-{name}"
+
+
+def _joined(values: list[str], *, sep: str = SEP) -> str | None:
+    """`values` joined by `sep`; None when one holds it (or SEP): it would not split back."""
+    if any(sep in v or SEP in v for v in values):
         return None
     return sep.join(values)
 
 
-def _split(text: Any, n: int, sep: str = "\n") -> list[str]:
+def _split(text: Any, n: int, sep: str = SEP) -> list[str]:
     if type(text) is not str:
         raise ValueError("not a column")
     found = text.split(sep) if n else []
@@ -116,8 +126,8 @@ _POSITIONS = re.compile(r"-?[0-9]{1,9}(?:,-?[0-9]{1,9})*")  # 32-bit ints, as `d
 
 
 def _column(text: Any, n: int) -> str:
-    """A column of `n` strings joined by line breaks, checked as `_split` would find it."""
-    if type(text) is not str or (text.count("\n") + 1 if n else int(bool(text))) != n:
+    """A column of `n` strings joined by SEP, checked as `_split` would find it."""
+    if type(text) is not str or (text.count(SEP) + 1 if n else int(bool(text))) != n:
         raise ValueError("a column of another length")
     return text
 
@@ -135,7 +145,11 @@ def encode_names(names: FileNames) -> list[Any] | None:
     d = names.detail
     if isinstance(d, Details):
         numbers = [str(n) for row in zip(d.lines, d.cols, d.ends, strict=True) for n in row]
-        texts += [_joined(d.kinds), _joined(d.containers), _joined(d.anchors), ",".join(numbers)]
+        if _DEFAULT in d.anchors:
+            return None  # an anchor of that text would read back as its default
+        rows = zip(d.kinds, d.containers, names.names, d.anchors, strict=True)
+        anchors = [_DEFAULT if a == _anchor(*row) else a for *row, a in rows]
+        texts += [_joined(d.kinds), _joined(d.containers), _joined(anchors), ",".join(numbers)]
     else:
         texts += d
     if any(t is None for t in texts) or "\n" in names.words:
@@ -148,7 +162,7 @@ def decode_names(raw: Any) -> FileNames:
     if not (isinstance(raw, list) and len(raw) == 10 and type(raw[0]) is str and type(raw[3]) is int
             and type(raw[4]) is int and type(raw[5]) is str):
         raise ValueError("not a file's names")
-    names = raw[0].split("\n") if raw[0] else []
+    names = raw[0].split(SEP) if raw[0] else []
     n = len(names)
     detail = (_column(raw[6], n), _column(raw[7], n), _column(raw[8], n), _positions(raw[9], n))
     return FileNames(names, tuple(_split(raw[1], raw[3])), raw[5], tuple(_split(raw[2], raw[4])), detail)
@@ -160,7 +174,7 @@ def encode_imports(imports: tuple[Import, ...]) -> list[Any] | None:
              [_SAME if i.asnames == i.names and i.names else _joined(list(i.asnames), sep=",") for i in imports]]
     if any(t is None for t in texts) or any(v is None for names in lists for v in names):
         return None
-    return [*texts, *("\n".join(v for v in names if v is not None) for names in lists),
+    return [*texts, *(SEP.join(v for v in names if v is not None) for names in lists),
             [i.line for i in imports], [i.level for i in imports], [int(i.star) for i in imports]]
 
 

@@ -42,7 +42,7 @@ def _with_ghost(path: Path) -> None:
     data = kept_file.read(path, names.MAX_BYTES)
     row = data["files"][SHAPES][1]
     for i, extra in ((0, "ghost"), (6, "function"), (7, ""), (8, "")):
-        row[i] += "\n" + extra
+        row[i] += names.SEP + extra
     row[9] += ",1,0,1"  # its line, column and last line
     kept_file.write(path, data, level=1)
 
@@ -191,3 +191,21 @@ def test_a_check_reads_only_the_files_whose_stat_moved_since_its_table(tmp_path:
     proc = cli_here("check", ".", "--no-pages", env=cache_env, cwd=root)
     assert read == [SHAPES]
     assert "0 stale" in proc.stdout, proc.stdout  # `ghost` is defined now
+
+
+def test_a_file_s_entries_read_back_from_the_table_as_they_were() -> None:
+    """Anchors kept short when they are their entry's kind and qualified name read back as they were, as do
+    others; a row that would not read back (a value holding the separator, an anchor that is the short
+    form's text) is not kept."""
+    from repodoc_lsp.knowledge.index import Entry
+
+    entries = [Entry("draw", "function", "", "a.py", 4, 0, 5, "function-draw"),
+               Entry("draw", "function", "", "a.py", 9, 0, 9, "function-draw-2"),
+               Entry("size", "method", "Box", "a.py", 12, 4, 13, "method-Box.size"),
+               Entry("Usage", "heading", "", "a.py", 20, 0, 20, "")]
+    found = names.FileNames.of(entries, ("LIMIT",), " draw size ", ("a.b",))
+    again = names.decode_names(json.loads(json.dumps(names.encode_names(found))))
+    assert [again.entry("a.py", i) for i in range(4)] == entries
+    assert (again.assigned, again.words, again.strings) == (("LIMIT",), " draw size ", ("a.b",))
+    odd = [Entry("a|b", "heading", "", "a.py", 1, 0, 1, "a-b"), Entry("x", "function", "", "a.py", 1, 0, 1, "=")]
+    assert [names.encode_names(names.FileNames.of([e], (), "", ())) for e in odd] == [None, None]
