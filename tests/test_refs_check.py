@@ -346,3 +346,21 @@ def test_renames_real_projects_hid_are_reported(tmp_path: Path, cache_env: dict[
     assert "`LFUCache` is not defined in the workspace" in lines[5]  # linked to the docs: a cross-reference
     assert "`web.Gone`: `Gone` is not defined in web" in lines[6]  # the package's, not web.hooks.web.Gone
     assert "`TryAgain` is not defined in web.auth" in lines[7]  # what only the star import can give
+
+
+def test_a_check_of_no_markdown_loads_no_markdown_parser_nor_pattern_matcher(tmp_path: Path,
+                                                                             cache_env: dict[str, str]) -> None:
+    """`repodoc check` of a project without a Markdown doc nor a pattern setting imports neither
+    markdown-it-py nor pathspec (they load when first needed: a tenth of a check after an edit); in a process
+    of its own, as the command's."""
+    import sys
+
+    root = make_workspace(tmp_path / "ws", {"kit/__init__.py": "", "kit/shapes.py": "def draw():\n    pass\n",
+                                            "docs/api.rst": "API\n===\n\n:func:`kit.shapes.ghost`\n"})
+    probe = ("import sys\nfrom repodoc_lsp.cli import main\n"
+             f"code = main(['check', {str(root)!r}, '--no-pages'])\n"
+             "print(code, sorted(m for m in ('markdown_it', 'pathspec') if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=cache_env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "docs/api.rst:4:" in proc.stdout
+    assert proc.stdout.splitlines()[-1] == "1 []"

@@ -57,6 +57,20 @@ def module_names(rel: str, files: set[str]) -> list[str]:
 
 
 
+def module_table(files: set[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """file -> its module name, and module name -> its file (the first by path): what the files' names
+    say, without their imports."""
+    module_of: dict[str, str] = {}
+    file_of: dict[str, str] = {}
+    for rel in sorted(files):
+        names = module_names(rel, files)
+        if names:
+            module_of[rel] = names[0]
+        for name in names:
+            file_of.setdefault(name, rel)
+    return module_of, file_of
+
+
 def absolute_module(module: str, is_package: bool, imp: Import) -> str:
     """The absolute module a relative import (`imp.level` > 0) names, from the module name of the
     file it is in and whether that file is a package's `__init__`; as written when it climbs past
@@ -77,14 +91,7 @@ class Relations:
 
     def __init__(self, imports: Mapping[str, Iterable[Import]]) -> None:
         self.files = set(imports)
-        self.module_of: dict[str, str] = {}
-        self.file_of: dict[str, str] = {}
-        for rel in sorted(self.files):
-            names = module_names(rel, self.files)
-            if names:
-                self.module_of[rel] = names[0]
-            for name in names:
-                self.file_of.setdefault(name, rel)
+        self.module_of, self.file_of = module_table(self.files)
         self.top_level = {name.split(".", 1)[0] for name in self.file_of}
         self.imported_by: dict[str, set[str]] = defaultdict(set)
         # (target file, imported name) -> importing files

@@ -111,7 +111,7 @@ def check_workspace(ws: Workspace, index: NameLookup | None = None, only: Iterab
     if only is None:
         ws.facts.load_all()  # every docstring is read: in one query, not one a file
     index = index or name_table(ws, kept)
-    resolver = Resolver(ws, index)
+    resolver = Resolver(ws, index, index.modules if isinstance(index, NameTable) else None)
     if isinstance(index, NameTable):  # every file's dotted strings, kept: not read again
         resolver.names.known_strings(index.strings)
     touched = set(only) if only is not None else None

@@ -61,7 +61,7 @@ def _scanned(args: argparse.Namespace, root: Path, ws: Workspace, kept: Kept) ->
 
     try:
         if args.no_pages:
-            ws.scan(imports=kept.imports())
+            ws.scan(imports=kept.imports(), seen=kept.seen())
             return []
         return _stale_pages(root, ws)
     except WorkersLost as exc:

@@ -11,15 +11,18 @@ more per docstring than this scan over a large project's 100,000 of them.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import replace
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING
 
 from repodoc_lsp.refs.examples import PYTHON_FENCES, code_imports, star_uses
 from repodoc_lsp.refs.model import LINK, NAME, PATH, Ref
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 DESCRIBED = "described:"  # the role of what a description written by hand names (`described:py:function`)
 # Sphinx roles (and MyST's {role}) whose target is a Python object
@@ -79,7 +82,15 @@ def classify(body: str, line: int, col: int, *, role: str = "", module: str = ""
 
 
 # -- Markdown -------------------------------------------------------------------------------
-_MD = MarkdownIt("commonmark").enable("table")
+@functools.cache
+def _markdown() -> MarkdownIt:
+    """The Markdown parser, made when a Markdown file is first read (importing markdown-it-py was a
+    twentieth of a check that reads none)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
 MARKUP_SUFFIXES = (".md", ".markdown", ".rst", ".txt")  # a page of hand-written docs
 _MYST_ROLE = re.compile(r"\{([\w:.+-]+)\}$")
 _MYST_LABEL = re.compile(r"^\(([^()\s]+)\)=\s*$", re.MULTILINE)
@@ -90,7 +101,7 @@ def markdown_refs(text: str) -> list[Ref]:
     out: list[Ref] = []
     block = _Block("", -1)
     runs: list[tuple[int, list[str]]] = []  # each Python code block: (1-based first line, its lines)
-    for token in _MD.parse(text):
+    for token in _markdown().parse(text):
         if token.type in ("fence", "code_block") and token.map is not None \
                 and token.info.strip().split(" ")[0].lower() in PYTHON_FENCES:
             first_line = token.map[0] + (1 if token.type == "fence" else 0)
@@ -247,7 +258,7 @@ def markdown_anchors(text: str) -> set[str]:
     """The anchors a Markdown file has: GitHub's heading slugs, MyST `(label)=`, HTML ids and names."""
     found: set[str] = set()
     seen: dict[str, int] = {}
-    tokens = _MD.parse(text)
+    tokens = _markdown().parse(text)
     for i, token in enumerate(tokens):
         if token.type == "heading_open" and i + 1 < len(tokens):
             inline = tokens[i + 1]
@@ -360,6 +371,8 @@ def rest_code_lines(text: str, history: bool = False) -> set[int]:
 
 
 def _inline_rest(line: str, lineno: int, module: str, default_role: str = "", cls: str = "") -> Iterator[Ref]:
+    if "`" not in line:  # every role, link and literal has one (most lines of prose have none)
+        return
     taken = bytearray(len(line) + 1)  # 1: inside a role, link or literal already read
 
     def take(a: int, b: int) -> None:

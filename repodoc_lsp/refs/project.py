@@ -5,10 +5,11 @@ what is not the project's (importable here, or a declared dependency)."""
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 from repodoc_lsp.analysis.model import Import
-from repodoc_lsp.analysis.relations import absolute_module, is_test_file
+from repodoc_lsp.analysis.relations import absolute_module, is_test_file, module_table
 from repodoc_lsp.refs.outside import declared_dependencies, external
 
 if TYPE_CHECKING:
@@ -21,16 +22,38 @@ _NOT_PROJECT = frozenset({"tests", "test", "testing", "docs", "doc", "examples",
                           "noxfile", "tasks", "benchmarks", "bench", "scripts", "fabfile", "conf"})
 
 
-class Project:
-    """The project's modules of a workspace, worked out once (a `Resolver` lives for one check)."""
+class Modules(NamedTuple):
+    """The module name of each file of a workspace, and the file of each module name."""
 
-    def __init__(self, ws: Workspace) -> None:
+    module_of: Mapping[str, str]
+    file_of: Mapping[str, str]
+
+
+def modules_by_name(files: Iterable[str]) -> Modules:
+    """The files' module names made from their names alone, as their import relations have them (building
+    those from every file's imports for them was a third of a check after an edit)."""
+    return Modules(*module_table(set(files)))
+
+
+class Project:
+    """The project's modules of a workspace, worked out once (a `Resolver` lives for one check).
+    `modules`: its files' module names when known (else its import relations')."""
+
+    def __init__(self, ws: Workspace, modules: Modules | None = None) -> None:
         self.ws = ws
+        self._modules = modules
         self._tops: frozenset[str] | None = None
         self._own: frozenset[str] | None = None
         self._deps: frozenset[str] | None = None
         self._module_of_rel: dict[str, str] = {}
         self._rel_of_module: dict[str, str] = {}
+
+    def modules(self) -> Modules:
+        """Every file's module name and every module name's file (the project's or not)."""
+        if self._modules is None:
+            relations = self.ws.relations
+            self._modules = Modules(relations.module_of, relations.file_of)
+        return self._modules
 
     def tops(self) -> frozenset[str]:
         """The project's own top-level importable names: packages and modules at its root or in
@@ -49,7 +72,7 @@ class Project:
         (a folder without `__init__.py` inside a package is a namespace package: `flask.sansio.app`)."""
         if self._own is None:
             for top, place in self._top_places().items():
-                for rel in self.ws.relations.module_of:
+                for rel in self.modules().module_of:
                     if rel == place:
                         self._module_of_rel[rel] = top
                     elif rel.startswith(place + "/") and not is_test_file(rel):
@@ -66,7 +89,7 @@ class Project:
         """Top-level name -> its package folder, or its module file."""
         tops: dict[str, str] = {}
         for relaxed in (False, True):  # relaxed: no package at the root, in sub-projects' folders
-            for rel, module in self.ws.relations.module_of.items():
+            for rel, module in self.modules().module_of.items():
                 names = module.split(".")
                 depth = len(names) - (0 if rel.endswith(("__init__.py", "__init__.pyi")) else 1)
                 folders = rel.split("/")[:-1]
@@ -84,11 +107,11 @@ class Project:
     def file_of(self, module: str) -> str | None:
         """The workspace file of a module name (the project's own first)."""
         self._own_files()
-        return self._rel_of_module.get(module) or self.ws.relations.file_of.get(module)
+        return self._rel_of_module.get(module) or self.modules().file_of.get(module)
 
     def module_name(self, rel: str) -> str:
         self._own_files()
-        return self._module_of_rel.get(rel) or self.ws.relations.module_of.get(rel, "")
+        return self._module_of_rel.get(rel) or self.modules().module_of.get(rel, "")
 
     def absolute(self, rel: str, imp: Import) -> str:
         """An import's absolute module, relative ones resolved against the file's module name."""

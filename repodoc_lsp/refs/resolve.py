@@ -23,7 +23,7 @@ from repodoc_lsp.refs.model import CLASS_, MODULE_, Found, NameLookup, Verdict
 from repodoc_lsp.refs.namespace import Namespaces
 from repodoc_lsp.refs.outside import sphinx_default_role
 from repodoc_lsp.refs.paths import Paths
-from repodoc_lsp.refs.project import Project
+from repodoc_lsp.refs.project import Modules, Project
 from repodoc_lsp.refs.suggest import CONFIDENT, ROLE_KINDS, confident
 
 if TYPE_CHECKING:
@@ -38,10 +38,10 @@ _CONSTANT = re.compile(r"[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)*")  # `NEED_DATA`: a modul
 class Resolver:
     """The references of one check (or one editor request) against one state of the workspace."""
 
-    def __init__(self, ws: Workspace, index: NameLookup) -> None:
+    def __init__(self, ws: Workspace, index: NameLookup, modules: Modules | None = None) -> None:
         self.ws = ws
         self.index = index
-        self.project = Project(ws)
+        self.project = Project(ws, modules)
         self.names = Namespaces(ws, self.project)
         self.paths = Paths(ws)
         self._imports: frozenset[str] | None = None

@@ -15,7 +15,9 @@ from pathlib import Path
 from repodoc_lsp.analysis.model import FileFacts, Import
 from repodoc_lsp.knowledge.index import MODULE, Entry, entries_of
 from repodoc_lsp.refs.namespace import binds, dotted_strings
+from repodoc_lsp.refs.project import Modules, modules_by_name
 from repodoc_lsp.store import names
+from repodoc_lsp.store.scan import Seen
 from repodoc_lsp.store.workspace import Workspace
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -24,23 +26,32 @@ _QUOTED = re.compile(r"""(["'])([A-Za-z_][\w.]*)\1""")  # a string that is a nam
 _COMMENT = re.compile(r"(?:^|\s)#.*$")
 # a change of these makes or takes names wholesale (a star import, a module `__getattr__`, `globals()`)
 _WHOLESALE = re.compile(r"\bimport\s*\*|\b__getattr__\b|\bglobals\s*\(")
+_NO_STAT = (-1, 0, 0, 0)  # a file the scan took no stat of: read by the next scan
 
 
 class Kept:
-    """The check's kept file (`store/names.py`), read once: imports for the scan, names for the table."""
+    """The check's kept file (`store/names.py`), read once: imports and stats for the scan, names for the
+    table."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self.stamp = _stamp()
-        self.files = names.held(names.load(path, self.stamp)) if path is not None else {}
+        self.table = names.held(names.load(path, self.stamp)) if path is not None else names.Table({})
 
     def imports(self) -> dict[str, tuple[Import, ...]]:
         """content digest -> its imports, for the scan (not read from the facts cache)."""
-        return {key: imports for key, _, imports in self.files.values()}
+        return {row.key: row.imports for row in self.table.rows.values()}
+
+    def seen(self) -> Seen:
+        """Each file's digest by its stat when the table was made: the scan reads only the files whose
+        stat moved since (reading and digesting every file was a fifth of a check after an edit)."""
+        rows = self.table.rows
+        return Seen({rel: row.key for rel, row in rows.items()}, {rel: row.stat for rel, row in rows.items()},
+                    self.table.began)
 
     def names_of(self, digests: Mapping[str, str]) -> dict[str, names.FileNames]:
         """file -> its names, of the files of `digests` kept for that content."""
-        return {rel: found for rel, (key, found, _) in self.files.items() if digests.get(rel) == key}
+        return {rel: row.names for rel, row in self.table.rows.items() if digests.get(rel) == row.key}
 
 
 def name_table(ws: Workspace, kept: Kept | None = None) -> NameTable:
@@ -55,9 +66,10 @@ def name_table(ws: Workspace, kept: Kept | None = None) -> NameTable:
     found = {**held, **made}
     if kept is not None and kept.path is not None and _many_missing(len(missing), len(found)):
         imports = ws.facts.imports()
-        names.save(kept.path, kept.stamp, {rel: (ws.digests[rel], n, imports.get(rel, ()))
-                                           for rel, n in found.items() if rel in ws.digests})
-    return NameTable(found, ws.relations.module_of)
+        rows = {rel: names.Row(ws.digests[rel], n, imports.get(rel, ()), ws.stats.get(rel, _NO_STAT))
+                for rel, n in found.items() if rel in ws.digests}
+        names.save(kept.path, kept.stamp, names.Table(rows, ws.scan_began))
+    return NameTable(found, modules_by_name(ws.facts))
 
 
 def _names_of(rel: str, facts: FileFacts, text: str | None) -> names.FileNames:
@@ -85,14 +97,15 @@ class NameTable:
     keyword index costs seconds on a large workspace). An entry is made when a lookup asks for it (a
     check after an edit looks up few names of a large workspace)."""
 
-    def __init__(self, files: Mapping[str, names.FileNames], module_of: Mapping[str, str]) -> None:
+    def __init__(self, files: Mapping[str, names.FileNames], modules: Modules) -> None:
         self._files = files
+        self.modules = modules  # every file's module name, for the resolver
         self._modules: dict[str, Entry] = {}
         self._by_name: dict[str, list[tuple[str, int]]] = {}  # name -> (file, row; -1: its module's entry)
         for rel, found in files.items():
             for i, name in enumerate(found.names):
                 self._by_name.setdefault(name, []).append((rel, i))
-            module = module_of.get(rel, "")
+            module = modules.module_of.get(rel, "")
             if module:
                 package, _, last = module.rpartition(".")
                 self._modules[rel] = Entry(last, MODULE, package, rel, 1, 0, 1)

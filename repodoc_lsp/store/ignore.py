@@ -9,9 +9,10 @@ import importlib.util
 import os
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 # RE2 (google-re2, a dependency) matches in time linear in the path: Python's `re` backtracks, and a
 # workspace's pattern (`.gitignore`, `[tool.repodoc]`) such as `a*a*a*a*a*b` took 23 s to fail on one
@@ -20,7 +21,11 @@ PATTERN_BACKEND = "re2" if importlib.util.find_spec("re2") is not None else "sim
 
 
 def _compiled(lines: list[str]) -> pathspec.PathSpec | None:
-    return pathspec.GitIgnoreSpec.from_lines(lines, backend=PATTERN_BACKEND) if lines else None
+    if not lines:
+        return None
+    import pathspec  # when a setting holds patterns: most runs have none (importing it was 3% of a check)
+
+    return pathspec.GitIgnoreSpec.from_lines(lines, backend=PATTERN_BACKEND)
 
 
 def _compiles(line: str) -> bool:

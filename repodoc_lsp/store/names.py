@@ -13,24 +13,40 @@ as lists checked into arrays: checked at C speed (checking each field in Python 
 from __future__ import annotations
 
 import hashlib
+import re
 from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from sys import intern
-from typing import Any
+from typing import Any, NamedTuple
 
 from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.knowledge.index import Entry
 from repodoc_lsp.store import kept
 
-VERSION = 1
+VERSION = 3
+# a column's strings are joined by a character JSON writes as it is (line breaks, escaped, made the file's
+# JSON half again as slow to read)
+SEP = "|"
+_DEFAULT = "="  # an anchor made of its entry's kind and qualified name (`function-Class.name`): most are
 _SAME = "="  # an import's local names are the names it takes (one tuple for both: decoding it twice was a fifth)
 FOLDER = "checks"  # inside the facts cache folder
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 2 KB a Python file: 100,000 files)
 
 
-@dataclass(frozen=True, slots=True)
+class Details(NamedTuple):
+    """The columns of a file's entries beside their names, made into an entry only when one is asked for."""
+
+    kinds: list[str]
+    containers: list[str]
+    anchors: list[str]
+    lines: array[int]
+    cols: array[int]
+    ends: array[int]
+
+
+@dataclass(slots=True)
 class FileNames:
     """One file's entries, a column a field (its module's entry aside: it depends on the other files), the
     names its module assigns at its top level, the words of its docstrings (each run of word characters,
@@ -38,26 +54,39 @@ class FileNames:
     names its code spells as strings. An entry is made when asked for (`entry`)."""
 
     names: list[str]
-    kinds: list[str]
-    containers: list[str]
-    anchors: list[str]
-    lines: array[int]
-    cols: array[int]
-    ends: array[int]
     assigned: tuple[str, ...]
     words: str
     strings: tuple[str, ...]
+    # the other columns, or as the table has them (checked: kinds, containers and anchors joined by line
+    # breaks, then each entry's line, column and last line, joined by commas), split when first used
+    detail: Details | tuple[str, str, str, str]
 
     @classmethod
     def of(cls, entries: list[Entry], assigned: tuple[str, ...], words: str, strings: tuple[str, ...]) -> FileNames:
-        return cls([e.name for e in entries], [e.kind for e in entries], [e.container for e in entries],
-                   [e.anchor for e in entries], array("i", [e.line for e in entries]),
-                   array("i", [e.col for e in entries]), array("i", [e.end_line for e in entries]), assigned, words,
-                   strings)
+        return cls([e.name for e in entries], assigned, words, strings, Details(
+            [e.kind for e in entries], [e.container for e in entries], [e.anchor for e in entries],
+            array("i", [e.line for e in entries]), array("i", [e.col for e in entries]),
+            array("i", [e.end_line for e in entries])))
+
+    def details(self) -> Details:
+        """The columns beside the names, split from the table's text on first use (a check after an edit
+        makes the entries of few files: splitting every file's was a sixth of reading the table)."""
+        detail = self.detail
+        if isinstance(detail, Details):
+            return detail
+        kinds, containers, anchors, positions = detail
+        n = len(self.names)
+        numbers = array("i", map(int, positions.split(","))) if n else array("i")
+        kinds_, containers_ = _split(kinds, n), _split(containers, n)
+        anchors_ = [_anchor(*row) if a == _DEFAULT else a
+                    for *row, a in zip(kinds_, containers_, self.names, _split(anchors, n), strict=True)]
+        self.detail = found = Details(kinds_, containers_, anchors_, numbers[0::3], numbers[1::3], numbers[2::3])
+        return found
 
     def entry(self, rel: str, i: int) -> Entry:
-        return Entry(intern(self.names[i]), self.kinds[i], intern(self.containers[i]), rel, self.lines[i],
-                     self.cols[i], self.ends[i], self.anchors[i])
+        d = self.details()
+        return Entry(intern(self.names[i]), d.kinds[i], intern(d.containers[i]), rel, d.lines[i], d.cols[i],
+                     d.ends[i], d.anchors[i])
 
 
 def table_path(cache: Path, root: Path) -> Path:
@@ -66,14 +95,18 @@ def table_path(cache: Path, root: Path) -> Path:
     return cache / FOLDER / f"{name}.json.gz"
 
 
-def _joined(values: list[str], *, sep: str = "\n") -> str | None:
-    """`values` joined by `sep`; None when one holds it (or a line break): it would not split back."""
-    if any(sep in v or "\n" in v for v in values):
+def _anchor(kind: str, container: str, name: str) -> str:
+    return f"{kind}-{container}.{name}" if container else f"{kind}-{name}"
+
+
+def _joined(values: list[str], *, sep: str = SEP) -> str | None:
+    """`values` joined by `sep`; None when one holds it (or SEP): it would not split back."""
+    if any(sep in v or SEP in v for v in values):
         return None
     return sep.join(values)
 
 
-def _split(text: Any, n: int, sep: str = "\n") -> list[str]:
+def _split(text: Any, n: int, sep: str = SEP) -> list[str]:
     if type(text) is not str:
         raise ValueError("not a column")
     found = text.split(sep) if n else []
@@ -89,24 +122,50 @@ def _numbers(values: Any, n: int, code: str = "i") -> array[int]:
     return found
 
 
+_POSITIONS = re.compile(r"-?[0-9]{1,9}(?:,-?[0-9]{1,9})*")  # 32-bit ints, as `details` reads them
+
+
+def _column(text: Any, n: int) -> str:
+    """A column of `n` strings joined by SEP, checked as `_split` would find it."""
+    if type(text) is not str or (text.count(SEP) + 1 if n else int(bool(text))) != n:
+        raise ValueError("a column of another length")
+    return text
+
+
+def _positions(text: Any, n: int) -> str:
+    """The line, column and last line of `n` entries, joined by commas, checked as `details` reads them."""
+    if type(text) is not str or (text.count(",") + 1 if text else 0) != 3 * n \
+            or (n and not _POSITIONS.fullmatch(text)):
+        raise ValueError("positions of another form")
+    return text
+
+
 def encode_names(names: FileNames) -> list[Any] | None:
-    texts = [_joined(names.names), _joined(names.kinds), _joined(names.containers), _joined(names.anchors),
-             _joined(list(names.assigned)), _joined(list(names.strings))]
+    texts = [_joined(names.names), _joined(list(names.assigned)), _joined(list(names.strings))]
+    d = names.detail
+    if isinstance(d, Details):
+        numbers = [str(n) for row in zip(d.lines, d.cols, d.ends, strict=True) for n in row]
+        if _DEFAULT in d.anchors:
+            return None  # an anchor of that text would read back as its default
+        rows = zip(d.kinds, d.containers, names.names, d.anchors, strict=True)
+        anchors = [_DEFAULT if a == _anchor(*row) else a for *row, a in rows]
+        texts += [_joined(d.kinds), _joined(d.containers), _joined(anchors), ",".join(numbers)]
+    else:
+        texts += d
     if any(t is None for t in texts) or "\n" in names.words:
         return None
-    return [*texts, len(names.assigned), names.lines.tolist(), names.cols.tolist(), names.ends.tolist(),
-            names.words, len(names.strings)]
+    return [*texts[:3], len(names.assigned), len(names.strings), names.words, *texts[3:]]
 
 
 def decode_names(raw: Any) -> FileNames:
-    """The names `encode_names` wrote; ValueError (TypeError, OverflowError) when `raw` is not that."""
-    if not (isinstance(raw, list) and len(raw) == 12 and type(raw[6]) is int and isinstance(raw[7], list)
-            and type(raw[10]) is str and type(raw[11]) is int):
+    """The names `encode_names` wrote; ValueError (TypeError) when `raw` is not that."""
+    if not (isinstance(raw, list) and len(raw) == 10 and type(raw[0]) is str and type(raw[3]) is int
+            and type(raw[4]) is int and type(raw[5]) is str):
         raise ValueError("not a file's names")
-    n = len(raw[7])
-    names, kinds, containers, anchors = (_split(t, n) for t in raw[:4])
-    return FileNames(names, kinds, containers, anchors, _numbers(raw[7], n), _numbers(raw[8], n),
-                     _numbers(raw[9], n), tuple(_split(raw[4], raw[6])), raw[10], tuple(_split(raw[5], raw[11])))
+    names = raw[0].split(SEP) if raw[0] else []
+    n = len(names)
+    detail = (_column(raw[6], n), _column(raw[7], n), _column(raw[8], n), _positions(raw[9], n))
+    return FileNames(names, tuple(_split(raw[1], raw[3])), raw[5], tuple(_split(raw[2], raw[4])), detail)
 
 
 def encode_imports(imports: tuple[Import, ...]) -> list[Any] | None:
@@ -115,7 +174,7 @@ def encode_imports(imports: tuple[Import, ...]) -> list[Any] | None:
              [_SAME if i.asnames == i.names and i.names else _joined(list(i.asnames), sep=",") for i in imports]]
     if any(t is None for t in texts) or any(v is None for names in lists for v in names):
         return None
-    return [*texts, *("\n".join(v for v in names if v is not None) for names in lists),
+    return [*texts, *(SEP.join(v for v in names if v is not None) for names in lists),
             [i.line for i in imports], [i.level for i in imports], [int(i.star) for i in imports]]
 
 
@@ -136,32 +195,59 @@ def _tuple(names: str) -> tuple[str, ...]:
     return tuple(map(intern, names.split(","))) if names else ()
 
 
-def held(saved: Mapping[str, Any]) -> dict[str, tuple[str, FileNames, tuple[Import, ...]]]:
-    """file -> (content digest, its names, its imports) for each file `saved` holds rows of that decode,
-    both (what does not is left out: its facts are read instead). Strings of imports are interned."""
-    found: dict[str, tuple[str, FileNames, tuple[Import, ...]]] = {}
-    for rel, entry in saved.items():
-        if isinstance(entry, list) and len(entry) == 3 and type(entry[0]) is str:
+@dataclass(frozen=True, slots=True)
+class Row:
+    """What the table holds of one file: the digest of the content it was made of, its names and imports,
+    and the file's stat when its scan read it (`Stat`: size, modification and status change times, inode)."""
+
+    key: str
+    names: FileNames
+    imports: tuple[Import, ...]
+    stat: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """The rows of the files, and when the scan that read them began (`time.time_ns()`)."""
+
+    rows: dict[str, Row]
+    began: int = 0
+
+
+def held(saved: Mapping[str, Any]) -> Table:
+    """The rows `saved` (as `load` read it) holds of each file that decode, all parts (what does not is left
+    out: its facts are read instead). Strings of imports are interned."""
+    found: dict[str, Row] = {}
+    files, began = saved.get("files"), saved.get("began")
+    if not isinstance(files, dict) or type(began) is not int:
+        return Table({})
+    for rel, entry in files.items():
+        if isinstance(entry, list) and len(entry) == 4 and type(entry[0]) is str:
             try:
-                found[rel] = (entry[0], decode_names(entry[1]), decode_imports(entry[2]))
+                found[rel] = Row(entry[0], decode_names(entry[1]), decode_imports(entry[2]), _stat(entry[3]))
             except (ValueError, TypeError, OverflowError):
                 continue
-    return found
+    return Table(found, began)
+
+
+def _stat(raw: Any) -> tuple[int, int, int, int]:
+    if not (isinstance(raw, list) and len(raw) == 4 and all(type(n) is int for n in raw)):
+        raise ValueError("not a stat")
+    return raw[0], raw[1], raw[2], raw[3]
 
 
 def load(path: Path, stamp: str) -> dict[str, Any]:
-    """file -> [content digest, its names, its imports] as written (checked by `held`);
-    empty when the file is missing, unreadable, too large, of another version or stamp, or not of that form."""
+    """The table as written (its rows checked by `held`); empty when the file is missing, unreadable, too
+    large, of another version or stamp, or not of that form."""
     data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
         return {}
-    found = data.get("files")
-    return found if isinstance(found, dict) else {}
+    return data
 
 
-def save(path: Path, stamp: str, files: Mapping[str, tuple[str, FileNames, tuple[Import, ...]]]) -> None:
-    """Record file -> (content digest, its names, its imports) atomically; a failure (a read-only cache
-    folder) only means the next check reads every file's facts."""
-    rows = {rel: [key, names, imports] for rel, (key, found, got) in files.items()
-            if (names := encode_names(found)) is not None and (imports := encode_imports(got)) is not None}
-    kept.write(path, {"version": VERSION, "stamp": stamp, "files": rows}, level=1)
+def save(path: Path, stamp: str, table: Table) -> None:
+    """Record the table atomically; a failure (a read-only cache folder) only means the next check reads
+    every file's facts."""
+    rows = {rel: [row.key, names, imports, list(row.stat)] for rel, row in table.rows.items()
+            if (names := encode_names(row.names)) is not None and (imports := encode_imports(row.imports)) is not None}
+    kept.write(path, {"version": VERSION, "stamp": stamp, "began": table.began, "files": rows}, level=1)
