@@ -54,8 +54,7 @@ class GzipStream:
 
     def finish(self) -> bytes:
         """The gzip stream's bytes (raising what deflating a piece raises)."""
-        data = bytes(self._pending)
-        self._pending = bytearray()
+        data, self._pending = self._pending, bytearray()  # not copied: zlib reads a bytearray as it is
         if not self._deflated:
             return zlib.compress(data, level=1, wbits=31)  # wbits 31: a gzip stream, mtime 0
         check = zlib.crc32(data, self._check)
@@ -69,7 +68,7 @@ class GzipStream:
         return b"".join((_GZIP_HEADER, *pieces, last, struct.pack("<II", check, size & 0xFFFFFFFF)))
 
 
-def _deflated(piece: bytes, last: bool) -> bytes:
+def _deflated(piece: bytes | bytearray, last: bool) -> bytes:
     """One piece of the stream as raw deflate (no header of its own), ending the stream or on a byte."""
     deflate = zlib.compressobj(1, zlib.DEFLATED, -15)
     return deflate.compress(piece) + deflate.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
