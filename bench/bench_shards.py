@@ -56,8 +56,10 @@ def repodoc(*args: object) -> list[str]:
     return [sys.executable, "-m", "repodoc_lsp", *map(str, args)]
 
 
-def step(record: dict[str, Any], name: str, cmd: list[str]) -> None:
-    measured = run_measured(cmd, timeout=7200)
+def step(record: dict[str, Any], name: str, cmd: list[str], before: Path | None = None) -> None:
+    """Run and measure `cmd`; `before`: with another version's sources first on the path (and as its folder)."""
+    env = None if before is None else {**os.environ, "PYTHONPATH": str(before)}
+    measured = run_measured(cmd, timeout=7200, env=env, cwd=before)
     if measured.proc.returncode != 0:
         raise RuntimeError(f"{name}: exit {measured.proc.returncode}\n{measured.proc.stderr[-3000:]}")
     record[name] = {"seconds": round(measured.seconds, 2), "cpu": round(measured.cpu_seconds, 2),
@@ -80,8 +82,10 @@ def same_tree(a: Path, b: Path) -> bool:
     return manifest(a) == manifest(b)
 
 
-def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int) -> dict[str, Any]:
-    """Every step on the corpus replicated `times` over, in `tmp`."""
+def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int,
+            before: Path | None = None) -> dict[str, Any]:
+    """Every step on the corpus replicated `times` over, in `tmp`; `before` (the sources of another version):
+    its `merge` of the same shares too, first ("merge (before)")."""
     root = tmp / f"x{times}" / "ws"
     files = replicate(corpus, root, times)
     print(f"{times}x: {files:,} files", flush=True)
@@ -102,6 +106,10 @@ def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int) -> d
     for k in range(1, m + 1):
         step(steps, f"pages {k}/{m}", repodoc("generate", root, *flags, "--facts", *facts, "--pages", f"{k}/{m}"))
         shares.append(out.rename(root.parent / f"pages-{k}"))
+    if before is not None:  # into the same folder (the shares' links are relative to it), emptied after
+        step(steps, "merge (before)", repodoc("merge", *shares, "--out", out), before)
+        record["equal_before"] = same_tree(single, out)
+        shutil.rmtree(out)
     step(steps, "merge", repodoc("merge", *shares, "--out", out))
     step(steps, "check", repodoc("generate", root, *flags, "--facts", *facts, "--check"))
     record["equal"] = same_tree(single, out)
@@ -236,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=2, help="page shares M (default: 2)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument("--before", type=Path, metavar="SRC",
+                        help="the sources of another version (e.g. a `git archive` of main): its merge measured too")
     parser.add_argument("--records", nargs="+", type=Path, metavar="JSON",
                         help="measure nothing: model the records of these results files (runs of other scales)")
     args = parser.parse_args(argv)
@@ -248,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         corpus = corpus_root(args.corpus)
         with scratch_folder("repodoc-shards-", keep=args.keep) as tmp:
             for times in (int(s) for s in args.scales.split(",")):
-                records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs))
+                records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs, args.before))
     result = model(records)
     report(records, result)
     write_results("shards", {"corpus": args.corpus, "records": records, **result})

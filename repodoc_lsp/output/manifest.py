@@ -15,21 +15,22 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
+import itertools
 import json
 import logging
 import os
 import re
 import stat
-import struct
-import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
 from repodoc_lsp import __version__
 from repodoc_lsp.anchor_state import AnchorState, state_from_json
+from repodoc_lsp.output.gzipstream import GzipStream
 from repodoc_lsp.render.parts import is_part
 from repodoc_lsp.store.regular import read_inside
 
@@ -76,48 +77,53 @@ def has_manifest(folder: Path) -> bool:
     return any((folder / name).is_file() for name in (MANIFEST, OLD_MANIFEST))
 
 
+class Entries:
+    """A table of a manifest written a batch of entries at a time (`encode_manifest`): `pairs` yields its
+    (key, JSON value) in their order; only a batch of them is ever made into JSON at once."""
+
+    def __init__(self, pairs: Iterable[tuple[str, object]]) -> None:
+        self.pairs = pairs
+
+
+# Entries made into JSON at once (one `json.dumps` of a table of them, the braces cut): a batch's JSON-ready
+# values and their text are all a manifest's encoding holds beside one piece of JSON and the bytes deflated.
+_BATCH = 512
+
+
 def encode_manifest(table: dict[str, object]) -> bytes:
-    """The manifest's bytes: `table` as compact JSON, gzip-compressed, the same bytes for the same table."""
-    data = json.dumps(table, separators=(",", ":"), ensure_ascii=False)  # C encoder: fast
-    return _gzip(data.encode("utf-8"))
+    """The manifest's bytes: `table` as compact JSON, gzip-compressed, the same bytes for the same table.
+    A value that is a table (a dict or `Entries`) is encoded a batch of entries at a time, each piece of
+    JSON deflated as it is complete: never the whole JSON, nor a copy of every entry, held at once."""
+    stream = GzipStream(_PIECE)
+    for text in _json_pieces(table):
+        stream.add(text.encode("utf-8"))
+    return stream.finish()
 
 
-# JSON of more than this many bytes is deflated in pieces of this size at once, each in a thread (zlib lets go
-# of the GIL while it deflates), as pigz does: the manifest is saved after the last page, the cores idle
-# but one (a large tree's JSON takes tenths of a second in one piece: bench/README.md). The pieces are cut by size
-# alone: the same bytes for the same table on any machine.
+def _json_pieces(table: dict[str, object]) -> Iterator[str]:
+    """`json.dumps(table, separators=(",", ":"), ensure_ascii=False)` in pieces, tables a batch at a time."""
+    dumps = functools.partial(json.dumps, separators=(",", ":"), ensure_ascii=False)  # C encoder: fast
+    yield "{"
+    for i, (key, value) in enumerate(table.items()):
+        yield ("," if i else "") + dumps(key) + ":"
+        if not isinstance(value, (dict, Entries)):
+            yield dumps(value)
+            continue
+        pairs = iter(value.items() if isinstance(value, dict) else value.pairs)
+        yield "{"
+        first = True
+        while batch := dict(itertools.islice(pairs, _BATCH)):
+            yield ("" if first else ",") + dumps(batch)[1:-1]  # the entries without the table's braces
+            first = False
+        yield "}"
+    yield "}"
+
+
+# JSON of more than this many bytes is deflated in pieces of this size, each in a thread as it is complete
+# (zlib lets go of the GIL while it deflates), as pigz does: the manifest is saved after the last page, the
+# cores idle but one (a large tree's JSON takes tenths of a second in one piece: bench/README.md). The pieces
+# are cut by size alone: the same bytes for the same table on any machine, however its JSON was made.
 _PIECE = 4 << 20
-_GZIP_HEADER = bytes((0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 4, 3))  # deflate, no name, mtime 0, fastest, Unix: as zlib's
-
-
-def _gzip(data: bytes) -> bytes:
-    """`data` as one gzip stream of zlib level 1 (one piece: `zlib.compress`'s own bytes). A piece but
-    the last ends with a full flush (its blocks end on a byte, the next piece's refer to nothing before
-    them): the raw deflate streams of the pieces joined are one stream."""
-    if len(data) <= _PIECE:
-        return zlib.compress(data, level=1, wbits=31)  # wbits 31: a gzip stream, mtime 0
-    view = memoryview(data)
-    starts = range(0, len(data), _PIECE)
-    deflated: list[bytes | None] = [None] * len(starts)  # None: its thread failed (MemoryError...)
-
-    def deflate(i: int) -> None:
-        with contextlib.suppress(Exception):  # left None: deflated again below, where a failure is raised
-            piece = zlib.compressobj(1, zlib.DEFLATED, -15)  # raw deflate: no header of its own
-            last = i == len(starts) - 1
-            deflated[i] = piece.compress(view[starts[i] : starts[i] + _PIECE]) + \
-                piece.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
-    threads = [threading.Thread(target=deflate, args=(i,), name="repodoc-manifest-deflate")
-               for i in range(len(starts) - 1)]
-    for thread in threads:
-        thread.start()
-    deflate(len(starts) - 1)
-    check = zlib.crc32(data)
-    for thread in threads:
-        thread.join()
-    pieces = [piece for piece in deflated if piece is not None]
-    if len(pieces) < len(deflated):  # never a manifest with a piece left out: deflated whole, here
-        return zlib.compress(data, level=1, wbits=31)
-    return b"".join((_GZIP_HEADER, *pieces, struct.pack("<II", check, len(data) & 0xFFFFFFFF)))
 
 
 def decode_manifest(raw: bytes, compressed: bool = True, room: Callable[[int], bool] | None = None) -> object:
@@ -378,14 +384,17 @@ class Manifest:
         return (self.pages, self.inputs, self.anchors) != self._saved or self._read_from.name != MANIFEST
 
     def encoded(self) -> bytes:
-        """The manifest's bytes as they are to be written."""
+        """The manifest's bytes as they are to be written, encoded as they are streamed (`Entries`): never
+        a JSON-ready copy of every page's record and anchors, nor their whole JSON, held at once."""
+        pages = self.pages
         table: dict[str, object] = {"generator": f"repodoc-lsp {__version__}",
-                                    "pages": dict(sorted(self.pages.items()))}
+                                    "pages": Entries((page, pages[page]) for page in sorted(pages))}
         if self.inputs:
             table["inputs"] = self.inputs
-        anchors = {page: state.as_json() for page, state in sorted(self.anchors.items()) if page in self.pages}
-        if anchors:
-            table["anchors"] = anchors
+        anchored = sorted(page for page in self.anchors if page in pages)
+        if anchored:
+            anchors = self.anchors
+            table["anchors"] = Entries((page, anchors[page].as_json()) for page in anchored)
         return encode_manifest(table)
 
     def saved(self) -> None:
