@@ -44,6 +44,9 @@ if TYPE_CHECKING:
     import cattrs
 
 
+INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1  # every integer of a file's facts (a line, a column, a count)
+
+
 @functools.cache
 def _convert() -> cattrs.Converter:
     """Facts <-> JSON-ready data; structuring checks every scalar's type (no coercion). Made on first
@@ -59,8 +62,14 @@ def _convert() -> cattrs.Converter:
             return value
         return check
 
-    for kind in (str, int, bool):
+    def int32(value: Any, _: Any) -> int:
+        if type(value) is not int or not INT_MIN <= value <= INT_MAX:  # the graph's arrays hold 32 bits
+            raise TypeError(f"expected a 32-bit int, got {type(value).__name__}")
+        return value
+
+    for kind in (str, bool):
         conv.register_structure_hook(kind, exact(kind))
+    conv.register_structure_hook(int, int32)
     return conv
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.store import cache as cache_module
-from repodoc_lsp.store.cache import ANALYSIS_VERSION, FactsCache, digest
+from repodoc_lsp.store.cache import ANALYSIS_VERSION, FactsCache, digest, encode
 
 SOURCES = {f"m{i}.py": f"import os\nfrom pkg import thing{i}\n\ndef f{i}(x: int) -> int:\n    '''Doc {i}.'''\n"
            "    return x\n" for i in range(4)}
@@ -233,3 +233,15 @@ def test_a_second_cache_on_the_database_keeps_the_first_ones_locks(tmp_path: Pat
             db.execute("ROLLBACK")
     second.close()
     first.close()
+
+
+def test_a_row_with_an_integer_no_file_can_hold_is_a_miss(tmp_path: Path) -> None:
+    """A line past 32 bits comes from no analysis (a forged row or facts file): refused when read, as any
+    row that is not exactly facts, instead of ending the run when the graph stores it."""
+    from repodoc_lsp.store.cache import structure_facts
+
+    raw = json.loads(encode(analyse_source("a.py", b"def f():\n    pass\n")).data)
+    assert structure_facts(raw).symbols[0].line == 1
+    raw["symbols"][0]["line"] = 1 << 31
+    with pytest.raises(TypeError):
+        structure_facts(raw)
