@@ -367,7 +367,8 @@ def _import(raw: object) -> Import:
     if type(raw) is not dict or not raw.keys() <= _IMPORT_FIELDS:
         raise TypeError("not an import")
     module, names, line = raw["module"], raw["names"], raw["line"]
-    level, anchor, asnames, star = raw.get("level", 0), raw.get("anchor", ""), raw.get("asnames", []), raw.get("star", False)
+    level, anchor, star = raw.get("level", 0), raw.get("anchor", ""), raw.get("star", False)
+    asnames = raw.get("asnames", [])
     if not (type(module) is str and type(line) is int and type(level) is int and type(anchor) is str
             and type(star) is bool and _strings(names) and _strings(asnames)):
         raise TypeError("not an import")

@@ -248,7 +248,7 @@ def test_imports_are_checked_as_strictly_as_the_facts_model() -> None:
            {"module": "os", "names": [], "line": 1, "surprise": 0}, {"module": "os", "names": [], "line": 1, "star": 1},
            {"module": None, "names": [], "line": 1}, ["os", [], 1]]
     for row in bad:
-        with pytest.raises(Exception):
+        with pytest.raises(Exception):  # noqa: B017 (cattrs raises several kinds)
             convert.structure([row], cache_module.IMPORTS)
         with pytest.raises((TypeError, KeyError)):
             cache_module.structure_imports([row])
