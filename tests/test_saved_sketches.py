@@ -66,7 +66,8 @@ def test_damaged_foreign_or_forged_sketches_are_ignored(tmp_path: Path, loaded: 
     path = sketches.sketches_path(_state(root, cache))
     saved = json.loads(gzip.decompress(path.read_bytes()))
     forged = json.loads(json.dumps(saved))
-    forged["sketches"]["other/d.py"][1][0] = {"D": "not a number"}
+    forged["sketches"]["other/d.py"][1:] = ['[{"D": "not a number"}]',  # linked again: its view read
+                                            [{"other/c.py": {"C": ["not a number"]}}, {}, {}, ["other/d.py"]]]
     swapped = json.loads(json.dumps(saved))  # each file given the other's digest and sketch
     swapped["sketches"]["other/d.py"], swapped["sketches"]["other/c.py"] = (
         swapped["sketches"]["other/c.py"], swapped["sketches"]["other/d.py"])
@@ -81,6 +82,30 @@ def test_damaged_foreign_or_forged_sketches_are_ignored(tmp_path: Path, loaded: 
         _generate(root, cache)
         assert unrelated in loaded, n  # its facts were read: no sketch of it was taken
     assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+
+
+def test_a_sketch_is_decoded_when_its_view_is_read_and_never_taken_damaged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run after an edit decodes the saved sketches of the files whose views it reads, not every file's;
+    a sketch that does not decode then stands for nothing: the file's facts are read instead."""
+    decoded: list[object] = []
+    real = sketches.decode
+    monkeypatch.setattr(sketches, "decode", lambda raw: decoded.append(raw) or real(raw))
+    many = {f"many/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(30)}
+    root, cache = make_workspace(tmp_path / "ws", {**FILES, **many}), tmp_path / "cache"
+    _generate(root, cache)
+    decoded.clear()
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert 0 < len(decoded) < len(many)
+    facts = analyse_source("m.py", b"class C:\n    pass\n")
+    made = sketch_of(facts, {})
+    for text in ('[{"C": "not a number"}]', "[" * 100_000, '{"a": 1}'):
+        later = sketches.held({"m.py": ["d1", text, None]}, {"m.py": "d1"}, {"m.py": ()}, lambda rel: made)
+        assert later["m.py"][1] is not None and later["m.py"][1].make() is made
+    good = sketches.held({"m.py": ["d1", json.dumps(sketches.encode(made)), None]}, {"m.py": "d1"},
+                         {"m.py": facts.imports}, lambda rel: pytest.fail("decodes"))["m.py"][1]
+    assert good is not None and good.make() == made
 
 
 def test_a_sketch_is_kept_as_checked_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,13 +21,14 @@ from repodoc_lsp.knowledge.views import (
     KINDS,
     Def,
     Key,
+    LaterSketch,
     PartsOf,
     Sketch,
     Use,
     base_name,
 )
 
-__all__ = ["Def", "Graph", "Key", "Link", "Sketch", "Use", "base_name", "files_of"]
+__all__ = ["Def", "Graph", "Key", "LaterSketch", "Link", "Sketch", "Use", "base_name", "files_of"]
 
 NO_USERS: Mapping[str, tuple[int, ...]] = {}
 
@@ -35,7 +36,7 @@ NO_USERS: Mapping[str, tuple[int, ...]] = {}
 class Graph(Linker):
     """Definitions, uses, bases and subclasses of one workspace's Python files."""
 
-    def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts | Sketch]], *,
+    def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts | Sketch | LaterSketch]], *,
                  parts: PartsOf, pause: Callable[[], None] | None = None,
                  linked: Mapping[str, Link] | None = None) -> None:
         """Each file's facts, or the sketch of its facts made beforehand (a Python file's); `parts`:

@@ -17,7 +17,16 @@ from typing import cast
 from repodoc_lsp.analysis.model import FileFacts, Language
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.knowledge.resolution import NAME, Linked, Resolver
-from repodoc_lsp.knowledge.views import Key, PartsOf, Sketch, View, sketch_of, sorted_lines
+from repodoc_lsp.knowledge.views import (
+    Key,
+    LaterSketch,
+    LaterView,
+    PartsOf,
+    Sketch,
+    View,
+    sketch_of,
+    sorted_lines,
+)
 
 Users = dict[Key, dict[str, tuple[int, ...]]]
 # definition -> file -> its lines now (None: it names it no more), gathered over a link pass
@@ -56,11 +65,14 @@ class Linker(Resolver):
         self._deps: dict[str, tuple[str, ...]] = {}
         self._mentioned: dict[str, dict[str, Key]] = {}  # file -> name its docstrings mention -> definition
         self._marks: dict[str, int] = {}  # file -> digest of its mentions' definitions, kinds and parts
+        self._unmarked: set[str] = set()  # files whose link was taken, their mark not made yet
         self._lock = threading.Lock()  # resolution and updates (both fill the memo)
         self._pause = pause  # called between two files linked (the server's requests go first)
 
-    def _view(self, rel: str, facts: FileFacts | Sketch | None) -> View | None:
+    def _view(self, rel: str, facts: FileFacts | Sketch | LaterSketch | None) -> View | None:
         """The view of a file (None: not a Python file, or gone), from its facts or its sketch."""
+        if isinstance(facts, LaterSketch):
+            return LaterView(rel, facts, self.relations)
         if isinstance(facts, Sketch):
             return View(rel, facts, self.relations)
         if facts is not None and facts.language is Language.PYTHON:
@@ -103,7 +115,9 @@ class Linker(Resolver):
             if link.mentioned:
                 self._mentioned[rel] = link.mentioned
             self._deps[rel] = link.deps
-            if self.updatable:
+            if self.updatable and link.mentioned:
+                self._unmarked.add(rel)  # made when an update needs it (`_mark_before`)
+            elif self.updatable:
                 self._marks[rel] = self._mark(link.mentioned)
         subclasses: dict[Key, set[Key]] = {}
         for key, bases in self._bases.items():
@@ -159,6 +173,8 @@ class Linker(Resolver):
                 moved: Iterable[str] = ()) -> set[Key]:
         relink: set[str] = set()
         asked = set(names)  # files and names whose dependents re-link
+        if self._unmarked:
+            self._mark_before(set(files) | self._dependents(set(files) | asked))
         moved = set(moved)
         gone = set()
         for rel, facts in files.items():
@@ -228,6 +244,7 @@ class Linker(Resolver):
         for rel in gone:
             self._mentioned.pop(rel, None)  # a re-linked file's are replaced by `_keep`
             self._marks.pop(rel, None)
+            self._unmarked.discard(rel)
         return old_bases
 
     def _keep(self, rel: str, linked: Linked) -> bool:
@@ -247,10 +264,18 @@ class Linker(Resolver):
         kinds and parts) the file's mentions name, and what its resolution consulted; True when the
         digest changed."""
         mark = self._mark(linked.mentioned)
+        self._unmarked.discard(rel)  # marked before the update (`_mark_before`)
         moved = self._marks.get(rel) != mark
         self._marks[rel] = mark
         self._deps[rel] = tuple(linked.deps)
         return moved
+
+    def _mark_before(self, rels: set[str]) -> None:
+        """Make the marks of the files of `rels` whose links were taken, from the views as they are before
+        an update (made for every taken link, they read every file's view: a sixth of a run after an edit)."""
+        for rel in rels & self._unmarked:
+            self._marks[rel] = self._mark(self._mentioned.get(rel, {}))
+        self._unmarked -= rels
 
     def _mark(self, mentioned: Mapping[str, Key]) -> int:
         """A digest of the definitions (with their kinds and parts) a file's mentions name."""

@@ -12,7 +12,7 @@ from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.knowledge.graph import Graph, Link
 from repodoc_lsp.knowledge.resolution import Linked
-from repodoc_lsp.knowledge.views import Key, PartsOf, Sketch
+from repodoc_lsp.knowledge.views import Key, LaterSketch, PartsOf, Sketch
 
 
 class BuiltOnce(Graph):
@@ -22,7 +22,7 @@ class BuiltOnce(Graph):
 
     updatable = False
 
-    def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts | Sketch]], *,
+    def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts | Sketch | LaterSketch]], *,
                  parts: PartsOf, pause: Callable[[], None] | None = None,
                  linked: Mapping[str, Link] | None = None) -> None:
         # module -> name -> (what it names, the files consulted)

@@ -18,7 +18,7 @@ from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.treesitter import blank_macros_variant
 from repodoc_lsp.analysis.treesitter.byname import is_tree_sitter
 from repodoc_lsp.knowledge.linking import Link
-from repodoc_lsp.knowledge.views import Sketch
+from repodoc_lsp.knowledge.views import LaterSketch, Sketch, sketch_of
 from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, OutputError, Writer
 from repodoc_lsp.pipeline import lastrun
 from repodoc_lsp.pipeline.keys import inputs_stamp, keyed, run_stamp
@@ -292,7 +292,7 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None, state: Path | 
         return ws, None
     held = Workspace(ws.root, ws.settings, runtime=ws.runtime)
     kept = {rel: key for rel, key in last.items() if rel not in changed}
-    sketched, links = _saved_sketches(ws, state, kept, last)
+    sketched, links = _saved_sketches(ws, state, kept, last, _sketch_from_facts(held))
     held.restore(WorkspaceState(dict(last), dict(ws.sizes), set(ws.folders), list(ws.discovery_skipped),
                                 dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
                  {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed}, sketched,
@@ -315,8 +315,8 @@ def _relations_before(ws: Workspace, imports: Mapping[str, tuple[Import, ...]]) 
     return relations
 
 
-def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str], last: Mapping[str, str]
-                    ) -> tuple[dict[str, tuple[str, Sketch | None]], dict[str, Link]]:
+def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str], last: Mapping[str, str],
+                    made: Callable[[str], Sketch]) -> tuple[dict[str, tuple[str, LaterSketch | None]], dict[str, Link]]:
     """The graph's sketches of the unchanged files `kept` as the last run saved them, and the links of the
     files of the last run's workspace `last` that consulted no file changed since they were saved: the
     graph of a run after an edit is built from them in one read (loading and sketching every file's facts
@@ -325,7 +325,15 @@ def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str], 
         return {}, {}
     with ws.runtime.holding():  # held to the end, without cycles: the collector's passes were a sixth of this
         saved = sketches.load(sketches.sketches_path(state), _sketch_stamp(ws))
-        return sketches.held(saved, kept, ws.facts.imports()), sketches.links(saved, last)
+        return sketches.held(saved, kept, ws.facts.imports(), made), sketches.links(saved, last)
+
+
+def _sketch_from_facts(ws: Workspace) -> Callable[[str], Sketch]:
+    """A file's graph sketch made from its facts in `ws`: what stands for a saved sketch that does not decode."""
+    def made(rel: str) -> Sketch:
+        facts = ws.facts[rel]
+        return sketch_of(facts, ws.parts(facts))
+    return made
 
 
 def _save_sketches(ws: Workspace, state: Path) -> None:

@@ -20,6 +20,7 @@ import logging
 import os
 import sqlite3
 import stat
+import sys
 import threading
 import time
 import types
@@ -358,8 +359,38 @@ def structure_facts(raw: object) -> FileFacts:
 
 
 def structure_imports(raw: object) -> tuple[Import, ...]:
-    """The imports `encode` wrote (`Encoded.imports`), parsed from its JSON; raises as `structure_facts`."""
-    return _convert().structure(raw, IMPORTS)
+    """The imports `encode` wrote (`Encoded.imports`), parsed from its JSON, their strings interned (as
+    the workspace keeps them); raises as `structure_facts`: the same checks as cattrs makes, written
+    plainly (cattrs, then interning, was a fifth of a run after an edit)."""
+    if type(raw) is not list:
+        raise TypeError("expected a list of imports")
+    return tuple(map(_import, raw))
+
+
+_IMPORT_FIELDS = frozenset(("module", "names", "line", "level", "anchor", "asnames", "star"))
+_STR = {str}
+
+
+def _import(raw: object) -> Import:
+    """One `Import` as `_convert().unstructure` made it: exactly its fields (those of default value may be
+    left out), every scalar of its exact type."""
+    if type(raw) is not dict or not raw.keys() <= _IMPORT_FIELDS:
+        raise TypeError("not an import")
+    module, names, line = raw["module"], raw["names"], raw["line"]
+    level, anchor, star = raw.get("level", 0), raw.get("anchor", ""), raw.get("star", False)
+    asnames = raw.get("asnames", [])
+    if not (type(module) is str and type(line) is int and type(level) is int and type(anchor) is str
+            and type(star) is bool and _strings(names) and _strings(asnames)
+            and INT_MIN <= line <= INT_MAX and INT_MIN <= level <= INT_MAX):
+        raise TypeError("not an import")
+    intern = sys.intern
+    names = tuple(map(intern, names))
+    return Import(intern(module), names, line, level, intern(anchor),
+                  names if asnames == list(names) else tuple(map(intern, asnames)), star)
+
+
+def _strings(value: Any) -> bool:
+    return type(value) is list and (not value or set(map(type, value)) == _STR)
 
 
 def _dump(value: Any, shape: Any) -> str:
@@ -379,6 +410,6 @@ def _load(data: Any, shape: Any) -> Any:
         raw = json.loads(data)
         if not isinstance(raw, dict if shape is FileFacts else list):
             return None
-        return _convert().structure(raw, shape)
+        return structure_imports(raw) if shape is IMPORTS else _convert().structure(raw, shape)
     except Exception:  # any way the data does not fit: a miss
         return None

@@ -178,7 +178,7 @@ def known(root: Path, rels: list[str], cache: FactsCache, mode: ScanMode, *, fre
         if rel in kept:
             facts[rel] = kept[rel]
         elif key in cached:
-            facts.add_cached(rel, key, cached[key], interned=key in (imports or {}))
+            facts.add_cached(rel, key, cached[key], interned=True)  # the cache's are interned as read
         else:
             todo.append(rel)
     # A workspace built once (the CLI's) makes its import relations as each file's facts arrive

@@ -13,19 +13,21 @@ content it had.
 
 from __future__ import annotations
 
+import json
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from repodoc_lsp.analysis.model import Import
-from repodoc_lsp.knowledge.graph import Graph, Key, Link
+from repodoc_lsp.knowledge.graph import Graph, Key, LaterSketch, Link
 from repodoc_lsp.knowledge.resolution import NAME
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.store import kept
 
-VERSION = 2  # 2: each file's link beside its sketch
+VERSION = 3  # 2: each file's link beside its sketch; 3: each sketch as its own JSON text
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
 
 
@@ -101,22 +103,29 @@ def _key(value: Any) -> bool:
     return isinstance(value, list) and len(value) == 2 and type(value[0]) is str and type(value[1]) is str
 
 
-def held(saved: Mapping[str, Any], digests: Mapping[str, str], imports: Mapping[str, tuple[Import, ...]]
-         ) -> dict[str, tuple[str, Sketch | None]]:
-    """file -> (digest, its sketch with its `imports`; None: a file of no graph) for each file of `digests`
-    that `saved` holds a sketch of for that digest and that decodes (what does not is left out: its
-    facts are read instead)."""
-    found: dict[str, tuple[str, Sketch | None]] = {}
+def held(saved: Mapping[str, Any], digests: Mapping[str, str], imports: Mapping[str, tuple[Import, ...]],
+         made: Callable[[str], Sketch]) -> dict[str, tuple[str, LaterSketch | None]]:
+    """file -> (digest, its sketch with its `imports`, decoded when its view is first read; None: a file of
+    no graph) for each file of `digests` that `saved` holds a sketch of for that digest. A sketch that
+    does not decode then is `made(file)` instead (from the file's facts): never taken as it is."""
+    found: dict[str, tuple[str, LaterSketch | None]] = {}
     for rel, key in digests.items():
         entry = saved.get(rel)
         if not (isinstance(entry, list) and len(entry) == 3 and entry[0] == key and rel in imports):
             continue
-        try:
-            sketch = None if entry[1] is None else decode(entry[1])
-        except (ValueError, TypeError):
-            continue
-        found[rel] = (key, sketch if sketch is None else replace(sketch, imports=imports[rel]))
+        if entry[1] is None:
+            found[rel] = (key, None)
+        elif type(entry[1]) is str:
+            found[rel] = (key, LaterSketch(partial(_sketch, entry[1], imports[rel], partial(made, rel))))
     return found
+
+
+def _sketch(text: str, imports: tuple[Import, ...], made: Callable[[], Sketch]) -> Sketch:
+    """The sketch saved as `text` (`of_graph`) with `imports`, or `made()` when it does not decode."""
+    try:
+        return replace(decode(json.loads(text)), imports=imports)
+    except (ValueError, TypeError, RecursionError):
+        return made()
 
 
 def links(saved: Mapping[str, Any], digests: Mapping[str, str]) -> dict[str, Link]:
@@ -140,15 +149,17 @@ def links(saved: Mapping[str, Any], digests: Mapping[str, str]) -> dict[str, Lin
 
 
 def of_graph(graph: Graph, digests: Mapping[str, str]) -> dict[str, list[Any]]:
-    """What `save` records of a built graph: file -> [digest, encoded sketch or None, encoded link or None]."""
+    """What `save` records of a built graph: file -> [digest, encoded sketch as its own JSON text (read only
+    when a run reads its view, `held`) or None, encoded link or None]."""
     linked = graph.links()
-    return {rel: [key, None if (sketch := graph.sketch(rel)) is None else encode(sketch),
+    return {rel: [key, None if (sketch := graph.sketch(rel)) is None else _json(encode(sketch)),
                   None if (link := linked.get(rel)) is None else encode_link(link)]
             for rel, key in digests.items()}
 
 
 def load(path: Path, stamp: str) -> dict[str, Any]:
-    """file -> [content digest, the sketch's data as `encode` wrote it] (checked by `held`); empty when
+    """file -> [content digest, the sketch's data as `of_graph` wrote it, the link's] (checked by `held` and
+    `links`); empty when
     the file is missing, unreadable, too large, of another version or stamp, or not of the expected form."""
     data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
@@ -157,7 +168,11 @@ def load(path: Path, stamp: str) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
+_json = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def save(path: Path, stamp: str, sketches: Mapping[str, list[Any]]) -> None:
     """Record `sketches` (`of_graph`) atomically; a failure (a read-only cache
-    folder) only means the next run builds its graph from the facts."""
-    kept.write(path, {"version": VERSION, "stamp": stamp, "sketches": sketches}, level=1)
+    folder) only means the next run builds its graph from the facts. Stored, not compressed: inflating
+    it was a sixth of reading it in every run after an edit (the file is three times larger)."""
+    kept.write(path, {"version": VERSION, "stamp": stamp, "sketches": sketches}, level=0)

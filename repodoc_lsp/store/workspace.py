@@ -22,7 +22,7 @@ from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
 from repodoc_lsp.analysis.treesitter.byname import NameUsers, is_tree_sitter
 from repodoc_lsp.config import Settings, cache_dir, project_name
-from repodoc_lsp.knowledge.graph import Graph, Link, Sketch, files_of
+from repodoc_lsp.knowledge.graph import Graph, LaterSketch, Link, Sketch, files_of
 from repodoc_lsp.knowledge.once import BuiltOnce
 from repodoc_lsp.knowledge.views import PartsOf
 from repodoc_lsp.output.modes import wider_reason
@@ -87,7 +87,7 @@ class Workspace:
         # file -> (digest of its content, what its graph view takes of its facts: None for a file of
         # no graph), made by a scan as the facts arrive (the CLI's, and the server's, which forgets
         # the facts): the graph takes them instead of the facts of the same content
-        self._sketches: dict[str, tuple[str, Sketch | None]] = {}
+        self._sketches: dict[str, tuple[str, Sketch | LaterSketch | None]] = {}
         self._links: Mapping[str, Link] = {}  # what an earlier link of files kept (`restore`): taken, not linked
         # files whose view and link the last graph build took from `_sketches` and `_links`
         self.kept_taken: set[str] = set()
@@ -141,7 +141,7 @@ class Workspace:
         relations = state.relations
         self._relations = relations if relations is not None and relations.files == set(facts) else None
         self._graph = self._by_name = None
-        self._sketches, self._links = state.sketches, {}
+        self._sketches, self._links = dict(state.sketches), {}
         return True
 
     def _loaded(self, rel: str, key: str) -> FileFacts | None:
@@ -182,7 +182,7 @@ class Workspace:
                               list(self.discovery_skipped), dict(self.read_skipped))
 
     def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None,
-                sketches: Mapping[str, tuple[str, Sketch | None]] | None = None,
+                sketches: Mapping[str, tuple[str, Sketch | LaterSketch | None]] | None = None,
                 relations: Relations | None = None, store: FactsStore | None = None,
                 links: Mapping[str, Link] | None = None) -> None:
         """Become the workspace `state` describes: the files as they were analysed, not as they
@@ -376,7 +376,7 @@ class Workspace:
         forgets them again. `pause` is called between files (the server's requests go first)."""
         if self._graph is None:
             sketched = {rel: sketch for rel, (key, sketch) in self._sketches.items() if self.digests.get(rel) == key}
-            files: Iterable[tuple[str, FileFacts | Sketch]]
+            files: Iterable[tuple[str, FileFacts | Sketch | LaterSketch]]
             if self.incremental:  # a long-lived workspace: facts pending in the cache stay there
                 files = _sketched_or(self.facts.stream(skip=sketched, each=each), sketched)
             else:  # built once to render every page, which loads them all anyway (a sketched file's: not asked)
@@ -463,8 +463,8 @@ class WorkspaceState:
     read_skipped: dict[str, str]
 
 
-def _sketched_or(files: Iterable[tuple[str, FileFacts | None]], sketched: dict[str, Sketch | None]
-                 ) -> Iterator[tuple[str, FileFacts | Sketch]]:
+def _sketched_or(files: Iterable[tuple[str, FileFacts | None]], sketched: dict[str, Sketch | LaterSketch | None]
+                 ) -> Iterator[tuple[str, FileFacts | Sketch | LaterSketch]]:
     """`files` as the graph takes them: a file streamed without its facts (None) by its sketch, if
     it has one (a file of no graph has none)."""
     for rel, facts in files:

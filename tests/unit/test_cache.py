@@ -245,3 +245,24 @@ def test_a_row_with_an_integer_no_file_can_hold_is_a_miss(tmp_path: Path) -> Non
     raw["symbols"][0]["line"] = 1 << 31
     with pytest.raises(TypeError):
         structure_facts(raw)
+
+
+def test_imports_are_checked_as_strictly_as_the_facts_model() -> None:
+    """`structure_imports` (written plainly, not with cattrs) makes what cattrs makes of a row and refuses
+    every row cattrs refuses."""
+    good = [{"module": "os", "names": [], "line": 1, "anchor": "import-os"},
+            {"module": "..pkg", "names": ["a", "b"], "line": 2, "level": 2, "asnames": ["c", "b"]},
+            {"module": "m", "names": [], "line": 3, "star": True}]
+    convert = cache_module._convert()
+    assert cache_module.structure_imports(good) == convert.structure(good, cache_module.IMPORTS)
+    bad = [{"module": "os", "names": [], "line": True}, {"module": "os", "names": [], "line": "1"},
+           {"module": "os", "names": [1], "line": 1}, {"module": "os", "line": 1},
+           {"module": "os", "names": [], "line": 1, "surprise": 0}, {"module": "os", "names": [], "line": 1, "star": 1},
+           {"module": None, "names": [], "line": 1}, ["os", [], 1], {"module": "os", "names": [], "line": 1 << 31}]
+    for row in bad:
+        with pytest.raises(Exception):  # noqa: B017 (cattrs raises several kinds)
+            convert.structure([row], cache_module.IMPORTS)
+        with pytest.raises((TypeError, KeyError)):
+            cache_module.structure_imports([row])
+    with pytest.raises(TypeError):
+        cache_module.structure_imports({"module": "os"})
