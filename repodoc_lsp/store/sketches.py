@@ -4,7 +4,7 @@
 run after an edit builds the graph from them in one read instead of loading and sketching every file's
 facts, and links only the files whose link consulted a file changed since.
 
-Data only (gzip-compressed JSON), versioned, stamped with what a sketch is made by (this version, the
+Data only (JSON in a gzip container, stored: see `save`), versioned, stamped with what a sketch is made by (the
 analysis and the page-splitting rule) and read up to a bound. Every value is checked: a damaged, foreign
 or forged file, or one of another stamp, is ignored (the graph is then built from the facts); a sketch
 is used only for the content digest it was made of, a link only while every file it consulted has the
