@@ -12,9 +12,8 @@ from repodoc_lsp.store.cache import digest
 
 class DocumentMemo:
     """What the hovers of one server keep of the documents they read, for the hovers that follow, each
-    a document's text at a time (a str caches its hash, so the text itself is the key): its lines
-    (splitting torch's 2.2 MB RedispatchFunctions.h took 3 ms), its digest (2.6 ms), and an edited
-    document's facts (one edit, many hovers: each analysis of a 270 KB header took 126 ms). The
+    a document's text at a time (a str caches its hash, so the text itself is the key): its lines, its
+    digest and an edited document's facts (one edit, many hovers; figures in bench/README.md). The
     server's own (`RepodocServer.code_hovers`), cleared when a root is made or removed: its settings
     (`blank_macros`) change what an analysis gives."""
 
