@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from repodoc_lsp.store import kept
-from repodoc_lsp.store.scan import Seen, Stat
+from repodoc_lsp.store.scan import Seen, Stat, as_stat
 
 VERSION = 1
 FOLDER = "runs"  # inside the facts cache folder
@@ -62,8 +62,8 @@ def _seen(files: dict[str, str], stats: object, began: object) -> Seen:
     """The stats the state holds of `files`, each four ints, and when their scan began."""
     if not (isinstance(stats, dict) and type(began) is int):
         return Seen(files, {}, 0)
-    return Seen(files, {rel: (st[0], st[1], st[2], st[3]) for rel, st in stats.items() if rel in files
-                        and isinstance(st, list) and len(st) == 4 and all(type(n) is int for n in st)}, began)
+    return Seen(files, {rel: st for rel, raw in stats.items() if rel in files and (st := as_stat(raw)) is not None},
+                began)
 
 
 def save(path: Path, digests: dict[str, str], stats: dict[str, Stat] | None = None, began: int = 0) -> None:

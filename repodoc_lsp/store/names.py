@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.knowledge.index import Entry
 from repodoc_lsp.store import kept
+from repodoc_lsp.store.scan import Stat, as_stat
 
 VERSION = 3
 # a column's strings are joined by a character JSON writes as it is (line breaks, escaped, made the file's
@@ -203,7 +204,7 @@ class Row:
     key: str
     names: FileNames
     imports: tuple[Import, ...]
-    stat: tuple[int, int, int, int]
+    stat: Stat
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,10 +231,10 @@ def held(saved: Mapping[str, Any]) -> Table:
     return Table(found, began)
 
 
-def _stat(raw: Any) -> tuple[int, int, int, int]:
-    if not (isinstance(raw, list) and len(raw) == 4 and all(type(n) is int for n in raw)):
+def _stat(raw: Any) -> Stat:
+    if (stat := as_stat(raw)) is None:
         raise ValueError("not a stat")
-    return raw[0], raw[1], raw[2], raw[3]
+    return stat
 
 
 def load(path: Path, stamp: str) -> dict[str, Any]:

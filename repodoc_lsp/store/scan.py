@@ -33,6 +33,13 @@ Stat = tuple[int, int, int, int]  # a file's size, modification and status chang
 RACY_NS = 2_000_000_000
 
 
+def as_stat(raw: object) -> Stat | None:
+    """A stat as a kept file wrote it (a JSON list of four ints), or None when `raw` is not one."""
+    if isinstance(raw, list) and len(raw) == 4 and all(type(n) is int for n in raw):
+        return raw[0], raw[1], raw[2], raw[3]
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Seen:
     """Each file's content digest and stat as an earlier scan found them, and when that scan began."""
