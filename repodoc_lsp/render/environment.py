@@ -44,7 +44,11 @@ class GuardedTemplate:
 
 
 def _failure(name: str, exc: jinja2.TemplateError) -> TemplateFailure:
+    """The failure of template `name`; one that does not compile names the file that does not (an
+    included one, maybe) and its line."""
     kind = "refused by the template sandbox" if isinstance(exc, SecurityError) else type(exc).__name__
+    if isinstance(exc, jinja2.TemplateSyntaxError):  # TemplateAssertionError too (an unknown filter)
+        name = f"{exc.filename or exc.name or name}, line {exc.lineno}"
     return TemplateFailure(f"template {name}: {kind}: {exc.message or exc}")
 
 
@@ -87,14 +91,27 @@ def make_environment(templates: str | Path | None) -> jinja2.Environment:
 
 
 def load(env: jinja2.Environment, names: tuple[str, ...]) -> dict[str, GuardedTemplate]:
-    """`name -> template` for `name.md.j2`; a template that does not compile is a TemplateFailure."""
-    out = {}
-    for name in names:
-        try:
-            out[name] = GuardedTemplate(env.get_template(f"{name}.md.j2"))
-        except jinja2.TemplateError as exc:
-            raise _failure(getattr(exc, "filename", None) or f"{name}.md.j2", exc) from None
+    """`name -> template` for `name.md.j2`; a template that does not compile is a TemplateFailure. Every
+    template of a person's folder (`*.j2`) is compiled too: one that only an `include` reads would
+    otherwise fail at the first page including it, after other pages were written."""
+    out = {name: GuardedTemplate(_compiled(env, f"{name}.md.j2")) for name in names}
+    for name in _theirs(env):
+        _compiled(env, name)
     return out
+
+
+def _compiled(env: jinja2.Environment, name: str) -> jinja2.Template:
+    try:
+        return env.get_template(name)
+    except jinja2.TemplateError as exc:
+        raise _failure(getattr(exc, "filename", None) or name, exc) from None
+
+
+def _theirs(env: jinja2.Environment) -> list[str]:
+    """The templates of the person's folder (`make_environment`'s first loader), by name."""
+    loaders = env.loader.loaders if isinstance(env.loader, jinja2.ChoiceLoader) else []
+    return sorted(name for loader in loaders if isinstance(loader, jinja2.FileSystemLoader)
+                  for name in loader.list_templates() if name.endswith(".j2"))
 
 
 def compiled_cache(folder: Path, stamp: str) -> jinja2.BytecodeCache | None:

@@ -30,6 +30,7 @@ async def index_root(ls: RepodocServer, root: Root) -> None:
     token = await ls.begin_progress("RepoDoc: indexing", cancellable=False)
     progress = ls.thread_progress(token, "analyse") if token else None
     try:
+        await check_templates(ls, root)
         await asyncio.wrap_future(root.submit(root.scan, progress))  # opens the cache, off the loop
         if root.ws.cache.problem:
             ls.tell(f"repodoc: {root.ws.cache.problem}", types.MessageType.Warning)
@@ -48,6 +49,15 @@ async def index_root(ls: RepodocServer, root: Root) -> None:
         if token:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{plural(len(root.ws.facts), 'file')} indexed"))
+
+
+async def check_templates(ls: RepodocServer, root: Root) -> None:
+    """A person's templates that do not compile are told as the root starts, naming the file and line
+    (as `repodoc generate` does), not at the first page: no page is written until they compile;
+    hovers and symbols go on."""
+    if root.worker.templates and (failure := await asyncio.wrap_future(root.submit(root.worker.template_failure))):
+        ls.tell(f"repodoc: error: {failure} (templates: {root.worker.templates}); no page is written until "
+                "they compile", types.MessageType.Error)
 
 
 class SettingsBurst:

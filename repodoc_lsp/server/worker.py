@@ -78,6 +78,18 @@ class Worker:
             self._renderer = Renderer(self.templates)
         return self._renderer
 
+    def template_failure(self) -> str:
+        """Why the pages' templates do not compile ("": they do). Repodoc's own do; a person's may
+        not: the TemplateFailure `renderer` raises says which file and line."""
+        from repodoc_lsp.render.environment import TemplateFailure
+
+        try:
+            if self.templates is not None:
+                self.renderer  # noqa: B018 (made once, on first use)
+        except TemplateFailure as exc:
+            return str(exc)
+        return ""
+
     def queued(self) -> bool:
         """Work waits for the worker's thread (long work lets it go first)."""
         return self._queued > 0
@@ -88,6 +100,8 @@ class Worker:
         goes on."""
         self._stop()
         if self.closed or self.failures >= MAX_PROCESS_FAILURES:
+            return
+        if self.template_failure():  # the process would fail to start: a job fails here, before any page
             return
         self.catch_up()
         try:

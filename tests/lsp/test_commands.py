@@ -162,3 +162,25 @@ async def test_status_tells_files_pages_last_run_and_errors(client: LanguageClie
 async def _when(value: Awaitable[dict], test: Callable[[dict], bool]) -> dict | None:
     found = await value
     return found if test(found) else None
+
+
+async def test_templates_that_do_not_compile_are_told_at_start(client: LanguageClient, tmp_path: Path) -> None:
+    """A person's template that does not compile (one the file page includes) is shown as the root starts,
+    naming its file and line; hovers and symbols work; repodoc.generate fails naming it, no page written.
+    (It was found only at the first class's page: that page an error, the others written.)"""
+    root = build(tmp_path / "ws", SAMPLE)
+    tpl = build(tmp_path / "tpl", {"_class.md.j2": "{# mine #}\n{% if %}\n"})
+    await start(client, root, options={"cacheDir": str(tmp_path / "cache"), "templates": str(tpl)})
+    told = await wait_for(lambda: [m for m in client.messages if "_class.md.j2" in m.message], 20)
+    assert told[0].type == types.MessageType.Error
+    assert told[0].message.startswith(f"repodoc: error: template {tpl / '_class.md.j2'}, line 2: TemplateSyntaxError")
+    assert [s.name for s in await symbols(client, "make_shape")] == ["make_shape"]
+    uri = open_file(client, root / "pkg/use.py")
+    text = (root / "pkg/use.py").read_text()
+    where = types.Position(line=2, character=text.splitlines()[2].index("make_shape"))
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=where))
+    assert hover is not None and "Make a shape called NAME." in str(hover.contents)
+    with pytest.raises(JsonRpcException, match=r"_class\.md\.j2, line 2"):
+        await client.workspace_execute_command_async(_command("repodoc.generate"))
+    assert not (root / "docs").exists()

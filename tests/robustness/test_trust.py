@@ -84,11 +84,20 @@ def test_person_templates_render_in_a_sandbox(tmp_path: Path, how: str) -> None:
     assert not sentinel.exists()
 
 
-def test_a_broken_person_template_is_one_error_line(tmp_path: Path) -> None:
-    root = make_workspace(tmp_path / "ws", {"a.py": SOURCE, "tpl/file_kw.md.j2": "{% if %}\n"})
+@pytest.mark.parametrize(("name", "text", "error"), [
+    ("file_kw.md.j2", "{% if %}\n", "line 1: TemplateSyntaxError"),
+    # included by the file page (a class's entry): it compiled only at the first class's page, which
+    # failed alone (exit 3, naming file_docs.md.j2 and no line) once the other pages were written
+    ("_class.md.j2", "{# mine #}\n{{ entry.name | shout }}\n",
+     "line 2: TemplateAssertionError: No filter named 'shout'"),
+])
+def test_a_broken_person_template_is_one_error_line(tmp_path: Path, name: str, text: str, error: str) -> None:
+    """A template of the person's that does not compile stops the run before any page is written,
+    naming its file and line (exit 2: bad input)."""
+    root = make_workspace(tmp_path / "ws", {"a.py": SOURCE + "\n\nclass K:\n    pass\n", f"tpl/{name}": text})
     proc = run_cli("generate", str(root), "--templates", "tpl", env=_env(tmp_path))
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.startswith(f"repodoc: error: template {root / 'tpl/file_kw.md.j2'}: TemplateSyntaxError")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith(f"repodoc: error: template {root / 'tpl' / name}, {error}"), proc.stderr
     assert not (root / "docs").exists()
 
 
