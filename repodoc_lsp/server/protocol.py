@@ -78,8 +78,8 @@ _Item = bytes | tuple[bytes, ...] | Callable[[], None]  # a message, or what to 
 
 class QueuedWriter:
     """pygls's stdout writer with its writes made on a thread of its own, in the order they
-    were given: the event loop no longer waits while a large answer (`torch.Tensor`'s
-    references: 1.5 MB) goes through the pipe as fast as the client reads it. A message is
+    were given: the event loop no longer waits while a large answer (a heavy class's
+    references: over a megabyte) goes through the pipe as fast as the client reads it. A message is
     bytes or a tuple of bytes written one after the other (a kept answer is not copied into
     a new message). After a broken pipe the rest is dropped (the reader sees the end too).
 

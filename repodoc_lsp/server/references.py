@@ -51,13 +51,13 @@ async def _references(ls: RepodocServer, params: types.ReferenceParams) -> Encod
         return None
     declaration, codec = params.context.include_declaration, ls.position_codec
     answer = kept(root, graph, key, declaration, codec)
-    if answer is None:  # built off the event loop: hovers go on meanwhile (`torch.Tensor`: 750 files read)
+    if answer is None:  # built off the event loop: hovers go on meanwhile (a heavy class: hundreds of files read)
         answer = await asyncio.wrap_future(building(root, graph, key, declaration, codec))
     return answer.encoded()
 
 
 ANSWERS_KEPT = 64  # answers kept per root at most,
-LOCATIONS_KEPT = 40_000  # and their locations (`torch.Tensor`'s 9,946 take about 3 MB with their JSON);
+LOCATIONS_KEPT = 40_000  # and their locations (a few MB with their JSON: bench/README.md, bench_references.py);
 # the last answer is kept whatever its size. (8 answers kept before: an editor's 9th name asked
 # again was built again, however small.)
 
@@ -87,8 +87,8 @@ class Answer:
 
 def locations_json(spans: list[tuple[str, int, int, int]]) -> Encoded:
     """The Locations as `encode` writes them, formatted as text: each URI is encoded once per
-    file, and no dict is built (`torch.Tensor`'s 9,946 locations: 15 ms against 55-61 ms for
-    building the dicts and `json.dumps`, in-process, load 4)."""
+    file, and no dict is built (a few times faster than building the dicts and `json.dumps`:
+    bench/README.md, bench_references.py)."""
     parts = []
     last = None
     head = ""
@@ -177,7 +177,7 @@ def _build_into(future: Future[Answer], root: Root, graph: Graph, key: Key, decl
 def locations(root: Root, graph: Graph, key: Key, declaration: bool, codec: PositionCodec) -> Answer:
     """Each line that names `key` (the name's columns found in the line; the whole line when
     it is not spelt there, as in a star import), and its definition if asked. Only the lines
-    wanted are decoded (`torch.Tensor` is named on about 10,000 lines of 750 files). The last
+    wanted are decoded (a heavy class is named on thousands of lines of hundreds of files). The last
     answers are kept while the lines the graph gives and the digests of their files stay the
     same (an editor asks again for a peek, then for the list; a heavy class's answer takes
     hundreds of milliseconds to build)."""
@@ -221,8 +221,8 @@ def _files(key: Key, state: tuple) -> dict[str, tuple[str | None, tuple[int, ...
 def _unchanged(root: Root, key: Key, before: tuple[object, Answer] | None,
                state: tuple) -> dict[str, list[tuple[str, int, int, int]]]:
     """The locations of the last answer to the same ask, by file, for the files whose bytes
-    (digest) and lines are the same now: they are not read again (an edit of one of the 747
-    files naming `torch.Tensor` made the next ask read all of them)."""
+    (digest) and lines are the same now: they are not read again (an edit of one of the hundreds of
+    files naming a heavy class made the next ask read all of them)."""
     if before is None:
         return {}
     old, new = _files(key, cast(tuple, before[0])), _files(key, state)
@@ -288,7 +288,7 @@ def _spans(data: bytes, lines: list[int], word: re.Pattern[bytes], name: str,
            codec: PositionCodec) -> dict[int, tuple[int, int]]:
     """The columns of the name's first whole-word occurrence on each of `lines` (sorted, from 1)
     where it is spelt, found in the file's bytes: no line is split off or decoded unless text
-    before the name is not ASCII (`torch.Tensor`'s 750 files: splitting their lines up to the
+    before the name is not ASCII (for a heavy class, splitting its files' lines up to the
     last use took most of the first answer). A match next to a non-ASCII byte is left to
     `_columns` (a letter there joins the word)."""
     wanted = set(lines)

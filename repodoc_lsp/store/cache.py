@@ -393,10 +393,6 @@ def _strings(value: Any) -> bool:
     return type(value) is list and (not value or set(map(type, value)) == _STR)
 
 
-def _dump(value: Any, shape: Any) -> str:
-    return _json(_convert().unstructure(value, shape))
-
-
 # `json.dumps(raw, separators=(",", ":"), ensure_ascii=False)`, its encoder made once and without the
 # check for circular references (a row is a tree; `dumps` made an encoder per call)
 _json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
