@@ -268,6 +268,7 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
     from repodoc_lsp.pipeline.pool import WorkersLost
     from repodoc_lsp.pipeline.runtime import enter_cli
     from repodoc_lsp.render.environment import TemplateFailure
+    from repodoc_lsp.render.pages import Renderer
     from repodoc_lsp.shard.facts_file import ShardError
     from repodoc_lsp.store.workspace import Workspace
 
@@ -296,6 +297,7 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
             return generate_sharded(ws, facts=args.facts or (), share=args.pages, check=args.check, force=args.force,
                                     jobs=args.jobs, progress=progress, cancel=cancel)
         return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel,
+                        renderer=theirs,
                         state=None if args.no_cache else state_path(cache_dir(settings), ws.root, ws.out))
 
     try:
@@ -303,6 +305,8 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
         if program:
             _HELD.append(ws)
         try:
+            # a person's templates compiled before the scan: one that does not compile is said at once
+            theirs = Renderer(settings.templates) if settings.templates else None
             bar = not args.quiet and not args.json and sys.stderr.isatty()
             summary = _with_progress(run) if bar else run(None)
         except OutputBusy as exc:

@@ -92,13 +92,13 @@ def test_person_templates_render_in_a_sandbox(tmp_path: Path, how: str) -> None:
      "line 2: TemplateAssertionError: No filter named 'shout'"),
 ])
 def test_a_broken_person_template_is_one_error_line(tmp_path: Path, name: str, text: str, error: str) -> None:
-    """A template of the person's that does not compile stops the run before any page is written,
-    naming its file and line (exit 2: bad input)."""
+    """A template of the person's that does not compile stops the run before the scan (no file analysed)
+    and any page, naming its file and line (exit 2: bad input)."""
     root = make_workspace(tmp_path / "ws", {"a.py": SOURCE + "\n\nclass K:\n    pass\n", f"tpl/{name}": text})
     proc = run_cli("generate", str(root), "--templates", "tpl", env=_env(tmp_path))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.startswith(f"repodoc: error: template {root / 'tpl' / name}, {error}"), proc.stderr
-    assert not (root / "docs").exists()
+    assert not (root / "docs").exists() and not list(tmp_path.glob("cache/facts*"))
 
 
 def test_person_templates_still_work(tmp_path: Path) -> None:
