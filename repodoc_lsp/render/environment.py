@@ -105,6 +105,8 @@ def _compiled(env: jinja2.Environment, name: str) -> jinja2.Template:
         return env.get_template(name)
     except jinja2.TemplateError as exc:
         raise _failure(getattr(exc, "filename", None) or name, exc) from None
+    except (OSError, UnicodeDecodeError) as exc:  # a person's file unreadable, or not UTF-8
+        raise TemplateFailure(f"template {name}: cannot be read: {exc}") from None
 
 
 def _theirs(env: jinja2.Environment) -> list[str]:

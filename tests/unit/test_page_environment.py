@@ -207,3 +207,11 @@ def test_own_environment_gives_jinjas_answers(source: str) -> None:
     plain = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
     assert type(own) is OwnEnvironment
     assert outcome(own) == outcome(plain)
+
+
+def test_a_person_template_that_cannot_be_read_is_a_template_failure(tmp_path: Path) -> None:
+    """Every template of a person's folder is read when the renderer is made: one that is not UTF-8 is a
+    TemplateFailure naming it (the run's bad input), not a traceback."""
+    (tmp_path / "_function.md.j2").write_bytes(b"\xff\xfe not UTF-8\n")
+    with pytest.raises(TemplateFailure, match=r"template _function\.md\.j2: cannot be read: 'utf-8' codec"):
+        Renderer(str(tmp_path))
