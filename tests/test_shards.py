@@ -354,7 +354,8 @@ def test_graph_answers_of_another_run_missing_or_damaged_are_refused(setup: Setu
         (other / one.name).write_bytes(gzip.compress(b"\n".join([json.dumps({**header, **change}).encode(),
                                                                   *lines[1:]])))
         refused(other, "1/2", f"{other / one.name}: {expected}")
-    (other / one.name).write_bytes(gzip.compress(b"\n".join([lines[0], *lines[2:]])))  # a file's answers left out
+    last = max(i for i, line in enumerate(lines) if line.startswith(b'{"file":'))
+    (other / one.name).write_bytes(gzip.compress(b"\n".join([*lines[:last], lines[-2], b""])))  # its last file left out
     refused(other, "1/2", f"{other / one.name}: damaged graph answers: it ends after")
     b = setup.root / "pkg/b.py"  # a file changed since the graph job: its answers are not this checkout's
     before = b.read_text()

@@ -13,10 +13,13 @@ version 1, examples/README.md): JSON lines in gzip blocks (`members.py`), data o
     {"format": "repodoc-graph", "version": 1, "repodoc": "0.1.0", "analysis": "...", "sketches": "...",
      "tree": {...}, "pages": [K, M], "inputs": "<digest of every input's path and content digest>",
      "files": 411}                                                   <- the header
-    {"file": "pkg/a.py", "reads": [["<query>", <answer>], ...]}      <- one line per input file
+    {"file": "pkg/a.py", "reads": 2}                                 <- each input file, then
+    <query>\t<answer>                                                 <- each of its reads
+    <query>\t<answer>
     {"end": 411}
 
-A query is the JSON of `[method, args, keyword args]`; an answer is plain JSON where a list is a list,
+A query is the JSON of `[method, args, keyword args]` (compact JSON holds no tab); an answer is JSON,
+read when a page asks (a page job holds its share's answers as their bytes), where a list is a list,
 `{"t": [...]}` a tuple, `{"m": [[key, value], ...]}` a mapping (in its order) and `{"D": [file,
 qualname, kind, line]}` a definition: the page's key is a digest of exactly those types.
 """
@@ -100,7 +103,7 @@ class Recorder:
 
     def __init__(self, graph: object) -> None:
         self._graph = graph
-        self.reads: dict[str, object] = {}
+        self.reads: dict[str, str] = {}  # query -> the JSON of its answer
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_"):
@@ -109,7 +112,7 @@ class Recorder:
 
         def noted(*args: Any, **kwargs: Any) -> Any:
             value = method(*args, **kwargs)
-            self.reads[query(name, args, kwargs)] = encode(value)
+            self.reads[query(name, args, kwargs)] = _json(encode(value))
             return value
         return noted
 
@@ -117,7 +120,7 @@ class Recorder:
 class Answers:
     """A page share's graph: each query answered from the answers file `name`'s notes (`reads`)."""
 
-    def __init__(self, reads: dict[str, object], name: str) -> None:
+    def __init__(self, reads: dict[str, bytes], name: str) -> None:
         self._reads = reads
         self._name = name
 
@@ -131,8 +134,8 @@ class Answers:
                 raise ShardError(f"{self._name}: no answer to {asked} (the page jobs and the graph job must run "
                                  "the same repodoc on the same facts files)")
             try:
-                return decode(self._reads[asked])
-            except ValueError:
+                return decode(json.loads(self._reads[asked]))
+            except (ValueError, RecursionError):
                 raise ShardError(f"{self._name}: damaged graph answers: {asked}") from None
         return answer
 
@@ -160,8 +163,11 @@ class AnswersWriter:
             self._lines.clear()
             self._held = 0
 
-    def add(self, rel: str, reads: Mapping[str, object]) -> None:
-        self._line(_json({"file": rel, "reads": list(reads.items())}))
+    def add(self, rel: str, reads: Mapping[str, str]) -> None:
+        """`rel`'s reads: query -> the JSON of its answer (`Recorder.reads`)."""
+        self._line(_json({"file": rel, "reads": len(reads)}))
+        for asked, answer in reads.items():
+            self._line(f"{asked}\t{answer}")
         self.count += 1
 
     def close(self) -> None:
@@ -183,7 +189,7 @@ def read_answers(folder: Path, share: Share, tree: Tree, inputs: str, files: Ite
     ShardError naming the file when it is missing, of another run, or damaged."""
     path = answers_path(folder, share)
     name = str(path)
-    reads: dict[str, object] = {}
+    reads: dict[str, bytes] = {}
     expected = set(files)
     total = len(expected)
     try:
@@ -199,17 +205,18 @@ def read_answers(folder: Path, share: Share, tree: Tree, inputs: str, files: Ite
                                          f"of {total} files")
                     return Answers(reads, name)
                 rel, noted = value.get("file"), value.get("reads")
-                if not (isinstance(rel, str) and isinstance(noted, list) and rel in expected):
+                if not (isinstance(rel, str) and type(noted) is int and noted >= 0 and rel in expected):
                     raise ShardError(f"{name}: damaged graph answers: a file's line of the wrong form")
                 expected.discard(rel)
-                for pair in noted:
-                    if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
-                        raise ShardError(f"{name}: damaged graph answers: {rel}: a query of the wrong form")
-                    reads[pair[0]] = pair[1]
+                for _ in range(noted):
+                    asked, tab, answer = next(lines, b"").partition(b"\t")
+                    if not (tab and asked.startswith(b"[")):
+                        raise ShardError(f"{name}: damaged graph answers: {rel}: a read of the wrong form")
+                    reads[asked.decode("utf-8", "surrogatepass")] = answer
     except FileNotFoundError:
         raise ShardError(f"{name}: no graph answers for page share {share[0]}/{share[1]} (run `repodoc graph "
                          f"--pages {share[1]}` and give its output folder)") from None
-    except (OSError, BlockError) as exc:
+    except (OSError, BlockError, UnicodeDecodeError) as exc:
         raise ShardError(f"{name}: damaged graph answers: {exc}") from None
     raise ShardError(f"{name}: damaged graph answers: cut short")
 
