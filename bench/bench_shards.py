@@ -199,6 +199,7 @@ def extrapolate(fits: dict[str, Any], files: int = TARGET_FILES) -> dict[str, An
     serial = {kind: _at(fits[kind]["cpu"], files) for kind in ("graph", "merge", "check")}
     left = WALL_BUDGET - analyze_wall - sum(serial.values())
     m = None
+    fits_memory = math.ceil(own / (RUNNER_MEMORY - held)) if held < RUNNER_MEMORY else None  # M, time aside
     if left > hold and held < RUNNER_MEMORY:
         m = max(math.ceil(render / CORES / (left - hold)), math.ceil(own / (RUNNER_MEMORY - held)), 1)
     peaks = {kind: _at(fits[kind]["peak_rss"], files) for kind in ("single", "graph", "merge", "check")}
@@ -207,7 +208,7 @@ def extrapolate(fits: dict[str, Any], files: int = TARGET_FILES) -> dict[str, An
             "page_hold_peak": held, "render_cpu": render, "render_peak": own, "page_jobs": m,
             "page_wall": hold + render / CORES / m if m else math.nan,
             "pages share_peak": held + own / m if m else math.nan, "merge_wall": serial["merge"],
-            "graph_wall": serial["graph"],
+            "graph_wall": serial["graph"], "page_jobs_memory": fits_memory,
             "check_wall": serial["check"], "single_wall": _at(fits["single"]["cpu"], files) / CORES,
             **{f"{k}_peak": v for k, v in peaks.items()}}
 
@@ -242,7 +243,8 @@ def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
     print(f"  a page job: {fmt_s(t['page_hold_wall'])} and {fmt_mb(t['page_hold_peak'])} for every file (its "
           f"line of the facts files, its imports), its own files' facts, answers and pages "
           f"{fmt_s(t['render_cpu'])} CPU and {fmt_mb(t['render_peak'])} in all, / M -> M = {t['page_jobs']}: "
-          f"{fmt_s(t['page_wall'])}, peak {fits(t['pages share_peak'])}")
+          f"{fmt_s(t['page_wall'])}, peak {fits(t['pages share_peak'])} (under {fmt_mb(RUNNER_MEMORY)} from "
+          f"M = {t['page_jobs_memory']}, time aside)")
     print(f"  merge: {fmt_s(t['merge_wall'])}, peak {fits(t['merge_peak'])}; check: {fmt_s(t['check_wall'])}, "
           f"peak {fits(t['check_peak'])}")
     print(f"  every job under {fmt_mb(RUNNER_MEMORY)} (up to 64 page shares) up to {t['largest']:,} files")
