@@ -379,3 +379,20 @@ def test_a_page_share_with_answers_writes_into_a_folder_holding_the_whole_tree(s
     assert (setup.out / SIDECAR).is_file()
     for folder in (graph, setup.out):
         shutil.rmtree(folder)
+
+
+def test_the_graph_job_reads_no_files_facts(setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The graph job builds the graph from the facts files' sketches: no file's facts are decoded."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.shard import facts_file
+    from repodoc_lsp.shard.graph_job import write_answers
+    from repodoc_lsp.store.workspace import Workspace
+
+    def refused(*_args: object) -> None:
+        raise AssertionError("decoded")
+    monkeypatch.setattr(facts_file, "facts_from_json", refused)
+    ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+    summary = write_answers(ws, setup.facts, 2, tmp_path / "graph")
+    assert summary.files == 9 and summary.shares == 2
+    written = sorted(p.name for p in (tmp_path / "graph").iterdir())
+    assert written == ["answers-1-of-2.jsonl.gz", "answers-2-of-2.jsonl.gz"]
