@@ -1,8 +1,10 @@
 """Sharding's steps (examples/README.md) on a corpus replicated 1x, 2x, ... (distinct paths): wall time,
 CPU time and peak memory (RSS sum of each step's process tree) of one `repodoc generate`, of each
-`analyze --shard K/N`, of `generate --facts` writing every page and each `--pages K/M` share, of
-`merge` and of the final `--check`; the merged tree checked equal to the single run's; then each
-step's cost fitted per file and extrapolated to 1,000,000 files (`model`).
+`analyze --shard K/N`, of the graph job (`repodoc graph --pages M`), of `generate --facts --graph`
+writing every page (a share of one) and each `--pages K/M` share, of a share that builds the graph
+itself (`--pages 1/M` without `--graph`, as before the graph job), of `merge` and of the final
+`--check`; the merged tree checked equal to the single run's; then each step's cost fitted per file
+and extrapolated to 1,000,000 files (`model`).
 
     python bench/bench_shards.py                               # the scale corpus (corpus_large.py), 1x and 2x
     python bench/bench_shards.py --corpus torch --scales 1,2   # PyTorch's sources only (corpus.py)
@@ -100,11 +102,18 @@ def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int,
         step(steps, f"analyze {k}/{n}", repodoc("analyze", root, "--shard", f"{k}/{n}", "--output", path, "--out",
                                                 out, "--no-cache", "--jobs", jobs))
     record["facts_bytes"] = sum(p.stat().st_size for p in facts)
-    step(steps, "pages 1/1", repodoc("generate", root, *flags, "--facts", *facts))
+    graph, whole = root.parent / "graph", root.parent / "graph-1"
+    step(steps, "graph", repodoc("graph", root, "--out", out, "--facts", *facts, "--pages", m, "--output", graph))
+    record["answers_bytes"] = sum(p.stat().st_size for p in graph.iterdir())
+    step(steps, "graph 1", repodoc("graph", root, "--out", out, "--facts", *facts, "--pages", 1, "--output", whole))
+    step(steps, "pages 1/1", repodoc("generate", root, *flags, "--facts", *facts, "--pages", "1/1", "--graph", whole))
+    shutil.rmtree(out)
+    step(steps, "pages (graph here)", repodoc("generate", root, *flags, "--facts", *facts, "--pages", f"1/{m}"))
     shutil.rmtree(out)
     shares = []
     for k in range(1, m + 1):
-        step(steps, f"pages {k}/{m}", repodoc("generate", root, *flags, "--facts", *facts, "--pages", f"{k}/{m}"))
+        step(steps, f"pages {k}/{m}", repodoc("generate", root, *flags, "--facts", *facts, "--pages", f"{k}/{m}",
+                                              "--graph", graph))
         shares.append(out.rename(root.parent / f"pages-{k}"))
     if before is not None:  # into the same folder (the shares' links are relative to it), emptied after
         step(steps, "merge (before)", repodoc("merge", *shares, "--out", out), before)
@@ -137,7 +146,7 @@ def _per_step(records: list[dict[str, Any]], key: str) -> dict[str, list[tuple[f
         worst = {"analyze": max(s[f"analyze {k}/{n}"][key] for k in range(1, n + 1)),
                  "pages share": max(s[f"pages {k}/{m}"][key] for k in range(1, m + 1))}
         for kind, value in {"single": s["single"][key], **worst, "pages all": s["pages 1/1"][key],
-                            "merge": s["merge"][key], "check": s["check"][key]}.items():
+                            "graph": s["graph"][key], "merge": s["merge"][key], "check": s["check"][key]}.items():
             found.setdefault(kind, []).append((r["files"], value))
     return found
 
@@ -147,9 +156,9 @@ def model(records: list[dict[str, Any]]) -> dict[str, Any]:
 
     Times are CPU seconds (steady on a loaded machine, where wall time is not), made a 2-core
     runner's wall time: work spread on worker processes (analysis, rendering) CPU / CORES, the rest
-    CPU (a page job's reading of the facts files and graph, the merge, the check). analyze K/N handles
+    CPU (the graph job, a page job's reading of the facts files, the merge, the check). analyze K/N handles
     F/N files: fitted on its share. A page job pays A(F) for every file (its line of the facts files,
-    its sketch in the graph, its source digested) and its share of R(F) (its own files' facts, their
+    its imports, its source digested) and its share of R(F) (its own files' facts and answers, their
     pages): the m shares sum to m A + R, the all-pages run (a share of one) to A + R. Its memory is
     likewise H(F) + O(F) / M: the all-pages run's peak is H + O, the worst share's H + O / m."""
     n, m = records[0]["n"], records[0]["m"]
@@ -187,27 +196,30 @@ def extrapolate(fits: dict[str, Any], files: int = TARGET_FILES) -> dict[str, An
     analyze_wall = _at(analyze_cpu, files / n) / CORES if n else math.nan
     hold, render = _at(fits["hold"]["cpu"], files), _at(fits["render"]["cpu"], files)
     held, own = _at(fits["hold"]["peak_rss"], files), _at(fits["render"]["peak_rss"], files)
-    serial = {kind: _at(fits[kind]["cpu"], files) for kind in ("merge", "check")}
+    serial = {kind: _at(fits[kind]["cpu"], files) for kind in ("graph", "merge", "check")}
     left = WALL_BUDGET - analyze_wall - sum(serial.values())
     m = None
+    fits_memory = math.ceil(own / (RUNNER_MEMORY - held)) if held < RUNNER_MEMORY else None  # M, time aside
     if left > hold and held < RUNNER_MEMORY:
         m = max(math.ceil(render / CORES / (left - hold)), math.ceil(own / (RUNNER_MEMORY - held)), 1)
-    peaks = {kind: _at(fits[kind]["peak_rss"], files) for kind in ("single", "merge", "check")}
+    peaks = {kind: _at(fits[kind]["peak_rss"], files) for kind in ("single", "graph", "merge", "check")}
     return {"largest": _largest(fits), "files": files, "analyze_jobs": n, "analyze_wall": analyze_wall,
             "analyze_peak": _at(analyze_mem, files / n) if n else math.nan, "page_hold_wall": hold,
             "page_hold_peak": held, "render_cpu": render, "render_peak": own, "page_jobs": m,
             "page_wall": hold + render / CORES / m if m else math.nan,
             "pages share_peak": held + own / m if m else math.nan, "merge_wall": serial["merge"],
+            "graph_wall": serial["graph"], "page_jobs_memory": fits_memory,
             "check_wall": serial["check"], "single_wall": _at(fits["single"]["cpu"], files) / CORES,
             **{f"{k}_peak": v for k, v in peaks.items()}}
 
 
 def _largest(fits: dict[str, Any], most_pages: int = 64) -> int:
     """The most files (to 10,000) for which every job stays under a runner's memory: a page job with up
-    to `most_pages` shares, the merge and the check (the analysis has as many shards as it needs)."""
+    to `most_pages` shares, the graph job, the merge and the check (the analysis has as many shards as it
+    needs)."""
     def fit(files: int) -> bool:
         page = _at(fits["hold"]["peak_rss"], files) + _at(fits["render"]["peak_rss"], files) / most_pages
-        return max(page, _at(fits["merge"]["peak_rss"], files), _at(fits["check"]["peak_rss"], files)) < RUNNER_MEMORY
+        return max(page, *(_at(fits[kind]["peak_rss"], files) for kind in ("graph", "merge", "check"))) < RUNNER_MEMORY
     files = 0
     while files < 100 * TARGET_FILES and fit(files + 10_000):
         files += 10_000
@@ -227,10 +239,12 @@ def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
           f"{WALL_BUDGET // 60} min in all):")
     print(f"  one machine: {fmt_s(t['single_wall'])}, peak {fits(t['single_peak'])}")
     print(f"  analyze: N = {t['analyze_jobs']} jobs of {fmt_s(t['analyze_wall'])}, peak {fits(t['analyze_peak'])}")
+    print(f"  graph job: {fmt_s(t['graph_wall'])}, peak {fits(t['graph_peak'])}")
     print(f"  a page job: {fmt_s(t['page_hold_wall'])} and {fmt_mb(t['page_hold_peak'])} for every file (its "
-          f"line of the facts files, its sketch, the graph), its own files' facts and pages "
+          f"line of the facts files, its imports), its own files' facts, answers and pages "
           f"{fmt_s(t['render_cpu'])} CPU and {fmt_mb(t['render_peak'])} in all, / M -> M = {t['page_jobs']}: "
-          f"{fmt_s(t['page_wall'])}, peak {fits(t['pages share_peak'])}")
+          f"{fmt_s(t['page_wall'])}, peak {fits(t['pages share_peak'])} (under {fmt_mb(RUNNER_MEMORY)} from "
+          f"M = {t['page_jobs_memory']}, time aside)")
     print(f"  merge: {fmt_s(t['merge_wall'])}, peak {fits(t['merge_peak'])}; check: {fmt_s(t['check_wall'])}, "
           f"peak {fits(t['check_peak'])}")
     print(f"  every job under {fmt_mb(RUNNER_MEMORY)} (up to 64 page shares) up to {t['largest']:,} files")

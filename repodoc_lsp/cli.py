@@ -183,9 +183,11 @@ def _main(argv: list[str] | None) -> int:
         return run_check(args, _settings(Path(args.root), args, writes=not args.no_pages))
     if args.command == "mcp":
         return _mcp(args)
-    if args.command in ("analyze", "merge"):
-        from repodoc_lsp.shard.command import run_analyze, run_merge
+    if args.command in ("analyze", "merge", "graph"):
+        from repodoc_lsp.shard.command import run_analyze, run_graph, run_merge
 
+        if args.command == "graph":
+            return run_graph(args, _settings(Path(args.root), args, writes=False))
         return run_analyze(args, _settings(Path(args.root), args, writes=False)) if args.command == "analyze" \
             else run_merge(args)
     _parser().print_help()
@@ -275,6 +277,9 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
     if args.pages and args.check:
         _err("--pages and --check: check the merged tree (repodoc generate --facts FILE... --check)")
         return EXIT_USAGE
+    if args.graph and not (args.pages and args.facts):
+        _err("--graph is the answers of page shares: give it with --facts FILE... --pages K/M")
+        return EXIT_USAGE
     runtime = enter_cli()
 
     root = Path(args.root)
@@ -295,7 +300,8 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
             from repodoc_lsp.shard.pages import generate_sharded
 
             return generate_sharded(ws, facts=args.facts or (), share=args.pages, check=args.check, force=args.force,
-                                    jobs=args.jobs, progress=progress, cancel=cancel)
+                                    jobs=args.jobs, progress=progress, cancel=cancel,
+                                    answers=Path(args.graph) if args.graph else None)
         return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel,
                         renderer=theirs,
                         state=None if args.no_cache else state_path(cache_dir(settings), ws.root, ws.out))

@@ -22,7 +22,7 @@ FILES = {
     "pkg/a.py": '"""Module a."""\nimport os\n\nfrom .b import helper\n\n\nclass A:\n    """An A."""\n\n'
                 "    def m(self, x: int = 1) -> str:\n        return str(helper() + x)\n",
     "pkg/b.py": "def helper():\n    return eval('1')\n",
-    "pkg/sub/c.py": "from pkg.a import A\n\n\nclass C(A):\n    pass\n",
+    "pkg/sub/c.py": 'from pkg.a import A\n\n\nclass C(A):\n    """Calls :func:`pkg.b.helper`."""\n',
     "pkg/sub/broken.py": "def broken(:\n    pass\n",
     "tests/test_a.py": "from pkg.a import A\n\n\ndef test_a():\n    assert A\n",
     "data/blob.dat": b"\x00\x01\x02binary\x00" * 20,
@@ -287,3 +287,112 @@ def test_a_check_of_an_up_to_date_tree_decodes_no_facts(setup: Setup, monkeypatc
     assert summary.complete() and summary.unchanged == len(read_manifest(setup.out)["pages"]) and not summary.written
     for folder in (*shares, setup.out):
         shutil.rmtree(folder)
+
+
+def _answers(setup: Setup, m: int) -> Path:
+    """The graph job's answers of `m` page shares."""
+    folder = setup.base / f"graph-{m}"
+    setup.ok("graph", str(setup.root), "--out", str(setup.out), "--facts", *setup.facts, "--pages", str(m),
+             "--output", str(folder), "-q")
+    return folder
+
+
+def test_page_shares_from_the_graph_jobs_answers_merge_to_the_tree_one_run_writes(
+        setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`repodoc graph --pages 3` answers once what the pages ask of the symbol graph; each page job given
+    them decodes no sketch and builds no graph, and the merged shares are the single run's tree (a class
+    and its subclass, a docstring naming a function, in three different shares)."""
+    from repodoc_lsp.knowledge import once
+    from repodoc_lsp.shard import facts_file
+
+    graph = _answers(setup, 3)
+    assert sorted(p.name for p in graph.iterdir()) == [f"answers-{k}-of-3.jsonl.gz" for k in (1, 2, 3)]
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a page job given the answers built the graph")
+    monkeypatch.setattr(facts_file.sketches, "decode", refused)
+    monkeypatch.setattr(once.BuiltOnce, "__init__", refused)
+    shares = []
+    for k in (1, 2, 3):
+        setup.generate("--no-cache", "--facts", *setup.facts, "--pages", f"{k}/3", "--graph", str(graph))
+        shares.append(setup.out.rename(setup.base / f"answered{k}"))
+    monkeypatch.undo()
+    assert "- [`C`](sub/c.py_docs.md#class-C) in `pkg/sub/c.py`" in (shares[1] / "pkg/a.py_docs.md").read_text()
+    c = (shares[2] / "pkg/sub/c.py_docs.md").read_text()
+    assert "from [`A`](../a.py_docs.md#class-A) in `pkg/a.py`: `m`" in c and "(../b.py_docs.md#function-helper)" in c
+    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
+    assert _tree(setup.out) == _tree(setup.single)
+    assert _without_times(read_manifest(setup.out)) == _without_times(read_manifest(setup.single))
+    for folder in (*shares, setup.out):
+        shutil.rmtree(folder)
+
+
+def test_graph_answers_of_another_run_missing_or_damaged_are_refused(setup: Setup, tmp_path: Path) -> None:
+    graph = _answers(setup, 2)
+
+    def refused(folder: Path, share: str, *expected: str) -> None:
+        code, _out, err = setup.run("generate", str(setup.root), *setup.flags, "--no-cache", "--facts", *setup.facts,
+                                    "--pages", share, "--graph", str(folder))
+        assert code == 2, err
+        for text in expected:
+            assert text in err
+        assert "no page written" in err
+        assert not (setup.out / MANIFEST).exists()
+
+    refused(graph, "1/3", f"{graph / 'answers-1-of-3.jsonl.gz'}: no graph answers for page share 1/3")
+    one = graph / "answers-1-of-2.jsonl.gz"
+    data = one.read_bytes()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / one.name).write_bytes(data[:-8] + bytes(b ^ 0xFF for b in data[-8:]))  # its checksum broken
+    refused(other, "1/2", f"{other / one.name}: damaged graph answers")
+    lines = gzip.decompress(data).split(b"\n")
+    header = json.loads(lines[0])
+    for change, expected in (({"repodoc": "0.0.1"}, "made by repodoc 0.0.1"),
+                             ({"inputs": "0" * 40}, "made from other facts files or other file contents"),
+                             ({"pages": [2, 2]}, "the answers of page share [2, 2], not of [1, 2]")):
+        (other / one.name).write_bytes(gzip.compress(b"\n".join([json.dumps({**header, **change}).encode(),
+                                                                  *lines[1:]])))
+        refused(other, "1/2", f"{other / one.name}: {expected}")
+    last = max(i for i, line in enumerate(lines) if line.startswith(b'{"file":'))
+    (other / one.name).write_bytes(gzip.compress(b"\n".join([*lines[:last], lines[-2], b""])))  # its last file left out
+    refused(other, "1/2", f"{other / one.name}: damaged graph answers: it ends after")
+    b = setup.root / "pkg/b.py"  # a file changed since the graph job: its answers are not this checkout's
+    before = b.read_text()
+    b.write_text(before + "\n\ndef other():\n    pass\n")
+    try:
+        refused(graph, "2/2", "made from other facts files or other file contents")
+    finally:
+        b.write_text(before)
+    proc = run_cli("generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--graph", str(graph))
+    assert proc.returncode == 2 and "--graph is the answers of page shares" in proc.stderr
+    shutil.rmtree(graph)
+
+
+def test_a_page_share_with_answers_writes_into_a_folder_holding_the_whole_tree(setup: Setup) -> None:
+    """A page share keys only its own folders' pages of the manifest it finds (it has no graph answer for
+    the others'): given the answers, it runs in a folder holding a whole tree as in an empty one."""
+    graph = _answers(setup, 3)
+    shutil.copytree(setup.single, setup.out)
+    summary = setup.generate("--no-cache", "--facts", *setup.facts, "--pages", "2/3", "--graph", str(graph))
+    assert not summary["errors"] and not summary["written"]
+    assert (setup.out / SIDECAR).is_file()
+    for folder in (graph, setup.out):
+        shutil.rmtree(folder)
+
+
+def test_the_graph_job_reads_no_files_facts(setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The graph job builds the graph from the facts files' sketches: no file's facts are decoded."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.shard import facts_file
+    from repodoc_lsp.shard.graph_job import write_answers
+    from repodoc_lsp.store.workspace import Workspace
+
+    def refused(*_args: object) -> None:
+        raise AssertionError("decoded")
+    monkeypatch.setattr(facts_file, "facts_from_json", refused)
+    ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+    summary = write_answers(ws, setup.facts, 2, tmp_path / "graph")
+    assert summary.files == 9 and summary.shares == 2
+    written = sorted(p.name for p in (tmp_path / "graph").iterdir())
+    assert written == ["answers-1-of-2.jsonl.gz", "answers-2-of-2.jsonl.gz"]

@@ -34,7 +34,7 @@ from repodoc_lsp.render.parts import is_part
 from repodoc_lsp.render.paths import docs_page, folder_of
 from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.shard.share_facts import ShareFacts
-from repodoc_lsp.shard.split import folder_weights, pages_of_share
+from repodoc_lsp.shard.split import folder_shares, folder_weights, pages_of_share
 from repodoc_lsp.store import sketches
 from repodoc_lsp.store.cache import ANALYSIS_VERSION
 from repodoc_lsp.store.scan import NOT_SEEN, Seen
@@ -117,7 +117,7 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
                        paged=_paged_as_last_run(ws, change, writer) if since and change is not None else None)
         if change is not None and _pages_come_or_go(site, change, writer):
             change |= Change(structural=True)
-        pages = plan_pages(ws, site, change, recorded=_keyed_by_workers(writer))
+        pages = plan_pages(ws, site, change, recorded=_keyed_by_workers(writer, ws, job.share))
         share = pages if job.share is None else pages_of_share(pages, job.share, _weights(ws))
         plan = Plan(share, whole=change is None, structural=change is not None and change.structural)
         templates = None if renderer.templates is None else str(renderer.templates)
@@ -175,10 +175,15 @@ def _paged_as_last_run(ws: Workspace, change: Change, writer: Writer) -> frozens
                                                  else docs_page(rel) in writer.manifest))
 
 
-def _keyed_by_workers(writer: Writer) -> Container[str]:
+def _keyed_by_workers(writer: Writer, ws: Workspace, share: tuple[int, int] | None) -> Container[str]:
     """The pages planned with their key: those the manifest knows; the others are keyed by the render
-    worker that gathers their inputs (a cold run gathers each page once, not also in this process)."""
-    return writer.manifest
+    worker that gathers their inputs (a cold run gathers each page once, not also in this process). A
+    page share keys its own folders' pages only (a page's path is in its folder; given the graph job's
+    answers it has no answer for another share's pages)."""
+    if share is None:
+        return writer.manifest
+    shares = folder_shares(_weights(ws), share[1])
+    return {path for path in writer.manifest if shares.get(folder_of(path), 1) == share[0]}
 
 
 def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, later: bool = False,

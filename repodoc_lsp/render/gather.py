@@ -303,6 +303,15 @@ def _users_by_name(site: Site, rel: str) -> dict[str, int]:
     return found
 
 
+def graph_reads(site: Site, rel: str) -> None:
+    """Every read of the symbol graph that gathering the pages of `rel` and of its folder makes for `rel`:
+    a graph job notes them for the page jobs (`shard/answers.py`). A new graph read in a gather function
+    goes through one of these."""
+    _xref(site, rel)
+    _doc_links(site, rel)
+    _users_by_name(site, rel)
+
+
 def _llms_ranked(site: Site) -> list[str]:
     """Files with pages, the most imported first (then by path)."""
     imported_by = site.relations.imported_by  # counted, not listed: every save plans llms.txt

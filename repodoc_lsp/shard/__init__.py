@@ -5,7 +5,10 @@ machine writes (issue #40, examples/README.md).
 - `facts_file.py`: the facts file, the only thing that goes from an analysis job to a page job:
   versioned, gzip-compressed JSON lines, data only (a shard file is untrusted input).
 - `analyze.py`: `repodoc analyze --shard K/N --output FILE`.
-- `pages.py`: `repodoc generate --facts FILE... [--pages K/N]`: the workspace taken from facts files.
+- `graph_job.py`: `repodoc graph --facts FILE... --pages M --output DIR`: the symbol graph built once, what
+  each page share's pages ask of it written to that share's answers file (`answers.py`).
+- `pages.py`: `repodoc generate --facts FILE... [--pages K/N [--graph DIR]]`: the workspace taken from facts
+  files (with `--graph`, the graph's answers instead of the graph).
 - `merge.py`: `repodoc merge DIR... --out DIR`.
-- `command.py`: the command line of the three.
+- `command.py`: the command line of the four.
 """

@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction, generate: argparse.ArgumentParser)
                                "instead of analysing; a file changed since is analysed again")
     generate.add_argument("--pages", type=share_arg, metavar="K/N",
                           help="write only share K of N of the pages (whole folders), for `repodoc merge`")
+    generate.add_argument("--graph", metavar="DIR",
+                          help="with --pages: the symbol graph's answers from `repodoc graph --output DIR` "
+                               "instead of building the graph of the whole tree here")
     ana = sub.add_parser("analyze", help="analyse one share of the files into a facts file (a CI matrix job)",
                          description="Analyse share K of N of ROOT's input files (split by path) and write their "
                                      "facts to FILE, for `repodoc generate --facts`. README \"Sharding\".")
@@ -46,6 +49,21 @@ def register(sub: argparse._SubParsersAction, generate: argparse.ArgumentParser)
     ana.add_argument("--no-cache", action="store_true", help="analyse every file again")
     ana.add_argument("--quiet", "-q", action="store_true", help="no summary line")
     ana.set_defaults(templates=None, embed_source_max_bytes=None, project_name=None)
+    gra = sub.add_parser("graph", help="build the symbol graph once and write each page share's answers "
+                                       "(between the analyze and the page jobs)",
+                         description="Build the symbol graph of ROOT from the facts files and write what the pages "
+                                     "of each of M page shares ask of it to DIR, for `repodoc generate --facts "
+                                     "FILE... --pages K/M --graph DIR`. README \"Sharding\".")
+    gra.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
+    gra.add_argument("--facts", nargs="+", required=True, metavar="FILE", help="the facts file of every analyze job")
+    gra.add_argument("--pages", type=int, required=True, metavar="M", help="how many page jobs there are")
+    gra.add_argument("--output", required=True, metavar="DIR", help="the folder to write the answers to")
+    gra.add_argument("--out", metavar="DIR", help="the output folder the page jobs write (default: as generate "
+                                                  "chooses)")
+    gra.add_argument("--include", action="append", metavar="PATTERN", help="only these files (repeatable)")
+    gra.add_argument("--exclude", action="append", metavar="PATTERN", help="leave these out (repeatable)")
+    gra.add_argument("--quiet", "-q", action="store_true", help="no summary line")
+    gra.set_defaults(templates=None, embed_source_max_bytes=None, project_name=None, cache_dir=None, jobs=None)
     mrg = sub.add_parser("merge", help="join the output folders of `generate --pages K/N` into one tree",
                          description="Join the page shares' output folders into --out, with one manifest: the tree "
                                      "one `repodoc generate` writes. README \"Sharding\".")
@@ -86,6 +104,34 @@ def run_analyze(args: argparse.Namespace, settings: Settings | None) -> int:
         k, n = args.shard
         say(f"repodoc: shard {k}/{n}: {plural(summary.files, 'file')} ({summary.analysed} parsed, "
             f"{summary.cached} from cache, {len(summary.skipped)} skipped) -> {output}")
+    return EXIT_OK
+
+
+def run_graph(args: argparse.Namespace, settings: Settings | None) -> int:
+    from repodoc_lsp.output.writer import OutputError
+    from repodoc_lsp.pipeline.runtime import enter_cli
+    from repodoc_lsp.shard.facts_file import ShardError
+    from repodoc_lsp.shard.graph_job import write_answers
+    from repodoc_lsp.store.workspace import Workspace
+
+    if settings is None:
+        return EXIT_USAGE
+    if not 1 <= args.pages <= 10_000:
+        _err(f"--pages {args.pages}: expected 1 to 10000 page shares")
+        return EXIT_USAGE
+    output = Path(args.output)
+    try:
+        ws = Workspace(Path(args.root), settings, use_cache=False, runtime=enter_cli(), incremental=False)
+        summary = write_answers(ws, args.facts, args.pages, output)
+    except ShardError as exc:
+        _err(f"{exc}; no answers written")
+        return EXIT_USAGE
+    except (OSError, OutputError) as exc:
+        _err(f"{output}: cannot write the graph's answers: {getattr(exc, 'strerror', None) or exc}")
+        return EXIT_OUTPUT
+    if not args.quiet:
+        say(f"repodoc: graph of {plural(summary.files, 'file')}: answers of {plural(summary.shares, 'page share')} "
+            f"-> {output}")
     return EXIT_OK
 
 

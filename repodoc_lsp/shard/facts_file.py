@@ -277,11 +277,12 @@ class FactsReader:
             raise self.damaged("its header is of the wrong form")
         return Header(repodoc, analysis, tree, (shard[0], shard[1]), files, made)
 
-    def records(self, wanted: Callable[[str], bool] = lambda _path: True, *, light: bool = False
-                ) -> Iterator[Record]:
+    def records(self, wanted: Callable[[str], bool] = lambda _path: True, *, light: bool = False,
+                with_sketch: bool = True) -> Iterator[Record]:
         """Each record, checked, with its facts when `wanted(path)` (else `at`: where its block starts);
         a ShardError at the first damage, or when the file ends early. `light`: neither imports nor
-        sketch decoded (a check that needs the digests alone)."""
+        sketch decoded (a check that needs the digests alone); `with_sketch` False: no sketch decoded (a
+        page job given the graph's answers)."""
         count = 0
         lines = self._lines
         while (line := next(lines, None)) is not None:
@@ -292,7 +293,7 @@ class FactsReader:
                 if next(lines, None) is not None:
                     raise self.damaged("lines after its end")
                 return
-            record = self.record(value, light)
+            record = self.record(value, light, with_sketch)
             if "pages" in value:  # its facts follow
                 facts = next(lines, None)
                 if facts is None or facts[0] != line[0]:
@@ -303,8 +304,9 @@ class FactsReader:
             count += 1
         raise self.damaged(f"cut short: no end after {count} of its {self.header.files} files")
 
-    def record(self, value: dict[str, Any], light: bool = False) -> Record:
-        """The record of a file's first line, without its facts (`light`: nor its imports and sketch)."""
+    def record(self, value: dict[str, Any], light: bool = False, with_sketch: bool = True) -> Record:
+        """The record of a file's first line, without its facts (`light`: nor its imports and sketch;
+        `with_sketch` False: nor its sketch)."""
         path, key, size = value.get("path"), value.get("digest", ""), value.get("size", 0)
         if not (isinstance(path, str) and isinstance(key, str) and type(size) is int and size >= 0):
             raise self.damaged("a file's record is of the wrong form")
@@ -316,7 +318,7 @@ class FactsReader:
                 return Record(path, key, size, pages=value["pages"])
             try:
                 imports = structure_imports(value["imports"])
-                sketch = None if value["sketch"] is None else sketches.decode(value["sketch"])
+                sketch = None if value["sketch"] is None or not with_sketch else sketches.decode(value["sketch"])
             except Exception:  # any way the data does not fit the model
                 raise self.damaged(f"{path}: its imports or its sketch are of the wrong form") from None
             return Record(path, key, size, pages=value["pages"], imports=imports, sketch=sketch)

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from repodoc_lsp import __version__
 from repodoc_lsp.knowledge.views import Sketch
@@ -23,6 +23,7 @@ from repodoc_lsp.pipeline.write import Summary
 from repodoc_lsp.render.own_pages import has_pages
 from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.render.paths import folder_of
+from repodoc_lsp.shard.answers import inputs_digest, read_answers
 from repodoc_lsp.shard.facts_file import (
     FactsReader,
     Record,
@@ -41,6 +42,9 @@ from repodoc_lsp.store.facts import analyse_bytes
 from repodoc_lsp.store.regular import read_regular
 from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace, WorkspaceState
 
+if TYPE_CHECKING:
+    from repodoc_lsp.knowledge.graph import Graph
+
 # In a page share's output folder: what `repodoc merge` needs to know of it (examples/README.md).
 SIDECAR = ".repodoc-pages.json"
 SIDECAR_FORMAT = "repodoc-pages"
@@ -49,9 +53,11 @@ SIDECAR_VERSION = 1
 
 def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share | None = None, check: bool = False,
                      force: bool = False, jobs: int | None = None, progress: ProgressFn | None = None,
-                     cancel: CancelToken | None = None) -> Summary:
+                     cancel: CancelToken | None = None, answers: Path | None = None) -> Summary:
     """`generate` with the workspace taken from `facts` files (else scanned), writing share `share` of
-    the pages (else all); ShardError when the facts files are not the whole of this tree's analysis."""
+    the pages (else all); `answers`: the graph job's output folder, whose answers of `share` stand for the
+    symbol graph (none built here); ShardError when the facts files are not the whole of this tree's
+    analysis, or the answers not of these facts files."""
     sidecar = ws.out / SIDECAR
     if share is not None and not check:
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # (not a folder: the writer says so)
@@ -59,7 +65,7 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
     if facts and check and (done := _up_to_date(ws, facts)) is not None:
         return done
     if facts:
-        take_facts(ws, facts, progress=progress, share=share, check=check)
+        take_facts(ws, facts, progress=progress, share=share, check=check, answers=answers)
     elif not ws.scan(jobs=jobs, progress=progress, cancel=cancel):
         return Summary(root=str(ws.root), out=str(ws.out), cancelled=True)
     renderer = Renderer(ws.settings.templates or None, lazy=not ws.settings.templates)
@@ -148,7 +154,8 @@ def _check_shards(readers: list[FactsReader], tree: Tree) -> None:
 
 
 def read_records(readers: list[FactsReader], files: Sequence[str], source: FactsSource,
-                 wanted: Callable[[str], bool] = lambda _rel: True, *, light: bool = False) -> dict[str, Record]:
+                 wanted: Callable[[str], bool] = lambda _rel: True, *, light: bool = False,
+                 with_sketch: bool = True) -> dict[str, Record]:
     """rel -> its record, from the shards (`open_shards`) of the inputs `files`: each shard holds
     exactly the inputs of its share, each once (else ShardError naming it). The facts of the files
     `wanted` are read; the others' are left in their facts files, where `source` finds them again."""
@@ -157,7 +164,7 @@ def read_records(readers: list[FactsReader], files: Sequence[str], source: Facts
     records: dict[str, Record] = {}
     for index, reader in enumerate(readers):
         k = reader.header.shard[0]
-        for record in reader.records(wanted, light=light):
+        for record in reader.records(wanted, light=light, with_sketch=with_sketch):
             if share.get(record.path) != k:
                 raise ShardError(f"{reader.name}: holds {record.path!r}, which is not an input of its share")
             if record.path in records:
@@ -173,7 +180,8 @@ def read_records(readers: list[FactsReader], files: Sequence[str], source: Facts
 
 def _own(found: Discovery, share: Share | None, check: bool) -> frozenset[str] | None:
     """The files whose facts a run reads with the facts files: every file's for the whole tree (None), a
-    page share's own folders' files (`split.py`), none for a check (read when the tree is not up to date)."""
+    page share's own folders' files (`split.py`), none for a check (read when the tree is not up to date)
+    nor for the graph job (`check` too: it builds the graph from the sketches)."""
     if check:
         return frozenset()
     if share is None:
@@ -183,18 +191,22 @@ def _own(found: Discovery, share: Share | None, check: bool) -> frozenset[str] |
 
 
 def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None = None, *,
-               share: Share | None = None, check: bool = False) -> None:
+               share: Share | None = None, check: bool = False, answers: Path | None = None,
+               none_held: bool = False) -> None:
     """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a
     scan would make it; a file whose content on disk is not the one analysed is analysed again. The
-    facts of the files outside `share`'s folders (all of them for a `check`) stay in the facts files
-    (`ShareFacts`): the graph is built from the files' sketches."""
+    facts of the files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph
+    job's) stay in the facts files (`ShareFacts`): the graph is built from the files' sketches, or with
+    `answers` (the graph job's output folder) stands for the answers of `share` (no sketch decoded)."""
     found = discover(ws.root, ws.settings)
-    own = _own(found, share, check)
-    readers = open_shards(paths, tree_of(ws.root, found.files))
+    own = _own(found, share, check or none_held)
+    tree = tree_of(ws.root, found.files)
+    readers = open_shards(paths, tree)
     source = FactsSource(readers)
     store = ShareFacts(ws.root, source, None if check else own)  # a check that renders loads every file's
     try:
-        records = read_records(readers, found.files, source, lambda rel: own is None or rel in own)
+        records = read_records(readers, found.files, source, lambda rel: own is None or rel in own,
+                               with_sketch=answers is None)
     finally:
         for reader in readers:
             reader.close()
@@ -215,7 +227,7 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
             store[rel] = record.facts
         if record.at == _ANALYSED:  # its graph view made from its facts
             analysed += 1
-        else:
+        elif answers is None:
             sketched[rel] = (record.digest, record.sketch and replace(record.sketch, imports=store.imports()[rel]))
         digests[rel], sizes[rel] = record.digest, record.size
         if record.pages:
@@ -223,8 +235,11 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
         if progress and (i % 256 == 0 or i == len(found.files)):
             progress("analyse", i, len(found.files), os.path.dirname(rel))
     store.paged = frozenset(paged)
+    graph = None
+    if answers is not None and share is not None and own is not None:
+        graph = cast("Graph", read_answers(answers, share, tree, inputs_digest(digests), own & digests.keys()))
     ws.restore(WorkspaceState(digests, sizes, set(found.folders), found.skipped, skipped), sketches=sketched,
-               store=store)
+               store=store, graph=graph)
     ws.analysed, ws.cached = analysed, len(digests) - analysed
 
 

@@ -67,7 +67,7 @@ class FactsSource(FactsCache):
         for i, line in enumerate(lines[:-1]):
             path = next((path for head, path in heads if line.startswith(head)), None)
             if path is not None:
-                record = reader.record(reader.parse(line))
+                record = reader.record(reader.parse(line), light=True)  # (its line was checked when first read)
                 facts = reader.with_facts(record, lines[i + 1]).facts
                 if record.path != path or record.digest != wanted[path] or facts is None:
                     raise ShardError(f"{reader.name}: changed since it was read")

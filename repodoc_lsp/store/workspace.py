@@ -184,14 +184,15 @@ class Workspace:
     def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None,
                 sketches: Mapping[str, tuple[str, Sketch | LaterSketch | None]] | None = None,
                 relations: Relations | None = None, store: FactsStore | None = None,
-                links: Mapping[str, Link] | None = None) -> None:
+                links: Mapping[str, Link] | None = None, graph: Graph | None = None) -> None:
         """Become the workspace `state` describes: the files as they were analysed, not as they
         are on disk now (a file changed since is seen as changed by the next `update_file`).
         `imports`: content digest -> imports already read from the cache (not read again, and
         interned already); `sketches`: file -> (digest, the graph's sketch of that content), built
         from instead of facts; `relations`: those of these files and imports, made elsewhere (taken);
         `store`: the store of these files' facts, made elsewhere (a page share's: taken); `links`: what an
-        earlier link of files kept, each consulting only files of the content held here."""
+        earlier link of files kept, each consulting only files of the content held here; `graph`: the graph
+        of these files, made elsewhere (a page share's answers: taken)."""
         known = imports or {}
         cached = self.cache.get_imports_many(set(state.digests.values()) - known.keys()) if store is None else {}
         facts = FactsStore(self.root, self.cache) if store is None else store
@@ -206,7 +207,7 @@ class Workspace:
         self.folders = set(state.folders)
         self.discovery_skipped, self.read_skipped = list(state.discovery_skipped), dict(state.read_skipped)
         self._relations = relations
-        self._graph = self._by_name = None
+        self._graph, self._by_name = graph, None
         self._sketches = dict(sketches or {})
         self._links = links or {}
 

@@ -115,7 +115,7 @@ def test_the_workflow_example_runs_commands_that_exist() -> None:
     workflow = yaml.safe_load((Path(__file__).parents[2] / "examples/ci-matrix.yml").read_text())
     commands = [step["run"] for job in workflow["jobs"].values() for step in job["steps"]
                 if "repodoc " in step.get("run", "")]
-    assert [c.split()[1] for c in commands] == ["analyze", "generate", "merge", "generate"]
+    assert [c.split()[1] for c in commands] == ["analyze", "graph", "generate", "merge", "generate"]
     for command in commands:
         text = re.sub(r"\$\{\{ *matrix\.\w+ *\}\}", "1", command).replace("$ANALYZE_SHARDS", "4")
         text = text.replace("$PAGE_SHARES", "2").replace('"$RUNNER_TEMP"', "/tmp").replace("$RUNNER_TEMP", "/tmp")
@@ -166,3 +166,22 @@ def test_facts_left_in_the_file_are_read_again_from_their_blocks(tmp_path: Path,
     wanted = [records[3].path, records[4].path, records[37].path]
     assert source.get_many(wanted) == {r.path: r.facts for r in records if r.path in wanted}
     assert source.reads <= 3
+
+
+def test_graph_answers_come_back_of_the_same_types() -> None:
+    """A page's key is a digest of the exact types its gather function returns (`marshal`): tuples stay
+    tuples, lists lists, mappings keep their order, definitions come back as definitions."""
+    import marshal
+
+    from repodoc_lsp.knowledge.graph import Def
+    from repodoc_lsp.shard.answers import decode, encode
+
+    value = [("a.py", "A", {"b.py": (1, 2), "a.py": ()}), None, ("x", ("y", "z")), Def("a.py", "A.m", "method", 3),
+             {"zeta": ("a.py", "A"), "alpha": ("b.py", "")}, [], 7, True, "s"]
+    back = decode(json.loads(json.dumps(encode(value))))
+    assert back == value and type(back[3]) is Def and list(back[4]) == ["zeta", "alpha"]
+    plain = [v for v in value if not isinstance(v, Def)]  # (marshal takes plain data only)
+    assert marshal.dumps([v for v in back if not isinstance(v, Def)], 2) == marshal.dumps(plain, 2)
+    for bad in ({"t": 1}, {"x": []}, {"D": ["a", "b", "c", "3"]}, {"m": [["k"]]}, 1.5, {"t": [], "m": []}):
+        with pytest.raises(ValueError):
+            decode(bad)
