@@ -325,9 +325,11 @@ def related(page: str, rel: str, inputs: dict) -> tuple[list[tuple[str, list[dic
 
 
 def dependencies(page: str, imports: Iterable[Import], links: Iterable[tuple[str, tuple[str, ...], str]],
-                 modules: Mapping[str, str]) -> dict[str, list[dict]]:
+                 modules: Mapping[str, str], unpaged: Iterable[str] = ()) -> dict[str, list[dict]]:
     """Imports by category, one entry per module as written: the module links to its own page and
-    each imported name that is a submodule to its page (`from pkg import a`: `pkg` and `a`)."""
+    each imported name that is a submodule to its page (`from pkg import a`: `pkg` and `a`); a file
+    without pages (`unpaged`, `modules` leaves them out) is named, not linked."""
+    no_page = set(unpaged)
     groups: dict[str, dict[str, dict]] = {"stdlib": {}, "third-party": {}, "workspace": {}}
     for imp, (cat, targets, absolute) in zip(imports, links, strict=True):
         entry = groups[cat].setdefault(imp.module, {
@@ -336,7 +338,7 @@ def dependencies(page: str, imports: Iterable[Import], links: Iterable[tuple[str
         entry["lines"].append(imp.line)
         if not entry["href"] and absolute in modules:
             entry["href"] = page_link(page, docs_page(modules[absolute]))
-        elif not entry["href"] and imp.level < 0 and targets:  # a path import (`#include`) names its file
+        elif not entry["href"] and imp.level < 0 and targets and targets[0] not in no_page:  # `#include`: its file
             entry["href"] = page_link(page, docs_page(targets[0]))
         for name in (*imp.names, "*") if imp.star else imp.names:  # `from m import *` shows its `*`
             if name not in entry["seen"]:

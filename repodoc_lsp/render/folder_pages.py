@@ -167,7 +167,8 @@ def doc_page(templates: Templates, where: Where, folder: str, inputs: dict, fact
         class_wholes=wholes(Counter(e["key"][1] for e in main_classes), "detailed-analysis"),
         function_wholes=wholes(Counter(e["key"][1] for e in main_functions), "detailed-analysis"),
         used_wholes=wholes(importers_of, "imported-by"),
-        ws_deps=[(t, page_link(page, docs_page(t)), n) for t, n in sorted(deps["workspace"].items())],
+        ws_deps=[(t, "" if t in inputs["unpaged"] else page_link(page, docs_page(t)), n)
+                 for t, n in sorted(deps["workspace"].items())],
         stdlib_deps=sorted(deps["stdlib"]), third_deps=sorted(deps["third-party"]),
         used_by=[file_item(page, r) for r in nearest(posixpath.join(folder, "_"), used_by)],
         index_href=page_link(page, folder_index(folder)), project=where.project,

@@ -33,22 +33,30 @@ def _import_links(site: Site, rel: str) -> tuple[tuple[str, tuple[str, ...], str
 
 
 def _module_files(site: Site, rel: str) -> dict[str, str]:
-    """The workspace file of each module an import of `rel` names, by its absolute dotted name: the
-    module itself and each imported name that is a submodule (`from pkg import a`: `pkg`, `pkg.a`)."""
+    """The workspace file with pages of each module an import of `rel` names, by its absolute dotted
+    name: the module itself and each imported name that is a submodule (`from pkg import a`: `pkg`,
+    `pkg.a`). A module without pages (an empty `__init__.py`) is left out: nothing links to it."""
     file_of, packages = site.relations.file_of, site.packages
     found: dict[str, str] = {}
     for imp, (_cat, _targets, absolute) in zip(site.facts[rel].imports, _import_links(site, rel), strict=True):
         target = file_of.get(absolute)
-        if target is not None:
+        if target is not None and site.has_pages(target):
             found[absolute] = target
         if absolute not in packages:  # no name it imports is a submodule (`from typing import Any`)
             continue
         prefix = f"{absolute}." if absolute else ""
         for name in imp.names:
             target = file_of.get(prefix + name)
-            if target is not None:
+            if target is not None and site.has_pages(target):
                 found[prefix + name] = target
     return found
+
+
+def _unpaged_targets(site: Site, links: Iterable[tuple[str, tuple[str, ...], str]]) -> list[str]:
+    """The workspace files these imports reach that have no pages of their own (an empty header or
+    `__init__.py`): named, not linked."""
+    return sorted({t for cat, targets, _absolute in links if cat == "workspace" for t in targets
+                   if not site.has_pages(t)})
 
 
 def gather_kw(site: Site, rel: str) -> dict:
@@ -174,7 +182,7 @@ def _doc_links(site: Site, rel: str) -> dict[str, tuple[str, str, int]]:
     found: dict[str, tuple[str, str, int]] = {}
     for name, key in (graph.mentioned(rel) if graph is not None else {}).items():
         d = graph.definition(*key) if graph is not None else None
-        if d is None or d.name == "__all__" or graph is None:
+        if d is None or d.name == "__all__" or graph is None or not site.has_pages(d.rel):
             continue
         found[name] = (d.rel, def_anchor(d) if d.qualname else "", graph.part(key))
     return found
@@ -204,7 +212,8 @@ def gather_docs(site: Site, rel: str) -> dict:
     return {"digest": site.digests.get(rel), "size": site.sizes.get(rel, 0),
             "module": rels.module_of.get(rel, ""), "importers": importers, "tests": tests,
             "siblings": _siblings(site.paged_files(folder_of(rel)), listed),
-            "links": links, "modules": _module_files(site, rel), "xref": _xref(site, rel),
+            "links": links, "modules": _module_files(site, rel), "unpaged": _unpaged_targets(site, links),
+            "xref": _xref(site, rel),
             "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel), "used": _users_by_name(site, rel),
             "named": _named_users(site, rel)}
 
@@ -285,6 +294,7 @@ def gather_doc(site: Site, folder: str) -> dict:
     return {"files": [(r, site.digests.get(r)) for r in files],
             "n_folders": len(site.child_folders.get(folder, [])),
             "links": {r: _import_links(site, r) for r in files},
+            "unpaged": _unpaged_targets(site, (link for r in files for link in _import_links(site, r))),
             "importers": {r: site.relations.importers(r) for r in files},
             "users": {r: _users_by_name(site, r) for r in files}}
 

@@ -75,7 +75,7 @@ def _site(files: dict[str, str]) -> Site:
 
 
 def test_a_file_imported_by_25_files_folds_its_importers_and_related_files() -> None:
-    files = {"pkg/__init__.py": "", "pkg/core.py": '"""Core."""\nX = 1\n'}
+    files = {"pkg/__init__.py": '"""The package."""\n', "pkg/core.py": '"""Core."""\nX = 1\n'}
     files |= {f"pkg/user{i:02}.py": "from pkg import core\n" for i in range(15)}
     files |= {f"app/use{i:02}.py": "from pkg.core import X\n" for i in range(10)}
     site = _site(files)
@@ -134,8 +134,8 @@ def test_related_files_list_only_the_folder_and_count_what_the_page_lists_above(
     """Related Files names no file twice: the files it imports, its tests and its importers are
     listed above (Dependencies, Testing & Usage, Imported by) and only counted here; its folder's
     other files (listed nowhere else on the page) show 20, then how many more the folder index has."""
-    files = {"pkg/__init__.py": "", "pkg/core.py": "from pkg import util\n", "pkg/util.py": "X = 1\n",
-             "tests/test_core.py": "import pkg.core\n"}
+    files = {"pkg/__init__.py": '"""The package."""\n', "pkg/core.py": "from pkg import util\n",
+             "pkg/util.py": "X = 1\n", "tests/test_core.py": "import pkg.core\n"}
     files |= {f"pkg/m{i:02}.py": "Y = 2\n" for i in range(22)}
     page = Renderer().file_docs(_site(files), "pkg/core.py", files["pkg/core.py"])
     assert page_errors(page, DOCS_SECTIONS) == []
