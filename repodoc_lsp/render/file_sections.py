@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from repodoc_lsp.analysis.model import Attribute, FileFacts, Import, Language, Symbol, SymbolKind
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_attributes
-from repodoc_lsp.render.links import folder_label, homes, link_in, near_item, near_items, page_link
+from repodoc_lsp.render.links import folder_label, homes, link_in, near_items, page_link
 from repodoc_lsp.render.own_pages import document_kind
 from repodoc_lsp.render.paths import docs_page, folder_of
 from repodoc_lsp.words import plural
@@ -301,12 +301,12 @@ def source_label(facts: FileFacts, size: int) -> str:
 
 
 def related(page: str, rel: str, inputs: dict) -> tuple[list[tuple[str, list[dict]]], dict[str, int]]:
-    """Related Files: the first `LIST_LIMIT` of its folder's other files (by name), the only
-    related files the page lists nowhere else; and how many files there are of each relation
-    in all (the files `rel` imports, its tests, the files importing it, its folder's other
-    files; each counted once, under its first relation). The first three are listed in full on
-    this page already (Dependencies, Testing & Usage, Imported by), so they are counted here
-    and linked to, not listed twice."""
+    """Related Files: how many files there are of each relation (the files `rel` imports, its
+    tests, the files importing it, its folder's other files; each counted once, under its first
+    relation). The first three are listed in full on this page already (Dependencies, Testing &
+    Usage, Imported by), so they are counted here and linked to, not listed twice; the folder's
+    other files are counted and linked to its index, which lists each with its purpose (their
+    names on every page of the folder took 2-7% of a small project's tree: bench/README.md)."""
     seen = {rel}
     counts: dict[str, int] = {}
     tests = set(inputs["tests"])
@@ -317,11 +317,11 @@ def related(page: str, rel: str, inputs: dict) -> tuple[list[tuple[str, list[dic
             if r not in seen:
                 seen.add(r)
                 counts[relation] = counts.get(relation, 0) + 1
-    head, same = inputs["siblings"]  # the folder's other files but those: the first ones, how many
+    same = inputs["siblings"]  # the folder's other files but those: how many
     if not same:
         return [], counts
     counts["same folder"] = same
-    return [("same folder", [near_item(page, r) for r in head])], counts
+    return [("same folder", [])], counts
 
 
 def dependencies(page: str, imports: Iterable[Import], links: Iterable[tuple[str, tuple[str, ...], str]],

@@ -235,22 +235,15 @@ def _named_users(site: Site, rel: str) -> dict[str, tuple[list[tuple[str, int]],
     return found
 
 
-def _siblings(files: list[str], listed: set[str]) -> tuple[list[str], int]:
-    """The first `LIST_LIMIT` of `files` (a folder's with pages, sorted) that are not in `listed` (the page's own
-    file and those it lists above), and how many of `files` are not: a look at `LIST_LIMIT` names
-    and each of `listed`, not at the whole folder (each page of a folder of n files took all n,
-    and its key digested them: quadratic in the folder's size)."""
+def _siblings(files: list[str], listed: set[str]) -> int:
+    """How many of `files` (a folder's with pages, sorted) are not in `listed` (the page's own file
+    and those it lists above): a look at each of `listed`, not at the whole folder. Counted, not
+    listed: the folder index lists them, each with its purpose."""
     inside = 0
     for r in listed:
         i = bisect.bisect_left(files, r)
         inside += i < len(files) and files[i] == r
-    head: list[str] = []
-    for r in files:
-        if len(head) == LIST_LIMIT:
-            break
-        if r not in listed:
-            head.append(r)
-    return head, len(files) - inside
+    return len(files) - inside
 
 
 _README = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
