@@ -174,3 +174,13 @@ def test_an_empty_source_gaining_content_gains_its_pages_and_the_links_to_them(t
         assert (root / "docs/pkg/__init__.py_docs.md").exists() is written
         assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
         assert broken_links(root / "docs") == []
+
+
+def test_a_sub_folder_of_binary_files_only_says_so_in_its_parent_index(tmp_path: Path) -> None:
+    """Every sub-folder in `index.md` with a purpose (issue 35): one whose files are all skipped
+    (binary) said only "0 files" before."""
+    root = make_workspace(tmp_path / "ws", {"a.py": "X = 1\n", "bin/blob": b"\x7fELF\x00\x01\x02\x00" * 8})
+    proc = run_cli("generate", str(root), "--json", env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "c")})
+    assert proc.returncode == 0, proc.stderr
+    assert "- [`bin/`](bin/index.md): 0 files. Holds no file repodoc reads (binary or skipped files only).\n" in \
+        (root / "docs/index.md").read_text(encoding="utf-8")

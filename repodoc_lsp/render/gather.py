@@ -252,8 +252,8 @@ _README = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Read
 def _folder_purpose(site: Site, folder: str) -> str:
     """One line of Markdown on what a sub-folder is for: its `__init__.py`'s docstring (or leading
     comment), its README's first paragraph, what its `__init__.py` gathers or defines, else its most
-    imported files. From the facts of its own files (the planner plans a folder's parent's pages
-    with it: `generate.plan_pages`)."""
+    imported files, else what it holds (files repodoc skipped only: said so). From the facts of its
+    own files (the planner plans a folder's parent's pages with it: `generate.plan_pages`)."""
     init = posixpath.join(folder, "__init__.py")
     facts = site.facts.get(init)
     readme = next((f for name in _README if (f := site.facts.get(posixpath.join(folder, name)))), None)
@@ -269,7 +269,9 @@ def _folder_purpose(site: Site, folder: str) -> str:
                                              sorted(imported, key=lambda x: (-x[0], x[1]))[:3]) + "."
     held = [md.code(posixpath.basename(r)) for r in files] + \
         [md.code(posixpath.basename(f) + "/") for f in site.child_folders.get(folder, [])]
-    return f"Holds {', '.join(held[:3])}{f' and {len(held) - 3:,} more' if len(held) > 3 else ''}." if held else ""
+    if not held:  # a folder is known by its files: these were all skipped (binary, too large)
+        return "Holds no file repodoc reads (binary or skipped files only)."
+    return f"Holds {', '.join(held[:3])}{f' and {len(held) - 3:,} more' if len(held) > 3 else ''}."
 
 
 def gather_index(site: Site, folder: str) -> dict:
