@@ -153,8 +153,10 @@ def doc_page(templates: Templates, where: Where, folder: str, inputs: dict, fact
     deps, importers_of, used_by = _outside(folder, files, inputs, facts_of)
 
     def wholes(counts: Mapping[str, int], fragment: str) -> list[tuple[str, str, int]]:
-        """Where a ranking's complete lists are: per file of the folder, a link to them and how many."""
-        return [(md.code(posixpath.basename(r)), page_link(page, docs_page(r), fragment), n)
+        """Where a ranking's complete lists are: per file of the folder, a link to them and how many (a
+        file without pages, an empty module others import: named, not linked)."""
+        return [(md.code(posixpath.basename(r)),
+                 page_link(page, docs_page(r), fragment) if has_pages(facts_of[r]) else "", n)
                 for r, n in sorted(counts.items(), key=lambda c: (-c[1], c[0])) if n]
 
     return templates["folder_doc"].render(

@@ -169,3 +169,14 @@ def test_a_folder_without_a_package_docstring_is_described_by_its_readme_s_first
     doc = Renderer().folder_doc(_site(files), "")
     purpose = doc.split("## Purpose", 1)[1].split("\n## ", 1)[0]
     assert purpose.strip().startswith("Tool builds things fast and well.\n") and "README.md_docs.md" in purpose
+
+
+def test_a_folder_doc_names_an_imported_empty_module_without_a_link() -> None:
+    """An empty module has no page (`own_pages`): where `doc.md` says which files' Imported by list its
+    22 importers, the empty one is named, not linked to a page that is not written (PyTorch's
+    `_thread_safe_fork.py`)."""
+    files = {"pkg/side.py": "", "pkg/core.py": "X = 1\n"}
+    files |= {f"app/u{i:02}.py": "import pkg.side\nimport pkg.core\n" for i in range(22)}
+    doc = Renderer().folder_doc(_site(files), "pkg")
+    listed = doc.split("Each is listed in the Imported by of the files it imports: ", 1)[1].split("\n", 1)[0]
+    assert listed == "[`core.py`](core.py_docs.md#imported-by) 22, `side.py` 22."
