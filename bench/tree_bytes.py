@@ -14,7 +14,10 @@ Reads a tree `repodoc generate WS --out OUT` wrote (nothing is generated here) a
   the embedded source (the fence's body) and its wrapping;
 - the pages of small sources (under 1 KB, and empty ones): their pages' mean size and blocks;
 - the most frequent lines of the `_docs.md` and `_kw.md` pages outside the embedded source (the
-  boilerplate), with the bytes they take in all.
+  boilerplate), with the bytes they take in all;
+- the floor of a tree that keeps `shared/FORMAT.md` (`tree_floor.py`: the required pages with only
+  what the format requires, the sources' fences as written) against the documented sources, and the
+  strict floor that embeds every source whole.
 
 It imports nothing of repodoc and writes nothing but `--json`.
 """
@@ -26,6 +29,8 @@ import json
 import os
 import re
 from pathlib import Path
+
+import tree_floor
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})")
 
@@ -134,8 +139,10 @@ def measure(out: Path, sources: Path | None) -> dict:
                      sorted(counter.items(), key=lambda kv: -kv[1] * len(kv[0].encode()))[:25]]
               for kind, counter in lines.items()}
     kinds_out = {k: dict(v) for k, v in kinds.items()}
+    floor = tree_floor.floor(out, sources)
     return {"kinds": kinds_out, "ratios": ratios(kinds_out), "sections": dict(section_bytes),
-            "small": {k: dict(v) for k, v in small.items()}, "common": common}
+            "small": {k: dict(v) for k, v in small.items()}, "common": common, "floor": floor,
+            "floor_ratios": floor_ratios(floor, kinds_out)}
 
 
 def _kb(n: float) -> str:
@@ -155,6 +162,18 @@ def ratios(kinds: dict) -> dict[str, tuple[float, float]]:
             for k in _SOURCES if kinds.get(k, {}).get("allocated")}
 
 
+def floor_ratios(floor: dict, kinds: dict) -> dict[str, tuple[float, float]]:
+    """The floor and the strict floor against the documented sources: (on disk, apparent)."""
+    src = kinds.get("sources documented")
+    if not src or not src.get("allocated"):
+        return {}
+    out = {}
+    for name, strict in (("floor", False), ("strict floor", True)):
+        apparent, disk = tree_floor.total(floor, strict)
+        out[name] = (disk / src["allocated"], apparent / src["apparent"])
+    return out
+
+
 def report(r: dict) -> None:
     kinds = r["kinds"]
     src = kinds.get("sources documented")
@@ -172,6 +191,8 @@ def report(r: dict) -> None:
           f"{_kb(tree['rounding'])} | |")
     for k, (disk, apparent) in ratios(kinds).items():
         print(f"\ntree / {k}: {disk:.3f}x on disk, {apparent:.3f}x apparent")
+    for k, (disk, apparent) in r["floor_ratios"].items():
+        print(f"\n{k} / sources documented: {disk:.3f}x on disk, {apparent:.3f}x apparent")
     print("\n| `_docs.md` section | apparent KB |\n| --- | ---: |")
     for head, n in r["sections"].items():
         print(f"| {head} | {_kb(n)} |")

@@ -118,3 +118,69 @@ def test_get_page_of_a_file_without_pages_names_its_folder_index(tmp_path: Path)
         assert docs.answer(lambda: pages.get_page(path="README.md"))["page"] == "README.md_docs.md"
     finally:
         docs.close()
+
+
+EMPTY = {
+    "app.py": '"""The app, on `pkg.mod` and `pkg.sub.tool`."""\nfrom pkg import mod\nimport pkg.sub\n'
+              'from pkg.sub import tool\n\n\ndef main() -> int:\n    """Run `pkg.mod.f`."""\n'
+              '    return mod.f() + tool.g()\n',
+    "pkg/__init__.py": "",
+    "pkg/mod.py": '"""A module."""\n\n\ndef f() -> int:\n    """One."""\n    return 1\n',
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/tool.py": '"""A tool."""\n\n\ndef g() -> int:\n    """Two."""\n    return 2\n',
+}
+
+
+def test_an_empty_source_is_a_line_of_its_folder_index_and_nothing_links_to_it(tmp_path: Path) -> None:
+    """An empty `__init__.py` says nothing: no pages (two pages of "nothing found" before), a line in
+    its folder's index; the imports reaching it name it without a link (file page and folder page)."""
+    root = make_workspace(tmp_path / "ws", EMPTY)
+    proc = run_cli("generate", str(root), "--json", env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "c")})
+    assert proc.returncode == 0, proc.stderr
+    out = root / "docs"
+    assert {p.relative_to(out).as_posix() for p in out.rglob("*_docs.md")} == \
+        {"app.py_docs.md", "pkg/mod.py_docs.md", "pkg/sub/tool.py_docs.md"}
+    assert "- `__init__.py` (`.py` file, 0 lines, 0 bytes): Empty: makes its folder a regular package.\n" in \
+        (out / "pkg/index.md").read_text(encoding="utf-8")
+    assert broken_links(out) == []
+    app = (out / "app.py_docs.md").read_text(encoding="utf-8")
+    assert "[`pkg.sub`]" not in app and "`pkg.sub`" in app and "[`pkg.mod`]" not in app
+    assert "[`tool`](pkg/sub/tool.py_docs.md)" in app
+    assert ", `pkg/sub/__init__.py`, [" in (out / "doc.md").read_text(encoding="utf-8")  # named, not linked
+
+
+def test_an_empty_source_gaining_content_gains_its_pages_and_the_links_to_them(tmp_path: Path) -> None:
+    """The CLI from its last run's state, then the server's save: pages appear and go with the content,
+    the importer's page links the module while it has pages, and the tree equals a fresh one."""
+    root = make_workspace(tmp_path / "ws", EMPTY)
+    cache = tmp_path / "cache"
+    _cli("generate", str(root), cache=cache)
+    (root / "pkg/sub/__init__.py").write_text('"""The sub-package."""\n')
+    summary = _cli("generate", str(root), cache=cache)
+    assert {"pkg/sub/__init__.py_docs.md", "app.py_docs.md", "doc.md"} <= set(summary["writtenPages"])
+    assert "[`pkg.sub`](pkg/sub/__init__.py_docs.md)" in (root / "docs/app.py_docs.md").read_text(encoding="utf-8")
+    assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+    (root / "pkg/sub/__init__.py").write_text("")
+    summary = _cli("generate", str(root), cache=cache)
+    assert set(summary["removedPages"]) == {"pkg/sub/__init__.py_docs.md", "pkg/sub/__init__.py_kw.md"}
+    assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+
+    settings, _ = load_settings(root, {"cacheDir": str(cache)})
+    ws = Workspace(root, settings)
+    generate(root, ws)
+    for text, written in (('"""The package."""\n', True), ("", False)):
+        (root / "pkg/__init__.py").write_text(text)
+        regenerate(ws, ["pkg/__init__.py"], Renderer())
+        assert (root / "docs/pkg/__init__.py_docs.md").exists() is written
+        assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+        assert broken_links(root / "docs") == []
+
+
+def test_a_sub_folder_of_binary_files_only_says_so_in_its_parent_index(tmp_path: Path) -> None:
+    """Every sub-folder in `index.md` with a purpose (issue 35): one whose files are all skipped
+    (binary) said only "0 files" before."""
+    root = make_workspace(tmp_path / "ws", {"a.py": "X = 1\n", "bin/blob": b"\x7fELF\x00\x01\x02\x00" * 8})
+    proc = run_cli("generate", str(root), "--json", env={**os.environ, "REPODOC_CACHE_DIR": str(tmp_path / "c")})
+    assert proc.returncode == 0, proc.stderr
+    assert "- [`bin/`](bin/index.md): 0 files. Holds no file repodoc reads (binary or skipped files only).\n" in \
+        (root / "docs/index.md").read_text(encoding="utf-8")

@@ -62,7 +62,7 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
     methods_of = {c: fold_overloads(ms, moved, overloads, renamed)
                   for c, ms in methods_by_class(facts.symbols, classes).items()}
     attributes_of, module_names = attributes(facts, classes)
-    deps = dependencies(page, facts.imports, inputs["links"], inputs["modules"])
+    deps = dependencies(page, facts.imports, inputs["links"], inputs["modules"], inputs["unpaged"])
     importers = near_items(page, ((r, "") for r in nearest(rel, inputs["importers"])))
     tests = near_items(page, ((r, "") for r in nearest(rel, inputs["tests"])))
     related_groups, related_counts = related(page, rel, inputs)

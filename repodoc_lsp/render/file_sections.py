@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from repodoc_lsp.analysis.model import Attribute, FileFacts, Import, Language, Symbol, SymbolKind
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_attributes
-from repodoc_lsp.render.links import folder_label, homes, link_in, near_item, near_items, page_link
+from repodoc_lsp.render.links import folder_label, homes, link_in, near_items, page_link
 from repodoc_lsp.render.own_pages import document_kind
 from repodoc_lsp.render.paths import docs_page, folder_of
 from repodoc_lsp.words import plural
@@ -301,12 +301,12 @@ def source_label(facts: FileFacts, size: int) -> str:
 
 
 def related(page: str, rel: str, inputs: dict) -> tuple[list[tuple[str, list[dict]]], dict[str, int]]:
-    """Related Files: the first `LIST_LIMIT` of its folder's other files (by name), the only
-    related files the page lists nowhere else; and how many files there are of each relation
-    in all (the files `rel` imports, its tests, the files importing it, its folder's other
-    files; each counted once, under its first relation). The first three are listed in full on
-    this page already (Dependencies, Testing & Usage, Imported by), so they are counted here
-    and linked to, not listed twice."""
+    """Related Files: how many files there are of each relation (the files `rel` imports, its
+    tests, the files importing it, its folder's other files; each counted once, under its first
+    relation). The first three are listed in full on this page already (Dependencies, Testing &
+    Usage, Imported by), so they are counted here and linked to, not listed twice; the folder's
+    other files are counted and linked to its index, which lists each with its purpose (their
+    names on every page of the folder took 2-7% of a small project's tree: bench/README.md)."""
     seen = {rel}
     counts: dict[str, int] = {}
     tests = set(inputs["tests"])
@@ -317,17 +317,19 @@ def related(page: str, rel: str, inputs: dict) -> tuple[list[tuple[str, list[dic
             if r not in seen:
                 seen.add(r)
                 counts[relation] = counts.get(relation, 0) + 1
-    head, same = inputs["siblings"]  # the folder's other files but those: the first ones, how many
+    same = inputs["siblings"]  # the folder's other files but those: how many
     if not same:
         return [], counts
     counts["same folder"] = same
-    return [("same folder", [near_item(page, r) for r in head])], counts
+    return [("same folder", [])], counts
 
 
 def dependencies(page: str, imports: Iterable[Import], links: Iterable[tuple[str, tuple[str, ...], str]],
-                 modules: Mapping[str, str]) -> dict[str, list[dict]]:
+                 modules: Mapping[str, str], unpaged: Iterable[str] = ()) -> dict[str, list[dict]]:
     """Imports by category, one entry per module as written: the module links to its own page and
-    each imported name that is a submodule to its page (`from pkg import a`: `pkg` and `a`)."""
+    each imported name that is a submodule to its page (`from pkg import a`: `pkg` and `a`); a file
+    without pages (`unpaged`, `modules` leaves them out) is named, not linked."""
+    no_page = set(unpaged)
     groups: dict[str, dict[str, dict]] = {"stdlib": {}, "third-party": {}, "workspace": {}}
     for imp, (cat, targets, absolute) in zip(imports, links, strict=True):
         entry = groups[cat].setdefault(imp.module, {
@@ -336,7 +338,7 @@ def dependencies(page: str, imports: Iterable[Import], links: Iterable[tuple[str
         entry["lines"].append(imp.line)
         if not entry["href"] and absolute in modules:
             entry["href"] = page_link(page, docs_page(modules[absolute]))
-        elif not entry["href"] and imp.level < 0 and targets:  # a path import (`#include`) names its file
+        elif not entry["href"] and imp.level < 0 and targets and targets[0] not in no_page:  # `#include`: its file
             entry["href"] = page_link(page, docs_page(targets[0]))
         for name in (*imp.names, "*") if imp.star else imp.names:  # `from m import *` shows its `*`
             if name not in entry["seen"]:

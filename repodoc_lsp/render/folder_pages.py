@@ -153,8 +153,10 @@ def doc_page(templates: Templates, where: Where, folder: str, inputs: dict, fact
     deps, importers_of, used_by = _outside(folder, files, inputs, facts_of)
 
     def wholes(counts: Mapping[str, int], fragment: str) -> list[tuple[str, str, int]]:
-        """Where a ranking's complete lists are: per file of the folder, a link to them and how many."""
-        return [(md.code(posixpath.basename(r)), page_link(page, docs_page(r), fragment), n)
+        """Where a ranking's complete lists are: per file of the folder, a link to them and how many (a
+        file without pages, an empty module others import: named, not linked)."""
+        return [(md.code(posixpath.basename(r)),
+                 page_link(page, docs_page(r), fragment) if has_pages(facts_of[r]) else "", n)
                 for r, n in sorted(counts.items(), key=lambda c: (-c[1], c[0])) if n]
 
     return templates["folder_doc"].render(
@@ -167,7 +169,8 @@ def doc_page(templates: Templates, where: Where, folder: str, inputs: dict, fact
         class_wholes=wholes(Counter(e["key"][1] for e in main_classes), "detailed-analysis"),
         function_wholes=wholes(Counter(e["key"][1] for e in main_functions), "detailed-analysis"),
         used_wholes=wholes(importers_of, "imported-by"),
-        ws_deps=[(t, page_link(page, docs_page(t)), n) for t, n in sorted(deps["workspace"].items())],
+        ws_deps=[(t, "" if t in inputs["unpaged"] else page_link(page, docs_page(t)), n)
+                 for t, n in sorted(deps["workspace"].items())],
         stdlib_deps=sorted(deps["stdlib"]), third_deps=sorted(deps["third-party"]),
         used_by=[file_item(page, r) for r in nearest(posixpath.join(folder, "_"), used_by)],
         index_href=page_link(page, folder_index(folder)), project=where.project,

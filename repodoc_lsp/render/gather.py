@@ -33,22 +33,30 @@ def _import_links(site: Site, rel: str) -> tuple[tuple[str, tuple[str, ...], str
 
 
 def _module_files(site: Site, rel: str) -> dict[str, str]:
-    """The workspace file of each module an import of `rel` names, by its absolute dotted name: the
-    module itself and each imported name that is a submodule (`from pkg import a`: `pkg`, `pkg.a`)."""
+    """The workspace file with pages of each module an import of `rel` names, by its absolute dotted
+    name: the module itself and each imported name that is a submodule (`from pkg import a`: `pkg`,
+    `pkg.a`). A module without pages (an empty `__init__.py`) is left out: nothing links to it."""
     file_of, packages = site.relations.file_of, site.packages
     found: dict[str, str] = {}
     for imp, (_cat, _targets, absolute) in zip(site.facts[rel].imports, _import_links(site, rel), strict=True):
         target = file_of.get(absolute)
-        if target is not None:
+        if target is not None and site.has_pages(target):
             found[absolute] = target
         if absolute not in packages:  # no name it imports is a submodule (`from typing import Any`)
             continue
         prefix = f"{absolute}." if absolute else ""
         for name in imp.names:
             target = file_of.get(prefix + name)
-            if target is not None:
+            if target is not None and site.has_pages(target):
                 found[prefix + name] = target
     return found
+
+
+def _unpaged_targets(site: Site, links: Iterable[tuple[str, tuple[str, ...], str]]) -> list[str]:
+    """The workspace files these imports reach that have no pages of their own (an empty header or
+    `__init__.py`): named, not linked."""
+    return sorted({t for cat, targets, _absolute in links if cat == "workspace" for t in targets
+                   if not site.has_pages(t)})
 
 
 def gather_kw(site: Site, rel: str) -> dict:
@@ -174,7 +182,7 @@ def _doc_links(site: Site, rel: str) -> dict[str, tuple[str, str, int]]:
     found: dict[str, tuple[str, str, int]] = {}
     for name, key in (graph.mentioned(rel) if graph is not None else {}).items():
         d = graph.definition(*key) if graph is not None else None
-        if d is None or d.name == "__all__" or graph is None:
+        if d is None or d.name == "__all__" or graph is None or not site.has_pages(d.rel):
             continue
         found[name] = (d.rel, def_anchor(d) if d.qualname else "", graph.part(key))
     return found
@@ -204,7 +212,8 @@ def gather_docs(site: Site, rel: str) -> dict:
     return {"digest": site.digests.get(rel), "size": site.sizes.get(rel, 0),
             "module": rels.module_of.get(rel, ""), "importers": importers, "tests": tests,
             "siblings": _siblings(site.paged_files(folder_of(rel)), listed),
-            "links": links, "modules": _module_files(site, rel), "xref": _xref(site, rel),
+            "links": links, "modules": _module_files(site, rel), "unpaged": _unpaged_targets(site, links),
+            "xref": _xref(site, rel),
             "doclinks": _doc_links(site, rel), "aliases": _aliases(site, rel), "used": _users_by_name(site, rel),
             "named": _named_users(site, rel)}
 
@@ -226,22 +235,15 @@ def _named_users(site: Site, rel: str) -> dict[str, tuple[list[tuple[str, int]],
     return found
 
 
-def _siblings(files: list[str], listed: set[str]) -> tuple[list[str], int]:
-    """The first `LIST_LIMIT` of `files` (a folder's with pages, sorted) that are not in `listed` (the page's own
-    file and those it lists above), and how many of `files` are not: a look at `LIST_LIMIT` names
-    and each of `listed`, not at the whole folder (each page of a folder of n files took all n,
-    and its key digested them: quadratic in the folder's size)."""
+def _siblings(files: list[str], listed: set[str]) -> int:
+    """How many of `files` (a folder's with pages, sorted) are not in `listed` (the page's own file
+    and those it lists above): a look at each of `listed`, not at the whole folder. Counted, not
+    listed: the folder index lists them, each with its purpose."""
     inside = 0
     for r in listed:
         i = bisect.bisect_left(files, r)
         inside += i < len(files) and files[i] == r
-    head: list[str] = []
-    for r in files:
-        if len(head) == LIST_LIMIT:
-            break
-        if r not in listed:
-            head.append(r)
-    return head, len(files) - inside
+    return len(files) - inside
 
 
 _README = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
@@ -250,8 +252,8 @@ _README = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Read
 def _folder_purpose(site: Site, folder: str) -> str:
     """One line of Markdown on what a sub-folder is for: its `__init__.py`'s docstring (or leading
     comment), its README's first paragraph, what its `__init__.py` gathers or defines, else its most
-    imported files. From the facts of its own files (the planner plans a folder's parent's pages
-    with it: `generate.plan_pages`)."""
+    imported files, else what it holds (files repodoc skipped only: said so). From the facts of its
+    own files (the planner plans a folder's parent's pages with it: `generate.plan_pages`)."""
     init = posixpath.join(folder, "__init__.py")
     facts = site.facts.get(init)
     readme = next((f for name in _README if (f := site.facts.get(posixpath.join(folder, name)))), None)
@@ -267,7 +269,9 @@ def _folder_purpose(site: Site, folder: str) -> str:
                                              sorted(imported, key=lambda x: (-x[0], x[1]))[:3]) + "."
     held = [md.code(posixpath.basename(r)) for r in files] + \
         [md.code(posixpath.basename(f) + "/") for f in site.child_folders.get(folder, [])]
-    return f"Holds {', '.join(held[:3])}{f' and {len(held) - 3:,} more' if len(held) > 3 else ''}." if held else ""
+    if not held:  # a folder is known by its files: these were all skipped (binary, too large)
+        return "Holds no file repodoc reads (binary or skipped files only)."
+    return f"Holds {', '.join(held[:3])}{f' and {len(held) - 3:,} more' if len(held) > 3 else ''}."
 
 
 def gather_index(site: Site, folder: str) -> dict:
@@ -285,6 +289,7 @@ def gather_doc(site: Site, folder: str) -> dict:
     return {"files": [(r, site.digests.get(r)) for r in files],
             "n_folders": len(site.child_folders.get(folder, [])),
             "links": {r: _import_links(site, r) for r in files},
+            "unpaged": _unpaged_targets(site, (link for r in files for link in _import_links(site, r))),
             "importers": {r: site.relations.importers(r) for r in files},
             "users": {r: _users_by_name(site, r) for r in files}}
 

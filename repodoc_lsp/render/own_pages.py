@@ -1,10 +1,11 @@
 """Which files have pages of their own (`FILE_docs.md`, `FILE_kw.md`): the one rule (`has_pages`), and
 the line a folder's `index.md` gives each file that has none (`listed_line`).
 
-A page is written only when it has something to say: source code always (Python and the languages
-read with tree-sitter), a Markdown or reStructuredText document when it has a heading or a
+A page is written only when it has something to say: source code that is not empty (Python and the
+languages read with tree-sitter), a Markdown or reStructuredText document when it has a heading or a
 paragraph of prose to outline; any other text file (a licence, package metadata, configuration,
-data, a marker such as `py.typed`) has only a line in its folder's index, and no page links to it.
+data, a marker such as `py.typed`) and an empty source (an empty `__init__.py`) has only a line in its
+folder's index, and no page links to it.
 A function of the file's facts alone, so a page's key (the digests of the files it names) follows it.
 """
 
@@ -20,7 +21,7 @@ from repodoc_lsp.words import plural
 
 def has_pages(facts: FileFacts) -> bool:
     """Whether a file with these facts has its own pages (see the module's docstring)."""
-    if facts.language is Language.TEXT:
+    if facts.language is Language.TEXT or facts.lines == 0:
         return False
     if facts.language is Language.MARKDOWN:
         return bool(facts.symbols or facts.module_doc)
@@ -53,9 +54,13 @@ def _said(name: str, facts: FileFacts) -> str:
     """A true one-line description of a file without pages, from its facts."""
     if name == "py.typed":  # the convention of PEP 561, whatever the file holds
         return "PEP 561 marker: the package ships type information."
+    if name == "__init__.py" and facts.lines == 0:
+        return "Empty: makes its folder a regular package."
     first = facts.extra.get(FIRST_LINE, "")
     if first:
         return f"First words: {md.code(first)}"
+    if facts.lines == 0:
+        return "Empty."
     if facts.language is Language.TEXT:
-        return "Empty." if facts.lines == 0 else "Only blank lines."
+        return "Only blank lines."
     return "No heading and no paragraph of prose."

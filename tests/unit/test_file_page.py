@@ -41,8 +41,8 @@ def test_methods_show_their_whole_docstring() -> None:
 def test_an_import_of_submodules_links_the_package_and_each_submodule() -> None:
     """`from pkg import a, b`: `pkg` links to the package's page, `a` and `b` to their own; a name that
     is not a module stays text (it was: `pkg` linked to `a`'s page, the first file the import names)."""
-    sources = {"pkg/__init__.py": "", "pkg/a.py": "def f(): ...\n", "pkg/b.py": "",
-               "m.py": "from pkg import a, b\nfrom pkg.a import f\nfrom ns import c\n", "ns/c.py": ""}
+    sources = {"pkg/__init__.py": "A = 1\n", "pkg/a.py": "def f(): ...\n", "pkg/b.py": "B = 1\n",
+               "m.py": "from pkg import a, b\nfrom pkg.a import f\nfrom ns import c\n", "ns/c.py": "C = 1\n"}
     facts = {rel: analyse_source(rel.rsplit("/", 1)[-1], text.encode()) for rel, text in sources.items()}
     site = Site.build(project="p", root="/r", out="/r/docs", embed_max=10**6,
                       relations=Relations({rel: f.imports for rel, f in facts.items()}), facts=facts,

@@ -337,7 +337,7 @@ def test_gathered_bases_inherited_members_and_module_files_of_mixed_classes(tmp_
              'class Both(Child, models.Base):\n    def stop(self):\n        pass\n\n\n'
              'class Some(Generic[T], Base, metaclass=Meta):\n    pass\n')
     root = make_workspace(tmp_path / "ws", {"models.py": MODELS, "user.py": USER, "mixed.py": mixed,
-                                            "pkg/__init__.py": "thing = 1\n", "pkg/sub.py": ""})
+                                            "pkg/__init__.py": "thing = 1\n", "pkg/sub.py": "y = 2\n"})
     ws = Workspace(root, Settings(), use_cache=False)
     ws.scan(jobs=1)
     inputs = gather_docs(site_of(ws), "mixed.py")
