@@ -21,6 +21,7 @@ from repodoc_lsp.store.workspace import ProgressFn, Workspace
 
 if TYPE_CHECKING:
     from repodoc_lsp.knowledge.graph import Graph
+    from repodoc_lsp.shard.share_facts import ShareFacts
 
 
 @dataclass
@@ -36,8 +37,9 @@ def write_answers(ws: Workspace, facts: Sequence[str], pages: int, output: Path,
     take_facts(ws, facts, progress, none_held=True)
     graph = ws.graph()
     recorder = Recorder(graph)
+    paged = cast("ShareFacts", ws.facts).paged  # which files have pages: the facts files say, not the bases
     site = Site(ws.project, ws.root.as_posix(), ws.out.as_posix(), 0, ws.relations, _ClassBases(graph), {}, [],
-                symbols=cast("Graph", recorder))
+                symbols=cast("Graph", recorder), known_paged=paged)
     shares = folder_shares(folder_weights({*ws.digests, *ws.read_skipped}, ws.folders), pages)
     of_share: dict[int, list[str]] = {k: [] for k in range(1, pages + 1)}
     for rel in sorted(ws.digests):
