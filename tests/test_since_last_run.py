@@ -136,3 +136,46 @@ def test_a_run_reads_only_the_files_whose_stat_moved(tmp_path: Path, monkeypatch
     assert _generate(root, cache)["written"] == 0 and read == []
     monkeypatch.setattr(scan, "read_regular", real)
     assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+
+
+def _fresh_of(root: Path, tmp_path: Path, name: str) -> dict[str, bytes]:
+    """The tree a fresh run writes of `root`'s files as they are now (a copy of the same name)."""
+    files = {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+             if p.is_file() and "docs" not in p.relative_to(root).parts}
+    copy = make_workspace(tmp_path / name / root.name, files)
+    _cli("generate", str(copy), "--no-cache", "--quiet")
+    return tree(copy / "docs")
+
+
+def test_folders_of_skipped_files_follow_the_files(tmp_path: Path) -> None:
+    """A folder holding only a file read but skipped (binary content) has pages; when that file goes, or
+    one appears in a new folder while another file is edited, the next run's tree is a fresh run's (the
+    unchanged-run shortcut and the one-file plan kept the gone folder's pages, and missed the new one's)."""
+    root = make_workspace(tmp_path / "ws", {**FILES, "data/sub/blob.dat": b"\x00\x01bin\x00"})
+    cache = tmp_path / "cache"
+    _generate(root, cache)
+    assert (root / "docs/data/sub/index.md").is_file()
+    (root / "data/sub/blob.dat").unlink()
+    _generate(root, cache)
+    assert differences(tree(root / "docs"), _fresh_of(root, tmp_path, "f1")) == []
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    make_workspace(root, {"more/z.dat": b"\x00z\x00"})
+    _generate(root, cache)
+    assert (root / "docs/more/index.md").is_file()
+    assert differences(tree(root / "docs"), _fresh_of(root, tmp_path, "f2")) == []
+
+
+def test_a_batch_of_skipped_files_moves_the_folders(tmp_path: Path) -> None:
+    """The server's path: a read-but-skipped file that vanishes or appears is a structural change whose
+    folders are the scan's (its folder's pages go or come)."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.store.workspace import Workspace
+    root = make_workspace(tmp_path / "ws", {**FILES, "data/blob.dat": b"\x00\x01bin\x00"})
+    ws = Workspace(root, Settings())
+    assert ws.scan()
+    assert "data" in ws.folders
+    (root / "data/blob.dat").unlink()
+    change = ws.update_files(["data/blob.dat"])
+    assert change.structural and "data" not in ws.folders
+    make_workspace(root, {"more/z.dat": b"\x00z\x00"})
+    assert ws.update_files(["more/z.dat"]).structural and "more" in ws.folders

@@ -32,10 +32,11 @@ def _templates_stamp(folder: str) -> str:
 
 
 def inputs_stamp(ws: Workspace) -> str:
-    """A digest of everything the whole tree is made of: each file's content, the settings,
-    the project, the paths, the templates and this version. When it equals the one a complete
-    run recorded in the manifest, every planned page would have the key it has there."""
-    return _h(run_stamp(ws), repr(ws.settings), sorted(ws.digests.items()))
+    """A digest of everything the whole tree is made of: each file's content, the folders (one holding
+    only skipped files has pages too), the settings, the project, the paths, the templates and this
+    version. When it equals the one a complete run recorded in the manifest, every planned page would
+    have the key it has there."""
+    return _h(run_stamp(ws), repr(ws.settings), sorted(ws.digests.items()), sorted(ws.folders))
 
 
 def run_stamp(ws: Workspace) -> str:

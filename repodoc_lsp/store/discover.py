@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -145,7 +146,6 @@ def discover(root: Path, settings: Settings) -> Discovery:
     root = root.resolve()
     flt = InputFilter(root, settings)
     found = Discovery()
-    has_input: set[str] = set()
     root_real = str(root)
     stack = [""]
     seen = 0
@@ -205,17 +205,22 @@ def discover(root: Path, settings: Settings) -> Discovery:
                     rel, f"too large ({size:,} bytes; max-file-bytes is {settings.max_file_bytes:,})"))
                 continue
             found.stats[rel] = (size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-            has_input.add(folder)
-    for folder in list(has_input):
-        while folder:
-            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
-            if folder in has_input:
-                break
-            has_input.add(folder)
-    has_input.add("")
     # an ignore file not read (besides its skip as an input, if it has one: a link out of the workspace)
     found.skipped += [Skipped(rel, why) for rel, why in flt.problems.items()]
     found.files = sorted(found.stats)
-    found.folders = sorted(has_input)
+    found.folders = sorted(input_folders(found.stats))
     found.skipped.sort(key=lambda s: s.path)
     return found
+
+
+def input_folders(*files: Iterable[str]) -> set[str]:
+    """The folders holding `files` and their ancestors, the root ("") included: the folders that have
+    pages (a folder holding only files read but skipped, binary content, has them too)."""
+    return {""} | {f for rels in files for r in rels for f in _ancestors(r)}
+
+
+def _ancestors(rel: str) -> Iterable[str]:
+    parts = rel.split("/")[:-1]
+    yield ""
+    for i in range(1, len(parts) + 1):
+        yield "/".join(parts[:i])

@@ -29,7 +29,7 @@ from repodoc_lsp.output.modes import wider_reason
 from repodoc_lsp.pipeline.runtime import LIBRARY, Runtime, no_cycle_collection
 from repodoc_lsp.render.parts import definition_parts
 from repodoc_lsp.store.cache import FactsCache, digest
-from repodoc_lsp.store.discover import InputFilter, Skipped, discover
+from repodoc_lsp.store.discover import InputFilter, Skipped, discover, input_folders
 from repodoc_lsp.store.facts import FactsStore, analyse_bytes, analyse_path
 from repodoc_lsp.store.regular import read_regular
 from repodoc_lsp.store.scan import NOT_SEEN, CancelToken, ProgressFn, ScanMode, Seen, Stat, analyse, known
@@ -264,6 +264,7 @@ class Workspace:
                 states.update(self._states(missing, {}, pause))
         change = NO_CHANGE
         by_name = self.by_name if any(map(is_tree_sitter, states)) else self._by_name  # before the facts change
+        skipped_before = {rel for rel in states if rel in self.read_skipped}
         self._batch, self._changed = {}, {}
         try:
             for rel, state in states.items():
@@ -280,7 +281,18 @@ class Workspace:
                 change |= Change(xref=frozenset(files_of(self._graph.update_many(changed))))
             if by_name is not None and (changed or added_removed):
                 change |= Change(xref=frozenset(by_name.update_many({**changed, **added_removed})))
+            if {rel for rel in states if rel in self.read_skipped} != skipped_before:
+                change |= self._refold(frozenset(states))
         return change
+
+    def _refold(self, rels: frozenset[str]) -> Change:
+        """Files read but skipped (binary content, unreadable) appeared or vanished: a folder holding only
+        such files has pages as the scan finds it (`discover`), so the folders follow."""
+        folders = input_folders(self.facts, self.read_skipped)
+        if folders == self.folders:
+            return NO_CHANGE
+        self.folders = folders
+        return Change(rels, structural=True)
 
     def _states(self, rels: Iterable[str], data: dict[str, bytes],
                 pause: Callable[[], None] | None) -> dict[str, FileState]:
@@ -341,6 +353,8 @@ class Workspace:
         if not state.digest or state.facts is None:
             if state.skipped:
                 self.read_skipped[rel] = state.skipped
+            else:  # gone (or past the size limit): no longer a file of its folder
+                self.read_skipped.pop(rel, None)
             return self.remove_file(rel)
         if self.digests.get(rel) == state.digest:
             return NO_CHANGE
@@ -351,7 +365,7 @@ class Workspace:
         self.read_skipped.pop(rel, None)
         if is_new:  # always in a batch (`take`): module names and the graph follow at its end
             assert self._batch is not None
-            self.folders.update(_ancestors(rel))
+            self.folders.update(input_folders([rel]))
             self._batch[rel] = state.facts
             return NO_CHANGE
         related = frozenset(relations.update(rel, state.facts.imports))
@@ -414,7 +428,7 @@ class Workspace:
         module names follow, and a built graph re-links what the changed names reach. Returns
         the files defining something whose graph answers changed (every page is planned anyway:
         the change is structural)."""
-        self.folders = {""} | {f for r in self.facts for f in _ancestors(r)}
+        self.folders = input_folders(self.facts, self.read_skipped)
         self._relations = Relations(self.facts.imports())
         if self._graph is None:
             return frozenset()
@@ -479,9 +493,3 @@ def _inside(root: Path, rel: str) -> bool:
     real = os.path.realpath(root / rel)
     return real.startswith(f"{root}{os.sep}")
 
-
-def _ancestors(rel: str) -> Iterable[str]:
-    parts = rel.split("/")[:-1]
-    yield ""
-    for i in range(1, len(parts) + 1):
-        yield "/".join(parts[:i])
