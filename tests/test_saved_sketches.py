@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,11 +122,45 @@ def test_a_sketch_is_kept_as_checked_data(tmp_path: Path, monkeypatch: pytest.Mo
             sketches.decode(json.loads(json.dumps(bad)))
     path = tmp_path / "s.json.gz"
     sketches.save(path, "stamp", {"m.py": ["d1", raw]})
-    assert sketches.load(path, "stamp") == {"m.py": ["d1", json.loads(json.dumps(raw))]}
-    assert sketches.load(path, "another") == {}
+    assert sketches.load(path, "stamp").sketches == {"m.py": ["d1", json.loads(json.dumps(raw))]}
+    assert sketches.load(path, "another") == sketches.Saved()
     monkeypatch.setattr(sketches, "MAX_BYTES", 1 << 16)
     path.write_bytes(gzip.compress(b" " * (sketches.MAX_BYTES + 1)))  # inflates past the bound
-    assert sketches.load(path, "stamp") == {}
+    assert sketches.load(path, "stamp") == sketches.Saved()
+
+
+def test_imports_are_kept_as_checked_data(tmp_path: Path) -> None:
+    """Every file's imports are saved beside the sketches, by content digest, and read back exactly, strings
+    interned; a row not exactly of that form is left out (its imports come from the facts cache)."""
+    facts = analyse_source("m.py", b"import os.path as p\nfrom .. import a, b as c\nfrom x import *\n")
+    path = tmp_path / "s.json.gz"
+    good = sketches.encode_imports(facts.imports)
+    bad = [[*row[:2], "1", *row[3:]] for row in good]
+    sketches.save(path, "stamp", {}, {"d1": good, "d2": bad, "d3": [[*good[0], "more"]], "d4": "rows"})
+    saved = sketches.load(path, "stamp")
+    assert sketches.imports_of(saved, ["d1", "d2", "d3", "d4", "d5"]) == {"d1": facts.imports}
+    module = sketches.imports_of(saved, ["d1"])["d1"][0].module
+    assert module is sys.intern(module)
+
+
+def test_an_edit_reads_the_imports_of_the_changed_files_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run after an edit takes the unchanged files' imports from the saved file, not from the facts cache
+    (a row and a JSON text each); the tree stays equal to a fresh run's."""
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    asked: list[str] = []
+    real = FactsCache.get_imports_many
+
+    def counted(self: FactsCache, keys: object) -> object:
+        keys = set(keys)  # type: ignore[call-overload]
+        asked.extend(keys)
+        return real(self, keys)
+    monkeypatch.setattr(FactsCache, "get_imports_many", counted)
+    before = _digest_of(root, cache, "pkg/leaf.py")
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert set(asked) <= {before, _digest_of(root, cache, "pkg/leaf.py")}
+    assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
 
 
 
