@@ -4,8 +4,10 @@ sketches file is ignored (the facts are loaded) and the tree stays equal to a fr
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -272,3 +274,24 @@ def test_a_site_takes_which_files_have_pages_from_its_maker() -> None:
     site = Site.build(project="p", root="/r", out="/r/docs", embed_max=0, relations=Relations({}),
                       facts=NoFacts.fromkeys(["a.py", "b.md"]), sizes={}, folders=[""], paged=frozenset({"a.py"}))
     assert site.paged == {"a.py"} and site.paged_files("") == ["a.py"]
+
+
+def test_rows_whose_imports_came_from_the_saved_file_stay_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache deletes rows unused for 30 days: a run after an edit, which takes the unchanged files' imports
+    from the saved file, marks their rows used (on its first run of a day), else the pages' facts would be
+    analysed again once the rows are gone."""
+    from repodoc_lsp.pipeline import generate as pipeline
+    from repodoc_lsp.store import cache as facts_cache
+
+    many = {f"many/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(30)}  # more than the pages read
+    root, cache = make_workspace(tmp_path / "ws", {**FILES, **many}), tmp_path / "cache"
+    _generate(root, cache)
+    tomorrow = facts_cache.day() + 1
+    monkeypatch.setattr(facts_cache, "day", lambda: tomorrow)
+    monkeypatch.setattr(pipeline, "day", lambda: tomorrow)
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    _generate(root, cache)
+    with contextlib.closing(sqlite3.connect(next(cache.glob("facts-*.sqlite")))) as db:
+        used = dict(db.execute("SELECT key, used FROM facts"))
+    assert {used[key] for key in json.loads(gzip.decompress(_state(root, cache).read_bytes()))["files"].values()} \
+        == {tomorrow}

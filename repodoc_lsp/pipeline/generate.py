@@ -36,7 +36,7 @@ from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.shard.share_facts import ShareFacts
 from repodoc_lsp.shard.split import folder_weights, pages_of_share
 from repodoc_lsp.store import sketches
-from repodoc_lsp.store.cache import ANALYSIS_VERSION
+from repodoc_lsp.store.cache import ANALYSIS_VERSION, day
 from repodoc_lsp.store.scan import NOT_SEEN, Seen
 from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, WorkspaceState
 
@@ -344,6 +344,14 @@ def _saved_imports(saved: sketches.Saved | None, last: lastrun.LastRun | None) -
     return sketches.imports_of(saved, set(last.files.values()))
 
 
+def _rows_used(ws: Workspace, last: lastrun.LastRun | None, imports: Mapping[str, object]) -> int:
+    """The day the cache's rows of the files whose `imports` the scan took from the saved file were marked
+    used, marked here once a day (the scan no longer reads them, and the cache deletes unused rows)."""
+    if imports and (last is None or last.touched != day()):
+        ws.cache.touch_many(imports)
+    return day()
+
+
 def _sketch_from_facts(ws: Workspace) -> Callable[[str], Sketch]:
     """A file's graph sketch made from its facts in `ws`: what stands for a saved sketch that does not decode."""
     def made(rel: str) -> Sketch:
@@ -386,13 +394,14 @@ def _seen(last: lastrun.LastRun | None) -> Seen:
 
 
 def _keep_run(state: Path, last: lastrun.LastRun | None, held: Workspace, scanned: Workspace,
-              files: tuple[str, ...] | None) -> None:
+              files: tuple[str, ...] | None, touched: int = 0) -> None:
     """Keep what a complete run of the files changed since the last one (`files`; None: every file) knew for
     the next run: its state when it differs from the last one's, its graph's sketches and links when they
-    changed and more than one in twenty of the saved ones are stale (`_many_unsketched`)."""
-    if last is not None and last.files == held.digests and last.seen.stats == scanned.stats:
+    changed and more than one in twenty of the saved ones are stale (`_many_unsketched`); `touched`: the day
+    the cache's rows of its files were last marked used (`_rows_used`)."""
+    if last is not None and last.files == held.digests and last.seen.stats == scanned.stats and last.touched == touched:
         return
-    lastrun.save(state, held.digests, scanned.stats, scanned.scan_began)
+    lastrun.save(state, held.digests, scanned.stats, scanned.scan_began, touched)
     if last is not None and last.files == held.digests:
         return  # only stats moved (files touched): the sketches are of these contents
     if files is None or _many_unsketched(_stale_kept(held, files), len(held.digests)):
@@ -419,15 +428,16 @@ def generate(
     started = time.perf_counter()
     last = lastrun.load(state) if state is not None else None
     saved = _load_saved(ws, state, last)
-    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel, seen=_seen(last),
-                              imports=_saved_imports(saved, last)):
+    imports = _saved_imports(saved, last)
+    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel, seen=_seen(last), imports=imports):
         summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)  # cancelled: nothing written
     else:
+        touched = _rows_used(ws, last, imports)
         held, files = since_last_run(ws, None if last is None else last.files, saved)
         job = Job(files=files, check=check, force=force, jobs=jobs, since=files is not None)
         summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel)
         if state is not None and not check and summary.complete():
-            _keep_run(state, last, held, ws, files)
+            _keep_run(state, last, held, ws, files, touched)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started
