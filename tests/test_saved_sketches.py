@@ -4,8 +4,11 @@ sketches file is ignored (the facts are loaded) and the tree stays equal to a fr
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,11 +124,45 @@ def test_a_sketch_is_kept_as_checked_data(tmp_path: Path, monkeypatch: pytest.Mo
             sketches.decode(json.loads(json.dumps(bad)))
     path = tmp_path / "s.json.gz"
     sketches.save(path, "stamp", {"m.py": ["d1", raw]})
-    assert sketches.load(path, "stamp") == {"m.py": ["d1", json.loads(json.dumps(raw))]}
-    assert sketches.load(path, "another") == {}
+    assert sketches.load(path, "stamp").sketches == {"m.py": ["d1", json.loads(json.dumps(raw))]}
+    assert sketches.load(path, "another") == sketches.Saved()
     monkeypatch.setattr(sketches, "MAX_BYTES", 1 << 16)
     path.write_bytes(gzip.compress(b" " * (sketches.MAX_BYTES + 1)))  # inflates past the bound
-    assert sketches.load(path, "stamp") == {}
+    assert sketches.load(path, "stamp") == sketches.Saved()
+
+
+def test_imports_are_kept_as_checked_data(tmp_path: Path) -> None:
+    """Every file's imports are saved beside the sketches, by content digest, and read back exactly, strings
+    interned; a row not exactly of that form is left out (its imports come from the facts cache)."""
+    facts = analyse_source("m.py", b"import os.path as p\nfrom .. import a, b as c\nfrom x import *\n")
+    path = tmp_path / "s.json.gz"
+    good = sketches.encode_imports(facts.imports)
+    bad = [[*row[:2], "1", *row[3:]] for row in good]
+    sketches.save(path, "stamp", {}, {"d1": good, "d2": bad, "d3": [[*good[0], "more"]], "d4": "rows"})
+    saved = sketches.load(path, "stamp")
+    assert sketches.imports_of(saved, ["d1", "d2", "d3", "d4", "d5"]) == {"d1": facts.imports}
+    module = sketches.imports_of(saved, ["d1"])["d1"][0].module
+    assert module is sys.intern(module)
+
+
+def test_an_edit_reads_the_imports_of_the_changed_files_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run after an edit takes the unchanged files' imports from the saved file, not from the facts cache
+    (a row and a JSON text each); the tree stays equal to a fresh run's."""
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    asked: list[str] = []
+    real = FactsCache.get_imports_many
+
+    def counted(self: FactsCache, keys: object) -> object:
+        keys = set(keys)  # type: ignore[call-overload]
+        asked.extend(keys)
+        return real(self, keys)
+    monkeypatch.setattr(FactsCache, "get_imports_many", counted)
+    before = _digest_of(root, cache, "pkg/leaf.py")
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert set(asked) <= {before, _digest_of(root, cache, "pkg/leaf.py")}
+    assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
 
 
 
@@ -237,3 +274,24 @@ def test_a_site_takes_which_files_have_pages_from_its_maker() -> None:
     site = Site.build(project="p", root="/r", out="/r/docs", embed_max=0, relations=Relations({}),
                       facts=NoFacts.fromkeys(["a.py", "b.md"]), sizes={}, folders=[""], paged=frozenset({"a.py"}))
     assert site.paged == {"a.py"} and site.paged_files("") == ["a.py"]
+
+
+def test_rows_whose_imports_came_from_the_saved_file_stay_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache deletes rows unused for 30 days: a run after an edit, which takes the unchanged files' imports
+    from the saved file, marks their rows used (on its first run of a day), else the pages' facts would be
+    analysed again once the rows are gone."""
+    from repodoc_lsp.pipeline import generate as pipeline
+    from repodoc_lsp.store import cache as facts_cache
+
+    many = {f"many/m{n}.py": f"def f{n}():\n    return {n}\n" for n in range(30)}  # more than the pages read
+    root, cache = make_workspace(tmp_path / "ws", {**FILES, **many}), tmp_path / "cache"
+    _generate(root, cache)
+    tomorrow = facts_cache.day() + 1
+    monkeypatch.setattr(facts_cache, "day", lambda: tomorrow)
+    monkeypatch.setattr(pipeline, "day", lambda: tomorrow)
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    _generate(root, cache)
+    with contextlib.closing(sqlite3.connect(next(cache.glob("facts-*.sqlite")))) as db:
+        used = dict(db.execute("SELECT key, used FROM facts"))
+    assert {used[key] for key in json.loads(gzip.decompress(_state(root, cache).read_bytes()))["files"].values()} \
+        == {tomorrow}

@@ -36,7 +36,7 @@ from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.shard.share_facts import ShareFacts
 from repodoc_lsp.shard.split import folder_shares, folder_weights, pages_of_share
 from repodoc_lsp.store import sketches
-from repodoc_lsp.store.cache import ANALYSIS_VERSION
+from repodoc_lsp.store.cache import ANALYSIS_VERSION, day
 from repodoc_lsp.store.scan import NOT_SEEN, Seen
 from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, WorkspaceState
 
@@ -282,13 +282,14 @@ def regenerate(ws: Workspace, rels: Iterable[str], renderer: Renderer, *, progre
     return run(ws, Job(files=tuple(rels)), renderer, progress=progress, cancel=cancel, pause=pause)
 
 
-def since_last_run(ws: Workspace, last: Mapping[str, str] | None, state: Path | None = None
+def since_last_run(ws: Workspace, last: Mapping[str, str] | None, saved: sketches.Saved | None = None
                    ) -> tuple[Workspace, tuple[str, ...] | None]:
     """The workspace as the last complete run documented it (`last`: file -> digest) and the files
     changed since, when only contents changed: the run then plans only the pages they can alter (the
     server's `Change` propagation) instead of gathering every page's inputs to compare keys. Else (no
     state, files appeared or vanished, nothing changed, or the cache lost what the changed files were)
-    `ws` as it is and None. `state`: the last run's state file, whose sketches the graph is built from."""
+    `ws` as it is and None. `saved`: the sketches and links the last run saved (`_load_saved`), which the
+    graph is built from."""
     if not last or last.keys() != ws.digests.keys():
         return ws, None
     changed = tuple(rel for rel, key in ws.digests.items() if last[rel] != key)
@@ -297,7 +298,7 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None, state: Path | 
         return ws, None
     held = Workspace(ws.root, ws.settings, runtime=ws.runtime)
     kept = {rel: key for rel, key in last.items() if rel not in changed}
-    sketched, links = _saved_sketches(ws, state, kept, last, _sketch_from_facts(held))
+    sketched, links = _saved_sketches(ws, saved, kept, last, _sketch_from_facts(held))
     held.restore(WorkspaceState(dict(last), dict(ws.sizes), set(ws.folders), list(ws.discovery_skipped),
                                 dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
                  {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed}, sketched,
@@ -320,17 +321,40 @@ def _relations_before(ws: Workspace, imports: Mapping[str, tuple[Import, ...]]) 
     return relations
 
 
-def _saved_sketches(ws: Workspace, state: Path | None, kept: Mapping[str, str], last: Mapping[str, str],
+def _saved_sketches(ws: Workspace, saved: sketches.Saved | None, kept: Mapping[str, str], last: Mapping[str, str],
                     made: Callable[[str], Sketch]) -> tuple[dict[str, tuple[str, LaterSketch | None]], dict[str, Link]]:
     """The graph's sketches of the unchanged files `kept` as the last run saved them, and the links of the
     files of the last run's workspace `last` that consulted no file changed since they were saved: the
     graph of a run after an edit is built from them in one read (loading and sketching every file's facts
     was most of that run, then linking every file a third of what was left)."""
-    if state is None:
+    if saved is None:
         return {}, {}
     with ws.runtime.holding():  # held to the end, without cycles: the collector's passes were a sixth of this
-        saved = sketches.load(sketches.sketches_path(state), _sketch_stamp(ws))
-        return sketches.held(saved, kept, ws.facts.imports(), made), sketches.links(saved, last)
+        return sketches.held(saved.sketches, kept, ws.facts.imports(), made), sketches.links(saved.sketches, last)
+
+
+def _load_saved(ws: Workspace, state: Path | None, last: lastrun.LastRun | None) -> sketches.Saved | None:
+    """The sketches, links and imports the last complete run saved beside its `state` (None: no last run)."""
+    if state is None or last is None:
+        return None
+    with ws.runtime.holding():  # held to the end, without cycles: the collector's passes were a sixth of this
+        return sketches.load(sketches.sketches_path(state), _sketch_stamp(ws))
+
+
+def _saved_imports(saved: sketches.Saved | None, last: lastrun.LastRun | None) -> dict[str, tuple[Import, ...]]:
+    """The imports of the last run's files as it saved them, by content digest: the scan takes them instead
+    of reading each file's row and JSON text from the facts cache (a tenth of a run after an edit)."""
+    if saved is None or last is None:
+        return {}
+    return sketches.imports_of(saved, set(last.files.values()))
+
+
+def _rows_used(ws: Workspace, last: lastrun.LastRun | None, imports: Mapping[str, object]) -> int:
+    """The day the cache's rows of the files whose `imports` the scan took from the saved file were marked
+    used, marked here once a day (the scan no longer reads them, and the cache deletes unused rows)."""
+    if imports and (last is None or last.touched != day()):
+        ws.cache.touch_many(imports)
+    return day()
 
 
 def _sketch_from_facts(ws: Workspace) -> Callable[[str], Sketch]:
@@ -345,7 +369,8 @@ def _save_sketches(ws: Workspace, state: Path) -> None:
     """Record the sketches and links of `ws`'s graph for the next run (`_saved_sketches`), built here if the
     run did not need it (its tree was already of these inputs: else the next run after an edit loads and
     links every file)."""
-    sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(ws.graph(), ws.digests))
+    imports = {ws.digests[rel]: sketches.encode_imports(found) for rel, found in ws.facts.imports().items()}
+    sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(ws.graph(), ws.digests), imports)
 
 
 def _stale_kept(held: Workspace, changed: Iterable[str]) -> int:
@@ -374,13 +399,14 @@ def _seen(last: lastrun.LastRun | None) -> Seen:
 
 
 def _keep_run(state: Path, last: lastrun.LastRun | None, held: Workspace, scanned: Workspace,
-              files: tuple[str, ...] | None) -> None:
+              files: tuple[str, ...] | None, touched: int = 0) -> None:
     """Keep what a complete run of the files changed since the last one (`files`; None: every file) knew for
     the next run: its state when it differs from the last one's, its graph's sketches and links when they
-    changed and more than one in twenty of the saved ones are stale (`_many_unsketched`)."""
-    if last is not None and last.files == held.digests and last.seen.stats == scanned.stats:
+    changed and more than one in twenty of the saved ones are stale (`_many_unsketched`); `touched`: the day
+    the cache's rows of its files were last marked used (`_rows_used`)."""
+    if last is not None and last.files == held.digests and last.seen.stats == scanned.stats and last.touched == touched:
         return
-    lastrun.save(state, held.digests, scanned.stats, scanned.scan_began)
+    lastrun.save(state, held.digests, scanned.stats, scanned.scan_began, touched)
     if last is not None and last.files == held.digests:
         return  # only stats moved (files touched): the sketches are of these contents
     if files is None or _many_unsketched(_stale_kept(held, files), len(held.digests)):
@@ -406,14 +432,17 @@ def generate(
     of what the last complete run knew (`lastrun`): only the pages of files changed since are planned."""
     started = time.perf_counter()
     last = lastrun.load(state) if state is not None else None
-    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel, seen=_seen(last)):
+    saved = _load_saved(ws, state, last)
+    imports = _saved_imports(saved, last)
+    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel, seen=_seen(last), imports=imports):
         summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)  # cancelled: nothing written
     else:
-        held, files = since_last_run(ws, None if last is None else last.files, state)
+        touched = _rows_used(ws, last, imports)
+        held, files = since_last_run(ws, None if last is None else last.files, saved)
         job = Job(files=files, check=check, force=force, jobs=jobs, since=files is not None)
         summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel)
         if state is not None and not check and summary.complete():
-            _keep_run(state, last, held, ws, files)
+            _keep_run(state, last, held, ws, files, touched)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started

@@ -42,6 +42,7 @@ def cache_of(state: Path) -> Path:
 class LastRun:
     files: dict[str, str]  # file -> content digest as the last complete run documented them
     seen: Seen  # those digests by each file's stat as its scan found them (none: every file is read)
+    touched: int = 0  # the day the facts cache's rows of these files were last marked used (`generate`)
 
 
 def load(path: Path) -> LastRun | None:
@@ -55,7 +56,8 @@ def load(path: Path) -> LastRun | None:
         return None
     if not all(isinstance(rel, str) and isinstance(key, str) and len(key) <= 128 for rel, key in files.items()):
         return None
-    return LastRun(files, _seen(files, data.get("stats"), data.get("began")))
+    touched = data.get("touched")
+    return LastRun(files, _seen(files, data.get("stats"), data.get("began")), touched if type(touched) is int else 0)
 
 
 def _seen(files: dict[str, str], stats: object, began: object) -> Seen:
@@ -66,11 +68,12 @@ def _seen(files: dict[str, str], stats: object, began: object) -> Seen:
                 began)
 
 
-def save(path: Path, digests: dict[str, str], stats: dict[str, Stat] | None = None, began: int = 0) -> None:
+def save(path: Path, digests: dict[str, str], stats: dict[str, Stat] | None = None, began: int = 0,
+         touched: int = 0) -> None:
     """Record `digests` (file -> content digest) as the last complete run's, with the `stats` its scan
-    found of them, begun at `began` (`time.time_ns()`), atomically; a failure (a read-only cache folder)
-    only means the next run is a full one."""
-    kept.write(path, {"version": VERSION, "files": dict(sorted(digests.items())), "began": began,
+    found of them, begun at `began` (`time.time_ns()`), and the day their cache rows were `touched`,
+    atomically; a failure (a read-only cache folder) only means the next run is a full one."""
+    kept.write(path, {"version": VERSION, "files": dict(sorted(digests.items())), "began": began, "touched": touched,
                       "stats": {rel: list(st) for rel, st in sorted((stats or {}).items()) if rel in digests}},
                level=6)
 

@@ -157,8 +157,10 @@ def digest(data: bytes, name: str) -> str:
     return hashlib.blake2b(data, digest_size=20, person=analyser_for(name).encode()).hexdigest()
 
 
-def _today() -> int:
+def day() -> int:
+    """The day as the cache counts them (its rows' `used`)."""
     return int(time.time() // 86_400)
+
 
 
 def _private(path: Path, mode: int, *, folder: bool) -> None:
@@ -240,7 +242,7 @@ class FactsCache:
     @staticmethod
     def _prune(db: sqlite3.Connection, folder: Path) -> None:
         """Once a day: drop rows unused for KEEP_DAYS, and other versions' databases left alone."""
-        today = _today()
+        today = day()
         row = db.execute("SELECT value FROM meta WHERE name = 'pruned'").fetchone()
         if row is not None and row[0] == today:
             return
@@ -262,7 +264,7 @@ class FactsCache:
     def _select(self, column: str, keys: Iterable[str], shape: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
         stale: list[str] = []
-        today = _today()
+        today = day()
         with self._using:
             db = self._connection()
             if db is None:
@@ -312,12 +314,30 @@ class FactsCache:
         """Only the imports: enough to relate files when no page needs rendering."""
         return self._select("imports", keys, IMPORTS)
 
+    def touch_many(self, keys: Iterable[str]) -> None:
+        """Mark the rows of `keys` used today (what their imports were read from elsewhere still needs: rows
+        unused for KEEP_DAYS are deleted)."""
+        keys, today = list(keys), day()
+        with self._using:
+            db = self._connection()
+            if db is None:
+                return
+            try:
+                with db:
+                    db.execute("BEGIN")
+                    for start in range(0, len(keys), 500):
+                        chunk = keys[start : start + 500]
+                        db.execute(f"UPDATE facts SET used = ? WHERE key IN ({','.join('?' * len(chunk))})",
+                                   [today, *chunk])
+            except sqlite3.Error:
+                pass
+
     def put_many(self, items: Iterable[tuple[str, FileFacts | Encoded]]) -> bool:
         """Store facts by digest, or their rows as `encode` made them (an analysis worker), in one
         transaction. False when the cache is off or the write failed (locked by another process, full
         disk)."""
         items = list(items)
-        today = _today()
+        today = day()
         # Encoded one row at a time as SQLite takes them: the rows of a whole cold scan held at once
         # were the CLI's peak of memory (JSON of every file's facts beside the facts themselves).
         rows = ((k, *(v if isinstance(v, Encoded) else encode(v)), today) for k, v in items)

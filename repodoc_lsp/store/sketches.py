@@ -1,8 +1,9 @@
 """The symbol graph's sketch of each Python file as the last complete `repodoc generate` left them
 (`knowledge.views.Sketch`, without the imports the scan reads anyway) and what linking it kept
-(`knowledge.linking.Link`), kept in one file next to the run's state (`pipeline/lastrun.py`): the next
-run after an edit builds the graph from them in one read instead of loading and sketching every file's
-facts, and links only the files whose link consulted a file changed since.
+(`knowledge.linking.Link`), with every file's imports by content digest, kept in one file next to the run's
+state (`pipeline/lastrun.py`): the next run after an edit builds the graph from them in one read instead of
+loading and sketching every file's facts, links only the files whose link consulted a file changed since,
+and its scan takes the imports instead of a row of the facts cache per file.
 
 Data only (JSON in a gzip container, stored: see `save`), versioned, stamped with what a sketch is made by (the
 analysis and the page-splitting rule) and read up to a bound. Every value is checked: a damaged, foreign
@@ -14,9 +15,10 @@ content it had.
 from __future__ import annotations
 
 import json
+import sys
 from array import array
-from collections.abc import Callable, Mapping
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -26,8 +28,9 @@ from repodoc_lsp.knowledge.graph import Graph, Key, LaterSketch, Link
 from repodoc_lsp.knowledge.resolution import NAME
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.store import kept
+from repodoc_lsp.store.cache import INT_MAX, INT_MIN
 
-VERSION = 3  # 2: each file's link beside its sketch; 3: each sketch as its own JSON text
+VERSION = 4  # 2: each file's link beside its sketch; 3: each sketch as its own JSON text; 4: every file's imports
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
 
 
@@ -157,22 +160,67 @@ def of_graph(graph: Graph, digests: Mapping[str, str]) -> dict[str, list[Any]]:
             for rel, key in digests.items()}
 
 
-def load(path: Path, stamp: str) -> dict[str, Any]:
-    """file -> [content digest, the sketch's data as `of_graph` wrote it, the link's] (checked by `held` and
-    `links`); empty when
-    the file is missing, unreadable, too large, of another version or stamp, or not of the expected form."""
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """The saved file as read: file -> [content digest, sketch, link] (`of_graph`; checked by `held` and
+    `links`), and content digest -> its imports as `encode_imports` wrote them (checked by `imports_of`)."""
+
+    sketches: dict[str, Any] = field(default_factory=dict)
+    imports: dict[str, Any] = field(default_factory=dict)
+
+
+def load(path: Path, stamp: str) -> Saved:
+    """What `save` recorded; empty when the file is missing, unreadable, too large, of another version or
+    stamp, or not of the expected form."""
     data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
-        return {}
-    found = data.get("sketches")
-    return found if isinstance(found, dict) else {}
+        return Saved()
+    found, imports = data.get("sketches"), data.get("imports")
+    return Saved(found if isinstance(found, dict) else {}, imports if isinstance(imports, dict) else {})
+
+
+def encode_imports(imports: tuple[Import, ...]) -> list[list[Any]]:
+    """A file's imports as JSON-ready rows, each an `Import`'s fields in order (`asnames` null when they are
+    the `names`)."""
+    return [[i.module, i.names, i.line, i.level, i.anchor, None if i.asnames == i.names else i.asnames, i.star]
+            for i in imports]
+
+
+def imports_of(saved: Saved, digests: Iterable[str]) -> dict[str, tuple[Import, ...]]:
+    """content digest -> its imports, strings interned, for each of `digests` whose imports `saved` holds
+    exactly as `encode_imports` wrote them (the others are left out: read from the facts cache). Kept with
+    the sketches so a run after an edit reads every file's imports in one read, not a row and a JSON text
+    each from the cache."""
+    found: dict[str, tuple[Import, ...]] = {}
+    for key in digests:
+        rows = saved.imports.get(key)
+        if type(rows) is list:
+            try:
+                found[key] = tuple(map(_import, rows))
+            except (ValueError, TypeError):
+                continue
+    return found
+
+
+def _import(row: Any) -> Import:
+    """One `Import` of `encode_imports`; ValueError or TypeError when `row` is not exactly of that form."""
+    module, names, line, level, anchor, asnames, star = row
+    _check(type(module) is str and _strs(names) and type(line) is int and type(level) is int and type(anchor) is str
+           and (asnames is None or _strs(asnames)) and type(star) is bool
+           and INT_MIN <= line <= INT_MAX and INT_MIN <= level <= INT_MAX)
+    intern = sys.intern
+    names = tuple(map(intern, names))
+    return Import(intern(module), names, line, level, intern(anchor),
+                  names if asnames is None else tuple(map(intern, asnames)), star)
 
 
 _json = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def save(path: Path, stamp: str, sketches: Mapping[str, list[Any]]) -> None:
-    """Record `sketches` (`of_graph`) atomically; a failure (a read-only cache
-    folder) only means the next run builds its graph from the facts. Stored, not compressed: inflating
-    it was a sixth of reading it in every run after an edit (the file is three times larger)."""
-    kept.write(path, {"version": VERSION, "stamp": stamp, "sketches": sketches}, level=0)
+def save(path: Path, stamp: str, sketches: Mapping[str, list[Any]],
+         imports: Mapping[str, list[list[Any]]] | None = None) -> None:
+    """Record `sketches` (`of_graph`) and `imports` (content digest -> `encode_imports`) atomically; a failure
+    (a read-only cache folder) only means the next run builds its graph from the facts. Stored, not
+    compressed: inflating it was a sixth of reading it in every run after an edit (the file is three times
+    larger)."""
+    kept.write(path, {"version": VERSION, "stamp": stamp, "sketches": sketches, "imports": imports or {}}, level=0)
