@@ -82,7 +82,7 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
 
 def _up_to_date(ws: Workspace, paths: Sequence[str]) -> Summary | None:
     """A check from the facts files `paths` of a tree that is the complete tree of these inputs (its
-    manifest's inputs stamp: every file's digest, the settings), from each file's digest alone: no
+    manifest's inputs stamp: every file's digest, the folders, the settings), from each file's digest alone: no
     file's facts, imports or sketch decoded. None when it is not, or a file changed since its analysis
     (the check then reads what it needs to say which pages are stale)."""
     found = discover(ws.root, ws.settings)
@@ -102,7 +102,7 @@ def _up_to_date(ws: Workspace, paths: Sequence[str]) -> Summary | None:
             digests[rel] = record.digest
         else:
             skipped.append(Skipped(rel, record.skipped))
-    ws.digests = digests
+    ws.digests, ws.folders = digests, set(found.folders)  # what the stamp is made of
     writer = Writer(ws.out, check=True)
     if not (writer.inputs and writer.inputs == inputs_stamp(ws) and writer.intact()):
         return None
