@@ -11,7 +11,7 @@ from pathlib import Path
 import jinja2
 import pytest
 from edits import differences, tree
-from helpers import make_workspace
+from helpers import make_workspace, run_cli
 from test_since_last_run import FILES, _cli, _generate
 
 from repodoc_lsp.render.environment import OwnEnvironment, compiled_cache
@@ -107,3 +107,16 @@ def test_a_run_prunes_the_compiled_templates_of_another_stamp(tmp_path: Path) ->
     _aged(kept / min(current), 2)  # the current ones stay, however old
     _generate(root, cache)
     assert {p.name for p in kept.iterdir()} == current
+
+
+def test_a_run_rendered_by_workers_keeps_the_compiled_templates(tmp_path: Path, compiled: list[str]) -> None:
+    """A cold run renders every page in its render workers, whose fork server compiles the templates: it
+    keeps them in the cache folder too, so the first run after an edit (in its own process) compiles
+    none (it compiled them all: a third of that run's CPU on a large tree)."""
+    files = {f"pkg/m{i:03}.py": f"def f{i}():\n    return {i}\n" for i in range(220)}
+    root, cache = make_workspace(tmp_path / "ws", files), tmp_path / "cache"
+    proc = run_cli("generate", str(root), "--cache-dir", str(cache), "--jobs", "2", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    (root / "pkg/m007.py").write_text("def f7():\n    return 8\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/m007.py_docs.md"]
+    assert compiled == []

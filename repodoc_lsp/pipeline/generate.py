@@ -110,7 +110,7 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
     """The site (graph, index) -> the plan of the whole tree or of `change` -> render -> write."""
     writer = w.writer
     jobs = default_jobs(ws.settings, job.jobs) if change is None or since else 1
-    early = _start_render_workers_early(ws, writer, jobs)
+    early = _start_render_workers_early(ws, writer, jobs, renderer.compiled_in)
     site: Site | None = None
     try:
         site = site_of(ws, writer.anchors, later=_graph_in_thread(ws, early),
@@ -122,7 +122,7 @@ def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w
         plan = Plan(share, whole=change is None, structural=change is not None and change.structural)
         templates = None if renderer.templates is None else str(renderer.templates)
         w.how = Rendering(page_renderer(ws, renderer, site), ws.runtime, jobs, site, templates, run_stamp(ws),
-                          stop_fork_server)
+                          stop_fork_server, renderer.compiled_in)
         w.prepare, w.settle = ws.facts.load_all, settle_anchors(site, writer)
         write_plan(plan, w)
         if since and not plan.whole:  # the other pages are the last run's, on disk as written
@@ -152,12 +152,12 @@ def _tree_of_these_inputs(writer: Writer, inputs: str, summary: Summary | None =
     return True
 
 
-def _start_render_workers_early(ws: Workspace, writer: Writer, jobs: int) -> bool:
+def _start_render_workers_early(ws: Workspace, writer: Writer, jobs: int, compiled_in: str) -> bool:
     """Start the render workers' fork server before the symbol graph is built when enough pages are new
     to the manifest (rendered whatever their key): its start overlaps the build. True when started."""
     unknown = 2 * (len(ws.facts) + len(ws.folders)) - len(writer.manifest)  # docs + kw, index + doc
     if jobs > 1 and unknown >= PARALLEL_PAGES and ws.runtime.forks():
-        ws.runtime.render_context(built_in=not ws.settings.templates)
+        ws.runtime.render_context(built_in=not ws.settings.templates, compiled_in=compiled_in)
         return True
     return False
 

@@ -197,6 +197,7 @@ class Rendering:
     templates: str | None = None
     base: str = ""
     stop: Callable[[], None] = lambda: None
+    compiled_in: str = ""  # the folder of the run's compiled templates (`Renderer.compiled_in`)
 
 
 def rendered(todo: list[Page], how: Rendering, writer: Writer, cancel: CancelToken | None,
@@ -210,7 +211,7 @@ def rendered(todo: list[Page], how: Rendering, writer: Writer, cancel: CancelTok
         try:
             yield from itertools.chain.from_iterable(run_chunks(
                 WORKER.render_part, Parts(ordered(todo, site), site, writer), workers=how.jobs,
-                context=how.runtime.render_context(built_in=how.templates is None),
+                context=how.runtime.render_context(built_in=how.templates is None, compiled_in=how.compiled_in),
                 initializer=functools.partial(WORKER.start, setup), cancel=cancel, what="writing pages"))
         finally:
             how.stop()

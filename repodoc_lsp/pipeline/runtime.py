@@ -20,6 +20,7 @@ from multiprocessing.context import BaseContext
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.pipeline.pool import PARENT_VARIABLE, start_fork_server
+from repodoc_lsp.render.environment import COMPILED_VARIABLE
 
 BACKGROUND_NICE = 10  # the language server's background processes: its requests get a core first
 
@@ -49,14 +50,16 @@ class Runtime:
         """True when this process may start render workers (it has no threads of its own)."""
         return self.fork and "fork" in multiprocessing.get_all_start_methods()
 
-    def render_context(self, built_in: bool = False) -> BaseContext:
+    def render_context(self, built_in: bool = False, compiled_in: str = "") -> BaseContext:
         """Where render workers come from: a fork server, a small process of its own, so that
         they do not inherit this one's facts and graph (forked from the CLI after the analysis of
         a large tree, its memory counted again in each worker); they are sent what they render.
         `built_in`: they render with repodoc's own templates, which a fork server started now
-        compiles before it forks (`render/precompiled.py`)."""
+        compiles before it forks (`render/precompiled.py`), read from and kept in `compiled_in`
+        (the folder of this process's compiled templates, "": none)."""
         if "forkserver" not in multiprocessing.get_all_start_methods() or sys.version_info < (3, 11):
             return self.context()  # Python 3.10 cannot start a fork server safely (`_fork_server`): forked
+        os.environ[COMPILED_VARIABLE] = compiled_in  # read by the fork server's preload, if it starts now
         return _fork_server(["repodoc_lsp.pipeline.rendering", "repodoc_lsp.pipeline.runtime",
                              "repodoc_lsp.pipeline.forkserver_guard",
                              *(["repodoc_lsp.render.precompiled"] if built_in else [])])

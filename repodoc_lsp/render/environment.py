@@ -116,6 +116,11 @@ def _theirs(env: jinja2.Environment) -> list[str]:
                   for name in loader.list_templates() if name.endswith(".j2"))
 
 
+# Set by a process before it starts the render workers' fork server: the folder of its compiled templates
+# (`compiled_cache`), where the fork server compiles repodoc's own (`render/precompiled.py`).
+COMPILED_VARIABLE = "REPODOC_FORK_SERVER_COMPILED"
+
+
 def compiled_cache(folder: Path, stamp: str) -> jinja2.BytecodeCache | None:
     """Jinja2's own cache of compiled templates (`FileSystemBytecodeCache`) in `folder`, for repodoc's own
     templates: compiling them was a fifth of a run after an edit. A compiled template is code, so

@@ -12,12 +12,14 @@ import functools
 from collections.abc import Mapping
 from pathlib import Path
 
+import jinja2
+
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.render import llms
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown, docstring_rest, summary_line
-from repodoc_lsp.render.environment import GuardedTemplate, load, make_environment
+from repodoc_lsp.render.environment import GuardedTemplate, compiled_cache, load, make_environment
 from repodoc_lsp.render.file_page import file_docs, reads_source
 from repodoc_lsp.render.fit import PAGE_LIMIT
 from repodoc_lsp.render.folder_pages import doc_page, import_diagram, index_page
@@ -25,6 +27,7 @@ from repodoc_lsp.render.gather import GATHER, anchor_state, gather_docs
 from repodoc_lsp.render.keyword_page import file_kw
 from repodoc_lsp.render.links import LIST_LIMIT, folder_label, link_text, list_groups, nearest, signature_code
 from repodoc_lsp.render.site import PATHS, Page, Site, Where, view_files, where_of
+from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.words import plural
 
 # The names other packages read here (the pipeline, the MCP server, tests and benchmarks).
@@ -66,11 +69,21 @@ class Renderer:
         that no worker compiles them again); a person's are compiled anew."""
         return cls(templates) if templates else _own_renderer()
 
+    @property
+    def compiled_in(self) -> str:
+        """The folder of this renderer's compiled templates (`compiled_cache`), "" when it keeps none."""
+        cache = self.env.bytecode_cache
+        return str(cache.directory) if isinstance(cache, jinja2.FileSystemBytecodeCache) else ""
+
     @classmethod
-    def precompile(cls) -> None:
+    def precompile(cls, compiled_in: str = "") -> None:
         """Compile repodoc's own templates, those the page templates include too, for this process
-        and the processes it forks (`shared`)."""
+        and the processes it forks (`shared`); read from and kept in `compiled_in` (`compiled_cache`):
+        the next run's own renderer, after an edit, then loads them instead of compiling them."""
         renderer = cls.shared(None)
+        if compiled_in:
+            renderer.env.bytecode_cache = compiled_cache(Path(compiled_in), render_stamp())
+        renderer.ready()
         for name in INCLUDED:
             renderer.env.get_template(name)
 
@@ -135,5 +148,5 @@ class Renderer:
 
 @functools.cache
 def _own_renderer() -> Renderer:
-    """`Renderer.shared(None)`: repodoc's own templates, compiled once per process."""
-    return Renderer(None)
+    """`Renderer.shared(None)`: repodoc's own templates, compiled once per process, when first needed."""
+    return Renderer(None, lazy=True)
