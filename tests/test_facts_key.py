@@ -10,7 +10,6 @@ from pathlib import Path
 from helpers import cli_here, make_workspace
 
 FILES = {"pkg/__init__.py": "", "pkg/py.typed": "", "pkg/mod.py": "x = 1\n", "c/a.c": "", "c/a.h": ""}
-TYPES = {"pkg/__init__.py": "Python Source", "c/a.c": "C Source", "c/a.h": "C++ Source"}
 
 
 def _tree(out: Path) -> dict[str, bytes]:
@@ -27,6 +26,7 @@ def test_empty_files_of_other_languages_keep_their_own_facts(tmp_path: Path) -> 
         trees.append(_tree(tmp_path / out))
         cached.append(json.loads(proc.stdout)["cached"])
     assert cached == [0, 5] and trees[0] == trees[1]
-    for rel, kind in TYPES.items():  # an empty `__init__.py` is Python, not the text of an empty `py.typed`
-        assert f"- **Type**: {kind}\n" in trees[1][f"{rel}_docs.md"].decode(), rel
-    assert "pkg/py.typed_docs.md" not in trees[1]
+    index = trees[1]["pkg/index.md"].decode()  # empty files have no pages: a line of their folder's index
+    assert "- `__init__.py` (`.py` file, 0 lines, 0 bytes): Empty: makes its folder a regular package." in index
+    assert "- `py.typed` (marker file, 0 lines, 0 bytes): PEP 561 marker" in index  # text, not Python
+    assert not any(page.endswith(("__init__.py_docs.md", "py.typed_docs.md", "a.c_docs.md")) for page in trees[1])

@@ -20,7 +20,6 @@ from multiprocessing.context import BaseContext
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.pipeline.pool import PARENT_VARIABLE, start_fork_server
-from repodoc_lsp.render.environment import COMPILED_VARIABLE
 
 BACKGROUND_NICE = 10  # the language server's background processes: its requests get a core first
 
@@ -59,6 +58,8 @@ class Runtime:
         (the folder of this process's compiled templates, "": none)."""
         if "forkserver" not in multiprocessing.get_all_start_methods() or sys.version_info < (3, 11):
             return self.context()  # Python 3.10 cannot start a fork server safely (`_fork_server`): forked
+        from repodoc_lsp.render.environment import COMPILED_VARIABLE  # here: Jinja2 only where pages render
+
         os.environ[COMPILED_VARIABLE] = compiled_in  # read by the fork server's preload, if it starts now
         return _fork_server(["repodoc_lsp.pipeline.rendering", "repodoc_lsp.pipeline.runtime",
                              "repodoc_lsp.pipeline.forkserver_guard",

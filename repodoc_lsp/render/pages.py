@@ -12,8 +12,6 @@ import functools
 from collections.abc import Mapping
 from pathlib import Path
 
-import jinja2
-
 from repodoc_lsp import MARKER, __version__
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.render import llms
@@ -72,8 +70,7 @@ class Renderer:
     @property
     def compiled_in(self) -> str:
         """The folder of this renderer's compiled templates (`compiled_cache`), "" when it keeps none."""
-        cache = self.env.bytecode_cache
-        return str(cache.directory) if isinstance(cache, jinja2.FileSystemBytecodeCache) else ""
+        return str(getattr(self.env.bytecode_cache, "directory", ""))  # a FileSystemBytecodeCache's
 
     @classmethod
     def precompile(cls, compiled_in: str = "") -> None:
