@@ -26,10 +26,8 @@ qualname, kind, line]}` a definition: the page's key is a digest of exactly thos
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -37,13 +35,13 @@ from typing import Any
 from repodoc_lsp import __version__
 from repodoc_lsp.knowledge.graph import Def
 from repodoc_lsp.shard.facts_file import MOST_BLOCK, ShardError, Tree, analysis_version, sketch_stamp, tree_from_json
-from repodoc_lsp.shard.members import BLOCK, BlockError, blocks, compress_block
+from repodoc_lsp.shard.members import BlockError, BlockWriter, blocks, compact_json
 
 FORMAT = "repodoc-graph"
 FORMAT_VERSION = 1
 Share = tuple[int, int]
 
-_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+_json = compact_json
 
 
 def answers_path(folder: Path, share: Share) -> Path:
@@ -140,47 +138,20 @@ class Answers:
         return answer
 
 
-class AnswersWriter:
+class AnswersWriter(BlockWriter):
     """Writes one share's answers file: `add` each file's reads, then `close` (renamed into place then)."""
 
     def __init__(self, path: Path, tree: Tree, share: Share, inputs: str, files: int) -> None:
-        self.path = path
-        self._temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        self._raw = open(self._temp, "wb")  # noqa: SIM115 (closed by `close` or `discard`)
-        self._lines: list[bytes] = []
-        self._held = 0
-        self.count = 0
-        self._line(_json({"format": FORMAT, "version": FORMAT_VERSION, "repodoc": __version__,
-                          "analysis": analysis_version(), "sketches": sketch_stamp(), "tree": tree.as_json(),
-                          "pages": list(share), "inputs": inputs, "files": files}))
-
-    def _line(self, text: str) -> None:
-        data = text.encode("utf-8", "surrogatepass") + b"\n"
-        self._lines.append(data)
-        self._held += len(data)
-        if self._held >= BLOCK:
-            self._raw.write(compress_block(b"".join(self._lines)))
-            self._lines.clear()
-            self._held = 0
+        super().__init__(path, {"format": FORMAT, "version": FORMAT_VERSION, "repodoc": __version__,
+                                "analysis": analysis_version(), "sketches": sketch_stamp(), "tree": tree.as_json(),
+                                "pages": list(share), "inputs": inputs, "files": files})
 
     def add(self, rel: str, reads: Mapping[str, str]) -> None:
         """`rel`'s reads: query -> the JSON of its answer (`Recorder.reads`)."""
-        self._line(_json({"file": rel, "reads": len(reads)}))
+        self.line(_json({"file": rel, "reads": len(reads)}))
         for asked, answer in reads.items():
-            self._line(f"{asked}\t{answer}")
-        self.count += 1
-
-    def close(self) -> None:
-        self._line(_json({"end": self.count}))
-        if self._lines:
-            self._raw.write(compress_block(b"".join(self._lines)))
-        self._raw.close()
-        os.replace(self._temp, self.path)
-
-    def discard(self) -> None:
-        self._raw.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._temp)
+            self.line(f"{asked}\t{answer}")
+        self.end_record()
 
 
 def read_answers(folder: Path, share: Share, tree: Tree, inputs: str, files: Iterable[str]) -> Answers:

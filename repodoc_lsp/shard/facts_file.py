@@ -44,7 +44,7 @@ from repodoc_lsp.knowledge.views import Sketch, sketch_of
 from repodoc_lsp.render.own_pages import has_pages
 from repodoc_lsp.render.parts import definition_parts
 from repodoc_lsp.render.stamp import render_stamp
-from repodoc_lsp.shard.members import BLOCK, BlockError, blocks, compress_block
+from repodoc_lsp.shard.members import BLOCK, BlockError, BlockWriter, blocks, compact_json
 from repodoc_lsp.store import sketches
 from repodoc_lsp.store.cache import ANALYSIS_VERSION, encode, structure_facts, structure_imports
 
@@ -140,7 +140,7 @@ class Record:
         return self.facts is not None or self.at >= 0
 
 
-_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+_json = compact_json
 
 
 def facts_from_json(value: object) -> FileFacts:
@@ -153,33 +153,14 @@ def facts_from_json(value: object) -> FileFacts:
         raise ValueError(f"facts of the wrong form ({type(exc).__name__})") from None
 
 
-class FactsWriter:
+class FactsWriter(BlockWriter):
     """Writes a facts file: `add` each record, then `close`; the file appears whole (renamed into
     place) only then, and a writer left unclosed (a failure) leaves nothing behind."""
 
     def __init__(self, path: Path, tree: Tree, shard: Share, files: int) -> None:
-        self.path = path
-        self._temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        self._raw = open(self._temp, "wb")  # noqa: SIM115 (closed by `close` or `discard`)
-        self._lines: list[bytes] = []
-        self._held = 0
-        self.count = 0
-        self._line(_json({"format": FORMAT, "version": FORMAT_VERSION, "repodoc": __version__,
-                          "analysis": analysis_version(), "sketches": sketch_stamp(), "tree": tree.as_json(),
-                          "shard": list(shard), "files": files}))
-        self._block()  # a block of its own: a file cut short still says which shard it is
-
-    def _line(self, text: str) -> None:
-        data = text.encode("utf-8", "surrogatepass") + b"\n"
-        self._lines.append(data)
-        self._held += len(data)
-
-    def _block(self) -> None:
-        """The lines held so far written as one block (whole records only)."""
-        if self._lines:
-            self._raw.write(compress_block(b"".join(self._lines)))
-            self._lines.clear()
-            self._held = 0
+        super().__init__(path, {"format": FORMAT, "version": FORMAT_VERSION, "repodoc": __version__,
+                                "analysis": analysis_version(), "sketches": sketch_stamp(), "tree": tree.as_json(),
+                                "shard": list(shard), "files": files}, header_alone=True)
 
     def add(self, record: Record) -> None:
         value: dict[str, Any] = {"path": record.path}
@@ -187,29 +168,16 @@ class FactsWriter:
             value.update(digest=record.digest, size=record.size)
         if record.facts is None:
             value["skipped"] = record.skipped
-            self._line(_json(value))
+            self.line(_json(value))
         else:
             facts = record.facts
             row = encode(facts)
             sketch = sketch_of(facts, definition_parts(facts)) if facts.language is Language.PYTHON else None
             value["pages"] = has_pages(facts)
             head = _json(value)[:-1]
-            self._line(f'{head},"imports":{row.imports},"sketch":{_json(sketch and sketches.encode(sketch))}}}')
-            self._line(row.data)
-        self.count += 1
-        if self._held >= BLOCK:
-            self._block()
-
-    def close(self) -> None:
-        self._line(_json({"end": self.count}))
-        self._block()
-        self._raw.close()
-        os.replace(self._temp, self.path)
-
-    def discard(self) -> None:
-        self._raw.close()
-        with contextlib.suppress(OSError):
-            os.unlink(self._temp)
+            self.line(f'{head},"imports":{row.imports},"sketch":{_json(sketch and sketches.encode(sketch))}}}')
+            self.line(row.data)
+        self.end_record()
 
 
 class FactsReader:

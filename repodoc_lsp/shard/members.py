@@ -1,14 +1,19 @@
-"""A facts file's blocks: gzip members of about `BLOCK` bytes each, every one ending at the end of a line
-(a file's record whole in one block). Any gzip reader reads such a file as one stream; a page share reads
-it a block at a time and notes where each block starts, so that it can read one file's facts again
-later by its block alone (`block_at`) instead of holding every file's facts or the whole facts file."""
+"""The blocks of a facts file and of a graph job's answers file (`BlockWriter`): gzip members of about
+`BLOCK` bytes each, every one ending at the end of a record (a file's lines whole in one block). Any gzip
+reader reads such a file as one stream; a page share reads it a block at a time and notes where each
+block starts, so that it can read one file's facts again later by its block alone (`block_at`) instead
+of holding every file's facts or the whole facts file."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import json
+import os
 import zlib
 from collections.abc import Iterator
-from typing import BinaryIO
+from pathlib import Path
+from typing import Any, BinaryIO
 
 BLOCK = 256 << 10  # inflated bytes a block holds, at least (but the last), before the next one starts
 CHUNK = 1 << 20  # compressed bytes read at a time
@@ -63,3 +68,51 @@ def block_at(raw: BinaryIO, offset: int, most: int) -> bytes:
     for _start, data in blocks(raw, most, offset, 64 << 10):
         return data
     raise BlockError("no block where one was read before")
+
+
+compact_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+
+
+class BlockWriter:
+    """A file of blocks of whole records (`compress_block`), written under a temporary name: `line` each
+    line of a record and `end_record` after it (a block ends only there), then `close`, which writes the
+    last line (`{"end": count}`) and renames the file into place; `discard` (a failure) leaves nothing."""
+
+    def __init__(self, path: Path, header: dict[str, Any], *, header_alone: bool = False) -> None:
+        self.path = path
+        self._temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        self._raw = open(self._temp, "wb")  # noqa: SIM115 (closed by `close` or `discard`)
+        self._lines: list[bytes] = []
+        self._held = 0
+        self.count = 0
+        self.line(compact_json(header))
+        if header_alone:
+            self._block()  # a block of its own: a file cut short still says what it is
+
+    def line(self, text: str) -> None:
+        data = text.encode("utf-8", "surrogatepass") + b"\n"
+        self._lines.append(data)
+        self._held += len(data)
+
+    def end_record(self) -> None:
+        self.count += 1
+        if self._held >= BLOCK:
+            self._block()
+
+    def _block(self) -> None:
+        """The lines held so far written as one block."""
+        if self._lines:
+            self._raw.write(compress_block(b"".join(self._lines)))
+            self._lines.clear()
+            self._held = 0
+
+    def close(self) -> None:
+        self.line(compact_json({"end": self.count}))
+        self._block()
+        self._raw.close()
+        os.replace(self._temp, self.path)
+
+    def discard(self) -> None:
+        self._raw.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self._temp)

@@ -144,10 +144,10 @@ def test_facts_left_in_the_file_are_read_again_from_their_blocks(tmp_path: Path,
                                                                  ) -> None:
     """A reader that decodes no file's facts notes where each block starts; `FactsSource` reads any file's
     facts again from its block alone (blocks of a few records here), equal to those written."""
-    from repodoc_lsp.shard import facts_file
+    from repodoc_lsp.shard import members
     from repodoc_lsp.shard.share_facts import FactsSource
 
-    monkeypatch.setattr(facts_file, "BLOCK", 600)
+    monkeypatch.setattr(members, "BLOCK", 600)  # the writer's (`members.BlockWriter`)
     sources = {f"p{i}/m,{i}.py": f'"""Module {i}."""\nimport os\n\n\ndef f{i}(x):\n    return x\n'.encode()
                for i in range(40)}
     records = [Record(rel, f"{i:040x}", len(data), analyse_source(rel, data)) for i, (rel, data) in
