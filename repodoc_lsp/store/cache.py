@@ -162,7 +162,6 @@ def day() -> int:
     return int(time.time() // 86_400)
 
 
-
 def _private(path: Path, mode: int, *, folder: bool) -> None:
     """Make `path` (created if missing) ours and private; OSError when it is not ours or a link."""
     if folder:
@@ -396,17 +395,22 @@ def _import(raw: object) -> Import:
     left out), every scalar of its exact type."""
     if type(raw) is not dict or not raw.keys() <= _IMPORT_FIELDS:
         raise TypeError("not an import")
-    module, names, line = raw["module"], raw["names"], raw["line"]
-    level, anchor, star = raw.get("level", 0), raw.get("anchor", ""), raw.get("star", False)
-    asnames = raw.get("asnames", [])
+    names, asnames = raw["names"], raw.get("asnames", [])
+    return checked_import(raw["module"], names, raw["line"], raw.get("level", 0), raw.get("anchor", ""),
+                          None if asnames == names else asnames, raw.get("star", False))
+
+
+def checked_import(module: Any, names: Any, line: Any, level: Any, anchor: Any, asnames: Any, star: Any) -> Import:
+    """The `Import` of these fields as a saved file holds them (`asnames` None: the `names`), each of its
+    exact type, integers of 32 bits, strings interned (as the workspace keeps them); TypeError otherwise."""
     if not (type(module) is str and type(line) is int and type(level) is int and type(anchor) is str
-            and type(star) is bool and _strings(names) and _strings(asnames)
+            and type(star) is bool and _strings(names) and (asnames is None or _strings(asnames))
             and INT_MIN <= line <= INT_MAX and INT_MIN <= level <= INT_MAX):
         raise TypeError("not an import")
     intern = sys.intern
-    names = tuple(map(intern, names))
-    return Import(intern(module), names, line, level, intern(anchor),
-                  names if asnames == list(names) else tuple(map(intern, asnames)), star)
+    interned = tuple(map(intern, names))
+    return Import(intern(module), interned, line, level, intern(anchor),
+                  interned if asnames is None else tuple(map(intern, asnames)), star)
 
 
 def _strings(value: Any) -> bool:

@@ -15,7 +15,6 @@ content it had.
 from __future__ import annotations
 
 import json
-import sys
 from array import array
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -28,7 +27,7 @@ from repodoc_lsp.knowledge.graph import Graph, Key, LaterSketch, Link
 from repodoc_lsp.knowledge.resolution import NAME
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.store import kept
-from repodoc_lsp.store.cache import INT_MAX, INT_MIN
+from repodoc_lsp.store.cache import checked_import
 
 VERSION = 4  # 2: each file's link beside its sketch; 3: each sketch as its own JSON text; 4: every file's imports
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
@@ -205,13 +204,7 @@ def imports_of(saved: Saved, digests: Iterable[str]) -> dict[str, tuple[Import, 
 def _import(row: Any) -> Import:
     """One `Import` of `encode_imports`; ValueError or TypeError when `row` is not exactly of that form."""
     module, names, line, level, anchor, asnames, star = row
-    _check(type(module) is str and _strs(names) and type(line) is int and type(level) is int and type(anchor) is str
-           and (asnames is None or _strs(asnames)) and type(star) is bool
-           and INT_MIN <= line <= INT_MAX and INT_MIN <= level <= INT_MAX)
-    intern = sys.intern
-    names = tuple(map(intern, names))
-    return Import(intern(module), names, line, level, intern(anchor),
-                  names if asnames is None else tuple(map(intern, asnames)), star)
+    return checked_import(module, names, line, level, anchor, asnames, star)
 
 
 _json = json.JSONEncoder(separators=(",", ":")).encode
