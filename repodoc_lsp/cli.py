@@ -301,7 +301,7 @@ def _generate(args: argparse.Namespace, program: bool = False) -> int:
 
             return generate_sharded(ws, facts=args.facts or (), share=args.pages, check=args.check, force=args.force,
                                     jobs=args.jobs, progress=progress, cancel=cancel,
-                                    answers=Path(args.graph) if args.graph else None)
+                                    answers=Path(args.graph) if args.graph else None, renderer=theirs)
         return generate(root, ws, check=args.check, force=args.force, jobs=args.jobs, progress=progress, cancel=cancel,
                         renderer=theirs,
                         state=None if args.no_cache else state_path(cache_dir(settings), ws.root, ws.out))

@@ -53,11 +53,12 @@ SIDECAR_VERSION = 1
 
 def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share | None = None, check: bool = False,
                      force: bool = False, jobs: int | None = None, progress: ProgressFn | None = None,
-                     cancel: CancelToken | None = None, answers: Path | None = None) -> Summary:
+                     cancel: CancelToken | None = None, answers: Path | None = None,
+                     renderer: Renderer | None = None) -> Summary:
     """`generate` with the workspace taken from `facts` files (else scanned), writing share `share` of
     the pages (else all); `answers`: the graph job's output folder, whose answers of `share` stand for the
-    symbol graph (none built here); ShardError when the facts files are not the whole of this tree's
-    analysis, or the answers not of these facts files."""
+    symbol graph (none built here); `renderer`: the person's templates compiled already; ShardError when
+    the facts files are not the whole of this tree's analysis, or the answers not of these facts files."""
     sidecar = ws.out / SIDECAR
     if share is not None and not check:
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # (not a folder: the writer says so)
@@ -68,7 +69,7 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
         take_facts(ws, facts, progress=progress, share=share, check=check, answers=answers)
     elif not ws.scan(jobs=jobs, progress=progress, cancel=cancel):
         return Summary(root=str(ws.root), out=str(ws.out), cancelled=True)
-    renderer = Renderer(ws.settings.templates or None, lazy=not ws.settings.templates)
+    renderer = renderer or Renderer(ws.settings.templates or None, lazy=not ws.settings.templates)
     summary = run(ws, Job(check=check, force=force, jobs=jobs, share=share), renderer, progress=progress,
                   cancel=cancel)
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
