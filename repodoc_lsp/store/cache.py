@@ -34,8 +34,9 @@ from repodoc_lsp.analysis.model import FileFacts, Import
 from repodoc_lsp.analysis.source import analyser_for
 
 # Bump when analysis output changes for the same input (-16: keys hold the analyser, `digest`; -17: a
-# document's identifiers are its code words, reST read as reST).
-ANALYSIS_VERSION = f"{__version__}-17"
+# document's identifiers are its code words, reST read as reST; -18: a tree-sitter file's used names
+# with their first lines in the text's order).
+ANALYSIS_VERSION = f"{__version__}-18"
 BUSY_SECONDS = 0.25  # a database another process holds locked longer than this is skipped
 KEEP_DAYS = 30  # rows unused for this long are deleted (checked once a day)
 OTHER_VERSION_SECONDS = 86_400  # databases of other versions untouched this long are deleted

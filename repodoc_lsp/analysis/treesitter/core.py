@@ -92,6 +92,10 @@ def text_of(node: Node, data: bytes) -> str:
     return data[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
+def _start(node: Node) -> int:
+    return node.start_byte
+
+
 @functools.cache
 def _names_query(spec: Spec) -> Query:
     """A query capturing every name node of the language (`_NAME_NODES`)."""
@@ -106,7 +110,9 @@ def used_names(spec: Spec, root: Node, data: bytes, defined_at: set[int]) -> str
     name node), with its first
     `MAX_USE_LINES` lines; names of fewer than 3 characters left out (too many matches by name)."""
     lines_of: dict[str, list[int]] = {}
-    for node in QueryCursor(_names_query(spec)).captures(root).get("n", ()):
+    # in the text's order: the captures of a query of several node kinds come in no fixed order
+    nodes = sorted(QueryCursor(_names_query(spec)).captures(root).get("n", ()), key=_start)
+    for node in nodes:
         start, end = node.start_byte, node.end_byte
         if end - start < 3 or end in defined_at:
             continue
