@@ -259,9 +259,9 @@ def test_a_part_page_links_a_class_of_its_own_file_by_the_page_s_name(
     assert broken_links(ws.out) == []
 
 
-def test_the_bound_adds_up_every_method_function_and_class_attribute_estimate() -> None:
-    """`_bound`, written out, is the sum of the estimates it stands for (module attributes and
-    classes left out)."""
+def test_the_bound_adds_up_every_method_function_class_attribute_and_class_estimate() -> None:
+    """`_bound`, written out, is the sum of the estimates it stands for (module attributes left
+    out), and no less than what the lines of the local classes take."""
     from repodoc_lsp.analysis import analyse_source
     from repodoc_lsp.analysis.model import SymbolKind
 
@@ -271,7 +271,12 @@ def test_the_bound_adds_up_every_method_function_and_class_attribute_estimate() 
     assert {a.container for a in facts.attributes} == {"", "A", "A.B"}
     assert part_rule._bound(facts) == sum(
         part_rule._symbol_estimate(s) for s in facts.symbols if s.kind in (SymbolKind.METHOD, SymbolKind.FUNCTION)
-    ) + sum(part_rule._attribute_estimate(a) for a in facts.attributes if a.container)
+    ) + sum(part_rule._attribute_estimate(a) for a in facts.attributes if a.container) + sum(
+        part_rule._class_estimate(s) for s in facts.symbols if s.kind is SymbolKind.CLASS)
+    local = analyse_source("t.py", b'def test():\n    class C(Base):\n        """Says.\n\n        More."""\n'
+                           b'        x = 1\n\n        def m(self):\n            pass\n')
+    (c,) = [s for s in local.symbols if s.kind is SymbolKind.CLASS]
+    assert part_rule._bound(local) >= part_rule._local_estimate(c, [("attr-test.C.x", 0), ("method-test.C.m", 0)])
 
 
 def test_editing_a_sub_package_docstring_updates_its_parent_index(tmp_path: Path) -> None:

@@ -116,6 +116,6 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
         folderdoc_href=page_link(page, folder_doc(folder_of(rel))),
         project=where.project, with_source=0, without_source=0, brief=False,
         short_lists=False,
-        moved={}, function_parts=[], estimated=False, away_lists={}, away_classes={},
+        moved={}, function_parts=[], local_parts=[], estimated=False, away_lists={}, away_classes={},
     )
     return lay_out(templates, rel, context, moved, inputs["doclinks"])

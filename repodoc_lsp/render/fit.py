@@ -112,7 +112,8 @@ def lay_out(templates: Templates, rel: str, context: dict, moved: Mapping[str, i
 def _moved_lines(rel: str, context: dict, moved: Mapping[str, int], of_class: Mapping[str, list[int]],
                  count: int) -> dict:
     """What the page says in place of the entries `moved` sends to parts 2 to `count`: per class whose
-    members left, what left and for which parts (`moved`); the functions each part holds."""
+    members left, what left and for which parts (`moved`); the functions and the local classes' lines
+    each part holds."""
     classes, functions = context["classes"], context["functions"]
     methods_of, attributes_of = context["methods_of"], context["attributes_of"]
     names = {n: posixpath.basename(part_page(rel, n)) for n in range(2, count + 1)}
@@ -124,14 +125,17 @@ def _moved_lines(rel: str, context: dict, moved: Mapping[str, int], of_class: Ma
             what = [plural(n, word, grouped=True) for n, word in ((n_attr, "attribute"), (n_meth, "method")) if n]
             shown[c.anchor] = {"what": " and ".join(what),
                                "parts": [(names[n], md.href(names[n])) for n in of_class[c.anchor]]}
-    function_parts = []
+    local = [c for c in classes if c.anchor in context["local_classes"] and c.anchor in of_class]
+    function_parts: list[dict] = []
+    local_parts: list[dict] = []
     for n in range(2, count + 1):
-        mine = [f for f in functions if moved.get(f.anchor) == n]
-        if mine:
-            function_parts.append({"count": len(mine), "first": mine[0].qualname, "last": mine[-1].qualname,
-                                   "name": names[n], "href": md.href(names[n])})
+        for listed, held in ((function_parts, [f for f in functions if moved.get(f.anchor) == n]),
+                             (local_parts, [c for c in local if of_class[c.anchor][0] == n])):
+            if held:
+                listed.append({"count": len(held), "first": held[0].qualname, "last": held[-1].qualname,
+                               "name": names[n], "href": md.href(names[n]), "classes": held})
     shown.update((f.anchor, {}) for f in functions if f.anchor in moved)
-    return {"moved": shown, "function_parts": function_parts}
+    return {"moved": shown, "function_parts": function_parts, "local_parts": local_parts}
 
 
 def _split(templates: Templates, rel: str, context: dict, moved: Mapping[str, int], targets: Targets) -> Pages:
@@ -173,12 +177,14 @@ def _member_part(templates: Templates, rel: str, n: int, total: int, context: di
     """Part page `n` of `total` of `rel`'s page: the members and functions the parts rule gives it."""
     page = context["page"]
     methods_of, attributes_of = context["methods_of"], context["attributes_of"]
-    mine_classes = [c for c in context["classes"] if n in of_class.get(c.anchor, ())]
+    mine = [c for c in context["classes"] if n in of_class.get(c.anchor, ())]
+    mine_classes = [c for c in mine if c.anchor not in context["local_classes"]]
+    mine_local = [c for c in mine if c.anchor in context["local_classes"]]  # their lines
     mine_methods = {c.anchor: [m for m in methods_of.get(c.anchor, ()) if members.get(m.anchor) == n]
-                    for c in mine_classes}
+                    for c in mine}
     mine_attributes = {c.anchor: {**group, "entries": [e for e in group["entries"]
                                                         if members.get(e["anchor"]) == n]}
-                       for c in mine_classes if (group := attributes_of.get(c.anchor))}
+                       for c in mine if (group := attributes_of.get(c.anchor))}
     mine_attributes = {a: group for a, group in mine_attributes.items() if group["entries"]}
     mine_functions = [f for f in context["functions"] if moved.get(f.anchor) == n]
     links = doclinks(rel, n, targets)
@@ -187,9 +193,12 @@ def _member_part(templates: Templates, rel: str, n: int, total: int, context: di
         what.append(f"the attributes and methods of {plural(len(mine_classes), 'class', grouped=True)}")
     if mine_functions:
         what.append(plural(len(mine_functions), "function", grouped=True))
+    if mine_local:
+        what.append(f"the lines of {plural(len(mine_local), 'local class', grouped=True)}")
     view = {**context, "page": part_page(rel, n), "part": n, "parts": total, "what": " and ".join(what),
             "main_name": posixpath.basename(page), "main_href": md.href(posixpath.basename(page)),
-            "part_classes": mine_classes, "part_functions": mine_functions, "doclinks": links,
+            "part_classes": mine_classes, "part_functions": mine_functions, "part_local": mine_local,
+            "doclinks": links,
             "methods_of": mine_methods, "attributes_of": mine_attributes, "brief": False,
             "sig_links": signature_links(mine_classes, mine_methods, mine_functions, links, targets)}
     text = templates["file_part"].render(**view)
@@ -343,7 +352,8 @@ def _entries_away(context: dict, out: str, margin: int) -> list[list[Symbol]]:
     """The last classes of the page `out` whose entries go to part pages so that it takes at most
     `PAGE_LIMIT - margin` bytes, in parts of at most `LISTS_BUDGET` bytes of entries (a class
     whose members are on the page keeps their anchors on its line: other pages link to them)."""
-    classes = context["classes"]
+    local = context["local_classes"]  # a local class's line takes no more than its stub would
+    classes = [c for c in context["classes"] if c.anchor not in local or c.anchor not in context["moved"]]
     out = strip_aliases(out, context["aliases"])  # measured as a fresh run would measure it (`_size`)
     starts = [out.find(f'\n<a id="{c.anchor}"></a>') for c in classes]
     if not classes or min(starts) < 0:
@@ -357,6 +367,8 @@ def _entries_away(context: dict, out: str, margin: int) -> list[list[Symbol]]:
     for c, size in reversed(list(zip(classes, sizes, strict=True))):
         if need <= 0:
             break
+        if c.anchor in local:
+            continue
         away.append((c, size))  # its members' anchors stay on the page too, on its line
         need -= size - 200 - 40 * (0 if c.anchor in context["moved"] else
                                     len(context["methods_of"].get(c.anchor, ()))

@@ -2,7 +2,8 @@
 
 A file page over the size budget keeps every section, every class entry and its module-level
 names (the anchors other pages link to most); its classes' members (attributes and methods, with
-their anchors) and its functions go to part pages: `c.py_docs.part2.md`, `c.py_docs.part3.md`, ... The rule reads one
+their anchors), its functions, and the lines of its local classes when they are many (their
+members' anchors with them), go to part pages: `c.py_docs.part2.md`, `c.py_docs.part3.md`, ... The rule reads one
 file's facts and nothing else (not the symbol graph, not another file), so a page linking to a
 member of that file knows where it is from the same facts: the symbol graph is given each file's
 part map (`definition_parts`) and keeps it in what its resolutions consult, the keyword index reads
@@ -69,7 +70,8 @@ def owner(candidates: list[Symbol], line: int) -> Symbol:
 def local_classes(facts: FileFacts) -> frozenset[str]:
     """The anchors of the classes defined inside a function's body (a test's fixture, a closure's
     helper), or inside such a class: no other file can import them, so their page entry is one
-    compact line on the file page that keeps their members' anchors, and they never go to a part."""
+    compact line that keeps their members' anchors; their members never leave it, and the lines
+    go to parts of their own only when there are so many that they would fill the page."""
     scopes: set[str] = set()  # qualnames of functions, methods and local classes
     found = set()
     for s in facts.symbols:  # in line order: a scope before what it holds
@@ -96,15 +98,30 @@ def _attribute_estimate(a: Attribute) -> int:
     return _estimate(len(a.annotation) + len(a.value), a.qualname)
 
 
+def _class_estimate(c: Symbol) -> int:
+    """A class at most takes in a local class's line, its members aside (`_local_estimate`)."""
+    return _estimate(len(c.docstring or "") + sum(len(b) + 2 for b in c.bases), c.qualname)
+
+
+def _local_estimate(c: Symbol, members: list[tuple[str, int]]) -> int:
+    """A local class's line: its heading and first docstring line, and an anchor and a name for
+    each of its members (`members`: their anchors, with estimates not used here)."""
+    return (_estimate(sum(len(b) + 2 for b in c.bases) + len((c.docstring or "").partition("\n")[0]), c.qualname)
+            + sum(len(m) + len(m.rpartition(".")[2]) + 30 for m, _w in members))
+
+
 def _bound(facts: FileFacts) -> int:
-    """The estimates of every method and function (`_symbol_estimate`) and of every class attribute
-    (`_attribute_estimate`) of `facts` added up, written out: two calls per definition of every file
-    took two thirds of `_assign`'s time."""
-    method, function = SymbolKind.METHOD, SymbolKind.FUNCTION
+    """The estimates of every method and function (`_symbol_estimate`), class attribute
+    (`_attribute_estimate`) and class (`_class_estimate`) of `facts` added up: no less than what the
+    members or the local classes' lines take (`_local_estimate`). Written out: two calls per
+    definition of every file took two thirds of `_assign`'s time."""
+    method, function, klass = SymbolKind.METHOD, SymbolKind.FUNCTION, SymbolKind.CLASS
     total = 0
     for s in facts.symbols:
         kind = s.kind
-        if kind is method or kind is function:
+        if kind is klass:
+            total += _ENTRY + 2 * len(s.qualname) + len(s.docstring or "") + sum(len(b) + 2 for b in s.bases)
+        elif kind is method or kind is function:
             heading = _ENTRY if kind is function else 0
             total += _ENTRY + 2 * len(s.qualname) + len(s.signature) + len(s.docstring or "") + heading
     for a in facts.attributes:
@@ -141,9 +158,11 @@ def _assign(facts: FileFacts) -> Assigned:
     a fixed cost per entry). When they take more than `SPLIT_AT` together, they go to parts in
     page order (each class's attributes and methods, then the functions), each part taking at most
     `PART_BUDGET`: a class's members stay together unless they alone take more. The members of a
-    local class (`local_classes`) always stay on the page."""
-    # A bound first (every method, function and class attribute counted): most files stay whole,
-    # and this rule runs for every file when the graph is built and when its page renders.
+    local class (`local_classes`) stay on its line; when those lines take more than `SPLIT_AT`
+    together, they go whole, with their members' anchors, to parts of their own after those (the
+    class's own anchor stays on the page, as every class's does)."""
+    # A bound first (every method, function, class attribute and class counted): most files stay
+    # whole, and this rule runs for every file when the graph is built and when its page renders.
     if _bound(facts) <= SPLIT_AT:
         return {}, {}
     local = local_classes(facts)
@@ -164,25 +183,33 @@ def _assign(facts: FileFacts) -> Assigned:
             entries.setdefault(owner(same[s.container], s.line).anchor, []).append((s.anchor, _symbol_estimate(s)))
         elif s.kind is SymbolKind.FUNCTION:
             functions.append((s.anchor, _symbol_estimate(s)))
+    groups = [(c.anchor, entries[c.anchor]) for c in classes if c.anchor in entries and c.anchor not in local]
+    groups += [("", [f]) for f in functions]
     of_class: dict[str, list[int]] = {}
     found: dict[str, int] = {}
-    n, used = 2, 0
-    for anchor in local:  # their members stay on the page, on the class's line
-        entries.pop(anchor, None)
-    if sum(w for group in (*entries.values(), functions) for _a, w in group) <= SPLIT_AT:
-        return {}, {}
-    groups = [(c.anchor, entries[c.anchor]) for c in classes if c.anchor in entries]
-    for owner_anchor, group in [*groups, *(("", [f]) for f in functions)]:
-        total = sum(w for _a, w in group)
-        if used and used + total > PART_BUDGET:
-            n, used = n + 1, 0
-        for anchor, w in group:  # only a group over the budget alone goes on past it
+    n, used = 1, 0
+    if sum(w for _owner, group in groups for _a, w in group) > SPLIT_AT:
+        n = 2
+        for owner_anchor, group in groups:
+            total = sum(w for _a, w in group)
+            if used and used + total > PART_BUDGET:
+                n, used = n + 1, 0
+            for anchor, w in group:  # only a group over the budget alone goes on past it
+                if used and used + w > PART_BUDGET:
+                    n, used = n + 1, 0
+                found[anchor] = n
+                used += w
+                if owner_anchor and n not in of_class.setdefault(owner_anchor, []):
+                    of_class[owner_anchor].append(n)
+    lines = [(c.anchor, _local_estimate(c, entries.get(c.anchor, []))) for c in classes if c.anchor in local]
+    if sum(w for _c, w in lines) > SPLIT_AT:  # many local classes: their lines, whole, on parts of their own
+        n, used = n + 1, 0
+        for anchor, w in lines:
             if used and used + w > PART_BUDGET:
                 n, used = n + 1, 0
-            found[anchor] = n
+            of_class[anchor] = [n]
+            found.update((m, n) for m, _w in entries.get(anchor, ()))
             used += w
-            if owner_anchor and n not in of_class.setdefault(owner_anchor, []):
-                of_class[owner_anchor].append(n)
     return of_class, found
 
 
