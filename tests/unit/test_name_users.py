@@ -70,3 +70,17 @@ def test_a_page_lists_a_names_users_once_and_not_for_namespaces() -> None:
                       sizes={rel: 1 for rel in facts}, folders=[""])
     site.by_name = NameUsers(facts.items())
     assert gather_docs(site, "box.h")["named"] == {"class-shapes.Box": ([("use.cpp", 2)], 1)}
+
+
+def test_an_edit_of_the_only_file_defining_a_name_keeps_its_other_users() -> None:
+    """The file defining `helper`, alone, and naming it itself: an edit moving its own use lost the
+    other files' uses (the name was tabled anew from that file alone)."""
+    files = {"x.c": "int helper(int a) { return a; }\nint main() { return helper(1); }\n",
+             "y.c": "int twice(void) { return helper(2); }\n"}
+    table = NameUsers(_facts(files).items())
+    assert table.counted("helper", "x.c") == ([("y.c", 1)], 1)
+    edited = {**files, "x.c": "\n" + files["x.c"]}
+    assert table.update_many(_facts({"x.c": edited["x.c"]})) == {"x.c"}
+    fresh = NameUsers(_facts(edited).items())
+    assert table.counted("helper", "x.c") == fresh.counted("helper", "x.c") == ([("y.c", 1)], 1)
+    assert table.users("helper") == fresh.users("helper") == {"x.c": 3, "y.c": 1}

@@ -102,7 +102,8 @@ class NameUsers:
                 fresh.update(n for n in self._defs.get(rel, ()) if n not in self._users)
             new_uses = _first_lines(self._refs.get(rel, ""))
             for name in old_uses.keys() | new_uses.keys():
-                if old_uses.get(name) != new_uses.get(name) and name in self._definers:
+                # (a name defined anew is looked for in every file below: no table of this file alone)
+                if old_uses.get(name) != new_uses.get(name) and name in self._definers and name not in fresh:
                     touched.add(name)
                     table = dict(self._users.get(name, {}))  # replaced, not changed: hovers read it
                     if name in new_uses:
