@@ -8,7 +8,8 @@ with tree-sitter, whose "Used by" is by name (`analysis/treesitter/byname.py`). 
 file of the corpus and renames a definition, deletes a line (often a syntax error), defines a name
 another file calls, copies the file or deletes it; then generates in place (incremental, the cache
 kept) and into a fresh folder with an empty cache. Corpora: bench/languages_corpus.py (fetched when
-missing). Prints one line per step; exit 1 at the first difference, with its diff.
+missing). Prints one line per step; exit 1 at the first difference, with its diff. Needs the test
+extras (`pip install -e ".[test]"`): pages are compared as the property tests compare them.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ import tempfile
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH))
+sys.path[:0] = [str(BENCH), str(BENCH.parent / "tests")]
 
+from edits import tree  # noqa: E402  (the property tests' reading: the manifest's rename aliases stripped)
 from languages_corpus import fetch  # noqa: E402
 
 CORPORA = {"express": "express/package", "zod": "zod/package", "acorn": "acorn/package",
@@ -43,11 +45,6 @@ def generate(root: Path, out: Path, cache: Path) -> None:
                           env=env, capture_output=True, text=True)
     if proc.returncode:
         raise SystemExit(f"generate failed ({proc.returncode}): {proc.stderr.strip()}")
-
-
-def tree(out: Path) -> dict[str, bytes]:
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-            if p.is_file() and not p.name.startswith(".repodoc")}
 
 
 def edit(ws: Path, rnd: random.Random) -> str:
