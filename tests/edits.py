@@ -60,6 +60,7 @@ BODIES = [
     "x = 1\n",
     'class L(K):\n    """Derives from K, wherever K comes from."""\n\n    size: int = 2\n',
     "def g(k: K) -> K:\n    return f(k)\n",
+    "def test_local():\n    class Loc(K):\n        def m(self):\n            pass\n\n    assert Loc\n",  # a local class
 ]
 # Definitions renamed in place (`rename_definition`): a line of BODIES, the same line renamed.
 RENAMES = [("class K:\n", "class J:\n"), ("def f():\n", "def h():\n"), ("    def m(self):", "    def n(self):")]

@@ -83,8 +83,9 @@ def alias_markup(aliases: Mapping[str, str]) -> dict[str, str]:
 
 def strip_aliases(text: str, aliases: Mapping[str, str]) -> str:
     """A page as it is without the aliases `aliases` (old -> new, as the manifest records them):
-    each `<a id="NEW"></a><a id="OLD"></a>` that opens a line (of a list item too) outside code
-    blocks loses its second anchor, once per alias. Nothing else changes."""
+    each `<a id="NEW"></a><a id="OLD"></a>` outside code blocks loses its second anchor, once per
+    alias, where a line opens with it (an entry's heading, a list item) or inside a line (the
+    members of a local class's line). Nothing else changes."""
     if not aliases:
         return text
     from markdown_it import MarkdownIt  # read back only where a page carries aliases (and in tests)
@@ -96,15 +97,11 @@ def strip_aliases(text: str, aliases: Mapping[str, str]) -> str:
             code.update(range(*token.map))
     pairs = {f'<a id="{new}"></a><a id="{old}"></a>': f'<a id="{new}"></a>' for old, new in aliases.items()}
     for i, line in enumerate(lines):
-        if i in code:
+        if i in code or "<a id=" not in line:
             continue
-        head = line.lstrip(" ")
-        head = head[2:] if head.startswith("- ") else head
-        for pair, anchor in pairs.items():
-            if head.startswith(pair):
-                lines[i] = line.replace(pair, anchor, 1)
-                del pairs[pair]
-                break
+        for pair in [pair for pair in pairs if pair in line]:
+            line = line.replace(pair, pairs.pop(pair), 1)
+        lines[i] = line
         if not pairs:
             break
     return "\n".join(lines)

@@ -133,3 +133,11 @@ def test_strip_aliases_removes_exactly_the_recorded_ones() -> None:
     assert strip_aliases(page, recorded) == want  # code blocks (fenced, indented) keep theirs
     assert strip_aliases(page, {"class-Widget": "class-Gadget"}).count(pair) == 2
     assert strip_aliases(page, {}) == page
+    # a local class's line: its members' anchors, each with its alias, inside the line
+    line = ('<a id="class-t.Index"></a>`class t.Index`, local; methods <a id="method-t.Index.fetch"></a>'
+            '<a id="method-t.Index.get"></a>`fetch`, <a id="method-t.Index.put"></a>'
+            '<a id="method-t.Index.post"></a>`put`')
+    renames = {"method-t.Index.get": "method-t.Index.fetch", "method-t.Index.post": "method-t.Index.put"}
+    assert strip_aliases(line, renames) == (
+        '<a id="class-t.Index"></a>`class t.Index`, local; methods '
+        '<a id="method-t.Index.fetch"></a>`fetch`, <a id="method-t.Index.put"></a>`put`')
