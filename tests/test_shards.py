@@ -415,8 +415,9 @@ def _inflated(folder: Path) -> dict[str, bytes]:
 def test_link_jobs_and_a_job_per_page_share_answer_as_the_graph_job_and_merge_to_the_tree(setup: Setup) -> None:
     """Two link jobs (a class's file and its subclass's, a package re-exporting the class and the file
     importing it through the package, in different link shares), then a graph job per page share: the
-    answers are the single graph job's, byte for byte, and the page shares given them merge to the tree
-    one run writes (inherited members, a docstring link and a subclass across page shares)."""
+    answers are the single graph job's, byte for byte; page jobs given the link records answer their own
+    share the same way, and merge to the tree one run writes (inherited members, a docstring link and a
+    subclass across page shares)."""
     from repodoc_lsp.shard.split import file_share
 
     assert file_share("pkg/a.py", 2) != file_share("pkg/sub/c.py", 2)
@@ -427,9 +428,12 @@ def test_link_jobs_and_a_job_per_page_share_answer_as_the_graph_job_and_merge_to
         setup.ok("graph", str(setup.root), "--out", str(setup.out), "--facts", *setup.facts, "--pages", f"{j}/3",
                  "--links", *map(str, links), "--output", str(answers), "-q")
     assert _inflated(answers) == _inflated(_answers(setup, 3))
+    together = setup.base / "links-together"  # every link job's records in one folder, as a page job downloads them
+    for folder in links:
+        shutil.copytree(folder, together, dirs_exist_ok=True)
     shares = []
-    for k in (1, 2, 3):
-        setup.generate("--no-cache", "--facts", *setup.facts, "--pages", f"{k}/3", "--graph", str(answers))
+    for k in (1, 2, 3):  # each page job answers its share from the records, then renders
+        setup.generate("--no-cache", "--facts", *setup.facts, "--pages", f"{k}/3", "--graph", str(together))
         shares.append(setup.out.rename(setup.base / f"linked{k}"))
     assert "- [`C`](sub/c.py_docs.md#class-C) in `pkg/sub/c.py`" in (shares[1] / "pkg/a.py_docs.md").read_text()
     c = (shares[2] / "pkg/sub/c.py_docs.md").read_text()
@@ -437,7 +441,7 @@ def test_link_jobs_and_a_job_per_page_share_answer_as_the_graph_job_and_merge_to
     setup.ok("merge", *map(str, shares), "--out", str(setup.out))
     assert _tree(setup.out) == _tree(setup.single)
     assert _without_times(read_manifest(setup.out)) == _without_times(read_manifest(setup.single))
-    for folder in (*shares, setup.out, answers, *links):
+    for folder in (*shares, setup.out, answers, together, *links):
         shutil.rmtree(folder)
 
 
@@ -483,6 +487,10 @@ def test_link_records_missing_of_another_run_or_damaged_are_refused(setup: Setup
 
     refused(links[:1], "1/2", "link job 2/2 missing: no links-for-1-of-2-from-2-of-2.jsonl.gz")
     refused(links, "1/3", "no link records for page share 1/3")
+    code, _out, err = setup.run("generate", str(setup.root), *setup.flags, "--no-cache", "--facts", *setup.facts,
+                                "--pages", "1/2", "--graph", str(links[0]))  # a page job answering its share
+    assert code == 2 and "link job 2/2 missing" in err and "no page written" in err, err
+    assert not (setup.out / MANIFEST).exists()
     one = links[0] / "links-for-1-of-2-from-1-of-2.jsonl.gz"
     data = one.read_bytes()
     other = tmp_path / "other"

@@ -32,8 +32,9 @@ def register(sub: argparse._SubParsersAction, generate: argparse.ArgumentParser)
     generate.add_argument("--pages", type=share_arg, metavar="K/N",
                           help="write only share K of N of the pages (whole folders), for `repodoc merge`")
     generate.add_argument("--graph", metavar="DIR",
-                          help="with --pages: the symbol graph's answers from `repodoc graph --output DIR` "
-                               "instead of building the graph of the whole tree here")
+                          help="with --pages: the symbol graph's answers from `repodoc graph --output DIR`, or "
+                               "the records of every `repodoc graph --link K/N` job (this share's answers made "
+                               "from them here), instead of building the graph of the whole tree here")
     ana = sub.add_parser("analyze", help="analyse one share of the files into a facts file (a CI matrix job)",
                          description="Analyse share K of N of ROOT's input files (split by path) and write their "
                                      "facts to FILE, for `repodoc generate --facts`. README \"Sharding\".")

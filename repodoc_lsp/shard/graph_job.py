@@ -25,7 +25,7 @@ from repodoc_lsp.pipeline.runtime import no_cycle_collection
 from repodoc_lsp.render.gather import graph_reads
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.site import Site
-from repodoc_lsp.shard.answers import AnswersWriter, Recorder, answers_path, inputs_digest
+from repodoc_lsp.shard.answers import Answers, AnswersWriter, Recorder, answers_path, inputs_digest
 from repodoc_lsp.shard.facts_file import Share, tree_of
 from repodoc_lsp.shard.links import LinksWriter, cut, links_path, read_links
 from repodoc_lsp.shard.pages import take_facts
@@ -95,6 +95,19 @@ def write_share_answers(ws: Workspace, facts: Sequence[str], share: Share, links
     return _answer(ws, graph, share[1], (share[0],), output, progress)
 
 
+def answered(ws: Workspace, sketched: Mapping[str, tuple[str, Sketch | LaterSketch | None]], share: Share,
+             links: Sequence[Path], held: int = VIEWS_HELD) -> Answers:
+    """Page share `share`'s answers, made in its page job from every link job's records for it in `links`
+    (`generate --pages J/M --graph DIR`, DIR holding them): `write_share_answers` without the file."""
+    tree, inputs = tree_of(ws.root, sorted({*ws.digests, *ws.read_skipped})), inputs_digest(ws.digests)
+    graph = _graph(ws, sketched, held, only=(), linked=read_links(links, share, tree, inputs))
+    reads: dict[str, bytes] = {}
+    for _rel, noted in _reads(ws, graph, share[1], share[0]):
+        reads.update((asked, answer.encode("utf-8", "surrogatepass")) for asked, answer in noted.items())
+    return Answers(reads, f"the answers of page share {share[0]}/{share[1]} made from the link records in "
+                          f"{', '.join(map(str, links))}")
+
+
 def _graph(ws: Workspace, sketched: Mapping[str, tuple[str, Sketch | LaterSketch | None]], held: int, *,
            only: Iterable[str] | None = None, linked: Mapping[str, Link] | None = None) -> BuiltOnce:
     """The symbol graph of `ws` (taken from the facts files, `take_facts(later=True)`), at most `held` of
@@ -115,34 +128,39 @@ def _page_shares(ws: Workspace, pages: int) -> dict[str, int]:
 def _answer(ws: Workspace, graph: Graph, pages: int, which: Iterable[int], output: Path,
             progress: ProgressFn | None) -> GraphSummary:
     """The answers of page shares `which` (of `pages`) from `graph`, written to `output`."""
+    tree = tree_of(ws.root, sorted({*ws.digests, *ws.read_skipped}))
+    inputs = inputs_digest(ws.digests)
+    output.mkdir(parents=True, exist_ok=True)
+    files = 0
+    for k in which:
+        reads = list(_reads(ws, graph, pages, k, progress))
+        writer = AnswersWriter(answers_path(output, (k, pages)), tree, (k, pages), inputs, len(reads))
+        try:
+            for rel, noted in reads:
+                writer.add(rel, noted)
+            writer.close()
+        except BaseException:
+            writer.discard()
+            raise
+        files += len(reads)
+    return GraphSummary(files, len(list(which)))
+
+
+def _reads(ws: Workspace, graph: Graph, pages: int, share: int,
+           progress: ProgressFn | None = None) -> Iterator[tuple[str, dict[str, str]]]:
+    """(file, its graph reads: query -> the JSON of the answer) of each input file of page share `share`."""
     recorder = Recorder(graph)
     paged = cast("ShareFacts", ws.facts).paged  # which files have pages: the facts files say, not the bases
     site = Site(ws.project, ws.root.as_posix(), ws.out.as_posix(), 0, ws.relations, _ClassBases(graph), {}, [],
                 symbols=cast("Graph", recorder), known_paged=paged)
     shares = _page_shares(ws, pages)
-    of_share: dict[int, list[str]] = {k: [] for k in which}
-    for rel in sorted(ws.digests):
-        if (k := shares.get(folder_of(rel), 1)) in of_share:
-            of_share[k].append(rel)
-    tree = tree_of(ws.root, sorted({*ws.digests, *ws.read_skipped}))
-    inputs = inputs_digest(ws.digests)
-    output.mkdir(parents=True, exist_ok=True)
-    done, total = 0, sum(map(len, of_share.values()))
-    for k, files in of_share.items():
-        writer = AnswersWriter(answers_path(output, (k, pages)), tree, (k, pages), inputs, len(files))
-        try:
-            for rel in files:
-                recorder.reads = {}
-                graph_reads(site, rel)
-                writer.add(rel, recorder.reads)
-                done += 1
-                if progress and (done % 256 == 0 or done == total):
-                    progress("graph", done, total, folder_of(rel))
-            writer.close()
-        except BaseException:
-            writer.discard()
-            raise
-    return GraphSummary(total, len(of_share))
+    files = [rel for rel in sorted(ws.digests) if shares.get(folder_of(rel), 1) == share]
+    for done, rel in enumerate(files, 1):
+        recorder.reads = {}
+        graph_reads(site, rel)
+        yield rel, recorder.reads
+        if progress and (done % 256 == 0 or done == len(files)):
+            progress("graph", done, len(files), folder_of(rel))
 
 
 class _ClassBases(Mapping[str, FileFacts]):

@@ -63,6 +63,11 @@ def cut(link: Link, share_of: Callable[[str], int], own: bool, share: int) -> Li
     return Link(out, link.bases, mentioned, ())
 
 
+def has_links(folder: Path, pages: Share) -> bool:
+    """`folder` holds link records for page share `pages` (not a graph job's answers)."""
+    return any(folder.glob(f"links-for-{pages[0]}-of-{pages[1]}-from-*-of-*.jsonl.gz"))
+
+
 def read_links(folders: Sequence[Path], pages: Share, tree: Tree, inputs: str) -> dict[str, Link]:
     """rel -> its link as page share `pages` reads it, from every link job's records for it in `folders`,
     checked against this run (version, tree, inputs, one file of each link share). ShardError naming the
