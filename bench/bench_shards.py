@@ -2,7 +2,8 @@
 CPU time and peak memory (RSS sum of each step's process tree) of one `repodoc generate`, of each
 `analyze --shard K/N`, of the graph job (`repodoc graph --pages M`), of the split graph step (L link jobs
 `graph --link K/L --pages M`, then `graph --pages J/M --links ...` per page share, and each with L = M = 1:
-its answers checked equal to the graph job's), of `generate --facts --graph`
+its answers checked equal to the graph job's, and page jobs answering their share from the link records
+themselves, merged and checked equal too), of `generate --facts --graph`
 writing every page (a share of one) and each `--pages K/M` share, of `merge` and of the final
 `--check`; the merged tree checked equal to the single run's; then each step's cost fitted per file
 and extrapolated to 1,000,000 files (`model`).
@@ -146,6 +147,17 @@ def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int, link
     step(steps, "merge", repodoc("merge", *shares, "--out", out))
     step(steps, "check", repodoc("generate", root, *flags, "--facts", *facts, "--check"))
     record["equal"] = same_tree(single, out)
+    shutil.rmtree(out)
+    together = root.parent / "links-together"  # as the example workflow's page jobs download them
+    for folder in root.parent.glob(f"links-*-of-{links}"):
+        shutil.copytree(folder, together, dirs_exist_ok=True)
+    from_links = []
+    for k in range(1, m + 1):  # each answering its share from the link records, then rendering it
+        step(steps, f"pages {k}/{m} (links)", repodoc("generate", root, *flags, "--facts", *facts, "--pages",
+                                                      f"{k}/{m}", "--graph", together))
+        from_links.append(out.rename(root.parent / f"pages-links-{k}"))
+    step(steps, "merge (links)", repodoc("merge", *from_links, "--out", out))
+    record["equal"] &= same_tree(single, out)
     print(f"  merged tree == single run's: {record['equal']}", flush=True)
     shutil.rmtree(root.parent)
     return record

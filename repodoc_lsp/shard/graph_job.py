@@ -37,9 +37,9 @@ if TYPE_CHECKING:
     from repodoc_lsp.shard.share_facts import ShareFacts
 
 
-# Views a graph job keeps made at a time (each is made again from its facts file's block when read after it
-# was dropped): its memory is then bounded by this, not by the tree (bench/README.md, issue 40)
-VIEWS_HELD = 8192
+# Views a link or answer job keeps made at a time (each made again from its facts file's block when read
+# after it was dropped): their memory is bounded by this, not by the tree (bench/README.md, issue 40)
+VIEWS_HELD = 2048
 
 
 @dataclass
