@@ -133,17 +133,23 @@ def _answer(ws: Workspace, graph: Graph, pages: int, which: Iterable[int], outpu
     output.mkdir(parents=True, exist_ok=True)
     files = 0
     for k in which:
-        reads = list(_reads(ws, graph, pages, k, progress))
-        writer = AnswersWriter(answers_path(output, (k, pages)), tree, (k, pages), inputs, len(reads))
-        try:
-            for rel, noted in reads:
+        count = len(_share_files(ws, pages, k))
+        writer = AnswersWriter(answers_path(output, (k, pages)), tree, (k, pages), inputs, count)
+        try:  # each file's reads written as they are made (never the share's held)
+            for rel, noted in _reads(ws, graph, pages, k, progress):
                 writer.add(rel, noted)
             writer.close()
         except BaseException:
             writer.discard()
             raise
-        files += len(reads)
+        files += count
     return GraphSummary(files, len(list(which)))
+
+
+def _share_files(ws: Workspace, pages: int, share: int) -> list[str]:
+    """The input files of page share `share` of `pages`, in path order."""
+    shares = _page_shares(ws, pages)
+    return [rel for rel in sorted(ws.digests) if shares.get(folder_of(rel), 1) == share]
 
 
 def _reads(ws: Workspace, graph: Graph, pages: int, share: int,
@@ -153,8 +159,7 @@ def _reads(ws: Workspace, graph: Graph, pages: int, share: int,
     paged = cast("ShareFacts", ws.facts).paged  # which files have pages: the facts files say, not the bases
     site = Site(ws.project, ws.root.as_posix(), ws.out.as_posix(), 0, ws.relations, _ClassBases(graph), {}, [],
                 symbols=cast("Graph", recorder), known_paged=paged)
-    shares = _page_shares(ws, pages)
-    files = [rel for rel in sorted(ws.digests) if shares.get(folder_of(rel), 1) == share]
+    files = _share_files(ws, pages, share)
     for done, rel in enumerate(files, 1):
         recorder.reads = {}
         graph_reads(site, rel)
