@@ -249,7 +249,7 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     state = WorkspaceState(digests, sizes, set(found.folders), found.skipped, skipped)
     if linked and answers is not None and share is not None:
         ws.restore(state, store=store)
-        from repodoc_lsp.shard.graph_job import answered  # (it reads facts files with this module)
+        from repodoc_lsp.shard.graph_job import answered  # (here: graph_job imports this module)
         graph = cast("Graph", answered(ws, sketched, share, [answers]))
         sketched = {}
         ws.restore(state, store=store, relations=ws.relations, graph=graph)
