@@ -1,8 +1,10 @@
 """Sharding's steps (examples/README.md) on a corpus replicated 1x, 2x, ... (distinct paths): wall time,
 CPU time and peak memory (RSS sum of each step's process tree) of one `repodoc generate`, of each
-`analyze --shard K/N`, of the graph job (`repodoc graph --pages M`), of `generate --facts --graph`
-writing every page (a share of one) and each `--pages K/M` share, of a share that builds the graph
-itself (`--pages 1/M` without `--graph`, as before the graph job), of `merge` and of the final
+`analyze --shard K/N`, of the graph job (`repodoc graph --pages M`), of the split graph step (L link jobs
+`graph --link K/L --pages M`, then `graph --pages J/M --links ...` per page share, and each with L = M = 1:
+its answers checked equal to the graph job's, and page jobs answering their share from the link records
+themselves, merged and checked equal too), of `generate --facts --graph`
+writing every page (a share of one) and each `--pages K/M` share, of `merge` and of the final
 `--check`; the merged tree checked equal to the single run's; then each step's cost fitted per file
 and extrapolated to 1,000,000 files (`model`).
 
@@ -84,7 +86,26 @@ def same_tree(a: Path, b: Path) -> bool:
     return manifest(a) == manifest(b)
 
 
-def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int,
+def inflated(folder: Path) -> dict[str, bytes]:
+    """The answers files of a folder, inflated, by name."""
+    return {p.name: gzip.decompress(p.read_bytes()) for p in sorted(folder.iterdir())}
+
+
+def linked(steps: dict[str, Any], root: Path, out: Path, facts: list[Path], links: int, m: int) -> Path:
+    """`links` link jobs, then a graph job per page share of `m` from their records (the partitioned graph
+    step); the folder of the answers."""
+    folders = [root.parent / f"links-{k}-of-{links}" for k in range(1, links + 1)]
+    for k, folder in enumerate(folders, 1):
+        step(steps, f"link {k}/{links}", repodoc("graph", root, "--out", out, "--facts", *facts, "--link",
+                                                 f"{k}/{links}", "--pages", m, "--output", folder))
+    answers = root.parent / f"answers-{links}-{m}"
+    for j in range(1, m + 1):
+        step(steps, f"answer {j}/{m}", repodoc("graph", root, "--out", out, "--facts", *facts, "--pages", f"{j}/{m}",
+                                               "--links", *folders, "--output", answers))
+    return answers
+
+
+def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int, links: int = 2,
             before: Path | None = None) -> dict[str, Any]:
     """Every step on the corpus replicated `times` over, in `tmp`; `before` (the sources of another version):
     its `merge` of the same shares too, first ("merge (before)")."""
@@ -93,7 +114,7 @@ def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int,
     print(f"{times}x: {files:,} files", flush=True)
     out = root.parent / "docs-out"  # outside the root: no input
     flags = ["--out", out, "--cache-dir", tmp / "cache", "--no-cache", "-q", "--jobs", jobs]
-    record: dict[str, Any] = {"times": times, "files": files, "n": n, "m": m, "steps": {}}
+    record: dict[str, Any] = {"times": times, "files": files, "n": n, "m": m, "links": links, "steps": {}}
     steps = record["steps"]
     step(steps, "single", repodoc("generate", root, *flags))
     single = out.rename(root.parent / "single")
@@ -108,8 +129,12 @@ def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int,
     step(steps, "graph 1", repodoc("graph", root, "--out", out, "--facts", *facts, "--pages", 1, "--output", whole))
     step(steps, "pages 1/1", repodoc("generate", root, *flags, "--facts", *facts, "--pages", "1/1", "--graph", whole))
     shutil.rmtree(out)
-    step(steps, "pages (graph here)", repodoc("generate", root, *flags, "--facts", *facts, "--pages", f"1/{m}"))
-    shutil.rmtree(out)
+    answered = linked(steps, root, out, facts, links, m)  # the partitioned graph step: the same answers
+    record["links_bytes"] = sum(p.stat().st_size for p in root.parent.glob("links-*/*"))
+    record["answers_equal"] = inflated(answered) == inflated(graph)
+    one = linked(steps, root, out, facts, 1, 1)  # one link job, one share: what each holds for every file
+    record["answers_equal"] &= inflated(one) == inflated(whole)
+    print(f"  answers from link jobs == the graph job's: {record['answers_equal']}", flush=True)
     shares = []
     for k in range(1, m + 1):
         step(steps, f"pages {k}/{m}", repodoc("generate", root, *flags, "--facts", *facts, "--pages", f"{k}/{m}",
@@ -122,6 +147,17 @@ def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int,
     step(steps, "merge", repodoc("merge", *shares, "--out", out))
     step(steps, "check", repodoc("generate", root, *flags, "--facts", *facts, "--check"))
     record["equal"] = same_tree(single, out)
+    shutil.rmtree(out)
+    together = root.parent / "links-together"  # as the example workflow's page jobs download them
+    for folder in root.parent.glob(f"links-*-of-{links}"):
+        shutil.copytree(folder, together, dirs_exist_ok=True)
+    from_links = []
+    for k in range(1, m + 1):  # each answering its share from the link records, then rendering it
+        step(steps, f"pages {k}/{m} (links)", repodoc("generate", root, *flags, "--facts", *facts, "--pages",
+                                                      f"{k}/{m}", "--graph", together))
+        from_links.append(out.rename(root.parent / f"pages-links-{k}"))
+    step(steps, "merge (links)", repodoc("merge", *from_links, "--out", out))
+    record["equal"] &= same_tree(single, out)
     print(f"  merged tree == single run's: {record['equal']}", flush=True)
     shutil.rmtree(root.parent)
     return record
@@ -145,6 +181,10 @@ def _per_step(records: list[dict[str, Any]], key: str) -> dict[str, list[tuple[f
         s, n, m = r["steps"], r["n"], r["m"]
         worst = {"analyze": max(s[f"analyze {k}/{n}"][key] for k in range(1, n + 1)),
                  "pages share": max(s[f"pages {k}/{m}"][key] for k in range(1, m + 1))}
+        if "links" in r:
+            links = r["links"]
+            worst["link share"] = max(s[f"link {k}/{links}"][key] for k in range(1, links + 1))
+            worst["answer share"] = max(s[f"answer {k}/{m}"][key] for k in range(1, m + 1))
         for kind, value in {"single": s["single"][key], **worst, "pages all": s["pages 1/1"][key],
                             "graph": s["graph"][key], "merge": s["merge"][key], "check": s["check"][key]}.items():
             found.setdefault(kind, []).append((r["files"], value))
@@ -180,7 +220,29 @@ def model(records: list[dict[str, Any]]) -> dict[str, Any]:
         own.append((r["files"], o))
     fits["hold"] = {"cpu": _fit(hold), "peak_rss": _fit(held)}
     fits["render"] = {"cpu": _fit(render), "peak_rss": _fit(own)}
+    if all("links" in r for r in records):
+        for kind, shares in (("link", records[0]["links"]), ("answer", m)):
+            fits[f"{kind} tree"], fits[f"{kind} share"] = _split(records, kind, shares)
     return {"fits": fits, "target": extrapolate(fits)}
+
+
+def _split(records: list[dict[str, Any]], kind: str, shares: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The fits of a partitioned step (`kind` K/`shares` and 1/1): what a job pays for every file of the
+    tree (T), and what the whole of the step's own work costs (S), a job doing S / `shares`: the shares'
+    CPU sums to shares T + S, the 1/1 job's to T + S; the worst share's peak is T + S / shares."""
+    tree_cpu, share_cpu, tree_mem, share_mem = [], [], [], []
+    for r in records:
+        s, f = r["steps"], r["files"]
+        whole = s[f"{kind} 1/1"]
+        total = sum(s[f"{kind} {k}/{shares}"]["cpu"] for k in range(1, shares + 1))
+        t = (total - whole["cpu"]) / (shares - 1) if shares > 1 else 0.0
+        tree_cpu.append((f, t))
+        share_cpu.append((f, whole["cpu"] - t))
+        worst = max(s[f"{kind} {k}/{shares}"]["peak_rss"] for k in range(1, shares + 1))
+        o = (whole["peak_rss"] - worst) * shares / (shares - 1) if shares > 1 else 0.0
+        tree_mem.append((f, whole["peak_rss"] - o))
+        share_mem.append((f, o))
+    return ({"cpu": _fit(tree_cpu), "peak_rss": _fit(tree_mem)}, {"cpu": _fit(share_cpu), "peak_rss": _fit(share_mem)})
 
 
 def _at(fit: tuple[float, float], x: float) -> float:
@@ -203,7 +265,9 @@ def extrapolate(fits: dict[str, Any], files: int = TARGET_FILES) -> dict[str, An
     if left > hold and held < RUNNER_MEMORY:
         m = max(math.ceil(render / CORES / (left - hold)), math.ceil(own / (RUNNER_MEMORY - held)), 1)
     peaks = {kind: _at(fits[kind]["peak_rss"], files) for kind in ("single", "graph", "merge", "check")}
-    return {"largest": _largest(fits), "files": files, "analyze_jobs": n, "analyze_wall": analyze_wall,
+    partitioned = _partitioned(fits, files, left + serial["graph"], hold, render, held, own) \
+        if "link tree" in fits else {}
+    return {**partitioned, "largest": _largest(fits), "files": files, "analyze_jobs": n, "analyze_wall": analyze_wall,
             "analyze_peak": _at(analyze_mem, files / n) if n else math.nan, "page_hold_wall": hold,
             "page_hold_peak": held, "render_cpu": render, "render_peak": own, "page_jobs": m,
             "page_wall": hold + render / CORES / m if m else math.nan,
@@ -211,6 +275,34 @@ def extrapolate(fits: dict[str, Any], files: int = TARGET_FILES) -> dict[str, An
             "graph_wall": serial["graph"], "page_jobs_memory": fits_memory,
             "check_wall": serial["check"], "single_wall": _at(fits["single"]["cpu"], files) / CORES,
             **{f"{k}_peak": v for k, v in peaks.items()}}
+
+
+def _partitioned(fits: dict[str, Any], files: int, left: float, hold: float, render: float, held: float,
+                 own: float) -> dict[str, Any]:
+    """The graph step split (link jobs, then each page job answering its share before rendering it), in
+    the `left` seconds the analysis, merge and check leave: the fewest link jobs L under a runner's memory
+    within a third of them, then the fewest page jobs M under it within the rest."""
+    def part(kind: str, key: str, shares: int) -> float:
+        return _at(fits[f"{kind} tree"][key], files) + _at(fits[f"{kind} share"][key], files) / shares
+
+    def page_wall(m: int) -> float:
+        return hold + render / CORES / m + part("answer", "cpu", m)
+
+    def page_peak(m: int) -> float:
+        return max(held + own / m, part("answer", "peak_rss", m))
+    links = next((k for k in range(1, 4097) if part("link", "peak_rss", k) < RUNNER_MEMORY
+                  and part("link", "cpu", k) <= left / 3), None)
+    link_wall = part("link", "cpu", links) if links else math.nan
+    m = next((k for k in range(1, 4097) if page_peak(k) < RUNNER_MEMORY and link_wall + page_wall(k) <= left), None) \
+        if links else None
+    return {"link_jobs": links, "link_wall": link_wall, "link_peak": part("link", "peak_rss", links) if links else 0,
+            "link_tree_peak": _at(fits["link tree"]["peak_rss"], files),
+            "answer_tree_peak": _at(fits["answer tree"]["peak_rss"], files),
+            "answer_tree_cpu": _at(fits["answer tree"]["cpu"], files),
+            "link_tree_cpu": _at(fits["link tree"]["cpu"], files), "split_page_jobs": m,
+            "split_page_wall": page_wall(m) if m else math.nan, "split_page_peak": page_peak(m) if m else math.nan,
+            "split_answer_wall": part("answer", "cpu", m) if m else math.nan,
+            "split_answer_peak": part("answer", "peak_rss", m) if m else math.nan}
 
 
 def _largest(fits: dict[str, Any], most_pages: int = 64) -> int:
@@ -248,6 +340,14 @@ def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
     print(f"  merge: {fmt_s(t['merge_wall'])}, peak {fits(t['merge_peak'])}; check: {fmt_s(t['check_wall'])}, "
           f"peak {fits(t['check_peak'])}")
     print(f"  every job under {fmt_mb(RUNNER_MEMORY)} (up to 64 page shares) up to {t['largest']:,} files")
+    if "link_jobs" in t:
+        print(f"  the graph step split: a link job pays {fmt_s(t['link_tree_cpu'])} CPU and "
+              f"{fmt_mb(t['link_tree_peak'])} for the tree, an answer step {fmt_s(t['answer_tree_cpu'])} and "
+              f"{fmt_mb(t['answer_tree_peak'])}; "
+              f"L = {t['link_jobs']} link jobs of {fmt_s(t['link_wall'])}, peak {fits(t['link_peak'])}; "
+              f"M = {t['split_page_jobs']} page jobs of {fmt_s(t['split_page_wall'])} (answers "
+              f"{fmt_s(t['split_answer_wall'])}, peak {fmt_mb(t['split_answer_peak'])}), "
+              f"peak {fits(t['split_page_peak'])}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scales", default="1,2", help="replications, comma-separated (default: 1,2)")
     parser.add_argument("--analyze", type=int, default=3, help="analysis shards N (default: 3)")
     parser.add_argument("--pages", type=int, default=2, help="page shares M (default: 2)")
+    parser.add_argument("--links", type=int, default=2, help="link jobs L of the split graph step (default: 2)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
     parser.add_argument("--before", type=Path, metavar="SRC",
@@ -272,11 +373,12 @@ def main(argv: list[str] | None = None) -> int:
         corpus = corpus_root(args.corpus)
         with scratch_folder("repodoc-shards-", keep=args.keep) as tmp:
             for times in (int(s) for s in args.scales.split(",")):
-                records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs, args.before))
+                records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs, args.links,
+                                       args.before))
     result = model(records)
     report(records, result)
     write_results("shards", {"corpus": args.corpus, "records": records, **result})
-    return 0 if all(r["equal"] for r in records) else 1
+    return 0 if all(r["equal"] and r.get("answers_equal", True) for r in records) else 1
 
 
 if __name__ == "__main__":

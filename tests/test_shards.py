@@ -8,6 +8,7 @@ import gzip
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import cli_here, make_workspace, read_manifest, run_cli
@@ -18,11 +19,11 @@ from repodoc_lsp.shard.pages import SIDECAR
 FILES = {
     "pyproject.toml": '[project]\nname = "demo"\n',
     "README.md": "# Demo\n\nSee `pkg.a.A`.\n",
-    "pkg/__init__.py": '"""Demo package."""\n',
+    "pkg/__init__.py": '"""Demo package."""\nfrom .a import A\n',
     "pkg/a.py": '"""Module a."""\nimport os\n\nfrom .b import helper\n\n\nclass A:\n    """An A."""\n\n'
                 "    def m(self, x: int = 1) -> str:\n        return str(helper() + x)\n",
     "pkg/b.py": "def helper():\n    return eval('1')\n",
-    "pkg/sub/c.py": 'from pkg.a import A\n\n\nclass C(A):\n    """Calls :func:`pkg.b.helper`."""\n',
+    "pkg/sub/c.py": 'from pkg import A\n\n\nclass C(A):\n    """Calls :func:`pkg.b.helper`."""\n',
     "pkg/sub/broken.py": "def broken(:\n    pass\n",
     "tests/test_a.py": "from pkg.a import A\n\n\ndef test_a():\n    assert A\n",
     "data/blob.dat": b"\x00\x01\x02binary\x00" * 20,
@@ -396,3 +397,124 @@ def test_the_graph_job_reads_no_files_facts(setup: Setup, tmp_path: Path, monkey
     assert summary.files == 9 and summary.shares == 2
     written = sorted(p.name for p in (tmp_path / "graph").iterdir())
     assert written == ["answers-1-of-2.jsonl.gz", "answers-2-of-2.jsonl.gz"]
+
+
+def _linked(setup: Setup, n: int, m: int) -> list[Path]:
+    """The output folders of `n` link jobs, each writing what each of `m` page shares reads of its links."""
+    folders = [setup.base / f"links-{k}-of-{n}-for-{m}" for k in range(1, n + 1)]
+    for k, folder in enumerate(folders, 1):
+        setup.ok("graph", str(setup.root), "--out", str(setup.out), "--facts", *setup.facts, "--link", f"{k}/{n}",
+                 "--pages", str(m), "--output", str(folder), "-q")
+    return folders
+
+
+def _inflated(folder: Path) -> dict[str, bytes]:
+    return {p.name: gzip.decompress(p.read_bytes()) for p in sorted(folder.iterdir())}
+
+
+def test_link_jobs_and_a_job_per_page_share_answer_as_the_graph_job_and_merge_to_the_tree(setup: Setup) -> None:
+    """Two link jobs (a class's file and its subclass's, a package re-exporting the class and the file
+    importing it through the package, in different link shares), then a graph job per page share: the
+    answers are the single graph job's, byte for byte; page jobs given the link records answer their own
+    share the same way, and merge to the tree one run writes (inherited members, a docstring link and a
+    subclass across page shares)."""
+    from repodoc_lsp.shard.split import file_share
+
+    assert file_share("pkg/a.py", 2) != file_share("pkg/sub/c.py", 2)
+    assert file_share("pkg/__init__.py", 2) != file_share("pkg/sub/c.py", 2)
+    links = _linked(setup, 2, 3)
+    answers = setup.base / "answers-by-share"
+    for j in (1, 2, 3):
+        setup.ok("graph", str(setup.root), "--out", str(setup.out), "--facts", *setup.facts, "--pages", f"{j}/3",
+                 "--links", *map(str, links), "--output", str(answers), "-q")
+    assert _inflated(answers) == _inflated(_answers(setup, 3))
+    together = setup.base / "links-together"  # every link job's records in one folder, as a page job downloads them
+    for folder in links:
+        shutil.copytree(folder, together, dirs_exist_ok=True)
+    shares = []
+    for k in (1, 2, 3):  # each page job answers its share from the records, then renders
+        setup.generate("--no-cache", "--facts", *setup.facts, "--pages", f"{k}/3", "--graph", str(together))
+        shares.append(setup.out.rename(setup.base / f"linked{k}"))
+    assert "- [`C`](sub/c.py_docs.md#class-C) in `pkg/sub/c.py`" in (shares[1] / "pkg/a.py_docs.md").read_text()
+    c = (shares[2] / "pkg/sub/c.py_docs.md").read_text()
+    assert "from [`A`](../a.py_docs.md#class-A) in `pkg/a.py`: `m`" in c and "(../b.py_docs.md#function-helper)" in c
+    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
+    assert _tree(setup.out) == _tree(setup.single)
+    assert _without_times(read_manifest(setup.out)) == _without_times(read_manifest(setup.single))
+    for folder in (*shares, setup.out, answers, together, *links):
+        shutil.rmtree(folder)
+
+
+def test_link_and_share_jobs_holding_one_view_at_a_time_answer_the_same(
+        setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Views dropped and made again from the facts files when read (one held at a time): the same answers."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.knowledge import held
+    from repodoc_lsp.shard.graph_job import write_links, write_share_answers
+    from repodoc_lsp.store.workspace import Workspace
+
+    made: list[held.HeldViews] = []
+    real = held.HeldViews.__init__
+
+    def noted(self: held.HeldViews, *args: Any) -> None:
+        real(self, *args)
+        made.append(self)
+    monkeypatch.setattr(held.HeldViews, "__init__", noted)
+
+    def workspace() -> Workspace:
+        return Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+    for k in (1, 2, 3):
+        write_links(workspace(), setup.facts, (k, 3), 2, tmp_path / f"l{k}", held=1)
+    for j in (1, 2):
+        write_share_answers(workspace(), setup.facts, (j, 2), [tmp_path / f"l{k}" for k in (1, 2, 3)],
+                            tmp_path / "answers", held=1)
+    assert _inflated(tmp_path / "answers") == _inflated(_answers(setup, 2))
+    assert made[0].made > len(made[0]) and made[-1].made > len(made[-1])  # views dropped, made again when read
+
+
+def test_link_records_missing_of_another_run_or_damaged_are_refused(setup: Setup, tmp_path: Path) -> None:
+    links = _linked(setup, 2, 2)
+    answers = tmp_path / "answers"
+
+    def refused(folders: list[Path], share: str, *expected: str) -> None:
+        code, _out, err = setup.run("graph", str(setup.root), "--out", str(setup.out), "--facts", *setup.facts,
+                                    "--pages", share, "--links", *map(str, folders), "--output", str(answers))
+        assert code == 2, err
+        for text in expected:
+            assert text in err
+        assert "no answers written" in err
+        assert not answers.exists() or not any(answers.iterdir())
+
+    refused(links[:1], "1/2", "link job 2/2 missing: no links-for-1-of-2-from-2-of-2.jsonl.gz")
+    refused(links, "1/3", "no link records for page share 1/3")
+    code, _out, err = setup.run("generate", str(setup.root), *setup.flags, "--no-cache", "--facts", *setup.facts,
+                                "--pages", "1/2", "--graph", str(links[0]))  # a page job answering its share
+    assert code == 2 and "link job 2/2 missing" in err and "no page written" in err, err
+    assert not (setup.out / MANIFEST).exists()
+    one = links[0] / "links-for-1-of-2-from-1-of-2.jsonl.gz"
+    data = one.read_bytes()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / one.name).write_bytes(data[:-8] + bytes(b ^ 0xFF for b in data[-8:]))  # its checksum broken
+    refused([other, links[1]], "1/2", f"{other / one.name}: damaged link records")
+    lines = gzip.decompress(data).split(b"\n")
+    header = json.loads(lines[0])
+    for change, expected in (({"repodoc": "0.0.1"}, "made by repodoc 0.0.1"),
+                             ({"inputs": "0" * 40}, "made from other facts files or other file contents"),
+                             ({"link": [1, 3]}, "")):
+        (other / one.name).write_bytes(gzip.compress(b"\n".join([json.dumps({**header, **change}).encode(),
+                                                                  *lines[1:]])))
+        refused([other, links[1]], "1/2", f"{other / one.name}: {expected}" if expected else
+                f"made by link job 2/2, but {other / one.name} by one of 3")
+    (other / one.name).write_bytes(gzip.compress(b"\n".join([*lines[:1], *lines[2:]])))  # a file left out
+    refused([other, links[1]], "1/2", f"{other / one.name}: damaged link records: it ends after")
+    refused([links[0], links[0], links[1]], "1/2", "are both of link job 1/2")
+    b = setup.root / "pkg/b.py"  # a file changed since the link jobs: their records are not this checkout's
+    before = b.read_text()
+    b.write_text(before + "\n\ndef other():\n    pass\n")
+    try:
+        refused(links, "2/2", "made from other facts files or other file contents")
+    finally:
+        b.write_text(before)
+    for folder in links:
+        shutil.rmtree(folder)

@@ -9,7 +9,7 @@ updated (`repodoc generate`) is `once.BuiltOnce`: the same resolution, without w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.relations import Relations
@@ -25,6 +25,7 @@ from repodoc_lsp.knowledge.views import (
     PartsOf,
     Sketch,
     Use,
+    View,
     base_name,
 )
 
@@ -38,14 +39,19 @@ class Graph(Linker):
 
     def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts | Sketch | LaterSketch]], *,
                  parts: PartsOf, pause: Callable[[], None] | None = None,
-                 linked: Mapping[str, Link] | None = None) -> None:
+                 linked: Mapping[str, Link] | None = None, views: MutableMapping[str, View] | None = None,
+                 only: Iterable[str] | None = None) -> None:
         """Each file's facts, or the sketch of its facts made beforehand (a Python file's); `parts`:
         the part map of a file's page, from its facts (`render.parts`; the graph keeps each file's
         as part of what a link into it depends on); `pause` is called between every two files
         viewed or linked (the server's requests go first); `linked`: what an earlier link of files
         kept (`links`), taken instead of linking them, the caller vouching that every file each
-        consulted has the content it had then."""
+        consulted has the content it had then; `views`: where the views are kept (a `held.HeldViews`
+        drops views, made again when read: a share of a tree too large to hold); `only`: link these files
+        alone (the others are read by their lookups, never linked: a link job's share)."""
         super().__init__(relations, parts, pause)
+        if views is not None:
+            self._views = views
         for rel, f in facts:  # each file's facts are read here only: they may be streamed
             view = self._view(rel, f)
             if view is not None:
@@ -53,7 +59,7 @@ class Graph(Linker):
             if pause is not None:
                 pause()
         self.links_taken = self._take_links(linked) if linked else set()
-        self._relink(set(self._views) - self.links_taken, set())
+        self._relink(set(self._views if only is None else only) - self.links_taken, set())
         self._pause = None  # updates come one batch at a time, under the lock
 
 

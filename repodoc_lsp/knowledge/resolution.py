@@ -12,6 +12,7 @@ it consulted (`deps`): a change to one of them re-links the file that asked.
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 
 from repodoc_lsp.analysis.model import reference_lines
@@ -48,7 +49,7 @@ class Resolver:
 
     def __init__(self, relations: Relations) -> None:
         self.relations = relations
-        self._views: dict[str, View] = {}
+        self._views: MutableMapping[str, View] = {}
         # file -> name -> (what it names, the files consulted): a table per file, tuples not sets
         self._memo: dict[str, dict[str, tuple[Key | None, tuple[str, ...]]]] = {}
         self._bases: dict[Key, tuple[Key, ...]] = {}

@@ -244,6 +244,11 @@ class LaterView(View):
     def __init__(self, rel: str, later: LaterSketch, relations: Relations) -> None:
         self.rel, self._later, self._relations = rel, later, relations
 
+    @property
+    def later(self) -> LaterSketch:
+        """What the view is made from (`held.HeldViews` makes it again after dropping it)."""
+        return self._later
+
     def __getattr__(self, name: str) -> object:
         """Called only for a field not set yet: the view is made, then the field read."""
         if name in ("_later", "_relations") or name not in View.__slots__:

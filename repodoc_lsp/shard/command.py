@@ -32,8 +32,9 @@ def register(sub: argparse._SubParsersAction, generate: argparse.ArgumentParser)
     generate.add_argument("--pages", type=share_arg, metavar="K/N",
                           help="write only share K of N of the pages (whole folders), for `repodoc merge`")
     generate.add_argument("--graph", metavar="DIR",
-                          help="with --pages: the symbol graph's answers from `repodoc graph --output DIR` "
-                               "instead of building the graph of the whole tree here")
+                          help="with --pages: the symbol graph's answers from `repodoc graph --output DIR`, or "
+                               "the records of every `repodoc graph --link K/N` job (this share's answers made "
+                               "from them here), instead of building the graph of the whole tree here")
     ana = sub.add_parser("analyze", help="analyse one share of the files into a facts file (a CI matrix job)",
                          description="Analyse share K of N of ROOT's input files (split by path) and write their "
                                      "facts to FILE, for `repodoc generate --facts`. README \"Sharding\".")
@@ -56,7 +57,13 @@ def register(sub: argparse._SubParsersAction, generate: argparse.ArgumentParser)
                                      "FILE... --pages K/M --graph DIR`. README \"Sharding\".")
     gra.add_argument("root", nargs="?", default=".", help="workspace folder (default: .)")
     gra.add_argument("--facts", nargs="+", required=True, metavar="FILE", help="the facts file of every analyze job")
-    gra.add_argument("--pages", type=int, required=True, metavar="M", help="how many page jobs there are")
+    gra.add_argument("--pages", type=_pages_arg, required=True, metavar="M",
+                     help="how many page jobs there are; with --links: J/M, the one page share to answer")
+    gra.add_argument("--link", type=share_arg, metavar="K/N",
+                     help="a link job: link share K of N of the files and write what each page share reads of "
+                          "their links (a tree too large for one graph job)")
+    gra.add_argument("--links", nargs="+", metavar="DIR",
+                     help="with --pages J/M: answer page share J from the output folders of every link job")
     gra.add_argument("--output", required=True, metavar="DIR", help="the folder to write the answers to")
     gra.add_argument("--out", metavar="DIR", help="the output folder the page jobs write (default: as generate "
                                                   "chooses)")
@@ -70,6 +77,10 @@ def register(sub: argparse._SubParsersAction, generate: argparse.ArgumentParser)
     mrg.add_argument("folders", nargs="+", metavar="DIR", help="the output folder of each page share")
     mrg.add_argument("--out", required=True, metavar="DIR",
                      help="the merged tree's folder: the output folder the pages were made for")
+
+
+def _pages_arg(text: str) -> int | Share:
+    return share_arg(text) if "/" in text else int(text)
 
 
 def _err(message: str) -> None:
@@ -111,25 +122,39 @@ def run_graph(args: argparse.Namespace, settings: Settings | None) -> int:
     from repodoc_lsp.output.writer import OutputError
     from repodoc_lsp.pipeline.runtime import enter_cli
     from repodoc_lsp.shard.facts_file import ShardError
-    from repodoc_lsp.shard.graph_job import write_answers
+    from repodoc_lsp.shard.graph_job import write_answers, write_links, write_share_answers
     from repodoc_lsp.store.workspace import Workspace
 
     if settings is None:
         return EXIT_USAGE
-    if not 1 <= args.pages <= 10_000:
-        _err(f"--pages {args.pages}: expected 1 to 10000 page shares")
+    pages = args.pages[1] if isinstance(args.pages, tuple) else args.pages
+    if not 1 <= pages <= 10_000:
+        _err(f"--pages {pages}: expected 1 to 10000 page shares")
+        return EXIT_USAGE
+    if isinstance(args.pages, tuple) != bool(args.links) or (args.link and args.links):
+        _err("--links takes --pages J/M (the page share to answer), --link and the single graph job --pages M")
         return EXIT_USAGE
     output = Path(args.output)
     try:
         ws = Workspace(Path(args.root), settings, use_cache=False, runtime=enter_cli(), incremental=False)
-        summary = write_answers(ws, args.facts, args.pages, output)
+        if args.link:
+            summary = write_links(ws, args.facts, args.link, pages, output)
+        elif args.links:
+            summary = write_share_answers(ws, args.facts, args.pages, [Path(f) for f in args.links], output)
+        else:
+            summary = write_answers(ws, args.facts, pages, output)
     except ShardError as exc:
         _err(f"{exc}; no answers written")
         return EXIT_USAGE
     except (OSError, OutputError) as exc:
         _err(f"{output}: cannot write the graph's answers: {getattr(exc, 'strerror', None) or exc}")
         return EXIT_OUTPUT
-    if not args.quiet:
+    if args.quiet:
+        pass
+    elif args.link:
+        say(f"repodoc: link share {args.link[0]}/{args.link[1]}: {plural(summary.files, 'file')} linked, records of "
+            f"{plural(summary.shares, 'page share')} -> {output}")
+    else:
         say(f"repodoc: graph of {plural(summary.files, 'file')}: answers of {plural(summary.shares, 'page share')} "
             f"-> {output}")
     return EXIT_OK

@@ -33,7 +33,7 @@ import json
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -133,6 +133,7 @@ class Record:
     imports: tuple[Import, ...] = ()
     sketch: Sketch | None = None
     at: int = -1
+    sketched: bool = False  # it has a sketch (decoded or not)
 
     @property
     def analysed(self) -> bool:
@@ -289,7 +290,8 @@ class FactsReader:
                 sketch = None if value["sketch"] is None or not with_sketch else sketches.decode(value["sketch"])
             except Exception:  # any way the data does not fit the model
                 raise self.damaged(f"{path}: its imports or its sketch are of the wrong form") from None
-            return Record(path, key, size, pages=value["pages"], imports=imports, sketch=sketch)
+            return Record(path, key, size, pages=value["pages"], imports=imports, sketch=sketch,
+                          sketched=value["sketch"] is not None)
         skipped = value.get("skipped")
         if not isinstance(skipped, str) or not set(value) <= {"path", "digest", "size", "skipped"}:
             raise self.damaged(f"{path}: a record of the wrong form")
@@ -301,7 +303,7 @@ class FactsReader:
             facts = facts_from_json(self.parse(line))
         except ValueError as exc:
             raise self.damaged(f"{record.path}: {exc}") from None
-        return Record(record.path, record.digest, record.size, facts, "", record.pages, record.imports, record.sketch)
+        return replace(record, facts=facts)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -309,4 +311,4 @@ class FactsReader:
 
 
 def _at(record: Record, at: int) -> Record:
-    return Record(record.path, record.digest, record.size, None, "", record.pages, record.imports, record.sketch, at)
+    return replace(record, at=at)

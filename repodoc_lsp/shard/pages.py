@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from repodoc_lsp import __version__
-from repodoc_lsp.knowledge.views import Sketch
+from repodoc_lsp.knowledge.views import LaterSketch, Sketch
 from repodoc_lsp.output.writer import OutputError, Writer
 from repodoc_lsp.pipeline.generate import Job, run
 from repodoc_lsp.pipeline.keys import inputs_stamp
@@ -34,6 +34,7 @@ from repodoc_lsp.shard.facts_file import (
     sketch_stamp,
     tree_of,
 )
+from repodoc_lsp.shard.links import has_links
 from repodoc_lsp.shard.share_facts import FactsSource, ShareFacts
 from repodoc_lsp.shard.split import file_share, folder_shares, folder_weights
 from repodoc_lsp.store.cache import digest
@@ -193,28 +194,33 @@ def _own(found: Discovery, share: Share | None, check: bool) -> frozenset[str] |
 
 def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None = None, *,
                share: Share | None = None, check: bool = False, answers: Path | None = None,
-               none_held: bool = False) -> None:
+               none_held: bool = False, later: bool = False) -> dict[str, tuple[str, Sketch | LaterSketch | None]]:
     """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a
     scan would make it; a file whose content on disk is not the one analysed is analysed again. The
     facts of the files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph
     job's) stay in the facts files (`ShareFacts`): the graph is built from the files' sketches, or with
-    `answers` (the graph job's output folder) stands for the answers of `share` (no sketch decoded)."""
+    `answers` (the graph job's output folder) stands for the answers of `share` (no sketch decoded), or, when
+    the folder holds the link jobs' records for `share` (`links.py`), the answers are made here from them and
+    the views of the files (then dropped: the share's pages read the answers alone); `later`:
+    each sketch decoded when its view is made (a `LaterSketch`, its block read again). Returns the sketches."""
     found = discover(ws.root, ws.settings)
     own = _own(found, share, check or none_held)
     tree = tree_of(ws.root, found.files)
+    linked = answers is not None and share is not None and has_links(answers, share)  # answered here
+    later = later or linked
     readers = open_shards(paths, tree)
     source = FactsSource(readers)
     store = ShareFacts(ws.root, source, None if check else own)  # a check that renders loads every file's
     try:
         records = read_records(readers, found.files, source, lambda rel: own is None or rel in own,
-                               with_sketch=answers is None)
+                               with_sketch=answers is None and not later)
     finally:
         for reader in readers:
             reader.close()
     digests: dict[str, str] = {}
     sizes: dict[str, int] = {}
     skipped: dict[str, str] = {}
-    sketched: dict[str, tuple[str, Sketch | None]] = {}
+    sketched: dict[str, tuple[str, Sketch | LaterSketch | None]] = {}
     paged: set[str] = set()
     analysed = 0
     for i, rel in enumerate(found.files, 1):
@@ -228,6 +234,9 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
             store[rel] = record.facts
         if record.at == _ANALYSED:  # its graph view made from its facts
             analysed += 1
+        elif later:  # (a file whose facts are held here: its view made from them)
+            if record.facts is None:
+                sketched[rel] = (record.digest, _later(source, store, rel) if record.sketched else None)
         elif answers is None:
             sketched[rel] = (record.digest, record.sketch and replace(record.sketch, imports=store.imports()[rel]))
         digests[rel], sizes[rel] = record.digest, record.size
@@ -237,11 +246,24 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
             progress("analyse", i, len(found.files), os.path.dirname(rel))
     store.paged = frozenset(paged)
     graph = None
-    if answers is not None and share is not None and own is not None:
+    state = WorkspaceState(digests, sizes, set(found.folders), found.skipped, skipped)
+    if linked and answers is not None and share is not None:
+        ws.restore(state, store=store)
+        from repodoc_lsp.shard.graph_job import answered  # (here: graph_job imports this module)
+        graph = cast("Graph", answered(ws, sketched, share, [answers]))
+        sketched = {}
+        ws.restore(state, store=store, relations=ws.relations, graph=graph)
+    elif answers is not None and share is not None and own is not None:
         graph = cast("Graph", read_answers(answers, share, tree, inputs_digest(digests), own & digests.keys()))
-    ws.restore(WorkspaceState(digests, sizes, set(found.folders), found.skipped, skipped), sketches=sketched,
-               store=store, graph=graph)
+    if not linked:
+        ws.restore(state, sketches=sketched, store=store, graph=graph)
     ws.analysed, ws.cached = analysed, len(digests) - analysed
+    return sketched
+
+
+def _later(source: FactsSource, store: ShareFacts, rel: str) -> LaterSketch:
+    """`rel`'s sketch with its imports, read from its facts file when its view is made."""
+    return LaterSketch(lambda: replace(source.sketch(rel), imports=store.imports()[rel]))
 
 
 _ANALYSED = -2  # a record's `at` when its file was analysed here (changed since its facts file was made)

@@ -9,15 +9,18 @@ by path, not by content digest: two files of one content may differ in facts by 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
 from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.shard.facts_file import MOST_BLOCK, FactsReader, Record, ShardError
 from repodoc_lsp.shard.members import BlockError, block_at
 from repodoc_lsp.store.cache import FactsCache
 from repodoc_lsp.store.facts import FactsStore
+
+_BLOCKS_HELD = 64  # blocks `FactsSource.sketch` keeps the records of (about 80 KB each)
 
 
 class FactsSource(FactsCache):
@@ -29,6 +32,7 @@ class FactsSource(FactsCache):
         self._readers = readers
         self._where: dict[str, tuple[int, int, str]] = {}  # path -> (reader, block, digest)
         self.reads = 0  # blocks read again (bench/README.md: a page share's reads)
+        self._blocks: OrderedDict[tuple[int, int], list[bytes]] = OrderedDict()  # (reader, block) -> its lines
 
     def note(self, reader: int, record: Record) -> None:
         """`record`'s facts are in `readers[reader]`, at its block (`record.at`)."""
@@ -75,6 +79,39 @@ class FactsSource(FactsCache):
         if len(found) < len(wanted):
             raise ShardError(f"{reader.name}: changed since it was read")
         return found
+
+    def sketch(self, path: str) -> Sketch:
+        """The graph sketch of the file `path` (without its imports), its block read again; ShardError when
+        it is damaged or has none."""
+        reader_index, at, key = self._where[path]
+        reader = self._readers[reader_index]
+        lines = self._block_lines(reader_index, at)
+        head = _head(path)
+        line = next((line for line in lines if line.startswith(head)), None)
+        record = None if line is None else reader.record(reader.parse(line))
+        if record is None or record.digest != key or record.sketch is None:
+            raise ShardError(f"{reader.name}: changed since it was read")
+        return record.sketch
+
+    def _block_lines(self, reader_index: int, at: int) -> list[bytes]:
+        """The records' lines of a block (not their facts'), those of the last `_BLOCKS_HELD` blocks read kept:
+        a view made from its block inflated each time cost a graph job a third more CPU on the bench's tree."""
+        lines = self._blocks.get((reader_index, at))
+        if lines is not None:
+            self._blocks.move_to_end((reader_index, at))
+            return lines
+        reader = self._readers[reader_index]
+        self.reads += 1
+        try:
+            with open(reader.path, "rb") as raw:
+                lines = reader.lines_of(block_at(raw, at, MOST_BLOCK))
+        except (OSError, BlockError) as exc:
+            raise reader.damaged(f"its block at {at}, read again: {exc}") from None
+        lines = [line for line in lines if line.startswith(b'{"path":')]  # its records, not their facts (2/3)
+        self._blocks[(reader_index, at)] = lines
+        if len(self._blocks) > _BLOCKS_HELD:
+            self._blocks.popitem(last=False)
+        return lines
 
     def get_imports_many(self, keys: Iterable[str]) -> dict:
         return {}

@@ -116,9 +116,13 @@ def test_the_workflow_example_runs_commands_that_exist() -> None:
     commands = [step["run"] for job in workflow["jobs"].values() for step in job["steps"]
                 if "repodoc " in step.get("run", "")]
     assert [c.split()[1] for c in commands] == ["analyze", "graph", "generate", "merge", "generate"]
+    assert "--link " in commands[1] and '--graph "$RUNNER_TEMP/links"' in commands[2]
+    jobs = workflow["jobs"]
+    assert [jobs[j].get("needs") for j in ("link", "pages", "merge")] == ["analyze", "link", "pages"]
     for command in commands:
         text = re.sub(r"\$\{\{ *matrix\.\w+ *\}\}", "1", command).replace("$ANALYZE_SHARDS", "4")
-        text = text.replace("$PAGE_SHARES", "2").replace('"$RUNNER_TEMP"', "/tmp").replace("$RUNNER_TEMP", "/tmp")
+        text = text.replace("$PAGE_SHARES", "2").replace("$LINK_SHARES", "2").replace('"$RUNNER_TEMP"', "/tmp")
+        text = text.replace("$RUNNER_TEMP", "/tmp")
         _parser().parse_args(shlex.split(text)[1:])  # exits (SystemExit) on a flag it does not take
 
 
