@@ -5,16 +5,16 @@ out-of-memory killer does); `concurrent.futures.ProcessPoolExecutor` notices (it
 breaks). The work a dead worker held is given to a new pool, up to POOLS pools in all; losing
 the last is `WorkersLost`, a clear error. Each worker asks the kernel to kill it when its
 parent dies.
+
+multiprocessing, `concurrent.futures.process` and ctypes are imported where a pool or fork server starts:
+a run that renders in its own process (after an edit) does not pay for loading them.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
-import ctypes
 import itertools
-import multiprocessing.forkserver
-import multiprocessing.resource_tracker
 import os
 import signal
 import sys
@@ -22,10 +22,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from multiprocessing.context import BaseContext
-from typing import Protocol, TypeVar
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.context import BaseContext
 
 A = TypeVar("A")
 R = TypeVar("R")
@@ -61,6 +63,8 @@ def watch_parent(then: Callable[[], None] | None = None) -> None:
     elsewhere a thread polls the parent's id); then call `then`."""
     parent = os.getppid()
     if sys.platform.startswith("linux"):
+        import ctypes  # in a worker (module docstring)
+
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -121,6 +125,8 @@ def start_fork_server() -> None:
     `struct.py` or `signal.py` would run there. PYTHONSAFEPATH (Python 3.11) leaves the folder
     out; it is set for that start only (an interpreter started with -I passes -I on, as the
     editors start the language server)."""
+    import multiprocessing.forkserver  # when workers start (module docstring)
+
     before, chosen = os.environ.get("PYTHONSAFEPATH"), tempfile.tempdir
     os.environ["PYTHONSAFEPATH"] = "1"
     tempfile.tempdir = _socket_folder()
@@ -152,9 +158,12 @@ def stop_fork_server(seconds: float = 5.0) -> None:
     """End the fork server this process started, if any, and the resource tracker started with
     it, and wait for each (SIGKILLed after `seconds`): none is left behind, and the CPU time of
     the fork server's workers counts as this process's children's."""
-    server = multiprocessing.forkserver._forkserver  # not public: best effort
+    forkserver = sys.modules.get("multiprocessing.forkserver")  # not imported: none was started here
+    server = getattr(forkserver, "_forkserver", None)  # not public: best effort
     if getattr(server, "_forkserver_pid", None) is None:
         return
+    import multiprocessing.resource_tracker
+
     _stop(server, "_forkserver_pid", seconds)  # it ends when its "alive" pipe closes
     _stop(multiprocessing.resource_tracker._resource_tracker, "_pid", seconds)  # when its pipe closes
 
@@ -202,6 +211,8 @@ def run_chunks(fn: Callable[[A], R], chunks: Sequence[A], *, workers: int, conte
     a slow chunk (a large file) held every other worker idle until it was done. Results done
     before the first are kept until it is, at most
     HOLD_PER_WORKER per worker."""
+    from concurrent.futures.process import BrokenProcessPool  # when workers start (module docstring)
+
     todo = list(range(len(chunks)))
     ahead = 2 * max(1, workers)  # chunks sent and not yet done
     hold = HOLD_PER_WORKER * max(1, workers)  # chunks sent and not yet taken back
@@ -277,6 +288,8 @@ def _pool(workers: int, context: BaseContext, initializer: Callable[[], None] | 
     between the request's pickling and its sending, the fork server read half a request (its
     `EOFError` on stderr), and the next pools' workers could not start until it was gone ("died 3
     times" in CI). Started at once, no worker starts while the manager thread can close anything."""
+    from concurrent.futures import ProcessPoolExecutor  # when workers start (module docstring)
+
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=watch_parent,
                                initargs=(initializer,))
     if hasattr(pool, "_safe_to_dynamically_spawn_children"):  # not public: best effort

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from multiprocessing.context import BaseContext
+from typing import TYPE_CHECKING
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.pipeline.pool import PARENT_VARIABLE, start_fork_server
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 BACKGROUND_NICE = 10  # the language server's background processes: its requests get a core first
 
@@ -40,14 +42,14 @@ class Runtime:
 
     def context(self) -> BaseContext:
         """Where analysis workers come from."""
-        if self.fork and "fork" in multiprocessing.get_all_start_methods():
-            return multiprocessing.get_context("fork")
+        if self.fork and "fork" in _start_methods():
+            return _context("fork")
         return _fork_server(["repodoc_lsp.store.facts", "repodoc_lsp.pipeline.runtime",
                              "repodoc_lsp.pipeline.forkserver_guard"])
 
     def forks(self) -> bool:
         """True when this process may start render workers (it has no threads of its own)."""
-        return self.fork and "fork" in multiprocessing.get_all_start_methods()
+        return self.fork and "fork" in _start_methods()
 
     def render_context(self, built_in: bool = False, compiled_in: str = "") -> BaseContext:
         """Where render workers come from: a fork server, a small process of its own, so that
@@ -56,7 +58,7 @@ class Runtime:
         `built_in`: they render with repodoc's own templates, which a fork server started now
         compiles before it forks (`render/precompiled.py`), read from and kept in `compiled_in`
         (the folder of this process's compiled templates, "": none)."""
-        if "forkserver" not in multiprocessing.get_all_start_methods() or sys.version_info < (3, 11):
+        if "forkserver" not in _start_methods() or sys.version_info < (3, 11):
             return self.context()  # Python 3.10 cannot start a fork server safely (`_fork_server`): forked
         from repodoc_lsp.render.environment import COMPILED_VARIABLE  # here: Jinja2 only where pages render
 
@@ -77,9 +79,23 @@ class Runtime:
         return background_worker if self.background else collect_less
 
 
+def _start_methods() -> list[str]:
+    """How worker processes may start here; multiprocessing imported on first use (`pool.py`'s docstring)."""
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()
+
+
+def _context(method: str) -> BaseContext:
+    """multiprocessing's context of start `method`, imported on first use (`_start_methods`)."""
+    import multiprocessing
+
+    return multiprocessing.get_context(method)
+
+
 def _fork_server(preload: list[str]) -> BaseContext:
     """The fork server's context, the server started (`pool.start_fork_server`) with `preload`."""
-    server = multiprocessing.get_context("forkserver")
+    server = _context("forkserver")
     server.set_forkserver_preload(preload)
     os.environ[PARENT_VARIABLE] = str(os.getpid())  # what its guard watches (forkserver_guard)
     start_fork_server()

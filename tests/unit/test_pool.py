@@ -3,6 +3,7 @@ that stop when cancelled, and that never outlive the process that started them."
 
 from __future__ import annotations
 
+import concurrent.futures
 import multiprocessing
 import os
 import subprocess
@@ -121,7 +122,7 @@ class _BreaksInSubmit(ProcessPoolExecutor):
 
 
 def test_a_pool_that_breaks_inside_submit_is_a_lost_worker(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pool, "ProcessPoolExecutor", _BreaksInSubmit)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _BreaksInSubmit)  # as `pool._pool` takes it
     got = list(pool.run_chunks(_square, list(range(8)), workers=2, context=FORK))
     assert _BreaksInSubmit.made == 2  # the run went on in a second pool
     assert sorted(got) == [n * n for n in range(8)]  # every chunk once
@@ -172,7 +173,7 @@ def test_end_children_kills_and_reaps_what_is_left() -> None:
 # `_close` closed this process's write end of the pipe it read for ever, and since Python joins
 # that thread at exit, the process never ended.
 HALF_SENT = """
-import os, sys
+import concurrent.futures, os, sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
@@ -205,7 +206,7 @@ class Killed:  # the cancel: set once chunk 1's worker is dead
     def is_set(self):
         return os.path.exists(marker) and dead(int(open(marker).read()))
 
-pool.ProcessPoolExecutor = Pool
+concurrent.futures.ProcessPoolExecutor = Pool  # as `pool._pool` takes it
 list(pool.run_chunks(die_halfway, [0, 1], workers=1, context=get_context("fork"), cancel=Killed()))
 print("returned")
 """
