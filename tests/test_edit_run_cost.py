@@ -1,6 +1,6 @@
 """What `repodoc generate` after a one-file edit does not do (issue 37: such a run costs a fraction of reading
-and parsing every file): it starts no worker process and so does not load multiprocessing, and it decodes
-the saved links of the files its edit can reach, not every file's. Timings: bench/bench_incremental.py."""
+and parsing every file): it starts no worker process and so does not load multiprocessing.
+Timings: bench/bench_incremental.py."""
 
 from __future__ import annotations
 
