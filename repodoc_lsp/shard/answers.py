@@ -34,7 +34,15 @@ from typing import Any
 
 from repodoc_lsp import __version__
 from repodoc_lsp.knowledge.graph import Def
-from repodoc_lsp.shard.facts_file import MOST_BLOCK, ShardError, Tree, analysis_version, sketch_stamp, tree_from_json
+from repodoc_lsp.shard.facts_file import (
+    MOST_BLOCK,
+    ShardError,
+    Tree,
+    analysis_version,
+    check_made_alike,
+    sketch_stamp,
+    tree_from_json,
+)
 from repodoc_lsp.shard.members import BlockError, BlockWriter, blocks, compact_json
 
 FORMAT = "repodoc-graph"
@@ -203,17 +211,7 @@ def _parse(line: bytes, name: str) -> dict[str, Any]:
 
 
 def _check_header(header: dict[str, Any], name: str, share: Share, tree: Tree, inputs: str, files: int) -> None:
-    if header.get("format") != FORMAT:
-        raise ShardError(f"{name}: not a repodoc graph answers file")
-    if header.get("version") != FORMAT_VERSION:
-        raise ShardError(f"{name}: graph answers format version {header.get('version')!r}, this repodoc reads "
-                         f"version {FORMAT_VERSION}")
-    if header.get("repodoc") != __version__:
-        raise ShardError(f"{name}: made by repodoc {header.get('repodoc')}, this is {__version__}: every job must "
-                         "run the same version")
-    if header.get("analysis") != analysis_version() or header.get("sketches") != sketch_stamp():
-        raise ShardError(f"{name}: made with another analysis or renderer: every job must run the same repodoc "
-                         "with the same settings")
+    check_made_alike(header, name, "graph answers", FORMAT, FORMAT_VERSION)
     made = tree_from_json(header.get("tree"))
     if made is None:
         raise ShardError(f"{name}: damaged graph answers: its header is of the wrong form")

@@ -108,6 +108,22 @@ def sketch_stamp() -> str:
     return f"{render_stamp()} {definition_parts.__module__}.{definition_parts.__qualname__}"
 
 
+def check_made_alike(header: dict[str, Any], name: object, what: str, fmt: str, version: int) -> None:
+    """ShardError naming `name` unless `header` (of a file of `what`, e.g. "graph answers") is of format
+    `fmt` in `version`, made by this repodoc with this analysis and renderer."""
+    if header.get("format") != fmt:
+        raise ShardError(f"{name}: not a repodoc {what} file")
+    if header.get("version") != version:
+        raise ShardError(f"{name}: {what} format version {header.get('version')!r}, this repodoc reads "
+                         f"version {version}")
+    if header.get("repodoc") != __version__:
+        raise ShardError(f"{name}: made by repodoc {header.get('repodoc')}, this is {__version__}: every job must "
+                         "run the same version")
+    if header.get("analysis") != analysis_version() or header.get("sketches") != sketch_stamp():
+        raise ShardError(f"{name}: made with another analysis or renderer: every job must run the same repodoc "
+                         "with the same settings")
+
+
 @dataclass(frozen=True, slots=True)
 class Header:
     repodoc: str

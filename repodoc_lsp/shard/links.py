@@ -25,7 +25,15 @@ from typing import Any
 
 from repodoc_lsp import __version__
 from repodoc_lsp.knowledge.graph import Link
-from repodoc_lsp.shard.facts_file import MOST_BLOCK, ShardError, Tree, analysis_version, sketch_stamp, tree_from_json
+from repodoc_lsp.shard.facts_file import (
+    MOST_BLOCK,
+    ShardError,
+    Tree,
+    analysis_version,
+    check_made_alike,
+    sketch_stamp,
+    tree_from_json,
+)
 from repodoc_lsp.shard.members import BlockError, BlockWriter, blocks, compact_json
 from repodoc_lsp.store.sketches import decode_link, encode_link
 
@@ -125,17 +133,7 @@ def _parse(line: bytes | None, path: Path) -> dict[str, Any]:
 
 def _header(path: Path, pages: Share, tree: Tree, inputs: str) -> dict[str, Any]:
     header = _parse(next(_lines(path), None), path)
-    if header.get("format") != FORMAT:
-        raise ShardError(f"{path}: not a repodoc link records file")
-    if header.get("version") != FORMAT_VERSION:
-        raise ShardError(f"{path}: link records format version {header.get('version')!r}, this repodoc reads "
-                         f"version {FORMAT_VERSION}")
-    if header.get("repodoc") != __version__:
-        raise ShardError(f"{path}: made by repodoc {header.get('repodoc')}, this is {__version__}: every job must "
-                         "run the same version")
-    if header.get("analysis") != analysis_version() or header.get("sketches") != sketch_stamp():
-        raise ShardError(f"{path}: made with another analysis or renderer: every job must run the same repodoc "
-                         "with the same settings")
+    check_made_alike(header, path, "link records", FORMAT, FORMAT_VERSION)
     made, link = tree_from_json(header.get("tree")), header.get("link")
     if made is None or type(header.get("files")) is not int or not (isinstance(link, list) and len(link) == 2
                                                                       and all(type(x) is int for x in link)

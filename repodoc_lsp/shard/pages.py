@@ -23,6 +23,7 @@ from repodoc_lsp.pipeline.write import Summary
 from repodoc_lsp.render.own_pages import has_pages
 from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.render.paths import folder_of
+from repodoc_lsp.shard.answering import answered
 from repodoc_lsp.shard.answers import inputs_digest, read_answers
 from repodoc_lsp.shard.facts_file import (
     FactsReader,
@@ -249,7 +250,6 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     state = WorkspaceState(digests, sizes, set(found.folders), found.skipped, skipped)
     if linked and answers is not None and share is not None:
         ws.restore(state, store=store)
-        from repodoc_lsp.shard.graph_job import answered  # (here: graph_job imports this module)
         graph = cast("Graph", answered(ws, sketched, share, [answers]))
         sketched = {}
         ws.restore(state, store=store, relations=ws.relations, graph=graph)
