@@ -59,13 +59,17 @@ class FactsSource(FactsCache):
             found.update(self._read(self._readers[index], at, wanted))
         return found
 
-    def _read(self, reader: FactsReader, at: int, wanted: dict[str, str]) -> dict[str, FileFacts]:
+    def _lines(self, reader: FactsReader, at: int) -> list[bytes]:
+        """The lines of `reader`'s block at `at`, read again."""
         self.reads += 1
         try:
             with open(reader.path, "rb") as raw:
-                lines = reader.lines_of(block_at(raw, at, MOST_BLOCK))
+                return reader.lines_of(block_at(raw, at, MOST_BLOCK))
         except (OSError, BlockError) as exc:
             raise reader.damaged(f"its block at {at}, read again: {exc}") from None
+
+    def _read(self, reader: FactsReader, at: int, wanted: dict[str, str]) -> dict[str, FileFacts]:
+        lines = self._lines(reader, at)
         heads = [(_head(path), path) for path in wanted]
         found: dict[str, FileFacts] = {}
         for i, line in enumerate(lines[:-1]):
@@ -100,13 +104,7 @@ class FactsSource(FactsCache):
         if lines is not None:
             self._blocks.move_to_end((reader_index, at))
             return lines
-        reader = self._readers[reader_index]
-        self.reads += 1
-        try:
-            with open(reader.path, "rb") as raw:
-                lines = reader.lines_of(block_at(raw, at, MOST_BLOCK))
-        except (OSError, BlockError) as exc:
-            raise reader.damaged(f"its block at {at}, read again: {exc}") from None
+        lines = self._lines(self._readers[reader_index], at)
         lines = [line for line in lines if line.startswith(b'{"path":')]  # its records, not their facts (2/3)
         self._blocks[(reader_index, at)] = lines
         if len(self._blocks) > _BLOCKS_HELD:
