@@ -20,7 +20,7 @@ from repodoc_lsp.render.gather import graph_reads
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.site import Site
 from repodoc_lsp.shard.answers import Answers, Recorder, inputs_digest
-from repodoc_lsp.shard.facts_file import Share, tree_of
+from repodoc_lsp.shard.facts_file import Share, Tree, tree_of
 from repodoc_lsp.shard.links import read_links
 from repodoc_lsp.shard.split import folder_shares, folder_weights
 from repodoc_lsp.store.workspace import ProgressFn, Workspace
@@ -35,14 +35,19 @@ if TYPE_CHECKING:
 VIEWS_HELD = 2048
 
 
+def run_of(ws: Workspace) -> tuple[Tree, str]:
+    """The tree and the inputs' digest (`inputs_digest`) a graph job's or link job's output is made from,
+    and checked against when read."""
+    return tree_of(ws.root, sorted({*ws.digests, *ws.read_skipped})), inputs_digest(ws.digests)
+
+
 def answered(ws: Workspace, sketched: Mapping[str, tuple[str, Sketch | LaterSketch | None]], share: Share,
              links: Sequence[Path], held: int = VIEWS_HELD) -> Answers:
     """Page share `share`'s answers, made in its page job from every link job's records for it in `links`
     (`generate --pages J/M --graph DIR`, DIR holding them): `write_share_answers` without the file."""
-    tree, inputs = tree_of(ws.root, sorted({*ws.digests, *ws.read_skipped})), inputs_digest(ws.digests)
-    graph = graph_of(ws, sketched, held, only=(), linked=read_links(links, share, tree, inputs))
+    graph = graph_of(ws, sketched, held, only=(), linked=read_links(links, share, *run_of(ws)))
     found: dict[str, bytes] = {}
-    for _rel, noted in reads(ws, graph, share[1], share[0]):
+    for _rel, noted in reads(ws, graph, share_files(ws, share[1], share[0])):
         found.update((asked, answer.encode("utf-8", "surrogatepass")) for asked, answer in noted.items())
     return Answers(found, f"the answers of page share {share[0]}/{share[1]} made from the link records in "
                           f"{', '.join(map(str, links))}")
@@ -71,14 +76,13 @@ def share_files(ws: Workspace, pages: int, share: int) -> list[str]:
     return [rel for rel in sorted(ws.digests) if shares.get(folder_of(rel), 1) == share]
 
 
-def reads(ws: Workspace, graph: Graph, pages: int, share: int,
-           progress: ProgressFn | None = None) -> Iterator[tuple[str, dict[str, str]]]:
-    """(file, its graph reads: query -> the JSON of the answer) of each input file of page share `share`."""
+def reads(ws: Workspace, graph: Graph, files: Sequence[str],
+          progress: ProgressFn | None = None) -> Iterator[tuple[str, dict[str, str]]]:
+    """(file, its graph reads: query -> the JSON of the answer) of each of `files` (a page share's)."""
     recorder = Recorder(graph)
     paged = cast("ShareFacts", ws.facts).paged  # which files have pages: the facts files say, not the bases
     site = Site(ws.project, ws.root.as_posix(), ws.out.as_posix(), 0, ws.relations, _ClassBases(graph), {}, [],
                 symbols=cast("Graph", recorder), known_paged=paged)
-    files = share_files(ws, pages, share)
     for done, rel in enumerate(files, 1):
         recorder.reads = {}
         graph_reads(site, rel)

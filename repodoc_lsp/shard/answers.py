@@ -43,7 +43,7 @@ from repodoc_lsp.shard.facts_file import (
     sketch_stamp,
     tree_from_json,
 )
-from repodoc_lsp.shard.members import BlockError, BlockWriter, blocks, compact_json
+from repodoc_lsp.shard.members import BlockError, BlockWriter, blocks, compact_json, json_table
 
 FORMAT = "repodoc-graph"
 FORMAT_VERSION = 1
@@ -201,13 +201,7 @@ def read_answers(folder: Path, share: Share, tree: Tree, inputs: str, files: Ite
 
 
 def _parse(line: bytes, name: str) -> dict[str, Any]:
-    try:
-        value = json.loads(line.decode("utf-8", "surrogatepass"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ShardError(f"{name}: damaged graph answers: a line is not JSON") from None
-    if not isinstance(value, dict):
-        raise ShardError(f"{name}: damaged graph answers: a line is not a JSON table")
-    return value
+    return json_table(line, lambda why: ShardError(f"{name}: damaged graph answers: {why}"))
 
 
 def _check_header(header: dict[str, Any], name: str, share: Share, tree: Tree, inputs: str, files: int) -> None:

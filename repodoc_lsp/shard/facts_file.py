@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -44,7 +43,7 @@ from repodoc_lsp.knowledge.views import Sketch, sketch_of
 from repodoc_lsp.render.own_pages import has_pages
 from repodoc_lsp.render.parts import definition_parts
 from repodoc_lsp.render.stamp import render_stamp
-from repodoc_lsp.shard.members import BLOCK, BlockError, BlockWriter, blocks, compact_json
+from repodoc_lsp.shard.members import BLOCK, BlockError, BlockWriter, blocks, compact_json, json_table
 from repodoc_lsp.store import sketches
 from repodoc_lsp.store.cache import ANALYSIS_VERSION, encode, structure_facts, structure_imports
 
@@ -239,13 +238,7 @@ class FactsReader:
         return lines
 
     def parse(self, line: bytes) -> dict[str, Any]:
-        try:
-            value = json.loads(line.decode("utf-8", "surrogatepass"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            raise self.damaged("a line is not JSON") from None
-        if not isinstance(value, dict):
-            raise self.damaged("a line is not a JSON table")
-        return value
+        return json_table(line, self.damaged)
 
     def _header(self, value: dict[str, Any]) -> Header:
         if value.get("format") != FORMAT:

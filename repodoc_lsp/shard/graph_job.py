@@ -11,15 +11,15 @@ time (`knowledge/held.py`), and each holds the users of its share's files (or of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from repodoc_lsp.render.paths import folder_of
-from repodoc_lsp.shard.answering import VIEWS_HELD, graph_of, page_shares, reads, share_files
-from repodoc_lsp.shard.answers import AnswersWriter, answers_path, inputs_digest
-from repodoc_lsp.shard.facts_file import Share, tree_of
+from repodoc_lsp.shard.answering import VIEWS_HELD, graph_of, page_shares, reads, run_of, share_files
+from repodoc_lsp.shard.answers import AnswersWriter, answers_path
+from repodoc_lsp.shard.facts_file import Share, Tree
 from repodoc_lsp.shard.links import LinksWriter, cut, links_path, read_links
 from repodoc_lsp.shard.pages import take_facts
 from repodoc_lsp.shard.split import file_share
@@ -41,7 +41,7 @@ def write_answers(ws: Workspace, facts: Sequence[str], pages: int, output: Path,
     (a tree it fits: the fastest; else link jobs, `write_links`, and a job per page share,
     `write_share_answers`); ShardError when the facts files are not the whole of this tree's analysis."""
     take_facts(ws, facts, progress, none_held=True)
-    return _answer(ws, ws.graph(), pages, range(1, pages + 1), output, progress)
+    return _answer(ws, ws.graph(), pages, range(1, pages + 1), output, progress, run_of(ws))
 
 
 def write_links(ws: Workspace, facts: Sequence[str], link: Share, pages: int, output: Path,
@@ -55,7 +55,7 @@ def write_links(ws: Workspace, facts: Sequence[str], link: Share, pages: int, ou
 
     def share_of(rel: str) -> int:
         return folders.get(folder_of(rel), 1)
-    tree, inputs = tree_of(ws.root, sorted({*ws.digests, *ws.read_skipped})), inputs_digest(ws.digests)
+    tree, inputs = run_of(ws)
     output.mkdir(parents=True, exist_ok=True)
     for share in range(1, pages + 1):
         cuts = {rel: c for rel in sorted(linked) if (c := cut(linked[rel], share_of, share_of(rel) == share,
@@ -76,30 +76,26 @@ def write_share_answers(ws: Workspace, facts: Sequence[str], share: Share, links
     """The answers of page share `share` alone, from every link job's records for it in `links` (folders):
     its files' users, subclasses and mentions, every class's workspace bases; no file linked here."""
     sketched = take_facts(ws, facts, progress, none_held=True, later=True)
-    tree, inputs = tree_of(ws.root, sorted({*ws.digests, *ws.read_skipped})), inputs_digest(ws.digests)
-    taken = read_links(links, share, tree, inputs)
-    graph = graph_of(ws, sketched, held, only=(), linked=taken)
-    return _answer(ws, graph, share[1], (share[0],), output, progress)
+    run = run_of(ws)
+    graph = graph_of(ws, sketched, held, only=(), linked=read_links(links, share, *run))
+    return _answer(ws, graph, share[1], (share[0],), output, progress, run)
 
 
-def _answer(ws: Workspace, graph: Graph, pages: int, which: Iterable[int], output: Path,
-            progress: ProgressFn | None) -> GraphSummary:
-    """The answers of page shares `which` (of `pages`) from `graph`, written to `output`."""
-    tree = tree_of(ws.root, sorted({*ws.digests, *ws.read_skipped}))
-    inputs = inputs_digest(ws.digests)
+def _answer(ws: Workspace, graph: Graph, pages: int, which: Sequence[int], output: Path,
+            progress: ProgressFn | None, run: tuple[Tree, str]) -> GraphSummary:
+    """The answers of page shares `which` (of `pages`) from `graph`, written to `output`; `run`: `run_of(ws)`."""
+    tree, inputs = run
     output.mkdir(parents=True, exist_ok=True)
     files = 0
     for k in which:
-        count = len(share_files(ws, pages, k))
-        writer = AnswersWriter(answers_path(output, (k, pages)), tree, (k, pages), inputs, count)
+        mine = share_files(ws, pages, k)
+        writer = AnswersWriter(answers_path(output, (k, pages)), tree, (k, pages), inputs, len(mine))
         try:  # each file's reads written as they are made (never the share's held)
-            for rel, noted in reads(ws, graph, pages, k, progress):
+            for rel, noted in reads(ws, graph, mine, progress):
                 writer.add(rel, noted)
             writer.close()
         except BaseException:
             writer.discard()
             raise
-        files += count
-    return GraphSummary(files, len(list(which)))
-
-
+        files += len(mine)
+    return GraphSummary(files, len(which))

@@ -18,7 +18,6 @@ writes them:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,18 +27,18 @@ from repodoc_lsp.knowledge.graph import Link
 from repodoc_lsp.shard.facts_file import (
     MOST_BLOCK,
     ShardError,
+    Share,
     Tree,
     analysis_version,
     check_made_alike,
     sketch_stamp,
     tree_from_json,
 )
-from repodoc_lsp.shard.members import BlockError, BlockWriter, blocks, compact_json
+from repodoc_lsp.shard.members import BlockError, BlockWriter, blocks, compact_json, json_table
 from repodoc_lsp.store.sketches import decode_link, encode_link
 
 FORMAT = "repodoc-links"
 FORMAT_VERSION = 1
-Share = tuple[int, int]
 
 
 def links_path(folder: Path, pages: Share, link: Share) -> Path:
@@ -122,13 +121,7 @@ def _lines(path: Path) -> Iterator[bytes]:
 
 
 def _parse(line: bytes | None, path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads((line or b"").decode("utf-8", "surrogatepass"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ShardError(f"{path}: damaged link records: a line is not JSON") from None
-    if not isinstance(value, dict):
-        raise ShardError(f"{path}: damaged link records: a line is not a JSON table")
-    return value
+    return json_table(line or b"", lambda why: ShardError(f"{path}: damaged link records: {why}"))
 
 
 def _header(path: Path, pages: Share, tree: Tree, inputs: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import gzip
 import json
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -71,6 +71,17 @@ def block_at(raw: BinaryIO, offset: int, most: int) -> bytes:
 
 
 compact_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+
+
+def json_table(line: bytes, damaged: Callable[[str], Exception]) -> dict[str, Any]:
+    """A record's line read back: a JSON table, or `damaged(why)` raised."""
+    try:
+        value = json.loads(line.decode("utf-8", "surrogatepass"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise damaged("a line is not JSON") from None
+    if not isinstance(value, dict):
+        raise damaged("a line is not a JSON table")
+    return value
 
 
 class BlockWriter:
