@@ -590,6 +590,15 @@ def compiles(built_in):
 """
 
 
+def test_every_included_template_is_precompiled() -> None:
+    """`INCLUDED` names every template the page templates include (`_*.md.j2`): one left out is compiled
+    again in every render worker, and is not kept for the next run."""
+    from repodoc_lsp.render.pages import INCLUDED
+
+    folder = Path(__file__).resolve().parents[1] / "repodoc_lsp" / "render" / "templates"
+    assert sorted(INCLUDED) == sorted(p.name for p in folder.glob("_*.md.j2"))
+
+
 def test_render_workers_start_with_the_templates_compiled(tmp_path: Path) -> None:
     """The render workers' fork server compiles repodoc's own templates once, before it forks: a
     worker compiles none of them (each compiled all of them itself, 0.16 s of CPU); with a person's

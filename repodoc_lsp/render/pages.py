@@ -35,7 +35,7 @@ __all__ = ["GATHER", "INCLUDED", "LIST_LIMIT", "PAGE_LIMIT", "PAGE_TEMPLATES", "
 
 # The page templates (by kind) and the templates they include: `precompile` compiles both.
 PAGE_TEMPLATES = ("file_kw", "file_docs", "file_part", "file_more", "folder_index", "folder_doc")
-INCLUDED = ("_macros.md.j2", "_function.md.j2", "_members.md.j2", "_class.md.j2")
+INCLUDED = ("_macros.md.j2", "_function.md.j2", "_members.md.j2", "_class.md.j2", "_local_class.md.j2")
 
 
 class Renderer:
