@@ -4,25 +4,13 @@ Timings: bench/bench_incremental.py."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 from helpers import make_workspace
-
-from repodoc_lsp import cli
-
-FILES = {
-    "pkg/__init__.py": '"""The package."""\n',
-    "pkg/a.py": "from pkg.b import f\n\n\ndef g():\n    return f()\n",
-    "pkg/b.py": '"""B."""\n\n\ndef f():\n    """Eff."""\n',
-    "pkg/leaf.py": "def alone():\n    return 1\n",
-    "other/c.py": "import os\n\n\nclass C:\n    pass\n",
-    "other/d.py": "from other.c import C\n\n\nclass D(C):\n    pass\n",
-}
+from test_since_last_run import FILES, _cli
 
 # In a fresh interpreter: `repodoc generate` as the program runs it, then the modules it loaded.
 AFTER_EDIT = """
@@ -32,12 +20,6 @@ code = cli.main(["generate", sys.argv[1], "--cache-dir", sys.argv[2], "--quiet"]
 print(json.dumps([code, sorted(m for m in sys.modules if m.partition(".")[0] == "multiprocessing"
                                or m in ("concurrent.futures.process", "ctypes"))]))
 """
-
-
-def _cli(*args: str) -> None:
-    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()) as err:
-        code = cli.main(list(args))
-    assert code == 0, out.getvalue() + err.getvalue()
 
 
 def test_an_edit_run_loads_no_multiprocessing(tmp_path: Path) -> None:
