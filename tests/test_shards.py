@@ -4,9 +4,11 @@ duplicated or damaged ones are refused with an error naming them, and nothing is
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -328,6 +330,17 @@ def test_page_shares_from_the_graph_jobs_answers_merge_to_the_tree_one_run_write
         shutil.rmtree(folder)
 
 
+@contextlib.contextmanager
+def _changed_since(path: Path) -> Iterator[None]:
+    """`path` changed (a function added) while the block runs, then put back as it was."""
+    before = path.read_text()
+    path.write_text(before + "\n\ndef other():\n    pass\n")
+    try:
+        yield
+    finally:
+        path.write_text(before)
+
+
 def test_graph_answers_of_another_run_missing_or_damaged_are_refused(setup: Setup, tmp_path: Path) -> None:
     graph = _answers(setup, 2)
 
@@ -358,13 +371,8 @@ def test_graph_answers_of_another_run_missing_or_damaged_are_refused(setup: Setu
     last = max(i for i, line in enumerate(lines) if line.startswith(b'{"file":'))
     (other / one.name).write_bytes(gzip.compress(b"\n".join([*lines[:last], lines[-2], b""])))  # its last file left out
     refused(other, "1/2", f"{other / one.name}: damaged graph answers: it ends after")
-    b = setup.root / "pkg/b.py"  # a file changed since the graph job: its answers are not this checkout's
-    before = b.read_text()
-    b.write_text(before + "\n\ndef other():\n    pass\n")
-    try:
+    with _changed_since(setup.root / "pkg/b.py"):  # the graph job's answers are not this checkout's
         refused(graph, "2/2", "made from other facts files or other file contents")
-    finally:
-        b.write_text(before)
     proc = run_cli("generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--graph", str(graph))
     assert proc.returncode == 2 and "--graph is the answers of page shares" in proc.stderr
     shutil.rmtree(graph)
@@ -509,12 +517,7 @@ def test_link_records_missing_of_another_run_or_damaged_are_refused(setup: Setup
     (other / one.name).write_bytes(gzip.compress(b"\n".join([*lines[:1], *lines[2:]])))  # a file left out
     refused([other, links[1]], "1/2", f"{other / one.name}: damaged link records: it ends after")
     refused([links[0], links[0], links[1]], "1/2", "are both of link job 1/2")
-    b = setup.root / "pkg/b.py"  # a file changed since the link jobs: their records are not this checkout's
-    before = b.read_text()
-    b.write_text(before + "\n\ndef other():\n    pass\n")
-    try:
+    with _changed_since(setup.root / "pkg/b.py"):  # the link jobs' records are not this checkout's
         refused(links, "2/2", "made from other facts files or other file contents")
-    finally:
-        b.write_text(before)
     for folder in links:
         shutil.rmtree(folder)
