@@ -300,6 +300,26 @@ def _answers(setup: Setup, m: int) -> Path:
     return folder
 
 
+def _page_shares(setup: Setup, graph: Path, name: str) -> list[Path]:
+    """The three page shares, each made by a page job given `graph` (`--graph`), moved to `name`1..3."""
+    shares = []
+    for k in (1, 2, 3):
+        setup.generate("--no-cache", "--facts", *setup.facts, "--pages", f"{k}/3", "--graph", str(graph))
+        shares.append(setup.out.rename(setup.base / f"{name}{k}"))
+    return shares
+
+
+def _merged_is_one_run(setup: Setup, shares: list[Path]) -> None:
+    """Links across shares (a subclass, inherited members, a docstring's mention) on the shares' pages, and
+    the shares merged into the tree one run writes."""
+    assert "- [`C`](sub/c.py_docs.md#class-C) in `pkg/sub/c.py`" in (shares[1] / "pkg/a.py_docs.md").read_text()
+    c = (shares[2] / "pkg/sub/c.py_docs.md").read_text()
+    assert "from [`A`](../a.py_docs.md#class-A) in `pkg/a.py`: `m`" in c and "(../b.py_docs.md#function-helper)" in c
+    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
+    assert _tree(setup.out) == _tree(setup.single)
+    assert _without_times(read_manifest(setup.out)) == _without_times(read_manifest(setup.single))
+
+
 def test_page_shares_from_the_graph_jobs_answers_merge_to_the_tree_one_run_writes(
         setup: Setup, monkeypatch: pytest.MonkeyPatch) -> None:
     """`repodoc graph --pages 3` answers once what the pages ask of the symbol graph; each page job given
@@ -315,17 +335,9 @@ def test_page_shares_from_the_graph_jobs_answers_merge_to_the_tree_one_run_write
         raise AssertionError("a page job given the answers built the graph")
     monkeypatch.setattr(facts_file.sketches, "decode", refused)
     monkeypatch.setattr(once.BuiltOnce, "__init__", refused)
-    shares = []
-    for k in (1, 2, 3):
-        setup.generate("--no-cache", "--facts", *setup.facts, "--pages", f"{k}/3", "--graph", str(graph))
-        shares.append(setup.out.rename(setup.base / f"answered{k}"))
+    shares = _page_shares(setup, graph, "answered")
     monkeypatch.undo()
-    assert "- [`C`](sub/c.py_docs.md#class-C) in `pkg/sub/c.py`" in (shares[1] / "pkg/a.py_docs.md").read_text()
-    c = (shares[2] / "pkg/sub/c.py_docs.md").read_text()
-    assert "from [`A`](../a.py_docs.md#class-A) in `pkg/a.py`: `m`" in c and "(../b.py_docs.md#function-helper)" in c
-    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
-    assert _tree(setup.out) == _tree(setup.single)
-    assert _without_times(read_manifest(setup.out)) == _without_times(read_manifest(setup.single))
+    _merged_is_one_run(setup, shares)
     for folder in (*shares, setup.out):
         shutil.rmtree(folder)
 
@@ -439,16 +451,8 @@ def test_link_jobs_and_a_job_per_page_share_answer_as_the_graph_job_and_merge_to
     together = setup.base / "links-together"  # every link job's records in one folder, as a page job downloads them
     for folder in links:
         shutil.copytree(folder, together, dirs_exist_ok=True)
-    shares = []
-    for k in (1, 2, 3):  # each page job answers its share from the records, then renders
-        setup.generate("--no-cache", "--facts", *setup.facts, "--pages", f"{k}/3", "--graph", str(together))
-        shares.append(setup.out.rename(setup.base / f"linked{k}"))
-    assert "- [`C`](sub/c.py_docs.md#class-C) in `pkg/sub/c.py`" in (shares[1] / "pkg/a.py_docs.md").read_text()
-    c = (shares[2] / "pkg/sub/c.py_docs.md").read_text()
-    assert "from [`A`](../a.py_docs.md#class-A) in `pkg/a.py`: `m`" in c and "(../b.py_docs.md#function-helper)" in c
-    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
-    assert _tree(setup.out) == _tree(setup.single)
-    assert _without_times(read_manifest(setup.out)) == _without_times(read_manifest(setup.single))
+    shares = _page_shares(setup, together, "linked")  # each page job answers its share from the records
+    _merged_is_one_run(setup, shares)
     for folder in (*shares, setup.out, answers, together, *links):
         shutil.rmtree(folder)
 
