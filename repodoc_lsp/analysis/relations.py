@@ -130,7 +130,7 @@ class Relations:
         if found is None:
             if rel not in self._imports:
                 return ()
-            found = self.links[rel] = tuple((link for link, _ in self._resolved(rel, self._imports[rel])))
+            found = self.links[rel] = tuple(link for link, _ in self._resolved(rel, self._imports[rel]))
         return found
 
     def update(self, rel: str, imports: Iterable[Import]) -> set[str]:

@@ -1,9 +1,10 @@
 """The symbol graph's sketch of each Python file as the last complete `repodoc generate` left them
 (`knowledge.views.Sketch`, without the imports the scan reads anyway) and what linking it kept
-(`knowledge.linking.Link`), with every file's imports by content digest, kept in one file next to the run's
-state (`pipeline/lastrun.py`): the next run after an edit builds the graph from them in one read instead of
-loading and sketching every file's facts, links only the files whose link consulted a file changed since,
-and its scan takes the imports instead of a row of the facts cache per file.
+(`knowledge.linking.Link`), with every file's imports by content digest and who imports each file (the import
+relations' tables), kept in one file next to the run's state (`pipeline/lastrun.py`): the next run after an
+edit builds the graph from them in one read instead of loading and sketching every file's facts, links only
+the files whose link consulted a file changed since, and its scan takes the imports instead of a row of the
+facts cache per file, and the relations instead of resolving every file's imports.
 
 Data only (JSON in a gzip container, stored: see `save`), versioned, stamped with what a sketch is made by (the
 analysis and the page-splitting rule) and read up to a bound. Every value is checked: a damaged, foreign
