@@ -484,6 +484,42 @@ def test_link_and_share_jobs_holding_one_view_at_a_time_answer_the_same(
     assert made[0].made > len(made[0]) and made[-1].made > len(made[-1])  # views dropped, made again when read
 
 
+def test_link_and_share_jobs_read_a_files_imports_only_with_its_view(
+        setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link job and a page share's answer job decode a file's imports only when its view is made (from its
+    facts file's block, with its sketch), and their relations are the files' module names alone."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.knowledge import held
+    from repodoc_lsp.shard import facts_file
+    from repodoc_lsp.shard.graph_job import write_links, write_share_answers
+    from repodoc_lsp.store.workspace import Workspace
+
+    made: list[held.HeldViews] = []
+    real_init, real_imports = held.HeldViews.__init__, facts_file.structure_imports
+    decoded: list[object] = []
+
+    def noted(self: held.HeldViews, *args: Any) -> None:
+        real_init(self, *args)
+        made.append(self)
+
+    def counted(value: Any) -> Any:
+        decoded.append(value)
+        return real_imports(value)
+    monkeypatch.setattr(held.HeldViews, "__init__", noted)
+    monkeypatch.setattr(facts_file, "structure_imports", counted)
+    ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+    write_links(ws, setup.facts, (1, 2), 2, tmp_path / "l1")
+    assert len(decoded) == made[-1].made < len(ws.digests)
+    assert ws.relations.module_of["pkg/a.py"] == "pkg.a" and not ws.relations.imported_by
+    assert not any(ws.relations.imports_of(rel) for rel in ws.digests)
+    write_links(Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False),
+                setup.facts, (2, 2), 2, tmp_path / "l2")
+    decoded.clear()
+    ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+    write_share_answers(ws, setup.facts, (1, 2), [tmp_path / "l1", tmp_path / "l2"], tmp_path / "answers")
+    assert len(decoded) == made[-1].made and not ws.relations.imported_by
+
+
 def test_link_records_missing_of_another_run_or_damaged_are_refused(setup: Setup, tmp_path: Path) -> None:
     links = _linked(setup, 2, 2)
     answers = tmp_path / "answers"

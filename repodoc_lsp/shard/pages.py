@@ -9,12 +9,13 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from repodoc_lsp import __version__
+from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.knowledge.views import LaterSketch, Sketch
 from repodoc_lsp.output.writer import OutputError, Writer
 from repodoc_lsp.pipeline.generate import Job, run
@@ -199,7 +200,8 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a
     scan would make it; a file whose content on disk is not the one analysed is analysed again. The
     facts of the files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph
-    job's) stay in the facts files (`ShareFacts`): the graph is built from the files' sketches, or with
+    job's; their relations are then the files' module names alone, `_names_only`) stay in the facts files
+    (`ShareFacts`): the graph is built from the files' sketches, or with
     `answers` (the graph job's output folder) stands for the answers of `share` (no sketch decoded), or, when
     the folder holds the link jobs' records for `share` (`links.py`), the answers are made here from them and
     the views of the files (then dropped: the share's pages read the answers alone); `later`:
@@ -214,7 +216,7 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     store = ShareFacts(ws.root, source, None if check else own)  # a check that renders loads every file's
     try:
         records = read_records(readers, found.files, source, lambda rel: own is None or rel in own,
-                               with_sketch=answers is None and not later)
+                               light=none_held and later, with_sketch=answers is None and not later)
     finally:
         for reader in readers:
             reader.close()
@@ -237,7 +239,7 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
             analysed += 1
         elif later:  # (a file whose facts are held here: its view made from them)
             if record.facts is None:
-                sketched[rel] = (record.digest, _later(source, store, rel) if record.sketched else None)
+                sketched[rel] = (record.digest, _later(source, rel) if record.sketched else None)
         elif answers is None:
             sketched[rel] = (record.digest, record.sketch and replace(record.sketch, imports=store.imports()[rel]))
         digests[rel], sizes[rel] = record.digest, record.size
@@ -256,14 +258,22 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     elif answers is not None and share is not None and own is not None:
         graph = cast("Graph", read_answers(answers, share, tree, inputs_digest(digests), own & digests.keys()))
     if not linked:
-        ws.restore(state, sketches=sketched, store=store, graph=graph)
+        ws.restore(state, sketches=sketched, store=store, graph=graph, relations=_names_only(digests) if none_held
+                   else None)
     ws.analysed, ws.cached = analysed, len(digests) - analysed
     return sketched
 
 
-def _later(source: FactsSource, store: ShareFacts, rel: str) -> LaterSketch:
+def _later(source: FactsSource, rel: str) -> LaterSketch:
     """`rel`'s sketch with its imports, read from its facts file when its view is made."""
-    return LaterSketch(lambda: replace(source.sketch(rel), imports=store.imports()[rel]))
+    return LaterSketch(lambda: source.sketch(rel))
+
+
+def _names_only(files: Iterable[str]) -> Relations:
+    """The relations of `files` from their names alone (which module each is: what the graph's views and
+    resolution read), no file's imports: a graph or link job renders no page, and every file's imports held
+    were a third of what it held per file of the tree (bench/README.md, issue 40)."""
+    return Relations({rel: () for rel in files})
 
 
 _ANALYSED = -2  # a record's `at` when its file was analysed here (changed since its facts file was made)
