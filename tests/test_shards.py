@@ -236,6 +236,31 @@ def test_a_page_share_holds_the_facts_of_its_own_folders_only(setup: Setup, tmp_
     assert first.source.reads > 0 and first.loaded("pkg/__init__.py") is not None
 
 
+def test_a_page_share_holds_the_imports_of_its_own_files_and_every_files_importers(setup: Setup) -> None:
+    """A page share's relations: its own files' imports as the whole tree's relations hold them, the other files
+    only as importers (who imports each file is the whole tree's)."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.shard.pages import take_facts
+    from repodoc_lsp.store.workspace import Workspace
+
+    def relations(share: tuple[int, int] | None) -> Any:
+        ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+        take_facts(ws, setup.facts, share=share)
+        return ws.relations, ws.facts
+    whole, _facts = relations(None)
+    importers = {rel: users for rel, users in whole.imported_by.items() if users}
+    assert importers["pkg/a.py"] == {"pkg/__init__.py", "tests/test_a.py"}
+    left_out: set[str] = set()
+    for k in (1, 2):
+        mine, facts = relations((k, 2))
+        assert {rel: users for rel, users in mine.imported_by.items() if users} == importers
+        for rel in whole.files:
+            expected = whole.imports_of(rel) if rel in facts.own else ()
+            assert mine.imports_of(rel) == expected and mine.links[rel] == (whole.links[rel] if expected else ())
+        left_out |= {rel for rel in whole.files - facts.own if whole.imports_of(rel)}
+    assert {"pkg/__init__.py", "tests/test_a.py"} <= left_out  # (by one share or the other)
+
+
 def test_sketches_of_another_renderer_and_damaged_records_are_refused(setup: Setup, tmp_path: Path) -> None:
     f1, f2, f3 = setup.facts
     other = _rewrite_header(f2, tmp_path / "other.jsonl.gz", sketches="0123 other.rule")
