@@ -275,6 +275,11 @@ def test_sketches_of_another_renderer_and_damaged_records_are_refused(setup: Set
         target.write_bytes(gzip.compress(b"\n".join([*lines[:at], line, *lines[at + 1:]])))
         _refused(setup, [str(target), f2, f3], f"{target} (shard 1/3): damaged facts file: ",
                  "its imports or its sketch are of the wrong form")
+        links = tmp_path / f"links-{name}"  # a link job reads a file's imports with its view: refused there
+        code, _out, err = setup.run("graph", str(setup.root), "--out", str(setup.out), "--facts", str(target), f2,
+                                    f3, "--link", "1/1", "--pages", "1", "--output", str(links))
+        assert code == 2 and f"{target} (shard 1/3): damaged facts file: " in err and "no answers written" in err
+        assert not links.exists() or not any(links.iterdir())
 
 
 def test_a_page_damaged_at_its_size_stops_the_merge_there(setup: Setup, tmp_path: Path) -> None:
