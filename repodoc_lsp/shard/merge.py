@@ -5,7 +5,7 @@ sizes and modification times are those of the merged files).
 The folders are untrusted input (artifacts): every share of one split must be there once, made by
 this version for the same inputs and output folder, and every page must be a file of the size its
 share's manifest records; otherwise nothing is written and a ShardError names the folder. The shares are
-then merged one at a time (one share's manifest held at once), each page read once: its bytes must have
+then merged two at a time (two threads, each holding one share's manifest), each page read once: its bytes must have
 the digest its manifest records, else the merge stops there (`MergeStopped`), the merged folder's
 manifest without the stamp of a complete tree. A page is linked into place (a hard link: the share's
 file gets a second name, nothing is written again; the shares are left as they were) where the output
@@ -20,7 +20,9 @@ import errno
 import json
 import os
 import stat
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,7 @@ from repodoc_lsp.shard.pages import SIDECAR, SIDECAR_FORMAT, SIDECAR_VERSION, pa
 from repodoc_lsp.store.regular import read_inside
 
 MAX_PAGE_BYTES = 1 << 30  # a page file larger than this in a share is damage, never read
+THREADS = 2  # shares merged at once (a runner's cores)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,38 +179,70 @@ def _page_bytes(s: PageShare, page: str, record: Record) -> bytes:
     return data
 
 
-def _merge_share(writer: Writer, s: PageShare, summary: MergeSummary) -> dict[str, AnchorState]:
-    """The pages of share `s` into the writer's folder: linked where they can be (`_linked`), else written;
-    the share's anchors."""
+def _merge_all(writer: Writer, shares: list[PageShare], summary: MergeSummary) -> dict[str, AnchorState]:
+    """Every share's pages into the writer's folder, `THREADS` shares at a time (a page's work is mostly
+    the system's: links, reads, digests, made folders, which run beside each other); the shares' anchors.
+    A share found damaged stops the others (MergeStopped, the first share's in order): the pages merged
+    until then are in the writer's manifest."""
+    lock, stop = threading.Lock(), threading.Event()
+    with ThreadPoolExecutor(max(1, min(THREADS, len(shares))), thread_name_prefix="repodoc-merge") as pool:
+        futures = [pool.submit(_merge_share, writer, s, lock, stop) for s in shares]
+        try:
+            wait(futures)
+        except BaseException:  # interrupted: the threads stop at their next page
+            stop.set()
+            raise
+    anchors: dict[str, AnchorState] = {}
+    for future in futures:  # in the shares' order, as one share at a time would count them
+        part, held = future.result()  # MergeStopped: the first damaged share's
+        summary.written.extend(part.written)
+        summary.unchanged += part.unchanged
+        summary.conflicts.extend(part.conflicts)
+        summary.errors.extend(part.errors)
+        anchors.update(held)
+    return anchors
+
+
+def _merge_share(writer: Writer, s: PageShare, lock: threading.Lock,
+                 stop: threading.Event) -> tuple[MergeSummary, dict[str, AnchorState]]:
+    """The pages of share `s` into the writer's folder: linked where they can be (`_linked`), else written
+    (one thread at a time uses the writer); what was done and the share's anchors."""
     held = _manifest(s)
-    source = Folders(s.folder)
+    part = MergeSummary("")
+    source, target = Folders(s.folder), Folders(writer.out)  # this thread's
     linking = True  # until the file systems say no
     folders: tuple[str, int, int] | None = None  # the folder of the pages before: (name, share's, merged)
     try:
         for page, record in sorted(held.manifest.items()):
+            if stop.is_set():
+                break
             parent, _, name = page.rpartition("/")
             result = None
             if linking and (folders is None or folders[0] != parent):
-                folders = _both(writer, source, parent)
+                folders = _both(source, target, parent)
             if linking and folders is not None:
-                result = _linked(writer, folders[1:], name, page, record, s)
+                result = _linked(writer, lock, folders[1:], name, page, record, s)
                 linking = result is not _NO_LINKS
             if result is None or result is _NO_LINKS:
-                folders = None  # the writer may open its folders again
-                result = writer.write(page, _page_bytes(s, page, record).decode("utf-8"), record[0])
-            _count(summary, result)
+                with lock:
+                    result = writer.write(page, _page_bytes(s, page, record).decode("utf-8"), record[0])
+            _count(part, result)
+    except BaseException:
+        stop.set()
+        raise
     finally:
         source.close_all()
-    return held.anchors
+        target.close_all()
+    return part, held.anchors
 
 
-def _both(writer: Writer, source: Folders, parent: str) -> tuple[str, int, int] | None:
+def _both(source: Folders, target: Folders, parent: str) -> tuple[str, int, int] | None:
     """`parent` (a folder of pages, "" the top) open in the share and in the merged folder (made there if
     absent); None when either cannot be (a link or a file in the way: the writer's rules decide). Pages
     are merged in order, a folder's one after another: its two descriptors serve them all."""
     try:
         return (parent, source.open(source.out / parent if parent else source.out),
-                writer.folders.open(writer.out / parent if parent else writer.out, create=True))
+                target.open(target.out / parent if parent else target.out, create=True))
     except OSError:
         return None
 
@@ -218,7 +253,7 @@ _NOT_LINKABLE = frozenset({errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EML
 _NO_LINKS = WriteResult("", Outcome.ERROR, "no links between these folders")
 
 
-def _linked(writer: Writer, fds: tuple[int, int], name: str, page: str, record: Record,
+def _linked(writer: Writer, lock: threading.Lock, fds: tuple[int, int], name: str, page: str, record: Record,
             s: PageShare) -> WriteResult | None:
     """Share `s`'s page `page` (`name` in the folders open as `fds`: the share's, the merged one's) linked
     into the merged folder: a second name of the same file, not written again; its bytes read once, in their
@@ -227,7 +262,8 @@ def _linked(writer: Writer, fds: tuple[int, int], name: str, page: str, record: 
     edited page is a conflict, never lost), and only a regular file of this user and of the mode the writer
     gives a page. None when it is not linked (the writer writes it), `_NO_LINKS` when no page can be."""
     from_fd, to_fd = fds
-    writer.state.note(page, record[3])  # a merge killed now leaves a page known as repodoc's
+    with lock:  # the writer's journal: a merge killed now leaves a page known as repodoc's
+        writer.state.note(page, record[3])
     try:
         os.link(name, name, src_dir_fd=from_fd, dst_dir_fd=to_fd, follow_symlinks=False)
     except OSError as exc:  # EEXIST: a file in its place
@@ -259,7 +295,7 @@ def _placed(name: str, folder: int, size: int) -> tuple[os.stat_result, bytes]:
 
 
 def merge(folders: Sequence[Path], out: Path) -> MergeSummary:
-    """Join the page shares in `folders` into `out` (see the module's doc), a share at a time."""
+    """Join the page shares in `folders` into `out` (see the module's doc), `THREADS` shares at a time."""
     out = out.resolve()
     if any(f.resolve() == out for f in folders):
         raise ShardError(f"{out}: the merged tree's folder cannot be one of the page shares")
@@ -268,11 +304,9 @@ def merge(folders: Sequence[Path], out: Path) -> MergeSummary:
     pages = _checked(shares)  # before anything is written
     summary = MergeSummary(str(out), shares=len(shares), pages=len(pages))
     writer = Writer(out)
-    anchors: dict[str, AnchorState] = {}
     with writer.hold():
         try:
-            for s in shares:
-                anchors.update(_merge_share(writer, s, summary))
+            anchors = _merge_all(writer, shares, summary)
         except MergeStopped:
             writer.inputs = ""
             writer.save_manifest()  # the pages written so far, not vouched for as a tree
