@@ -262,6 +262,8 @@ def _linked(writer: Writer, lock: threading.Lock, fds: tuple[int, int], name: st
     edited page is a conflict, never lost), and only a regular file of this user and of the mode the writer
     gives a page. None when it is not linked (the writer writes it), `_NO_LINKS` when no page can be."""
     from_fd, to_fd = fds
+    if record[1] > MAX_PAGE_BYTES:  # never read: refused as it is read for the writer
+        return None
     with lock:  # the writer's journal: a merge killed now leaves a page known as repodoc's
         writer.state.note(page, record[3])
     try:
