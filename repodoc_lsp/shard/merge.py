@@ -207,8 +207,10 @@ def _merge_share(writer: Writer, s: PageShare, lock: threading.Lock,
                  stop: threading.Event) -> tuple[MergeSummary, dict[str, AnchorState]]:
     """The pages of share `s` into the writer's folder: linked where they can be (`_linked`), else written
     (one thread at a time uses the writer); what was done and the share's anchors."""
-    held = _manifest(s)
     part = MergeSummary("")
+    if stop.is_set():  # another share was found damaged before this one started
+        return part, {}
+    held = _manifest(s)
     source, target = Folders(s.folder), Folders(writer.out)  # this thread's
     linking = True  # until the file systems say no
     folders: tuple[str, int, int] | None = None  # the folder of the pages before: (name, share's, merged)
