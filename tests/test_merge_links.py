@@ -121,3 +121,29 @@ def test_a_page_damaged_after_pages_were_linked_stops_the_merge_there(shares: Sh
     _complete_tree(setup, out)
     assert (out / MANIFEST).exists() and read_manifest(out)["inputs"]
     shutil.rmtree(out)
+
+
+def test_a_merge_interrupted_says_so_and_the_next_one_completes_the_tree(shares: Shares, tmp_path: Path) -> None:
+    """Ctrl-C during a merge: one line saying what is left (not "before any work"), exit 130; merged again,
+    the tree is complete. The interrupt is sent by the process itself once the first page is linked."""
+    import subprocess
+    import sys
+
+    setup, folders = shares.setup, shares.copies(tmp_path)
+    script = ("import os, signal, sys\n"
+              "from repodoc_lsp.shard import merge as m\n"
+              "real = m._linked\n"
+              "def linked(*a, **k):\n"
+              "    result = real(*a, **k)\n"
+              "    os.kill(os.getpid(), signal.SIGINT)\n"
+              "    return result\n"
+              "m._linked = linked\n"
+              "from repodoc_lsp.cli import main\n"
+              "sys.exit(main(sys.argv[1:]))\n")
+    proc = subprocess.run([sys.executable, "-c", script, "merge", *map(str, folders), "--out", str(setup.out)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130, proc.stderr
+    assert "merge interrupted" in proc.stderr and "before any work" not in proc.stderr
+    assert not (setup.out / MANIFEST).exists() or not read_manifest(setup.out).get("inputs")  # not vouched for
+    setup.ok("merge", *map(str, folders), "--out", str(setup.out))
+    _complete_tree(setup, setup.out)
