@@ -83,6 +83,7 @@ class Field:
     trust: Trust = Trust.ANY
     env: str = ""  # environment variable that sets it (the person's own)
     live: bool = False  # the language server applies a change at once, without indexing the root again
+    pages: bool = True  # a page can change with it (`page_settings`: a change makes the tree stale)
 
     @property
     def toml_key(self) -> str:
@@ -108,25 +109,25 @@ FIELDS: tuple[Field, ...] = (
     Field("project_name", str, "project name shown in pages (default: pyproject.toml, else folder)"),
     Field("templates", str, "folder of Jinja2 templates overriding the built-in ones (sandboxed)",
           trust=Trust.PERSON, env="REPODOC_TEMPLATES"),
-    Field("jobs", int, "worker processes (0: one per core; never more than the cores)", 0),
+    Field("jobs", int, "worker processes (0: one per core; never more than the cores)", 0, pages=False),
     Field("cache_dir", str, "analysis cache folder (default: the user cache folder)",
-          trust=Trust.PERSON, env="REPODOC_CACHE_DIR"),
-    Field("regenerate_on_save", bool, "language server: rewrite pages on save", live=True),
-    Field("max_workspace_symbols", int, "language server: most workspace/symbol results", 1, live=True),
+          trust=Trust.PERSON, env="REPODOC_CACHE_DIR", pages=False),
+    Field("regenerate_on_save", bool, "language server: rewrite pages on save", live=True, pages=False),
+    Field("max_workspace_symbols", int, "language server: most workspace/symbol results", 1, live=True, pages=False),
     Field("python_path", str, "language server: interpreter whose libraries jedi resolves",
-          trust=Trust.PERSON, env="REPODOC_PYTHON_PATH"),
+          trust=Trust.PERSON, env="REPODOC_PYTHON_PATH", pages=False),
     Field("hover", str, "language server: full (signature, docstring, repodoc's facts), extras (only what "
           "repodoc adds; the editor clients choose it when another Python language server is attached and "
           "this is not set) or off", choices=("full", "extras", "off"),
-          live=True),
+          live=True, pages=False),
     Field("max_workspace_files", int, "files beyond this many in a workspace are left out, with a message", 1),
     Field("blank_macros", str, "C, C++ and CUDA: a regular expression (RE2) of the export and visibility macros "
           "blanked before parsing, which otherwise hide definitions (unset: `*_API`, `*_EXPORT` and the like, "
           "CUDA's `__host__`, `__device__`, `__global__`; `-`: none)"),
     Field("refs_ignore", tuple, "gitignore-style patterns of files whose stale references are not reported "
-          "(`repodoc check` and the language server's diagnostics; `**`: none)"),
+          "(`repodoc check` and the language server's diagnostics; `**`: none)", pages=False),
     Field("refs_history", bool, "also check history for stale references: changelogs, release notes, upgrade "
-          "and migration guides, deprecation pages, versionadded/versionchanged/deprecated blocks"),
+          "and migration guides, deprecation pages, versionadded/versionchanged/deprecated blocks", pages=False),
     Field("llms_full_max_bytes", int, "also write llms-full.txt at the root of the tree (every file's purpose, "
           "classes and functions, most imported first), cut at this many bytes (0: not written; llms.txt "
           "is always written)", 0),
@@ -137,6 +138,12 @@ FIELDS: tuple[Field, ...] = (
 _BY_KEY: dict[str, Field] = {}
 for _f in FIELDS:
     _BY_KEY[_f.name] = _BY_KEY[_f.toml_key] = _BY_KEY[_f.editor_key] = _f
+
+
+def page_settings(settings: Settings) -> tuple[tuple[str, object], ...]:
+    """The settings a page can change with (`Field.pages`), by name: the tree's inputs stamp holds these,
+    so that another worker count or a language server's setting does not make a whole tree stale."""
+    return tuple((f.name, getattr(settings, f.name)) for f in FIELDS if f.pages)
 
 
 def _convert(field: Field, value: Any) -> Any:

@@ -3,17 +3,25 @@
 import contextlib
 import os
 import sys
+from collections.abc import Callable
 from typing import NoReturn
 
 EXIT_OK, EXIT_STALE, EXIT_USAGE, EXIT_OUTPUT, EXIT_WORKERS, EXIT_BUSY, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
 EXIT_BROKEN_PIPE = 141  # the reader of the output went away (`| head`): 128 + SIGPIPE, as a shell reports it
 
 
-def interrupted_early(*_: object) -> None:
-    """SIGINT's handler while the program loads, until a command sets its own: Ctrl-C then is a
-    clear line and exit 130, not a traceback of whatever module was being imported."""
-    print("repodoc: interrupted before any work", file=sys.stderr)
-    end_now(EXIT_INTERRUPTED)
+def interrupted(message: str) -> Callable[..., None]:
+    """A SIGINT handler that ends the program at once with `message` on one line and exit 130 (a command
+    whose work leaves nothing half done at any moment: the writer's journal finishes it next time)."""
+    def handler(*_: object) -> None:
+        print(f"repodoc: {message}", file=sys.stderr)
+        end_now(EXIT_INTERRUPTED)
+    return handler
+
+
+# SIGINT's handler while the program loads, until a command sets its own: Ctrl-C then is a clear line and
+# exit 130, not a traceback of whatever module was being imported.
+interrupted_early = interrupted("interrupted before any work")
 
 
 def end_now(code: int) -> NoReturn:

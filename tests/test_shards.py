@@ -236,6 +236,31 @@ def test_a_page_share_holds_the_facts_of_its_own_folders_only(setup: Setup, tmp_
     assert first.source.reads > 0 and first.loaded("pkg/__init__.py") is not None
 
 
+def test_a_page_share_holds_the_imports_of_its_own_files_and_every_files_importers(setup: Setup) -> None:
+    """A page share's relations: its own files' imports as the whole tree's relations hold them, the other files
+    only as importers (who imports each file is the whole tree's)."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.shard.pages import take_facts
+    from repodoc_lsp.store.workspace import Workspace
+
+    def relations(share: tuple[int, int] | None) -> Any:
+        ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+        take_facts(ws, setup.facts, share=share)
+        return ws.relations, ws.facts
+    whole, _facts = relations(None)
+    importers = {rel: users for rel, users in whole.imported_by.items() if users}
+    assert importers["pkg/a.py"] == {"pkg/__init__.py", "tests/test_a.py"}
+    left_out: set[str] = set()
+    for k in (1, 2):
+        mine, facts = relations((k, 2))
+        assert {rel: users for rel, users in mine.imported_by.items() if users} == importers
+        for rel in whole.files:
+            expected = whole.imports_of(rel) if rel in facts.own else ()
+            assert mine.imports_of(rel) == expected and mine.links[rel] == (whole.links[rel] if expected else ())
+        left_out |= {rel for rel in whole.files - facts.own if whole.imports_of(rel)}
+    assert {"pkg/__init__.py", "tests/test_a.py"} <= left_out  # (by one share or the other)
+
+
 def test_sketches_of_another_renderer_and_damaged_records_are_refused(setup: Setup, tmp_path: Path) -> None:
     f1, f2, f3 = setup.facts
     other = _rewrite_header(f2, tmp_path / "other.jsonl.gz", sketches="0123 other.rule")
@@ -250,6 +275,11 @@ def test_sketches_of_another_renderer_and_damaged_records_are_refused(setup: Set
         target.write_bytes(gzip.compress(b"\n".join([*lines[:at], line, *lines[at + 1:]])))
         _refused(setup, [str(target), f2, f3], f"{target} (shard 1/3): damaged facts file: ",
                  "its imports or its sketch are of the wrong form")
+        links = tmp_path / f"links-{name}"  # a link job reads a file's imports with its view: refused there
+        code, _out, err = setup.run("graph", str(setup.root), "--out", str(setup.out), "--facts", str(target), f2,
+                                    f3, "--link", "1/1", "--pages", "1", "--output", str(links))
+        assert code == 2 and f"{target} (shard 1/3): damaged facts file: " in err and "no answers written" in err
+        assert not links.exists() or not any(links.iterdir())
 
 
 def test_a_page_damaged_at_its_size_stops_the_merge_there(setup: Setup, tmp_path: Path) -> None:
@@ -482,6 +512,42 @@ def test_link_and_share_jobs_holding_one_view_at_a_time_answer_the_same(
                             tmp_path / "answers", held=1)
     assert _inflated(tmp_path / "answers") == _inflated(_answers(setup, 2))
     assert made[0].made > len(made[0]) and made[-1].made > len(made[-1])  # views dropped, made again when read
+
+
+def test_link_and_share_jobs_read_a_files_imports_only_with_its_view(
+        setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link job and a page share's answer job decode a file's imports only when its view is made (from its
+    facts file's block, with its sketch), and their relations are the files' module names alone."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.knowledge import held
+    from repodoc_lsp.shard import facts_file
+    from repodoc_lsp.shard.graph_job import write_links, write_share_answers
+    from repodoc_lsp.store.workspace import Workspace
+
+    made: list[held.HeldViews] = []
+    real_init, real_imports = held.HeldViews.__init__, facts_file.structure_imports
+    decoded: list[object] = []
+
+    def noted(self: held.HeldViews, *args: Any) -> None:
+        real_init(self, *args)
+        made.append(self)
+
+    def counted(value: Any) -> Any:
+        decoded.append(value)
+        return real_imports(value)
+    monkeypatch.setattr(held.HeldViews, "__init__", noted)
+    monkeypatch.setattr(facts_file, "structure_imports", counted)
+    ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+    write_links(ws, setup.facts, (1, 2), 2, tmp_path / "l1")
+    assert len(decoded) == made[-1].made < len(ws.digests)
+    assert ws.relations.module_of["pkg/a.py"] == "pkg.a" and not ws.relations.imported_by
+    assert not any(ws.relations.imports_of(rel) for rel in ws.digests)
+    write_links(Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False),
+                setup.facts, (2, 2), 2, tmp_path / "l2")
+    decoded.clear()
+    ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+    write_share_answers(ws, setup.facts, (1, 2), [tmp_path / "l1", tmp_path / "l2"], tmp_path / "answers")
+    assert len(decoded) == made[-1].made and not ws.relations.imported_by
 
 
 def test_link_records_missing_of_another_run_or_damaged_are_refused(setup: Setup, tmp_path: Path) -> None:

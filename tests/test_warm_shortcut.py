@@ -52,6 +52,22 @@ def test_a_setting_that_changes_pages_is_planned(tmp_path: Path) -> None:
     assert "Not embedded" in (ws.out / "pkg/b.py_docs.md").read_text()
 
 
+@pytest.mark.parametrize("options", [{"jobs": 1}, {"hover": "off", "regenerateOnSave": False, "maxWorkspaceSymbols": 5},
+                                     {"refsHistory": True, "refsIgnore": ["x/**"]}])
+def test_a_setting_no_page_reads_is_not_a_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 options: dict[str, object]) -> None:
+    """The worker count, the language server's settings and `repodoc check`'s shape no page: a run given
+    another value (`generate --check --jobs 1` after `generate`) takes the unchanged tree's shortcut."""
+    ws, first = _generate(tmp_path)
+    planned: list[int] = []
+    import repodoc_lsp.pipeline.generate as gen
+    real = gen.plan_pages
+    monkeypatch.setattr(gen, "plan_pages", lambda *a, **k: planned.append(1) or real(*a, **k))
+    _ws2, again = _generate(tmp_path, **options)
+    assert (again.written, again.unchanged, planned) == ([], len(first.written), [])
+    assert _inputs(ws.out) == _inputs(_ws2.out)
+
+
 def test_a_deleted_or_touched_page_is_planned(tmp_path: Path) -> None:
     ws, _ = _generate(tmp_path)
     (ws.out / "pkg/a.py_kw.md").unlink()

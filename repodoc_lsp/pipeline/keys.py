@@ -9,6 +9,7 @@ import marshal
 import os
 
 from repodoc_lsp import __version__
+from repodoc_lsp.config import page_settings
 from repodoc_lsp.render.pages import Page
 from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.store.workspace import Workspace
@@ -33,10 +34,10 @@ def _templates_stamp(folder: str) -> str:
 
 def inputs_stamp(ws: Workspace) -> str:
     """A digest of everything the whole tree is made of: each file's content, the folders (one holding
-    only skipped files has pages too), the settings, the project, the paths, the templates and this
+    only skipped files has pages too), the settings pages read, the project, the paths, the templates and this
     version. When it equals the one a complete run recorded in the manifest, every planned page would
     have the key it has there."""
-    return _h(run_stamp(ws), repr(ws.settings), sorted(ws.digests.items()), sorted(ws.folders))
+    return _h(run_stamp(ws), page_settings(ws.settings), sorted(ws.digests.items()), sorted(ws.folders))
 
 
 def run_stamp(ws: Workspace) -> str:

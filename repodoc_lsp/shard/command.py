@@ -12,7 +12,7 @@ from pathlib import Path
 
 from repodoc_lsp.config import Settings
 from repodoc_lsp.console import say
-from repodoc_lsp.exits import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, EXIT_WORKERS
+from repodoc_lsp.exits import EXIT_BUSY, EXIT_INTERRUPTED, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, EXIT_WORKERS, interrupted
 from repodoc_lsp.shard.split import Share, ShareError, parse_share
 from repodoc_lsp.words import plural
 
@@ -165,6 +165,8 @@ def run_merge(args: argparse.Namespace) -> int:
     from repodoc_lsp.shard.facts_file import ShardError
     from repodoc_lsp.shard.merge import MergeStopped, merge
 
+    signal.signal(signal.SIGINT, interrupted("merge interrupted: the pages merged so far are in the folder, "
+                                             "the tree is not vouched for: merge again"))
     try:
         summary = merge([Path(f) for f in args.folders], Path(args.out))
     except MergeStopped as exc:

@@ -293,7 +293,7 @@ class FactsReader:
                     or type(value["pages"]) is not bool:
                 raise self.damaged(f"{path}: a record of the wrong form")
             if light:
-                return Record(path, key, size, pages=value["pages"])
+                return Record(path, key, size, pages=value["pages"], sketched=value["sketch"] is not None)
             try:
                 imports = structure_imports(value["imports"])
                 sketch = None if value["sketch"] is None or not with_sketch else sketches.decode(value["sketch"])

@@ -6,7 +6,8 @@ A tree whose graph one job cannot hold is split twice instead: N link jobs (`--l
 linking the files of its share and writing what each page share reads of their links (`links.py`), then
 a job per page share (`--pages J/M --links DIR...`) writing share J's answers from those records. Neither
 holds the whole graph: their views are made from the facts files when read, at most `VIEWS_HELD` at a
-time (`knowledge/held.py`), and each holds the users of its share's files (or of its links) alone.
+time (`knowledge/held.py`), and each holds the users of its share's files (or of its links) alone. Neither
+holds the files' imports: a view's are read with its sketch, and the relations are the module names.
 """
 
 from __future__ import annotations

@@ -5,24 +5,32 @@ sizes and modification times are those of the merged files).
 The folders are untrusted input (artifacts): every share of one split must be there once, made by
 this version for the same inputs and output folder, and every page must be a file of the size its
 share's manifest records; otherwise nothing is written and a ShardError names the folder. The shares are
-then merged one at a time (one share's manifest held at once), each page read once: its bytes must have
+then merged two at a time (two threads, each holding one share's manifest), each page read once: its bytes must have
 the digest its manifest records, else the merge stops there (`MergeStopped`), the merged folder's
-manifest without the stamp of a complete tree. Pages go
-through the writer, as a run's do: a page a person edited in the output folder is a conflict, pages
-of the folder that the shares do not have are deleted."""
+manifest without the stamp of a complete tree. A page is linked into place (a hard link: the share's
+file gets a second name, nothing is written again; the shares are left as they were) where the output
+folder has no file in its place and both are on one file system; otherwise it goes through the writer,
+as a run's pages do: a page a person edited in the output folder is a conflict, never lost. Pages of the
+folder that the shares do not have are deleted."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import stat
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from repodoc_lsp import __version__
+from repodoc_lsp.output.folders import Folders
 from repodoc_lsp.output.manifest import content_digest
+from repodoc_lsp.output.modes import PAGE_MODE
 from repodoc_lsp.output.site import NOJEKYLL
 from repodoc_lsp.output.writer import Outcome, Record, Writer, WriteResult
 from repodoc_lsp.render.anchors import AnchorState
@@ -31,6 +39,7 @@ from repodoc_lsp.shard.pages import SIDECAR, SIDECAR_FORMAT, SIDECAR_VERSION, pa
 from repodoc_lsp.store.regular import read_inside
 
 MAX_PAGE_BYTES = 1 << 30  # a page file larger than this in a share is damage, never read
+THREADS = 2  # shares merged at once (a runner's cores)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,16 +147,24 @@ def _checked(shares: list[PageShare]) -> set[str]:
     records (its bytes are checked as it is merged: each page is read once)."""
     pages: dict[str, int] = {}
     for i, s in enumerate(shares):
-        for page, record in _manifest(s).manifest.items():
-            if page in pages:
-                raise ShardError(f"{page} is in both {shares[pages[page]].name} and {s.name}")
-            pages[page] = i
-            try:
-                st = os.stat(s.folder / page, follow_symlinks=False)
-            except OSError as exc:
-                raise ShardError(f"{s.name}: {page}: cannot be read: {exc.strerror or exc}") from None
-            if not stat.S_ISREG(st.st_mode) or st.st_size != record[1]:
-                raise ShardError(f"{s.name}: {page}: not the page its run wrote (damaged)")
+        folders = Folders(s.folder)
+        folder: tuple[str, int] | None = None  # the folder of the page before, open
+        try:
+            for page, record in sorted(_manifest(s).manifest.items()):
+                if page in pages:
+                    raise ShardError(f"{page} is in both {shares[pages[page]].name} and {s.name}")
+                pages[page] = i
+                parent, _, name = page.rpartition("/")
+                try:
+                    if folder is None or folder[0] != parent:
+                        folder = parent, folders.open(s.folder / parent if parent else s.folder)
+                    st = os.stat(name, dir_fd=folder[1], follow_symlinks=False)
+                except OSError as exc:
+                    raise ShardError(f"{s.name}: {page}: cannot be read: {exc.strerror or exc}") from None
+                if not stat.S_ISREG(st.st_mode) or st.st_size != record[1]:
+                    raise ShardError(f"{s.name}: {page}: not the page its run wrote (damaged)")
+        finally:
+            folders.close_all()
     return set(pages)
 
 
@@ -162,8 +179,127 @@ def _page_bytes(s: PageShare, page: str, record: Record) -> bytes:
     return data
 
 
+def _merge_all(writer: Writer, shares: list[PageShare], summary: MergeSummary) -> dict[str, AnchorState]:
+    """Every share's pages into the writer's folder, `THREADS` shares at a time (a page's work is mostly
+    the system's: links, reads, digests, made folders, which run beside each other); the shares' anchors.
+    A share found damaged stops the others (MergeStopped, the first share's in order): the pages merged
+    until then are in the writer's manifest."""
+    lock, stop = threading.Lock(), threading.Event()
+    with ThreadPoolExecutor(max(1, min(THREADS, len(shares))), thread_name_prefix="repodoc-merge") as pool:
+        futures = [pool.submit(_merge_share, writer, s, lock, stop) for s in shares]
+        try:
+            wait(futures)
+        except BaseException:  # interrupted: the threads stop at their next page
+            stop.set()
+            raise
+    anchors: dict[str, AnchorState] = {}
+    for future in futures:  # in the shares' order, as one share at a time would count them
+        part, held = future.result()  # MergeStopped: the first damaged share's
+        summary.written.extend(part.written)
+        summary.unchanged += part.unchanged
+        summary.conflicts.extend(part.conflicts)
+        summary.errors.extend(part.errors)
+        anchors.update(held)
+    return anchors
+
+
+def _merge_share(writer: Writer, s: PageShare, lock: threading.Lock,
+                 stop: threading.Event) -> tuple[MergeSummary, dict[str, AnchorState]]:
+    """The pages of share `s` into the writer's folder: linked where they can be (`_linked`), else written
+    (one thread at a time uses the writer); what was done and the share's anchors."""
+    part = MergeSummary("")
+    if stop.is_set():  # another share was found damaged before this one started
+        return part, {}
+    held = _manifest(s)
+    source, target = Folders(s.folder), Folders(writer.out)  # this thread's
+    linking = True  # until the file systems say no
+    folders: tuple[str, int, int] | None = None  # the folder of the pages before: (name, share's, merged)
+    try:
+        for page, record in sorted(held.manifest.items()):
+            if stop.is_set():
+                break
+            parent, _, name = page.rpartition("/")
+            result = None
+            if linking and (folders is None or folders[0] != parent):
+                folders = _both(source, target, parent)
+            if linking and folders is not None:
+                result = _linked(writer, lock, folders[1:], name, page, record, s)
+                linking = result is not _NO_LINKS
+            if result is None or result is _NO_LINKS:
+                with lock:
+                    result = writer.write(page, _page_bytes(s, page, record).decode("utf-8"), record[0])
+            _count(part, result)
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        source.close_all()
+        target.close_all()
+    return part, held.anchors
+
+
+def _both(source: Folders, target: Folders, parent: str) -> tuple[str, int, int] | None:
+    """`parent` (a folder of pages, "" the top) open in the share and in the merged folder (made there if
+    absent); None when either cannot be (a link or a file in the way: the writer's rules decide). Pages
+    are merged in order, a folder's one after another: its two descriptors serve them all."""
+    try:
+        return (parent, source.open(source.out / parent if parent else source.out),
+                target.open(target.out / parent if parent else target.out, create=True))
+    except OSError:
+        return None
+
+
+# Why a share's page cannot be linked into the merged folder, whichever page it is: another file system
+# (EXDEV), one without hard links (EPERM, EOPNOTSUPP), a file with as many links as it can have (EMLINK).
+_NOT_LINKABLE = frozenset({errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK})
+_NO_LINKS = WriteResult("", Outcome.ERROR, "no links between these folders")
+
+
+def _linked(writer: Writer, lock: threading.Lock, fds: tuple[int, int], name: str, page: str, record: Record,
+            s: PageShare) -> WriteResult | None:
+    """Share `s`'s page `page` (`name` in the folders open as `fds`: the share's, the merged one's) linked
+    into the merged folder: a second name of the same file, not written again; its bytes read once, in their
+    place, and checked against the digest `record` holds (MergeStopped, the link undone, when they differ).
+    Only where no file is in its place (the link is refused then: the writer's rules decide, a person's
+    edited page is a conflict, never lost), and only a regular file of this user and of the mode the writer
+    gives a page. None when it is not linked (the writer writes it), `_NO_LINKS` when no page can be."""
+    from_fd, to_fd = fds
+    if record[1] > MAX_PAGE_BYTES:  # never read: refused as it is read for the writer
+        return None
+    with lock:  # the writer's journal: a merge killed now leaves a page known as repodoc's
+        writer.state.note(page, record[3])
+    try:
+        os.link(name, name, src_dir_fd=from_fd, dst_dir_fd=to_fd, follow_symlinks=False)
+    except OSError as exc:  # EEXIST: a file in its place
+        return _NO_LINKS if exc.errno in _NOT_LINKABLE else None
+    try:
+        st, data = _placed(name, to_fd, record[1])
+    except OSError:  # a link to elsewhere was linked (ELOOP), or it is gone
+        st, data = None, b""
+    same = st is not None and stat.S_ISREG(st.st_mode) and content_digest(data) == record[3]
+    if same and st is not None and st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) == PAGE_MODE:
+        writer.manifest[page] = (record[0], st.st_size, st.st_mtime_ns, record[3])
+        return WriteResult(page, Outcome.WRITTEN)
+    with contextlib.suppress(OSError):
+        os.unlink(name, dir_fd=to_fd)
+    if st is not None and stat.S_ISREG(st.st_mode) and not same:
+        raise MergeStopped(f"{s.name}: {page}: not the page its run wrote (damaged)")
+    return None  # not a page file of this user and mode: the writer writes it
+
+
+def _placed(name: str, folder: int, size: int) -> tuple[os.stat_result, bytes]:
+    """The status and bytes (at most `size` + 1) of the file `name` in the folder open as `folder`, no
+    link followed, never blocking."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, dir_fd=folder)
+    try:
+        st = os.fstat(fd)
+        return st, os.read(fd, size + 1) if stat.S_ISREG(st.st_mode) else b""
+    finally:
+        os.close(fd)
+
+
 def merge(folders: Sequence[Path], out: Path) -> MergeSummary:
-    """Join the page shares in `folders` into `out` (see the module's doc), a share at a time."""
+    """Join the page shares in `folders` into `out` (see the module's doc), `THREADS` shares at a time."""
     out = out.resolve()
     if any(f.resolve() == out for f in folders):
         raise ShardError(f"{out}: the merged tree's folder cannot be one of the page shares")
@@ -172,14 +308,9 @@ def merge(folders: Sequence[Path], out: Path) -> MergeSummary:
     pages = _checked(shares)  # before anything is written
     summary = MergeSummary(str(out), shares=len(shares), pages=len(pages))
     writer = Writer(out)
-    anchors: dict[str, AnchorState] = {}
     with writer.hold():
         try:
-            for s in shares:
-                held = _manifest(s)
-                for page, record in sorted(held.manifest.items()):
-                    _count(summary, writer.write(page, _page_bytes(s, page, record).decode("utf-8"), record[0]))
-                anchors.update(held.anchors)
+            anchors = _merge_all(writer, shares, summary)
         except MergeStopped:
             writer.inputs = ""
             writer.save_manifest()  # the pages written so far, not vouched for as a tree

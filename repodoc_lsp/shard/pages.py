@@ -9,12 +9,14 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from repodoc_lsp import __version__
+from repodoc_lsp.analysis.model import Import
+from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.knowledge.views import LaterSketch, Sketch
 from repodoc_lsp.output.writer import OutputError, Writer
 from repodoc_lsp.pipeline.generate import Job, run
@@ -40,7 +42,7 @@ from repodoc_lsp.shard.share_facts import FactsSource, ShareFacts
 from repodoc_lsp.shard.split import file_share, folder_shares, folder_weights
 from repodoc_lsp.store.cache import digest
 from repodoc_lsp.store.discover import Discovery, Skipped, discover
-from repodoc_lsp.store.facts import analyse_bytes
+from repodoc_lsp.store.facts import analyse_bytes, interned_imports
 from repodoc_lsp.store.regular import read_regular
 from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace, WorkspaceState
 
@@ -199,7 +201,8 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a
     scan would make it; a file whose content on disk is not the one analysed is analysed again. The
     facts of the files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph
-    job's) stay in the facts files (`ShareFacts`): the graph is built from the files' sketches, or with
+    job's; their relations are then the files' module names alone, `_names_only`) stay in the facts files
+    (`ShareFacts`): the graph is built from the files' sketches, or with
     `answers` (the graph job's output folder) stands for the answers of `share` (no sketch decoded), or, when
     the folder holds the link jobs' records for `share` (`links.py`), the answers are made here from them and
     the views of the files (then dropped: the share's pages read the answers alone); `later`:
@@ -214,7 +217,7 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     store = ShareFacts(ws.root, source, None if check else own)  # a check that renders loads every file's
     try:
         records = read_records(readers, found.files, source, lambda rel: own is None or rel in own,
-                               with_sketch=answers is None and not later)
+                               light=none_held and later, with_sketch=answers is None and not later)
     finally:
         for reader in readers:
             reader.close()
@@ -223,6 +226,8 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     skipped: dict[str, str] = {}
     sketched: dict[str, tuple[str, Sketch | LaterSketch | None]] = {}
     paged: set[str] = set()
+    others: dict[str, tuple[Import, ...]] = {}  # a page share's: the imports of the files not its own
+    rendered = share is not None and not (check or none_held)
     analysed = 0
     for i, rel in enumerate(found.files, 1):
         record = _as_on_disk(ws.root, records.pop(rel))
@@ -230,16 +235,19 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
             skipped[rel] = record.skipped
             continue
         if record.facts is None:  # left in its facts file
-            store.add_cached(rel, rel, record.imports)
+            store.add_cached(rel, rel, () if rendered else record.imports)
+            if rendered:
+                others[rel] = record.imports
         else:
             store[rel] = record.facts
         if record.at == _ANALYSED:  # its graph view made from its facts
             analysed += 1
         elif later:  # (a file whose facts are held here: its view made from them)
             if record.facts is None:
-                sketched[rel] = (record.digest, _later(source, store, rel) if record.sketched else None)
+                sketched[rel] = (record.digest, _later(source, rel) if record.sketched else None)
         elif answers is None:
-            sketched[rel] = (record.digest, record.sketch and replace(record.sketch, imports=store.imports()[rel]))
+            sketched[rel] = (record.digest, record.sketch and replace(record.sketch,
+                                                                      imports=interned_imports(record.imports)))
         digests[rel], sizes[rel] = record.digest, record.size
         if record.pages:
             paged.add(rel)
@@ -248,22 +256,44 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     store.paged = frozenset(paged)
     graph = None
     state = WorkspaceState(digests, sizes, set(found.folders), found.skipped, skipped)
+    relations = _names_only(digests) if none_held else _share_relations(store.imports(), others) if rendered else None
     if linked and answers is not None and share is not None:
-        ws.restore(state, store=store)
+        ws.restore(state, store=store, relations=relations)
         graph = cast("Graph", answered(ws, sketched, share, [answers]))
         sketched = {}
         ws.restore(state, store=store, relations=ws.relations, graph=graph)
     elif answers is not None and share is not None and own is not None:
         graph = cast("Graph", read_answers(answers, share, tree, inputs_digest(digests), own & digests.keys()))
     if not linked:
-        ws.restore(state, sketches=sketched, store=store, graph=graph)
+        ws.restore(state, sketches=sketched, store=store, graph=graph, relations=relations)
     ws.analysed, ws.cached = analysed, len(digests) - analysed
     return sketched
 
 
-def _later(source: FactsSource, store: ShareFacts, rel: str) -> LaterSketch:
+def _later(source: FactsSource, rel: str) -> LaterSketch:
     """`rel`'s sketch with its imports, read from its facts file when its view is made."""
-    return LaterSketch(lambda: replace(source.sketch(rel), imports=store.imports()[rel]))
+    return LaterSketch(lambda: source.sketch(rel))
+
+
+def _names_only(files: Iterable[str]) -> Relations:
+    """The relations of `files` from their names alone (which module each is: what the graph's views and
+    resolution read), no file's imports: a graph or link job renders no page, and every file's imports held
+    were a third of what it held per file of the tree (bench/README.md, issue 40)."""
+    return Relations({rel: () for rel in files})
+
+
+def _share_relations(imports: Mapping[str, tuple[Import, ...]], others: Mapping[str, tuple[Import, ...]]) -> Relations:
+    """A page share's relations: those of the files of `imports` (its own: their pages list what they import)
+    as `Relations` makes them, the files of `others` only as importers (`imported_by`: a page lists its file's
+    importers and tests, a folder's index and llms.txt rank the most imported). Every file's imports and import
+    tables held were the most a page job held per file of the tree (bench/README.md, issue 40)."""
+    relations = Relations({**imports, **dict.fromkeys(others, ())})
+    for rel, found in others.items():
+        for imp in found:
+            for target, _name in relations.resolve(rel, imp):
+                if target != rel:
+                    relations.imported_by[target].add(rel)
+    return relations
 
 
 _ANALYSED = -2  # a record's `at` when its file was analysed here (changed since its facts file was made)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from repodoc_lsp.analysis.model import FileFacts
@@ -85,8 +86,8 @@ class FactsSource(FactsCache):
         return found
 
     def sketch(self, path: str) -> Sketch:
-        """The graph sketch of the file `path` (without its imports), its block read again; ShardError when
-        it is damaged or has none."""
+        """The graph sketch of the file `path` with its imports (its record's line holds both), its block read
+        again; ShardError when it is damaged or has none."""
         reader_index, at, key = self._where[path]
         reader = self._readers[reader_index]
         lines = self._block_lines(reader_index, at)
@@ -95,7 +96,7 @@ class FactsSource(FactsCache):
         record = None if line is None else reader.record(reader.parse(line))
         if record is None or record.digest != key or record.sketch is None:
             raise ShardError(f"{reader.name}: changed since it was read")
-        return record.sketch
+        return replace(record.sketch, imports=record.imports)
 
     def _block_lines(self, reader_index: int, at: int) -> list[bytes]:
         """The records' lines of a block (not their facts'), those of the last `_BLOCKS_HELD` blocks read kept:

@@ -1,0 +1,131 @@
+"""`repodoc merge` and the merge job's final `generate --facts --check` on page shares of a corpus replicated
+1x, 2x, ... (distinct paths): CPU (user and system), wall time and peak RSS of each, several rounds
+interleaved with another version's merge of the same shares (`--before SRC`, e.g. a `git archive` of main),
+medians; the merged tree checked equal to the single run's; then the cost per page fitted between the
+scales and extrapolated to 1,000,000 files (the pages per file of the largest scale).
+
+    python bench/bench_merge.py --scales 1,2 --before /tmp/main-src --work /tmp/merge-bench --keep
+
+The shares (`analyze --shard 1/1`, `graph --pages M`, `generate --pages K/M --graph`) and the single run
+are made once per scale in WORK/xN and kept there with `--keep` (a later run with the same --work reuses
+them). Results go to bench/results/merge-*.json; figures to bench/README.md. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import fmt_s, run_measured, write_results
+from bench_shards import TARGET_FILES, corpus_root, replicate, repodoc, same_tree
+
+
+def prepare(corpus: Path, base: Path, times: int, m: int) -> None:
+    """The corpus `times` over in base/ws, its facts, the graph's answers, M page shares (base/pages-K)
+    and the single run's tree (base/single), unless already there."""
+    if (base / "single").is_dir() and all((base / f"pages-{k}").is_dir() for k in range(1, m + 1)):
+        return
+    shutil.rmtree(base, ignore_errors=True)
+    replicate(corpus, base / "ws", times)
+    out, facts = base / "docs-out", base / "facts-1.jsonl.gz"
+    flags = ["--out", out, "--cache-dir", base / "cache", "--no-cache", "-q", "--jobs", 2]
+    graph = base / "graph"
+    for cmd in (repodoc("analyze", base / "ws", "--shard", "1/1", "--output", facts, "--out", out, "--no-cache"),
+                repodoc("graph", base / "ws", "--out", out, "--facts", facts, "--pages", m, "--output", graph)):
+        run_measured(cmd, timeout=7200).proc.check_returncode()
+    for k in range(1, m + 1):
+        share = repodoc("generate", base / "ws", *flags, "--facts", facts, "--pages", f"{k}/{m}", "--graph", graph)
+        run_measured(share, timeout=7200).proc.check_returncode()
+        out.rename(base / f"pages-{k}")
+    run_measured(repodoc("generate", base / "ws", *flags, "--facts", facts), timeout=7200).proc.check_returncode()
+    out.rename(base / "single")
+
+
+def _run(record: dict[str, list[dict[str, float]]], name: str, cmd: list[str], before: Path | None = None) -> None:
+    env = None if before is None else {**os.environ, "PYTHONPATH": str(before)}
+    measured = run_measured(cmd, timeout=7200, env=env, cwd=before)
+    if measured.proc.returncode != 0:
+        raise RuntimeError(f"{name}: exit {measured.proc.returncode}\n{measured.proc.stderr[-3000:]}")
+    record.setdefault(name, []).append({
+        "seconds": measured.seconds, "cpu": measured.cpu_seconds, "system": measured.system_seconds,
+        "peak_rss": measured.peak_rss, "load": os.getloadavg()[0]})
+
+
+def measure(base: Path, m: int, rounds: int, before: Path | None) -> dict[str, Any]:
+    """`rounds` rounds of: the other version's merge (when given), this one's, the check; medians."""
+    shares = [base / f"pages-{k}" for k in range(1, m + 1)]
+    out, facts = base / "docs-out", base / "facts-1.jsonl.gz"
+    runs: dict[str, list[dict[str, float]]] = {}
+    equal = True
+    for _ in range(rounds):
+        if before is not None:
+            shutil.rmtree(out, ignore_errors=True)
+            _run(runs, "merge (before)", repodoc("merge", *shares, "--out", out), before)
+            equal &= same_tree(base / "single", out)
+        shutil.rmtree(out, ignore_errors=True)
+        _run(runs, "merge", repodoc("merge", *shares, "--out", out))
+        equal &= same_tree(base / "single", out)
+        _run(runs, "check", repodoc("generate", base / "ws", "--out", out, "--cache-dir", base / "cache", "-q",
+                                    "--jobs", 2, "--facts", facts, "--check"))
+    pages = sum(1 for s in shares for p in s.rglob("*") if p.is_file() and not p.name.startswith("."))
+    files = sum(1 for _ in (base / "ws").rglob("*.py"))
+    medians = {name: {key: statistics.median(r[key] for r in rs) for key in rs[0]} for name, rs in runs.items()}
+    for name, med in medians.items():
+        spread = ", ".join(f"{r['cpu']:.2f}" for r in runs[name])
+        print(f"  {name:<15} cpu {med['cpu']:6.2f} s (system {med['system']:.2f}; runs {spread})  wall "
+              f"{fmt_s(med['seconds']):>8}  load {med['load']:.1f}", flush=True)
+    print(f"  merged tree == single run's: {equal}", flush=True)
+    return {"files": files, "pages": pages, "equal": equal, "runs": runs, "medians": medians}
+
+
+def model(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per page (merge) and per file (check): the slope of the medians between the smallest and the largest
+    scale, extrapolated to TARGET_FILES files at the largest scale's pages per file."""
+    low, high = records[0], records[-1]
+    pages_per_file = high["pages"] / high["files"]
+    target_pages = TARGET_FILES * pages_per_file
+    result: dict[str, Any] = {"pages_per_file": pages_per_file, "target_pages": target_pages}
+    for name in high["medians"]:
+        unit = ("files", TARGET_FILES) if name == "check" else ("pages", target_pages)
+        span = high[unit[0]] - low[unit[0]]
+        for key in ("cpu", "seconds"):
+            slope = (high["medians"][name][key] - low["medians"][name][key]) / span
+            result[f"{name} {key} per {unit[0][:-1]} (us)"] = slope * 1e6
+            result[f"{name} {key} at {TARGET_FILES:,} files (min)"] = slope * unit[1] / 60
+    for key, value in result.items():
+        print(f"  {key}: {value:,.1f}")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scales", default="1,2", help="replications of PyTorch's sources (default: 1,2)")
+    parser.add_argument("--pages", type=int, default=2, help="page shares M (default: 2)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--before", type=Path, metavar="SRC", help="another version's sources: its merge too")
+    parser.add_argument("--work", type=Path, required=True, metavar="DIR", help="where the shares are made")
+    parser.add_argument("--keep", action="store_true", help="keep WORK (its shares serve the next run)")
+    args = parser.parse_args(argv)
+    corpus = corpus_root("torch")
+    records = []
+    for times in (int(x) for x in args.scales.split(",")):
+        base = args.work / f"x{times}"
+        prepare(corpus, base, times, args.pages)
+        print(f"{times}x:", flush=True)
+        records.append({"times": times, **measure(base, args.pages, args.rounds, args.before)})
+    result = {"records": records, "model": model(records) if len(records) > 1 else {}}
+    print(f"-> {write_results('merge', result)}")
+    if not args.keep:
+        shutil.rmtree(args.work, ignore_errors=True)
+    return 0 if all(r["equal"] for r in records) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,149 @@
+"""`repodoc merge` links a share's page into the merged folder (a second name of the same file, nothing
+written again) where no file is in its place; otherwise the writer's rules decide: a person's edited page
+is a conflict and kept, a page of another mode or on another file system is written. A page found damaged
+after others were linked stops the merge there, the damaged page not left in the tree."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from helpers import read_manifest
+from test_shards import Setup, _tree, _without_times
+
+from repodoc_lsp.output.manifest import MANIFEST
+from repodoc_lsp.output.modes import PAGE_MODE
+from repodoc_lsp.shard import merge as merging
+from repodoc_lsp.shard.merge import MergeStopped, merge
+
+
+class Shares:
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        self.folders = [setup.pages(1, 2), setup.pages(2, 2)]
+
+    def copies(self, base: Path) -> list[Path]:
+        """Copies of the two shares (a test that damages one works on its own); no merged folder yet."""
+        shutil.rmtree(self.setup.out, ignore_errors=True)
+        return [shutil.copytree(f, base / f.name, symlinks=True) for f in self.folders]
+
+
+@pytest.fixture(scope="module")
+def shares(tmp_path_factory: pytest.TempPathFactory) -> Shares:
+    return Shares(Setup(tmp_path_factory.mktemp("merge-links")))
+
+
+def _pages(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md"))
+
+
+def _share_of(folders: list[Path], page: str) -> Path:
+    return next(f / page for f in folders if (f / page).exists())
+
+
+def _complete_tree(setup: Setup, out: Path) -> None:
+    assert _tree(out) == _tree(setup.single)
+    assert _without_times(read_manifest(out)) == _without_times(read_manifest(setup.single))
+
+
+def test_merged_pages_are_the_shares_files_linked_and_the_shares_left_whole(shares: Shares, tmp_path: Path) -> None:
+    setup, folders = shares.setup, shares.copies(tmp_path)
+    before = [_tree(f) for f in folders]
+    out = setup.out
+    setup.ok("merge", *map(str, folders), "--out", str(out))
+    _complete_tree(setup, out)
+    pages = _pages(out)
+    assert pages and all(os.path.samefile(out / page, _share_of(folders, page)) for page in pages)
+    assert all(stat.S_IMODE((out / page).stat().st_mode) == PAGE_MODE for page in pages)
+    assert [_tree(f) for f in folders] == before  # the shares are left whole: merged again, nothing to write
+    assert "(0 written, " in setup.ok("merge", *map(str, folders), "--out", str(out))
+    assert "up to date" in setup.ok("generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--check")
+    shutil.rmtree(out)
+
+
+def test_pages_the_writer_decides_are_not_linked(shares: Shares, tmp_path: Path) -> None:
+    """A person's edited page in the output folder: a conflict, kept; a share's page of another mode: written."""
+    setup, folders = shares.setup, shares.copies(tmp_path)
+    out = setup.out
+    merge(folders, out)
+    edited, other_mode = _pages(out)[:2]
+    (out / edited).unlink()  # an editor's save: a new file in its place (the share's page is not touched)
+    (out / edited).write_text((setup.single / edited).read_text() + "A person's note.\n")
+    person = (out / edited).read_bytes()
+    (out / other_mode).unlink()
+    _share_of(folders, other_mode).chmod(0o600)
+    summary = merge(folders, out)
+    assert [c.page for c in summary.conflicts] == [edited] and summary.written == [other_mode]
+    assert (out / edited).read_bytes() == person  # never lost
+    assert not os.path.samefile(out / other_mode, _share_of(folders, other_mode))
+    assert stat.S_IMODE((out / other_mode).stat().st_mode) == PAGE_MODE
+    assert (out / other_mode).read_bytes() == (setup.single / other_mode).read_bytes()
+    assert not read_manifest(out).get("inputs")  # a conflict: not the complete tree
+    shutil.rmtree(out)
+
+
+def test_no_links_between_the_folders_writes_every_page(shares: Shares, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another file system (EXDEV): one link tried per share, then the writer writes; the same tree."""
+    setup, folders = shares.setup, shares.copies(tmp_path)
+    tried: list[str] = []
+
+    def no_link(src: str, *_args: object, **_kwargs: object) -> None:
+        tried.append(src)
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+    monkeypatch.setattr(merging.os, "link", no_link)
+    summary = merge(folders, setup.out)
+    assert len(tried) == 2 and len(summary.written) == summary.pages
+    _complete_tree(setup, setup.out)
+    assert not any(os.path.samefile(setup.out / p, _share_of(folders, p)) for p in _pages(setup.out))
+    shutil.rmtree(setup.out)
+
+
+def test_a_page_damaged_after_pages_were_linked_stops_the_merge_there(shares: Shares, tmp_path: Path) -> None:
+    setup, (one, two) = shares.setup, shares.copies(tmp_path)
+    out = setup.out
+    damaged = _pages(two)[-1]
+    data = (two / damaged).read_bytes()
+    (two / damaged).write_bytes(data[:-2] + b"X\n")  # its size is right: found as it is merged
+    with pytest.raises(MergeStopped, match=f"{two} \\(pages 2/2\\): {damaged}: not the page its run wrote"):
+        merge([one, two], out)
+    assert not (out / damaged).exists()  # the link undone
+    merged = read_manifest(out)
+    assert not merged.get("inputs") and damaged not in merged["pages"]
+    assert set(_pages(out)) <= set(merged["pages"])  # the pages linked before it stopped, recorded
+    assert _pages(out) and all(os.path.samefile(out / p, _share_of([one, two], p)) for p in _pages(out))
+    (two / damaged).write_bytes(data)
+    merge([one, two], out)  # merged again once the share is whole: the complete tree
+    _complete_tree(setup, out)
+    assert (out / MANIFEST).exists() and read_manifest(out)["inputs"]
+    shutil.rmtree(out)
+
+
+def test_a_merge_interrupted_says_so_and_the_next_one_completes_the_tree(shares: Shares, tmp_path: Path) -> None:
+    """Ctrl-C during a merge: one line saying what is left (not "before any work"), exit 130; merged again,
+    the tree is complete. The interrupt is sent by the process itself once the first page is linked."""
+    import subprocess
+    import sys
+
+    setup, folders = shares.setup, shares.copies(tmp_path)
+    script = ("import os, signal, sys\n"
+              "from repodoc_lsp.shard import merge as m\n"
+              "real = m._linked\n"
+              "def linked(*a, **k):\n"
+              "    result = real(*a, **k)\n"
+              "    os.kill(os.getpid(), signal.SIGINT)\n"
+              "    return result\n"
+              "m._linked = linked\n"
+              "from repodoc_lsp.cli import main\n"
+              "sys.exit(main(sys.argv[1:]))\n")
+    proc = subprocess.run([sys.executable, "-c", script, "merge", *map(str, folders), "--out", str(setup.out)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130, proc.stderr
+    assert "merge interrupted" in proc.stderr and "before any work" not in proc.stderr
+    assert not (setup.out / MANIFEST).exists() or not read_manifest(setup.out).get("inputs")  # not vouched for
+    setup.ok("merge", *map(str, folders), "--out", str(setup.out))
+    _complete_tree(setup, setup.out)
