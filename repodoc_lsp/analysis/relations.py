@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 
 from repodoc_lsp.analysis.model import Import
 
@@ -85,18 +85,25 @@ def absolute_module(module: str, is_package: bool, imp: Import) -> str:
     tail = imp.module.lstrip(".")
     return ".".join([*package, tail] if tail else package)
 
+Users = Mapping[str, Iterable[str]]  # target file -> the files importing it
+NameUsers = Mapping[tuple[str, str], Iterable[str]]  # (target file, imported name) -> the files importing it
+
+
 class Relations:
     """Import graph of a workspace. Rebuild when files are added or removed;
     `update` when one file's imports change."""
 
-    def __init__(self, imports: Mapping[str, Iterable[Import]]) -> None:
+    def __init__(self, imports: Mapping[str, Iterable[Import]], saved: tuple[Users, NameUsers] | None = None) -> None:
+        """The relations of the files of `imports`. `saved`: `imported_by` and `name_users` as made of these
+        very imports (`saved_tables`), taken as they are: `imports` is then kept as given (a mapping that
+        makes a file's imports when first read) and a file's are resolved only when asked (`links_of`)."""
         self.files = set(imports)
         self.module_of, self.file_of = module_table(self.files)
         self.top_level = {name.split(".", 1)[0] for name in self.file_of}
         self.imported_by: dict[str, set[str]] = defaultdict(set)
         # (target file, imported name) -> importing files
         self.name_users: dict[tuple[str, str], set[str]] = defaultdict(set)
-        self._imports: dict[str, tuple[Import, ...]] = {}
+        self._imports: MutableMapping[str, tuple[Import, ...]] = {}
         # rel -> (category, target files, absolute module) of each import, in the order of
         # `_imports[rel]`; the target files: one per imported name (see `resolve`). No table per
         # import besides (import -> targets, a file's (target, name) pairs: more than a third of the
@@ -104,13 +111,33 @@ class Relations:
         # (the same files: `file_of` is fixed for a Relations' life)
         self.links: dict[str, tuple[tuple[str, tuple[str, ...], str], ...]] = {}
         self._tests: frozenset[str] | None = None  # the test files (`is_test_file`), made when first asked
+        if saved is not None:
+            self._imports = imports  # type: ignore[assignment]  # a file's read (and resolved) when asked
+            self.imported_by.update((target, set(users)) for target, users in saved[0].items())
+            self.name_users.update((pair, set(users)) for pair, users in saved[1].items())
+            return
         for rel, imps in imports.items():
             self.update(rel, imps)
 
+    def saved_tables(self) -> tuple[dict[str, list[str]], dict[tuple[str, str], list[str]]]:
+        """`imported_by` and `name_users` as `Relations(imports, saved)` takes them (empty entries left out)."""
+        return ({target: sorted(users) for target, users in self.imported_by.items() if users},
+                {pair: sorted(users) for pair, users in self.name_users.items() if users})
+
+    def links_of(self, rel: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+        """(category, target files, absolute module) of each import of `rel`, in order."""
+        found = self.links.get(rel)
+        if found is None:
+            if rel not in self._imports:
+                return ()
+            found = self.links[rel] = tuple(link for link, _ in self._resolved(rel, self._imports[rel]))
+        return found
+
     def update(self, rel: str, imports: Iterable[Import]) -> set[str]:
         """Re-resolve one file's imports; returns the files whose "Imported by" changed."""
-        old = {t for _, targets, _ in self.links.get(rel, ()) for t in targets}
-        for imp, (_, _, module) in zip(self._imports.get(rel, ()), self.links.get(rel, ()), strict=True):
+        links = self.links_of(rel)
+        old = {t for _, targets, _ in links for t in targets}
+        for imp, (_, _, module) in zip(self._imports.get(rel, ()), links, strict=True):
             for target, name in self._resolve(module, imp):
                 if name and target != rel:
                     self.name_users[(target, name)].discard(rel)
@@ -119,8 +146,23 @@ class Relations:
         imps = tuple(imports)
         self._imports[rel] = imps
         new: set[str] = set()
-        links = []
-        for imp in imps:
+        resolved = self._resolved(rel, imps)
+        for (_, targets, _), pairs in resolved:
+            for target in targets:
+                if target != rel:
+                    self.imported_by[target].add(rel)
+                    new.add(target)
+            for target, name in pairs:
+                if name and target != rel:
+                    self.name_users[(target, name)].add(rel)
+        self.links[rel] = tuple(link for link, _ in resolved)
+        return old ^ new
+
+    def _resolved(self, rel: str, imports: Iterable[Import]
+                  ) -> list[tuple[tuple[str, tuple[str, ...], str], list[tuple[str, str]]]]:
+        """Each import's (category, target files, absolute module) and (file, name) pairs (`resolve`)."""
+        resolved = []
+        for imp in imports:
             # a relative one's made here: every file's `from . import x` its own string otherwise
             module = sys.intern(self.absolute(rel, imp)) if imp.level else imp.module
             pairs = self._resolve(module, imp)
@@ -130,16 +172,8 @@ class Relations:
                 targets = (pairs[0][0],)
             else:
                 targets = tuple(dict.fromkeys(t for t, _ in pairs))
-            links.append((self._category(imp, targets), targets, module))
-            for target in targets:
-                if target != rel:
-                    self.imported_by[target].add(rel)
-                    new.add(target)
-            for target, name in pairs:
-                if name and target != rel:
-                    self.name_users[(target, name)].add(rel)
-        self.links[rel] = tuple(links)
-        return old ^ new
+            resolved.append(((self._category(imp, targets), targets, module), pairs))
+        return resolved
 
     def target(self, rel: str, imp: Import) -> str | None:
         """The first file an import names (its link in a page)."""
@@ -148,7 +182,7 @@ class Relations:
 
     def targets_of(self, rel: str, imp: Import) -> tuple[str, ...]:
         """The workspace files an import of `rel` names."""
-        for known, (_, targets, _) in zip(self._imports.get(rel, ()), self.links.get(rel, ()), strict=True):
+        for known, (_, targets, _) in zip(self._imports.get(rel, ()), self.links_of(rel), strict=True):
             if known == imp:
                 return targets
         return ()

@@ -37,6 +37,7 @@ from repodoc_lsp.shard.share_facts import ShareFacts
 from repodoc_lsp.shard.split import folder_shares, folder_weights, pages_of_share
 from repodoc_lsp.store import sketches
 from repodoc_lsp.store.cache import ANALYSIS_VERSION, day
+from repodoc_lsp.store.facts import SavedImports
 from repodoc_lsp.store.scan import NOT_SEEN, Seen
 from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, WorkspaceState
 
@@ -301,7 +302,7 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None, saved: sketche
     sketched, links = _saved_sketches(ws, saved, kept, last, _sketch_from_facts(held))
     held.restore(WorkspaceState(dict(last), dict(ws.sizes), set(ws.folders), list(ws.discovery_skipped),
                                 dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
-                 {ws.digests[rel]: found for rel, found in ws.facts.imports().items() if rel not in changed}, sketched,
+                 {ws.digests[rel]: ws.facts.imports().given(rel) for rel in ws.facts if rel not in changed}, sketched,
                  _relations_before(ws, {rel: before[last[rel]] for rel in changed}), links=links)
     if _many_unsketched(len(kept) - len(sketched), len(kept)):  # once: the graph's build would stream
         held.facts.load_all()  # them, then the pages load them again
@@ -341,12 +342,12 @@ def _load_saved(ws: Workspace, state: Path | None, last: lastrun.LastRun | None)
         return sketches.load(sketches.sketches_path(state), _sketch_stamp(ws))
 
 
-def _saved_imports(saved: sketches.Saved | None, last: lastrun.LastRun | None) -> dict[str, tuple[Import, ...]]:
+def _saved_imports(saved: sketches.Saved | None, last: lastrun.LastRun | None) -> dict[str, SavedImports]:
     """The imports of the last run's files as it saved them, by content digest: the scan takes them instead
     of reading each file's row and JSON text from the facts cache (a tenth of a run after an edit)."""
     if saved is None or last is None:
         return {}
-    return sketches.imports_of(saved, set(last.files.values()))
+    return sketches.imports_of(saved)
 
 
 def _rows_used(ws: Workspace, last: lastrun.LastRun | None, imports: Mapping[str, object]) -> int:
@@ -369,8 +370,8 @@ def _save_sketches(ws: Workspace, state: Path) -> None:
     """Record the sketches and links of `ws`'s graph for the next run (`_saved_sketches`), built here if the
     run did not need it (its tree was already of these inputs: else the next run after an edit loads and
     links every file)."""
-    imports = {ws.digests[rel]: sketches.encode_imports(found) for rel, found in ws.facts.imports().items()}
-    sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(ws.graph(), ws.digests), imports)
+    sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(ws.graph(), ws.digests),
+                  sketches.encode_imports_of(ws.facts.imports(), ws.digests), sketches.encode_relations(ws.relations))
 
 
 def _stale_kept(held: Workspace, changed: Iterable[str]) -> int:
@@ -434,7 +435,8 @@ def generate(
     last = lastrun.load(state) if state is not None else None
     saved = _load_saved(ws, state, last)
     imports = _saved_imports(saved, last)
-    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel, seen=_seen(last), imports=imports):
+    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel, seen=_seen(last), imports=imports,
+                              relations=None if saved is None else sketches.relations(saved, imports)):
         summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)  # cancelled: nothing written
     else:
         touched = _rows_used(ws, last, imports)

@@ -29,7 +29,7 @@ from repodoc_lsp.render.site import Site
 
 def _import_links(site: Site, rel: str) -> tuple[tuple[str, tuple[str, ...], str], ...]:
     """(category, target files, absolute module) of each import of `rel`, in order."""
-    return site.relations.links.get(rel, ())
+    return site.relations.links_of(rel)
 
 
 def _module_files(site: Site, rel: str) -> dict[str, str]:

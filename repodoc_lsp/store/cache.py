@@ -404,14 +404,19 @@ def _import(raw: object) -> Import:
 def checked_import(module: Any, names: Any, line: Any, level: Any, anchor: Any, asnames: Any, star: Any) -> Import:
     """The `Import` of these fields as a saved file holds them (`asnames` None: the `names`), each of its
     exact type, integers of 32 bits, strings interned (as the workspace keeps them); TypeError otherwise."""
-    if not (type(module) is str and type(line) is int and type(level) is int and type(anchor) is str
-            and type(star) is bool and _strings(names) and (asnames is None or _strings(asnames))
-            and INT_MIN <= line <= INT_MAX and INT_MIN <= level <= INT_MAX):
+    if not import_fields(module, names, line, level, anchor, asnames, star):
         raise TypeError("not an import")
     intern = sys.intern
     interned = tuple(map(intern, names))
     return Import(intern(module), interned, line, level, intern(anchor),
                   interned if asnames is None else tuple(map(intern, asnames)), star)
+
+
+def import_fields(module: Any, names: Any, line: Any, level: Any, anchor: Any, asnames: Any, star: Any) -> bool:
+    """These fields are those `checked_import` takes."""
+    return (type(module) is str and type(line) is int and type(level) is int and type(anchor) is str
+            and type(star) is bool and _strings(names) and (asnames is None or _strings(asnames))
+            and INT_MIN <= line <= INT_MAX and INT_MIN <= level <= INT_MAX)
 
 
 def _strings(value: Any) -> bool:

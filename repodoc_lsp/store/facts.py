@@ -14,10 +14,11 @@ import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
 from repodoc_lsp.analysis.source import NotText
-from repodoc_lsp.store.cache import Encoded, FactsCache, digest, encode
+from repodoc_lsp.store.cache import Encoded, FactsCache, checked_import, digest, encode
 from repodoc_lsp.store.regular import read_regular
 
 
@@ -116,6 +117,50 @@ def _for_parent(result: Analysed) -> Analysed:
     return result if result.facts is None else replace(result, row=encode(result.facts))
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class SavedImports:
+    """A file's imports as the last run saved them (`store/sketches.py`): rows already checked to be of
+    `checked_import`'s form, made into `Import`s when first read (making every file's was a tenth of a
+    run after an edit, which reads a few)."""
+
+    rows: list[list[Any]]
+
+    def made(self) -> tuple[Import, ...]:
+        return tuple(checked_import(*row) for row in self.rows)
+
+
+class Imports(MutableMapping[str, tuple[Import, ...]]):
+    """rel -> its imports, strings interned; those given as `SavedImports` made when first read."""
+
+    def __init__(self) -> None:
+        self._by: dict[str, tuple[Import, ...] | SavedImports] = {}
+
+    def __getitem__(self, rel: str) -> tuple[Import, ...]:
+        found = self._by[rel]
+        if isinstance(found, SavedImports):
+            found = self._by[rel] = found.made()
+        return found
+
+    def given(self, rel: str) -> tuple[Import, ...] | SavedImports:
+        """`rel`'s imports as given (`SavedImports` not made)."""
+        return self._by[rel]
+
+    def __setitem__(self, rel: str, imports: tuple[Import, ...] | SavedImports) -> None:
+        self._by[rel] = imports
+
+    def __delitem__(self, rel: str) -> None:
+        del self._by[rel]
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._by
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by)
+
+    def __len__(self) -> int:
+        return len(self._by)
+
+
 class FactsStore(MutableMapping[str, FileFacts]):
     """rel -> facts. Facts the cache already holds are loaded on first use, so a run
     in which no page changes reads only each file's imports from the cache."""
@@ -127,16 +172,17 @@ class FactsStore(MutableMapping[str, FileFacts]):
         self._loading = threading.Lock()
         self._loaded: dict[str, FileFacts] = {}
         self._pending: dict[str, str] = {}  # rel -> digest, in the cache, not loaded yet
-        self._imports: dict[str, tuple[Import, ...]] = {}
+        self._imports = Imports()
 
-    def add_cached(self, rel: str, key: str, imports: tuple[Import, ...], *, interned: bool = False) -> None:
+    def add_cached(self, rel: str, key: str, imports: tuple[Import, ...] | SavedImports, *,
+                   interned: bool = False) -> None:
         """`rel` as the cache holds content `key`, whose `imports` are given (`interned`: their strings
-        already are, as another store holds them)."""
+        already are, as another store holds them, or will be: `SavedImports`)."""
         self._loaded.pop(rel, None)
         self._pending[rel] = key
-        self._imports[rel] = imports if interned else interned_imports(imports)
+        self._imports[rel] = imports if interned or isinstance(imports, SavedImports) else interned_imports(imports)
 
-    def imports(self) -> dict[str, tuple[Import, ...]]:
+    def imports(self) -> Imports:
         return self._imports
 
     def load_all(self) -> None:

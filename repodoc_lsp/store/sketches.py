@@ -1,9 +1,10 @@
 """The symbol graph's sketch of each Python file as the last complete `repodoc generate` left them
 (`knowledge.views.Sketch`, without the imports the scan reads anyway) and what linking it kept
-(`knowledge.linking.Link`), with every file's imports by content digest, kept in one file next to the run's
-state (`pipeline/lastrun.py`): the next run after an edit builds the graph from them in one read instead of
-loading and sketching every file's facts, links only the files whose link consulted a file changed since,
-and its scan takes the imports instead of a row of the facts cache per file.
+(`knowledge.linking.Link`), with every file's imports by content digest and who imports each file (the import
+relations' tables), kept in one file next to the run's state (`pipeline/lastrun.py`): the next run after an
+edit builds the graph from them in one read instead of loading and sketching every file's facts, links only
+the files whose link consulted a file changed since, and its scan takes the imports instead of a row of the
+facts cache per file, and the relations instead of resolving every file's imports.
 
 Data only (JSON in a gzip container, stored: see `save`), versioned, stamped with what a sketch is made by (the
 analysis and the page-splitting rule) and read up to a bound. Every value is checked: a damaged, foreign
@@ -16,20 +17,24 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from repodoc_lsp.analysis.model import Import
+from repodoc_lsp.analysis.relations import NameUsers, Relations, Users
 from repodoc_lsp.knowledge.graph import Graph, Key, LaterSketch, Link
 from repodoc_lsp.knowledge.resolution import NAME
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.store import kept
-from repodoc_lsp.store.cache import checked_import
+from repodoc_lsp.store.cache import import_fields
+from repodoc_lsp.store.facts import Imports, SavedImports
 
-VERSION = 4  # 2: each file's link beside its sketch; 3: each sketch as its own JSON text; 4: every file's imports
+# 2: each file's link beside its sketch; 3: each sketch as its own JSON text; 4: every file's imports; 5: who
+# imports each file (the import relations' tables)
+VERSION = 5
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
 
 
@@ -107,8 +112,8 @@ def _key(value: Any) -> bool:
 
 def held(saved: Mapping[str, Any], digests: Mapping[str, str], imports: Mapping[str, tuple[Import, ...]],
          made: Callable[[str], Sketch]) -> dict[str, tuple[str, LaterSketch | None]]:
-    """file -> (digest, its sketch with its `imports`, decoded when its view is first read; None: a file of
-    no graph) for each file of `digests` that `saved` holds a sketch of for that digest. A sketch that
+    """file -> (digest, its sketch with its `imports` (read then), decoded when its view is first read; None: a
+    file of no graph) for each file of `digests` that `saved` holds a sketch of for that digest. A sketch that
     does not decode then is `made(file)` instead (from the file's facts): never taken as it is."""
     found: dict[str, tuple[str, LaterSketch | None]] = {}
     for rel, key in digests.items():
@@ -118,16 +123,18 @@ def held(saved: Mapping[str, Any], digests: Mapping[str, str], imports: Mapping[
         if entry[1] is None:
             found[rel] = (key, None)
         elif type(entry[1]) is str:
-            found[rel] = (key, LaterSketch(partial(_sketch, entry[1], imports[rel], partial(made, rel))))
+            found[rel] = (key, LaterSketch(partial(_sketch, entry[1], partial(imports.__getitem__, rel),
+                                                   partial(made, rel))))
     return found
 
 
-def _sketch(text: str, imports: tuple[Import, ...], made: Callable[[], Sketch]) -> Sketch:
-    """The sketch saved as `text` (`of_graph`) with `imports`, or `made()` when it does not decode."""
+def _sketch(text: str, imports: Callable[[], tuple[Import, ...]], made: Callable[[], Sketch]) -> Sketch:
+    """The sketch saved as `text` (`of_graph`) with `imports()`, or `made()` when it does not decode."""
     try:
-        return replace(decode(json.loads(text)), imports=imports)
+        sketch = decode(json.loads(text))
     except (ValueError, TypeError, RecursionError):
         return made()
+    return replace(sketch, imports=imports())
 
 
 def links(saved: Mapping[str, Any], digests: Mapping[str, str]) -> dict[str, Link]:
@@ -162,10 +169,12 @@ def of_graph(graph: Graph, digests: Mapping[str, str]) -> dict[str, list[Any]]:
 @dataclass(frozen=True, slots=True)
 class Saved:
     """The saved file as read: file -> [content digest, sketch, link] (`of_graph`; checked by `held` and
-    `links`), and content digest -> its imports as `encode_imports` wrote them (checked by `imports_of`)."""
+    `links`), content digest -> its imports as `encode_imports` wrote them (checked by `imports_of`), and
+    the import relations' tables as `encode_relations` wrote them (checked by `relations`)."""
 
     sketches: dict[str, Any] = field(default_factory=dict)
     imports: dict[str, Any] = field(default_factory=dict)
+    relations: dict[str, Any] = field(default_factory=dict)
 
 
 def load(path: Path, stamp: str) -> Saved:
@@ -174,8 +183,8 @@ def load(path: Path, stamp: str) -> Saved:
     data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
         return Saved()
-    found, imports = data.get("sketches"), data.get("imports")
-    return Saved(found if isinstance(found, dict) else {}, imports if isinstance(imports, dict) else {})
+    found, imports, relations = data.get("sketches"), data.get("imports"), data.get("relations")
+    return Saved(*(part if isinstance(part, dict) else {} for part in (found, imports, relations)))
 
 
 def encode_imports(imports: tuple[Import, ...]) -> list[list[Any]]:
@@ -185,35 +194,81 @@ def encode_imports(imports: tuple[Import, ...]) -> list[list[Any]]:
             for i in imports]
 
 
-def imports_of(saved: Saved, digests: Iterable[str]) -> dict[str, tuple[Import, ...]]:
-    """content digest -> its imports, strings interned, for each of `digests` whose imports `saved` holds
-    exactly as `encode_imports` wrote them (the others are left out: read from the facts cache). Kept with
-    the sketches so a run after an edit reads every file's imports in one read, not a row and a JSON text
-    each from the cache."""
-    found: dict[str, tuple[Import, ...]] = {}
-    for key in digests:
-        rows = saved.imports.get(key)
-        if type(rows) is list:
-            try:
-                found[key] = tuple(map(_import, rows))
-            except (ValueError, TypeError):
-                continue
+def imports_of(saved: Saved) -> dict[str, SavedImports]:
+    """content digest -> its imports, for each content whose rows `saved` holds exactly as `encode_imports`
+    wrote them (the others are left out: read from the facts cache). Checked here, made into `Import`s
+    when first read (`SavedImports`). Kept with the sketches so a run after an edit reads every file's
+    imports in one read, not a row and a JSON text each from the cache."""
+    found: dict[str, SavedImports] = {}
+    for key, rows in saved.imports.items():
+        if type(rows) is list and all(type(row) is list and len(row) == 7 and import_fields(*row) for row in rows):
+            found[key] = SavedImports(rows)
     return found
 
 
-def _import(row: Any) -> Import:
-    """One `Import` of `encode_imports`; ValueError or TypeError when `row` is not exactly of that form."""
-    module, names, line, level, anchor, asnames, star = row
-    return checked_import(module, names, line, level, anchor, asnames, star)
+def encode_imports_of(imports: Imports, digests: Mapping[str, str]) -> dict[str, list[list[Any]]]:
+    """Every file's imports (`digests`: its content digest) as `save` takes them; rows read from a saved
+    file passed on as they are."""
+    found: dict[str, list[list[Any]]] = {}
+    for rel, given in ((rel, imports.given(rel)) for rel in imports):
+        found[digests[rel]] = given.rows if isinstance(given, SavedImports) else encode_imports(given)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class SavedRelations:
+    """The import relations of the files the saved file is of: each file's content digest then, its imports
+    (by digest) and who imported each file then (`Relations.saved_tables`), checked."""
+
+    digests: dict[str, str]
+    imports: Mapping[str, SavedImports]
+    tables: tuple[Users, NameUsers]
+
+    def made(self) -> Relations:
+        """These relations, each file's imports made when first read."""
+        by_file = Imports()
+        for rel, key in self.digests.items():
+            by_file[rel] = self.imports[key]
+        return Relations(by_file, self.tables)
+
+
+def encode_relations(relations: Relations) -> dict[str, Any]:
+    """What `save` records of `relations` (of the files and contents of the sketches saved with them)."""
+    importers, name_users = relations.saved_tables()
+    names: dict[str, dict[str, list[str]]] = {}
+    for (target, name), users in name_users.items():
+        names.setdefault(target, {})[name] = users
+    return {"importers": importers, "names": names}
+
+
+def relations(saved: Saved, imports: Mapping[str, SavedImports]) -> SavedRelations | None:
+    """The import relations `saved` holds, with `imports` (`imports_of`); None when they are not exactly of
+    `encode_relations`' form, name files it is not of, or a file's imports are not among `imports`."""
+    importers, names = saved.relations.get("importers"), saved.relations.get("names")
+    digests = {rel: entry[0] for rel, entry in saved.sketches.items() if isinstance(entry, list) and len(entry) == 3}
+    if not (isinstance(importers, dict) and isinstance(names, dict) and len(digests) == len(saved.sketches)
+            and all(type(key) is str and key in imports for key in digests.values())
+            and all(isinstance(by, dict) for by in names.values())):
+        return None
+    lists = [*importers.values(), *(users for by in names.values() for users in by.values())]
+    try:
+        named = set().union(*lists, importers, names)
+    except TypeError:  # not lists of strings
+        return None
+    if not (named <= digests.keys() and all(type(users) is list for users in lists)):
+        return None
+    return SavedRelations(digests, imports, (importers, {(target, name): users for target, by in names.items()
+                                                         for name, users in by.items()}))
 
 
 _json = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def save(path: Path, stamp: str, sketches: Mapping[str, list[Any]],
-         imports: Mapping[str, list[list[Any]]] | None = None) -> None:
-    """Record `sketches` (`of_graph`) and `imports` (content digest -> `encode_imports`) atomically; a failure
-    (a read-only cache folder) only means the next run builds its graph from the facts. Stored, not
-    compressed: inflating it was a sixth of reading it in every run after an edit (the file is three times
-    larger)."""
-    kept.write(path, {"version": VERSION, "stamp": stamp, "sketches": sketches, "imports": imports or {}}, level=0)
+         imports: Mapping[str, list[list[Any]]] | None = None, relations: Mapping[str, Any] | None = None) -> None:
+    """Record `sketches` (`of_graph`), `imports` (content digest -> `encode_imports`) and the import `relations`
+    of these files and contents (`encode_relations`) atomically; a failure (a read-only cache folder) only
+    means the next run builds its graph from the facts. Stored, not compressed: inflating it was a sixth of
+    reading it in every run after an edit (the file is three times larger)."""
+    kept.write(path, {"version": VERSION, "stamp": stamp, "sketches": sketches, "imports": imports or {},
+                      "relations": relations or {}}, level=0)

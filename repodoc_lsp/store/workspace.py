@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis import FileFacts, Language
 from repodoc_lsp.analysis.model import Import
@@ -30,9 +31,12 @@ from repodoc_lsp.pipeline.runtime import LIBRARY, Runtime, no_cycle_collection
 from repodoc_lsp.render.parts import definition_parts
 from repodoc_lsp.store.cache import FactsCache, digest
 from repodoc_lsp.store.discover import InputFilter, Skipped, discover, input_folders
-from repodoc_lsp.store.facts import FactsStore, analyse_bytes, analyse_path
+from repodoc_lsp.store.facts import FactsStore, SavedImports, analyse_bytes, analyse_path
 from repodoc_lsp.store.regular import read_regular
 from repodoc_lsp.store.scan import NOT_SEEN, CancelToken, ProgressFn, ScanMode, Seen, Stat, analyse, known
+
+if TYPE_CHECKING:
+    from repodoc_lsp.store.sketches import SavedRelations
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,21 +112,23 @@ class Workspace:
              cancel: CancelToken | None = None,
              on_facts: Callable[[str, FileFacts], None] | None = None, release: bool = False,
              seen: Seen = NOT_SEEN,
-             imports: Mapping[str, tuple[Import, ...]] | None = None) -> bool:
+             imports: Mapping[str, tuple[Import, ...] | SavedImports] | None = None,
+             relations: SavedRelations | None = None) -> bool:
         """Discover and analyse every input. Returns False when cancelled: the workspace is then
         left as it was (what was analysed meanwhile is in the cache). `release`: new facts are
         forgotten once the cache holds them, loaded again on use (the server, whose index and
         graph summarise them: every file's facts held at the end of a cold scan of a large
         workspace take a lot of memory, before the index and graph are built on top). `seen`: an earlier
         scan's digests and stats (a file whose stat did not move is not read again). `imports`: content
-        digest -> imports known already, strings interned (a check's kept table), not read from the cache."""
+        digest -> imports known already, strings interned (a check's kept table), not read from the cache.
+        `relations`: the import relations a saved run had (`store/sketches.py`), made from if of these files."""
         began = time.time_ns()
         found = discover(self.root, self.settings)
         mode = ScanMode(release=release, once=not self.incremental)
         fresh = not self.digests and self.cache.empty()
         with self.runtime.holding():  # every file's imports, held: the collector's passes were a tenth of this
             state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded,
-                          stats=found.stats, seen=seen, imports=imports)
+                          stats=found.stats, seen=seen, imports=imports, relations=relations)
         state.progress, state.on_facts, state.parts = progress, on_facts, self.parts
         if progress:
             progress("analyse", state.done, state.total, "")
@@ -137,9 +143,8 @@ class Workspace:
         self.sizes = {r: s for r, s in state.sizes.items() if r in facts}
         self.stats, self.scan_began = {r: s for r, s in found.stats.items() if r in facts}, began
         self.folders = set(found.folders)
-        # else built on first use: a run whose tree is intact never needs them
-        relations = state.relations
-        self._relations = relations if relations is not None and relations.files == set(facts) else None
+        made = state.relations  # else built on first use: a run whose tree is intact never needs them
+        self._relations = made if made is not None and made.files == set(facts) else None
         self._graph = self._by_name = None
         self._sketches, self._links = dict(state.sketches), {}
         return True
@@ -181,7 +186,7 @@ class Workspace:
         return WorkspaceState(dict(self.digests), dict(self.sizes), set(self.folders),
                               list(self.discovery_skipped), dict(self.read_skipped))
 
-    def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...]] | None = None,
+    def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...] | SavedImports] | None = None,
                 sketches: Mapping[str, tuple[str, Sketch | LaterSketch | None]] | None = None,
                 relations: Relations | None = None, store: FactsStore | None = None,
                 links: Mapping[str, Link] | None = None, graph: Graph | None = None) -> None:
