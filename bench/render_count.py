@@ -41,7 +41,7 @@ def prep(ws: str, out: str, cache: str, dump: str) -> None:
         return iter(())
 
     rendering.run_chunks = capture  # type: ignore[assignment]
-    Runtime.render_context = lambda self, built_in=False: None  # type: ignore[assignment,method-assign,misc]
+    Runtime.render_context = lambda self, built_in=False, compiled_in="": None  # type: ignore[assignment,method-assign,misc]
     cli.main(["generate", ws, "--out", out, "--cache-dir", cache, "--jobs", "2", "--quiet"])
 
 
