@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -34,8 +35,8 @@ from languages_corpus import fetch  # noqa: E402
 CORPORA = {"express": "express/package", "zod": "zod/package", "acorn": "acorn/package",
            "rust": "rust/cryptography-41.0.7", "go": "debian/usr/share/gocode/src/github.com/google/go-cmp",
            "java": "jdk17/java.base/java/util/concurrent/atomic"}
-SUFFIXES = (".js", ".mjs", ".ts", ".c", ".h", ".cc", ".cpp", ".hpp", ".cu", ".go", ".rs", ".java")
-_DEFINED = re.compile(r"\b(?:function|class|fn|func|struct|interface|enum)\s+([A-Za-z_]\w{2,})")
+SUFFIXES = (".py", ".js", ".mjs", ".ts", ".c", ".h", ".cc", ".cpp", ".hpp", ".cu", ".go", ".rs", ".java")
+_DEFINED = re.compile(r"\b(?:def|function|class|fn|func|struct|interface|enum)\s+([A-Za-z_]\w{2,})")
 _CALLED = re.compile(r"\b([A-Za-z_]\w{3,})\(")
 
 
@@ -75,7 +76,8 @@ def edit(ws: Path, rnd: random.Random) -> str:
     return f"drop line {i + 1} of {f.relative_to(ws)}"
 
 
-def check(source: Path, seed: int, steps: int) -> bool:
+def check(source: Path, seed: int, steps: int, edit: Callable[[Path, random.Random], str] = edit) -> bool:
+    """`steps` random edits (`edit`) of a copy of `source`: after each, the kept tree equals a fresh one."""
     rnd = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="repodoc-edits-") as tmp:
         base = Path(tmp)

@@ -1,0 +1,155 @@
+"""Random edits of real Python projects (the real-projects corpus, sdists with their docs): after each,
+the tree kept by `repodoc generate` equals a fresh one, byte for byte (the manifest aside).
+
+    python bench/check_edits_python.py [--project NAME ...] [--seed N] [--steps N]
+
+The property tests (tests/edits.py) edit small synthetic workspaces; this drives the same promise through
+real code, with edits that reach across files: a subclass of another module's class, a base added to a
+class, a re-export in a package's `__init__.py`, `__all__`, a docstring or a method renamed, a file
+moved, a file ignored or unignored (`.gitignore`), a docs page naming a definition, a symlink loop, the
+README; else one of `check_edits_polyglot.py`'s (rename, delete, copy, drop a line, define a name another
+file calls). Prints one line per step; exit 1 at the first difference, with its diff.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from check_edits_polyglot import check
+from check_edits_polyglot import edit as any_edit
+from realprojects.corpus import roots
+
+_CLASS = re.compile(r"^class\s+([A-Za-z_]\w*)", re.M)
+_TOP = re.compile(r"^(?:def|class)\s+([A-Za-z]\w*)", re.M)
+_METHOD = re.compile(r"^\s+def\s+([A-Za-z_]\w*)\s*\(", re.M)
+_DOC = re.compile(r'("""|\'\'\')([^\n"\']{3,})')
+
+
+def module_of(ws: Path, f: Path) -> str:
+    parts = list(f.relative_to(ws).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts[1:] if parts[:1] == ["src"] else parts)
+
+
+def _sources(ws: Path) -> list[Path]:
+    return sorted(p for p in ws.rglob("*.py") if p.is_file() and ".git" not in p.parts and not p.is_symlink())
+
+
+def _across(ws: Path, f: Path, text: str, other: Path, kind: str) -> str | None:
+    """An edit of `f` naming a class of `other`."""
+    classes = sorted(set(_CLASS.findall(other.read_text(encoding="utf-8", errors="replace"))))
+    mod = module_of(ws, other)
+    if not (classes and mod):
+        return None
+    c = random.Random(text).choice(classes)
+    if kind == "subclass":
+        f.write_text(text + f"\n\nfrom {mod} import {c} as _Base{c}\n\n\nclass Sub{c}(_Base{c}):\n"
+                     f'    """A subclass of {c}."""\n\n    def extra(self):\n        return 1\n', encoding="utf-8")
+        return f"subclass of {mod}.{c} in {f.relative_to(ws)}"
+    if kind == "reexport":
+        init = f.parent / "__init__.py" if (f.parent / "__init__.py").exists() else f
+        before = init.read_text(encoding="utf-8", errors="replace")
+        init.write_text(before + f"\nfrom {mod} import {c}\n", encoding="utf-8")
+        return f"re-export of {mod}.{c} in {init.relative_to(ws)}"
+    m = _CLASS.search(text)
+    end = text.find("\n", m.start()) if m else -1
+    if m and other != f and end > 0 and "(" not in text[m.start():end] and text[m.start():end].rstrip().endswith(":"):
+        head = text[m.start():end].rstrip()[:-1] + f"(_B{c}):"
+        f.write_text(f"from {mod} import {c} as _B{c}\n" + text[:m.start()] + head + text[end:], encoding="utf-8")
+        return f"base {mod}.{c} added to {m.group(1)} in {f.relative_to(ws)}"
+    return None
+
+
+def _in_file(ws: Path, f: Path, text: str, rnd: random.Random, kind: str) -> str | None:
+    """An edit of `f` alone: `__all__`, a docstring, a method renamed."""
+    where = f.relative_to(ws)
+    if kind == "all" and (names := sorted(set(_TOP.findall(text)))):
+        pick = rnd.sample(names, min(len(names), rnd.randint(1, 3)))
+        f.write_text(text + f"\n__all__ = {pick!r}\n", encoding="utf-8")
+        return f"__all__ = {pick} in {where}"
+    if kind == "doc" and (docs := list(_DOC.finditer(text))):
+        d = rnd.choice(docs)
+        f.write_text(text[:d.start(2)] + "Changed: " + d.group(2)[::-1] + text[d.end(2):], encoding="utf-8")
+        return f"docstring at line {text.count(chr(10), 0, d.start()) + 1} of {where}"
+    if kind == "method" and (methods := list(_METHOD.finditer(text))):
+        d = rnd.choice(methods)
+        f.write_text(text[:d.start(1)] + d.group(1) + "_renamed" + text[d.end(1):], encoding="utf-8")
+        return f"method {d.group(1)} renamed at line {text.count(chr(10), 0, d.start()) + 1} of {where}"
+    return None
+
+
+def _beside(ws: Path, f: Path, text: str, rnd: random.Random, kind: str) -> str | None:
+    """An edit beside the sources: ignore rules, docs prose, a symlink loop, the README, a move."""
+    rel = f.relative_to(ws).as_posix()
+    ignore = ws / ".gitignore"
+    rules = ignore.read_text(encoding="utf-8", errors="replace").splitlines() if ignore.exists() else []
+    if kind == "ignore":
+        ignore.write_text("\n".join([*rules, rel]) + "\n", encoding="utf-8")
+        return f"ignore {rel}"
+    if kind == "unignore" and rules:
+        drop = rnd.randrange(len(rules))
+        ignore.write_text("\n".join(rules[:drop] + rules[drop + 1:]) + "\n", encoding="utf-8")
+        return f"unignore {rules[drop]!r}"
+    docs = sorted(p for p in ws.rglob("*") if p.suffix in (".md", ".rst") and ("docs" in p.parts or p.parent == ws))
+    if kind == "docs" and docs and (names := _TOP.findall(text)):
+        page = rnd.choice(docs)
+        page.write_text(page.read_text(encoding="utf-8", errors="replace") + f"\n\nSee `{rnd.choice(names)}`.\n",
+                        encoding="utf-8")
+        return f"docs page {page.relative_to(ws)} names a definition of {rel}"
+    if kind == "symlink" and not (link := f.parent / f"loop_{rnd.randrange(1000)}").exists():
+        os.symlink(".", link)
+        return f"symlink loop {link.relative_to(ws)}"
+    if kind == "readme":
+        readme = ws / "README.md"
+        readme.write_text((readme.read_text(encoding="utf-8", errors="replace") if readme.exists() else "")
+                          + "\n\nMore words.\n", encoding="utf-8")
+        return "README.md edited"
+    if kind == "move":
+        dest = rnd.choice(sorted(p for p in ws.rglob("*") if p.is_dir() and ".git" not in p.parts)) / f"moved_{f.name}"
+        f.rename(dest)
+        return f"move {rel} -> {dest.relative_to(ws)}"
+    return None
+
+
+KINDS = ("subclass", "reexport", "base", "all", "doc", "method", "ignore", "unignore", "docs", "symlink",
+         "readme", "move", "other")
+
+
+def edit(ws: Path, rnd: random.Random) -> str:
+    """One random edit of `ws`; what it did."""
+    files = _sources(ws)
+    f, other, kind = rnd.choice(files), rnd.choice(files), rnd.choice(KINDS)
+    text = f.read_text(encoding="utf-8", errors="replace")
+    done = None
+    if kind in ("subclass", "reexport", "base"):
+        done = _across(ws, f, text, other, kind)
+    elif kind in ("all", "doc", "method"):
+        done = _in_file(ws, f, text, rnd, kind)
+    elif kind != "other":
+        done = _beside(ws, f, text, rnd, kind)
+    return done or any_edit(ws, rnd)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--project", action="append", help="a project of bench/realprojects (default: all)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--steps", type=int, default=8)
+    args = parser.parse_args()
+    ok = True
+    for name, root in roots(set(args.project) if args.project else None):
+        print(f"{name} (seed {args.seed}):", flush=True)
+        ok = check(root, args.seed, args.steps, edit) and ok
+    raise SystemExit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
