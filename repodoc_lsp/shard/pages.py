@@ -25,7 +25,7 @@ from repodoc_lsp.pipeline.write import Summary
 from repodoc_lsp.render.own_pages import has_pages
 from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.render.paths import folder_of
-from repodoc_lsp.shard.answering import answered, run_of
+from repodoc_lsp.shard.answering import answered
 from repodoc_lsp.shard.answers import inputs_digest, read_answers
 from repodoc_lsp.shard.facts_file import (
     FactsReader,
@@ -261,10 +261,10 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     relations = _names_only(digests) if none_held else _share_relations(store.imports(), others) \
         if rendered and not linked else None
     if linked and answers is not None and share is not None:
-        ws.restore(state, store=store, relations=_names_only(digests))
-        got = read_link_records([answers], share, *run_of(ws))  # (others' imports: not read, `light_others`)
+        run = tree_of(ws.root, sorted({*digests, *skipped})), inputs_digest(digests)  # `run_of(ws)`, restored
+        got = read_link_records([answers], share, *run)  # (others' imports: not read, `light_others`)
         ws.restore(state, store=store, relations=_linked_relations(store.imports(), others.keys(), got))
-        graph = cast("Graph", answered(ws, sketched, share, [answers], got.links))
+        graph = cast("Graph", answered(ws, sketched, share, [answers], got))
         sketched = {}
         ws.restore(state, store=store, relations=ws.relations, graph=graph)
     elif answers is not None and share is not None and own is not None:
