@@ -10,13 +10,16 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from helpers import cli_here, make_workspace, read_manifest, run_cli
 
 from repodoc_lsp.output.manifest import MANIFEST
 from repodoc_lsp.shard.pages import SIDECAR
+
+if TYPE_CHECKING:
+    from repodoc_lsp.shard.share_facts import ShareFacts
 
 FILES = {
     "pyproject.toml": '[project]\nname = "demo"\n',
@@ -517,11 +520,13 @@ def test_link_and_share_jobs_holding_one_view_at_a_time_answer_the_same(
 def test_link_and_share_jobs_read_a_files_imports_only_with_its_view(
         setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A link job and a page share's answer job decode a file's imports only when its view is made (from its
-    facts file's block, with its sketch), and their relations are the files' module names alone."""
+    facts file's block, with its sketch), and a link job each of its own files' once more (whom it imports,
+    for the page jobs); their relations are the files' module names alone."""
     from repodoc_lsp.config import Settings
     from repodoc_lsp.knowledge import held
     from repodoc_lsp.shard import facts_file
     from repodoc_lsp.shard.graph_job import write_links, write_share_answers
+    from repodoc_lsp.shard.split import file_share
     from repodoc_lsp.store.workspace import Workspace
 
     made: list[held.HeldViews] = []
@@ -539,7 +544,8 @@ def test_link_and_share_jobs_read_a_files_imports_only_with_its_view(
     monkeypatch.setattr(facts_file, "structure_imports", counted)
     ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
     write_links(ws, setup.facts, (1, 2), 2, tmp_path / "l1")
-    assert len(decoded) == made[-1].made < len(ws.digests)
+    mine = [rel for rel in ws.digests if file_share(rel, 2) == 1]
+    assert len(decoded) == made[-1].made + len(mine) and made[-1].made < len(ws.digests)
     assert ws.relations.module_of["pkg/a.py"] == "pkg.a" and not ws.relations.imported_by
     assert not any(ws.relations.imports_of(rel) for rel in ws.digests)
     write_links(Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False),
@@ -548,6 +554,56 @@ def test_link_and_share_jobs_read_a_files_imports_only_with_its_view(
     ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
     write_share_answers(ws, setup.facts, (1, 2), [tmp_path / "l1", tmp_path / "l2"], tmp_path / "answers")
     assert len(decoded) == made[-1].made and not ws.relations.imported_by
+
+
+def test_a_page_job_given_link_records_decodes_no_other_files_imports(
+        setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page job given the link records knows its own files' importers and tests, and how many files import
+    every file (a file of one share imported only by files of another, by relative imports, by a test), as the
+    whole tree's relations say, without decoding another file's imports but with its view's."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.knowledge import held
+    from repodoc_lsp.shard import facts_file
+    from repodoc_lsp.shard.graph_job import write_links
+    from repodoc_lsp.shard.pages import take_facts
+    from repodoc_lsp.store.workspace import Workspace
+
+    def workspace() -> Workspace:
+        return Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+    whole = workspace()
+    take_facts(whole, setup.facts)
+    for k in (1, 2):
+        write_links(workspace(), setup.facts, (k, 2), 3, tmp_path)
+    made: list[held.HeldViews] = []
+    real_init, real_imports = held.HeldViews.__init__, facts_file.structure_imports
+    decoded: list[object] = []
+
+    def noted(self: held.HeldViews, *args: Any) -> None:
+        real_init(self, *args)
+        made.append(self)
+
+    def counted(value: Any) -> Any:
+        decoded.append(value)
+        return real_imports(value)
+    monkeypatch.setattr(held.HeldViews, "__init__", noted)
+    monkeypatch.setattr(facts_file, "structure_imports", counted)
+    imported_elsewhere = False
+    for j in (1, 2, 3):
+        decoded.clear()
+        ws = workspace()
+        take_facts(ws, setup.facts, share=(j, 3), answers=tmp_path)
+        own = cast("ShareFacts", ws.facts).own or frozenset()
+        assert len(decoded) == len(own & ws.digests.keys()) + made[-1].made
+        for rel in whole.digests:
+            assert ws.relations.importer_count(rel) == whole.relations.importer_count(rel), (j, rel)
+            if rel in own:
+                assert ws.relations.importers(rel) == whole.relations.importers(rel), (j, rel)
+                assert ws.relations.tests_of(rel) == whole.relations.tests_of(rel), (j, rel)
+                imported_elsewhere |= bool(set(whole.relations.importers(rel)) - own)
+            else:
+                assert not ws.relations.imports_of(rel)
+    assert imported_elsewhere
+    assert whole.relations.tests_of("pkg/a.py") == ["tests/test_a.py"]
 
 
 def test_link_records_missing_of_another_run_or_damaged_are_refused(setup: Setup, tmp_path: Path) -> None:
@@ -578,6 +634,8 @@ def test_link_records_missing_of_another_run_or_damaged_are_refused(setup: Setup
     lines = gzip.decompress(data).split(b"\n")
     header = json.loads(lines[0])
     for change, expected in (({"repodoc": "0.0.1"}, "made by repodoc 0.0.1"),
+                             ({"version": 1}, "link records format version 1, this repodoc reads version 2"),
+                             ({"counted": 7}, "damaged link records: it ends after 1 of 1 files and 1 of 7 counts"),
                              ({"inputs": "0" * 40}, "made from other facts files or other file contents"),
                              ({"link": [1, 3]}, "")):
         (other / one.name).write_bytes(gzip.compress(b"\n".join([json.dumps({**header, **change}).encode(),
@@ -586,6 +644,19 @@ def test_link_records_missing_of_another_run_or_damaged_are_refused(setup: Setup
                 f"made by link job 2/2, but {other / one.name} by one of 3")
     (other / one.name).write_bytes(gzip.compress(b"\n".join([*lines[:1], *lines[2:]])))  # a file left out
     refused([other, links[1]], "1/2", f"{other / one.name}: damaged link records: it ends after")
+    counts = next(i for i, line in enumerate(lines) if line.startswith(b'{"counts"'))
+    for damage in (b'{"counts":[["pkg/a.py",0]]}', b'{"counts":[["pkg/a.py"]]}', b'{"counts":{}}'):
+        (other / one.name).write_bytes(gzip.compress(b"\n".join([*lines[:counts], damage, *lines[counts + 1:]])))
+        refused([other, links[1]], "1/2", f"{other / one.name}: damaged link records: a counts line of the wrong form")
+    imports = next(i for i, line in enumerate(lines) if b'"imports":' in line)
+    damaged = lines[imports].replace(b'"imports":[]', b'"imports":[1]').replace(b'"imports":["', b'"imports":[1,"')
+    (other / one.name).write_bytes(gzip.compress(b"\n".join([*lines[:imports], damaged, *lines[imports + 1:]])))
+    for path in links[1].iterdir():  # a page job's folder: every link job's records
+        shutil.copy(path, other)
+    code, _out, err = setup.run("generate", str(setup.root), *setup.flags, "--no-cache", "--facts", *setup.facts,
+                                "--pages", "1/2", "--graph", str(other))
+    assert code == 2 and f"{other / one.name}: damaged link records: a file's line" in err, err
+    assert not (setup.out / MANIFEST).exists()
     refused([links[0], links[0], links[1]], "1/2", "are both of link job 1/2")
     with _changed_since(setup.root / "pkg/b.py"):  # the link jobs' records are not this checkout's
         refused(links, "2/2", "made from other facts files or other file contents")

@@ -255,3 +255,7 @@ class Relations:
 
     def importers(self, rel: str) -> list[str]:
         return sorted(self.imported_by.get(rel, ()))
+
+    def importer_count(self, rel: str) -> int:
+        """How many files import `rel` (what a folder's index and llms.txt rank by)."""
+        return len(self.imported_by.get(rel, ()))

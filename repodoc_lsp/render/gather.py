@@ -263,7 +263,7 @@ def _folder_purpose(site: Site, folder: str) -> str:
     if facts is not None and (own := file_purpose(init, facts)).origin not in ("its contents", ""):
         return own.text
     files = site.child_files.get(folder, [])
-    imported = [(n, r) for r in files if (n := len(site.relations.importers(r)))]
+    imported = [(n, r) for r in files if (n := site.relations.importer_count(r))]
     if imported:
         return "Most imported: " + ", ".join(md.code(posixpath.basename(r)) for _n, r in
                                              sorted(imported, key=lambda x: (-x[0], x[1]))[:3]) + "."
@@ -280,7 +280,7 @@ def gather_index(site: Site, folder: str) -> dict:
                            for f in site.child_folders.get(folder, [])],
             "files": [(r, site.digests.get(r)) for r in files],  # those without pages: a line each (`own_pages`)
             "sizes": {r: site.sizes.get(r, 0) for r in files if not site.has_pages(r)},
-            "importers": {r: len(site.relations.importers(r)) for r in files} if len(files) > LIST_LIMIT else {},
+            "importers": {r: site.relations.importer_count(r) for r in files} if len(files) > LIST_LIMIT else {},
             "users": {r: _users_by_name(site, r) for r in files}}  # the purposes feature the most used
 
 
@@ -319,8 +319,8 @@ def graph_reads(site: Site, rel: str) -> None:
 
 def _llms_ranked(site: Site) -> list[str]:
     """Files with pages, the most imported first (then by path)."""
-    imported_by = site.relations.imported_by  # counted, not listed: every save plans llms.txt
-    return sorted(site.paged, key=lambda rel: (-len(imported_by.get(rel, ())), rel))
+    count = site.relations.importer_count  # counted, not listed: every save plans llms.txt
+    return sorted(site.paged, key=lambda rel: (-count(rel), rel))
 
 
 def gather_llms(site: Site, subject: str) -> dict:

@@ -21,7 +21,7 @@ from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.render.site import Site
 from repodoc_lsp.shard.answers import Answers, Recorder, inputs_digest
 from repodoc_lsp.shard.facts_file import Share, Tree, tree_of
-from repodoc_lsp.shard.links import read_links
+from repodoc_lsp.shard.links import Records
 from repodoc_lsp.shard.split import folder_shares, folder_weights
 from repodoc_lsp.store.workspace import ProgressFn, Workspace
 
@@ -42,10 +42,11 @@ def run_of(ws: Workspace) -> tuple[Tree, str]:
 
 
 def answered(ws: Workspace, sketched: Mapping[str, tuple[str, Sketch | LaterSketch | None]], share: Share,
-             links: Sequence[Path], held: int = VIEWS_HELD) -> Answers:
+             links: Sequence[Path], records: Records, held: int = VIEWS_HELD) -> Answers:
     """Page share `share`'s answers, made in its page job from every link job's records for it in `links`
-    (`generate --pages J/M --graph DIR`, DIR holding them): `write_share_answers` without the file."""
-    graph = graph_of(ws, sketched, held, only=(), linked=read_links(links, share, *run_of(ws)))
+    (`generate --pages J/M --graph DIR`, DIR holding them; `records`: as `links.read_records` read them, their
+    links taken): `write_share_answers` without the file."""
+    graph = graph_of(ws, sketched, held, only=(), linked=records.take_links())
     found: dict[str, bytes] = {}
     for _rel, noted in reads(ws, graph, share_files(ws, share[1], share[0])):
         found.update((asked, answer.encode("utf-8", "surrogatepass")) for asked, answer in noted.items())

@@ -256,11 +256,12 @@ class FactsReader:
         return Header(repodoc, analysis, tree, (shard[0], shard[1]), files, made)
 
     def records(self, wanted: Callable[[str], bool] = lambda _path: True, *, light: bool = False,
-                with_sketch: bool = True) -> Iterator[Record]:
+                with_sketch: bool = True, light_others: bool = False) -> Iterator[Record]:
         """Each record, checked, with its facts when `wanted(path)` (else `at`: where its block starts);
         a ShardError at the first damage, or when the file ends early. `light`: neither imports nor
         sketch decoded (a check that needs the digests alone); `with_sketch` False: no sketch decoded (a
-        page job given the graph's answers)."""
+        page job given the graph's answers); `light_others`: the records not `wanted` read as `light` (a page
+        job given the link records)."""
         count = 0
         lines = self._lines
         while (line := next(lines, None)) is not None:
@@ -271,12 +272,14 @@ class FactsReader:
                 if next(lines, None) is not None:
                     raise self.damaged("lines after its end")
                 return
-            record = self.record(value, light, with_sketch)
+            path = value.get("path")
+            lite = light or (light_others and not (isinstance(path, str) and wanted(path)))
+            record = self.record(value, lite, with_sketch)
             if "pages" in value:  # its facts follow
                 facts = next(lines, None)
                 if facts is None or facts[0] != line[0]:
                     raise self.damaged(f"{record.path}: its facts are not in its block")
-                record = self.with_facts(record, facts[1]) if wanted(record.path) and not light \
+                record = self.with_facts(record, facts[1]) if wanted(record.path) and not lite \
                     else _at(record, line[0])
             yield record
             count += 1

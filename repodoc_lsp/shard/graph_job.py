@@ -15,19 +15,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.shard.answering import VIEWS_HELD, graph_of, page_shares, reads, run_of, share_files
 from repodoc_lsp.shard.answers import AnswersWriter, answers_path
 from repodoc_lsp.shard.facts_file import Share, Tree
-from repodoc_lsp.shard.links import LinksWriter, cut, links_path, read_links
+from repodoc_lsp.shard.links import cut, imported, links_path, read_links, write_share
 from repodoc_lsp.shard.pages import take_facts
 from repodoc_lsp.shard.split import file_share
 from repodoc_lsp.store.workspace import ProgressFn, Workspace
 
 if TYPE_CHECKING:
     from repodoc_lsp.knowledge.graph import Graph
+    from repodoc_lsp.shard.share_facts import ShareFacts
 
 
 @dataclass
@@ -58,17 +59,12 @@ def write_links(ws: Workspace, facts: Sequence[str], link: Share, pages: int, ou
         return folders.get(folder_of(rel), 1)
     tree, inputs = run_of(ws)
     output.mkdir(parents=True, exist_ok=True)
+    imports = imported(cast("ShareFacts", ws.facts), ws.relations, mine)  # who imports whom, for the page jobs
     for share in range(1, pages + 1):
         cuts = {rel: c for rel in sorted(linked) if (c := cut(linked[rel], share_of, share_of(rel) == share,
                                                              share)) is not None}
-        writer = LinksWriter(links_path(output, (share, pages), link), tree, (share, pages), link, inputs, len(cuts))
-        try:
-            for rel, c in cuts.items():
-                writer.add(rel, c)
-            writer.close()
-        except BaseException:
-            writer.discard()
-            raise
+        write_share(links_path(output, (share, pages), link), (tree, (share, pages), link, inputs), cuts, imports,
+                    share_of)
     return GraphSummary(len(linked), pages)
 
 

@@ -9,7 +9,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -37,7 +37,8 @@ from repodoc_lsp.shard.facts_file import (
     sketch_stamp,
     tree_of,
 )
-from repodoc_lsp.shard.links import has_links
+from repodoc_lsp.shard.links import Records, has_links
+from repodoc_lsp.shard.links import read_records as read_link_records
 from repodoc_lsp.shard.share_facts import FactsSource, ShareFacts
 from repodoc_lsp.shard.split import file_share, folder_shares, folder_weights
 from repodoc_lsp.store.cache import digest
@@ -160,7 +161,7 @@ def _check_shards(readers: list[FactsReader], tree: Tree) -> None:
 
 def read_records(readers: list[FactsReader], files: Sequence[str], source: FactsSource,
                  wanted: Callable[[str], bool] = lambda _rel: True, *, light: bool = False,
-                 with_sketch: bool = True) -> dict[str, Record]:
+                 with_sketch: bool = True, light_others: bool = False) -> dict[str, Record]:
     """rel -> its record, from the shards (`open_shards`) of the inputs `files`: each shard holds
     exactly the inputs of its share, each once (else ShardError naming it). The facts of the files
     `wanted` are read; the others' are left in their facts files, where `source` finds them again."""
@@ -169,7 +170,7 @@ def read_records(readers: list[FactsReader], files: Sequence[str], source: Facts
     records: dict[str, Record] = {}
     for index, reader in enumerate(readers):
         k = reader.header.shard[0]
-        for record in reader.records(wanted, light=light, with_sketch=with_sketch):
+        for record in reader.records(wanted, light=light, with_sketch=with_sketch, light_others=light_others):
             if share.get(record.path) != k:
                 raise ShardError(f"{reader.name}: holds {record.path!r}, which is not an input of its share")
             if record.path in records:
@@ -217,7 +218,8 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     store = ShareFacts(ws.root, source, None if check else own)  # a check that renders loads every file's
     try:
         records = read_records(readers, found.files, source, lambda rel: own is None or rel in own,
-                               light=none_held and later, with_sketch=answers is None and not later)
+                               light=none_held and later, with_sketch=answers is None and not later,
+                               light_others=linked)
     finally:
         for reader in readers:
             reader.close()
@@ -256,10 +258,13 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     store.paged = frozenset(paged)
     graph = None
     state = WorkspaceState(digests, sizes, set(found.folders), found.skipped, skipped)
-    relations = _names_only(digests) if none_held else _share_relations(store.imports(), others) if rendered else None
+    relations = _names_only(digests) if none_held else _share_relations(store.imports(), others) \
+        if rendered and not linked else None
     if linked and answers is not None and share is not None:
-        ws.restore(state, store=store, relations=relations)
-        graph = cast("Graph", answered(ws, sketched, share, [answers]))
+        run = tree_of(ws.root, sorted({*digests, *skipped})), inputs_digest(digests)  # `run_of(ws)`, restored
+        got = read_link_records([answers], share, *run)  # (others' imports: not read, `light_others`)
+        ws.restore(state, store=store, relations=_linked_relations(store.imports(), others.keys(), got))
+        graph = cast("Graph", answered(ws, sketched, share, [answers], got))
         sketched = {}
         ws.restore(state, store=store, relations=ws.relations, graph=graph)
     elif answers is not None and share is not None and own is not None:
@@ -294,6 +299,36 @@ def _share_relations(imports: Mapping[str, tuple[Import, ...]], others: Mapping[
                 if target != rel:
                     relations.imported_by[target].add(rel)
     return relations
+
+
+def _linked_relations(imports: Mapping[str, tuple[Import, ...]], others: Collection[str], got: Records) -> Relations:
+    """A page share's relations made with the link jobs' records (`links.py`): those of its own files (those
+    of `imports` but `others`) as `Relations` makes them, who imports them from the records, and for the files
+    of `others`, how many files import each: no other file's imports decoded (they were the largest per-file
+    time of a page job, bench/README.md, issue 40)."""
+    own = imports.keys() - others
+    relations = _CountedRelations({**imports, **dict.fromkeys(others, ())}, own, got.counts)
+    for target, importers in got.importers.items():
+        if target not in own:
+            raise ShardError(f"damaged link records: {target!r} is not a file of this page share")
+        relations.imported_by[target] |= importers
+    return relations
+
+
+class _CountedRelations(Relations):
+    """Relations whose files not `own` are known by how many files import them (`counts`), not by whom."""
+
+    def __init__(self, imports: Mapping[str, tuple[Import, ...]], own: Iterable[str], counts: Mapping[str, int]):
+        super().__init__(imports)
+        self._own, self._counts = frozenset(own), counts
+
+    def importer_count(self, rel: str) -> int:
+        return super().importer_count(rel) if rel in self._own else self._counts.get(rel, 0)
+
+    def importers(self, rel: str) -> list[str]:
+        if rel not in self._own and self._counts.get(rel):  # never a partial list
+            raise ShardError(f"{rel}: its importers are not known to this page share")
+        return super().importers(rel)
 
 
 _ANALYSED = -2  # a record's `at` when its file was analysed here (changed since its facts file was made)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from repodoc_lsp.analysis.model import FileFacts
+from repodoc_lsp.analysis.model import FileFacts, Import
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.shard.facts_file import MOST_BLOCK, FactsReader, Record, ShardError
 from repodoc_lsp.shard.members import BlockError, block_at
@@ -88,15 +88,24 @@ class FactsSource(FactsCache):
     def sketch(self, path: str) -> Sketch:
         """The graph sketch of the file `path` with its imports (its record's line holds both), its block read
         again; ShardError when it is damaged or has none."""
+        record = self._record(path, with_sketch=True)
+        if record.sketch is None:
+            raise ShardError(f"{self._readers[self._where[path][0]].name}: changed since it was read")
+        return replace(record.sketch, imports=record.imports)
+
+    def imports(self, path: str) -> tuple[Import, ...]:
+        """The imports of the file `path` (a link job's own files': whom it imports), its block read again."""
+        return self._record(path, with_sketch=False).imports
+
+    def _record(self, path: str, with_sketch: bool) -> Record:
         reader_index, at, key = self._where[path]
         reader = self._readers[reader_index]
-        lines = self._block_lines(reader_index, at)
         head = _head(path)
-        line = next((line for line in lines if line.startswith(head)), None)
-        record = None if line is None else reader.record(reader.parse(line))
-        if record is None or record.digest != key or record.sketch is None:
+        line = next((line for line in self._block_lines(reader_index, at) if line.startswith(head)), None)
+        record = None if line is None else reader.record(reader.parse(line), with_sketch=with_sketch)
+        if record is None or record.digest != key:
             raise ShardError(f"{reader.name}: changed since it was read")
-        return replace(record.sketch, imports=record.imports)
+        return record
 
     def _block_lines(self, reader_index: int, at: int) -> list[bytes]:
         """The records' lines of a block (not their facts'), those of the last `_BLOCKS_HELD` blocks read kept:
@@ -137,3 +146,8 @@ class ShareFacts(FactsStore):
 
     def load_all(self) -> None:
         self.load(self if self.own is None else self.own)
+
+    def imports_of(self, rel: str) -> tuple[Import, ...]:
+        """`rel`'s imports: of its facts when held (analysed here), else read again from its facts file."""
+        facts = self.loaded(rel)
+        return facts.imports if facts is not None else self.source.imports(rel)
