@@ -7,7 +7,8 @@ linking the files of its share and writing what each page share reads of their l
 a job per page share (`--pages J/M --links DIR...`) writing share J's answers from those records. Neither
 holds the whole graph: their views are made from the facts files when read, at most `VIEWS_HELD` at a
 time (`knowledge/held.py`), and each holds the users of its share's files (or of its links) alone. Neither
-holds the files' imports: a view's are read with its sketch, and the relations are the module names.
+holds every file's imports: a view's are read with its sketch, the relations are the module names, and a
+link job resolves its own files' imports one at a time, to write who imports each page share's files.
 """
 
 from __future__ import annotations
