@@ -517,17 +517,10 @@ def test_link_and_share_jobs_holding_one_view_at_a_time_answer_the_same(
     assert made[0].made > len(made[0]) and made[-1].made > len(made[-1])  # views dropped, made again when read
 
 
-def test_link_and_share_jobs_read_a_files_imports_only_with_its_view(
-        setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A link job and a page share's answer job decode a file's imports only when its view is made (from its
-    facts file's block, with its sketch), and a link job each of its own files' once more (whom it imports,
-    for the page jobs); their relations are the files' module names alone."""
-    from repodoc_lsp.config import Settings
+def _counting(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[object]]:
+    """Each `HeldViews` made and each import list decoded from the facts files, as they come."""
     from repodoc_lsp.knowledge import held
     from repodoc_lsp.shard import facts_file
-    from repodoc_lsp.shard.graph_job import write_links, write_share_answers
-    from repodoc_lsp.shard.split import file_share
-    from repodoc_lsp.store.workspace import Workspace
 
     made: list[held.HeldViews] = []
     real_init, real_imports = held.HeldViews.__init__, facts_file.structure_imports
@@ -542,6 +535,20 @@ def test_link_and_share_jobs_read_a_files_imports_only_with_its_view(
         return real_imports(value)
     monkeypatch.setattr(held.HeldViews, "__init__", noted)
     monkeypatch.setattr(facts_file, "structure_imports", counted)
+    return made, decoded
+
+
+def test_link_and_share_jobs_read_a_files_imports_only_with_its_view(
+        setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link job and a page share's answer job decode a file's imports only when its view is made (from its
+    facts file's block, with its sketch), and a link job each of its own files' once more (whom it imports,
+    for the page jobs); their relations are the files' module names alone."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.shard.graph_job import write_links, write_share_answers
+    from repodoc_lsp.shard.split import file_share
+    from repodoc_lsp.store.workspace import Workspace
+
+    made, decoded = _counting(monkeypatch)
     ws = Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
     write_links(ws, setup.facts, (1, 2), 2, tmp_path / "l1")
     mine = [rel for rel in ws.digests if file_share(rel, 2) == 1]
@@ -562,8 +569,6 @@ def test_a_page_job_given_link_records_decodes_no_other_files_imports(
     every file (a file of one share imported only by files of another, by relative imports, by a test), as the
     whole tree's relations say, without decoding another file's imports but with its view's."""
     from repodoc_lsp.config import Settings
-    from repodoc_lsp.knowledge import held
-    from repodoc_lsp.shard import facts_file
     from repodoc_lsp.shard.graph_job import write_links
     from repodoc_lsp.shard.pages import take_facts
     from repodoc_lsp.store.workspace import Workspace
@@ -574,19 +579,7 @@ def test_a_page_job_given_link_records_decodes_no_other_files_imports(
     take_facts(whole, setup.facts)
     for k in (1, 2):
         write_links(workspace(), setup.facts, (k, 2), 3, tmp_path)
-    made: list[held.HeldViews] = []
-    real_init, real_imports = held.HeldViews.__init__, facts_file.structure_imports
-    decoded: list[object] = []
-
-    def noted(self: held.HeldViews, *args: Any) -> None:
-        real_init(self, *args)
-        made.append(self)
-
-    def counted(value: Any) -> Any:
-        decoded.append(value)
-        return real_imports(value)
-    monkeypatch.setattr(held.HeldViews, "__init__", noted)
-    monkeypatch.setattr(facts_file, "structure_imports", counted)
+    made, decoded = _counting(monkeypatch)
     imported_elsewhere = False
     for j in (1, 2, 3):
         decoded.clear()
