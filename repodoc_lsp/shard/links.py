@@ -52,9 +52,12 @@ FORMAT_VERSION = 2
 COUNTS_LINE = 1024  # files of a counts line
 
 
+_NAME = "links-for-{}-of-{}-from-{}-of-{}.jsonl.gz"  # page share J of M, from link share K of N
+
+
 def links_path(folder: Path, pages: Share, link: Share) -> Path:
     """Where link job `link` writes its records for page share `pages` in its output `folder`."""
-    return folder / f"links-for-{pages[0]}-of-{pages[1]}-from-{link[0]}-of-{link[1]}.jsonl.gz"
+    return folder / _NAME.format(*pages, *link)
 
 
 class LinksWriter(BlockWriter):
@@ -76,8 +79,7 @@ class LinksWriter(BlockWriter):
         """How many of the link share's files import each of `counted`'s files (none of the page share's)."""
         for at in range(0, len(counted), COUNTS_LINE):
             self.line(compact_json({"counts": counted[at:at + COUNTS_LINE]}))
-            self.end_record()  # (a block may end after it)
-            self.count -= 1  # the end line counts the files' lines
+            self.end_record(counted=False)  # the end line counts the files' lines
 
 
 @dataclass
@@ -139,9 +141,14 @@ def cut(link: Link, share_of: Callable[[str], int], own: bool, share: int) -> Li
     return Link(out, link.bases, mentioned, ())
 
 
+def _records_in(folder: Path, pages: Share) -> list[Path]:
+    """The link records for page share `pages` in `folder` (every link job's, by `links_path`'s name)."""
+    return sorted(folder.glob(_NAME.format(*pages, "*", "*")))
+
+
 def has_links(folder: Path, pages: Share) -> bool:
     """`folder` holds link records for page share `pages` (not a graph job's answers)."""
-    return any(folder.glob(f"links-for-{pages[0]}-of-{pages[1]}-from-*-of-*.jsonl.gz"))
+    return bool(_records_in(folder, pages))
 
 
 def read_links(folders: Sequence[Path], pages: Share, tree: Tree, inputs: str) -> dict[str, Link]:
@@ -156,7 +163,7 @@ def read_records(folders: Sequence[Path], pages: Share, tree: Tree, inputs: str)
     found: dict[int, Path] = {}
     n = 0
     for folder in folders:
-        for path in sorted(folder.glob(f"links-for-{pages[0]}-of-{pages[1]}-from-*-of-*.jsonl.gz")):
+        for path in _records_in(folder, pages):
             header = _header(path, pages, tree, inputs)
             k, its_n = header["link"]
             if n and its_n != n:

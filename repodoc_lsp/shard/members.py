@@ -105,8 +105,9 @@ class BlockWriter:
         self._lines.append(data)
         self._held += len(data)
 
-    def end_record(self) -> None:
-        self.count += 1
+    def end_record(self, counted: bool = True) -> None:
+        """A record's lines are all there (a block may end after them); `counted`: the end line counts it."""
+        self.count += counted
         if self._held >= BLOCK:
             self._block()
 
