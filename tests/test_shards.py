@@ -325,6 +325,54 @@ def test_a_check_of_an_up_to_date_tree_decodes_no_facts(setup: Setup, monkeypatc
         shutil.rmtree(folder)
 
 
+def test_the_check_reads_each_facts_file_on_a_worker_process(setup: Setup, monkeypatch: pytest.MonkeyPatch,
+                                                             tmp_path: Path) -> None:
+    """A check of a large tree reads each facts file and digests its files on disk on worker processes (its
+    per-file work was one core's: bench/README.md); a file changed since, a damaged facts file, one of another
+    share are found there all the same."""
+    from repodoc_lsp.cli import _parser, _settings
+    from repodoc_lsp.pipeline.runtime import enter_cli
+    from repodoc_lsp.shard import check
+    from repodoc_lsp.shard.facts_file import ShardError
+    from repodoc_lsp.store.workspace import Workspace
+
+    shares = [setup.pages(1, 2), setup.pages(2, 2)]
+    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
+    sent: list[list[str]] = []
+    chunks = check.run_chunks
+
+    def counted(fn: Any, paths: list[str], **kwargs: Any) -> Any:
+        sent.append(paths)
+        return chunks(fn, paths, **kwargs)
+    monkeypatch.setattr(check, "run_chunks", counted)
+    monkeypatch.setattr(check, "PARALLEL_FILES", 1)  # this small tree checked as a large one is
+    args = _parser().parse_args(["generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--check"])
+    settings = _settings(setup.root, args)
+    assert settings is not None
+
+    def checked(facts: list[str]) -> Any:
+        ws = Workspace(setup.root, settings, incremental=False, runtime=enter_cli())
+        return check.up_to_date(ws, facts, jobs=2)
+    summary = checked(setup.facts)
+    assert summary is not None and summary.unchanged == len(read_manifest(setup.out)["pages"])
+    assert sent == [setup.facts]  # every facts file to the workers, one each
+    with _changed_since(setup.root / "pkg/b.py"):
+        assert checked(setup.facts) is None  # then the check says which pages are stale
+        assert "up to date" not in setup.run("generate", str(setup.root), *setup.flags, "--facts", *setup.facts,
+                                             "--check")[1]
+    cut = tmp_path / "cut.jsonl.gz"
+    data = Path(setup.facts[1]).read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ShardError, match=f"{cut} \\(shard 2/3\\): damaged facts file"):
+        checked([setup.facts[0], str(cut), setup.facts[2]])
+    renamed = _rewrite_header(setup.facts[1], tmp_path / "renamed.jsonl.gz", shard=[3, 3])
+    swapped = _rewrite_header(setup.facts[2], tmp_path / "swapped.jsonl.gz", shard=[2, 3])
+    with pytest.raises(ShardError, match=r"(swapped|renamed).jsonl.gz \(shard [23]/3\): holds '.*', which is not"):
+        checked([setup.facts[0], swapped, renamed])
+    for folder in (*shares, setup.out):
+        shutil.rmtree(folder)
+
+
 def _answers(setup: Setup, m: int) -> Path:
     """The graph job's answers of `m` page shares."""
     folder = setup.base / f"graph-{m}"
