@@ -565,6 +565,40 @@ def test_link_and_share_jobs_holding_one_view_at_a_time_answer_the_same(
     assert made[0].made > len(made[0]) and made[-1].made > len(made[-1])  # views dropped, made again when read
 
 
+def test_a_link_job_reads_only_its_own_files_on_disk(setup: Setup, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link job compares the files of its link share with the checkout, the others' digests are the facts
+    files' (reading the whole checkout was every link job's per-file work): a file changed since its analysis
+    makes the page jobs refuse the other link jobs' records (naming them), never a wrong tree."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.shard import pages
+    from repodoc_lsp.shard.graph_job import write_links
+    from repodoc_lsp.shard.split import file_share
+    from repodoc_lsp.store.workspace import Workspace
+
+    read: list[str] = []
+    real = pages._as_on_disk
+
+    def noted(root: Path, record: Any, *args: Any) -> Any:
+        read.append(record.path)
+        return real(root, record, *args)
+    monkeypatch.setattr(pages, "_as_on_disk", noted)
+    links = tmp_path / "links"
+    write_links(Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False),
+                setup.facts, (1, 3), 2, links)
+    assert read and all(file_share(rel, 3) == 1 for rel in read)
+    monkeypatch.undo()
+    changed = next(rel for rel in ("pkg/b.py", "pkg/a.py", "pkg/sub/c.py") if file_share(rel, 3) != 1)
+    with _changed_since(setup.root / changed):  # the other link jobs take its digest from the facts files
+        for k in (1, 2, 3):
+            setup.ok("graph", str(setup.root), "--out", str(setup.out), "--facts", *setup.facts, "--link",
+                     f"{k}/3", "--pages", "2", "--output", str(links), "-q")
+        code, _out, err = setup.run("generate", str(setup.root), *setup.flags, "--facts", *setup.facts,
+                                    "--pages", "1/2", "--graph", str(links))
+    assert code == 2 and "made from other facts files or other file contents" in err, err
+    assert not (setup.out / MANIFEST).exists()
+
+
 def _counting(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[object]]:
     """Each `HeldViews` made and each import list decoded from the facts files, as they come."""
     from repodoc_lsp.knowledge import held

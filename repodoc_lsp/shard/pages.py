@@ -169,7 +169,8 @@ def _own(found: Discovery, share: Share | None, check: bool) -> frozenset[str] |
 
 def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None = None, *,
                share: Share | None = None, check: bool = False, answers: Path | None = None,
-               none_held: bool = False, later: bool = False) -> dict[str, tuple[str, Sketch | LaterSketch | None]]:
+               none_held: bool = False, later: bool = False,
+               on_disk: Callable[[str], bool] | None = None) -> dict[str, tuple[str, Sketch | LaterSketch | None]]:
     """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a
     scan would make it; a file whose content on disk is not the one analysed is analysed again. The
     facts of the files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph
@@ -178,7 +179,9 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     `answers` (the graph job's output folder) stands for the answers of `share` (no sketch decoded), or, when
     the folder holds the link jobs' records for `share` (`links.py`), the answers are made here from them and
     the views of the files (then dropped: the share's pages read the answers alone); `later`:
-    each sketch decoded when its view is made (a `LaterSketch`, its block read again). Returns the sketches."""
+    each sketch decoded when its view is made (a `LaterSketch`, its block read again); `on_disk`: the files
+    whose content on disk is read and compared (the others' from their facts files: a link job's). Returns the
+    sketches."""
     found = discover(ws.root, ws.settings)
     own = _own(found, share, check or none_held)
     tree = tree_of(ws.root, found.files)
@@ -203,7 +206,9 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     rendered = share is not None and not (check or none_held)
     analysed = 0
     for i, rel in enumerate(found.files, 1):
-        record = _as_on_disk(ws.root, records.pop(rel))
+        record = records.pop(rel)
+        if on_disk is None or on_disk(rel):
+            record = _as_on_disk(ws.root, record)
         if not record.analysed:
             skipped[rel] = record.skipped
             continue
