@@ -10,6 +10,7 @@ its pages. A check of 1,000,000 files did this work on one core (bench/README.md
 from __future__ import annotations
 
 import functools
+import io
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,8 +30,10 @@ from repodoc_lsp.store.workspace import Workspace
 PARALLEL_FILES = 2048  # fewer input files than this are checked in this process (workers take ~0.3 s to start)
 
 # What a facts file says of its files, each found as analysed on disk: (name of the facts file, its share (K, N),
-# [(path, digest, skip reason)]); None when a file is not on disk as it was analysed (or unreadable).
-Found = tuple[str, tuple[int, int], list[tuple[str, str, str]]] | None
+# each file's path, digest and skip reason, all joined by NULs); None when a file is not on disk as it was analysed
+# (or unreadable). One string: a list of a tuple per file, held by a worker until it was sent, was most of its
+# memory (the parse's short-lived objects between them: about 4 KB a file of its share, bench/README.md).
+Found = tuple[str, tuple[int, int], str] | None
 
 
 def up_to_date(ws: Workspace, paths: Sequence[str], jobs: int | None = None) -> Summary | None:
@@ -46,18 +49,21 @@ def up_to_date(ws: Workspace, paths: Sequence[str], jobs: int | None = None) -> 
         reader.close()
     with ThreadPoolExecutor(1, thread_name_prefix="repodoc-check") as pool:
         held = pool.submit(_intact, ws.out)  # the manifest read and its pages stat'ed meanwhile
-        inputs = set(found.files)
+        inputs, known = set(found.files), frozenset(found.files)
         names: dict[int, str] = {}
         digests: dict[str, str] = {}
         skipped = list(found.skipped)
         for result in _each_facts_file(ws, paths, len(found.files), jobs):
             if result is None:
                 return None
-            name, (k, n), records = result
+            name, (k, n), joined = result
             names[k] = name
-            for rel, key, why in records:
+            fields = joined.split("\0") if joined else []
+            for i in range(0, len(fields), 3):
+                rel, key, why = fields[i : i + 3]
                 if rel not in inputs:
-                    raise ShardError(f"{name}: holds {rel!r}, which is not an input of its share")
+                    raise ShardError(f"{name}: " + (f"damaged facts file: {rel!r} is in it twice" if rel in known
+                                                    else f"holds {rel!r}, which is not an input of its share"))
                 inputs.discard(rel)
                 if why:
                     skipped.append(Skipped(rel, why))
@@ -66,18 +72,19 @@ def up_to_date(ws: Workspace, paths: Sequence[str], jobs: int | None = None) -> 
         if inputs:  # an input its share's facts file does not hold
             rel = min(inputs)
             raise ShardError(f"{names[file_share(rel, n)]}: does not hold {rel!r}, an input of its share")
-        writer = held.result()
+        writer = held.result()  # (inputs, pages)
     ws.digests, ws.folders = digests, set(found.folders)  # what the stamp is made of
-    if writer is None or writer.inputs != inputs_stamp(ws):
+    if writer is None or writer[0] != inputs_stamp(ws):
         return None
-    return Summary(root=str(ws.root), out=str(ws.out), files=len(digests), unchanged=len(writer.manifest),
+    return Summary(root=str(ws.root), out=str(ws.out), files=len(digests), unchanged=writer[1],
                    skipped=sorted(skipped, key=lambda s: s.path))
 
 
-def _intact(out: Path) -> Writer | None:
-    """The output folder's manifest when it vouches for a complete tree whose every page is as written."""
+def _intact(out: Path) -> tuple[str, int] | None:
+    """The inputs stamp and the number of pages of the output folder's manifest, when it vouches for a complete
+    tree whose every page is as written (the manifest itself let go: it was the most the check held)."""
     writer = Writer(out, check=True)
-    return writer if writer.inputs and writer.intact() else None
+    return (writer.inputs, len(writer.manifest)) if writer.inputs and writer.intact() else None
 
 
 def _each_facts_file(ws: Workspace, paths: Sequence[str], files: int, jobs: int | None) -> Iterator[Found]:
@@ -94,22 +101,20 @@ def _each_facts_file(ws: Workspace, paths: Sequence[str], files: int, jobs: int 
 def _found(root: str, path: str) -> Found:
     """The records of the facts file `path` (its header checked by the parent), each file's digest and skip
     reason, when every one of its files is on disk as it was analysed; None at the first that is not. A
-    ShardError (naming the file) when it is damaged, holds a file twice or one of another share."""
+    ShardError (naming the file) when it is damaged or holds a file of another share (twice: the parent says)."""
     reader = FactsReader(Path(path))
     try:
         k, n = reader.header.shard
-        seen: set[str] = set()
-        records: list[tuple[str, str, str]] = []
-        for record in reader.records(light=True):
+        joined = io.StringIO()
+        for i, record in enumerate(reader.records(light=True)):
             if file_share(record.path, n) != k:
                 raise ShardError(f"{reader.name}: holds {record.path!r}, which is not an input of its share")
-            if record.path in seen:
-                raise reader.damaged(f"{record.path!r} is in it twice")
-            seen.add(record.path)
+            if "\0" in record.path or "\0" in record.skipped:  # (no path has one: the parent splits at them)
+                raise reader.damaged(f"{record.path!r}: a NUL in its record")
             if not (record.digest and _on_disk(root, record.path) == record.digest):
                 return None  # changed since it was analysed, or unreadable
-            records.append((record.path, record.digest, record.skipped))
-        return reader.name, (k, n), records
+            joined.write(f"{chr(0) if i else ''}{record.path}\0{record.digest}\0{record.skipped}")
+        return reader.name, (k, n), joined.getvalue()
     finally:
         reader.close()
 
