@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import json
 import os
 import stat
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -236,15 +237,17 @@ def _merge_share(writer: Writer, s: PageShare, held: Held, lock: threading.Lock,
     linking = True  # until the file systems say no
     folders: tuple[str, int, int] | None = None  # the folder of the pages before: (name, share's, merged)
     try:
-        for page, record in pages:
+        for index, (page, record) in enumerate(pages):
             if stop.is_set():
                 break
             parent, _, name = page.rpartition("/")
             result = None
             if linking and (folders is None or folders[0] != parent):
                 folders = _both(source, target, parent)
+                with lock:  # the writer's journal, a folder's pages at once: a merge killed leaves them known
+                    writer.state.note_many((p, r[3]) for p, r in _folder_run(pages, index, parent))
             if linking and folders is not None:
-                result = _linked(writer, lock, folders[1:], name, page, record, s)
+                result = _linked(writer, folders[1:], name, page, record, s)
                 linking = result is not _NO_LINKS
             if result is None or result is _NO_LINKS:
                 with lock:
@@ -257,6 +260,14 @@ def _merge_share(writer: Writer, s: PageShare, held: Held, lock: threading.Lock,
         source.close_all()
         target.close_all()
     return part, held.anchors
+
+
+def _folder_run(pages: list[tuple[str, Record]], start: int, parent: str) -> Iterator[tuple[str, Record]]:
+    """The pages of `pages` from `start` on that are in the folder `parent` (in order: one after another)."""
+    for page, record in itertools.islice(pages, start, None):
+        if page.rpartition("/")[0] != parent:
+            return
+        yield page, record
 
 
 def _both(source: Folders, target: Folders, parent: str) -> tuple[str, int, int] | None:
@@ -276,7 +287,7 @@ _NOT_LINKABLE = frozenset({errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EML
 _NO_LINKS = WriteResult("", Outcome.ERROR, "no links between these folders")
 
 
-def _linked(writer: Writer, lock: threading.Lock, fds: tuple[int, int], name: str, page: str, record: Record,
+def _linked(writer: Writer, fds: tuple[int, int], name: str, page: str, record: Record,
             s: PageShare) -> WriteResult | None:
     """Share `s`'s page `page` (`name` in the folders open as `fds`: the share's, the merged one's) linked
     into the merged folder: a second name of the same file, not written again; its bytes read once, in their
@@ -287,9 +298,7 @@ def _linked(writer: Writer, lock: threading.Lock, fds: tuple[int, int], name: st
     from_fd, to_fd = fds
     if record[1] > MAX_PAGE_BYTES:  # never read: refused as it is read for the writer
         return None
-    with lock:  # the writer's journal: a merge killed now leaves a page known as repodoc's
-        writer.state.note(page, record[3])
-    try:
+    try:  # (in the writer's journal already: `_merge_share`)
         os.link(name, name, src_dir_fd=from_fd, dst_dir_fd=to_fd, follow_symlinks=False)
     except OSError as exc:  # EEXIST: a file in its place
         return _NO_LINKS if exc.errno in _NOT_LINKABLE else None
