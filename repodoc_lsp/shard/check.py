@@ -44,11 +44,11 @@ def up_to_date(ws: Workspace, paths: Sequence[str], jobs: int | None = None) -> 
     from repodoc_lsp.shard.facts_file import tree_of
     from repodoc_lsp.shard.pages import open_shards  # (pages.py calls this module)
 
-    found = discover(ws.root, ws.settings)
-    for reader in open_shards(paths, tree_of(ws.root, found.files)):  # headers: version, tree, every share once
-        reader.close()
     with ThreadPoolExecutor(1, thread_name_prefix="repodoc-check") as pool:
         held = pool.submit(_intact, ws.out)  # the manifest read and its pages stat'ed meanwhile
+        found = discover(ws.root, ws.settings)
+        for reader in open_shards(paths, tree_of(ws.root, found.files)):  # headers: version, tree, each share once
+            reader.close()
         inputs, known = set(found.files), frozenset(found.files)
         names: dict[int, str] = {}
         digests: dict[str, str] = {}
