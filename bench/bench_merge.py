@@ -8,7 +8,9 @@ scales and extrapolated to 1,000,000 files (the pages per file of the largest sc
 
 The shares (`analyze --shard 1/1`, `graph --pages M`, `generate --pages K/M --graph`) and the single run
 are made once per scale in WORK/xN and kept there with `--keep` (a later run with the same --work reuses
-them). Results go to bench/results/merge-*.json; figures to bench/README.md. Not a test.
+them); the check reads the facts files of `--analyze A` analysis jobs (`analyze --shard K/A`, made once too:
+a merge job is given every analysis job's facts file).
+Results go to bench/results/merge-*.json; figures to bench/README.md. Not a test.
 """
 
 from __future__ import annotations
@@ -48,6 +50,18 @@ def prepare(corpus: Path, base: Path, times: int, m: int) -> None:
     out.rename(base / "single")
 
 
+def facts_files(base: Path, a: int) -> list[Path]:
+    """The facts files of `a` analysis jobs of base/ws (made unless there)."""
+    if a == 1:
+        return [base / "facts-1.jsonl.gz"]
+    files = [base / f"facts-{k}-of-{a}.jsonl.gz" for k in range(1, a + 1)]
+    for k, path in enumerate(files, 1):
+        if not path.is_file():
+            run_measured(repodoc("analyze", base / "ws", "--shard", f"{k}/{a}", "--output", path, "--out",
+                                 base / "docs-out", "--no-cache", "-q"), timeout=7200).proc.check_returncode()
+    return files
+
+
 def _run(record: dict[str, list[dict[str, float]]], name: str, cmd: list[str], before: Path | None = None) -> None:
     env = None if before is None else {**os.environ, "PYTHONPATH": str(before)}
     measured = run_measured(cmd, timeout=7200, env=env, cwd=before)
@@ -58,10 +72,12 @@ def _run(record: dict[str, list[dict[str, float]]], name: str, cmd: list[str], b
         "peak_rss": measured.peak_rss, "load": os.getloadavg()[0]})
 
 
-def measure(base: Path, m: int, rounds: int, before: Path | None) -> dict[str, Any]:
-    """`rounds` rounds of: the other version's merge (when given), this one's, the check; medians."""
+def measure(base: Path, m: int, rounds: int, before: Path | None, a: int = 1) -> dict[str, Any]:
+    """`rounds` rounds of: the other version's merge and check (when given), this one's; medians."""
     shares = [base / f"pages-{k}" for k in range(1, m + 1)]
-    out, facts = base / "docs-out", base / "facts-1.jsonl.gz"
+    out, facts = base / "docs-out", facts_files(base, a)
+    check = repodoc("generate", base / "ws", "--out", out, "--cache-dir", base / "cache", "-q", "--jobs", 2,
+                    "--facts", *facts, "--check")
     runs: dict[str, list[dict[str, float]]] = {}
     equal = True
     for _ in range(rounds):
@@ -69,18 +85,19 @@ def measure(base: Path, m: int, rounds: int, before: Path | None) -> dict[str, A
             shutil.rmtree(out, ignore_errors=True)
             _run(runs, "merge (before)", repodoc("merge", *shares, "--out", out), before)
             equal &= same_tree(base / "single", out)
+            _run(runs, "check (before)", check, before)
         shutil.rmtree(out, ignore_errors=True)
         _run(runs, "merge", repodoc("merge", *shares, "--out", out))
         equal &= same_tree(base / "single", out)
-        _run(runs, "check", repodoc("generate", base / "ws", "--out", out, "--cache-dir", base / "cache", "-q",
-                                    "--jobs", 2, "--facts", facts, "--check"))
+        _run(runs, "check", check)
     pages = sum(1 for s in shares for p in s.rglob("*") if p.is_file() and not p.name.startswith("."))
     files = sum(1 for _ in (base / "ws").rglob("*.py"))
     medians = {name: {key: statistics.median(r[key] for r in rs) for key in rs[0]} for name, rs in runs.items()}
     for name, med in medians.items():
         spread = ", ".join(f"{r['cpu']:.2f}" for r in runs[name])
         print(f"  {name:<15} cpu {med['cpu']:6.2f} s (system {med['system']:.2f}; runs {spread})  wall "
-              f"{fmt_s(med['seconds']):>8}  load {med['load']:.1f}", flush=True)
+              f"{fmt_s(med['seconds']):>8}  peak RSS {med['peak_rss'] / 2**20:6.1f} MB  load {med['load']:.1f}",
+              flush=True)
     print(f"  merged tree == single run's: {equal}", flush=True)
     return {"files": files, "pages": pages, "equal": equal, "runs": runs, "medians": medians}
 
@@ -93,12 +110,16 @@ def model(records: list[dict[str, Any]]) -> dict[str, Any]:
     target_pages = TARGET_FILES * pages_per_file
     result: dict[str, Any] = {"pages_per_file": pages_per_file, "target_pages": target_pages}
     for name in high["medians"]:
-        unit = ("files", TARGET_FILES) if name == "check" else ("pages", target_pages)
+        unit = ("files", TARGET_FILES) if name.startswith("check") else ("pages", target_pages)
         span = high[unit[0]] - low[unit[0]]
         for key in ("cpu", "seconds"):
             slope = (high["medians"][name][key] - low["medians"][name][key]) / span
             result[f"{name} {key} per {unit[0][:-1]} (us)"] = slope * 1e6
             result[f"{name} {key} at {TARGET_FILES:,} files (min)"] = slope * unit[1] / 60
+        rss = (high["medians"][name]["peak_rss"] - low["medians"][name]["peak_rss"]) / (high["files"] - low["files"])
+        result[f"{name} peak RSS per file (KB)"] = rss / 1e3
+        result[f"{name} peak RSS at {TARGET_FILES:,} files (GB)"] = (
+            high["medians"][name]["peak_rss"] + rss * (TARGET_FILES - high["files"])) / 1e9
     for key, value in result.items():
         print(f"  {key}: {value:,.1f}")
     return result
@@ -109,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scales", default="1,2", help="replications of PyTorch's sources (default: 1,2)")
     parser.add_argument("--pages", type=int, default=2, help="page shares M (default: 2)")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--analyze", type=int, default=2, help="analysis jobs whose facts the check reads (default: 2)")
     parser.add_argument("--before", type=Path, metavar="SRC", help="another version's sources: its merge too")
     parser.add_argument("--work", type=Path, required=True, metavar="DIR", help="where the shares are made")
     parser.add_argument("--keep", action="store_true", help="keep WORK (its shares serve the next run)")
@@ -119,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         base = args.work / f"x{times}"
         prepare(corpus, base, times, args.pages)
         print(f"{times}x:", flush=True)
-        records.append({"times": times, **measure(base, args.pages, args.rounds, args.before)})
+        records.append({"times": times, **measure(base, args.pages, args.rounds, args.before, args.analyze)})
     result = {"records": records, "model": model(records) if len(records) > 1 else {}}
     print(f"-> {write_results('merge', result)}")
     if not args.keep:

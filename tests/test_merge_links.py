@@ -6,6 +6,7 @@ after others were linked stops the merge there, the damaged page not left in the
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import shutil
 import stat
@@ -147,3 +148,66 @@ def test_a_merge_interrupted_says_so_and_the_next_one_completes_the_tree(shares:
     assert not (setup.out / MANIFEST).exists() or not read_manifest(setup.out).get("inputs")  # not vouched for
     setup.ok("merge", *map(str, folders), "--out", str(setup.out))
     _complete_tree(setup, setup.out)
+
+
+def test_each_shares_manifest_is_read_once_and_a_new_folder_is_not_walked(shares: Shares, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The serial part of a merge: each share's manifest decoded once (the check before writing holds it for the
+    merge), the merged folder walked for stale pages only when it held something before; a stale page of a
+    folder merged into again is still deleted."""
+    from repodoc_lsp.output.manifest import Manifest
+    from repodoc_lsp.output.writer import Writer
+
+    setup, folders = shares.setup, shares.copies(tmp_path)
+    loads: list[Path] = []
+    walks: list[Path] = []
+    real_load, real_unknown = Manifest.load, Writer._unknown_pages
+
+    def load(self: Manifest) -> None:
+        loads.append(self.out)
+        real_load(self)
+
+    def unknown(self: Writer, keep: set[str]) -> list[str]:
+        walks.append(self.out)
+        return real_unknown(self, keep)
+    monkeypatch.setattr(Manifest, "load", load)
+    monkeypatch.setattr(Writer, "_unknown_pages", unknown)
+    out = setup.out
+    merge(folders, out)
+    _complete_tree(setup, out)
+    assert sorted(p for p in loads if p != out) == sorted(folders) and not walks
+    stale = out / "pkg/gone.py_docs.md"
+    shutil.copy(out / "pkg/a.py_docs.md", stale)  # a page of a file since deleted, as repodoc wrote it
+    manifest = Writer(out)
+    manifest.manifest["pkg/gone.py_docs.md"] = manifest.manifest["pkg/a.py_docs.md"]
+    manifest.inputs = ""
+    manifest.save_manifest()
+    summary = merge(folders, out)
+    assert walks == [out.resolve()] and summary.removed == ["pkg/gone.py_docs.md"] and not stale.exists()
+    _complete_tree(setup, out)
+    shutil.rmtree(out)
+
+
+def test_the_journal_is_written_a_folder_of_pages_at_a_time(shares: Shares, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before a folder's pages are linked (those in a row in the share's order), their digests go to the writer's
+    journal in one write (a write per page was a third of a merged page's system calls); every page is in it."""
+    from repodoc_lsp.output.manifest import Manifest
+
+    setup, folders = shares.setup, shares.copies(tmp_path)
+    writes: list[list[str]] = []
+    real = Manifest.note_many
+
+    def noted(self: Manifest, pages: object) -> None:
+        held = list(pages)  # type: ignore[call-overload]
+        writes.append([page for page, _digest in held])
+        real(self, held)
+    monkeypatch.setattr(Manifest, "note_many", noted)
+    merge(folders, setup.out)
+    _complete_tree(setup, setup.out)
+    merged = sorted(read_manifest(setup.out)["pages"])
+    assert sorted(p for w in writes for p in w) == merged
+    parents = [[page.rpartition("/")[0] for page in sorted(read_manifest(f)["pages"])] for f in folders]
+    runs = sum(1 + sum(a != b for a, b in itertools.pairwise(p)) for p in parents)  # a folder's pages in a row
+    assert len(writes) == runs < len(merged)
+    shutil.rmtree(setup.out)

@@ -325,6 +325,54 @@ def test_a_check_of_an_up_to_date_tree_decodes_no_facts(setup: Setup, monkeypatc
         shutil.rmtree(folder)
 
 
+def test_the_check_reads_each_facts_file_on_a_worker_process(setup: Setup, monkeypatch: pytest.MonkeyPatch,
+                                                             tmp_path: Path) -> None:
+    """A check of a large tree reads each facts file and digests its files on disk on worker processes (its
+    per-file work was one core's: bench/README.md); a file changed since, a damaged facts file, one of another
+    share are found there all the same."""
+    from repodoc_lsp.cli import _parser, _settings
+    from repodoc_lsp.pipeline.runtime import enter_cli
+    from repodoc_lsp.shard import check
+    from repodoc_lsp.shard.facts_file import ShardError
+    from repodoc_lsp.store.workspace import Workspace
+
+    shares = [setup.pages(1, 2), setup.pages(2, 2)]
+    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
+    sent: list[list[str]] = []
+    chunks = check.run_chunks
+
+    def counted(fn: Any, paths: list[str], **kwargs: Any) -> Any:
+        sent.append(paths)
+        return chunks(fn, paths, **kwargs)
+    monkeypatch.setattr(check, "run_chunks", counted)
+    monkeypatch.setattr(check, "PARALLEL_FILES", 1)  # this small tree checked as a large one is
+    args = _parser().parse_args(["generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--check"])
+    settings = _settings(setup.root, args)
+    assert settings is not None
+
+    def checked(facts: list[str]) -> Any:
+        ws = Workspace(setup.root, settings, incremental=False, runtime=enter_cli())
+        return check.up_to_date(ws, facts, jobs=2)
+    summary = checked(setup.facts)
+    assert summary is not None and summary.unchanged == len(read_manifest(setup.out)["pages"])
+    assert sent == [setup.facts]  # every facts file to the workers, one each
+    with _changed_since(setup.root / "pkg/b.py"):
+        assert checked(setup.facts) is None  # then the check says which pages are stale
+        assert "up to date" not in setup.run("generate", str(setup.root), *setup.flags, "--facts", *setup.facts,
+                                             "--check")[1]
+    cut = tmp_path / "cut.jsonl.gz"
+    data = Path(setup.facts[1]).read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ShardError, match=f"{cut} \\(shard 2/3\\): damaged facts file"):
+        checked([setup.facts[0], str(cut), setup.facts[2]])
+    renamed = _rewrite_header(setup.facts[1], tmp_path / "renamed.jsonl.gz", shard=[3, 3])
+    swapped = _rewrite_header(setup.facts[2], tmp_path / "swapped.jsonl.gz", shard=[2, 3])
+    with pytest.raises(ShardError, match=r"(swapped|renamed).jsonl.gz \(shard [23]/3\): holds '.*', which is not"):
+        checked([setup.facts[0], swapped, renamed])
+    for folder in (*shares, setup.out):
+        shutil.rmtree(folder)
+
+
 def _answers(setup: Setup, m: int) -> Path:
     """The graph job's answers of `m` page shares."""
     folder = setup.base / f"graph-{m}"
@@ -515,6 +563,40 @@ def test_link_and_share_jobs_holding_one_view_at_a_time_answer_the_same(
                             tmp_path / "answers", held=1)
     assert _inflated(tmp_path / "answers") == _inflated(_answers(setup, 2))
     assert made[0].made > len(made[0]) and made[-1].made > len(made[-1])  # views dropped, made again when read
+
+
+def test_a_link_job_reads_only_its_own_files_on_disk(setup: Setup, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link job compares the files of its link share with the checkout, the others' digests are the facts
+    files' (reading the whole checkout was every link job's per-file work): a file changed since its analysis
+    makes the page jobs refuse the other link jobs' records (naming them), never a wrong tree."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.shard import pages
+    from repodoc_lsp.shard.graph_job import write_links
+    from repodoc_lsp.shard.split import file_share
+    from repodoc_lsp.store.workspace import Workspace
+
+    read: list[str] = []
+    real = pages._as_on_disk
+
+    def noted(root: Path, record: Any, *args: Any) -> Any:
+        read.append(record.path)
+        return real(root, record, *args)
+    monkeypatch.setattr(pages, "_as_on_disk", noted)
+    links = tmp_path / "links"
+    write_links(Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False),
+                setup.facts, (1, 3), 2, links)
+    assert read and all(file_share(rel, 3) == 1 for rel in read)
+    monkeypatch.undo()
+    changed = next(rel for rel in ("pkg/b.py", "pkg/a.py", "pkg/sub/c.py") if file_share(rel, 3) != 1)
+    with _changed_since(setup.root / changed):  # the other link jobs take its digest from the facts files
+        for k in (1, 2, 3):
+            setup.ok("graph", str(setup.root), "--out", str(setup.out), "--facts", *setup.facts, "--link",
+                     f"{k}/3", "--pages", "2", "--output", str(links), "-q")
+        code, _out, err = setup.run("generate", str(setup.root), *setup.flags, "--facts", *setup.facts,
+                                    "--pages", "1/2", "--graph", str(links))
+    assert code == 2 and "made from other facts files or other file contents" in err, err
+    assert not (setup.out / MANIFEST).exists()
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[object]]:

@@ -344,10 +344,14 @@ class Manifest:
     # -- the journal ----------------------------------------------------------------
     def note(self, page: str, digest: str) -> None:
         """Append `digest page` to the journal before the page is written."""
+        self.note_many(((page, digest),))
+
+    def note_many(self, pages: Iterable[tuple[str, str]]) -> None:
+        """`note` of each (page, digest) of `pages`, in one write (a merge's folder of pages)."""
         if self._journal is None or self._journal[0] != os.getpid():
             self._journal = (os.getpid(), self._open_journal())
         if self._journal[1] >= 0:
-            os.write(self._journal[1], f"{digest} {page}\n".encode())
+            os.write(self._journal[1], "".join(f"{digest} {page}\n" for page, digest in pages).encode())
 
     def _open_journal(self) -> int:
         """The journal opened to append (made if absent); -1, with a warning, when a folder is in its place.

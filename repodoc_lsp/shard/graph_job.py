@@ -51,8 +51,13 @@ def write_links(ws: Workspace, facts: Sequence[str], link: Share, pages: int, ou
                 progress: ProgressFn | None = None, held: int = VIEWS_HELD) -> GraphSummary:
     """Link job `link`: the files of its share (the analysis split) linked, what each page share of
     `pages` reads of their links written to `output` (`links.py`)."""
-    sketched = take_facts(ws, facts, progress, none_held=True, later=True)
-    mine = [rel for rel in ws.digests if file_share(rel, link[1]) == link[0]]
+    def linked_here(rel: str) -> bool:
+        return file_share(rel, link[1]) == link[0]
+    # its own files read on disk, the others' digests taken from the facts files: reading the whole checkout was
+    # every link job's per-file work (bench/README.md, issue 40); a file changed since its analysis in another
+    # share makes the page jobs refuse these records (their inputs digest differs), never a wrong tree
+    sketched = take_facts(ws, facts, progress, none_held=True, later=True, on_disk=linked_here)
+    mine = [rel for rel in ws.digests if linked_here(rel)]
     linked = graph_of(ws, sketched, held, only=mine).links()
     folders = page_shares(ws, pages)
 

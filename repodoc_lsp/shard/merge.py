@@ -4,24 +4,25 @@ sizes and modification times are those of the merged files).
 
 The folders are untrusted input (artifacts): every share of one split must be there once, made by
 this version for the same inputs and output folder, and every page must be a file of the size its
-share's manifest records; otherwise nothing is written and a ShardError names the folder. The shares are
-then merged two at a time (two threads, each holding one share's manifest), each page read once: its bytes must have
-the digest its manifest records, else the merge stops there (`MergeStopped`), the merged folder's
-manifest without the stamp of a complete tree. A page is linked into place (a hard link: the share's
+share's manifest records; otherwise nothing is written and a ShardError names the folder (each manifest is read
+there, once, and held until its share is merged). The shares are then merged two at a time (two threads), each
+page read once: its bytes must have the digest its manifest records, else the merge stops there (`MergeStopped`),
+the merged folder's manifest without the stamp of a complete tree. A page is linked into place (a hard link: the share's
 file gets a second name, nothing is written again; the shares are left as they were) where the output
 folder has no file in its place and both are on one file system; otherwise it goes through the writer,
 as a run's pages do: a page a person edited in the output folder is a conflict, never lost. Pages of the
-folder that the shares do not have are deleted."""
+folder that the shares do not have are deleted (a folder that held none before the merge is not walked for them)."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import json
 import os
 import stat
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import Any
 
 from repodoc_lsp import __version__
 from repodoc_lsp.output.folders import Folders
-from repodoc_lsp.output.manifest import content_digest
+from repodoc_lsp.output.manifest import JOURNAL, MANIFEST, content_digest
 from repodoc_lsp.output.modes import PAGE_MODE
 from repodoc_lsp.output.site import NOJEKYLL
 from repodoc_lsp.output.writer import Outcome, Record, Writer, WriteResult
@@ -141,31 +142,50 @@ def _manifest(s: PageShare) -> Writer:
     return held
 
 
-def _checked(shares: list[PageShare]) -> set[str]:
-    """The pages of all shares, checked before anything is written, one share's manifest at a time: each
-    manifest as its note says, each page in one share only, on disk as a file of the size its manifest
-    records (its bytes are checked as it is merged: each page is read once)."""
-    pages: dict[str, int] = {}
-    for i, s in enumerate(shares):
-        folders = Folders(s.folder)
-        folder: tuple[str, int] | None = None  # the folder of the page before, open
-        try:
-            for page, record in sorted(_manifest(s).manifest.items()):
-                if page in pages:
-                    raise ShardError(f"{page} is in both {shares[pages[page]].name} and {s.name}")
-                pages[page] = i
-                parent, _, name = page.rpartition("/")
-                try:
-                    if folder is None or folder[0] != parent:
-                        folder = parent, folders.open(s.folder / parent if parent else s.folder)
-                    st = os.stat(name, dir_fd=folder[1], follow_symlinks=False)
-                except OSError as exc:
-                    raise ShardError(f"{s.name}: {page}: cannot be read: {exc.strerror or exc}") from None
-                if not stat.S_ISREG(st.st_mode) or st.st_size != record[1]:
-                    raise ShardError(f"{s.name}: {page}: not the page its run wrote (damaged)")
-        finally:
-            folders.close_all()
-    return set(pages)
+@dataclass(slots=True)
+class Held:
+    """A share's pages as its manifest records them (in order) and its anchors: read once, by `_checked`, and
+    merged from there (each share's manifest was decoded twice: a serial part of the merge, bench/README.md)."""
+
+    pages: list[tuple[str, Record]]
+    anchors: dict[str, AnchorState]
+
+
+def _checked(shares: list[PageShare]) -> tuple[set[str], list[Held]]:
+    """The pages of all shares and each share's manifest, checked before anything is written, `THREADS` shares
+    at a time (a page's check is a stat, the system's): each manifest as its note says, each page in one share
+    only, on disk as a file of the size its manifest records (its bytes are checked as it is merged: each page
+    is read once)."""
+    owner: dict[str, int] = {}
+    with ThreadPoolExecutor(max(1, min(THREADS, len(shares))), thread_name_prefix="repodoc-merge") as pool:
+        held = list(pool.map(lambda i: _check_share(shares, i, owner), range(len(shares))))
+    return set(owner), held
+
+
+def _check_share(shares: list[PageShare], i: int, owner: dict[str, int]) -> Held:
+    """Share `i`'s manifest, each of its pages stat'ed; `owner`: page -> the share it was found in first."""
+    s = shares[i]
+    manifest = _manifest(s)
+    pages = sorted(manifest.manifest.items())
+    folders = Folders(s.folder)
+    folder: tuple[str, int] | None = None  # the folder of the page before, open
+    try:
+        for page, record in pages:
+            if (other := owner.setdefault(page, i)) != i:  # (one step under the interpreter's lock)
+                first, second = sorted((other, i))
+                raise ShardError(f"{page} is in both {shares[first].name} and {shares[second].name}")
+            parent, _, name = page.rpartition("/")
+            try:
+                if folder is None or folder[0] != parent:
+                    folder = parent, folders.open(s.folder / parent if parent else s.folder)
+                st = os.stat(name, dir_fd=folder[1], follow_symlinks=False)
+            except OSError as exc:
+                raise ShardError(f"{s.name}: {page}: cannot be read: {exc.strerror or exc}") from None
+            if not stat.S_ISREG(st.st_mode) or st.st_size != record[1]:
+                raise ShardError(f"{s.name}: {page}: not the page its run wrote (damaged)")
+    finally:
+        folders.close_all()
+    return Held(pages, manifest.anchors)
 
 
 def _page_bytes(s: PageShare, page: str, record: Record) -> bytes:
@@ -179,14 +199,15 @@ def _page_bytes(s: PageShare, page: str, record: Record) -> bytes:
     return data
 
 
-def _merge_all(writer: Writer, shares: list[PageShare], summary: MergeSummary) -> dict[str, AnchorState]:
+def _merge_all(writer: Writer, shares: list[PageShare], held: list[Held],
+               summary: MergeSummary) -> dict[str, AnchorState]:
     """Every share's pages into the writer's folder, `THREADS` shares at a time (a page's work is mostly
     the system's: links, reads, digests, made folders, which run beside each other); the shares' anchors.
     A share found damaged stops the others (MergeStopped, the first share's in order): the pages merged
     until then are in the writer's manifest."""
     lock, stop = threading.Lock(), threading.Event()
     with ThreadPoolExecutor(max(1, min(THREADS, len(shares))), thread_name_prefix="repodoc-merge") as pool:
-        futures = [pool.submit(_merge_share, writer, s, lock, stop) for s in shares]
+        futures = [pool.submit(_merge_share, writer, s, h, lock, stop) for s, h in zip(shares, held, strict=True)]
         try:
             wait(futures)
         except BaseException:  # interrupted: the threads stop at their next page
@@ -194,36 +215,39 @@ def _merge_all(writer: Writer, shares: list[PageShare], summary: MergeSummary) -
             raise
     anchors: dict[str, AnchorState] = {}
     for future in futures:  # in the shares' order, as one share at a time would count them
-        part, held = future.result()  # MergeStopped: the first damaged share's
+        part, its = future.result()  # MergeStopped: the first damaged share's
         summary.written.extend(part.written)
         summary.unchanged += part.unchanged
         summary.conflicts.extend(part.conflicts)
         summary.errors.extend(part.errors)
-        anchors.update(held)
+        anchors.update(its)
     return anchors
 
 
-def _merge_share(writer: Writer, s: PageShare, lock: threading.Lock,
+def _merge_share(writer: Writer, s: PageShare, held: Held, lock: threading.Lock,
                  stop: threading.Event) -> tuple[MergeSummary, dict[str, AnchorState]]:
-    """The pages of share `s` into the writer's folder: linked where they can be (`_linked`), else written
-    (one thread at a time uses the writer); what was done and the share's anchors."""
+    """The pages of share `s` (`held`: its manifest, let go as it is merged) into the writer's folder: linked
+    where they can be (`_linked`), else written (one thread at a time uses the writer); what was done and the
+    share's anchors."""
     part = MergeSummary("")
+    pages, held.pages = held.pages, []
     if stop.is_set():  # another share was found damaged before this one started
         return part, {}
-    held = _manifest(s)
     source, target = Folders(s.folder), Folders(writer.out)  # this thread's
     linking = True  # until the file systems say no
     folders: tuple[str, int, int] | None = None  # the folder of the pages before: (name, share's, merged)
     try:
-        for page, record in sorted(held.manifest.items()):
+        for index, (page, record) in enumerate(pages):
             if stop.is_set():
                 break
             parent, _, name = page.rpartition("/")
             result = None
             if linking and (folders is None or folders[0] != parent):
                 folders = _both(source, target, parent)
+                with lock:  # the writer's journal, a folder's pages at once: a merge killed leaves them known
+                    writer.state.note_many((p, r[3]) for p, r in _folder_run(pages, index, parent))
             if linking and folders is not None:
-                result = _linked(writer, lock, folders[1:], name, page, record, s)
+                result = _linked(writer, folders[1:], name, page, record, s)
                 linking = result is not _NO_LINKS
             if result is None or result is _NO_LINKS:
                 with lock:
@@ -236,6 +260,14 @@ def _merge_share(writer: Writer, s: PageShare, lock: threading.Lock,
         source.close_all()
         target.close_all()
     return part, held.anchors
+
+
+def _folder_run(pages: list[tuple[str, Record]], start: int, parent: str) -> Iterator[tuple[str, Record]]:
+    """The pages of `pages` from `start` on that are in the folder `parent` (in order: one after another)."""
+    for page, record in itertools.islice(pages, start, None):
+        if page.rpartition("/")[0] != parent:
+            return
+        yield page, record
 
 
 def _both(source: Folders, target: Folders, parent: str) -> tuple[str, int, int] | None:
@@ -255,7 +287,7 @@ _NOT_LINKABLE = frozenset({errno.EXDEV, errno.EPERM, errno.EOPNOTSUPP, errno.EML
 _NO_LINKS = WriteResult("", Outcome.ERROR, "no links between these folders")
 
 
-def _linked(writer: Writer, lock: threading.Lock, fds: tuple[int, int], name: str, page: str, record: Record,
+def _linked(writer: Writer, fds: tuple[int, int], name: str, page: str, record: Record,
             s: PageShare) -> WriteResult | None:
     """Share `s`'s page `page` (`name` in the folders open as `fds`: the share's, the merged one's) linked
     into the merged folder: a second name of the same file, not written again; its bytes read once, in their
@@ -266,9 +298,7 @@ def _linked(writer: Writer, lock: threading.Lock, fds: tuple[int, int], name: st
     from_fd, to_fd = fds
     if record[1] > MAX_PAGE_BYTES:  # never read: refused as it is read for the writer
         return None
-    with lock:  # the writer's journal: a merge killed now leaves a page known as repodoc's
-        writer.state.note(page, record[3])
-    try:
+    try:  # (in the writer's journal already: `_merge_share`)
         os.link(name, name, src_dir_fd=from_fd, dst_dir_fd=to_fd, follow_symlinks=False)
     except OSError as exc:  # EEXIST: a file in its place
         return _NO_LINKS if exc.errno in _NOT_LINKABLE else None
@@ -305,26 +335,38 @@ def merge(folders: Sequence[Path], out: Path) -> MergeSummary:
         raise ShardError(f"{out}: the merged tree's folder cannot be one of the page shares")
     shares = [read_share(f) for f in folders]
     check_shares(shares, out)
-    pages = _checked(shares)  # before anything is written
+    pages, held = _checked(shares)  # before anything is written
     summary = MergeSummary(str(out), shares=len(shares), pages=len(pages))
     writer = Writer(out)
     with writer.hold():
+        fresh = not writer.manifest and _empty(out)  # no page of the folder can be stale: none is walked for
         try:
-            anchors = _merge_all(writer, shares, summary)
+            anchors = _merge_all(writer, shares, held, summary)
         except MergeStopped:
             writer.inputs = ""
             writer.save_manifest()  # the pages written so far, not vouched for as a tree
             raise
         writer.anchors.clear()
         writer.anchors.update({page: state for page, state in anchors.items() if page in writer.manifest})
-        removed, conflicts = writer.remove_stale(pages)
-        summary.removed.extend(removed)
-        summary.conflicts.extend(conflicts)
+        if not fresh:
+            removed, conflicts = writer.remove_stale(pages)
+            summary.removed.extend(removed)
+            summary.conflicts.extend(conflicts)
         writer.inputs = shares[0].inputs if not (summary.conflicts or summary.errors) else ""
         writer.save_manifest()
     if any((s.folder / NOJEKYLL).is_file() for s in shares):  # the `site` setting's file, in each share
         (out / NOJEKYLL).touch()
     return summary
+
+
+def _empty(out: Path) -> bool:
+    """True when the folder `out` holds nothing but the lock and journal a merge holds (a merge job's new
+    folder): walking it for stale pages once merged (a stat per page) would find none."""
+    with os.scandir(out) as entries:
+        return all(entry.name in _OWN for entry in entries)
+
+
+_OWN = frozenset({JOURNAL, MANIFEST})
 
 
 def _count(summary: MergeSummary, result: WriteResult) -> None:

@@ -27,6 +27,7 @@ from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.shard.answering import answered
 from repodoc_lsp.shard.answers import inputs_digest, read_answers
+from repodoc_lsp.shard.check import up_to_date
 from repodoc_lsp.shard.facts_file import (
     FactsReader,
     Record,
@@ -42,7 +43,7 @@ from repodoc_lsp.shard.links import read_records as read_link_records
 from repodoc_lsp.shard.share_facts import FactsSource, ShareFacts
 from repodoc_lsp.shard.split import file_share, folder_shares, folder_weights
 from repodoc_lsp.store.cache import digest
-from repodoc_lsp.store.discover import Discovery, Skipped, discover
+from repodoc_lsp.store.discover import Discovery, discover
 from repodoc_lsp.store.facts import analyse_bytes, interned_imports
 from repodoc_lsp.store.regular import read_regular
 from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace, WorkspaceState
@@ -68,7 +69,7 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
     if share is not None and not check:
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # (not a folder: the writer says so)
             sidecar.unlink()  # written again only by a complete run
-    if facts and check and (done := _up_to_date(ws, facts)) is not None:
+    if facts and check and (done := up_to_date(ws, facts, jobs)) is not None:
         return done
     if facts:
         take_facts(ws, facts, progress=progress, share=share, check=check, answers=answers)
@@ -84,36 +85,6 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
         inputs = sorted({*ws.digests, *ws.read_skipped})  # the inputs discovery found
         write_sidecar(ws.out, share, inputs_stamp(ws), tree_of(ws.root, inputs))
     return summary
-
-
-def _up_to_date(ws: Workspace, paths: Sequence[str]) -> Summary | None:
-    """A check from the facts files `paths` of a tree that is the complete tree of these inputs (its
-    manifest's inputs stamp: every file's digest, the folders, the settings), from each file's digest alone: no
-    file's facts, imports or sketch decoded. None when it is not, or a file changed since its analysis
-    (the check then reads what it needs to say which pages are stale)."""
-    found = discover(ws.root, ws.settings)
-    readers = open_shards(paths, tree_of(ws.root, found.files))
-    try:
-        records = read_records(readers, found.files, FactsSource(readers), light=True)
-    finally:
-        for reader in readers:
-            reader.close()
-    digests: dict[str, str] = {}
-    skipped = list(found.skipped)
-    for rel in found.files:
-        record = records.pop(rel)
-        if _as_on_disk(ws.root, record, analyse=False) is not record:
-            return None
-        if record.analysed:
-            digests[rel] = record.digest
-        else:
-            skipped.append(Skipped(rel, record.skipped))
-    ws.digests, ws.folders = digests, set(found.folders)  # what the stamp is made of
-    writer = Writer(ws.out, check=True)
-    if not (writer.inputs and writer.inputs == inputs_stamp(ws) and writer.intact()):
-        return None
-    return Summary(root=str(ws.root), out=str(ws.out), files=len(digests), unchanged=len(writer.manifest),
-                   skipped=sorted(skipped, key=lambda s: s.path))
 
 
 def open_shards(paths: Sequence[str], tree: Tree) -> list[FactsReader]:
@@ -198,7 +169,8 @@ def _own(found: Discovery, share: Share | None, check: bool) -> frozenset[str] |
 
 def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None = None, *,
                share: Share | None = None, check: bool = False, answers: Path | None = None,
-               none_held: bool = False, later: bool = False) -> dict[str, tuple[str, Sketch | LaterSketch | None]]:
+               none_held: bool = False, later: bool = False,
+               on_disk: Callable[[str], bool] | None = None) -> dict[str, tuple[str, Sketch | LaterSketch | None]]:
     """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a
     scan would make it; a file whose content on disk is not the one analysed is analysed again. The
     facts of the files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph
@@ -207,7 +179,9 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     `answers` (the graph job's output folder) stands for the answers of `share` (no sketch decoded), or, when
     the folder holds the link jobs' records for `share` (`links.py`), the answers are made here from them and
     the views of the files (then dropped: the share's pages read the answers alone); `later`:
-    each sketch decoded when its view is made (a `LaterSketch`, its block read again). Returns the sketches."""
+    each sketch decoded when its view is made (a `LaterSketch`, its block read again); `on_disk`: the files
+    whose content on disk is read and compared (the others' from their facts files: a link job's). Returns the
+    sketches."""
     found = discover(ws.root, ws.settings)
     own = _own(found, share, check or none_held)
     tree = tree_of(ws.root, found.files)
@@ -232,7 +206,9 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     rendered = share is not None and not (check or none_held)
     analysed = 0
     for i, rel in enumerate(found.files, 1):
-        record = _as_on_disk(ws.root, records.pop(rel))
+        record = records.pop(rel)
+        if on_disk is None or on_disk(rel):
+            record = _as_on_disk(ws.root, record)
         if not record.analysed:
             skipped[rel] = record.skipped
             continue
