@@ -88,6 +88,7 @@ def file_docs(templates: Templates, where: Where, rel: str, inputs: dict, facts:
         module=inputs["module"], embed=embed, source=text or "",
         fence_lang=LANG_FENCE.get(ext.lower(), ""), embed_max=where.embed_max,
         src_href=source_href(where.root, where.out, page, rel),
+        # repodoc's own templates write `src_href` then `#L` and the line (no call per entry); a person's may call it
         line_href=line_links(where.root, where.out, page, rel),
         classes=classes, local_classes=local, functions=functions, methods_of=methods_of, attributes_of=attributes_of,
         module_names=module_names,

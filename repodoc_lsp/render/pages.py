@@ -33,7 +33,8 @@ __all__ = ["GATHER", "INCLUDED", "LIST_LIMIT", "PAGE_LIMIT", "PAGE_TEMPLATES", "
            "anchor_state", "folder_label", "gather_docs", "import_diagram", "link_text", "list_groups", "nearest",
            "view_files", "where_of"]
 
-# The page templates (by kind) and the templates they include: `precompile` compiles both.
+# The page templates (by kind) and the templates they include or import: `precompile` compiles both (the
+# entries' templates, `_class.md.j2` ..., are for a person's page template: ours call their macros).
 PAGE_TEMPLATES = ("file_kw", "file_docs", "file_part", "file_more", "folder_index", "folder_doc")
 INCLUDED = ("_macros.md.j2", "_function.md.j2", "_members.md.j2", "_class.md.j2", "_local_class.md.j2")
 

@@ -10,6 +10,7 @@ import pytest
 from helpers import make_workspace
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
+import repodoc_lsp.render
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.config import Settings
 from repodoc_lsp.pipeline.generate import plan_pages, site_of
@@ -97,10 +98,11 @@ def test_built_in_templates_alone_render_unsandboxed_with_the_same_pages(tmp_pat
 
 def test_a_person_template_puts_the_built_in_ones_in_the_sandbox_too(tmp_path: Path) -> None:
     """The built-in file page imports `_macros.md.j2`; the person's folder may replace it, so with
-    a folder every template renders in the sandbox."""
+    a folder every template renders in the sandbox (here: the built-in macros, `docstring` redefined)."""
     (tmp_path / "tpl").mkdir()
-    (tmp_path / "tpl/_macros.md.j2").write_text("{% macro docstring(x) %}{{ cycler.__init__.__globals__ }}"
-                                                "{% endmacro %}\n")
+    built_in = (Path(repodoc_lsp.render.__file__).parent / "templates/_macros.md.j2").read_text()
+    (tmp_path / "tpl/_macros.md.j2").write_text(built_in + "{% macro docstring(x) %}{{ cycler.__init__.__globals__ }}"
+                                                           "{% endmacro %}\n")
     ws, site = _site(tmp_path)
     assert "K." in Renderer().render(site, "docs", "pkg/m.py", ws.read_text("pkg/m.py"))
     with pytest.raises(TemplateFailure, match=r"file_docs\.md\.j2: refused by the template sandbox"):

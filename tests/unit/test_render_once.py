@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.render import docstrings, file_sections, fit, links, pages, purpose, rest
+from repodoc_lsp.render import docstrings, file_page, file_sections, fit, links, pages, purpose, rest
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.pages import Renderer, Site
@@ -291,3 +291,27 @@ def test_links_to_anchors_of_one_page_work_out_its_path_once() -> None:
     assert made == [md.href(md.rel_link_in("a", target), fragment) for _page, target, fragment in asked]
     assert made[0] == "../b/y.md#f1"
     assert links.rel_in.cache_info().misses == 1
+
+
+def test_a_file_page_s_entries_make_no_context_and_call_no_line_link(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each class, function and members list was an `include` (a new context copying the page's
+    variables) and each line link a call of `line_href`: a file page now makes two contexts (its
+    own and its macros'), whatever its entries, and writes its line links without a call."""
+    made: list[str] = []
+    plain = jinja2.Template.new_context
+
+    def counted(self: jinja2.Template, *args: object, **kwargs: object) -> object:
+        made.append(self.name or "")
+        return plain(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jinja2.Template, "new_context", counted)
+    called: list[int] = []
+    plain_links = file_page.line_links
+    monkeypatch.setattr(file_page, "line_links", lambda *where: lambda line: called.append(line) or
+                        plain_links(*where)(line))
+    source = "".join(f"class C{i}:\n    def m(self):\n        pass\n\n\ndef f{i}():\n    pass\n\n\n" for i in range(4))
+    page = Renderer().render(_site({"m.py": source}), "docs", "m.py", source)
+    assert "#### `class C3` ([L28](../m.py#L28))\n" in page
+    assert "- <a id=\"method-C3.m\"></a>`m(self)` ([L29](../m.py#L29))\n" in page
+    assert "#### `def f3()` ([L33](../m.py#L33))\n" in page
+    assert made == ["file_docs.md.j2", "_macros.md.j2"] and called == []
