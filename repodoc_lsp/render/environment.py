@@ -12,6 +12,7 @@ Only Jinja2's public API is used (no subclass of its code generator, contexts or
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import stat
 import time
@@ -24,6 +25,13 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 # compiled templates of other stamps or Jinja2 versions, and writes that did not end, untouched this long
 # are deleted (a day: a run of another repodoc sharing the folder compiles its templates again at most daily)
 OTHER_STAMP_SECONDS = 86_400
+
+# Entry templates repodoc's own pages no longer include (their macros of `_macros.md.j2` are called instead):
+# a person's copy of one changes only their own page templates that include it.
+_ENTRY_MACROS = {"_class.md.j2": "class_entry", "_function.md.j2": "function_entry",
+                 "_members.md.j2": "members", "_local_class.md.j2": "local_class"}
+
+log = logging.getLogger(__name__)
 
 
 class TemplateFailure(Exception):
@@ -90,13 +98,19 @@ def make_environment(templates: str | Path | None) -> jinja2.Environment:
     )
 
 
-def load(env: jinja2.Environment, names: tuple[str, ...]) -> dict[str, GuardedTemplate]:
+def load(env: jinja2.Environment, names: tuple[str, ...], warn: bool = True) -> dict[str, GuardedTemplate]:
     """`name -> template` for `name.md.j2`; a template that does not compile is a TemplateFailure. Every
     template of a person's folder (`*.j2`) is compiled too: one that only an `include` reads would
-    otherwise fail at the first page including it, after other pages were written."""
+    otherwise fail at the first page including it, after other pages were written. `warn`: say which of
+    theirs repodoc's pages no longer read (a render worker does not: its parent said it)."""
     out = {name: GuardedTemplate(_compiled(env, f"{name}.md.j2")) for name in names}
-    for name in _theirs(env):
+    theirs = _theirs(env)
+    for name in theirs:
         _compiled(env, name)
+    if warn and "_macros.md.j2" not in theirs:
+        for name in sorted(_ENTRY_MACROS.keys() & set(theirs)):
+            log.warning("templates: %s changes only page templates of yours that include it: repodoc's file pages "
+                        "call the macro %s of _macros.md.j2 (put your change there)", name, _ENTRY_MACROS[name])
     return out
 
 

@@ -40,11 +40,13 @@ INCLUDED = ("_macros.md.j2", "_function.md.j2", "_members.md.j2", "_class.md.j2"
 
 
 class Renderer:
-    def __init__(self, templates: str | Path | None = None, *, lazy: bool = False) -> None:
+    def __init__(self, templates: str | Path | None = None, *, lazy: bool = False, worker: bool = False) -> None:
         """`lazy`: the templates compile when first needed, not now (repodoc's own, which always
         compile: a run whose tree is intact renders nothing; a person's are compiled at once, so
-        that one that does not compile stops the run before anything is written)."""
+        that one that does not compile stops the run before anything is written). `worker`: a render
+        worker's (its parent warned of the person's templates already)."""
         self.templates = templates  # a render worker makes its own Renderer of them
+        self.worker = worker
         self.env = make_environment(templates)
         self.env.filters.update(code=md.code, esc=md.esc, fence=md.fence, linktext=link_text,
                                 docmd=docstring_markdown, firstline=summary_line,
@@ -59,14 +61,14 @@ class Renderer:
     def ready(self) -> None:
         """Compile the templates (once); one that does not compile is a TemplateFailure."""
         if self._loaded is None:
-            self._loaded = load(self.env, PAGE_TEMPLATES)
+            self._loaded = load(self.env, PAGE_TEMPLATES, warn=not self.worker)
 
     @classmethod
     def shared(cls, templates: str | Path | None) -> Renderer:
         """A renderer of `templates`: for repodoc's own, the one this process compiled already
         (`precompile`: the render workers' fork server compiles them once, before it forks, so
         that no worker compiles them again); a person's are compiled anew."""
-        return cls(templates) if templates else _own_renderer()
+        return cls(templates, worker=True) if templates else _own_renderer()
 
     @property
     def compiled_in(self) -> str:

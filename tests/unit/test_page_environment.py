@@ -217,3 +217,22 @@ def test_a_person_template_that_cannot_be_read_is_a_template_failure(tmp_path: P
     (tmp_path / "_function.md.j2").write_bytes(b"\xff\xfe not UTF-8\n")
     with pytest.raises(TemplateFailure, match=r"template _function\.md\.j2: cannot be read: 'utf-8' codec"):
         Renderer(str(tmp_path))
+
+
+def test_an_entry_template_of_theirs_that_the_pages_no_longer_read_is_said_once(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A person's `_class.md.j2` (repodoc's file pages include it no more: they call `class_entry` of
+    `_macros.md.j2`) is named with where the change belongs, by the run's renderer, not by each render
+    worker's; with a `_macros.md.j2` of theirs too, nothing is said."""
+    (tmp_path / "_class.md.j2").write_text("{{ c.qualname }}\n")
+    with caplog.at_level("WARNING", logger="repodoc_lsp"):
+        Renderer(tmp_path)
+        Renderer.shared(tmp_path)  # a render worker's
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and "_class.md.j2" in said[0] and "class_entry of _macros.md.j2" in said[0], said
+    caplog.clear()
+    (tmp_path / "_macros.md.j2").write_text(
+        (Path(repodoc_lsp.render.__file__).parent / "templates" / "_macros.md.j2").read_text())
+    with caplog.at_level("WARNING", logger="repodoc_lsp"):
+        Renderer(tmp_path)
+    assert not caplog.records
