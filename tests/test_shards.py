@@ -416,8 +416,8 @@ def test_graph_answers_of_another_run_missing_or_damaged_are_refused(setup: Setu
     last = max(i for i, line in enumerate(lines) if line.startswith(b'{"file":'))
     (other / one.name).write_bytes(gzip.compress(b"\n".join([*lines[:last], lines[-2], b""])))  # its last file left out
     refused(other, "1/2", f"{other / one.name}: damaged graph answers: it ends after")
-    with _changed_since(setup.root / "pkg/b.py"):  # the graph job's answers are not this checkout's
-        refused(graph, "2/2", "made from other facts files or other file contents")
+    with _changed_since(setup.root / "pkg/b.py"):  # the page job of its folder reads it: not the one analysed
+        refused(graph, "2/2", "pkg/b.py: changed since its analysis")
     proc = run_cli("generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--graph", str(graph))
     assert proc.returncode == 2 and "--graph is the answers of page shares" in proc.stderr
     shutil.rmtree(graph)
