@@ -203,8 +203,9 @@ def _own(found: Discovery, share: Share | None, check: bool) -> frozenset[str] |
 def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None = None, *,
                share: Share | None = None, check: bool = False, answers: Path | None = None,
                none_held: bool = False, later: bool = False) -> dict[str, tuple[str, Sketch | LaterSketch | None]]:
-    """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a
-    scan would make it; a file whose content on disk is not the one analysed is analysed again. The
+    """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a scan would
+    make it; a file whose content on disk is not the one analysed is analysed again (a page share reads its own
+    files only, and refuses one that changed: `_own_on_disk`). The
     facts of the files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph
     job's; their relations are then the files' module names alone, `_names_only`) stay in the facts files
     (`ShareFacts`): the graph is built from the files' sketches, or with
