@@ -464,8 +464,8 @@ def test_graph_answers_of_another_run_missing_or_damaged_are_refused(setup: Setu
     last = max(i for i, line in enumerate(lines) if line.startswith(b'{"file":'))
     (other / one.name).write_bytes(gzip.compress(b"\n".join([*lines[:last], lines[-2], b""])))  # its last file left out
     refused(other, "1/2", f"{other / one.name}: damaged graph answers: it ends after")
-    with _changed_since(setup.root / "pkg/b.py"):  # the graph job's answers are not this checkout's
-        refused(graph, "2/2", "made from other facts files or other file contents")
+    with _changed_since(setup.root / "pkg/b.py"):  # the page job of its folder reads it: not the one analysed
+        refused(graph, "2/2", "pkg/b.py: changed since its analysis")
     proc = run_cli("generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--graph", str(graph))
     assert proc.returncode == 2 and "--graph is the answers of page shares" in proc.stderr
     shutil.rmtree(graph)
@@ -737,3 +737,39 @@ def test_link_records_missing_of_another_run_or_damaged_are_refused(setup: Setup
         refused(links, "2/2", "made from other facts files or other file contents")
     for folder in links:
         shutil.rmtree(folder)
+
+
+def test_a_page_job_reads_its_own_files_sources_and_the_final_check_the_others(setup: Setup) -> None:
+    """A page job given the link records reads the sources of its own folders' files only: with a file changed
+    since the analysis, the page job of its folder refuses, naming it, and the other one writes its pages from
+    the facts files; the merge job's `--check` proves the contents of every file (a tree merged before the
+    change is then not up to date, its file's page named)."""
+    links = _linked(setup, 2, 2)
+    together = setup.base / "links-for-2"
+    for folder in links:
+        shutil.copytree(folder, together, dirs_exist_ok=True)
+    shares = _page_shares_of(setup, together, 2)
+    setup.ok("merge", *map(str, shares), "--out", str(setup.out))
+    merged = setup.out.rename(setup.base / "merged")
+    with _changed_since(setup.root / "pkg/b.py"):
+        codes = {}
+        for k in (1, 2):
+            codes[k], _out, err = setup.run("generate", str(setup.root), *setup.flags, "--no-cache", "--facts",
+                                            *setup.facts, "--pages", f"{k}/2", "--graph", str(together))
+            if codes[k]:
+                assert "pkg/b.py: changed since its analysis" in err and "no page written" in err, err
+            shutil.rmtree(setup.out, ignore_errors=True)
+        assert sorted(codes.values()) == [0, 2], codes
+        merged.rename(setup.out)
+        code, out, err = setup.run("generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--check")
+        assert code == 1 and "pkg/b.py_docs.md" in out + err, out + err
+    for folder in (*shares, *links, together, setup.out):
+        shutil.rmtree(folder)
+
+
+def _page_shares_of(setup: Setup, graph: Path, m: int) -> list[Path]:
+    shares = []
+    for k in range(1, m + 1):
+        setup.generate("--no-cache", "--facts", *setup.facts, "--pages", f"{k}/{m}", "--graph", str(graph))
+        shares.append(setup.out.rename(setup.base / f"own{k}"))
+    return shares

@@ -132,16 +132,20 @@ def _check_shards(readers: list[FactsReader], tree: Tree) -> None:
 
 def read_records(readers: list[FactsReader], files: Sequence[str], source: FactsSource,
                  wanted: Callable[[str], bool] = lambda _rel: True, *, light: bool = False,
-                 with_sketch: bool = True, light_others: bool = False) -> dict[str, Record]:
+                 with_sketch: bool = True, light_others: bool = False, indexed: bool = False) -> dict[str, Record]:
     """rel -> its record, from the shards (`open_shards`) of the inputs `files`: each shard holds
     exactly the inputs of its share, each once (else ShardError naming it). The facts of the files
-    `wanted` are read; the others' are left in their facts files, where `source` finds them again."""
+    `wanted` are read; the others' are left in their facts files, where `source` finds them again.
+    `indexed`: the others' records read from each facts file's index (`FactsReader.indexed`), no other block
+    read (every line of every facts file was two thirds of a page job's reading for the tree's files)."""
     n = readers[0].header.shard[1]
     share = {rel: file_share(rel, n) for rel in files}
     records: dict[str, Record] = {}
     for index, reader in enumerate(readers):
         k = reader.header.shard[0]
-        for record in reader.records(wanted, light=light, with_sketch=with_sketch, light_others=light_others):
+        found = reader.indexed(wanted, with_sketch=with_sketch) if indexed else \
+            reader.records(wanted, light=light, with_sketch=with_sketch, light_others=light_others)
+        for record in found:
             if share.get(record.path) != k:
                 raise ShardError(f"{reader.name}: holds {record.path!r}, which is not an input of its share")
             if record.path in records:
@@ -171,8 +175,9 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
                share: Share | None = None, check: bool = False, answers: Path | None = None,
                none_held: bool = False, later: bool = False,
                on_disk: Callable[[str], bool] | None = None) -> dict[str, tuple[str, Sketch | LaterSketch | None]]:
-    """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a
-    scan would make it; a file whose content on disk is not the one analysed is analysed again. The
+    """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a scan would
+    make it; a file whose content on disk is not the one analysed is analysed again (a page share reads its own
+    files only, and refuses one that changed: `_own_on_disk`). The
     facts of the files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph
     job's; their relations are then the files' module names alone, `_names_only`) stay in the facts files
     (`ShareFacts`): the graph is built from the files' sketches, or with
@@ -193,7 +198,7 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     try:
         records = read_records(readers, found.files, source, lambda rel: own is None or rel in own,
                                light=none_held and later, with_sketch=answers is None and not later,
-                               light_others=linked)
+                               light_others=linked, indexed=linked)
     finally:
         for reader in readers:
             reader.close()
@@ -207,7 +212,10 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     analysed = 0
     for i, rel in enumerate(found.files, 1):
         record = records.pop(rel)
-        if on_disk is None or on_disk(rel):
+        if rendered:  # a page share: its own files read on disk, the others' as analysed
+            if own is not None and rel in own:
+                record = _own_on_disk(ws.root, record)
+        elif on_disk is None or on_disk(rel):
             record = _as_on_disk(ws.root, record)
         if not record.analysed:
             skipped[rel] = record.skipped
@@ -326,6 +334,19 @@ def _as_on_disk(root: Path, record: Record, analyse: bool = True) -> Record:
     if made.facts is None:
         return Record(record.path, key, len(data), None, made.skip_reason)
     return Record(record.path, key, len(data), made.facts, pages=has_pages(made.facts), at=_ANALYSED)
+
+
+def _own_on_disk(root: Path, record: Record) -> Record:
+    """`record` of a page share's own file, whose content on disk must be the one analysed: a page job reads
+    the sources of its own files only (its pages embed them); another share's page job uses this file's facts
+    as its facts file says, so one that changed since is a ShardError naming it, never a tree of two contents.
+    (The other files' contents are proved by the final `generate --facts ... --check`.)"""
+    now = _as_on_disk(root, record, analyse=False)
+    if now is not record and now != record:
+        why = now.skipped or "its content is not the one analysed"
+        raise ShardError(f"{record.path}: changed since its analysis ({why}): every job must run on the checkout "
+                         "the analysis jobs read")
+    return record
 
 
 def pages_digest(manifest: dict[str, Any]) -> str:

@@ -8,7 +8,6 @@ by path, not by content digest: two files of one content may differ in facts by 
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
@@ -16,7 +15,7 @@ from pathlib import Path
 
 from repodoc_lsp.analysis.model import FileFacts, Import
 from repodoc_lsp.knowledge.views import Sketch
-from repodoc_lsp.shard.facts_file import MOST_BLOCK, FactsReader, Record, ShardError
+from repodoc_lsp.shard.facts_file import MOST_BLOCK, FactsReader, Record, ShardError, head_of
 from repodoc_lsp.shard.members import BlockError, block_at
 from repodoc_lsp.store.cache import FactsCache
 from repodoc_lsp.store.facts import FactsStore
@@ -71,7 +70,7 @@ class FactsSource(FactsCache):
 
     def _read(self, reader: FactsReader, at: int, wanted: dict[str, str]) -> dict[str, FileFacts]:
         lines = self._lines(reader, at)
-        heads = [(_head(path), path) for path in wanted]
+        heads = [(head_of(path), path) for path in wanted]
         found: dict[str, FileFacts] = {}
         for i, line in enumerate(lines[:-1]):
             path = next((path for head, path in heads if line.startswith(head)), None)
@@ -100,7 +99,7 @@ class FactsSource(FactsCache):
     def _record(self, path: str, with_sketch: bool) -> Record:
         reader_index, at, key = self._where[path]
         reader = self._readers[reader_index]
-        head = _head(path)
+        head = head_of(path)
         line = next((line for line in self._block_lines(reader_index, at) if line.startswith(head)), None)
         record = None if line is None else reader.record(reader.parse(line), with_sketch=with_sketch)
         if record is None or record.digest != key:
@@ -126,12 +125,6 @@ class FactsSource(FactsCache):
 
     def put_many(self, items: Iterable) -> bool:
         return False
-
-
-def _head(path: str) -> bytes:
-    """How a file's first line in a facts file starts: `{"path":"<its path>",` (as the writer writes it)."""
-    return (json.dumps({"path": path}, ensure_ascii=False, separators=(",", ":"))[:-1] + ",").encode(
-        "utf-8", "surrogatepass")
 
 
 class ShareFacts(FactsStore):

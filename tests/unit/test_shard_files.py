@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -189,3 +191,79 @@ def test_graph_answers_come_back_of_the_same_types() -> None:
     for bad in ({"t": 1}, {"x": []}, {"D": ["a", "b", "c", "3"]}, {"m": [["k"]]}, 1.5, {"t": [], "m": []}):
         with pytest.raises(ValueError):
             decode(bad)
+
+
+def _indexed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[Record]]:
+    """A facts file of 30 analysed files and a skipped one, a few records a block."""
+    from repodoc_lsp.shard import members
+
+    monkeypatch.setattr(members, "BLOCK", 600)
+    sources = {f"p{i}/m{i}.py": f'"""Module {i}."""\nimport os\n\n\ndef f{i}(x):\n    return x\n'.encode()
+               for i in range(30)}
+    records = [Record(rel, f"{i:040x}", len(data), analyse_source(rel, data)) for i, (rel, data) in
+               enumerate(sources.items())]
+    records.append(Record("z/blob.bin", "f" * 40, 9, None, "not text"))
+    path = tmp_path / "f.jsonl.gz"
+    writer = FactsWriter(path, TREE, (1, 1), len(records))
+    for record in records:
+        writer.add(record)
+    writer.close()
+    return path, records
+
+
+def test_a_reader_of_the_index_decodes_the_lines_of_the_files_wanted_only(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file's record comes from the index as a reader of every line reads it without imports and sketch
+    (digest, size, pages, sketch or not, its block; a skipped file's reason); only the files wanted have their
+    lines decoded, with their facts, from their blocks alone."""
+    from repodoc_lsp.shard import facts_file
+
+    path, records = _indexed_file(tmp_path, monkeypatch)
+    reader = FactsReader(path)
+    every = list(reader.records(lambda rel: False, light=True))
+    decoded: list[str] = []
+    real = facts_file.FactsReader.record
+
+    def noted(self: FactsReader, value: dict, *args: object, **kwargs: object) -> Record:
+        decoded.append(value["path"])
+        return real(self, value, *args, **kwargs)  # type: ignore[arg-type]
+    monkeypatch.setattr(facts_file.FactsReader, "record", noted)
+    wanted = {records[4].path, records[17].path}
+    read = list(FactsReader(path).indexed(wanted.__contains__, with_sketch=False))
+    assert sorted(decoded) == sorted(wanted)
+    assert [r for r in read if r.path not in wanted] == [r for r in every if r.path not in wanted]
+    assert {r.path: r.facts for r in read if r.path in wanted} == {r.path: r.facts for r in records if r.path in wanted}
+    assert all(r.imports for r in read if r.path in wanted) and read[-1].skipped == "not text"
+
+
+def _with_index(path: Path, change: Callable[[bytes], bytes]) -> Path:
+    """`path` with its index's lines changed by `change` (every block before it as it was)."""
+    from repodoc_lsp.shard.facts_file import TAIL
+
+    data = path.read_bytes()
+    at = json.loads(gzip.decompress(data[-TAIL:]))["index"]
+    damaged = path.with_name("damaged.jsonl.gz")
+    damaged.write_bytes(data[:at] + gzip.compress(change(gzip.decompress(data[at:-TAIL]))) + data[-TAIL:])
+    return damaged
+
+
+def test_an_index_that_does_not_say_what_the_records_say_is_refused(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    path, records = _indexed_file(tmp_path, monkeypatch)
+    other = records[5]
+    damaged = _with_index(path, lambda index: index.replace(other.digest.encode(), b"0" * 40))
+    with pytest.raises(ShardError, match="damaged facts file: its index does not say what its records say"):
+        list(FactsReader(damaged).records())  # a reader of every line
+    with pytest.raises(ShardError, match=f"damaged facts file: {other.path}: its index row does not say what"):
+        list(FactsReader(damaged).indexed({other.path}.__contains__))  # the page job of its folder
+    assert len(list(FactsReader(damaged).indexed(lambda rel: False))) == len(records)  # another page job's
+    blob = b',["z/blob.bin","' + b"f" * 40 + b'",9,"not text"]'
+    for change, why in ((lambda index: index.replace(blob, b""), "its index does not hold its 31 files"),
+                        (lambda index: index[: len(index) // 2], "a block is cut short"),
+                        (lambda index: index.replace(b'"index":[', b'"index":[7,'), "a row of its index")):
+        with pytest.raises(ShardError, match=f"damaged facts file: {why}"):
+            list(FactsReader(_with_index(path, change)).indexed(lambda rel: False))
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(ShardError, match="damaged facts file: "):
+        list(FactsReader(cut).indexed(lambda rel: False))
