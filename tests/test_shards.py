@@ -126,6 +126,22 @@ def _rewrite_header(source: str, target: Path, **changes: object) -> str:
     return str(target)
 
 
+def _as_share(source: str, target: Path, share: tuple[int, int]) -> str:
+    """The facts file `source` written again, whole and with its index, as the facts file of another share."""
+    from repodoc_lsp.shard.facts_file import FactsReader, FactsWriter
+
+    reader = FactsReader(Path(source))
+    try:
+        records = list(reader.records())
+    finally:
+        reader.close()
+    writer = FactsWriter(target, reader.header.tree, share, len(records))
+    for record in records:
+        writer.add(record)
+    writer.close()
+    return str(target)
+
+
 def _refused(setup: Setup, facts: list[str], *expected: str) -> None:
     code, _out, err = setup.run("generate", str(setup.root), *setup.flags, "--facts", *facts)
     assert code == 2, err
@@ -365,8 +381,8 @@ def test_the_check_reads_each_facts_file_on_a_worker_process(setup: Setup, monke
     cut.write_bytes(data[: len(data) // 2])
     with pytest.raises(ShardError, match=f"{cut} \\(shard 2/3\\): damaged facts file"):
         checked([setup.facts[0], str(cut), setup.facts[2]])
-    renamed = _rewrite_header(setup.facts[1], tmp_path / "renamed.jsonl.gz", shard=[3, 3])
-    swapped = _rewrite_header(setup.facts[2], tmp_path / "swapped.jsonl.gz", shard=[2, 3])
+    renamed = _as_share(setup.facts[1], tmp_path / "renamed.jsonl.gz", (3, 3))
+    swapped = _as_share(setup.facts[2], tmp_path / "swapped.jsonl.gz", (2, 3))
     with pytest.raises(ShardError, match=r"(swapped|renamed).jsonl.gz \(shard [23]/3\): holds '.*', which is not"):
         checked([setup.facts[0], swapped, renamed])
     for folder in (*shares, setup.out):

@@ -2,7 +2,7 @@
 the tree's inputs stamp (every file's digest, the folders, the settings) made from the facts files' records and
 the checkout, compared with the one its manifest records. No file's facts, imports or sketch decoded.
 
-Its per-file work (each facts file's records read, each of their files read and digested on disk) is done per
+Its per-file work (each facts file's index read, each of its files read and digested on disk) is done per
 facts file, on worker processes when there are several facts files and files enough: the records of one facts
 file and its sources are independent of every other's. The parent meanwhile reads the tree's manifest and stats
 its pages. A check of 1,000,000 files did this work on one core (bench/README.md, issue 40)."""
@@ -99,14 +99,14 @@ def _each_facts_file(ws: Workspace, paths: Sequence[str], files: int, jobs: int 
 
 
 def _found(root: str, path: str) -> Found:
-    """The records of the facts file `path` (its header checked by the parent), each file's digest and skip
-    reason, when every one of its files is on disk as it was analysed; None at the first that is not. A
+    """The records of the facts file `path` as its index says (its header checked by the parent), each file's
+    digest and skip reason, when every one of its files is on disk as it was analysed; None at the first that is not. A
     ShardError (naming the file) when it is damaged or holds a file of another share (twice: the parent says)."""
     reader = FactsReader(Path(path))
     try:
         k, n = reader.header.shard
         joined = io.StringIO()
-        for i, record in enumerate(reader.records(light=True)):
+        for i, record in enumerate(reader.indexed(_none)):  # the index alone: no block is read
             if file_share(record.path, n) != k:
                 raise ShardError(f"{reader.name}: holds {record.path!r}, which is not an input of its share")
             if "\0" in record.path or "\0" in record.skipped:  # (no path has one: the parent splits at them)
@@ -117,6 +117,12 @@ def _found(root: str, path: str) -> Found:
         return reader.name, (k, n), joined.getvalue()
     finally:
         reader.close()
+
+
+def _none(_rel: str) -> bool:
+    """No file's block is wanted: a check reads the facts files' indexes (each block is checked by the page job
+    of its files' folders, the index against every block by the analysis that wrote it)."""
+    return False
 
 
 def _on_disk(root: str, rel: str, read: Callable[[str], bytes] = read_regular) -> str:
