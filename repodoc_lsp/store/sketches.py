@@ -34,12 +34,12 @@ from repodoc_lsp.knowledge.linking import FileUsers, Links, Taken
 from repodoc_lsp.knowledge.resolution import NAME
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.store import kept
-from repodoc_lsp.store.cache import import_fields
 from repodoc_lsp.store.facts import Imports, SavedImports
 
 # 2: each file's link beside its sketch; 3: each sketch as its own JSON text; 4: every file's imports; 5: who
 # imports each file (the import relations' tables); 6: the users' tables by defined file and each link's `out`,
-# each as its own JSON text with its count and digest (`Part`)
+# each as its own JSON text with its count and digest (`Part`), and each file's imports as one JSON text with
+# its digest
 VERSION = 6
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
 
@@ -335,31 +335,39 @@ def load(path: Path, stamp: str) -> Saved:
     return Saved(*(part if isinstance(part, dict) else {} for part in parts))
 
 
-def encode_imports(imports: tuple[Import, ...]) -> list[list[Any]]:
-    """A file's imports as JSON-ready rows, each an `Import`'s fields in order (`asnames` null when they are
-    the `names`)."""
-    return [[i.module, i.names, i.line, i.level, i.anchor, None if i.asnames == i.names else i.asnames, i.star]
-            for i in imports]
+def encode_imports(imports: tuple[Import, ...]) -> list[Any]:
+    """A file's imports as `save` takes them: their rows, each an `Import`'s fields in order (`asnames` null
+    when they are the `names`), as one JSON text with its digest (`_imports_part`)."""
+    return _imports_part(_json([[i.module, i.names, i.line, i.level, i.anchor,
+                                 None if i.asnames == i.names else i.asnames, i.star] for i in imports]))
+
+
+def _imports_part(text: str) -> list[Any]:
+    """[text, digest] (`zlib.crc32`: against damage, as `_encode_part`)."""
+    return [text, zlib.crc32(text.encode())]
 
 
 def imports_of(saved: Saved) -> dict[str, SavedImports]:
-    """content digest -> its imports, for each content whose rows `saved` holds exactly as `encode_imports`
-    wrote them (the others are left out: read from the facts cache). Checked here, made into `Import`s
-    when first read (`SavedImports`). Kept with the sketches so a run after an edit reads every file's
-    imports in one read, not a row and a JSON text each from the cache."""
+    """content digest -> its imports, for each content whose rows `saved` holds as `encode_imports` wrote them,
+    their text of its digest (the others are left out: read from the facts cache). The rows are decoded and
+    made into `Import`s when first read (`SavedImports`: their text is this module's, checked here; parsing
+    every file's rows and checking each was a twentieth of a run after an edit, which reads a few). Kept with
+    the sketches so a run after an edit reads every file's imports in one read, not a row and a JSON text
+    each from the cache."""
     found: dict[str, SavedImports] = {}
-    for key, rows in saved.imports.items():
-        if type(rows) is list and all(type(row) is list and len(row) == 7 and import_fields(*row) for row in rows):
-            found[key] = SavedImports(rows)
+    for key, raw in saved.imports.items():
+        if (type(raw) is list and len(raw) == 2 and type(raw[0]) is str and type(raw[1]) is int
+                and zlib.crc32(raw[0].encode()) == raw[1]):
+            found[key] = SavedImports(raw[0])
     return found
 
 
-def encode_imports_of(imports: Imports, digests: Mapping[str, str]) -> dict[str, list[list[Any]]]:
+def encode_imports_of(imports: Imports, digests: Mapping[str, str]) -> dict[str, list[Any]]:
     """Every file's imports (`digests`: its content digest) as `save` takes them; rows read from a saved
-    file passed on as they are."""
-    found: dict[str, list[list[Any]]] = {}
+    file passed on as they came."""
+    found: dict[str, list[Any]] = {}
     for rel, given in ((rel, imports.given(rel)) for rel in imports):
-        found[digests[rel]] = given.rows if isinstance(given, SavedImports) else encode_imports(given)
+        found[digests[rel]] = _imports_part(given.rows) if isinstance(given, SavedImports) else encode_imports(given)
     return found
 
 
@@ -413,7 +421,7 @@ _json = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def save(path: Path, stamp: str, sketches: Mapping[str, list[Any]],
-         imports: Mapping[str, list[list[Any]]] | None = None, relations: Mapping[str, Any] | None = None,
+         imports: Mapping[str, list[Any]] | None = None, relations: Mapping[str, Any] | None = None,
          users: Mapping[str, list[Any]] | None = None) -> None:
     """Record `sketches` (`of_graph`), `imports` (content digest -> `encode_imports`), the import `relations`
     of these files and contents (`encode_relations`) and the graph's `users` (`users_of`) atomically; a
