@@ -159,6 +159,14 @@ def test_a_damaged_part_of_any_kind_means_every_link_decoded_before_the_graph(
         assert taken == [None], n  # refused whole: every link decoded then, or none taken (version 5)
         assert differences(tree(root / "docs"), fresh[(n + 1) % 2]) == [], n
         assert json.loads(gzip.decompress(path.read_bytes()))["version"] == sketches.VERSION  # saved again
+    saved = json.loads(gzip.decompress(path.read_bytes()))
+    some = next(iter(saved["imports"]))  # a file's imports, not of their digest: read from the facts cache
+    saved["imports"][some][0] += " "
+    path.write_bytes(gzip.compress(json.dumps(saved).encode()))
+    taken.clear()
+    (root / "pkg/leaf.py").write_text(edits[0])
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert isinstance(taken[-1], Taken) and differences(tree(root / "docs"), fresh[0]) == []
 
 
 def test_an_edit_run_decodes_the_links_and_tables_of_few_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
