@@ -132,13 +132,15 @@ def test_a_sketch_is_kept_as_checked_data(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_imports_are_kept_as_checked_data(tmp_path: Path) -> None:
-    """Every file's imports are saved beside the sketches, by content digest, and read back exactly, strings
-    interned; a row not exactly of that form is left out (its imports come from the facts cache)."""
+    """Every file's imports are saved beside the sketches, by content digest, as one text with its digest, and
+    read back exactly, strings interned; a text not of its digest, or a part of another form, is left out (its
+    imports come from the facts cache)."""
     facts = analyse_source("m.py", b"import os.path as p\nfrom .. import a, b as c\nfrom x import *\n")
     path = tmp_path / "s.json.gz"
     good = sketches.encode_imports(facts.imports)
-    bad = [[*row[:2], "1", *row[3:]] for row in good]
-    sketches.save(path, "stamp", {}, {"d1": good, "d2": bad, "d3": [[*good[0], "more"]], "d4": "rows"})
+    damaged = [good[0].replace("1", "2"), good[1]]
+    sketches.save(path, "stamp", {}, {"d1": good, "d2": damaged, "d3": [*good, "more"], "d4": good[0],
+                                      "d5": json.loads(good[0])})
     saved = sketches.load(path, "stamp")
     found = sketches.imports_of(saved)
     assert list(found) == ["d1"] and found["d1"].made() == facts.imports

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, MutableMapping
 
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.knowledge.linking import Link, Linker
+from repodoc_lsp.knowledge.linking import Link, Linker, Links
 from repodoc_lsp.knowledge.views import (
     KIND_BITS,
     KIND_CODE,
@@ -39,14 +39,15 @@ class Graph(Linker):
 
     def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts | Sketch | LaterSketch]], *,
                  parts: PartsOf, pause: Callable[[], None] | None = None,
-                 linked: Mapping[str, Link] | None = None, views: MutableMapping[str, View] | None = None,
+                 linked: Links | None = None, views: MutableMapping[str, View] | None = None,
                  only: Iterable[str] | None = None) -> None:
         """Each file's facts, or the sketch of its facts made beforehand (a Python file's); `parts`:
         the part map of a file's page, from its facts (`render.parts`; the graph keeps each file's
         as part of what a link into it depends on); `pause` is called between every two files
         viewed or linked (the server's requests go first); `linked`: what an earlier link of files
         kept (`links`), taken instead of linking them, the caller vouching that every file each
-        consulted has the content it had then; `views`: where the views are kept (a `held.HeldViews`
+        consulted has the content it had then, or a `Taken` (an earlier graph whole: its stale files
+        linked again); `views`: where the views are kept (a `held.HeldViews`
         drops views, made again when read: a share of a tree too large to hold); `only`: link these files
         alone (the others are read by their lookups, never linked: a link job's share)."""
         super().__init__(relations, parts, pause)
@@ -58,8 +59,8 @@ class Graph(Linker):
                 self._views[rel] = view
             if pause is not None:
                 pause()
-        self.links_taken = self._take_links(linked) if linked else set()
-        self._relink(set(self._views if only is None else only) - self.links_taken, set())
+        self.links_taken, gone = self._take(linked)
+        self._relink(set(self._views if only is None else only) - self.links_taken, gone)
         self._pause = None  # updates come one batch at a time, under the lock
 
 
@@ -86,6 +87,8 @@ class Graph(Linker):
         view = self._views.get(rel)
         if view is None:
             return []
+        if rel in self._later_users:
+            self._users_read(rel)
         defs, users, names = view.defs, self._users, KINDS
         codes = {KIND_CODE[k] for k in kinds}
         always = KIND_CODE[every] if every else -1
@@ -116,11 +119,11 @@ class Graph(Linker):
     def users_table(self, key: Key) -> Mapping[str, tuple[int, ...]]:
         """Every file that names the definition, its own included, with the lines: the graph's own
         table, not a copy (read it, never change it; `users` copies)."""
-        return self._users.get(key) or NO_USERS
+        return self._users_of(key) or NO_USERS
 
     def users(self, key: Key, own: bool = False) -> dict[str, tuple[int, ...]]:
         """Files other than its own (`own`: and its own) that name the definition, with the lines."""
-        table = self._users.get(key)
+        table = self._users_of(key)
         if not table:  # most definitions (pages ask for each)
             return {}
         if own or key[0] not in table:
@@ -129,13 +132,13 @@ class Graph(Linker):
 
     def user_count(self, key: Key) -> int:
         """How many files other than its own name the definition (`len(users(key))`)."""
-        table = self._users.get(key)
+        table = self._users_of(key)
         return 0 if table is None else len(table) - (key[0] in table)
 
     def uses(self, key: Key) -> list[Use]:
         """Every place the definition is named, its own file included, in file and line order."""
         found = []
-        for rel, lines in sorted(self._users.get(key, {}).items()):
+        for rel, lines in sorted((self._users_of(key) or NO_USERS).items()):
             view = self._views.get(rel)
             for line in lines:
                 found.append(Use(rel, line, view.within(line) if view else ""))

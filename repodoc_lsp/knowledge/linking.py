@@ -1,7 +1,8 @@
 """The graph's tables of relations, and how a link pass keeps them: who names each definition
 (`_users`), each class's workspace bases and subclasses, what each file's docstrings mention, and
 what each file's resolution consulted (`_deps`), so that a change re-links only the files it can
-alter. The first build is a link pass of every file against empty tables.
+alter. The first build is a link pass of every file against empty tables, or takes an earlier graph's
+links (`Link`, `Taken`) and links only the files whose links no longer hold.
 
 Readers on other threads see whole values: a link pass replaces a definition's table of users and
 the tables of bases and subclasses, never changes them in place once the graph is built.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import cast
+from typing import TypeAlias, cast
 
 from repodoc_lsp.analysis.model import FileFacts, Language
 from repodoc_lsp.analysis.relations import Relations
@@ -40,10 +41,31 @@ class Link:
     NAME + module names) it consulted. A later graph of the same contents takes it as it is
     (`Graph(linked=...)`): it holds while every file it consulted has the content it had."""
 
-    out: dict[Key, tuple[int, ...]]
+    out: Mapping[Key, tuple[int, ...]]
     bases: dict[str, tuple[Key, ...]]
     mentioned: dict[str, Key]
     deps: tuple[str, ...]
+
+
+# A definition's users by its file: qualname -> file naming it -> the lines
+FileUsers = Mapping[str, dict[str, tuple[int, ...]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """An earlier graph of the same files taken whole (`repodoc generate` after an edit, from its saved run):
+    every file's link (each `out` a mapping its maker may decode when first read), the users' tables of each
+    defined file (`FileUsers`, the same: decoded when a query or a link pass first reads that file's), and the
+    files whose links no longer hold (`stale`: a file they consulted changed), linked again as an update.
+    Its maker checked it whole beforehand (`store/sketches.py`): reading it later cannot fail."""
+
+    links: Mapping[str, Link]
+    users: Mapping[str, FileUsers]
+    stale: frozenset[str]
+
+
+# What a graph's build takes of an earlier link (`Graph(linked=...)`): the links that hold, or a `Taken`
+Links: TypeAlias = "Mapping[str, Link] | Taken"
 
 
 class Linker(Resolver):
@@ -57,6 +79,12 @@ class Linker(Resolver):
         self._parts = parts  # each file's part map, from its facts: the caller's rule
         # definition -> file -> lines. What a file names is read from it when the file re-links (`_named_by`)
         self._users: Users = {}
+        # defined file -> its users' tables not read yet (`Taken`): moved into `_users` when first read
+        self._later_users: dict[str, FileUsers] = {}
+        self._later_lock = threading.Lock()  # readers on any thread move them (`_users_of`)
+        # file -> what it names, kept only by a graph that took a `Taken` (`_named_by` reads it: a pass over
+        # every table would read every file's saved tables); None: not kept (memory: the server's graph)
+        self._outs: dict[str, Mapping[Key, tuple[int, ...]]] | None = None
         self._shown_bases: dict[Key, tuple[Key, ...]] = {}  # what queries read: replaced once a pass ends
         self._classes: dict[str, list[Key]] = {}  # file -> its classes with workspace bases
         self._subclasses: dict[Key, frozenset[Key]] = {}
@@ -90,10 +118,27 @@ class Linker(Resolver):
         """What linking each file kept, for a later build of the same contents to take as it is
         (`_take_links`): files whose dependencies were not kept are left out."""
         with self._lock:
-            out = self._named_by(set(self._deps))
+            out = self._outs if self._outs is not None else self._named_by(set(self._deps))
             return {rel: Link(out.get(rel, {}), {key[1]: self._bases[key] for key in self._classes.get(rel, ())},
                               self._mentioned.get(rel, {}), deps)
                     for rel, deps in self._deps.items() if rel in self._views}
+
+    def users_by_file(self) -> dict[str, FileUsers]:
+        """Who names each file's definitions, by the defined file (`FileUsers`): what a later graph of the same
+        files takes whole (`Taken`). A file's tables taken from a `Taken` and never read are passed on as
+        they came."""
+        with self._lock, self._later_lock:
+            found: dict[str, dict[str, dict[str, tuple[int, ...]]]] = {}
+            for (rel, qual), table in self._users.items():
+                found.setdefault(rel, {})[qual] = table
+            return {**found, **self._later_users}
+
+    def _take(self, linked: Links | None) -> tuple[set[str], set[str]]:
+        """Take what an earlier link kept (`Graph(linked=...)`): the files taken, and those of a `Taken` that
+        have no view now (unlinked by the build's link pass)."""
+        if isinstance(linked, Taken):
+            return self._take_whole(linked)
+        return (self._take_links(linked) if linked else set()), set()
 
     def _take_links(self, links: Mapping[str, Link]) -> set[str]:
         """Take what an earlier link of some files kept, as if they were linked now (linking every file
@@ -109,23 +154,45 @@ class Linker(Resolver):
                     self._users[key] = {rel: lines}
                 else:
                     table[rel] = lines
-            if link.bases:
-                self._classes[rel] = [(rel, qual) for qual in link.bases]
-                self._bases.update(((rel, qual), bases) for qual, bases in link.bases.items())
-            if link.mentioned:
-                self._mentioned[rel] = link.mentioned
-            self._deps[rel] = link.deps
-            if self.updatable and link.mentioned:
-                self._unmarked.add(rel)  # made when an update needs it (`_mark_before`)
-            elif self.updatable:
-                self._marks[rel] = self._mark(link.mentioned)
+            self._take_rest(rel, link)
+        self._take_subclasses()
+        return taken
+
+    def _take_whole(self, taken: Taken) -> tuple[set[str], set[str]]:
+        """Take an earlier graph whole: its users' tables and each link's `out` as they are, read when first
+        asked (decoding every file's link and filling the tables from them was a sixth of a run after an
+        edit); bases, mentions and dependencies now (subclasses and `_dependents` need every file's). The
+        build's link pass then links the stale files and unlinks those without a view, as an update does,
+        against the tables and outs taken here. Returns what `_take` does."""
+        links, views = taken.links, self._views
+        self._outs = {rel: link.out for rel, link in links.items()}
+        for rel in links.keys() & views.keys():
+            self._take_rest(rel, links[rel])
+        self._later_users = dict(taken.users)
+        self._take_subclasses()
+        return (links.keys() & views.keys()) - taken.stale, links.keys() - views.keys()
+
+    def _take_rest(self, rel: str, link: Link) -> None:
+        """Take a link's bases, mentions and dependencies (its `out` is the caller's)."""
+        if link.bases:
+            self._classes[rel] = [(rel, qual) for qual in link.bases]
+            self._bases.update(((rel, qual), bases) for qual, bases in link.bases.items())
+        if link.mentioned:
+            self._mentioned[rel] = link.mentioned
+        self._deps[rel] = link.deps
+        if self.updatable and link.mentioned:
+            self._unmarked.add(rel)  # made when an update needs it (`_mark_before`)
+        elif self.updatable:
+            self._marks[rel] = self._mark(link.mentioned)
+
+    def _take_subclasses(self) -> None:
+        """The subclasses' tables, and the bases queries read, made from the bases taken."""
         subclasses: dict[Key, set[Key]] = {}
         for key, bases in self._bases.items():
             for base in bases:
                 subclasses.setdefault(base, set()).add(key)
         self._subclasses = {base: frozenset(subs) for base, subs in subclasses.items()}
         self._shown_bases = dict(self._bases)
-        return taken
 
     def consulting(self, rels: Iterable[str]) -> set[str]:
         """The files whose last link consulted any of `rels` (their kept links hold no more once
@@ -211,7 +278,7 @@ class Linker(Resolver):
         old_bases = self._unlink(rels | gone, gone)
         changed: set[Key] = set()
         users: Delta = {}
-        pause = self._pause
+        pause, outs = self._pause, self._outs
         for rel in sorted(rels):
             if pause is not None:
                 pause()
@@ -219,12 +286,14 @@ class Linker(Resolver):
             if self._keep(rel, linked):
                 changed.add((rel, ""))
             before = old_out.pop(rel, {})
-            for key, found in linked.out.items():
-                lines = sorted_lines(found)
+            now = {key: sorted_lines(found) for key, found in linked.out.items()}
+            for key, lines in now.items():
                 if before.pop(key, None) != lines:
                     users.setdefault(key, {})[rel] = lines
             for key in before:  # named before, not now
                 users.setdefault(key, {})[rel] = None
+            if outs is not None:
+                outs[rel] = now
         for rel, before in old_out.items():  # gone
             for key in before:
                 users.setdefault(key, {})[rel] = None
@@ -242,6 +311,8 @@ class Linker(Resolver):
                 old_bases[key] = self._bases.pop(key, ())
             self._deps.pop(rel, None)
         for rel in gone:
+            if self._outs is not None:
+                self._outs.pop(rel, None)
             self._mentioned.pop(rel, None)  # a re-linked file's are replaced by `_keep`
             self._marks.pop(rel, None)
             self._unmarked.discard(rel)
@@ -285,7 +356,7 @@ class Linker(Resolver):
         """Apply a pass's changes of who names what: each changed definition's table replaced (one
         named by no file before takes its delta as its table). Returns those definitions."""
         for key, delta in users.items():
-            old = self._users.get(key)
+            old = self._users_of(key)
             if old is None and None not in delta.values():
                 self._users[key] = cast(dict[str, tuple[int, ...]], delta)
                 continue
@@ -326,10 +397,27 @@ class Linker(Resolver):
             self._shown_bases = dict(self._bases)
         return changed
 
+    def _users_of(self, key: Key) -> dict[str, tuple[int, ...]] | None:
+        """Definition `key`'s users' table (None: named by no file), its file's saved tables taken into
+        `_users` first if they are not yet (`Taken`)."""
+        if key[0] in self._later_users:
+            self._users_read(key[0])
+        return self._users.get(key)
+
+    def _users_read(self, rel: str) -> None:
+        """Move `rel`'s users' tables taken from a `Taken` into `_users`, on first read (any thread)."""
+        with self._later_lock:
+            later = self._later_users.get(rel)
+            if later is not None:
+                self._users.update(((rel, qual), table) for qual, table in later.items())
+                del self._later_users[rel]  # after: a reader not finding it here finds the tables there
+
     def _named_by(self, rels: set[str]) -> dict[str, dict[Key, tuple[int, ...]]]:
-        """What each of `rels` names and on which lines, as the users' tables say: one pass over
-        them (none while the graph is built)."""
+        """What each of `rels` names and on which lines: as the outs a `Taken` left say, else as the users'
+        tables say, one pass over them (none while the graph is built)."""
         found: dict[str, dict[Key, tuple[int, ...]]] = {}
+        if self._outs is not None:
+            return {rel: dict(out) for rel in rels if (out := self._outs.get(rel))}
         if not rels or not self._users:
             return found
         if len(rels) <= 4:  # a save

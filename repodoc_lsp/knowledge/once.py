@@ -6,11 +6,12 @@ keeps (each answer with the files it consulted).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping
 
 from repodoc_lsp.analysis.model import FileFacts
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.knowledge.graph import Graph, Link
+from repodoc_lsp.knowledge.graph import Graph
+from repodoc_lsp.knowledge.linking import Links
 from repodoc_lsp.knowledge.resolution import Linked
 from repodoc_lsp.knowledge.views import Key, LaterSketch, PartsOf, Sketch, View
 
@@ -24,7 +25,7 @@ class BuiltOnce(Graph):
 
     def __init__(self, relations: Relations, facts: Iterable[tuple[str, FileFacts | Sketch | LaterSketch]], *,
                  parts: PartsOf, pause: Callable[[], None] | None = None,
-                 linked: Mapping[str, Link] | None = None, views: MutableMapping[str, View] | None = None,
+                 linked: Links | None = None, views: MutableMapping[str, View] | None = None,
                  only: Iterable[str] | None = None) -> None:
         # module -> name -> (what it names, the files consulted)
         self._imported: dict[str, dict[str, tuple[Key | None, tuple[str, ...]]]] = {}

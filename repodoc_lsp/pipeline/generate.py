@@ -17,7 +17,7 @@ from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.analysis.treesitter import blank_macros_variant
 from repodoc_lsp.analysis.treesitter.byname import is_tree_sitter
-from repodoc_lsp.knowledge.linking import Link
+from repodoc_lsp.knowledge.linking import Links
 from repodoc_lsp.knowledge.views import LaterSketch, Sketch, sketch_of
 from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, OutputError, Writer
 from repodoc_lsp.pipeline import lastrun
@@ -323,7 +323,7 @@ def _relations_before(ws: Workspace, imports: Mapping[str, tuple[Import, ...]]) 
 
 
 def _saved_sketches(ws: Workspace, saved: sketches.Saved | None, kept: Mapping[str, str], last: Mapping[str, str],
-                    made: Callable[[str], Sketch]) -> tuple[dict[str, tuple[str, LaterSketch | None]], dict[str, Link]]:
+                    made: Callable[[str], Sketch]) -> tuple[dict[str, tuple[str, LaterSketch | None]], Links]:
     """The graph's sketches of the unchanged files `kept` as the last run saved them, and the links of the
     files of the last run's workspace `last` that consulted no file changed since they were saved: the
     graph of a run after an edit is built from them in one read (loading and sketching every file's facts
@@ -331,7 +331,7 @@ def _saved_sketches(ws: Workspace, saved: sketches.Saved | None, kept: Mapping[s
     if saved is None:
         return {}, {}
     with ws.runtime.holding():  # held to the end, without cycles: the collector's passes were a sixth of this
-        return sketches.held(saved.sketches, kept, ws.facts.imports(), made), sketches.links(saved.sketches, last)
+        return sketches.held(saved.sketches, kept, ws.facts.imports(), made), sketches.links(saved, last)
 
 
 def _load_saved(ws: Workspace, state: Path | None, last: lastrun.LastRun | None) -> sketches.Saved | None:
@@ -371,7 +371,8 @@ def _save_sketches(ws: Workspace, state: Path) -> None:
     run did not need it (its tree was already of these inputs: else the next run after an edit loads and
     links every file)."""
     sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.of_graph(ws.graph(), ws.digests),
-                  sketches.encode_imports_of(ws.facts.imports(), ws.digests), sketches.encode_relations(ws.relations))
+                  sketches.encode_imports_of(ws.facts.imports(), ws.digests), sketches.encode_relations(ws.relations),
+                  sketches.users_of(ws.graph()))
 
 
 def _stale_kept(held: Workspace, changed: Iterable[str]) -> int:

@@ -6,6 +6,7 @@ loaded from the cache on first use.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import posixpath
 import signal
@@ -14,7 +15,6 @@ import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from repodoc_lsp.analysis import FileFacts, Import, Language, analyse_source
 from repodoc_lsp.analysis.source import NotText
@@ -119,14 +119,14 @@ def _for_parent(result: Analysed) -> Analysed:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class SavedImports:
-    """A file's imports as the last run saved them (`store/sketches.py`): rows already checked to be of
-    `checked_import`'s form, made into `Import`s when first read (making every file's was a tenth of a
-    run after an edit, which reads a few)."""
+    """A file's imports as the last run saved them (`store/sketches.py`): the JSON text of rows of
+    `checked_import`'s form, checked against its digest, made into `Import`s when first read (making every
+    file's was a tenth of a run after an edit, which reads a few)."""
 
-    rows: list[list[Any]]
+    rows: str
 
     def made(self) -> tuple[Import, ...]:
-        return tuple(checked_import(*row) for row in self.rows)
+        return tuple(checked_import(*row) for row in json.loads(self.rows))
 
 
 class Imports(MutableMapping[str, tuple[Import, ...]]):

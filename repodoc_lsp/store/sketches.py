@@ -1,40 +1,46 @@
 """The symbol graph's sketch of each Python file as the last complete `repodoc generate` left them
-(`knowledge.views.Sketch`, without the imports the scan reads anyway) and what linking it kept
-(`knowledge.linking.Link`), with every file's imports by content digest and who imports each file (the import
-relations' tables), kept in one file next to the run's state (`pipeline/lastrun.py`): the next run after an
-edit builds the graph from them in one read instead of loading and sketching every file's facts, links only
-the files whose link consulted a file changed since, and its scan takes the imports instead of a row of the
-facts cache per file, and the relations instead of resolving every file's imports.
+(`knowledge.views.Sketch`, without the imports the scan reads anyway), what linking it kept
+(`knowledge.linking.Link`) and who names each file's definitions (the users' tables by defined file), with
+every file's imports by content digest and who imports each file (the import relations' tables), kept in one
+file next to the run's state (`pipeline/lastrun.py`): the next run after an edit builds the graph from them in
+one read instead of loading and sketching every file's facts, takes the graph's tables whole and links only
+the files whose link consulted a file changed since (`taken`), and its scan takes the imports instead of a
+row of the facts cache per file, and the relations instead of resolving every file's imports.
 
 Data only (JSON in a gzip container, stored: see `save`), versioned, stamped with what a sketch is made by (the
 analysis and the page-splitting rule) and read up to a bound. Every value is checked: a damaged, foreign
 or forged file, or one of another stamp, is ignored (the graph is then built from the facts); a sketch
 is used only for the content digest it was made of, a link only while every file it consulted has the
-content it had.
+content it had. The users' tables and each link's `out` are kept as their own texts (`Part`), decoded when
+first read: each text is checked against its digest and count before any graph is built, and anything off
+means every link decoded then instead (`links`), never a fallback from inside a query.
 """
 
 from __future__ import annotations
 
 import json
+import zlib
 from array import array
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.analysis.relations import NameUsers, Relations, Users
 from repodoc_lsp.knowledge.graph import Graph, Key, LaterSketch, Link
+from repodoc_lsp.knowledge.linking import FileUsers, Links, Taken
 from repodoc_lsp.knowledge.resolution import NAME
 from repodoc_lsp.knowledge.views import Sketch
 from repodoc_lsp.store import kept
-from repodoc_lsp.store.cache import import_fields
 from repodoc_lsp.store.facts import Imports, SavedImports
 
 # 2: each file's link beside its sketch; 3: each sketch as its own JSON text; 4: every file's imports; 5: who
-# imports each file (the import relations' tables)
-VERSION = 5
+# imports each file (the import relations' tables); 6: the users' tables by defined file and each link's `out`,
+# each as its own JSON text with its count and digest (`Part`), and each file's imports as one JSON text with
+# its digest
+VERSION = 6
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
 
 
@@ -76,7 +82,15 @@ def _ints(value: Any) -> bool:
 
 
 def _strs(value: Any) -> bool:
-    return isinstance(value, list) and all(type(v) is str for v in value)
+    """Whether `value` is a list of strings (`str.join` takes nothing else: checked without a Python loop,
+    a sixth of taking a saved graph's links)."""
+    if type(value) is not list:
+        return False
+    try:
+        "".join(value)
+    except TypeError:
+        return False
+    return True
 
 
 def encode_link(link: Link) -> list[Any]:
@@ -92,18 +106,19 @@ def decode_link(raw: Any) -> Link:
     """The link `encode_link` wrote; ValueError when `raw` is not exactly of that form."""
     if not (isinstance(raw, list) and len(raw) == 4):
         raise ValueError("not a link")
-    named, bases, mentioned, deps = raw
-    _check(isinstance(named, dict) and isinstance(bases, dict) and isinstance(mentioned, dict) and _strs(deps))
-    out: dict[Key, tuple[int, ...]] = {}
-    for rel, quals in named.items():
-        _check(isinstance(quals, dict))
-        for qual, lines in quals.items():
-            _check(_ints(lines))
-            out[(rel, qual)] = tuple(lines)
-    _check(all(isinstance(keys, list) and all(_key(k) for k in keys) for keys in bases.values()))
-    _check(all(_key(key) for key in mentioned.values()))
-    return Link(out, {qual: tuple((k[0], k[1]) for k in keys) for qual, keys in bases.items()},
-                {name: (key[0], key[1]) for name, key in mentioned.items()}, tuple(deps))
+    return _link(_out(raw[0]), *raw[1:])
+
+
+def _link(out: Mapping[Key, tuple[int, ...]], bases: Any, mentioned: Any, deps: Any) -> Link:
+    """A link of `out` with its bases, mentions and dependencies as `encode_link` wrote them, checked."""
+    _check(type(bases) is dict and type(mentioned) is dict and _strs(deps))
+    if bases:  # most files' classes have no workspace base, and most docstrings mention none
+        _check(all(type(keys) is list and all(_key(k) for k in keys) for keys in bases.values()))
+        bases = {qual: tuple((k[0], k[1]) for k in keys) for qual, keys in bases.items()}
+    if mentioned:
+        _check(all(_key(key) for key in mentioned.values()))
+        mentioned = {name: (key[0], key[1]) for name, key in mentioned.items()}
+    return Link(out, bases, mentioned, tuple(deps))
 
 
 def _key(value: Any) -> bool:
@@ -137,44 +152,177 @@ def _sketch(text: str, imports: Callable[[], tuple[Import, ...]], made: Callable
     return replace(sketch, imports=imports())
 
 
-def links(saved: Mapping[str, Any], digests: Mapping[str, str]) -> dict[str, Link]:
-    """file -> its link as `saved` holds it, for each file of `digests` whose link consulted only files
-    that have there the content they had then (all of them when `saved` is of other files: their module
-    names differ); what does not decode is left out (linked again)."""
-    if saved.keys() != digests.keys():
+def links(saved: Saved, digests: Mapping[str, str]) -> Links:
+    """The links of the graph `saved` holds, for a graph of the files of `digests` (their content digests now)
+    to take: the whole graph (`taken`) when every part of it checks, else each file's link whose link consulted
+    only files that have there the content they had then, decoded now (none when `saved` is of other files:
+    their module names differ); what does not decode is left out (linked again)."""
+    whole = taken(saved, digests)
+    if whole is not None:
+        return whole
+    if saved.sketches.keys() != digests.keys():
         return {}
-    then = {rel: entry[0] for rel, entry in saved.items() if isinstance(entry, list) and len(entry) == 3}
+    then = _digests_then(saved)
     found: dict[str, Link] = {}
-    for rel, entry in saved.items():
+    for rel, entry in saved.sketches.items():
         if rel not in then or entry[2] is None:
             continue
         try:
-            link = decode_link(entry[2])
-        except (ValueError, TypeError):
+            found[rel] = _saved_link(entry[2], later=False)
+        except (ValueError, TypeError, RecursionError):
             continue
-        if rel in link.deps and all(dep.startswith(NAME) or then.get(dep, "") == digests.get(dep) for dep in link.deps):
-            found[rel] = link
+    stale = _stale(found, then, digests)
+    return {rel: link for rel, link in found.items() if rel not in stale}
+
+
+def _digests_then(saved: Saved) -> dict[str, str]:
+    return {rel: entry[0] for rel, entry in saved.sketches.items() if isinstance(entry, list) and len(entry) == 3}
+
+
+def _stale(links: Mapping[str, Link], then: Mapping[str, str], now: Mapping[str, str]) -> frozenset[str]:
+    """The files of `links` whose links no longer hold: a file each consulted (itself among them) has another
+    content now than `then`. Each file consulted is looked at once (they are consulted by 15 links each)."""
+    consulted: set[str] = set().union(*(link.deps for link in links.values()))
+    moved = {rel for rel, key in then.items() if now.get(rel) != key}
+    moved.update(dep for dep in consulted - then.keys() if not dep.startswith(NAME))  # files of no graph then
+    return frozenset(rel for rel, link in links.items()
+                     if rel not in link.deps or (moved and not moved.isdisjoint(link.deps)))
+
+
+def taken(saved: Saved, digests: Mapping[str, str]) -> Taken | None:
+    """The graph `saved` holds taken whole, the files whose links no longer hold marked stale (`Taken`); None
+    when `saved` is of other files or any part of it does not check: a link not of `encode_saved_link`'s form,
+    a part's text not of its digest, the users' tables naming a file it is not of, or counting other pairs of
+    definition and user than the links' outs. Checked whole here, before any graph is built: the parts' texts
+    are decoded when first read and cannot fail then (a graph cannot make its users' tables again)."""
+    users = saved.users
+    if saved.sketches.keys() != digests.keys() or not users.keys() <= saved.sketches.keys():
+        return None
+    then = _digests_then(saved)
+    if len(then) != len(saved.sketches):
+        return None
+    found: dict[str, Link] = {}
+    try:
+        for rel, entry in saved.sketches.items():
+            if entry[2] is not None:
+                found[rel] = _saved_link(entry[2])
+        tables = {rel: Part(*_part(raw), _users_table) for rel, raw in users.items()}
+    except (ValueError, TypeError):
+        return None
+    if sum(part.count for part in tables.values()) != sum(cast(Part, link.out).count for link in found.values()):
+        return None
+    return Taken(found, cast(Mapping[str, FileUsers], tables), _stale(found, then, digests))
+
+
+class Part(Mapping[Any, Any]):
+    """A part of the saved graph kept as its JSON text, checked against its digest when the file was read
+    (`taken`), decoded when first read; `count`: the pairs of definition and user it holds."""
+
+    __slots__ = ("_decode", "_value", "count", "text")
+
+    def __init__(self, text: str, count: int, decode: Callable[[Any], dict[Any, Any]]) -> None:
+        self.text, self.count, self._decode = text, count, decode
+        self._value: dict[Any, Any] | None = None
+
+    def _decoded(self) -> dict[Any, Any]:
+        value = self._value
+        if value is None:  # two threads may both decode: the same value, one kept
+            value = self._value = self._decode(json.loads(self.text))
+        return value
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._decoded()[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
+
+
+def _part(raw: Any) -> tuple[str, int]:
+    """A part as `_encode_part` wrote it, [text, count, digest]: its text and count; ValueError when it is not
+    of that form or its text is not of its digest."""
+    _check(isinstance(raw, list) and len(raw) == 3 and type(raw[0]) is str and type(raw[1]) is int
+           and type(raw[2]) is int and raw[1] >= 0)
+    _check(zlib.crc32(raw[0].encode()) == raw[2])
+    return raw[0], raw[1]
+
+
+def _encode_part(value: Mapping[Any, Any], count: int) -> list[Any]:
+    """A part of the saved graph: `value` as its own JSON text (passed on as it is when it was read so),
+    the pairs of definition and user it holds, and the digest of the text (`zlib.crc32`, against damage)."""
+    text = value.text if isinstance(value, Part) else _json(value)
+    return [text, count, zlib.crc32(text.encode())]
+
+
+def _out(raw: Any) -> dict[Key, tuple[int, ...]]:
+    """A link's `out` as `encode_saved_link` wrote it: file -> qualname -> lines."""
+    _check(isinstance(raw, dict))
+    out: dict[Key, tuple[int, ...]] = {}
+    for rel, quals in raw.items():
+        _check(isinstance(quals, dict))
+        for qual, lines in quals.items():
+            _check(_ints(lines))
+            out[(rel, qual)] = tuple(lines)
+    return out
+
+
+def _users_table(raw: Any) -> dict[str, dict[str, tuple[int, ...]]]:
+    """A file's users' tables as `users_of` wrote them: qualname -> file -> lines."""
+    _check(isinstance(raw, dict) and all(isinstance(table, dict) for table in raw.values()))
+    _check(all(_ints(lines) for table in raw.values() for lines in table.values()))
+    return {qual: {rel: tuple(lines) for rel, lines in table.items()} for qual, table in raw.items()}
+
+
+def encode_saved_link(link: Link) -> list[Any]:
+    """`link` as the saved file keeps it: `encode_link`'s form with its `out` as a part (`_encode_part`)."""
+    if isinstance(link.out, Part):  # taken and never read: as it came
+        return [_encode_part(link.out, link.out.count), *encode_link(replace(link, out={}))[1:]]
+    raw = encode_link(link)
+    return [_encode_part(raw[0], len(link.out)), *raw[1:]]
+
+
+def _saved_link(raw: Any, later: bool = True) -> Link:
+    """The link `encode_saved_link` wrote, its `out` a `Part` decoded when first read (`later`: else decoded
+    now); ValueError when `raw` is not of that form or its out's text not of its digest."""
+    _check(type(raw) is list and len(raw) == 4)
+    text, count = _part(raw[0])
+    return _link(Part(text, count, _out) if later else _out(json.loads(text)), *raw[1:])
+
+
+def users_of(graph: Graph) -> dict[str, list[Any]]:
+    """What `save` records of who names a built graph's definitions: defined file -> its users' tables
+    (qualname -> file -> lines) as a part (`_encode_part`)."""
+    found: dict[str, list[Any]] = {}
+    for rel, tables in graph.users_by_file().items():
+        count = tables.count if isinstance(tables, Part) else sum(len(table) for table in tables.values())
+        found[rel] = _encode_part(tables if isinstance(tables, Part) else
+                                  {qual: {user: list(lines) for user, lines in table.items()}
+                                   for qual, table in tables.items()}, count)
     return found
 
 
 def of_graph(graph: Graph, digests: Mapping[str, str]) -> dict[str, list[Any]]:
     """What `save` records of a built graph: file -> [digest, encoded sketch as its own JSON text (read only
-    when a run reads its view, `held`) or None, encoded link or None]."""
+    when a run reads its view, `held`) or None, its link as `encode_saved_link` writes it or None]."""
     linked = graph.links()
     return {rel: [key, None if (sketch := graph.sketch(rel)) is None else _json(encode(sketch)),
-                  None if (link := linked.get(rel)) is None else encode_link(link)]
+                  None if (link := linked.get(rel)) is None else encode_saved_link(link)]
             for rel, key in digests.items()}
 
 
 @dataclass(frozen=True, slots=True)
 class Saved:
     """The saved file as read: file -> [content digest, sketch, link] (`of_graph`; checked by `held` and
-    `links`), content digest -> its imports as `encode_imports` wrote them (checked by `imports_of`), and
-    the import relations' tables as `encode_relations` wrote them (checked by `relations`)."""
+    `links`), content digest -> its imports as `encode_imports` wrote them (checked by `imports_of`),
+    the import relations' tables as `encode_relations` wrote them (checked by `relations`), and the graph's
+    users' tables by defined file (`users_of`; checked with the links by `taken`)."""
 
     sketches: dict[str, Any] = field(default_factory=dict)
     imports: dict[str, Any] = field(default_factory=dict)
     relations: dict[str, Any] = field(default_factory=dict)
+    users: dict[str, Any] = field(default_factory=dict)
 
 
 def load(path: Path, stamp: str) -> Saved:
@@ -183,35 +331,43 @@ def load(path: Path, stamp: str) -> Saved:
     data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
         return Saved()
-    found, imports, relations = data.get("sketches"), data.get("imports"), data.get("relations")
-    return Saved(*(part if isinstance(part, dict) else {} for part in (found, imports, relations)))
+    parts = (data.get("sketches"), data.get("imports"), data.get("relations"), data.get("users"))
+    return Saved(*(part if isinstance(part, dict) else {} for part in parts))
 
 
-def encode_imports(imports: tuple[Import, ...]) -> list[list[Any]]:
-    """A file's imports as JSON-ready rows, each an `Import`'s fields in order (`asnames` null when they are
-    the `names`)."""
-    return [[i.module, i.names, i.line, i.level, i.anchor, None if i.asnames == i.names else i.asnames, i.star]
-            for i in imports]
+def encode_imports(imports: tuple[Import, ...]) -> list[Any]:
+    """A file's imports as `save` takes them: their rows, each an `Import`'s fields in order (`asnames` null
+    when they are the `names`), as one JSON text with its digest (`_imports_part`)."""
+    return _imports_part(_json([[i.module, i.names, i.line, i.level, i.anchor,
+                                 None if i.asnames == i.names else i.asnames, i.star] for i in imports]))
+
+
+def _imports_part(text: str) -> list[Any]:
+    """[text, digest] (`zlib.crc32`: against damage, as `_encode_part`)."""
+    return [text, zlib.crc32(text.encode())]
 
 
 def imports_of(saved: Saved) -> dict[str, SavedImports]:
-    """content digest -> its imports, for each content whose rows `saved` holds exactly as `encode_imports`
-    wrote them (the others are left out: read from the facts cache). Checked here, made into `Import`s
-    when first read (`SavedImports`). Kept with the sketches so a run after an edit reads every file's
-    imports in one read, not a row and a JSON text each from the cache."""
+    """content digest -> its imports, for each content whose rows `saved` holds as `encode_imports` wrote them,
+    their text of its digest (the others are left out: read from the facts cache). The rows are decoded and
+    made into `Import`s when first read (`SavedImports`: their text is this module's, checked here; parsing
+    every file's rows and checking each was a twentieth of a run after an edit, which reads a few). Kept with
+    the sketches so a run after an edit reads every file's imports in one read, not a row and a JSON text
+    each from the cache."""
     found: dict[str, SavedImports] = {}
-    for key, rows in saved.imports.items():
-        if type(rows) is list and all(type(row) is list and len(row) == 7 and import_fields(*row) for row in rows):
-            found[key] = SavedImports(rows)
+    for key, raw in saved.imports.items():
+        if (type(raw) is list and len(raw) == 2 and type(raw[0]) is str and type(raw[1]) is int
+                and zlib.crc32(raw[0].encode()) == raw[1]):
+            found[key] = SavedImports(raw[0])
     return found
 
 
-def encode_imports_of(imports: Imports, digests: Mapping[str, str]) -> dict[str, list[list[Any]]]:
+def encode_imports_of(imports: Imports, digests: Mapping[str, str]) -> dict[str, list[Any]]:
     """Every file's imports (`digests`: its content digest) as `save` takes them; rows read from a saved
-    file passed on as they are."""
-    found: dict[str, list[list[Any]]] = {}
+    file passed on as they came."""
+    found: dict[str, list[Any]] = {}
     for rel, given in ((rel, imports.given(rel)) for rel in imports):
-        found[digests[rel]] = given.rows if isinstance(given, SavedImports) else encode_imports(given)
+        found[digests[rel]] = _imports_part(given.rows) if isinstance(given, SavedImports) else encode_imports(given)
     return found
 
 
@@ -265,10 +421,12 @@ _json = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def save(path: Path, stamp: str, sketches: Mapping[str, list[Any]],
-         imports: Mapping[str, list[list[Any]]] | None = None, relations: Mapping[str, Any] | None = None) -> None:
-    """Record `sketches` (`of_graph`), `imports` (content digest -> `encode_imports`) and the import `relations`
-    of these files and contents (`encode_relations`) atomically; a failure (a read-only cache folder) only
-    means the next run builds its graph from the facts. Stored, not compressed: inflating it was a sixth of
-    reading it in every run after an edit (the file is three times larger)."""
+         imports: Mapping[str, list[Any]] | None = None, relations: Mapping[str, Any] | None = None,
+         users: Mapping[str, list[Any]] | None = None) -> None:
+    """Record `sketches` (`of_graph`), `imports` (content digest -> `encode_imports`), the import `relations`
+    of these files and contents (`encode_relations`) and the graph's `users` (`users_of`) atomically; a
+    failure (a read-only cache folder) only means the next run builds its graph from the facts. Stored, not
+    compressed: inflating it was a sixth of reading it in every run after an edit (the file is three times
+    larger)."""
     kept.write(path, {"version": VERSION, "stamp": stamp, "sketches": sketches, "imports": imports or {},
-                      "relations": relations or {}}, level=0)
+                      "relations": relations or {}, "users": users or {}}, level=0)

@@ -23,7 +23,8 @@ from repodoc_lsp.analysis.source import NotText
 from repodoc_lsp.analysis.treesitter import set_blank_macros
 from repodoc_lsp.analysis.treesitter.byname import NameUsers, is_tree_sitter
 from repodoc_lsp.config import Settings, cache_dir, project_name
-from repodoc_lsp.knowledge.graph import Graph, LaterSketch, Link, Sketch, files_of
+from repodoc_lsp.knowledge.graph import Graph, LaterSketch, Sketch, files_of
+from repodoc_lsp.knowledge.linking import Links
 from repodoc_lsp.knowledge.once import BuiltOnce
 from repodoc_lsp.knowledge.views import PartsOf
 from repodoc_lsp.output.modes import wider_reason
@@ -92,7 +93,7 @@ class Workspace:
         # no graph), made by a scan as the facts arrive (the CLI's, and the server's, which forgets
         # the facts): the graph takes them instead of the facts of the same content
         self._sketches: dict[str, tuple[str, Sketch | LaterSketch | None]] = {}
-        self._links: Mapping[str, Link] = {}  # what an earlier link of files kept (`restore`): taken, not linked
+        self._links: Links = {}  # what an earlier link of files kept (`restore`): taken, not linked
         # files whose view and link the last graph build took from `_sketches` and `_links`
         self.kept_taken: set[str] = set()
         # file -> (its facts, those facts as the analysis worker that made them pickled them), kept by
@@ -189,7 +190,7 @@ class Workspace:
     def restore(self, state: WorkspaceState, imports: Mapping[str, tuple[Import, ...] | SavedImports] | None = None,
                 sketches: Mapping[str, tuple[str, Sketch | LaterSketch | None]] | None = None,
                 relations: Relations | None = None, store: FactsStore | None = None,
-                links: Mapping[str, Link] | None = None, graph: Graph | None = None) -> None:
+                links: Links | None = None, graph: Graph | None = None) -> None:
         """Become the workspace `state` describes: the files as they were analysed, not as they
         are on disk now (a file changed since is seen as changed by the next `update_file`).
         `imports`: content digest -> imports already read from the cache (not read again, and
