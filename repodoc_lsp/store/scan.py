@@ -1,7 +1,7 @@
 """One scan of a workspace's inputs (`Workspace.scan`): the files' digests (an earlier scan's for a file
 whose stat did not move: `Seen`) against the cache (`known`), then the analysis of the others
 (`analyse`), each result taken by a `ScanState` as it arrives: the facts, the cache's new rows, the
-import relations and the graph's sketches."""
+import relations and, for a workspace that forgets its facts, the graph's sketches."""
 
 from __future__ import annotations
 
@@ -72,14 +72,14 @@ class ScanMode:
     """What a scan keeps beside the facts, as its workspace needs."""
 
     release: bool  # new facts forgotten once the cache holds them (the server)
-    # a workspace built once (the CLI's): its import relations made as the facts arrive, the facts kept
-    # as their analysis worker pickled them
-    once: bool
+    once: bool  # a workspace built once (the CLI's): its import relations made as the facts arrive
 
     @property
     def sketch(self) -> bool:
-        """The graph's sketch of each new file made as its facts arrive."""
-        return self.release or self.once
+        """The graph's sketch of each new file made as its facts arrive, when they are forgotten after (the
+        server); the CLI's graph sketches them in its build's thread, beside the first pages, not here while the
+        analysis workers hold every core (bench/README.md, "The parent of a cold run")."""
+        return self.release
 
 
 @dataclass
