@@ -158,9 +158,8 @@ def cuts(pages: list[Page]) -> list[tuple[int, int]]:
 
 
 # While the symbol graph is being built (`site_of(later=True)`), this share of the files' keyword
-# pages (their views read none of it) render first: the graph's build, sketches included, beside them
-# (a third left the parent waiting for the graph, bench/README.md, "The parent of a cold run").
-_LEAD_SHARE = 2
+# pages (their views read none of it) render first: the graph's build, one core, beside them.
+_LEAD_SHARE = 3
 
 
 def ordered(todo: list[Page], site: Site) -> list[Page]:

@@ -1,7 +1,7 @@
 """One scan of a workspace's inputs (`Workspace.scan`): the files' digests (an earlier scan's for a file
 whose stat did not move: `Seen`) against the cache (`known`), then the analysis of the others
 (`analyse`), each result taken by a `ScanState` as it arrives: the facts, the cache's new rows, the
-import relations and, for a workspace that forgets its facts, the graph's sketches."""
+import relations and the graph's sketches."""
 
 from __future__ import annotations
 
@@ -76,10 +76,9 @@ class ScanMode:
 
     @property
     def sketch(self) -> bool:
-        """The graph's sketch of each new file made as its facts arrive, when they are forgotten after (the
-        server); the CLI's graph sketches them in its build's thread, beside the first pages, not here while the
-        analysis workers hold every core (bench/README.md, "The parent of a cold run")."""
-        return self.release
+        """The graph's sketch of each new file made as its facts arrive (in the CLI's graph thread they
+        lengthened its build past the first keyword pages: bench/README.md, "The parent of a cold run")."""
+        return self.release or self.once
 
 
 @dataclass

@@ -89,8 +89,8 @@ class Workspace:
         self._graph: Graph | None = None
         self._by_name: NameUsers | None = None  # built on first use (`by_name`)
         # file -> (digest of its content, what its graph view takes of its facts: None for a file of
-        # no graph), made by the server's scan as the facts arrive (it forgets the facts) or restored from
-        # the CLI's last run: the graph takes them instead of the facts of the same content
+        # no graph), made by a scan as the facts arrive (the CLI's, and the server's, which forgets
+        # the facts): the graph takes them instead of the facts of the same content
         self._sketches: dict[str, tuple[str, Sketch | LaterSketch | None]] = {}
         self._links: Mapping[str, Link] = {}  # what an earlier link of files kept (`restore`): taken, not linked
         # files whose view and link the last graph build took from `_sketches` and `_links`

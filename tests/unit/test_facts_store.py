@@ -250,8 +250,7 @@ def test_analysis_workers_send_each_files_cache_row_and_only_facts(tmp_path: Pat
     for rel, data in sources.items():
         (root / rel).write_bytes(data)
     ws = Workspace(root, Settings().replace(cache_dir=str(tmp_path / "cache")), incremental=False)
-    # the CLI's graph sketches the files in its build, not the scan while the workers hold the cores
-    assert ws.scan(jobs=2) and ws.analysed == 62 and ws.sketched() == set()
+    assert ws.scan(jobs=2) and ws.analysed == 62 and ws.sketched() == {*sources, "a.py", "notes.md"}
     rows = {key: encode(ws.facts[rel]) for rel, key in ws.digests.items()}
     with sqlite3.connect(next((tmp_path / "cache").glob("facts-*.sqlite"))) as db:
         stored = {key: (imports, data) for key, imports, data in db.execute("SELECT key, imports, data FROM facts")}
