@@ -165,7 +165,8 @@ def _start_render_workers_early(ws: Workspace, writer: Writer, jobs: int, compil
 
 def _graph_in_thread(ws: Workspace, early: bool) -> bool:
     """Build the graph (built once: the CLI's) in a thread while the render workers write the first
-    keyword pages, whose views read none of it."""
+    keyword pages, whose views read none of it; the thread builds for the owner, the main thread, which
+    reads the graph once built (`Site.graph`; CONTRIBUTING.md, "Threads: who owns what")."""
     return early and not ws.incremental
 
 

@@ -72,13 +72,12 @@ class ScanMode:
     """What a scan keeps beside the facts, as its workspace needs."""
 
     release: bool  # new facts forgotten once the cache holds them (the server)
-    # a workspace built once (the CLI's): its import relations made as the facts arrive, the facts kept
-    # as their analysis worker pickled them
-    once: bool
+    once: bool  # a workspace built once (the CLI's): its import relations made as the facts arrive
 
     @property
     def sketch(self) -> bool:
-        """The graph's sketch of each new file made as its facts arrive."""
+        """The graph's sketch of each new file made as its facts arrive (in the CLI's graph thread they
+        lengthened its build past the first keyword pages: bench/README.md, "The parent of a cold run")."""
         return self.release or self.once
 
 

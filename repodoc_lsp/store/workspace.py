@@ -96,8 +96,6 @@ class Workspace:
         self._links: Links = {}  # what an earlier link of files kept (`restore`): taken, not linked
         # files whose view and link the last graph build took from `_sketches` and `_links`
         self.kept_taken: set[str] = set()
-        # file -> (its facts, those facts as the analysis worker that made them pickled them), kept by
-        # a scan of a workspace built once: its render workers are sent these bytes (`packed`)
         # a batch under way (`take`): files added or removed meanwhile, with their facts (None: gone)
         self._batch: dict[str, FileFacts | None] | None = None
         # and files changed meanwhile: the graph re-links them together at its end (what consulted
