@@ -5,7 +5,10 @@ the checkout, compared with the one its manifest records. No file's facts, impor
 Its per-file work (each facts file's index read, each of its files read and digested on disk) is done per
 facts file, on worker processes when there are several facts files and files enough: the records of one facts
 file and its sources are independent of every other's. The parent meanwhile reads the tree's manifest and stats
-its pages. A check of 1,000,000 files did this work on one core (bench/README.md, issue 40)."""
+its pages. A check of 1,000,000 files did this work on one core (bench/README.md, issue 40).
+
+Every job given facts files first opens them together here (`open_shards`): this version, this tree, every
+share of one split once."""
 
 from __future__ import annotations
 
@@ -15,12 +18,13 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from repodoc_lsp import __version__
 from repodoc_lsp.output.writer import Writer
 from repodoc_lsp.pipeline.keys import inputs_stamp
 from repodoc_lsp.pipeline.pool import run_chunks
 from repodoc_lsp.pipeline.runtime import default_jobs
 from repodoc_lsp.pipeline.write import Summary
-from repodoc_lsp.shard.facts_file import FactsReader, ShardError
+from repodoc_lsp.shard.facts_file import FactsReader, ShardError, Tree, analysis_version, sketch_stamp, tree_of
 from repodoc_lsp.shard.split import file_share
 from repodoc_lsp.store.cache import digest
 from repodoc_lsp.store.discover import Skipped, discover
@@ -41,9 +45,6 @@ def up_to_date(ws: Workspace, paths: Sequence[str], jobs: int | None = None) -> 
     inputs stamp), from each file's digest alone. None when it is not, or a file changed since its analysis
     (the check then reads what it needs to say which pages are stale); ShardError when the facts files are not
     the whole of one split of this tree (naming the file)."""
-    from repodoc_lsp.shard.facts_file import tree_of
-    from repodoc_lsp.shard.pages import open_shards  # (pages.py calls this module)
-
     with ThreadPoolExecutor(1, thread_name_prefix="repodoc-check") as pool:
         held = pool.submit(_intact, ws.out)  # the manifest read and its pages stat'ed meanwhile
         found = discover(ws.root, ws.settings)
@@ -131,3 +132,46 @@ def _on_disk(root: str, rel: str, read: Callable[[str], bytes] = read_regular) -
         return digest(read(f"{root}/{rel}"), rel)
     except OSError:
         return ""
+
+
+def open_shards(paths: Sequence[str], tree: Tree) -> list[FactsReader]:
+    """The facts files `paths`, opened and checked together: this version, this tree, every share of
+    one split once. Sorted by share."""
+    readers: list[FactsReader] = []
+    try:
+        for path in paths:
+            readers.append(FactsReader(Path(path)))
+        _check_shards(readers, tree)
+    except BaseException:
+        for reader in readers:
+            reader.close()
+        raise
+    return sorted(readers, key=lambda r: r.header.shard)
+
+
+def _check_shards(readers: list[FactsReader], tree: Tree) -> None:
+    by_share: dict[int, FactsReader] = {}
+    n = readers[0].header.shard[1]
+    for reader in readers:
+        header = reader.header
+        if header.repodoc != __version__:
+            raise ShardError(f"{reader.name}: made by repodoc {header.repodoc}, this is {__version__}: "
+                             "every job must run the same version")
+        if header.analysis != analysis_version():
+            raise ShardError(f"{reader.name}: made with analysis {header.analysis}, this run's is "
+                             f"{analysis_version()} (another version, or another blank-macros setting)")
+        if header.sketches != sketch_stamp():
+            raise ShardError(f"{reader.name}: its graph sketches were made by another renderer ({header.sketches}, "
+                             f"this one is {sketch_stamp()}): every job must run the same repodoc")
+        if why := tree.differs(header.tree):
+            raise ShardError(f"{reader.name}: made from another tree: {why}")
+        k, its_n = header.shard
+        if its_n != n:
+            raise ShardError(f"{reader.name}: one of {its_n} shards, but {readers[0].name} is one of {n}")
+        if k in by_share:
+            raise ShardError(f"{by_share[k].name} and {reader.path} are both shard {k}/{n}")
+        by_share[k] = reader
+    missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in by_share]
+    if missing:
+        raise ShardError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing: give the facts "
+                         f"file of every `repodoc analyze --shard K/{n}`")

@@ -27,15 +27,13 @@ from repodoc_lsp.render.pages import Renderer
 from repodoc_lsp.render.paths import folder_of
 from repodoc_lsp.shard.answering import answered
 from repodoc_lsp.shard.answers import inputs_digest, read_answers
-from repodoc_lsp.shard.check import up_to_date
+from repodoc_lsp.shard.check import open_shards, up_to_date
 from repodoc_lsp.shard.facts_file import (
     FactsReader,
     Record,
     ShardError,
     Share,
     Tree,
-    analysis_version,
-    sketch_stamp,
     tree_of,
 )
 from repodoc_lsp.shard.links import Records, has_links
@@ -87,49 +85,6 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
     return summary
 
 
-def open_shards(paths: Sequence[str], tree: Tree) -> list[FactsReader]:
-    """The facts files `paths`, opened and checked together: this version, this tree, every share of
-    one split once. Sorted by share."""
-    readers: list[FactsReader] = []
-    try:
-        for path in paths:
-            readers.append(FactsReader(Path(path)))
-        _check_shards(readers, tree)
-    except BaseException:
-        for reader in readers:
-            reader.close()
-        raise
-    return sorted(readers, key=lambda r: r.header.shard)
-
-
-def _check_shards(readers: list[FactsReader], tree: Tree) -> None:
-    by_share: dict[int, FactsReader] = {}
-    n = readers[0].header.shard[1]
-    for reader in readers:
-        header = reader.header
-        if header.repodoc != __version__:
-            raise ShardError(f"{reader.name}: made by repodoc {header.repodoc}, this is {__version__}: "
-                             "every job must run the same version")
-        if header.analysis != analysis_version():
-            raise ShardError(f"{reader.name}: made with analysis {header.analysis}, this run's is "
-                             f"{analysis_version()} (another version, or another blank-macros setting)")
-        if header.sketches != sketch_stamp():
-            raise ShardError(f"{reader.name}: its graph sketches were made by another renderer ({header.sketches}, "
-                             f"this one is {sketch_stamp()}): every job must run the same repodoc")
-        if why := tree.differs(header.tree):
-            raise ShardError(f"{reader.name}: made from another tree: {why}")
-        k, its_n = header.shard
-        if its_n != n:
-            raise ShardError(f"{reader.name}: one of {its_n} shards, but {readers[0].name} is one of {n}")
-        if k in by_share:
-            raise ShardError(f"{by_share[k].name} and {reader.path} are both shard {k}/{n}")
-        by_share[k] = reader
-    missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in by_share]
-    if missing:
-        raise ShardError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} missing: give the facts "
-                         f"file of every `repodoc analyze --shard K/{n}`")
-
-
 def read_records(readers: list[FactsReader], files: Sequence[str], source: FactsSource,
                  wanted: Callable[[str], bool] = lambda _rel: True, *, light: bool = False,
                  with_sketch: bool = True, light_others: bool = False, indexed: bool = False) -> dict[str, Record]:
@@ -176,12 +131,11 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
                none_held: bool = False, later: bool = False,
                on_disk: Callable[[str], bool] | None = None) -> dict[str, tuple[str, Sketch | LaterSketch | None]]:
     """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a scan would
-    make it; a file whose content on disk is not the one analysed is analysed again (a page share reads its own
-    files only, and refuses one that changed: `_own_on_disk`). The
-    facts of the files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph
-    job's; their relations are then the files' module names alone, `_names_only`) stay in the facts files
-    (`ShareFacts`): the graph is built from the files' sketches, or with
-    `answers` (the graph job's output folder) stands for the answers of `share` (no sketch decoded), or, when
+    make it; a file whose content on disk is not the one analysed is analysed again (`_taken`). The facts of the
+    files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph job's; their relations
+    are then the files' module names alone, `_names_only`) stay in the facts files (`ShareFacts`): the graph is
+    built from the files' sketches, or `answers` (the graph job's output folder) stands for the answers of
+    `share` (no sketch decoded), or, when
     the folder holds the link jobs' records for `share` (`links.py`), the answers are made here from them and
     the views of the files (then dropped: the share's pages read the answers alone); `later`:
     each sketch decoded when its view is made (a `LaterSketch`, its block read again); `on_disk`: the files
@@ -211,12 +165,7 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     rendered = share is not None and not (check or none_held)
     analysed = 0
     for i, rel in enumerate(found.files, 1):
-        record = records.pop(rel)
-        if rendered:  # a page share: its own files read on disk, the others' as analysed
-            if own is not None and rel in own:
-                record = _own_on_disk(ws.root, record)
-        elif on_disk is None or on_disk(rel):
-            record = _as_on_disk(ws.root, record)
+        record = _taken(ws.root, records.pop(rel), own if rendered else None, on_disk)
         if not record.analysed:
             skipped[rel] = record.skipped
             continue
@@ -257,6 +206,15 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
         ws.restore(state, sketches=sketched, store=store, graph=graph, relations=relations)
     ws.analysed, ws.cached = analysed, len(digests) - analysed
     return sketched
+
+
+def _taken(root: Path, record: Record, own: frozenset[str] | None, on_disk: Callable[[str], bool] | None) -> Record:
+    """`record` as a job takes it: a page share (its `own` files given) reads its own files on disk and refuses
+    one that changed (`_own_on_disk`), and takes the others as analysed; any other job reads on disk the files
+    `on_disk` says (every file by default: a link job's own share) and analyses again one that changed."""
+    if own is not None:
+        return _own_on_disk(root, record) if record.path in own else record
+    return _as_on_disk(root, record) if on_disk is None or on_disk(record.path) else record
 
 
 def _later(source: FactsSource, rel: str) -> LaterSketch:
