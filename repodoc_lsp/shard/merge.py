@@ -244,8 +244,9 @@ def _merge_share(writer: Writer, s: PageShare, held: Held, lock: threading.Lock,
             result = None
             if linking and (folders is None or folders[0] != parent):
                 folders = _both(source, target, parent)
-                with lock:  # the writer's journal, a folder's pages at once: a merge killed leaves them known
-                    writer.state.note_many((p, r[3]) for p, r in _folder_run(pages, index, parent))
+                if folders is not None:  # (else each page goes through the writer, which notes it itself)
+                    with lock:  # the writer's journal, a folder's pages at once: a merge killed leaves them known
+                        writer.state.note_many((p, r[3]) for p, r in _folder_run(pages, index, parent))
             if linking and folders is not None:
                 result = _linked(writer, folders[1:], name, page, record, s)
                 linking = result is not _NO_LINKS
@@ -360,8 +361,8 @@ def merge(folders: Sequence[Path], out: Path) -> MergeSummary:
 
 
 def _empty(out: Path) -> bool:
-    """True when the folder `out` holds nothing but the lock and journal a merge holds (a merge job's new
-    folder): walking it for stale pages once merged (a stat per page) would find none."""
+    """True when the folder `out` holds nothing but a manifest and the journal (a merge job's new folder, its
+    manifest of no page): walking it for stale pages once merged (a stat per page) would find none."""
     with os.scandir(out) as entries:
         return all(entry.name in _OWN for entry in entries)
 
