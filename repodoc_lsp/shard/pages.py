@@ -300,7 +300,7 @@ def _own_on_disk(root: Path, record: Record) -> Record:
     as its facts file says, so one that changed since is a ShardError naming it, never a tree of two contents.
     (The other files' contents are proved by the final `generate --facts ... --check`.)"""
     now = _as_on_disk(root, record, analyse=False)
-    if now is not record and now != record:
+    if now is not record:  # (`_as_on_disk` gives the record itself back when the content is the one analysed)
         why = now.skipped or "its content is not the one analysed"
         raise ShardError(f"{record.path}: changed since its analysis ({why}): every job must run on the checkout "
                          "the analysis jobs read")
