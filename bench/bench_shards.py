@@ -163,6 +163,95 @@ def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int, link
     return record
 
 
+def measure_workflow(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int, links: int) -> dict[str, Any]:
+    """The steps of the example workflow only (examples/README.md), on the corpus replicated `times` over: one
+    `generate` (the tree to equal), N analyze jobs, L link jobs and M page jobs answering their share from the
+    link records, the merge and the final `--check`; besides, one link job and one page job of a single share,
+    which split each job's cost into what it pays for the whole tree and for its share."""
+    root = tmp / f"x{times}" / "ws"
+    files = replicate(corpus, root, times)
+    print(f"{times}x: {files:,} files (workflow)", flush=True)
+    out = root.parent / "docs-out"  # outside the root: no input
+    flags = ["--out", out, "--cache-dir", tmp / "cache", "--no-cache", "-q", "--jobs", jobs]
+    record: dict[str, Any] = {"times": times, "files": files, "n": n, "m": m, "links": links, "workflow": True,
+                              "steps": {}}
+    steps = record["steps"]
+    step(steps, "single", repodoc("generate", root, *flags))
+    single = out.rename(root.parent / "single")
+    facts = [root.parent / f"facts-{k}.jsonl.gz" for k in range(1, n + 1)]
+    for k, path in enumerate(facts, 1):
+        step(steps, f"analyze {k}/{n}", repodoc("analyze", root, "--shard", f"{k}/{n}", "--output", path, "--out",
+                                                out, "--no-cache", "--jobs", jobs))
+    record["facts_bytes"] = sum(p.stat().st_size for p in facts)
+    for count, folder in ((links, root.parent / "links"), (1, root.parent / "links-one")):
+        for k in range(1, count + 1):  # each link job's records into one folder, as the workflow downloads them
+            step(steps, f"link {k}/{count}", repodoc("graph", root, "--out", out, "--facts", *facts, "--link",
+                                                     f"{k}/{count}", "--pages", m if count > 1 else 1,
+                                                     "--output", folder))
+    record["links_bytes"] = sum(p.stat().st_size for p in (root.parent / "links").iterdir())
+    step(steps, "page 1/1", repodoc("generate", root, *flags, "--facts", *facts, "--pages", "1/1", "--graph",
+                                    root.parent / "links-one"))
+    shutil.rmtree(out)
+    shares = []
+    for k in range(1, m + 1):
+        step(steps, f"page {k}/{m}", repodoc("generate", root, *flags, "--facts", *facts, "--pages", f"{k}/{m}",
+                                             "--graph", root.parent / "links"))
+        shares.append(out.rename(root.parent / f"pages-{k}"))
+    step(steps, "merge", repodoc("merge", *shares, "--out", out))
+    step(steps, "check", repodoc("generate", root, *flags, "--facts", *facts, "--check"))
+    record["equal"] = same_tree(single, out)
+    print(f"  merged tree == single run's: {record['equal']}", flush=True)
+    shutil.rmtree(root.parent)
+    return record
+
+
+def model_workflow(records: list[dict[str, Any]], jobs: int = 32, files: int = TARGET_FILES) -> dict[str, Any]:
+    """Per-file fits of the workflow's steps and each step's wall time and peak at `files` files with `jobs`
+    jobs per step. CPU seconds stand for wall time: an analyze job's / CORES (its work is on worker processes),
+    a link job's as they are (serial); a page job's share between the two (its rendering is on workers, its
+    answers are not), both given."""
+    n, m, links = records[0]["n"], records[0]["m"], records[0]["links"]
+    fits: dict[str, Any] = {}
+    for key in ("cpu", "peak_rss"):
+        fits.setdefault("analyze", {})[key] = _fit(
+            [(r["files"] / n, max(r["steps"][f"analyze {k}/{n}"][key] for k in range(1, n + 1))) for r in records])
+        for kind in ("single", "merge", "check"):
+            fits.setdefault(kind, {})[key] = _fit([(r["files"], r["steps"][kind][key]) for r in records])
+    fits["link tree"], fits["link share"] = _split(records, "link", links)
+    fits["page tree"], fits["page share"] = _split(records, "page", m)
+
+    def part(kind: str, key: str, divide: float = 1) -> float:
+        return _at(fits[f"{kind} tree"][key], files) + _at(fits[f"{kind} share"][key], files) / jobs / divide
+    analyze = fits["analyze"]
+    steps = {"analyze": (_at(analyze["cpu"], files / jobs) / CORES, _at(analyze["peak_rss"], files / jobs)),
+             "link": (part("link", "cpu"), part("link", "peak_rss")),
+             "page": (part("page", "cpu", CORES), part("page", "peak_rss")),
+             "merge": (_at(fits["merge"]["cpu"], files), _at(fits["merge"]["peak_rss"], files)),
+             "check": (_at(fits["check"]["cpu"], files), _at(fits["check"]["peak_rss"], files))}
+    return {"fits": fits, "target": {"files": files, "jobs": jobs, "steps": steps, "page_serial": part("page", "cpu"),
+                                     "whole": sum(wall for wall, _ in steps.values()),
+                                     "whole_serial": sum(wall for wall, _ in steps.values()) - steps["page"][0]
+                                     + part("page", "cpu"),
+                                     "single": (_at(fits["single"]["cpu"], files) / CORES,
+                                                _at(fits["single"]["peak_rss"], files)),
+                                     "facts_bytes": _at(_fit([(r["files"], r["facts_bytes"]) for r in records]),
+                                                        files)}}
+
+
+def report_workflow(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
+    report_steps(records)
+    t = result["target"]
+    print(f"\nmodel for {t['files']:,} files, {t['jobs']} jobs per step ({CORES}-core runners of "
+          f"{fmt_mb(RUNNER_MEMORY)}; CPU seconds as wall):")
+    for kind, (wall, peak) in t["steps"].items():
+        more = f" (to {fmt_s(t['page_serial'])} if its share were serial)" if kind == "page" else ""
+        print(f"  {kind}: {fmt_s(wall)}{more}, peak {fmt_mb(peak)} "
+              f"({'fits' if peak < RUNNER_MEMORY else 'does NOT fit'})")
+    print(f"  whole run: {fmt_s(t['whole'])} to {fmt_s(t['whole_serial'])} (budget {WALL_BUDGET // 60} min); "
+          f"facts files to download {fmt_mb(t['facts_bytes'])}; one machine {fmt_s(t['single'][0])}, "
+          f"peak {fmt_mb(t['single'][1])}")
+
+
 def _fit(points: list[tuple[float, float]]) -> tuple[float, float]:
     """(a, b) of y = a + b x through the points (least squares; one point: through the origin)."""
     if len(points) == 1:
@@ -318,11 +407,15 @@ def _largest(fits: dict[str, Any], most_pages: int = 64) -> int:
     return files
 
 
-def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
+def report_steps(records: list[dict[str, Any]]) -> None:
     names = list(records[0]["steps"])
     rows = [[name, *(f"{fmt_s(r['steps'][name]['seconds'])} ({fmt_s(r['steps'][name]['cpu'])} CPU) / "
                      f"{fmt_mb(r['steps'][name]['peak_rss'])}" for r in records)] for name in names]
     print(table(rows, ["step: wall (CPU) / peak RSS", *(f"{r['times']}x ({r['files']:,} files)" for r in records)]))
+
+
+def report(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
+    report_steps(records)
     t = result["target"]
 
     def fits(nbytes: float) -> str:
@@ -361,6 +454,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
     parser.add_argument("--before", type=Path, metavar="SRC",
                         help="the sources of another version (e.g. a `git archive` of main): its merge measured too")
+    parser.add_argument("--workflow", action="store_true",
+                        help="only the example workflow's steps (a third of the time): the issue's 1x/2x/4x run")
     parser.add_argument("--records", nargs="+", type=Path, metavar="JSON",
                         help="measure nothing: model the records of these results files (runs of other scales)")
     args = parser.parse_args(argv)
@@ -373,8 +468,18 @@ def main(argv: list[str] | None = None) -> int:
         corpus = corpus_root(args.corpus)
         with scratch_folder("repodoc-shards-", keep=args.keep) as tmp:
             for times in (int(s) for s in args.scales.split(",")):
-                records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs, args.links,
-                                       args.before))
+                if args.workflow:
+                    records.append(measure_workflow(corpus, times, tmp, args.analyze, args.pages, args.jobs,
+                                                    args.links))
+                    write_results("shards-workflow", {"corpus": args.corpus, "records": records})  # kept as it goes
+                else:
+                    records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs, args.links,
+                                           args.before))
+    if records[0].get("workflow"):
+        result = model_workflow(records)
+        report_workflow(records, result)
+        write_results("shards-workflow", {"corpus": args.corpus, "records": records, **result})
+        return 0 if all(r["equal"] for r in records) else 1
     result = model(records)
     report(records, result)
     write_results("shards", {"corpus": args.corpus, "records": records, **result})
