@@ -164,12 +164,12 @@ def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int, link
 
 
 def measure_workflow(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int, links: int,
-                     single_run: bool = True) -> dict[str, Any]:
+                     single_run: bool = True, split: bool = True) -> dict[str, Any]:
     """The steps of the example workflow only (examples/README.md), on the corpus replicated `times` over: one
     `generate` (the tree to equal; not when `single_run` is False), N analyze jobs, L link jobs and M page jobs
     answering their share from the link records, the merge and the final `--check`; besides, one link job and
-    one page job of a single share, which split each job's cost into what it pays for the whole tree and for
-    its share."""
+    one page job of a single share (not when `split` is False), which split each job's cost into what it pays
+    for the whole tree and for its share."""
     root = tmp / f"x{times}" / "ws"
     files = replicate(corpus, root, times)
     print(f"{times}x: {files:,} files (workflow)", flush=True)
@@ -187,15 +187,16 @@ def measure_workflow(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: 
         step(steps, f"analyze {k}/{n}", repodoc("analyze", root, "--shard", f"{k}/{n}", "--output", path, "--out",
                                                 out, "--no-cache", "--jobs", jobs))
     record["facts_bytes"] = sum(p.stat().st_size for p in facts)
-    for count, folder in ((links, root.parent / "links"), (1, root.parent / "links-one")):
+    for count, folder in ((links, root.parent / "links"), (1, root.parent / "links-one"))[:2 if split else 1]:
         for k in range(1, count + 1):  # each link job's records into one folder, as the workflow downloads them
             step(steps, f"link {k}/{count}", repodoc("graph", root, "--out", out, "--facts", *facts, "--link",
                                                      f"{k}/{count}", "--pages", m if count > 1 else 1,
                                                      "--output", folder))
     record["links_bytes"] = sum(p.stat().st_size for p in (root.parent / "links").iterdir())
-    step(steps, "page 1/1", repodoc("generate", root, *flags, "--facts", *facts, "--pages", "1/1", "--graph",
-                                    root.parent / "links-one"))
-    shutil.rmtree(out)
+    if split:
+        step(steps, "page 1/1", repodoc("generate", root, *flags, "--facts", *facts, "--pages", "1/1", "--graph",
+                                        root.parent / "links-one"))
+        shutil.rmtree(out)
     shares = []
     for k in range(1, m + 1):
         step(steps, f"page {k}/{m}", repodoc("generate", root, *flags, "--facts", *facts, "--pages", f"{k}/{m}",
@@ -223,8 +224,9 @@ def model_workflow(records: list[dict[str, Any]], jobs: int = 32, files: int = T
         for kind in ("single", "merge", "check"):
             fits.setdefault(kind, {})[key] = _fit([(r["files"], r["steps"][kind][key]) for r in records
                                                    if kind in r["steps"]])
-    fits["link tree"], fits["link share"] = _split(records, "link", links)
-    fits["page tree"], fits["page share"] = _split(records, "page", m)
+    split = [r for r in records if "page 1/1" in r["steps"]]
+    fits["link tree"], fits["link share"] = _split(split, "link", links)
+    fits["page tree"], fits["page share"] = _split(split, "page", m)
 
     def part(kind: str, key: str, divide: float = 1) -> float:
         return _at(fits[f"{kind} tree"][key], files) + _at(fits[f"{kind} share"][key], files) / jobs / divide
@@ -246,6 +248,12 @@ def model_workflow(records: list[dict[str, Any]], jobs: int = 32, files: int = T
 
 def report_workflow(records: list[dict[str, Any]], result: dict[str, Any]) -> None:
     report_steps(records)
+    fits = result["fits"]
+    for r in records:  # the split's fits (made where a single share ran) against every scale's worst share
+        for kind, shares in (("link", r["links"]), ("page", r["m"])):
+            worst = max(r["steps"][f"{kind} {k}/{shares}"]["cpu"] for k in range(1, shares + 1))
+            said = _at(fits[f"{kind} tree"]["cpu"], r["files"]) + _at(fits[f"{kind} share"]["cpu"], r["files"]) / shares
+            print(f"  {r['times']}x, a {kind} job of {shares}: {fmt_s(worst)} CPU measured, {fmt_s(said)} fitted")
     t = result["target"]
     print(f"\nmodel for {t['files']:,} files, {t['jobs']} jobs per step ({CORES}-core runners of "
           f"{fmt_mb(RUNNER_MEMORY)}; CPU seconds as wall):")
@@ -414,9 +422,11 @@ def _largest(fits: dict[str, Any], most_pages: int = 64) -> int:
 
 
 def report_steps(records: list[dict[str, Any]]) -> None:
-    names = list(records[0]["steps"])
-    rows = [[name, *(f"{fmt_s(r['steps'][name]['seconds'])} ({fmt_s(r['steps'][name]['cpu'])} CPU) / "
-                     f"{fmt_mb(r['steps'][name]['peak_rss'])}" for r in records)] for name in names]
+    names = list(dict.fromkeys(name for r in records for name in r["steps"]))
+
+    def cell(s: dict[str, Any]) -> str:
+        return f"{fmt_s(s['seconds'])} ({fmt_s(s['cpu'])} CPU) / {fmt_mb(s['peak_rss'])}"
+    rows = [[name, *(cell(r["steps"][name]) if name in r["steps"] else "-" for r in records)] for name in names]
     print(table(rows, ["step: wall (CPU) / peak RSS", *(f"{r['times']}x ({r['files']:,} files)" for r in records)]))
 
 
@@ -465,6 +475,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--single-scales", metavar="SCALES",
                         help="with --workflow: the scales at which one `generate` is run and the merged tree compared "
                              "with it (default: every scale)")
+    parser.add_argument("--split-scales", metavar="SCALES",
+                        help="with --workflow: the scales at which one link job and one page job of a single share "
+                             "are run, to split each job's cost into its tree part and its share part (default: every "
+                             "scale)")
     parser.add_argument("--records", nargs="+", type=Path, metavar="JSON",
                         help="measure nothing: model the records of these results files (runs of other scales)")
     args = parser.parse_args(argv)
@@ -479,8 +493,9 @@ def main(argv: list[str] | None = None) -> int:
             for times in (int(s) for s in args.scales.split(",")):
                 if args.workflow:
                     single_run = args.single_scales is None or str(times) in args.single_scales.split(",")
+                    split = args.split_scales is None or str(times) in args.split_scales.split(",")
                     records.append(measure_workflow(corpus, times, tmp, args.analyze, args.pages, args.jobs,
-                                                    args.links, single_run))
+                                                    args.links, single_run, split))
                     write_results("shards-workflow", {"corpus": args.corpus, "records": records})  # kept as it goes
                 else:
                     records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs, args.links,
