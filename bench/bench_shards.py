@@ -68,7 +68,8 @@ def step(record: dict[str, Any], name: str, cmd: list[str], before: Path | None 
         raise RuntimeError(f"{name}: exit {measured.proc.returncode}\n{measured.proc.stderr[-3000:]}")
     record[name] = {"seconds": round(measured.seconds, 2), "cpu": round(measured.cpu_seconds, 2),
                     "peak_rss": measured.peak_rss, "peak_single": measured.peak_single}
-    print(f"  {name:<14} {fmt_s(measured.seconds):>8}  {fmt_mb(measured.peak_rss):>9}", flush=True)
+    print(f"  {name:<14} {fmt_s(measured.seconds):>8}  {fmt_s(measured.cpu_seconds):>8} CPU  "
+          f"{fmt_mb(measured.peak_rss):>9}", flush=True)
 
 
 def same_tree(a: Path, b: Path) -> bool:
