@@ -191,9 +191,11 @@ def analyse_python(text: str) -> FileFacts:
     return facts
 
 
-# Comments that are no prose: tool pragmas, encodings, shebangs, licence and copyright lines
+# Comments that are no prose: tool pragmas, encodings, shebangs, licence and copyright lines (a licence's
+# own lines too: Apache's `Unless required by applicable law ...` names no licence)
 _PRAGMA = re.compile(r"^#\s*(?:!|-\*-|(?:mypy|flake8|noqa|type|pyre[-\w]*|usort|ruff|pylint|fmt|isort|pragma|nolint)\b"
-                     r"|.*\b(?:copyright|spdx|licen[cs]e|all rights reserved|this source tree))", re.I)
+                     r"|.*\b(?:copyright|spdx|licen[cs]e|all rights reserved|this source tree|applicable law|warrant"
+                     r"|permission is hereby granted|redistribution and use|free software))", re.I)
 
 
 _COMMENT_LINES = 12  # a leading comment speaks for the file in its first paragraph, of this many lines at most
