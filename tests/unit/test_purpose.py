@@ -122,8 +122,14 @@ def test_a_licence_header_is_not_a_file_s_description() -> None:
     # Apache's header has a line naming no licence ("Unless required by applicable law ..."): it was the
     # description of every such file without a docstring
     assert _purpose(APACHE_HEADER + "import os\n\ndef f(): pass\n").derived
-    mit = "# Permission is hereby granted, free of charge, to any person obtaining a copy\n"
+    mit = ("# Permission is hereby granted, free of charge, to any person obtaining a copy\n"
+           "# of this software and associated documentation files (the \"Software\"), to deal\n")
     assert _purpose(mit + "import os\n\ndef f(): pass\n").derived
+    bsd = ("# Redistribution and use in source and binary forms, with or without\n"
+           "# modification, are permitted provided that the following conditions are met:\n#\n"
+           "# 1. Redistributions of source code must retain the above copyright notice, this\n"
+           "#    list of conditions and the following disclaimer.\n")
+    assert _purpose(bsd + "import os\n\ndef f(): pass\n").derived
     told = APACHE_HEADER + "\n# Helpers that build export graphs. Used by the exporter.\nimport os\n"
     assert _purpose(told) == Purpose("Helpers that build export graphs. Used by the exporter.")
 
