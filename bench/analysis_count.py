@@ -1,9 +1,10 @@
 """A fixed set of PyTorch's files analysed in one process, for counting instructions (issues 14/15).
 
-    valgrind --tool=cachegrind --cache-sim=no python bench/analysis_count.py full|parse [--stride 38]
+    valgrind --tool=cachegrind --cache-sim=no python bench/analysis_count.py full|parse [--stride 38] [--root DIR]
 
-Every `stride`-th file of PyTorch's tree (sorted paths; 38: 61 files) after three others analysed
-first (imports, regexes and cattrs' generated code: once per worker). `full`: `analyse_chunk` with
+Every `stride`-th file of PyTorch's tree (sorted paths; 38: 61 files), or of the `.py` files under
+`--root` (a package of the scale corpus: `~/.cache/repodoc-bench/scale-1/ws/transformers`), after three
+others analysed first (imports, regexes and cattrs' generated code: once per worker). `full`: `analyse_chunk` with
 cache rows, as an analysis worker of `repodoc generate` runs it (cycle collector as the CLI sets it);
 `parse`: each file read, decoded and `ast.parse`d, its tree freed. `full` minus `parse` is the
 analysis beyond the floor's own work.
@@ -27,6 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("mode", choices=("full", "parse"))
     parser.add_argument("--stride", type=int, default=38)
+    parser.add_argument("--root", help="the .py files under this folder instead of PyTorch's tree")
     args = parser.parse_args()
     from repodoc_lsp.pipeline.runtime import collect_less
 
@@ -36,8 +38,9 @@ def main() -> None:
     from repodoc_lsp.store.facts import analyse_chunk
     from repodoc_lsp.store.regular import read_regular
 
-    root = str(ensure_corpus())
-    rels = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)
+    root = args.root or str(ensure_corpus())
+    rels = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs
+                  if not args.root or f.endswith(".py"))
     warnings.simplefilter("ignore")
     analyse_chunk(root, rels[1 :: args.stride][:3])
     chosen = rels[:: args.stride]

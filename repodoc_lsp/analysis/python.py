@@ -191,9 +191,14 @@ def analyse_python(text: str) -> FileFacts:
     return facts
 
 
-# Comments that are no prose: tool pragmas, encodings, shebangs, licence and copyright lines
-_PRAGMA = re.compile(r"^#\s*(?:!|-\*-|(?:mypy|flake8|noqa|type|pyre[-\w]*|usort|ruff|pylint|fmt|isort|pragma|nolint)\b"
-                     r"|.*\b(?:copyright|spdx|licen[cs]e|all rights reserved|this source tree))", re.I)
+# Comments that are no prose: tool pragmas, encodings, shebangs; copyright and licence lines
+_PRAGMA = re.compile(r"^#\s*(?:!|-\*-|(?:mypy|flake8|noqa|type|pyre[-\w]*|usort|ruff|pylint|fmt|isort|pragma"
+                     r"|nolint)\b)", re.I)
+_COPYRIGHT = re.compile(r"\b(?:copyright|spdx|licen[cs]e|all rights reserved|this source tree)", re.I)
+# A line of a licence's own text: the paragraph holding one is the licence's, all of it (Apache's `Unless required
+# by applicable law ...`, BSD's `modification, are permitted ...`, MIT's `copies or substantial portions ...`)
+_LICENCE = re.compile(r"\b(?:applicable law|warrant|permission is hereby granted|permission notice|redistribution"
+                      r"|free software)", re.I)
 
 
 _COMMENT_LINES = 12  # a leading comment speaks for the file in its first paragraph, of this many lines at most
@@ -201,13 +206,24 @@ _COMMENT_LINES = 12  # a leading comment speaks for the file in its first paragr
 
 def _leading_comment(lines: list[str]) -> str | None:
     """The first block of comment lines at a module's top (before its first statement) that holds
-    prose of 5 words at least, pragmas and licence lines aside: what a file without a docstring
+    prose of 5 words at least, pragmas and licence paragraphs aside: what a file without a docstring
     says of itself."""
     block: list[str] = []
+    licence = after = False  # the paragraph read holds a licence line; one did before
     for line in lines:
         stripped = line.strip()
         if stripped.startswith("#") and not _PRAGMA.match(stripped):
             said = stripped.lstrip("#").strip()
+            # the licence's paragraph, all of it, and after it a paragraph with a copyright line (BSD's third clause)
+            if said and (licence or _LICENCE.search(said) or (after and _COPYRIGHT.search(said))):
+                block, licence, after = [], True, True
+                continue
+            licence = False
+            if _COPYRIGHT.search(said):  # a line of its own, as a pragma
+                if len(" ".join(block).split()) >= 5:
+                    break
+                block = []
+                continue
             if said or not block:  # an empty comment line ends a paragraph of the block
                 block.append(said)
                 if len(block) < _COMMENT_LINES:
@@ -216,6 +232,7 @@ def _leading_comment(lines: list[str]) -> str | None:
                 break
             block = []
             continue
+        licence = licence and stripped.startswith("#")  # a pragma line leaves the paragraph open
         if len(" ".join(block).split()) >= 5:
             break
         block = []

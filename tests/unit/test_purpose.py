@@ -102,6 +102,38 @@ def test_a_leading_comment_block_speaks_for_a_file_without_a_docstring() -> None
     assert _purpose("# mypy: x\nimport os\n# a later comment of many words here\ndef f(): pass\n").derived
 
 
+APACHE_HEADER = """# Copyright 2024 The Authors. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+"""
+
+
+def test_a_licence_header_is_not_a_file_s_description() -> None:
+    # Apache's header has a line naming no licence ("Unless required by applicable law ..."): it was the
+    # description of every such file without a docstring
+    assert _purpose(APACHE_HEADER + "import os\n\ndef f(): pass\n").derived
+    mit = ("# Permission is hereby granted, free of charge, to any person obtaining a copy\n"
+           "# of this software and associated documentation files (the \"Software\"), to deal\n")
+    assert _purpose(mit + "import os\n\ndef f(): pass\n").derived
+    bsd = ("# Redistribution and use in source and binary forms, with or without\n"
+           "# modification, are permitted provided that the following conditions are met:\n#\n"
+           "# 1. Redistributions of source code must retain the above copyright notice, this\n"
+           "#    list of conditions and the following disclaimer.\n")
+    assert _purpose(bsd + "import os\n\ndef f(): pass\n").derived
+    told = APACHE_HEADER + "\n# Helpers that build export graphs. Used by the exporter.\nimport os\n"
+    assert _purpose(told) == Purpose("Helpers that build export graphs. Used by the exporter.")
+
+
 def test_a_re_exporting_init_says_what_it_gathers_and_from_where() -> None:
     source = ("from torch.nn.parameter import Parameter, Buffer, UninitializedBuffer\n"
               "from torch.nn.modules import *\nfrom torch.nn import init\n\ndef factory_kwargs(kw): pass\n")
