@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from check_edits_polyglot import check
 from check_edits_polyglot import edit as any_edit
-from realprojects.corpus import roots
+from realprojects.corpus import PROJECTS, cache_root, unpack
 
 _CLASS = re.compile(r"^class\s+([A-Za-z_]\w*)", re.M)
 _TOP = re.compile(r"^(?:def|class)\s+([A-Za-z]\w*)", re.M)
@@ -138,14 +138,33 @@ def edit(ws: Path, rnd: random.Random) -> str:
     return done or any_edit(ws, rnd)
 
 
+def projects(only: set[str] | None) -> list[tuple[str, Path]]:
+    """The projects to edit: the check corpus' sdists (fetched when missing) and every other project
+    unpacked beside them (`repodoc check`'s corpus leaves out the sdists without docs; these edits do not
+    need docs). A name asked for that is in neither is an error, not an empty run."""
+    for name, version, _flavour in PROJECTS:
+        if not only or name in only:
+            unpack(name, version)
+    found = {}
+    for root in sorted((cache_root() / "realprojects").glob("*/.complete")):
+        name = root.parent.name.rsplit("-", 1)[0]
+        found[name] = root.parent
+    missing = sorted((only or set()) - found.keys())
+    if missing:
+        raise SystemExit(f"no unpacked project {', '.join(missing)} in {cache_root() / 'realprojects'}; "
+                         f"known: {' '.join(sorted(found))}")
+    return [(name, root) for name, root in sorted(found.items()) if not only or name in only]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--project", action="append", help="a project of bench/realprojects (default: all)")
+    parser.add_argument("--project", action="append",
+                        help="a project unpacked in ~/.cache/repodoc-bench/realprojects (default: all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--steps", type=int, default=8)
     args = parser.parse_args()
     ok = True
-    for name, root in roots(set(args.project) if args.project else None):
+    for name, root in projects(set(args.project) if args.project else None):
         print(f"{name} (seed {args.seed}):", flush=True)
         ok = check(root, args.seed, args.steps, edit) and ok
     raise SystemExit(0 if ok else 1)
