@@ -1,28 +1,33 @@
 """Random edits of real Python projects (the real-projects corpus, sdists with their docs): after each,
 the tree kept by `repodoc generate` equals a fresh one, byte for byte (the manifest aside).
 
-    python bench/check_edits_python.py [--project NAME ...] [--seed N] [--steps N]
+    python bench/check_edits_python.py [--project NAME ...] [--seed N] [--steps N] [--saved]
 
 The property tests (tests/edits.py) edit small synthetic workspaces; this drives the same promise through
 real code, with edits that reach across files: a subclass of another module's class, a base added to a
 class, a re-export in a package's `__init__.py`, `__all__`, a docstring or a method renamed, a file
 moved, a file ignored or unignored (`.gitignore`), a docs page naming a definition, a symlink loop, the
 README; else one of `check_edits_polyglot.py`'s (rename, delete, copy, drop a line, define a name another
-file calls). Prints one line per step; exit 1 at the first difference, with its diff.
+file calls). Prints one line per step; exit 1 at the first difference, with its diff. `--saved`: the
+editor's path instead (the workspace kept in memory, each edit's files regenerated as a save; ignore
+rules are not edited there, the server does not follow them) against a fresh CLI run.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import random
 import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from check_edits_polyglot import check
+from check_edits_polyglot import check, generate, tree
 from check_edits_polyglot import edit as any_edit
 from realprojects.corpus import PROJECTS, cache_root, unpack
 
@@ -123,10 +128,10 @@ KINDS = ("subclass", "reexport", "base", "all", "doc", "method", "ignore", "unig
          "readme", "move", "other")
 
 
-def edit(ws: Path, rnd: random.Random) -> str:
-    """One random edit of `ws`; what it did."""
+def edit(ws: Path, rnd: random.Random, kinds: tuple[str, ...] = KINDS) -> str:
+    """One random edit of `ws` (of one of `kinds`); what it did."""
     files = _sources(ws)
-    f, other, kind = rnd.choice(files), rnd.choice(files), rnd.choice(KINDS)
+    f, other, kind = rnd.choice(files), rnd.choice(files), rnd.choice(kinds)
     text = f.read_text(encoding="utf-8", errors="replace")
     done = None
     if kind in ("subclass", "reexport", "base"):
@@ -136,6 +141,64 @@ def edit(ws: Path, rnd: random.Random) -> str:
     elif kind != "other":
         done = _beside(ws, f, text, rnd, kind)
     return done or any_edit(ws, rnd)
+
+
+# The editor's path does not follow ignore files (a `.gitignore` saved is not an input): left out there.
+SAVED_KINDS = tuple(k for k in KINDS if k not in ("ignore", "unignore"))
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    """Every file and link below `root` (links not followed, `.git` aside): its bytes, or where it points."""
+    found = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files + [d for d in dirs if Path(folder, d).is_symlink()]:
+            path = Path(folder, name)
+            found[path.relative_to(root).as_posix()] = (
+                b"-> " + os.readlink(path).encode() if path.is_symlink() else path.read_bytes())
+    return found
+
+
+def compare(step: int, what: str, kept: dict[str, bytes], fresh: dict[str, bytes]) -> bool:
+    """Print the step; at a difference, the diff of its first page. Equal?"""
+    differ = [p for p in sorted(kept.keys() | fresh.keys()) if kept.get(p) != fresh.get(p)]
+    print(f"  {step}: {what}: {'equal' if not differ else f'{len(differ)} pages differ: {differ[:3]}'}", flush=True)
+    if differ:
+        sys.stdout.writelines(difflib.unified_diff(
+            fresh.get(differ[0], b"").decode().splitlines(True), kept.get(differ[0], b"").decode().splitlines(True),
+            f"fresh/{differ[0]}", f"kept/{differ[0]}"))
+    return not differ
+
+
+def check_saved(source: Path, seed: int, steps: int) -> bool:
+    """The editor's path: the workspace kept in memory, each edit's files (every one whose bytes changed,
+    appeared or went, as a watcher reports them) regenerated as a save; the tree against a fresh CLI run."""
+    from repodoc_lsp.config import load_settings
+    from repodoc_lsp.pipeline.generate import generate as whole
+    from repodoc_lsp.pipeline.generate import regenerate
+    from repodoc_lsp.render.pages import Renderer
+    from repodoc_lsp.store.workspace import Workspace
+
+    rnd = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="repodoc-saved-") as tmp:
+        base = Path(tmp)
+        root = base / "ws"
+        shutil.copytree(source, root, symlinks=True)
+        ws = Workspace(root, load_settings(root, {"cacheDir": str(base / "cache"), "output": str(base / "kept")})[0])
+        whole(root, ws)
+        renderer = Renderer()
+        for step in range(steps):
+            before = _snapshot(root)
+            what = edit(root, rnd, SAVED_KINDS)
+            after = _snapshot(root)
+            saved = [rel for rel in sorted(before.keys() | after.keys()) if before.get(rel) != after.get(rel)]
+            regenerate(ws, [rel for rel in saved if rel in ws.facts or ws.filter.is_input(root / rel)], renderer)
+            shutil.rmtree(base / "fresh", ignore_errors=True)
+            shutil.rmtree(base / "fresh-cache", ignore_errors=True)
+            generate(root, base / "fresh", base / "fresh-cache")
+            if not compare(step, what, tree(base / "kept"), tree(base / "fresh")):
+                return False
+    return True
 
 
 def projects(only: set[str] | None) -> list[tuple[str, Path]]:
@@ -162,11 +225,16 @@ def main() -> None:
                         help="a project unpacked in ~/.cache/repodoc-bench/realprojects (default: all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--saved", action="store_true",
+                        help="the editor's path: the workspace in memory, each edit regenerated as a save")
     args = parser.parse_args()
     ok = True
     for name, root in projects(set(args.project) if args.project else None):
-        print(f"{name} (seed {args.seed}):", flush=True)
-        ok = check(root, args.seed, args.steps, edit) and ok
+        print(f"{name} (seed {args.seed}{', saved' if args.saved else ''}):", flush=True)
+        if args.saved:
+            ok = check_saved(root, args.seed, args.steps) and ok
+        else:
+            ok = check(root, args.seed, args.steps, edit) and ok
     raise SystemExit(0 if ok else 1)
 
 
