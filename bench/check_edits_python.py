@@ -6,11 +6,13 @@ the tree kept by `repodoc generate` equals a fresh one, byte for byte (the manif
 The property tests (tests/edits.py) edit small synthetic workspaces; this drives the same promise through
 real code, with edits that reach across files: a subclass of another module's class, a base added to a
 class, a re-export in a package's `__init__.py`, `__all__`, a docstring or a method renamed, a file
-moved, a file ignored or unignored (`.gitignore`), a docs page naming a definition, a symlink loop, the
-README; else one of `check_edits_polyglot.py`'s (rename, delete, copy, drop a line, define a name another
-file calls). Prints one line per step; exit 1 at the first difference, with its diff. `--saved`: the
-editor's path instead (the workspace kept in memory, each edit's files regenerated as a save; ignore
-rules are not edited there, the server does not follow them) against a fresh CLI run.
+moved, a class moved to another module (imported back), a package renamed or deleted, `__init__.py` added
+or deleted, non-UTF-8 bytes, CRLF line ends, `pyproject.toml`, a file ignored or unignored (`.gitignore`),
+a docs page naming a definition, a symlink loop, the README; else one of `check_edits_polyglot.py`'s
+(rename, delete, copy, drop a line, define a name another file calls). Prints one line per step; exit 1
+at the first difference, with its diff. `--saved`: the editor's path instead (the workspace kept in
+memory, each edit's files regenerated as a save; ignore rules are not edited there, the server does not
+follow them) against a fresh CLI run.
 """
 
 from __future__ import annotations
@@ -124,8 +126,54 @@ def _beside(ws: Path, f: Path, text: str, rnd: random.Random, kind: str) -> str 
     return None
 
 
+def _moved_class(ws: Path, f: Path, text: str, other: Path) -> str | None:
+    """A top-level class of `f` moved to the end of `other`, `f` importing it from there."""
+    m = _CLASS.search(text)
+    mod = module_of(ws, other)
+    if not m or other == f or not mod:
+        return None
+    end = re.compile(r"^\S", re.M).search(text, text.find("\n", m.start()) + 1)
+    block = text[m.start():end.start() if end else len(text)]
+    other.write_text(other.read_text(encoding="utf-8", errors="replace") + "\n\n" + block, encoding="utf-8")
+    f.write_text(text[:m.start()] + f"from {mod} import {m.group(1)}\n\n" + text[m.start() + len(block):],
+                 encoding="utf-8")
+    return f"class {m.group(1)} moved from {f.relative_to(ws)} to {other.relative_to(ws)}"
+
+
+def _structure(ws: Path, f: Path, text: str, rnd: random.Random, kind: str) -> str | None:
+    """An edit of the layout or the bytes: a package renamed or deleted, `__init__.py` added or taken away,
+    non-UTF-8 bytes, CRLF line ends, the project's metadata."""
+    folder = f.parent
+    if kind == "package" and folder != ws and (folder / "__init__.py").exists():
+        folder.rename(folder.with_name(folder.name + "_renamed"))
+        return f"package {folder.relative_to(ws)} renamed"
+    if kind == "rmtree" and folder != ws and sum(1 for _ in folder.rglob("*.py")) <= 40:
+        shutil.rmtree(folder)
+        return f"folder {folder.relative_to(ws)} deleted"
+    if kind == "init" and folder != ws:
+        init = folder / "__init__.py"
+        if init.exists():
+            init.unlink()
+            return f"{init.relative_to(ws)} deleted"
+        init.write_text('"""A package now."""\n', encoding="utf-8")
+        return f"{init.relative_to(ws)} added"
+    if kind == "bytes":
+        f.write_bytes(text.encode("utf-8") + b"\n# caf\xe9 \xff\n" if rnd.random() < 0.5 else b"\x00" + text.encode())
+        return f"non-UTF-8 bytes in {f.relative_to(ws)}"
+    if kind == "crlf":
+        f.write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
+        return f"CRLF line ends in {f.relative_to(ws)}"
+    meta = ws / "pyproject.toml"
+    if kind == "pyproject" and meta.exists():
+        old = meta.read_text(encoding="utf-8")
+        new = re.sub(r'^(description\s*=\s*")', r"\1Edited. ", old, count=1, flags=re.M)
+        meta.write_text(new if new != old else old + "\n# edited\n", encoding="utf-8")
+        return "pyproject.toml description edited"
+    return None
+
+
 KINDS = ("subclass", "reexport", "base", "all", "doc", "method", "ignore", "unignore", "docs", "symlink",
-         "readme", "move", "other")
+         "readme", "move", "moveclass", "package", "rmtree", "init", "bytes", "crlf", "pyproject", "other")
 
 
 def edit(ws: Path, rnd: random.Random, kinds: tuple[str, ...] = KINDS) -> str:
@@ -138,6 +186,10 @@ def edit(ws: Path, rnd: random.Random, kinds: tuple[str, ...] = KINDS) -> str:
         done = _across(ws, f, text, other, kind)
     elif kind in ("all", "doc", "method"):
         done = _in_file(ws, f, text, rnd, kind)
+    elif kind == "moveclass":
+        done = _moved_class(ws, f, text, other)
+    elif kind in ("package", "rmtree", "init", "bytes", "crlf", "pyproject"):
+        done = _structure(ws, f, text, rnd, kind)
     elif kind != "other":
         done = _beside(ws, f, text, rnd, kind)
     return done or any_edit(ws, rnd)
