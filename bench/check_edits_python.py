@@ -2,7 +2,7 @@
 each, the tree kept by `repodoc generate` equals a fresh one, byte for byte (the manifest aside), and
 `repodoc check --no-pages` with the kept cache reports what it reports from an empty cache.
 
-    python bench/check_edits_python.py [--project NAME ...] [--seed N] [--steps N] [--saved]
+    python bench/check_edits_python.py [--project NAME ...] [--seed N] [--steps N] [--saved] [--kinds a,b]
 
 The property tests (tests/edits.py) edit small synthetic workspaces; this drives the same promise through
 real code, with edits that reach across files: a subclass of another module's class, a base added to a
@@ -12,8 +12,8 @@ or deleted, non-UTF-8 bytes, CRLF line ends, `pyproject.toml`, a file ignored or
 a docs page naming a definition, a symlink loop, the README; else one of `check_edits_polyglot.py`'s
 (rename, delete, copy, drop a line, define a name another file calls). Prints one line per step; exit 1
 at the first difference, with its diff. `--saved`: the editor's path instead (the workspace kept in
-memory, each edit's files regenerated as a save; ignore rules are not edited there, the server does not
-follow them) against a fresh CLI run.
+memory, each edit's files regenerated as a save; ignore rules are not edited there unless `--kinds` asks:
+the server does not follow a saved `.gitignore` yet) against a fresh CLI run.
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ def references(root: Path, cache: Path) -> str:
     return re.sub(r", [\d.]+ s$", "", f"exit {proc.returncode}\n{proc.stdout}", flags=re.M)  # its time aside
 
 
-def check_cli(source: Path, seed: int, steps: int) -> bool:
+def check_cli(source: Path, seed: int, steps: int, kinds: tuple[str, ...] = KINDS) -> bool:
     """The CLI's path: after each edit, the tree `repodoc generate` keeps against a fresh one, and
     `repodoc check`'s report with the kept cache (the names of the last check) against one from an empty cache."""
     rnd = random.Random(seed)
@@ -245,7 +245,7 @@ def check_cli(source: Path, seed: int, steps: int) -> bool:
         generate(ws, base / "kept", base / "cache")
         references(ws, base / "cache")
         for step in range(steps):
-            what = edit(ws, rnd)
+            what = edit(ws, rnd, kinds)
             generate(ws, base / "kept", base / "cache")
             for gone in ("fresh", "fresh-cache"):
                 shutil.rmtree(base / gone, ignore_errors=True)
@@ -262,7 +262,7 @@ def check_cli(source: Path, seed: int, steps: int) -> bool:
     return True
 
 
-def check_saved(source: Path, seed: int, steps: int) -> bool:
+def check_saved(source: Path, seed: int, steps: int, kinds: tuple[str, ...] = SAVED_KINDS) -> bool:
     """The editor's path: the workspace kept in memory, each edit's files (every one whose bytes changed,
     appeared or went, as a watcher reports them) regenerated as a save; the tree against a fresh CLI run."""
     from repodoc_lsp.config import load_settings
@@ -281,7 +281,7 @@ def check_saved(source: Path, seed: int, steps: int) -> bool:
         renderer = Renderer()
         for step in range(steps):
             before = _snapshot(root)
-            what = edit(root, rnd, SAVED_KINDS)
+            what = edit(root, rnd, kinds)
             after = _snapshot(root)
             saved = [rel for rel in sorted(before.keys() | after.keys()) if before.get(rel) != after.get(rel)]
             regenerate(ws, [rel for rel in saved if rel in ws.facts or ws.filter.is_input(root / rel)], renderer)
@@ -319,14 +319,18 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--saved", action="store_true",
                         help="the editor's path: the workspace in memory, each edit regenerated as a save")
+    parser.add_argument("--kinds", help=f"comma-separated edits to draw from (default: all; {','.join(KINDS)})")
     args = parser.parse_args()
+    kinds = tuple(args.kinds.split(",")) if args.kinds else SAVED_KINDS if args.saved else KINDS
+    if unknown := set(kinds) - set(KINDS):
+        parser.error(f"unknown edits: {', '.join(sorted(unknown))}")
     ok = True
     for name, root in projects(set(args.project) if args.project else None):
         print(f"{name} (seed {args.seed}{', saved' if args.saved else ''}):", flush=True)
         if args.saved:
-            ok = check_saved(root, args.seed, args.steps) and ok
+            ok = check_saved(root, args.seed, args.steps, kinds) and ok
         else:
-            ok = check_cli(root, args.seed, args.steps) and ok
+            ok = check_cli(root, args.seed, args.steps, kinds) and ok
     raise SystemExit(0 if ok else 1)
 
 
