@@ -149,7 +149,8 @@ def _structure(ws: Path, f: Path, text: str, rnd: random.Random, kind: str) -> s
     if kind == "package" and folder != ws and (folder / "__init__.py").exists():
         folder.rename(folder.with_name(folder.name + "_renamed"))
         return f"package {folder.relative_to(ws)} renamed"
-    if kind == "rmtree" and folder != ws and sum(1 for _ in folder.rglob("*.py")) <= 40:
+    below = sum(1 for _ in folder.rglob("*.py"))
+    if kind == "rmtree" and folder != ws and below <= 40 and len(_sources(ws)) - below >= 3:  # sources left to edit
         shutil.rmtree(folder)
         return f"folder {folder.relative_to(ws)} deleted"
     if kind == "init" and folder != ws:
