@@ -238,7 +238,7 @@ def references(root: Path, cache: Path) -> str:
 def check_cli(source: Path, seed: int, steps: int, kinds: tuple[str, ...] = KINDS) -> bool:
     """The CLI's path: after each edit, the tree `repodoc generate` keeps against a fresh one, and
     `repodoc check`'s report with the kept cache (the names of the last check) against one from an empty cache."""
-    rnd = random.Random(seed)
+    rnd = random.Random(f"{seed}/{source.name}")  # each project its own draws of the edits
     with tempfile.TemporaryDirectory(prefix="repodoc-edits-") as tmp:
         base = Path(tmp)
         ws = base / "ws"
@@ -272,7 +272,7 @@ def check_saved(source: Path, seed: int, steps: int, kinds: tuple[str, ...] = SA
     from repodoc_lsp.render.pages import Renderer
     from repodoc_lsp.store.workspace import Workspace
 
-    rnd = random.Random(seed)
+    rnd = random.Random(f"{seed}/{source.name}")  # each project its own draws of the edits
     with tempfile.TemporaryDirectory(prefix="repodoc-saved-") as tmp:
         base = Path(tmp)
         root = base / "ws"
