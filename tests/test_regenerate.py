@@ -211,8 +211,6 @@ def test_a_burst_of_created_and_deleted_files_is_one_batch_equal_to_a_fresh_tree
     assert "[`n1.py`]" in (batch / "pkg1/index.md").read_text()
 
 
-@pytest.mark.xfail(strict=True, reason="not yet: the workspace's InputFilter keeps the ignore rules it read first "
-                   "(store/discover.py), so a saved .gitignore is analysed as a text file and nothing else follows")
 def test_a_saved_gitignore_takes_files_out_and_back(ws: Workspace) -> None:
     """A `.gitignore` saved in the editor decides the inputs at once, as the next `repodoc generate` would:
     the file it now ignores loses its pages, and gets them back when the line goes."""
