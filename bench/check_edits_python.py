@@ -12,8 +12,7 @@ or deleted, non-UTF-8 bytes, CRLF line ends, `pyproject.toml`, a file ignored or
 a docs page naming a definition, a symlink loop, the README; else one of `check_edits_polyglot.py`'s
 (rename, delete, copy, drop a line, define a name another file calls). Prints one line per step; exit 1
 at the first difference, with its diff. `--saved`: the editor's path instead (the workspace kept in
-memory, each edit's files regenerated as a save; ignore rules are not edited there unless `--kinds` asks:
-the server does not follow a saved `.gitignore` yet) against a fresh CLI run.
+memory, each edit's files regenerated as a save) against a fresh CLI run. `--kinds`: draw from some edits only.
 """
 
 from __future__ import annotations
@@ -198,8 +197,7 @@ def edit(ws: Path, rnd: random.Random, kinds: tuple[str, ...] = KINDS) -> str:
     return done or any_edit(ws, rnd)
 
 
-# The editor's path does not follow ignore files (a `.gitignore` saved is not an input): left out there.
-SAVED_KINDS = tuple(k for k in KINDS if k not in ("ignore", "unignore"))
+SAVED_KINDS = KINDS  # a saved `.gitignore` decides the inputs in the editor too (store/discover.rules_saved)
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
