@@ -209,3 +209,14 @@ def test_a_burst_of_created_and_deleted_files_is_one_batch_equal_to_a_fresh_tree
     assert tree(batch) == tree(ws.out)
     assert "other/c.py_docs.md" not in tree(batch)
     assert "[`n1.py`]" in (batch / "pkg1/index.md").read_text()
+
+
+def test_a_saved_gitignore_takes_files_out_and_back(ws: Workspace) -> None:
+    """A `.gitignore` saved in the editor decides the inputs at once, as the next `repodoc generate` would:
+    the file it now ignores loses its pages, and gets them back when the line goes."""
+    (ws.root / ".gitignore").write_text("other/c.py\n")
+    regenerate(ws, [".gitignore"], Renderer())
+    assert "other/c.py" not in ws.facts and not (ws.out / "other/c.py_docs.md").exists()
+    (ws.root / ".gitignore").write_text("")
+    regenerate(ws, [".gitignore"], Renderer())
+    assert "other/c.py" in ws.facts and (ws.out / "other/c.py_docs.md").exists()

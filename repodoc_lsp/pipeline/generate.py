@@ -37,9 +37,10 @@ from repodoc_lsp.shard.share_facts import ShareFacts
 from repodoc_lsp.shard.split import folder_shares, folder_weights, pages_of_share
 from repodoc_lsp.store import sketches
 from repodoc_lsp.store.cache import ANALYSIS_VERSION, day
+from repodoc_lsp.store.discover import rules_saved
 from repodoc_lsp.store.facts import SavedImports
 from repodoc_lsp.store.scan import NOT_SEEN, Seen
-from repodoc_lsp.store.workspace import CancelToken, Change, ProgressFn, Workspace, WorkspaceState
+from repodoc_lsp.store.workspace import CancelToken, Change, FileState, ProgressFn, Workspace, WorkspaceState
 
 if TYPE_CHECKING:
     from repodoc_lsp.knowledge.graph import Graph
@@ -84,7 +85,7 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
     started = time.perf_counter()
     summary = Summary(root=str(ws.root), out=str(ws.out))
     before = inputs_stamp(ws) if job.since else ""  # the stamp the last run's tree must carry
-    change = None if job.files is None else ws.update_files(job.files, pause=pause)  # facts, graph: one batch
+    change = None if job.files is None else _update(ws, job.files, pause)  # facts, graph: one batch
     if cancel is not None and cancel.is_set():
         summary.cancelled = True
         return summary
@@ -282,6 +283,15 @@ def regenerate(ws: Workspace, rels: Iterable[str], renderer: Renderer, *, progre
     and the pages the change can alter rewritten. When files appeared or vanished, every page
     is planned (the keys decide what is written) and pages of vanished sources go."""
     return run(ws, Job(files=tuple(rels)), renderer, progress=progress, cancel=cancel, pause=pause)
+
+
+def _update(ws: Workspace, files: Iterable[str], pause: Callable[[], None] | None) -> Change:
+    """The files saved, as one batch; a saved `.gitignore` brings the files whose verdict it changed."""
+    rules = rules_saved(ws.root, ws.settings, files, ws.facts)
+    if rules is None:
+        return ws.update_files(files, pause=pause)
+    ws.filter, added, gone = rules
+    return ws.update_files([*files, *added], pause=pause, known={rel: FileState() for rel in gone})
 
 
 def since_last_run(ws: Workspace, last: Mapping[str, str] | None, saved: sketches.Saved | None = None

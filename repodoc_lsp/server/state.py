@@ -28,6 +28,7 @@ from repodoc_lsp.pipeline.runtime import Runtime, settle
 from repodoc_lsp.refs.scope import DottedStrings
 from repodoc_lsp.render.paths import pages_of_file
 from repodoc_lsp.server.worker import Worker
+from repodoc_lsp.store.discover import rules_saved
 from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace
 
 if TYPE_CHECKING:  # the pipeline loads with the first run (`repodoc mcp` starts without it)
@@ -254,6 +255,9 @@ class Root:
         """The input files among `rels`; a folder stands for every file below it, known or on
         disk (a watcher may report only a folder deleted, moved or moved in)."""
         inputs: dict[str, None] = {}
+        if (rules := rules_saved(self.path, self.ws.settings, rels, self.ws.facts)) is not None:
+            self.ws.filter, added, gone = rules  # a saved .gitignore: the files whose verdict it changed too
+            rels = [*rels, *added, *gone]
         for rel in rels:
             path = self.path / rel
             if rel in self.ws.facts or (path.is_file() and self.ws.filter.is_input(path)):

@@ -224,3 +224,14 @@ def _ancestors(rel: str) -> Iterable[str]:
     yield ""
     for i in range(1, len(parts) + 1):
         yield "/".join(parts[:i])
+
+
+def rules_saved(root: Path, settings: Settings, rels: Iterable[str], held: Iterable[str]
+                ) -> tuple[InputFilter, list[str], list[str]] | None:
+    """A `.gitignore` among `rels` (saved in the editor) decides the inputs at once, as the next scan
+    would: a filter that reads the rules again, the inputs not `held` and the `held` files no longer inputs."""
+    if not any(rel.rsplit("/", 1)[-1] == ".gitignore" for rel in rels):
+        return None
+    found, kept = discover(root, settings).files, set(held)
+    now = set(found)
+    return InputFilter(root, settings), [rel for rel in found if rel not in kept], sorted(kept - now)

@@ -205,3 +205,22 @@ async def test_a_rename_saved_then_undone_leaves_the_pages_as_generated(
     assert '<a id="class-Shape"></a>\n' in page.read_text()
     await wait_for(lambda: pages() == generated, 20)  # the folder page follows the file's
     assert "aliases" not in read_manifest(out)["anchors"]["pkg/shapes.py_docs.md"]
+
+
+async def test_saved_gitignore_takes_a_file_out_and_back(client: LanguageClient, tmp_path: Path) -> None:
+    """A .gitignore saved in the editor decides the inputs at once (pages and symbols), as `repodoc generate`
+    would: the file it now ignores loses its pages, and gets them back when the line goes."""
+    root = build(tmp_path / "ws", SAMPLE)
+    await _generated(client, root)
+    rules, page = root / ".gitignore", root / "docs/pkg/use.py_docs.md"
+
+    def save(text: str) -> None:
+        rules.write_text(text)
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=rules.as_uri())))
+
+    save("pkg/use.py\n")
+    await wait_for(lambda: not page.exists(), 20)
+    await wait_for(lambda: "use.py" not in (root / "docs/pkg/index.md").read_text(), 10)
+    save("")
+    await wait_for(lambda: page.exists(), 20)
