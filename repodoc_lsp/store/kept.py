@@ -39,10 +39,12 @@ def write(path: Path, value: Any, *, level: int) -> None:
     write_text(path, (json.dumps(value, separators=(",", ":")),), level=level)
 
 
-def write_text(path: Path, chunks: Iterable[str], *, level: int) -> None:
+def write_text(path: Path, chunks: Iterable[str], *, level: int, most: int | None = None) -> bool:
     """Keep the JSON text made of `chunks` as `write` does, each chunk compressed and written as it comes: a
     large file's text, its bytes and its compressed bytes are never held whole (the graph's sketches file of
-    a large tree doubled the peak memory of the run that saved it)."""
+    a large tree doubled the peak memory of the run that saved it). Past `most` characters (the bound its
+    reader reads up to) nothing is kept, the file at `path` removed: it could not be read back. True when
+    kept."""
     with contextlib.suppress(OSError):
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".kept-", suffix=".tmp")
@@ -50,8 +52,26 @@ def write_text(path: Path, chunks: Iterable[str], *, level: int) -> None:
             with os.fdopen(fd, "wb") as fh, gzip.GzipFile(filename="", mode="wb", compresslevel=level, fileobj=fh,
                                                           mtime=0) as packed, \
                     io.TextIOWrapper(packed, encoding="utf-8", write_through=False) as text:
-                text.writelines(chunks)
+                if not _within(text, chunks, most):
+                    path.unlink(missing_ok=True)
+                    return False
             os.replace(temporary, path)
+            return True
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
+    return False
+
+
+def _within(text: io.TextIOWrapper, chunks: Iterable[str], most: int | None) -> bool:
+    """`chunks` written to `text` up to `most` characters in all (None: no bound); False past it."""
+    if most is None:
+        text.writelines(chunks)
+        return True
+    written = 0
+    for chunk in chunks:
+        written += len(chunk)
+        if written > most:
+            return False
+        text.write(chunk)
+    return True

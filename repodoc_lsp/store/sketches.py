@@ -41,7 +41,7 @@ from repodoc_lsp.store.facts import Imports, SavedImports
 # each as its own JSON text with its count and digest (`Part`), and each file's imports as one JSON text with
 # its digest
 VERSION = 6
-MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
+MAX_BYTES = 256 << 20  # inflated past this the file is ignored, and not written
 
 
 def sketches_path(state: Path) -> Path:
@@ -431,9 +431,11 @@ def save(path: Path, stamp: str, sketches: Entries, imports: Entries = (), relat
     failure (a read-only cache folder) only means the next run builds its graph from the facts. Stored, not
     compressed: inflating it was a sixth of reading it in every run after an edit (the file is three times
     larger). Written an entry at a time as each is made (`kept.write_text`): held whole with its text, the
-    file of a large tree took as much memory again as the run before it."""
+    file of a large tree took as much memory again as the run before it. A file past MAX_BYTES, which `load`
+    would ignore, is not kept (the graph of the next run is built from the facts)."""
     kept.write_text(path, _text(stamp, {"sketches": sketches, "imports": imports, "relations": relations or {},
-                                        "users": users}), level=0)
+                                        "users": users}), level=0,
+                    most=MAX_BYTES - (MAX_BYTES >> 10))  # stored blocks add a little: `load` reads the file too
 
 
 def _text(stamp: str, parts: Mapping[str, Entries]) -> Iterator[str]:
