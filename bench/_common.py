@@ -105,6 +105,8 @@ class PeakMemory:
         self.peak = 0
         self.peak_single = 0
         self.peak_pss = 0
+        self.peak_at = math.nan  # seconds after the start when the RSS sum peaked
+        self.started = time.monotonic()
         self.seen: dict[int, psutil.Process] = {}  # every process of the tree ever sampled
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -115,7 +117,8 @@ class PeakMemory:
         if with_pss:
             self._next_pss = now + self.pss_interval
         total, largest, proportional = tree_rss(self.proc, self.seen, with_pss)
-        self.peak = max(self.peak, total)
+        if total > self.peak:
+            self.peak, self.peak_at = total, now - self.started
         self.peak_single = max(self.peak_single, largest)
         self.peak_pss = max(self.peak_pss, proportional)
 
@@ -161,6 +164,7 @@ class Measured:
     cpu_seconds: float = math.nan  # user + system time of the process and the children it waited for
     peak_pss: int = 0  # bytes, the whole tree with shared pages counted once (only with pss=True)
     system_seconds: float = math.nan  # the system part of cpu_seconds
+    peak_at: float = math.nan  # seconds after the start when the RSS sum peaked (against `seconds`: which phase)
 
 
 # Creating a file costs about 25 us of system time on this ext4 (no journal), but up to 750 us for a
@@ -218,7 +222,7 @@ def run_measured(
     system = after.ru_stime - before.ru_stime
     cpu = (after.ru_utime - before.ru_utime) + system
     done = subprocess.CompletedProcess(list(cmd), proc.returncode, out, err)
-    return Measured(seconds, mem.peak, mem.peak_single, done, cpu, mem.peak_pss, system)
+    return Measured(seconds, mem.peak, mem.peak_single, done, cpu, mem.peak_pss, system, mem.peak_at)
 
 
 def machine() -> dict[str, Any]:

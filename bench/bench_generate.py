@@ -68,6 +68,7 @@ def run_generate(root: Path, out: Path, cache: Path, jobs: int | None) -> dict[s
         "peak_rss": m.peak_rss,
         "peak_single": m.peak_single,
         "peak_pss": m.peak_pss,
+        "peak_at": m.peak_at,
         "files": summary.get("files"),
         "analysed": summary.get("analysed"),
         "cached": summary.get("cached"),

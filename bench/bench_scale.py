@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import dataclasses
 import io
+import math
 import os
 import pstats
 import shutil
@@ -218,6 +219,7 @@ def figures(r: dict[str, Any]) -> dict[str, Any]:
                  cold_cpu=median([x["cpu_seconds"] for x in r["cold"]]), floor_cpu=r["floor"]["cpu_median"],
                  peak_rss=max(x["peak_rss"] for x in runs), peak_pss=max(x["peak_pss"] for x in runs),
                  peak_single=max(x["peak_single"] for x in runs),
+                 peak_at=max((x.get("peak_at", math.nan) / x["seconds"] for x in r["cold"]), default=math.nan),
                  tree=tree["allocated"], tree_apparent=tree["apparent"], pages=tree["files"],
                  sources=sources["allocated"], sources_apparent=sources["apparent"],
                  tree_ratio=tree["allocated"] / sources["allocated"],
@@ -276,6 +278,7 @@ ROWS: list[tuple[str, Cell]] = [
     ("peak memory, CLI tree: RSS sum", _mb["peak_rss"]),
     ("  the same, PSS", _mb["peak_pss"]),
     ("  largest single process (RSS)", _get("peak_single", fmt_mb)),
+    ("  when, cold (share of the run's wall; 1.00: after the last page)", _get("peak_at", "{:.2f}".format)),
     ("tree on disk / sources on disk", _join(_mb["tree"], " / ", _mb["sources"], " = ", _get("tree_ratio", _ratio))),
     ("  ratio of apparent sizes", _get("tree_apparent_ratio", _ratio)),
     ("analysis cache (apparent size)", _get("cache", fmt_mb)),

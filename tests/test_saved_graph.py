@@ -54,7 +54,7 @@ def _graph(files: dict[str, str], linked: Any = None) -> Graph:
 
 def _saved(graph: Graph, digests: dict[str, str]) -> sketches.Saved:
     """What a run's saved file holds of `graph`, as read back."""
-    raw = {"sketches": sketches.of_graph(graph, digests), "users": sketches.users_of(graph)}
+    raw = {"sketches": dict(sketches.of_graph(graph, digests)), "users": dict(sketches.users_of(graph))}
     return sketches.Saved(**json.loads(json.dumps(raw)))
 
 

@@ -131,6 +131,19 @@ def test_a_sketch_is_kept_as_checked_data(tmp_path: Path, monkeypatch: pytest.Mo
     assert sketches.load(path, "stamp") == sketches.Saved()
 
 
+def test_a_file_past_the_read_bound_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The saved file is written as it is made; one that grows past what `load` reads is not kept (it would
+    be ignored), and the last run's file at its path goes with it: the next run builds its graph from facts."""
+    path = tmp_path / "s.json.gz"
+    small = {f"m{i}.py": [f"d{i}", None, None] for i in range(3)}
+    sketches.save(path, "stamp", small)
+    assert sketches.load(path, "stamp").sketches == small
+    monkeypatch.setattr(sketches, "MAX_BYTES", 1 << 16)
+    sketches.save(path, "stamp", ((f"m{i}.py", [f"d{i}", "x" * 100, None]) for i in range(1000)))
+    assert not path.exists() and not list(tmp_path.iterdir())  # nor a temporary file
+    assert sketches.load(path, "stamp") == sketches.Saved()
+
+
 def test_imports_are_kept_as_checked_data(tmp_path: Path) -> None:
     """Every file's imports are saved beside the sketches, by content digest, as one text with its digest, and
     read back exactly, strings interned; a text not of its digest, or a part of another form, is left out (its

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import json
 import os
 import tempfile
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +36,42 @@ def read(path: Path, max_bytes: int) -> Any:
 def write(path: Path, value: Any, *, level: int) -> None:
     """Keep `value` as gzip JSON (compression `level`) at `path`, replacing it atomically, in a folder
     only its owner may enter; a failure (a read-only cache folder) only means nothing is kept."""
-    data = gzip.compress(json.dumps(value, separators=(",", ":")).encode(), compresslevel=level, mtime=0)
+    write_text(path, (json.dumps(value, separators=(",", ":")),), level=level)
+
+
+def write_text(path: Path, chunks: Iterable[str], *, level: int, most: int | None = None) -> bool:
+    """Keep the JSON text made of `chunks` as `write` does, each chunk compressed and written as it comes: a
+    large file's text, its bytes and its compressed bytes are never held whole (the graph's sketches file of
+    a large tree doubled the peak memory of the run that saved it). Past `most` characters (the bound its
+    reader reads up to) nothing is kept, the file at `path` removed: it could not be read back. True when
+    kept."""
     with contextlib.suppress(OSError):
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".kept-", suffix=".tmp")
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+            with os.fdopen(fd, "wb") as fh, gzip.GzipFile(filename="", mode="wb", compresslevel=level, fileobj=fh,
+                                                          mtime=0) as packed, \
+                    io.TextIOWrapper(packed, encoding="utf-8", write_through=False) as text:
+                if not _within(text, chunks, most):
+                    path.unlink(missing_ok=True)
+                    return False
             os.replace(temporary, path)
+            return True
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
+    return False
+
+
+def _within(text: io.TextIOWrapper, chunks: Iterable[str], most: int | None) -> bool:
+    """`chunks` written to `text` up to `most` characters in all (None: no bound); False past it."""
+    if most is None:
+        text.writelines(chunks)
+        return True
+    written = 0
+    for chunk in chunks:
+        written += len(chunk)
+        if written > most:
+            return False
+        text.write(chunk)
+    return True

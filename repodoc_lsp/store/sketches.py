@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import zlib
 from array import array
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -41,7 +41,7 @@ from repodoc_lsp.store.facts import Imports, SavedImports
 # each as its own JSON text with its count and digest (`Part`), and each file's imports as one JSON text with
 # its digest
 VERSION = 6
-MAX_BYTES = 256 << 20  # inflated past this the file is ignored (about 4 KB a Python file: 60,000 files)
+MAX_BYTES = 256 << 20  # inflated past this the file is ignored, and not written
 
 
 def sketches_path(state: Path) -> Path:
@@ -291,25 +291,24 @@ def _saved_link(raw: Any, later: bool = True) -> Link:
     return _link(Part(text, count, _out) if later else _out(json.loads(text)), *raw[1:])
 
 
-def users_of(graph: Graph) -> dict[str, list[Any]]:
-    """What `save` records of who names a built graph's definitions: defined file -> its users' tables
-    (qualname -> file -> lines) as a part (`_encode_part`)."""
-    found: dict[str, list[Any]] = {}
+def users_of(graph: Graph) -> Iterator[tuple[str, list[Any]]]:
+    """What `save` records of who names a built graph's definitions: (defined file, its users' tables
+    (qualname -> file -> lines) as a part (`_encode_part`)), one file at a time as `save` writes them."""
     for rel, tables in graph.users_by_file().items():
         count = tables.count if isinstance(tables, Part) else sum(len(table) for table in tables.values())
-        found[rel] = _encode_part(tables if isinstance(tables, Part) else
-                                  {qual: {user: list(lines) for user, lines in table.items()}
-                                   for qual, table in tables.items()}, count)
-    return found
+        yield rel, _encode_part(tables if isinstance(tables, Part) else
+                                {qual: {user: list(lines) for user, lines in table.items()}
+                                 for qual, table in tables.items()}, count)
 
 
-def of_graph(graph: Graph, digests: Mapping[str, str]) -> dict[str, list[Any]]:
-    """What `save` records of a built graph: file -> [digest, encoded sketch as its own JSON text (read only
-    when a run reads its view, `held`) or None, its link as `encode_saved_link` writes it or None]."""
+def of_graph(graph: Graph, digests: Mapping[str, str]) -> Iterator[tuple[str, list[Any]]]:
+    """What `save` records of a built graph: (file, [digest, encoded sketch as its own JSON text (read only
+    when a run reads its view, `held`) or None, its link as `encode_saved_link` writes it or None]), one file
+    at a time as `save` writes them."""
     linked = graph.links()
-    return {rel: [key, None if (sketch := graph.sketch(rel)) is None else _json(encode(sketch)),
-                  None if (link := linked.get(rel)) is None else encode_saved_link(link)]
-            for rel, key in digests.items()}
+    for rel, key in digests.items():
+        yield rel, [key, None if (sketch := graph.sketch(rel)) is None else _json(encode(sketch)),
+                    None if (link := linked.get(rel)) is None else encode_saved_link(link)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,13 +361,15 @@ def imports_of(saved: Saved) -> dict[str, SavedImports]:
     return found
 
 
-def encode_imports_of(imports: Imports, digests: Mapping[str, str]) -> dict[str, list[Any]]:
-    """Every file's imports (`digests`: its content digest) as `save` takes them; rows read from a saved
-    file passed on as they came."""
-    found: dict[str, list[Any]] = {}
-    for rel, given in ((rel, imports.given(rel)) for rel in imports):
-        found[digests[rel]] = _imports_part(given.rows) if isinstance(given, SavedImports) else encode_imports(given)
-    return found
+def encode_imports_of(imports: Imports, digests: Mapping[str, str]) -> Iterator[tuple[str, list[Any]]]:
+    """Every file's imports (`digests`: its content digest) as `save` takes them, one file at a time; rows read
+    from a saved file passed on as they came."""
+    done: set[str] = set()  # files of the same content: their imports once
+    for rel in imports:
+        if (key := digests[rel]) not in done:
+            done.add(key)
+            given = imports.given(rel)
+            yield key, _imports_part(given.rows) if isinstance(given, SavedImports) else encode_imports(given)
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,13 +421,31 @@ def relations(saved: Saved, imports: Mapping[str, SavedImports]) -> SavedRelatio
 _json = json.JSONEncoder(separators=(",", ":")).encode
 
 
-def save(path: Path, stamp: str, sketches: Mapping[str, list[Any]],
-         imports: Mapping[str, list[Any]] | None = None, relations: Mapping[str, Any] | None = None,
-         users: Mapping[str, list[Any]] | None = None) -> None:
+Entries = Mapping[str, Any] | Iterable[tuple[str, Any]]  # a part of the saved file: a mapping, or its pairs in order
+
+
+def save(path: Path, stamp: str, sketches: Entries, imports: Entries = (), relations: Mapping[str, Any] | None = None,
+         users: Entries = ()) -> None:
     """Record `sketches` (`of_graph`), `imports` (content digest -> `encode_imports`), the import `relations`
     of these files and contents (`encode_relations`) and the graph's `users` (`users_of`) atomically; a
     failure (a read-only cache folder) only means the next run builds its graph from the facts. Stored, not
     compressed: inflating it was a sixth of reading it in every run after an edit (the file is three times
-    larger)."""
-    kept.write(path, {"version": VERSION, "stamp": stamp, "sketches": sketches, "imports": imports or {},
-                      "relations": relations or {}, "users": users or {}}, level=0)
+    larger). Written an entry at a time as each is made (`kept.write_text`): held whole with its text, the
+    file of a large tree took as much memory again as the run before it. A file past MAX_BYTES, which `load`
+    would ignore, is not kept (the graph of the next run is built from the facts)."""
+    kept.write_text(path, _text(stamp, {"sketches": sketches, "imports": imports, "relations": relations or {},
+                                        "users": users}), level=0,
+                    most=MAX_BYTES - (MAX_BYTES >> 10))  # stored blocks add a little: `load` reads the file too
+
+
+def _text(stamp: str, parts: Mapping[str, Entries]) -> Iterator[str]:
+    """The saved file's JSON text, in the order `json.dumps` writes it, a chunk per entry of each part."""
+    yield f'{{"version":{VERSION},"stamp":{_json(stamp)}'
+    for name, entries in parts.items():
+        yield f',"{name}":{{'
+        sep = ""
+        for key, value in entries.items() if isinstance(entries, Mapping) else entries:
+            yield f"{sep}{_json(key)}:{_json(value)}"
+            sep = ","
+        yield "}"
+    yield "}"
