@@ -13,7 +13,8 @@ or forged file, or one of another stamp, is ignored (the graph is then built fro
 is used only for the content digest it was made of, a link only while every file it consulted has the
 content it had. The users' tables and each link's `out` are kept as their own texts (`Part`), decoded when
 first read: each text is checked against its digest and count before any graph is built, and anything off
-means every link decoded then instead (`links`), never a fallback from inside a query.
+means every link decoded then instead (`links`), never a fallback from inside a query. What each link consulted
+is kept as indexes into one table of every such file and name, written once (`OfGraph`) and checked likewise.
 """
 
 from __future__ import annotations
