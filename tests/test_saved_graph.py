@@ -54,7 +54,8 @@ def _graph(files: dict[str, str], linked: Any = None) -> Graph:
 
 def _saved(graph: Graph, digests: dict[str, str]) -> sketches.Saved:
     """What a run's saved file holds of `graph`, as read back."""
-    raw = {"sketches": dict(sketches.of_graph(graph, digests)), "users": dict(sketches.users_of(graph))}
+    entries = sketches.of_graph(graph, digests)
+    raw = {"sketches": dict(entries), "users": dict(sketches.users_of(graph)), "deps": dict(entries.table())}
     return sketches.Saved(**json.loads(json.dumps(raw)))
 
 
@@ -126,7 +127,12 @@ def _damaged(saved: dict[str, Any]) -> list[dict[str, Any]]:
                    lambda s: s["users"].__setitem__("gone.py", s["users"][named]),  # a file it is not of
                    lambda s: s["sketches"][linked][2].__setitem__(1, {"D": "other/c.py"}),  # a link's bases
                    lambda s: s["sketches"][linked][2].__setitem__(0, "[]"),  # a part of another form
-                   lambda s: s.__setitem__("users", [])):
+                   lambda s: s.__setitem__("users", []),
+                   lambda s: s["sketches"][linked][2][3].append(s["deps"]["table"][1]),  # deps past their table
+                   lambda s: s["sketches"][linked][2][3].append(-1),  # an index from the end
+                   lambda s: s["deps"]["table"].__setitem__(0, s["deps"]["table"][0].replace("pkg/", "pkh/")),
+                   # (above: a table not of its digest; below: not of its count)
+                   lambda s: s["deps"]["table"].__setitem__(1, s["deps"]["table"][1] - 1)):
         damaged = copy()
         change(damaged)
         found.append(damaged)

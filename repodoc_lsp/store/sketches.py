@@ -13,7 +13,8 @@ or forged file, or one of another stamp, is ignored (the graph is then built fro
 is used only for the content digest it was made of, a link only while every file it consulted has the
 content it had. The users' tables and each link's `out` are kept as their own texts (`Part`), decoded when
 first read: each text is checked against its digest and count before any graph is built, and anything off
-means every link decoded then instead (`links`), never a fallback from inside a query.
+means every link decoded then instead (`links`), never a fallback from inside a query. What each link consulted
+is kept as indexes into one table of every such file and name, written once (`OfGraph`) and checked likewise.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ from repodoc_lsp.store.facts import Imports, SavedImports
 # 2: each file's link beside its sketch; 3: each sketch as its own JSON text; 4: every file's imports; 5: who
 # imports each file (the import relations' tables); 6: the users' tables by defined file and each link's `out`,
 # each as its own JSON text with its count and digest (`Part`), and each file's imports as one JSON text with
-# its digest
-VERSION = 6
+# its digest; 7: each link's deps as indexes into one table of every dep, written once (`Deps`)
+VERSION = 7
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored, and not written
 
 
@@ -109,16 +110,26 @@ def decode_link(raw: Any) -> Link:
     return _link(_out(raw[0]), *raw[1:])
 
 
-def _link(out: Mapping[Key, tuple[int, ...]], bases: Any, mentioned: Any, deps: Any) -> Link:
-    """A link of `out` with its bases, mentions and dependencies as `encode_link` wrote them, checked."""
-    _check(type(bases) is dict and type(mentioned) is dict and _strs(deps))
+def _link(out: Mapping[Key, tuple[int, ...]], bases: Any, mentioned: Any, deps: Any,
+          table: tuple[str, ...] | None = None) -> Link:
+    """A link of `out` with its bases, mentions and dependencies as `encode_link` wrote them (`table`: as
+    `encode_saved_link` wrote them, indexes into it), checked."""
+    _check(type(bases) is dict and type(mentioned) is dict)
+    deps = tuple(deps) if table is None and _strs(deps) else _deps(deps, table)
     if bases:  # most files' classes have no workspace base, and most docstrings mention none
         _check(all(type(keys) is list and all(_key(k) for k in keys) for keys in bases.values()))
         bases = {qual: tuple((k[0], k[1]) for k in keys) for qual, keys in bases.items()}
     if mentioned:
         _check(all(_key(key) for key in mentioned.values()))
         mentioned = {name: (key[0], key[1]) for name, key in mentioned.items()}
-    return Link(out, bases, mentioned, tuple(deps))
+    return Link(out, bases, mentioned, deps)
+
+
+def _deps(raw: Any, table: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The entries of `table` that `raw` (a list of indexes) names; ValueError (or TypeError) when it is not."""
+    if table is None or type(raw) is not list or (raw and not (min(raw) >= 0 and max(raw) < len(table))):
+        raise ValueError("not a link")  # an index from the end would name another entry
+    return tuple(map(table.__getitem__, raw))
 
 
 def _key(value: Any) -> bool:
@@ -162,13 +173,17 @@ def links(saved: Saved, digests: Mapping[str, str]) -> Links:
         return whole
     if saved.sketches.keys() != digests.keys():
         return {}
+    try:
+        table = _table(saved)
+    except (ValueError, TypeError, RecursionError):
+        return {}
     then = _digests_then(saved)
     found: dict[str, Link] = {}
     for rel, entry in saved.sketches.items():
         if rel not in then or entry[2] is None:
             continue
         try:
-            found[rel] = _saved_link(entry[2], later=False)
+            found[rel] = _saved_link(entry[2], table, later=False)
         except (ValueError, TypeError, RecursionError):
             continue
     stale = _stale(found, then, digests)
@@ -192,9 +207,10 @@ def _stale(links: Mapping[str, Link], then: Mapping[str, str], now: Mapping[str,
 def taken(saved: Saved, digests: Mapping[str, str]) -> Taken | None:
     """The graph `saved` holds taken whole, the files whose links no longer hold marked stale (`Taken`); None
     when `saved` is of other files or any part of it does not check: a link not of `encode_saved_link`'s form,
-    a part's text not of its digest, the users' tables naming a file it is not of, or counting other pairs of
-    definition and user than the links' outs. Checked whole here, before any graph is built: the parts' texts
-    are decoded when first read and cannot fail then (a graph cannot make its users' tables again)."""
+    a part's text not of its digest (the deps table's among them) or a link's dep out of that table, the users'
+    tables naming a file it is not of, or counting other pairs of definition and user than the links' outs.
+    Checked whole here, before any graph is built: the parts' texts are decoded when first read and cannot fail
+    then (a graph cannot make its users' tables again)."""
     users = saved.users
     if saved.sketches.keys() != digests.keys() or not users.keys() <= saved.sketches.keys():
         return None
@@ -203,9 +219,10 @@ def taken(saved: Saved, digests: Mapping[str, str]) -> Taken | None:
         return None
     found: dict[str, Link] = {}
     try:
+        table = _table(saved)
         for rel, entry in saved.sketches.items():
             if entry[2] is not None:
-                found[rel] = _saved_link(entry[2])
+                found[rel] = _saved_link(entry[2], table)
         tables = {rel: Part(*_part(raw), _users_table) for rel, raw in users.items()}
     except (ValueError, TypeError):
         return None
@@ -249,7 +266,7 @@ def _part(raw: Any) -> tuple[str, int]:
     return raw[0], raw[1]
 
 
-def _encode_part(value: Mapping[Any, Any], count: int) -> list[Any]:
+def _encode_part(value: Mapping[Any, Any] | list[str], count: int) -> list[Any]:
     """A part of the saved graph: `value` as its own JSON text (passed on as it is when it was read so),
     the pairs of definition and user it holds, and the digest of the text (`zlib.crc32`, against damage)."""
     text = value.text if isinstance(value, Part) else _json(value)
@@ -275,20 +292,31 @@ def _users_table(raw: Any) -> dict[str, dict[str, tuple[int, ...]]]:
     return {qual: {rel: tuple(lines) for rel, lines in table.items()} for qual, table in raw.items()}
 
 
-def encode_saved_link(link: Link) -> list[Any]:
-    """`link` as the saved file keeps it: `encode_link`'s form with its `out` as a part (`_encode_part`)."""
-    if isinstance(link.out, Part):  # taken and never read: as it came
-        return [_encode_part(link.out, link.out.count), *encode_link(replace(link, out={}))[1:]]
-    raw = encode_link(link)
-    return [_encode_part(raw[0], len(link.out)), *raw[1:]]
+def _table(saved: Saved) -> tuple[str, ...]:
+    """The deps table `saved` holds (`OfGraph.table`); ValueError when it is not of that form, digest or count."""
+    text, count = _part(saved.deps.get("table"))
+    names = json.loads(text)
+    _check(_strs(names) and len(names) == count)
+    return tuple(names)
 
 
-def _saved_link(raw: Any, later: bool = True) -> Link:
-    """The link `encode_saved_link` wrote, its `out` a `Part` decoded when first read (`later`: else decoded
-    now); ValueError when `raw` is not of that form or its out's text not of its digest."""
+def encode_saved_link(link: Link, deps: dict[str, int]) -> list[Any]:
+    """`link` as the saved file keeps it: `encode_link`'s form with its `out` as a part (`_encode_part`) and its
+    deps as indexes into the table `deps` (each added to it when new)."""
+    taken = isinstance(link.out, Part)  # taken and never read: as it came
+    raw = encode_link(replace(link, out={} if taken else link.out, deps=()))
+    raw[0] = _encode_part(link.out, cast(Part, link.out).count) if taken else _encode_part(raw[0], len(link.out))
+    raw[3] = [deps.setdefault(dep, len(deps)) for dep in link.deps]
+    return raw
+
+
+def _saved_link(raw: Any, table: tuple[str, ...], later: bool = True) -> Link:
+    """The link `encode_saved_link` wrote (deps: indexes into `table`), its `out` a `Part` decoded when first
+    read (`later`: else decoded now); ValueError when `raw` is not of that form or its out's text not of its
+    digest."""
     _check(type(raw) is list and len(raw) == 4)
     text, count = _part(raw[0])
-    return _link(Part(text, count, _out) if later else _out(json.loads(text)), *raw[1:])
+    return _link(Part(text, count, _out) if later else _out(json.loads(text)), raw[1], raw[2], raw[3], table)
 
 
 def users_of(graph: Graph) -> Iterator[tuple[str, list[Any]]]:
@@ -301,14 +329,30 @@ def users_of(graph: Graph) -> Iterator[tuple[str, list[Any]]]:
                                  for qual, table in tables.items()}, count)
 
 
-def of_graph(graph: Graph, digests: Mapping[str, str]) -> Iterator[tuple[str, list[Any]]]:
+@dataclass(frozen=True, slots=True)
+class OfGraph:
     """What `save` records of a built graph: (file, [digest, encoded sketch as its own JSON text (read only
     when a run reads its view, `held`) or None, its link as `encode_saved_link` writes it or None]), one file
-    at a time as `save` writes them."""
-    linked = graph.links()
-    for rel, key in digests.items():
-        yield rel, [key, None if (sketch := graph.sketch(rel)) is None else _json(encode(sketch)),
-                    None if (link := linked.get(rel)) is None else encode_saved_link(link)]
+    at a time as `save` writes them; `deps`: every file and name their links consulted, each once, filled as they
+    are made (a link keeps its deps as indexes into it: as strings they were most of a large tree's file, past its
+    bound, a file whose names resolve through a package's lazy imports consulting thousands)."""
+
+    graph: Graph
+    digests: Mapping[str, str]
+    deps: dict[str, int] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[tuple[str, list[Any]]]:
+        linked, graph, deps = self.graph.links(), self.graph, self.deps
+        for rel, key in self.digests.items():
+            yield rel, [key, None if (sketch := graph.sketch(rel)) is None else _json(encode(sketch)),
+                        None if (link := linked.get(rel)) is None else encode_saved_link(link, deps)]
+
+    def table(self) -> Iterator[tuple[str, list[Any]]]:
+        """The deps table as `save` records it once every entry is made: its list as a part (`_encode_part`)."""
+        yield "table", _encode_part(list(self.deps), len(self.deps))
+
+
+of_graph = OfGraph
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,12 +360,14 @@ class Saved:
     """The saved file as read: file -> [content digest, sketch, link] (`of_graph`; checked by `held` and
     `links`), content digest -> its imports as `encode_imports` wrote them (checked by `imports_of`),
     the import relations' tables as `encode_relations` wrote them (checked by `relations`), and the graph's
-    users' tables by defined file (`users_of`; checked with the links by `taken`)."""
+    users' tables by defined file (`users_of`; checked with the links by `taken`) and the table of what they
+    consulted (`OfGraph.table`; checked with them)."""
 
     sketches: dict[str, Any] = field(default_factory=dict)
     imports: dict[str, Any] = field(default_factory=dict)
     relations: dict[str, Any] = field(default_factory=dict)
     users: dict[str, Any] = field(default_factory=dict)
+    deps: dict[str, Any] = field(default_factory=dict)
 
 
 def load(path: Path, stamp: str) -> Saved:
@@ -330,7 +376,7 @@ def load(path: Path, stamp: str) -> Saved:
     data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
         return Saved()
-    parts = (data.get("sketches"), data.get("imports"), data.get("relations"), data.get("users"))
+    parts = (data.get("sketches"), data.get("imports"), data.get("relations"), data.get("users"), data.get("deps"))
     return Saved(*(part if isinstance(part, dict) else {} for part in parts))
 
 
@@ -432,9 +478,11 @@ def save(path: Path, stamp: str, sketches: Entries, imports: Entries = (), relat
     compressed: inflating it was a sixth of reading it in every run after an edit (the file is three times
     larger). Written an entry at a time as each is made (`kept.write_text`): held whole with its text, the
     file of a large tree took as much memory again as the run before it. A file past MAX_BYTES, which `load`
-    would ignore, is not kept (the graph of the next run is built from the facts)."""
+    would ignore, is not kept (the graph of the next run is built from the facts). The deps table of
+    `sketches` (`OfGraph`) is written last, once every link has added to it."""
+    deps = sketches.table() if isinstance(sketches, OfGraph) else ()
     kept.write_text(path, _text(stamp, {"sketches": sketches, "imports": imports, "relations": relations or {},
-                                        "users": users}), level=0,
+                                        "users": users, "deps": deps}), level=0,
                     most=MAX_BYTES - (MAX_BYTES >> 10))  # stored blocks add a little: `load` reads the file too
 
 
