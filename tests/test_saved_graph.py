@@ -54,7 +54,7 @@ def _graph(files: dict[str, str], linked: Any = None) -> Graph:
 
 def _saved(graph: Graph, digests: dict[str, str]) -> sketches.Saved:
     """What a run's saved file holds of `graph`, as read back."""
-    entries = sketches.of_graph(graph, digests)
+    entries = sketches.OfGraph(graph, digests)
     raw = {"sketches": dict(entries), "users": dict(sketches.users_of(graph)), "deps": dict(entries.table())}
     return sketches.Saved(**json.loads(json.dumps(raw)))
 

@@ -155,7 +155,7 @@ def held(saved: Mapping[str, Any], digests: Mapping[str, str], imports: Mapping[
 
 
 def _sketch(text: str, imports: Callable[[], tuple[Import, ...]], made: Callable[[], Sketch]) -> Sketch:
-    """The sketch saved as `text` (`of_graph`) with `imports()`, or `made()` when it does not decode."""
+    """The sketch saved as `text` (`OfGraph`) with `imports()`, or `made()` when it does not decode."""
     try:
         sketch = decode(json.loads(text))
     except (ValueError, TypeError, RecursionError):
@@ -352,12 +352,9 @@ class OfGraph:
         yield "table", _encode_part(list(self.deps), len(self.deps))
 
 
-of_graph = OfGraph
-
-
 @dataclass(frozen=True, slots=True)
 class Saved:
-    """The saved file as read: file -> [content digest, sketch, link] (`of_graph`; checked by `held` and
+    """The saved file as read: file -> [content digest, sketch, link] (`OfGraph`; checked by `held` and
     `links`), content digest -> its imports as `encode_imports` wrote them (checked by `imports_of`),
     the import relations' tables as `encode_relations` wrote them (checked by `relations`), and the graph's
     users' tables by defined file (`users_of`; checked with the links by `taken`) and the table of what they
@@ -472,7 +469,7 @@ Entries = Mapping[str, Any] | Iterable[tuple[str, Any]]  # a part of the saved f
 
 def save(path: Path, stamp: str, sketches: Entries, imports: Entries = (), relations: Mapping[str, Any] | None = None,
          users: Entries = ()) -> None:
-    """Record `sketches` (`of_graph`), `imports` (content digest -> `encode_imports`), the import `relations`
+    """Record `sketches` (`OfGraph`), `imports` (content digest -> `encode_imports`), the import `relations`
     of these files and contents (`encode_relations`) and the graph's `users` (`users_of`) atomically; a
     failure (a read-only cache folder) only means the next run builds its graph from the facts. Stored, not
     compressed: inflating it was a sixth of reading it in every run after an edit (the file is three times
