@@ -63,6 +63,29 @@ def test_an_edit_builds_the_graph_from_the_saved_sketches(tmp_path: Path, loaded
     assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
 
 
+def test_a_run_with_nothing_changed_never_reads_the_saved_file(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The saved file is for a run after an edit: a run with nothing changed, or with files touched but not
+    changed, or with a page deleted (every page planned again), does not read it; an edit does, once."""
+    root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
+    _generate(root, cache)
+    reads: list[Path] = []
+    real = sketches.load
+
+    def counted(path: Path, stamp: str) -> sketches.Saved:
+        reads.append(path)
+        return real(path, stamp)
+    monkeypatch.setattr(sketches, "load", counted)
+    assert _generate(root, cache)["written"] == 0 and reads == []
+    (root / "pkg/leaf.py").write_text((root / "pkg/leaf.py").read_text())  # touched, the same content
+    (root / "docs/pkg/a.py_docs.md").unlink()
+    assert _generate(root, cache)["writtenPages"] == ["pkg/a.py_docs.md"] and reads == []
+    (root / "pkg/leaf.py").write_text("def alone():\n    return 2\n")
+    assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]
+    assert reads == [sketches.sketches_path(_state(root, cache))]
+    assert differences(tree(root / "docs"), _fresh(root, tmp_path)) == []
+
+
 def test_damaged_foreign_or_forged_sketches_are_ignored(tmp_path: Path, loaded: list[str]) -> None:
     root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
     _generate(root, cache)

@@ -300,7 +300,7 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None, saved: sketche
     changed since, when only contents changed: the run then plans only the pages they can alter (the
     server's `Change` propagation) instead of gathering every page's inputs to compare keys. Else (no
     state, files appeared or vanished, nothing changed, or the cache lost what the changed files were)
-    `ws` as it is and None. `saved`: the sketches and links the last run saved (`_load_saved`), which the
+    `ws` as it is and None. `saved`: the sketches and links the last run saved (`_SavedRun`), which the
     graph is built from."""
     if not last or last.keys() != ws.digests.keys():
         return ws, None
@@ -345,20 +345,24 @@ def _saved_sketches(ws: Workspace, saved: sketches.Saved | None, kept: Mapping[s
         return sketches.held(saved.sketches, kept, ws.facts.imports(), made), sketches.links(saved, last)
 
 
-def _load_saved(ws: Workspace, state: Path | None, last: lastrun.LastRun | None) -> sketches.Saved | None:
-    """The sketches, links and imports the last complete run saved beside its `state` (None: no last run)."""
-    if state is None or last is None:
-        return None
-    with ws.runtime.holding():  # held to the end, without cycles: the collector's passes were a sixth of this
-        return sketches.load(sketches.sketches_path(state), _sketch_stamp(ws))
+class _SavedRun:
+    """The sketches, links and imports the last complete run saved beside its `state`, read when the scan asks
+    (`for_scan`: a file of that run has another content), never by a run with nothing changed (reading
+    the file was 40% of such a run, and five times its memory)."""
 
+    def __init__(self, ws: Workspace, state: Path | None, last: lastrun.LastRun | None) -> None:
+        self._ws, self._state, self._last = ws, state, last
+        self.saved: sketches.Saved | None = None  # once read
+        self.imports: dict[str, SavedImports] = {}  # its imports by content digest, once read
 
-def _saved_imports(saved: sketches.Saved | None, last: lastrun.LastRun | None) -> dict[str, SavedImports]:
-    """The imports of the last run's files as it saved them, by content digest: the scan takes them instead
-    of reading each file's row and JSON text from the facts cache (a tenth of a run after an edit)."""
-    if saved is None or last is None:
-        return {}
-    return sketches.imports_of(saved)
+    def for_scan(self) -> tuple[dict[str, SavedImports], sketches.SavedRelations | None]:
+        """The last run's imports by content digest (the scan takes them instead of reading each file's row and
+        JSON text from the facts cache: a tenth of a run after an edit) and its import relations."""
+        if self.saved is None and self._state is not None and self._last is not None:
+            with self._ws.runtime.holding():  # held to the end, without cycles: the collector's passes were a sixth
+                self.saved = sketches.load(sketches.sketches_path(self._state), _sketch_stamp(self._ws))
+            self.imports = sketches.imports_of(self.saved)
+        return self.imports, None if self.saved is None else sketches.relations(self.saved, self.imports)
 
 
 def _rows_used(ws: Workspace, last: lastrun.LastRun | None, imports: Mapping[str, object]) -> int:
@@ -445,14 +449,12 @@ def generate(
     of what the last complete run knew (`lastrun`): only the pages of files changed since are planned."""
     started = time.perf_counter()
     last = lastrun.load(state) if state is not None else None
-    saved = _load_saved(ws, state, last)
-    imports = _saved_imports(saved, last)
-    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel, seen=_seen(last), imports=imports,
-                              relations=None if saved is None else sketches.relations(saved, imports)):
+    saved = _SavedRun(ws, state, last)
+    if rescan and not ws.scan(jobs=jobs, progress=progress, cancel=cancel, seen=_seen(last), saved=saved.for_scan):
         summary = Summary(root=str(ws.root), out=str(ws.out), cancelled=True)  # cancelled: nothing written
     else:
-        touched = _rows_used(ws, last, imports)
-        held, files = since_last_run(ws, None if last is None else last.files, saved)
+        touched = _rows_used(ws, last, saved.imports)
+        held, files = since_last_run(ws, None if last is None else last.files, saved.saved)
         job = Job(files=files, check=check, force=force, jobs=jobs, since=files is not None)
         summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel)
         if state is not None and not check and summary.complete():

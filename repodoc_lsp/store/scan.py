@@ -26,6 +26,9 @@ from repodoc_lsp.store.regular import read_regular
 if TYPE_CHECKING:
     from repodoc_lsp.store.sketches import SavedRelations
 
+# What a saved run knew of its files (`known`'s `saved`): imports by content digest, and its import relations
+SavedScan = tuple[Mapping[str, "tuple[Import, ...] | SavedImports"], "SavedRelations | None"]
+
 # Below this many files to analyse, worker processes cost more than they save.
 PARALLEL_THRESHOLD = 48
 STORE_BATCH = 256  # new cache rows written together during a scan
@@ -154,14 +157,15 @@ class ScanState:
 def known(root: Path, rels: list[str], cache: FactsCache, mode: ScanMode, *, fresh: bool,
           loaded: Callable[[str, str], FileFacts | None], stats: Mapping[str, Stat] | None = None,
           seen: Seen = NOT_SEEN, imports: Mapping[str, tuple[Import, ...] | SavedImports] | None = None,
-          relations: SavedRelations | None = None) -> ScanState:
+          saved: Callable[[], SavedScan] | None = None) -> ScanState:
     """A scan of `rels` with what is known of them: each file digested (cheap; `seen` says the digest of a
     file whose stat, in `stats`, did not move), then the facts the workspace holds for the same content
     (`loaded(rel, digest)`) or the cache has (`imports`: content digest -> imports known already, not read
     from the cache); the others are to analyse. `fresh` (a cache that holds no row and a workspace that
     holds no facts: none is known): nothing is read here, each file is read once, by the analysis that
-    digests it (read and digested here first, both cores stayed idle meanwhile). `relations`: the import
-    relations of these files as a saved run had them (`_relations`)."""
+    digests it (read and digested here first, both cores stayed idle meanwhile). `saved`: what a saved run knew,
+    asked for only when a file of `seen` has another content now (what it holds is for a run after an edit):
+    more imports by content digest, and the import relations of its files (`_relations`)."""
     digests: dict[str, str] = {}
     sizes: dict[str, int] = {}
     read_skipped: dict[str, str] = {}
@@ -182,6 +186,10 @@ def known(root: Path, rels: list[str], cache: FactsCache, mode: ScanMode, *, fre
     # from the cache takes a while on a large workspace.
     kept = {rel: f for rel, key in digests.items() if (f := loaded(rel, key)) is not None}
     cached = dict(imports or {})  # content digest -> imports known already (not read from the cache)
+    relations = None
+    if saved is not None and any(seen.digests.get(rel, key) != key for rel, key in digests.items()):
+        more, relations = saved()
+        cached.update(more)
     cached.update(cache.get_imports_many({k for rel, k in digests.items() if rel not in kept and k not in cached}))
     facts = FactsStore(root, cache)
     todo: list[str] = list(rels) if fresh else []

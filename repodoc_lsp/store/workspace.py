@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from repodoc_lsp.analysis import FileFacts, Language
 from repodoc_lsp.analysis.model import Import
@@ -34,10 +33,7 @@ from repodoc_lsp.store.cache import FactsCache, digest
 from repodoc_lsp.store.discover import InputFilter, Skipped, discover, input_folders
 from repodoc_lsp.store.facts import FactsStore, SavedImports, analyse_bytes, analyse_path
 from repodoc_lsp.store.regular import read_regular
-from repodoc_lsp.store.scan import NOT_SEEN, CancelToken, ProgressFn, ScanMode, Seen, Stat, analyse, known
-
-if TYPE_CHECKING:
-    from repodoc_lsp.store.sketches import SavedRelations
+from repodoc_lsp.store.scan import NOT_SEEN, CancelToken, ProgressFn, SavedScan, ScanMode, Seen, Stat, analyse, known
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +108,7 @@ class Workspace:
              on_facts: Callable[[str, FileFacts], None] | None = None, release: bool = False,
              seen: Seen = NOT_SEEN,
              imports: Mapping[str, tuple[Import, ...] | SavedImports] | None = None,
-             relations: SavedRelations | None = None) -> bool:
+             saved: Callable[[], SavedScan] | None = None) -> bool:
         """Discover and analyse every input. Returns False when cancelled: the workspace is then
         left as it was (what was analysed meanwhile is in the cache). `release`: new facts are
         forgotten once the cache holds them, loaded again on use (the server, whose index and
@@ -120,14 +116,15 @@ class Workspace:
         workspace take a lot of memory, before the index and graph are built on top). `seen`: an earlier
         scan's digests and stats (a file whose stat did not move is not read again). `imports`: content
         digest -> imports known already, strings interned (a check's kept table), not read from the cache.
-        `relations`: the import relations a saved run had (`store/sketches.py`), made from if of these files."""
+        `saved`: more imports and the import relations a saved run had (`store/sketches.py`), asked for only
+        when a file of `seen` has another content now; the relations made from if of these files."""
         began = time.time_ns()
         found = discover(self.root, self.settings)
         mode = ScanMode(release=release, once=not self.incremental)
         fresh = not self.digests and self.cache.empty()
         with self.runtime.holding():  # every file's imports, held: the collector's passes were a tenth of this
             state = known(self.root, found.files, self.cache, mode, fresh=fresh, loaded=self._loaded,
-                          stats=found.stats, seen=seen, imports=imports, relations=relations)
+                          stats=found.stats, seen=seen, imports=imports, saved=saved)
         state.progress, state.on_facts, state.parts = progress, on_facts, self.parts
         if progress:
             progress("analyse", state.done, state.total, "")
