@@ -10,7 +10,9 @@ maps) each second. Each process gets a role: the parent (the CLI), an analysis w
 the parent), the fork server, a render worker (forked by the fork server), other. Prints the peak
 of each role (summed over its processes at one instant), the tree's peak RSS and PSS sums, and the
 phase each peak falls in (scan: analysis workers alive; render: render workers alive; between:
-neither, the parent planning or building the graph).
+neither, the parent planning or building the graph). Each sample also takes every process's CPU (user +
+system) since the one before: per phase, its wall time, each role's CPU and the cores kept busy
+(CPU / wall; a stretch near 1 on a 2-core machine is work one process does while the other core waits).
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class Sampler:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._next_smaps = 0.0
+        self._cpu: dict[int, float] = {}  # pid -> its CPU seconds at the last sample
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -95,15 +98,19 @@ class Sampler:
             return
         row: dict[str, Any] = {"t": round(now - self.started, 2), "deep": deep}
         for name in ROLES:
-            row[name] = {"n": 0, "rss": 0, "pss": 0, "uss": 0}
+            row[name] = {"n": 0, "rss": 0, "pss": 0, "uss": 0, "cpu": 0.0}
         for member in members:
             if member.pid not in self.roles:
                 self.roles[member.pid] = role(member, self.root.pid, self.server)
             try:
                 rss = member.memory_info().rss
+                times = member.cpu_times()
             except psutil.Error:
                 continue
             cell = row[self.roles[member.pid]]
+            cpu = times.user + times.system
+            cell["cpu"] += cpu - self._cpu.get(member.pid, 0.0)  # (a process's last interval is lost at its exit)
+            self._cpu[member.pid] = cpu
             cell["n"] += 1
             cell["rss"] += rss
             if deep:
@@ -150,6 +157,32 @@ def summary(samples: list[dict[str, Any]]) -> dict[str, Any]:
     for r in samples:
         phases.setdefault(phase(r), []).append(r["t"])
     out["phases"] = {p: (min(ts), max(ts)) for p, ts in phases.items()}
+    out["cpu by phase"] = cpu_by_phase(samples)
+    return out
+
+
+def cpu_by_phase(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per phase (the neither-nor stretches told apart: "start" before the scan, "between" the scan and the
+    render, "end" after it): its wall seconds (the intervals ending in its samples), each role's CPU seconds
+    and the cores busy on average (CPU / wall)."""
+    phases = [phase(row) for row in samples]
+    last_render = max((i for i, p in enumerate(phases) if p == "render"), default=len(phases))
+    seen_scan = False
+    for i, p in enumerate(phases):
+        seen_scan = seen_scan or p == "scan"
+        if p == "between":
+            phases[i] = "end" if i > last_render else "between" if seen_scan else "start"
+    out: dict[str, Any] = {}
+    for i in range(1, len(samples)):
+        before, row = samples[i - 1], samples[i]
+        cell = out.setdefault(phases[i], {"wall": 0.0, **{name: 0.0 for name in ROLES}})
+        cell["wall"] += row["t"] - before["t"]
+        for name in ROLES:
+            cell[name] += row[name]["cpu"]
+    for cell in out.values():
+        cell["cores busy"] = sum(cell[name] for name in ROLES) / cell["wall"] if cell["wall"] else 0.0
+        for key in cell:
+            cell[key] = round(cell[key], 2)
     return out
 
 
