@@ -14,7 +14,6 @@ import re
 from typing import Any
 
 from repodoc_lsp.render.markdown import code, fence, inline
-from repodoc_lsp.render.numpydoc import numpy_sections
 from repodoc_lsp.render.rest import DIRECTIVE, clean, indented_block, prose, roles_as_literals, settled
 
 _GOOGLE_TITLE = re.compile(r"^(?:Args|Arguments|Parameters|Returns|Yields|Raises|Note|Warning|Examples?"
@@ -229,10 +228,7 @@ def _sections(text: str) -> list[object]:
     but the text has a Google section title (a reST underline can make it guess NumPy)."""
     docstring = _docstring(text)
     style = _style(docstring.value)  # griffe's detection reads the value (cleaned)
-    # NumPy sections read without griffe's parser (`numpy_sections`, the same sections in a fraction
-    # of its time: bench/README.md, "Docstrings as Markdown, cheaper"); None when it cannot
-    read = numpy_sections(docstring.value) if style == "numpy" else None
-    sections: list[object] = read if read is not None else list(docstring.parse(style, **_STYLE_OPTIONS[style]))
+    sections: list[object] = list(docstring.parse(style, **_STYLE_OPTIONS[style]))
     if len(sections) <= 1 and style != "google" and _GOOGLE_TITLE.search(text):
         sections = list(docstring.parse("google", **_STYLE_OPTIONS["google"]))
     return sections
@@ -278,43 +274,17 @@ def _parsed(text: str) -> str:
     at the docstring's own level after its first field or section (`.. versionchanged::` under
     Sphinx fields) are shown after the sections, whole, not inside the last field."""
     text, notes = _notes_after_fields(text)
-    rendered = prose(text) if _text_only(text) else _through_griffe(text)
-    return "\n\n".join(p for p in (rendered, *(prose(n) for n in notes)) if p)
-
-
-def _through_griffe(text: str) -> str:
-    """The Markdown of griffe's sections of `text` (its notes after fields taken out), or `prose(text)`
-    when they lose some of its words."""
     literal = roles_as_literals(text)
     _griffe_docstring()
     try:
         sections = _sections(literal)
         rendered = "\n\n".join(r for r in (_section(s) for s in sections) if r)
     except Exception:  # a parser's failure on odd text: the docstring is still shown, as prose
-        return prose(text)
-    return prose(text) if _loses_text(literal, rendered) else rendered
-
-
-# A line griffe's Google parser may read as a section or an admonition title (its `_RE_ADMONITION`,
-# matched a line at a time), found in all lines at once (`[^\S\n]`: its `\s` within the line).
-_ADMONITION_LINE = re.compile(r"^\w(?:[^\S\n]|[\w-])*:(?:[^\S\n]+\S.*)?[^\S\n]*$", re.MULTILINE)
-
-
-def _text_only(text: str) -> bool:
-    """Whether `_through_griffe(text)` is `prose(text)` without parsing it (bench/README.md, "Docstrings
-    as Markdown, cheaper"): no role (`literal` is `text`), its style Google and its cleaning none, and
-    each line griffe's Google parser tries as a title followed by no indented line within two (so it
-    stays text). griffe's sections are then the one text section `text`, whose Markdown is `prose(text)`
-    whether it loses a word or not."""
-    if ":`" in text or not settled(text):
-        return False
-    lines: list[str] = []
-    for title in _ADMONITION_LINE.finditer(text):
-        lines = lines or text.split("\n")
-        at = text.count("\n", 0, title.start())
-        if any(line and not line.isspace() and line[0] == " " for line in lines[at + 1:at + 3]):
-            return False
-    return _style(text) == "google"
+        rendered = prose(text)
+    else:
+        if _loses_text(literal, rendered):
+            rendered = prose(text)
+    return "\n\n".join(p for p in (rendered, *(prose(n) for n in notes)) if p)
 
 
 @functools.lru_cache(maxsize=1024)

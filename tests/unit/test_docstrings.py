@@ -7,15 +7,7 @@ from helpers import contained_errors, count_cleandoc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repodoc_lsp.render.docstrings import (
-    _one_text,
-    _parsed,
-    _sections,
-    _style,
-    _text_only,
-    _through_griffe,
-    docstring_markdown,
-)
+from repodoc_lsp.render.docstrings import _one_text, _parsed, _style, docstring_markdown
 from repodoc_lsp.render.rest import clean, prose
 from repodoc_lsp.render.rest import settled as _settled
 
@@ -132,31 +124,6 @@ def test_a_docstring_without_sections_is_rendered_as_its_parse(body: str, head: 
     text = clean(head + body + tail)
     if text and _one_text(text):
         assert docstring_markdown(head + body + tail) == _parsed(text)
-
-
-_COLON_PIECES = ["Sum", "x", "Note:", "Args:", "Returns:", "Custom title:", "see:", "a: b", "x (int): y", "e.g.:",
-                 "http://x", "::", ":", ":class:`y`", ":param x:", "```", ">>> f(1)", "Parameters", "----", "\u00a0:",
-                 "    ", "  ", " ", "\t", ""]
-
-
-@given(st.lists(st.lists(st.sampled_from(_COLON_PIECES), max_size=5).map(" ".join), min_size=1, max_size=8)
-       .map("\n".join))
-@settings(max_examples=1500, deadline=None)
-def test_a_docstring_with_colons_and_no_title_is_rendered_as_its_parse(body: str) -> None:
-    """The shortcut taken for a docstring whose Google parse is one text section (`_text_only`: no
-    parse) renders what griffe's sections of it render, whatever its colons, indentation and fences."""
-    text = clean(body) if body.strip() else ""
-    if text and _text_only(text):
-        assert [str(s.kind.value) for s in _sections(text)] == ["text"]
-        assert _through_griffe(text) == prose(text)
-
-
-def test_the_colon_shortcut_is_not_taken_for_a_title_over_an_indented_line() -> None:
-    assert _text_only("Sum.\n\nSee: the docs.\nMore: here.") and _text_only("Sum.\n\nNote:\n\n\n    x")
-    for text in ("Sum.\n\nNote:\n    Careful.", "Sum.\n\nNote:\n\n    Careful.", "Sum.\n\nCustom: x\n    y",
-                 "Sum.\n\nArgs:\n    x: y", "Sum with :class:`y`.\n\nMore: x", "Sum.\n:param x: y\n:returns: z",
-                 "Sum.\n\nParameters\n----------\nx : int"):
-        assert not _text_only(text), text
 
 
 def test_the_shortcut_is_not_taken_when_griffe_would_clean_the_text_again() -> None:
