@@ -33,6 +33,21 @@ def test_numpy_and_sphinx_styles() -> None:
     assert "`x`" in out and "first" in out and "the sum" in out
 
 
+@pytest.mark.parametrize("style", ["numpy", "google"])
+def test_doctest_flags_do_not_turn_a_docstring_into_prose(style: str) -> None:
+    """griffe leaves `# doctest: +SKIP` and `<BLANKLINE>` out of examples, as Sphinx's output does: that is
+    not text lost, and the sections stay sections (the whole docstring was shown as prose)."""
+    examples = ">>> f(1)  # doctest: +SKIP, +ELLIPSIS\n2\n>>> print('a\\n\\nb')\na\n<BLANKLINE>\nb\n"
+    if style == "numpy":
+        doc = "Sum.\n\nParameters\n----------\nx : int\n    first\n\nExamples\n--------\n" + examples
+    else:
+        doc = "Sum.\n\nArgs:\n    x (int): first\n\nExamples:\n" + "".join(f"    {line}\n" for line in
+                                                                       examples.splitlines())
+    out = docstring_markdown(doc)
+    assert "- `x` (`int`): first" in out
+    assert "```pycon\n>>> f(1)\n2\n>>> print('a\\n\\nb')\na\n\nb\n```" in out
+
+
 def test_rest_directives_roles_and_literal_blocks() -> None:
     doc = ("Load a :class:`~torch.nn.Module` with :func:`torch.load`.\n\n.. note::\n    Needs :attr:`x`.\n\n"
            ".. warning:: Unsafe.\n\n.. deprecated:: 2.0\n    Use ``g``.\n\nExample::\n\n    f(1)\n\n"
