@@ -164,7 +164,7 @@ def _joined_lines(items: list[Any]) -> list[Any]:
                                  and text[:1].islower())
         if out and continues:
             prev = out[-1]
-            line = f"{text}: {item.description}" if text else str(item.description or "")
+            line = ": ".join(part for part in (text, str(item.description or "")) if part)
             out[-1] = _Value(prev.name, prev.annotation, f"{prev.description}\n{line}".strip())
         else:
             out.append(_Value(str(getattr(item, "name", "") or ""), annotation,

@@ -48,6 +48,15 @@ def test_doctest_flags_do_not_turn_a_docstring_into_prose(style: str) -> None:
     assert "```pycon\n>>> f(1)\n2\n>>> print('a\\n\\nb')\na\n\nb\n```" in out
 
 
+def test_a_returned_value_s_continuation_lines_end_as_written() -> None:
+    """A line that continues a returned value (no type of its own, `_joined_lines`) ends as written: it was
+    given a colon for the description it did not have ("... coloring.:")."""
+    numpy = "Color.\n\nReturns\n-------\nA dictionary keyed by node\nholding its colour.\n"
+    assert docstring_markdown(numpy).endswith("**Returns**: `A dictionary keyed by node`: holding its colour.")
+    google = "Sum.\n\nReturns:\n    int: the sum\n    or if tokenize=True\n    the tokens\n"
+    assert "- `int`: the sum\n  or if tokenize=True\n  the tokens" in docstring_markdown(google)
+
+
 def test_rest_directives_roles_and_literal_blocks() -> None:
     doc = ("Load a :class:`~torch.nn.Module` with :func:`torch.load`.\n\n.. note::\n    Needs :attr:`x`.\n\n"
            ".. warning:: Unsafe.\n\n.. deprecated:: 2.0\n    Use ``g``.\n\nExample::\n\n    f(1)\n\n"
