@@ -10,7 +10,10 @@ maps) each second. Each process gets a role: the parent (the CLI), an analysis w
 the parent), the fork server, a render worker (forked by the fork server), other. Prints the peak
 of each role (summed over its processes at one instant), the tree's peak RSS and PSS sums, and the
 phase each peak falls in (scan: analysis workers alive; render: render workers alive; between:
-neither, the parent planning or building the graph).
+neither, the parent planning or building the graph), and each role's CPU (user + system of each of its
+processes as last read, summed: a process loses what it ran after its last sample, at most one interval;
+py-spy's samples count a process waiting for a core or for the interpreter lock as running, so on a
+loaded machine they overstate the parent's and the render workers' share).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -73,6 +77,7 @@ class Sampler:
         self.interval = interval
         self.server: set[int] = set()
         self.roles: dict[int, str] = {}
+        self.cpu: dict[int, float] = {}  # pid -> its user + system seconds when last read
         self.samples: list[dict[str, Any]] = []
         self.started = time.monotonic()
         self._stop = threading.Event()
@@ -101,8 +106,10 @@ class Sampler:
                 self.roles[member.pid] = role(member, self.root.pid, self.server)
             try:
                 rss = member.memory_info().rss
+                times = member.cpu_times()
             except psutil.Error:
                 continue
+            self.cpu[member.pid] = times.user + times.system
             cell = row[self.roles[member.pid]]
             cell["n"] += 1
             cell["rss"] += rss
@@ -111,6 +118,13 @@ class Sampler:
                 cell["pss"] += pss
                 cell["uss"] += uss
         self.samples.append(row)
+
+    def cpu_by_role(self) -> dict[str, float]:
+        """Each role's CPU seconds: its processes' user + system as last read."""
+        found = dict.fromkeys(ROLES, 0.0)
+        for pid, seconds in self.cpu.items():
+            found[self.roles[pid]] += seconds
+        return {name: round(seconds, 2) for name, seconds in found.items()}
 
     def __enter__(self) -> Sampler:
         self._thread.start()
@@ -173,14 +187,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.jobs:
             cmd += ["--jobs", str(args.jobs)]
         started = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.Popen(cmd, env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         with Sampler(proc.pid, args.interval) as sampler:
             stdout, stderr = proc.communicate()
         seconds = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         print(stderr[-3000:], file=sys.stderr)
         return 1
-    result = {"seconds": seconds, "summary": summary(sampler.samples), "files": json.loads(stdout).get("files")}
+    tree = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime  # every process of it, reaped
+    result = {"seconds": seconds, "summary": summary(sampler.samples),
+              "cpu": {"tree": round(tree, 2), **sampler.cpu_by_role()},
+              "files": json.loads(stdout).get("files")}
     print(json.dumps(result, indent=1))
     if args.json:
         args.json.write_text(json.dumps({**result, "samples": sampler.samples}))
