@@ -10,9 +10,12 @@ maps) each second. Each process gets a role: the parent (the CLI), an analysis w
 the parent), the fork server, a render worker (forked by the fork server), other. Prints the peak
 of each role (summed over its processes at one instant), the tree's peak RSS and PSS sums, and the
 phase each peak falls in (scan: analysis workers alive; render: render workers alive; between:
-neither, the parent planning or building the graph). Each sample also takes every process's CPU (user +
-system) since the one before: per phase, its wall time, each role's CPU and the cores kept busy
-(CPU / wall; a stretch near 1 on a 2-core machine is work one process does while the other core waits).
+neither, the parent planning or building the graph), and each role's CPU (user + system of each of its
+processes as last read, summed: a process loses what it ran after its last sample, at most one interval;
+py-spy's samples count a process waiting for a core or for the interpreter lock as running, so on a
+loaded machine they overstate the parent's and the render workers' share). Per phase (`cpu_by_phase`):
+its wall time, each role's CPU and the cores kept busy (CPU / wall; a stretch near 1 on a 2-core machine
+is work one process does while the other core waits).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -75,12 +79,12 @@ class Sampler:
         self.interval = interval
         self.server: set[int] = set()
         self.roles: dict[int, str] = {}
+        self.cpu: dict[int, float] = {}  # pid -> its user + system seconds when last read
         self.samples: list[dict[str, Any]] = []
         self.started = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._next_smaps = 0.0
-        self._cpu: dict[int, float] = {}  # pid -> its CPU seconds at the last sample
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -109,8 +113,8 @@ class Sampler:
                 continue
             cell = row[self.roles[member.pid]]
             cpu = times.user + times.system
-            cell["cpu"] += cpu - self._cpu.get(member.pid, 0.0)  # (a process's last interval is lost at its exit)
-            self._cpu[member.pid] = cpu
+            cell["cpu"] += cpu - self.cpu.get(member.pid, 0.0)  # since the last sample
+            self.cpu[member.pid] = cpu
             cell["n"] += 1
             cell["rss"] += rss
             if deep:
@@ -118,6 +122,13 @@ class Sampler:
                 cell["pss"] += pss
                 cell["uss"] += uss
         self.samples.append(row)
+
+    def cpu_by_role(self) -> dict[str, float]:
+        """Each role's CPU seconds: its processes' user + system as last read."""
+        found = dict.fromkeys(ROLES, 0.0)
+        for pid, seconds in self.cpu.items():
+            found[self.roles[pid]] += seconds
+        return {name: round(seconds, 2) for name, seconds in found.items()}
 
     def __enter__(self) -> Sampler:
         self._thread.start()
@@ -206,14 +217,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.jobs:
             cmd += ["--jobs", str(args.jobs)]
         started = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.Popen(cmd, env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         with Sampler(proc.pid, args.interval) as sampler:
             stdout, stderr = proc.communicate()
         seconds = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         print(stderr[-3000:], file=sys.stderr)
         return 1
-    result = {"seconds": seconds, "summary": summary(sampler.samples), "files": json.loads(stdout).get("files")}
+    tree = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime  # every process of it, reaped
+    result = {"seconds": seconds, "summary": summary(sampler.samples),
+              "cpu": {"tree": round(tree, 2), **sampler.cpu_by_role()},
+              "files": json.loads(stdout).get("files")}
     print(json.dumps(result, indent=1))
     if args.json:
         args.json.write_text(json.dumps({**result, "samples": sampler.samples}))
