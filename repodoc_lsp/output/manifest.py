@@ -251,13 +251,14 @@ class Manifest:
     last written, `render/anchors.py`), and its journal. Each process appends to the journal through
     its own descriptor (a forked render worker opens its own)."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, name: str = MANIFEST) -> None:
         self.out = out
+        self._name = name  # another name: a copy of a manifest (a page share's), read only, without a journal
         self.pages: dict[str, Record] = {}
         self.inputs = ""
         self.anchors: dict[str, AnchorState] = {}
         self._warned = False  # about a damaged manifest
-        self._read_from = out / MANIFEST  # the manifest read (an earlier version's: rewritten at the next save)
+        self._read_from = out / name  # the manifest read (an earlier version's: rewritten at the next save)
         self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
         self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
         # the manifest as read or last saved: `changed` tells whether there is anything to write
@@ -268,7 +269,7 @@ class Manifest:
         pages it should list are rebuilt or recognised by their marker, and it is written anew."""
         self.pages, self.inputs, self.anchors = {}, "", {}
         old = self.out / OLD_MANIFEST
-        self._read_from = old if os.path.lexists(old) else self.out / MANIFEST
+        self._read_from = old if self._name == MANIFEST and os.path.lexists(old) else self.out / self._name
         try:
             raw = read_inside(self.out, self._read_from, MAX_MANIFEST_BYTES, "the output folder")
         except (FileNotFoundError, NotADirectoryError):  # no tree yet (or no folder: said elsewhere)
@@ -279,13 +280,14 @@ class Manifest:
         room = _Room(self.out)
         if raw is not None:
             self._take(self._decoded(raw, room))
-        self._read_journal(room)
+        if self._name == MANIFEST:
+            self._read_journal(room)
         self._mark_saved()
 
     def _decoded(self, raw: bytes, room: _Room) -> object:
         """The manifest's JSON value; None (with a warning) when it is not JSON of a manifest's size."""
         try:
-            return decode_manifest(raw, compressed=self._read_from.name == MANIFEST, room=room)
+            return decode_manifest(raw, compressed=self._read_from.name != OLD_MANIFEST, room=room)
         except ValueError as exc:
             self._damaged(str(exc)[:90])
         except RecursionError:
@@ -385,7 +387,7 @@ class Manifest:
     def changed(self) -> bool:
         """True when the manifest to write differs from the one read or last saved (an earlier
         version's manifest read: always, so that it is replaced)."""
-        return (self.pages, self.inputs, self.anchors) != self._saved or self._read_from.name != MANIFEST
+        return (self.pages, self.inputs, self.anchors) != self._saved or self._read_from.name == OLD_MANIFEST
 
     def encoded(self) -> bytes:
         """The manifest's bytes as they are to be written, encoded as they are streamed (`Entries`): never
@@ -404,7 +406,7 @@ class Manifest:
     def saved(self) -> None:
         """After the manifest's bytes are in place: an earlier version's manifest and the journal are
         deleted (OSError when they cannot be, the journal being gone included)."""
-        if self._read_from.name != MANIFEST:  # an earlier version's, read in its place: gone before the journal
+        if self._read_from.name == OLD_MANIFEST:  # an earlier version's, read in its place: gone before the journal
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._read_from)
             self._read_from = self.out / MANIFEST
