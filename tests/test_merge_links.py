@@ -264,13 +264,15 @@ def test_merge_in_place_refuses_a_missing_share_a_damaged_page_or_a_file_of_no_s
     refused(f"{out.resolve()} (pages 2/2): {page}: cannot be read")
     (out / page).write_bytes(data)
     (out / "pkg/gone.py_docs.md").write_bytes(data)  # a page of an earlier tree, in no share's manifest
-    refused("1 file of no page share's manifest (pkg/gone.py_docs.md)")
+    refused("1 page of no page share's manifest (pkg/gone.py_docs.md)")
     (out / "pkg/gone.py_docs.md").unlink()
+    (out / "pkg/notes.txt").write_text("a person's\n")  # not named as a page: left as it is
     copy = out / manifest_copy_name((1, 2))
     kept = copy.read_bytes()
     copy.write_bytes(b"garbage")
     refused(f"{out.resolve()} (pages 1/2): its manifest is not the one its run wrote")
     copy.write_bytes(kept)
     setup.ok("merge", "--in-place", "--out", str(out))
+    (out / "pkg/notes.txt").unlink()
     _complete_tree(setup, out)
     shutil.rmtree(out)

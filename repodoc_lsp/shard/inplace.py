@@ -4,9 +4,9 @@ manifests are joined into DIR's once every page is verified.
 
 The same proof as a merge of separate folders: every share of one split once (its note, by its name), all of
 the same inputs and tree, made for DIR; each share's manifest the one its run wrote (the copy beside its note);
-each page in one share only, a regular file whose bytes have the digest its share's manifest records; and
-nothing else in DIR but the shares' notes and manifest copies, a manifest, a journal and `.nojekyll` (a page
-left there from another run would be in no share's manifest, and a tree is never vouched for with it). Any of
+each page in one share only, a regular file whose bytes have the digest its share's manifest records; and no
+other file of DIR named as a page is (one left there from an earlier tree: a tree is never vouched for with a
+page no manifest knows; files of other names are a person's, left alone as `generate` leaves them). Any of
 these wrong is a ShardError naming the share or the file, before anything is written: DIR keeps the manifest
 the download left (a share's, which vouches for no tree). Once verified, DIR's manifest is the merged one and
 the notes and copies are deleted: the tree one `repodoc generate` writes, byte for byte.
@@ -22,8 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from repodoc_lsp.output.folders import Folders
-from repodoc_lsp.output.manifest import JOURNAL, MANIFEST, Record, content_digest
-from repodoc_lsp.output.site import NOJEKYLL
+from repodoc_lsp.output.manifest import MANIFEST, Manifest, Record, content_digest, is_page_name
 from repodoc_lsp.output.writer import OutputError, Writer
 from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.shard.facts_file import ShardError
@@ -57,8 +56,9 @@ def merge_in_place(out: Path) -> MergeSummary:
             for page in manifest.pages:
                 if (other := owner.setdefault(page, i)) != i:
                     raise ShardError(f"{page} is in both {shares[other].name} and {shares[i].name}")
-        _no_strangers(out, owner, shares)
-        records = _verified(shares, [m.pages for m in held])
+        _no_strangers(out, owner)
+        del owner
+        records = _verified(shares, held)
         writer.state.pages = records
         writer.anchors.clear()
         for manifest in held:
@@ -82,36 +82,38 @@ def _anchored(anchors: dict[str, AnchorState], records: dict[str, Record]) -> di
     return {page: state for page, state in anchors.items() if page in records}
 
 
-def _no_strangers(out: Path, owner: dict[str, int], shares: list[PageShare]) -> None:
-    """ShardError when `out` holds a file that is neither a page of a share (`owner`) nor one of `_OWN` or the
-    shares' notes and manifest copies: the merged tree would hold it."""
-    top = {JOURNAL, MANIFEST, NOJEKYLL, *(n for s in shares for n in (sidecar_name(s.share),
-                                                                      manifest_copy_name(s.share)))}
+def _no_strangers(out: Path, owner: dict[str, int]) -> None:
+    """ShardError when `out` holds a file named as repodoc names a page (`is_page_name`) that is no share's
+    (`owner`): the merged tree would hold a page no manifest knows (one of an earlier tree). Files of other
+    names are a person's (or the shares' notes), left as they are, as `generate` leaves them."""
     strangers: list[str] = []
     for folder, _dirs, files in os.walk(out):
         rel = os.path.relpath(folder, out)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         for name in files:
-            if prefix + name not in owner and not (not prefix and name in top):
+            if prefix + name not in owner and is_page_name(prefix + name):
                 strangers.append(prefix + name)
     if strangers:
         named = ", ".join(sorted(strangers)[:_NAMED]) + (", ..." if len(strangers) > _NAMED else "")
-        raise ShardError(f"{out}: {len(strangers)} file{'s' if len(strangers) > 1 else ''} of no page share's "
-                         f"manifest ({named}): merge in place into a folder holding only the page jobs' artifacts")
+        raise ShardError(f"{out}: {len(strangers)} page{'s' if len(strangers) > 1 else ''} of no page share's "
+                         f"manifest ({named}): merge in place into a folder holding no pages but the page jobs'")
 
 
-def _verified(shares: list[PageShare], pages: list[dict[str, Record]]) -> dict[str, Record]:
-    """Every share's pages, each read where it is and its digest checked against its share's manifest, `THREADS`
-    shares at a time; the merged manifest's records (their size and time as found). ShardError at the first
-    page that is not as its share's manifest records (the other threads stop)."""
+def _verified(shares: list[PageShare], held: list[Manifest]) -> dict[str, Record]:
+    """Every share's pages (`held`: its manifest's, let go once verified), each read where it is and its digest
+    checked against its share's manifest, `THREADS` shares at a time; the merged manifest's records (their size
+    and time as found). ShardError at the first page that is not as its share's manifest records (the other
+    threads stop)."""
     stop = threading.Event()
 
     def one(i: int) -> dict[str, Record]:
         try:
-            return _share_verified(shares[i], pages[i], stop)
+            found = _share_verified(shares[i], held[i].pages, stop)
         except BaseException:
             stop.set()
             raise
+        held[i].pages = {}
+        return found
     records: dict[str, Record] = {}
     with ThreadPoolExecutor(max(1, min(THREADS, len(shares))), thread_name_prefix="repodoc-merge") as pool:
         for found in pool.map(one, range(len(shares))):  # (the first share's error in order)
