@@ -276,3 +276,20 @@ def test_merge_in_place_refuses_a_missing_share_a_damaged_page_or_a_file_of_no_s
     (out / "pkg/notes.txt").unlink()
     _complete_tree(setup, out)
     shutil.rmtree(out)
+
+
+def test_more_page_shares_than_folders_merge_in_place_too(shares: Shares, tmp_path: Path) -> None:
+    """A share of no page (more shares than folders) still leaves its note and an empty manifest's copy; every
+    share downloaded into one folder merges to the tree."""
+    setup = shares.setup
+    folders = [setup.pages(k, 9) for k in range(1, 10)]
+    assert any(not _pages(f) for f in folders)
+    _downloaded(folders, setup.out)
+    setup.ok("merge", "--in-place", "--out", str(setup.out))
+    _complete_tree(setup, setup.out)
+    shutil.rmtree(setup.out)
+    setup.ok("merge", *map(str, folders), "--out", str(setup.out))
+    _complete_tree(setup, setup.out)
+    shutil.rmtree(setup.out)
+    for folder in folders:
+        shutil.rmtree(folder)

@@ -332,13 +332,18 @@ def pages_digest(manifest: dict[str, Any]) -> str:
 def write_sidecar(out: Path, share: Share, inputs: str, tree: Tree) -> None:
     """The note of a complete page share: what merge checks (its pages, as their digests say), and a copy of the
     share's manifest beside it (the note's count and digest vouch for it)."""
-    manifest = Writer(out).manifest
+    writer = Writer(out)
+    manifest = writer.manifest
     table = {"format": SIDECAR_FORMAT, "version": SIDECAR_VERSION, "repodoc": __version__, "pages": list(share),
              "inputs": inputs, "tree": tree.as_json(), "out": str(out), "count": len(manifest),
              "digest": pages_digest(manifest)}
     note = out / sidecar_name(share)
     try:
-        _replace(out / manifest_copy_name(share), (out / MANIFEST).read_bytes())
+        try:
+            copy = (out / MANIFEST).read_bytes()
+        except FileNotFoundError:  # a share of no page: none was written
+            copy = writer.state.encoded()
+        _replace(out / manifest_copy_name(share), copy)
         _replace(note, (json.dumps(table, indent=1) + "\n").encode("utf-8"))
     except OSError as exc:
         raise OutputError(f"{note}: cannot write the page share's note: {exc.strerror or exc}") from exc
