@@ -68,7 +68,7 @@ def merge_in_place(out: Path) -> MergeSummary:
         if writer.state.changed():  # (the writer says nothing when the manifest cannot be written)
             raise OutputError(f"{out / MANIFEST}: cannot write the merged manifest")
         for s in shares:
-            for name in (manifest_copy_name(s.share), sidecar_name(s.share)):  # the note last: merged again if killed
+            for name in (manifest_copy_name(s.share), sidecar_name(s.share)):  # (killed here: the tree is whole)
                 try:
                     os.unlink(out / name)
                 except FileNotFoundError:
