@@ -172,8 +172,10 @@ def run_merge(args: argparse.Namespace) -> int:
     if bool(args.folders) == args.in_place:
         _err("merge: give the output folder of each page share, or --in-place (the shares downloaded into --out)")
         return EXIT_USAGE
-    signal.signal(signal.SIGINT, interrupted("merge interrupted: the pages merged so far are in the folder, "
-                                             "the tree is not vouched for: merge again"))
+    signal.signal(signal.SIGINT, interrupted(
+        "merge interrupted: the folder's manifest is the merged one only once every page was verified: merge again"
+        if args.in_place else "merge interrupted: the pages merged so far are in the folder, the tree is not "
+        "vouched for: merge again"))
     try:
         summary = merge_in_place(Path(args.out)) if args.in_place else merge([Path(f) for f in args.folders],
                                                                                Path(args.out))
