@@ -227,6 +227,8 @@ def test_shares_downloaded_into_one_folder_merge_in_place_to_the_tree_one_run_wr
     setup, folders = shares.setup, shares.copies(tmp_path)
     out = setup.out
     inodes = _downloaded(folders, out)
+    code, _out, err = setup.run("merge", str(out), "--out", str(tmp_path / "elsewhere"))
+    assert code == 2 and "holds the notes of 2 page shares (downloaded into one folder: merge it with --in-place" in err
     said = setup.ok("merge", "--in-place", "--out", str(out))
     assert f"2 page shares merged in place: {len(read_manifest(out)['pages'])} pages verified, none written" in said
     _complete_tree(setup, out)  # the notes and manifest copies gone, the manifest the merged one

@@ -11,7 +11,8 @@ the merged folder's manifest without the stamp of a complete tree. A page is lin
 file gets a second name, nothing is written again; the shares are left as they were) where the output
 folder has no file in its place and both are on one file system; otherwise it goes through the writer,
 as a run's pages do: a page a person edited in the output folder is a conflict, never lost. Pages of the
-folder that the shares do not have are deleted (a folder that held none before the merge is not walked for them)."""
+folder that the shares do not have are deleted (a folder that held none before the merge is not walked for them).
+Shares downloaded into the output folder itself are merged where they are: `inplace.py`."""
 
 from __future__ import annotations
 
