@@ -49,7 +49,7 @@ def merge_in_place(out: Path) -> MergeSummary:
     shares = [read_note(out, name) for name in notes_in(out)]
     check_shares(shares, out)
     writer = Writer(out, read_manifest=False)
-    with writer.hold():  # (it reads the manifest the download left: one share's, replaced below)
+    with writer.hold(read=False):  # (the manifest the download left, one share's, is not read: replaced below)
         held = [share_manifest(s) for s in shares]
         owner: dict[str, int] = {}
         for i, manifest in enumerate(held):
