@@ -16,7 +16,7 @@ import pytest
 from helpers import cli_here, make_workspace, read_manifest, run_cli
 
 from repodoc_lsp.output.manifest import MANIFEST
-from repodoc_lsp.shard.pages import SIDECAR_PREFIX, manifest_copy_name, sidecar_name
+from repodoc_lsp.shard.pages import OLD_SIDECAR, SIDECAR_PREFIX, manifest_copy_name, sidecar_name
 
 if TYPE_CHECKING:
     from repodoc_lsp.shard.share_facts import ShareFacts
@@ -217,6 +217,8 @@ def test_merge_refuses_missing_duplicated_or_damaged_page_shares(setup: Setup, t
     refused([one, bad], f"{bad} (pages 2/2): its manifest is not the one its run wrote")
     (bad / sidecar_name((2, 2))).unlink()
     refused([one, bad], f"{bad}: no {SIDECAR_PREFIX}K-of-N.json")
+    (bad / OLD_SIDECAR).write_text('{"format": "repodoc-pages", "version": 1}\n')  # an earlier repodoc's note
+    refused([one, bad], f"{bad}: {OLD_SIDECAR}: pages made by an earlier repodoc")
     code, _out, err = setup.run("merge", str(one), str(two), "--out", str(tmp_path / "elsewhere"))
     assert code == 2 and "merge them there" in err
     shutil.rmtree(one)
