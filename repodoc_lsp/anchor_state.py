@@ -61,13 +61,16 @@ def state_from_json(value: object) -> AnchorState | None:
     digest that is not hex, an alias that is not an anchor analysis could have made, two aliases
     beside one anchor, an alias that is one of the anchors beside which aliases go). The packed
     definitions are checked item by item when they are read (`AnchorState.definitions`)."""
-    if not isinstance(value, dict) or not value.keys() <= {"src", "defs", "aliases"}:
+    if not isinstance(value, dict) or not value.keys() <= _KEYS:
         return None
-    src, defs, aliases = value.get("src"), value.get("defs", ""), value.get("aliases", {})
+    src, defs, aliases = value.get("src"), value.get("defs", ""), value.get("aliases", _NONE)
     if not (isinstance(src, str) and _DIGEST.match(src) and isinstance(defs, str) and isinstance(aliases, dict)):
         return None
-    if not all(is_anchor(old) and is_anchor(new) for old, new in aliases.items()):
-        return None
-    if len(set(aliases.values())) != len(aliases) or aliases.keys() & set(aliases.values()):
-        return None
+    if aliases and (not all(is_anchor(old) and is_anchor(new) for old, new in aliases.items())
+                    or len(set(aliases.values())) != len(aliases) or aliases.keys() & set(aliases.values())):
+        return None  # (checked only when there are aliases: most pages have none, and a manifest holds thousands)
     return AnchorState(src, defs, dict(aliases))
+
+
+_KEYS = frozenset({"src", "defs", "aliases"})
+_NONE: dict[str, str] = {}  # (read only)

@@ -20,6 +20,7 @@ from repodoc_lsp.output.manifest import MANIFEST
 from repodoc_lsp.output.modes import PAGE_MODE
 from repodoc_lsp.shard import merge as merging
 from repodoc_lsp.shard.merge import MergeStopped, merge
+from repodoc_lsp.shard.pages import manifest_copy_name
 
 
 class Shares:
@@ -211,3 +212,86 @@ def test_the_journal_is_written_a_folder_of_pages_at_a_time(shares: Shares, tmp_
     runs = sum(1 + sum(a != b for a, b in itertools.pairwise(p)) for p in parents)  # a folder's pages in a row
     assert len(writes) == runs < len(merged)
     shutil.rmtree(setup.out)
+
+
+def _downloaded(folders: list[Path], out: Path) -> dict[str, int]:
+    """The shares copied into one folder as a CI's `merge-multiple` downloads them (one share's manifest over
+    another's); each file's inode."""
+    for folder in folders:
+        shutil.copytree(folder, out, dirs_exist_ok=True)
+    return {p.relative_to(out).as_posix(): p.stat().st_ino for p in out.rglob("*") if p.is_file()}
+
+
+def test_shares_downloaded_into_one_folder_merge_in_place_to_the_tree_one_run_writes(shares: Shares,
+                                                                                     tmp_path: Path) -> None:
+    setup, folders = shares.setup, shares.copies(tmp_path)
+    out = setup.out
+    inodes = _downloaded(folders, out)
+    code, _out, err = setup.run("merge", str(out), "--out", str(tmp_path / "elsewhere"))
+    assert code == 2 and "holds the notes of 2 page shares (downloaded into one folder: merge it with --in-place" in err
+    said = setup.ok("merge", "--in-place", "--out", str(out))
+    assert f"2 page shares merged in place: {len(read_manifest(out)['pages'])} pages verified, none written" in said
+    _complete_tree(setup, out)  # the notes and manifest copies gone, the manifest the merged one
+    assert all((out / page).stat().st_ino == inodes[page] for page in _pages(out))  # no page written again
+    assert "up to date" in setup.ok("generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--check")
+    code, _out, err = setup.run("merge", str(folders[0]), "--in-place", "--out", str(out))
+    assert code == 2 and "or --in-place" in err
+    shutil.rmtree(out)
+
+
+def test_merge_in_place_refuses_a_missing_share_a_damaged_page_or_a_file_of_no_share(shares: Shares,
+                                                                                    tmp_path: Path) -> None:
+    """Each refused naming the share or the file, nothing written: the folder keeps the manifest the download
+    left (a share's, which vouches for no tree) and the notes, so once what is missing is there it merges."""
+    setup, (one, two) = shares.setup, shares.copies(tmp_path)
+    out = setup.out
+
+    def refused(*expected: str) -> None:
+        before = (out / MANIFEST).read_bytes()
+        code, _out, err = setup.run("merge", "--in-place", "--out", str(out))
+        assert code == 2, err
+        assert all(e in err for e in expected) and "nothing written" in err, err
+        assert (out / MANIFEST).read_bytes() == before and not read_manifest(out).get("inputs")
+
+    _downloaded([one], out)
+    refused("page share 2/2 missing")
+    _downloaded([two], out)
+    page = _pages(two)[-1]
+    data = (out / page).read_bytes()
+    (out / page).unlink()  # (a file of its own: the share's copy stays whole)
+    (out / page).write_bytes(data[:-2] + b"X\n")  # its size is right
+    refused(f"{out.resolve()} (pages 2/2): {page}: not the page its run wrote (damaged)")
+    assert setup.run("generate", str(setup.root), *setup.flags, "--facts", *setup.facts, "--check")[0] != 0
+    (out / page).unlink()
+    refused(f"{out.resolve()} (pages 2/2): {page}: cannot be read")
+    (out / page).write_bytes(data)
+    (out / "pkg/gone.py_docs.md").write_bytes(data)  # a page of an earlier tree, in no share's manifest
+    refused("1 page of no page share's manifest (pkg/gone.py_docs.md)")
+    (out / "pkg/gone.py_docs.md").unlink()
+    (out / "pkg/notes.txt").write_text("a person's\n")  # not named as a page: left as it is
+    copy = out / manifest_copy_name((1, 2))
+    kept = copy.read_bytes()
+    copy.write_bytes(b"garbage")
+    refused(f"{out.resolve()} (pages 1/2): its manifest is not the one its run wrote")
+    copy.write_bytes(kept)
+    setup.ok("merge", "--in-place", "--out", str(out))
+    (out / "pkg/notes.txt").unlink()
+    _complete_tree(setup, out)
+    shutil.rmtree(out)
+
+
+def test_more_page_shares_than_folders_merge_in_place_too(shares: Shares, tmp_path: Path) -> None:
+    """A share of no page (more shares than folders) still leaves its note and an empty manifest's copy; every
+    share downloaded into one folder merges to the tree."""
+    setup = shares.setup
+    folders = [setup.pages(k, 9) for k in range(1, 10)]
+    assert any(not _pages(f) for f in folders)
+    _downloaded(folders, setup.out)
+    setup.ok("merge", "--in-place", "--out", str(setup.out))
+    _complete_tree(setup, setup.out)
+    shutil.rmtree(setup.out)
+    setup.ok("merge", *map(str, folders), "--out", str(setup.out))
+    _complete_tree(setup, setup.out)
+    shutil.rmtree(setup.out)
+    for folder in folders:
+        shutil.rmtree(folder)

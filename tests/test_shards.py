@@ -16,7 +16,7 @@ import pytest
 from helpers import cli_here, make_workspace, read_manifest, run_cli
 
 from repodoc_lsp.output.manifest import MANIFEST
-from repodoc_lsp.shard.pages import SIDECAR
+from repodoc_lsp.shard.pages import OLD_SIDECAR, SIDECAR_PREFIX, manifest_copy_name, sidecar_name
 
 if TYPE_CHECKING:
     from repodoc_lsp.shard.share_facts import ShareFacts
@@ -92,7 +92,7 @@ def _without_times(manifest: dict) -> dict:
 def test_analysed_in_three_paged_in_two_and_merged_is_the_tree_one_run_writes(setup: Setup) -> None:
     shares = [setup.pages(1, 2), setup.pages(2, 2)]
     assert all(_tree(s) for s in shares)  # each share has pages of its own
-    assert not set(_tree(shares[0])) & set(_tree(shares[1])) - {SIDECAR}
+    assert not set(_tree(shares[0])) & set(_tree(shares[1]))  # (each share's note and manifest copy: its own names)
     setup.ok("merge", *map(str, shares), "--out", str(setup.out))
     assert _tree(setup.out) == _tree(setup.single)
     assert _without_times(read_manifest(setup.out)) == _without_times(read_manifest(setup.single))
@@ -213,10 +213,12 @@ def test_merge_refuses_missing_duplicated_or_damaged_page_shares(setup: Setup, t
     page = next(p for p in sorted(bad.rglob("*.md")))
     page.write_bytes(page.read_bytes() + b"edited\n")
     refused([one, bad], f"{bad} (pages 2/2): {page.relative_to(bad).as_posix()}: not the page its run wrote")
-    (bad / MANIFEST).write_bytes(b"garbage")
+    (bad / manifest_copy_name((2, 2))).write_bytes(b"garbage")
     refused([one, bad], f"{bad} (pages 2/2): its manifest is not the one its run wrote")
-    (bad / SIDECAR).unlink()
-    refused([one, bad], f"{bad}: no {SIDECAR}")
+    (bad / sidecar_name((2, 2))).unlink()
+    refused([one, bad], f"{bad}: no {SIDECAR_PREFIX}K-of-N.json")
+    (bad / OLD_SIDECAR).write_text('{"format": "repodoc-pages", "version": 1}\n')  # an earlier repodoc's note
+    refused([one, bad], f"{bad}: {OLD_SIDECAR}: pages made by an earlier repodoc")
     code, _out, err = setup.run("merge", str(one), str(two), "--out", str(tmp_path / "elsewhere"))
     assert code == 2 and "merge them there" in err
     shutil.rmtree(one)
@@ -494,7 +496,7 @@ def test_a_page_share_with_answers_writes_into_a_folder_holding_the_whole_tree(s
     shutil.copytree(setup.single, setup.out)
     summary = setup.generate("--no-cache", "--facts", *setup.facts, "--pages", "2/3", "--graph", str(graph))
     assert not summary["errors"] and not summary["written"]
-    assert (setup.out / SIDECAR).is_file()
+    assert (setup.out / sidecar_name((2, 3))).is_file() and (setup.out / manifest_copy_name((2, 3))).is_file()
     for folder in (graph, setup.out):
         shutil.rmtree(folder)
 

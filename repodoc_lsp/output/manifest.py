@@ -44,8 +44,8 @@ OLD_MANIFEST = ".repodoc-manifest.json"
 # A compressed manifest inflating past this many times its size (JSON of hex digests compresses about
 # 3 times) is damaged, not a reason to fill the memory.
 _MAX_RATIO = 64
-# Larger manifests and journals are damaged (or put there), not read (the largest trees measured have
-# manifests of a few MB: bench/README.md).
+# Larger manifests and journals are damaged (or put there), not read, unless the pages on disk can need that
+# many bytes of JSON (`_Room`): a tree of 1,000,000 files has a manifest of hundreds of MB (bench/README.md).
 MAX_MANIFEST_BYTES = 64 << 20
 # What a manifest's JSON can need, whatever a checkout ships (it is data from disk, like any file of the
 # checkout): ROOM_FIXED bytes (the pages of a tree of about 6,000 pages), and for each page file on disk
@@ -132,6 +132,12 @@ def decode_manifest(raw: bytes, compressed: bool = True, room: Callable[[int], b
     the tree cannot need `n` bytes of JSON (it is asked before each step of inflation: a larger one
     is never inflated whole), or when it holds more lists and tables than a manifest of its size
     (never parsed); RecursionError when the JSON is nested too deep."""
+    return parse_manifest(manifest_text(raw, compressed, room))
+
+
+def manifest_text(raw: bytes, compressed: bool = True, room: Callable[[int], bool] | None = None) -> str:
+    """`decode_manifest`'s JSON text, checked as it says, not parsed (`parse_manifest`): the bytes it was decoded
+    from are let go before it is parsed (at 1,000,000 files, a GB less at the peak of reading a manifest)."""
     if compressed:
         raw = _inflate(raw, room)
     elif room is not None and not room(len(raw)):
@@ -139,8 +145,17 @@ def decode_manifest(raw: bytes, compressed: bool = True, room: Callable[[int], b
     if raw.count(b"[") + raw.count(b"{") > 16 + len(raw) // _BYTES_PER_CONTAINER:
         raise ValueError("more lists and tables than a manifest holds")
     try:
-        return json.loads(raw.decode("utf-8"))
-    except ValueError as exc:  # UnicodeDecodeError is one
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+
+
+def parse_manifest(text: str) -> object:
+    """The JSON value of a manifest's text (`manifest_text`); ValueError when it is not JSON, RecursionError when
+    it is nested too deep."""
+    try:
+        return json.loads(text)
+    except ValueError as exc:
         raise ValueError(f"not JSON: {exc}") from None
 
 
@@ -232,16 +247,30 @@ def _page_room(out: Path) -> Iterator[int]:
             except OSError:
                 continue
 
+def _most(path: Path, room: Callable[[int], bool]) -> int:
+    """The most bytes of the manifest or journal at `path` that are read: MAX_MANIFEST_BYTES, or its size when
+    the pages on disk can need that many bytes of JSON (`room`; compressed JSON is not larger than itself)."""
+    try:
+        size = os.stat(path).st_size
+    except (OSError, ValueError):
+        return MAX_MANIFEST_BYTES
+    return size if size > MAX_MANIFEST_BYTES and room(size) else MAX_MANIFEST_BYTES
+
+
 def _manifest_entry(value: object) -> tuple[str, int, int, str] | None:
     """A manifest entry `[key, size, mtime_ns, digest?]` as a tuple; None when it has another form (a
     digest is a digest `content_digest` makes, or "": not known)."""
-    if not isinstance(value, list) or len(value) not in (3, 4):
+    if not isinstance(value, list):
         return None
-    key, size, mtime, *rest = value
-    if not (isinstance(key, str) and type(size) is int and type(mtime) is int
-            and all(isinstance(r, str) and (not r or _HEX_DIGEST.match(r)) for r in rest)):
+    if len(value) == 4:  # (unpacked by length: a generator per entry was a fifth of a large manifest's reading)
+        key, size, mtime, digest = value
+        if not (isinstance(digest, str) and (not digest or _HEX_DIGEST.match(digest))):
+            return None
+    elif len(value) == 3:
+        (key, size, mtime), digest = value, ""
+    else:
         return None
-    return key, size, mtime, rest[0] if rest else ""
+    return (key, size, mtime, digest) if isinstance(key, str) and type(size) is int and type(mtime) is int else None
 
 
 class Manifest:
@@ -251,13 +280,14 @@ class Manifest:
     last written, `render/anchors.py`), and its journal. Each process appends to the journal through
     its own descriptor (a forked render worker opens its own)."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, name: str = MANIFEST) -> None:
         self.out = out
+        self._name = name  # another name: a copy of a manifest (a page share's), read only, without a journal
         self.pages: dict[str, Record] = {}
         self.inputs = ""
         self.anchors: dict[str, AnchorState] = {}
         self._warned = False  # about a damaged manifest
-        self._read_from = out / MANIFEST  # the manifest read (an earlier version's: rewritten at the next save)
+        self._read_from = out / name  # the manifest read (an earlier version's: rewritten at the next save)
         self._journaled: dict[str, set[str]] = {}  # page -> digests a killed run may have left
         self._journal: tuple[int, int] | None = None  # (pid, fd): forked workers open their own
         # the manifest as read or last saved: `changed` tells whether there is anything to write
@@ -268,24 +298,30 @@ class Manifest:
         pages it should list are rebuilt or recognised by their marker, and it is written anew."""
         self.pages, self.inputs, self.anchors = {}, "", {}
         old = self.out / OLD_MANIFEST
-        self._read_from = old if os.path.lexists(old) else self.out / MANIFEST
+        self._read_from = old if self._name == MANIFEST and os.path.lexists(old) else self.out / self._name
+        room = _Room(self.out)
         try:
-            raw = read_inside(self.out, self._read_from, MAX_MANIFEST_BYTES, "the output folder")
+            raw = read_inside(self.out, self._read_from, _most(self._read_from, room), "the output folder")
         except (FileNotFoundError, NotADirectoryError):  # no tree yet (or no folder: said elsewhere)
             raw = None
         except OSError as exc:
             raw = None
             self._damaged(f"unreadable: {exc.strerror or exc}")
-        room = _Room(self.out)
         if raw is not None:
-            self._take(self._decoded(raw, room))
-        self._read_journal(room)
+            text = self._decoded(manifest_text, raw, self._read_from.name != OLD_MANIFEST, room)
+            raw = None  # (the compressed bytes, then the text, let go before the next step: `manifest_text`)
+            value = self._decoded(parse_manifest, text) if text is not None else None
+            text = None
+            self._take(value)
+        if self._name == MANIFEST:
+            self._read_journal(room)
         self._mark_saved()
 
-    def _decoded(self, raw: bytes, room: _Room) -> object:
-        """The manifest's JSON value; None (with a warning) when it is not JSON of a manifest's size."""
+    def _decoded(self, step: Callable[..., _E], *args: object) -> _E | None:
+        """`step(*args)`, the manifest's text or JSON value; None (with a warning) when it is not JSON of a
+        manifest's size."""
         try:
-            return decode_manifest(raw, compressed=self._read_from.name == MANIFEST, room=room)
+            return step(*args)
         except ValueError as exc:
             self._damaged(str(exc)[:90])
         except RecursionError:
@@ -317,7 +353,7 @@ class Manifest:
 
     def _read_journal(self, room: Callable[[int], bool]) -> None:
         with contextlib.suppress(OSError, ValueError):
-            journal = read_inside(self.out, self.out / JOURNAL, MAX_MANIFEST_BYTES, "the output folder")
+            journal = read_inside(self.out, self.out / JOURNAL, _most(self.out / JOURNAL, room), "the output folder")
             if not room(len(journal)):  # more than the pages can need: not from repodoc
                 return
             for line in journal.decode("utf-8").splitlines():
@@ -385,7 +421,7 @@ class Manifest:
     def changed(self) -> bool:
         """True when the manifest to write differs from the one read or last saved (an earlier
         version's manifest read: always, so that it is replaced)."""
-        return (self.pages, self.inputs, self.anchors) != self._saved or self._read_from.name != MANIFEST
+        return (self.pages, self.inputs, self.anchors) != self._saved or self._read_from.name == OLD_MANIFEST
 
     def encoded(self) -> bytes:
         """The manifest's bytes as they are to be written, encoded as they are streamed (`Entries`): never
@@ -404,7 +440,7 @@ class Manifest:
     def saved(self) -> None:
         """After the manifest's bytes are in place: an earlier version's manifest and the journal are
         deleted (OSError when they cannot be, the journal being gone included)."""
-        if self._read_from.name != MANIFEST:  # an earlier version's, read in its place: gone before the journal
+        if self._read_from.name == OLD_MANIFEST:  # an earlier version's, read in its place: gone before the journal
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._read_from)
             self._read_from = self.out / MANIFEST

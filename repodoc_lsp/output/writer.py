@@ -146,11 +146,11 @@ class Writer:
 
     @contextlib.contextmanager
     def hold(self, timeout: float | None = None, cancel: Callable[[], bool] | None = None,
-             pause: Callable[[], None] | None = None) -> Iterator[None]:
-        """Hold the output folder's lock (waiting up to `timeout`, LOCK_SECONDS by default,
-        while another run holds it; `pause` is called as it waits, `cancel()` stops the wait)
-        and read the manifest afresh: what a run that held it before wrote is known. A check
-        writes nothing: it reads the manifest without the lock."""
+             pause: Callable[[], None] | None = None, *, read: bool = True) -> Iterator[None]:
+        """Hold the output folder's lock (waiting up to `timeout`, LOCK_SECONDS by default, while another run
+        holds it; `pause` is called as it waits, `cancel()` stops the wait) and read the manifest afresh (what a
+        run that held it before wrote is known; `read=False`: a holder that writes its own). A check writes
+        nothing: it reads the manifest without the lock."""
         if self.check:
             self.state.load()
             yield
@@ -176,7 +176,7 @@ class Writer:
                     if pause is not None:
                         pause()
                     time.sleep(0.05)
-            self.state.load()
+            self.state.load() if read else None
             yield
         finally:
             self.folders.close_all()

@@ -74,9 +74,12 @@ def register(sub: argparse._SubParsersAction, generate: argparse.ArgumentParser)
     mrg = sub.add_parser("merge", help="join the output folders of `generate --pages K/N` into one tree",
                          description="Join the page shares' output folders into --out, with one manifest: the tree "
                                      "one `repodoc generate` writes. README \"Sharding\".")
-    mrg.add_argument("folders", nargs="+", metavar="DIR", help="the output folder of each page share")
+    mrg.add_argument("folders", nargs="*", metavar="DIR", help="the output folder of each page share")
     mrg.add_argument("--out", required=True, metavar="DIR",
                      help="the merged tree's folder: the output folder the pages were made for")
+    mrg.add_argument("--in-place", action="store_true",
+                     help="every page share was downloaded into --out itself (no DIR): its pages are verified where "
+                          "they are and the manifests joined, no page linked or copied")
 
 
 def _pages_arg(text: str) -> int | Share:
@@ -163,12 +166,19 @@ def run_graph(args: argparse.Namespace, settings: Settings | None) -> int:
 def run_merge(args: argparse.Namespace) -> int:
     from repodoc_lsp.output.writer import OutputBusy, OutputError
     from repodoc_lsp.shard.facts_file import ShardError
+    from repodoc_lsp.shard.inplace import merge_in_place
     from repodoc_lsp.shard.merge import MergeStopped, merge
 
-    signal.signal(signal.SIGINT, interrupted("merge interrupted: the pages merged so far are in the folder, "
-                                             "the tree is not vouched for: merge again"))
+    if bool(args.folders) == args.in_place:
+        _err("merge: give the output folder of each page share, or --in-place (the shares downloaded into --out)")
+        return EXIT_USAGE
+    signal.signal(signal.SIGINT, interrupted(
+        "merge interrupted: the folder's manifest is the merged one only once every page was verified: merge again"
+        if args.in_place else "merge interrupted: the pages merged so far are in the folder, the tree is not "
+        "vouched for: merge again"))
     try:
-        summary = merge([Path(f) for f in args.folders], Path(args.out))
+        summary = merge_in_place(Path(args.out)) if args.in_place else merge([Path(f) for f in args.folders],
+                                                                               Path(args.out))
     except MergeStopped as exc:
         _err(f"{exc}; the pages merged before it are written, the tree is not vouched for: merge again")
         return EXIT_USAGE
@@ -181,6 +191,10 @@ def run_merge(args: argparse.Namespace) -> int:
     except OutputError as exc:
         _err(str(exc))
         return EXIT_OUTPUT
+    if summary.in_place:
+        say(f"repodoc: {plural(summary.shares, 'page share')} merged in place: {plural(summary.pages, 'page')} "
+            f"verified, none written -> {summary.out}")
+        return EXIT_OK
     for e in summary.errors:
         _err(f"{Path(summary.out, e.page)}: {e.reason}")
     for c in summary.conflicts:

@@ -11,7 +11,8 @@ the merged folder's manifest without the stamp of a complete tree. A page is lin
 file gets a second name, nothing is written again; the shares are left as they were) where the output
 folder has no file in its place and both are on one file system; otherwise it goes through the writer,
 as a run's pages do: a page a person edited in the output folder is a conflict, never lost. Pages of the
-folder that the shares do not have are deleted (a folder that held none before the merge is not walked for them)."""
+folder that the shares do not have are deleted (a folder that held none before the merge is not walked for them).
+Shares downloaded into the output folder itself are merged where they are: `inplace.py`."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import errno
 import itertools
 import json
 import os
+import re
 import stat
 import threading
 from collections.abc import Iterator, Sequence
@@ -30,13 +32,21 @@ from typing import Any
 
 from repodoc_lsp import __version__
 from repodoc_lsp.output.folders import Folders
-from repodoc_lsp.output.manifest import JOURNAL, MANIFEST, content_digest
+from repodoc_lsp.output.manifest import JOURNAL, MANIFEST, Manifest, content_digest
 from repodoc_lsp.output.modes import PAGE_MODE
 from repodoc_lsp.output.site import NOJEKYLL
 from repodoc_lsp.output.writer import Outcome, Record, Writer, WriteResult
 from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.shard.facts_file import ShardError, Tree, tree_from_json
-from repodoc_lsp.shard.pages import SIDECAR, SIDECAR_FORMAT, SIDECAR_VERSION, pages_digest
+from repodoc_lsp.shard.pages import (
+    OLD_SIDECAR,
+    SIDECAR_FORMAT,
+    SIDECAR_PREFIX,
+    SIDECAR_VERSION,
+    manifest_copy_name,
+    pages_digest,
+    sidecar_name,
+)
 from repodoc_lsp.store.regular import read_inside
 
 MAX_PAGE_BYTES = 1 << 30  # a page file larger than this in a share is damage, never read
@@ -45,7 +55,7 @@ THREADS = 2  # shares merged at once (a runner's cores)
 
 @dataclass(frozen=True, slots=True)
 class PageShare:
-    """A page share's output folder, as its note (`SIDECAR`) describes it."""
+    """A page share's output folder, as its note (`sidecar_name`) describes it."""
 
     folder: Path
     share: tuple[int, int]
@@ -70,29 +80,58 @@ class MergeSummary:
     removed: list[str] = field(default_factory=list)
     conflicts: list[WriteResult] = field(default_factory=list)
     errors: list[WriteResult] = field(default_factory=list)
+    in_place: bool = False  # `merge_in_place`: every page verified where it was, none written
 
 
 def read_share(folder: Path) -> PageShare:
-    """The note of the page share in `folder`; ShardError when there is none or it is damaged."""
+    """The note of the page share in `folder`; ShardError when there is none, several, or it is damaged."""
+    names = notes_in(folder)
+    if len(names) > 1:
+        raise ShardError(f"{folder}: holds the notes of {len(names)} page shares (downloaded into one folder: merge "
+                         "it with --in-place)")
+    return read_note(folder, names[0])
+
+
+def notes_in(folder: Path) -> list[str]:
+    """The names of the page shares' notes in `folder` (at least one; else ShardError)."""
     try:
-        raw = read_inside(folder, folder / SIDECAR, where="the page share's folder")
+        with os.scandir(folder) as entries:
+            names = sorted(e.name for e in entries if _NOTE.match(e.name))
+    except OSError as exc:
+        raise ShardError(f"{folder}: cannot be read: {exc.strerror or exc}") from None
+    if not names:
+        if os.path.lexists(folder / OLD_SIDECAR):
+            raise ShardError(f"{folder}: {OLD_SIDECAR}: pages made by an earlier repodoc: every job must run the "
+                             "same version")
+        raise ShardError(f"{folder}: no {SIDECAR_PREFIX}K-of-N.json: not the output folder of a complete "
+                         "`repodoc generate --pages K/N` (did that job fail?)")
+    return names
+
+
+_NOTE = re.compile(re.escape(SIDECAR_PREFIX) + r"[0-9]+-of-[0-9]+\.json\Z")
+
+
+def read_note(folder: Path, name: str) -> PageShare:
+    """The page share's note `name` in `folder`; ShardError when it is damaged or not of this version."""
+    try:
+        raw = read_inside(folder, folder / name, where="the page share's folder")
         table = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
-        raise ShardError(f"{folder}: no {SIDECAR}: not the output folder of a complete "
-                         "`repodoc generate --pages K/N` (did that job fail?)") from None
+        raise ShardError(f"{folder}: no {name}") from None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ShardError(f"{folder}: {SIDECAR} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+        raise ShardError(f"{folder}: {name} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
     if not isinstance(table, dict) or table.get("format") != SIDECAR_FORMAT:
-        raise ShardError(f"{folder}: {SIDECAR} is not a page share's note")
+        raise ShardError(f"{folder}: {name} is not a page share's note")
     if table.get("version") != SIDECAR_VERSION or table.get("repodoc") != __version__:
         raise ShardError(f"{folder}: pages made by repodoc {table.get('repodoc')!r} (note version "
                          f"{table.get('version')!r}), this is {__version__}: every job must run the same version")
     share = _share_of(table)
     tree = tree_from_json(table.get("tree"))
     values = [table.get(k) for k in ("inputs", "out", "count", "digest")]
-    if share is None or tree is None or not (isinstance(values[0], str) and isinstance(values[1], str)
-                                             and type(values[2]) is int and isinstance(values[3], str)):
-        raise ShardError(f"{folder}: {SIDECAR} is damaged (fields of the wrong form)")
+    if share is None or tree is None or name != sidecar_name(share) or not (
+            isinstance(values[0], str) and isinstance(values[1], str) and type(values[2]) is int
+            and isinstance(values[3], str)):
+        raise ShardError(f"{folder}: {name} is damaged (fields of the wrong form)")
     return PageShare(folder, share, values[0], tree, values[1], values[2], values[3])
 
 
@@ -133,11 +172,12 @@ class MergeStopped(ShardError):
     holds the pages written before it, and a manifest without the stamp of a complete tree."""
 
 
-def _manifest(s: PageShare) -> Writer:
-    """The page share's manifest and anchors, read and checked against its note."""
-    held = Writer(s.folder)  # reads its manifest (a damaged one reads as empty: the count says so)
-    if len(held.manifest) != s.count or pages_digest(held.manifest) != s.digest:
-        raise ShardError(f"{s.name}: its manifest is not the one its run wrote ({len(held.manifest)} pages, "
+def share_manifest(s: PageShare) -> Manifest:
+    """The page share's manifest and anchors (the copy beside its note), read and checked against its note."""
+    held = Manifest(s.folder, manifest_copy_name(s.share))
+    held.load()  # (a damaged one reads as empty: the count says so)
+    if len(held.pages) != s.count or pages_digest(held.pages) != s.digest:
+        raise ShardError(f"{s.name}: its manifest is not the one its run wrote ({len(held.pages)} pages, "
                          f"{s.count} written): damaged")
     return held
 
@@ -165,8 +205,8 @@ def _checked(shares: list[PageShare]) -> tuple[set[str], list[Held]]:
 def _check_share(shares: list[PageShare], i: int, owner: dict[str, int]) -> Held:
     """Share `i`'s manifest, each of its pages stat'ed; `owner`: page -> the share it was found in first."""
     s = shares[i]
-    manifest = _manifest(s)
-    pages = sorted(manifest.manifest.items())
+    manifest = share_manifest(s)
+    pages = sorted(manifest.pages.items())
     folders = Folders(s.folder)
     folder: tuple[str, int] | None = None  # the folder of the page before, open
     try:
@@ -304,7 +344,7 @@ def _linked(writer: Writer, fds: tuple[int, int], name: str, page: str, record: 
     except OSError as exc:  # EEXIST: a file in its place
         return _NO_LINKS if exc.errno in _NOT_LINKABLE else None
     try:
-        st, data = _placed(name, to_fd, record[1])
+        st, data = placed(name, to_fd, record[1])
     except OSError:  # a link to elsewhere was linked (ELOOP), or it is gone
         st, data = None, b""
     same = st is not None and stat.S_ISREG(st.st_mode) and content_digest(data) == record[3]
@@ -318,7 +358,7 @@ def _linked(writer: Writer, fds: tuple[int, int], name: str, page: str, record: 
     return None  # not a page file of this user and mode: the writer writes it
 
 
-def _placed(name: str, folder: int, size: int) -> tuple[os.stat_result, bytes]:
+def placed(name: str, folder: int, size: int) -> tuple[os.stat_result, bytes]:
     """The status and bytes (at most `size` + 1) of the file `name` in the folder open as `folder`, no
     link followed, never blocking."""
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, dir_fd=folder)

@@ -1,7 +1,7 @@
 """`repodoc generate [ROOT] --facts FILE... [--pages K/N]`: the workspace taken from the facts files of
 every analysis share (a file is parsed again only when its content on disk is not the one analysed),
 then the whole tree's pages, or with `--pages K/N` those of share K of N (whole folders, `split.py`),
-written with a note (`SIDECAR`) that `repodoc merge` reads."""
+written with a note (`sidecar_name`) and a copy of its manifest that `repodoc merge` reads."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from repodoc_lsp import __version__
 from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.knowledge.views import LaterSketch, Sketch
+from repodoc_lsp.output.manifest import MANIFEST
 from repodoc_lsp.output.writer import OutputError, Writer
 from repodoc_lsp.pipeline.generate import Job, run
 from repodoc_lsp.pipeline.keys import inputs_stamp
@@ -49,10 +50,23 @@ from repodoc_lsp.store.workspace import CancelToken, ProgressFn, Workspace, Work
 if TYPE_CHECKING:
     from repodoc_lsp.knowledge.graph import Graph
 
-# In a page share's output folder: what `repodoc merge` needs to know of it (examples/README.md).
-SIDECAR = ".repodoc-pages.json"
+# In a page share's output folder: what `repodoc merge` needs to know of it (examples/README.md), named by the
+# share, and a copy of the share's manifest beside it: the page jobs' artifacts can be downloaded into one folder
+# (`merge --in-place`), where their manifests have one name. Version 1 was `.repodoc-pages.json` (OLD_SIDECAR).
 SIDECAR_FORMAT = "repodoc-pages"
-SIDECAR_VERSION = 1
+SIDECAR_VERSION = 2
+OLD_SIDECAR = ".repodoc-pages.json"
+SIDECAR_PREFIX = ".repodoc-pages-"
+
+
+def sidecar_name(share: Share) -> str:
+    """The name of page share `share`'s note (`.repodoc-pages-K-of-N.json`)."""
+    return f"{SIDECAR_PREFIX}{share[0]}-of-{share[1]}.json"
+
+
+def manifest_copy_name(share: Share) -> str:
+    """The name of the copy of page share `share`'s manifest written beside its note."""
+    return f"{SIDECAR_PREFIX}{share[0]}-of-{share[1]}.manifest.json.gz"
 
 
 def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share | None = None, check: bool = False,
@@ -63,10 +77,10 @@ def generate_sharded(ws: Workspace, *, facts: Sequence[str] = (), share: Share |
     the pages (else all); `answers`: the graph job's output folder, whose answers of `share` stand for the
     symbol graph (none built here); `renderer`: the person's templates compiled already; ShardError when
     the facts files are not the whole of this tree's analysis, or the answers not of these facts files."""
-    sidecar = ws.out / SIDECAR
     if share is not None and not check:
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # (not a folder: the writer says so)
-            sidecar.unlink()  # written again only by a complete run
+        for name in (sidecar_name(share), manifest_copy_name(share), OLD_SIDECAR):
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):  # (not a folder: the writer says so)
+                (ws.out / name).unlink()  # written again only by a complete run
     if facts and check and (done := up_to_date(ws, facts, jobs)) is not None:
         return done
     if facts:
@@ -316,14 +330,31 @@ def pages_digest(manifest: dict[str, Any]) -> str:
 
 
 def write_sidecar(out: Path, share: Share, inputs: str, tree: Tree) -> None:
-    """The note of a complete page share: what merge checks (its pages, as their digests say)."""
-    manifest = Writer(out).manifest
+    """The note of a complete page share: what merge checks (its pages, as their digests say), and a copy of the
+    share's manifest beside it (the note's count and digest vouch for it)."""
+    writer = Writer(out)
+    manifest = writer.manifest
     table = {"format": SIDECAR_FORMAT, "version": SIDECAR_VERSION, "repodoc": __version__, "pages": list(share),
              "inputs": inputs, "tree": tree.as_json(), "out": str(out), "count": len(manifest),
              "digest": pages_digest(manifest)}
-    temp = out / f".{SIDECAR}.{os.getpid()}.tmp"
+    note = out / sidecar_name(share)
     try:
-        temp.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
-        os.replace(temp, out / SIDECAR)
+        try:
+            copy = (out / MANIFEST).read_bytes()
+        except FileNotFoundError:  # a share of no page: none was written
+            copy = writer.state.encoded()
+        _replace(out / manifest_copy_name(share), copy)
+        _replace(note, (json.dumps(table, indent=1) + "\n").encode("utf-8"))
     except OSError as exc:
-        raise OutputError(f"{out / SIDECAR}: cannot write the page share's note: {exc.strerror or exc}") from exc
+        raise OutputError(f"{note}: cannot write the page share's note: {exc.strerror or exc}") from exc
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """`data` written to `path` through a temporary file renamed into place."""
+    temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        temp.write_bytes(data)
+        os.replace(temp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()

@@ -258,3 +258,33 @@ def test_any_manifest_deletes_and_writes_nothing_outside_and_loses_no_persons_fi
     assert {p: docs.joinpath(p).read_bytes() for p in mine} == mine
     assert grown < 100 << 10, f"{grown:,} kB"
     shutil.rmtree(work)
+
+
+def test_a_manifest_past_the_fixed_bound_is_read_when_the_pages_on_disk_can_need_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A tree of 1,000,000 files has a manifest of hundreds of MB, past `MAX_MANIFEST_BYTES` (64 MB): it is
+    read when the pages on disk can need that many bytes of JSON (the bound of its inflated JSON); the same
+    file beside no pages is damaged, never read. (Both bounds lowered to a few KB here: the same rule.)"""
+    from repodoc_lsp.output import manifest
+    from repodoc_lsp.output.writer import Writer
+
+    out = tmp_path / "docs"
+    pages = {}
+    for i in range(300):
+        page = out / f"pkg{i % 7}/m{i}.py_docs.md"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        data = f"{MARKER}\n{'page text ' * 50}{i}\n".encode()
+        page.write_bytes(data)
+        st = page.stat()
+        pages[page.relative_to(out).as_posix()] = [f"{i:064x}", st.st_size, st.st_mtime_ns, content_digest(data)]
+    write_manifest(out, {"pages": pages, "inputs": "a" * 40})
+    size = (out / MANIFEST).stat().st_size
+    monkeypatch.setattr(manifest, "MAX_MANIFEST_BYTES", size // 4)
+    monkeypatch.setattr(manifest, "ROOM_FIXED", size // 4)
+    writer = Writer(out)
+    assert len(writer.manifest) == 300 and writer.inputs == "a" * 40 and writer.intact()
+    for path in out.rglob("*.md"):
+        path.unlink()
+    with caplog.at_level(logging.WARNING):
+        assert not Writer(out).manifest
+    assert f"{WARNING}unreadable: too large ({size:,} bytes; at most {size // 4:,} are read)" in caplog.text
