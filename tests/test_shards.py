@@ -791,3 +791,48 @@ def _page_shares_of(setup: Setup, graph: Path, m: int) -> list[Path]:
         setup.generate("--no-cache", "--facts", *setup.facts, "--pages", f"{k}/{m}", "--graph", str(graph))
         shares.append(setup.out.rename(setup.base / f"own{k}"))
     return shares
+
+
+def test_a_link_job_reads_the_index_and_the_blocks_it_consults_only(
+        setup: Setup, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link job reads each facts file's index, and a file's block only when its share's linking needs it (a view
+    consulted, its own files' imports): a damaged block of a file it does not need changes nothing of its records
+    (reading every block was most of what every link job paid per file of the tree, bench/README.md, issue 40).
+    The link job of that file's share and the page job of its folder refuse the facts file, naming it."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.shard import members
+    from repodoc_lsp.shard.facts_file import FactsReader, ShardError
+    from repodoc_lsp.shard.graph_job import write_links
+    from repodoc_lsp.shard.split import file_share, folder_shares, folder_weights
+    from repodoc_lsp.store.discover import discover
+    from repodoc_lsp.store.workspace import Workspace
+
+    def workspace() -> Workspace:
+        return Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False)
+    guide = "docs_src/guide.md"  # (no view: no resolution consults it) of the second facts file and link share 1
+    assert file_share(guide, 3) == 2 and file_share(guide, 2) == 1
+    monkeypatch.setattr(members, "BLOCK", 1)  # a block per file
+    apart = _as_share(setup.facts[1], tmp_path / "apart.jsonl.gz", (2, 3))
+    monkeypatch.undo()
+    reader = FactsReader(Path(apart))
+    try:
+        at = next(r.at for r in reader.indexed(lambda _rel: False) if r.path == guide)
+    finally:
+        reader.close()
+    data = bytearray(Path(apart).read_bytes())
+    data[at + 30] ^= 0xFF  # its block's deflated bytes
+    damaged = tmp_path / "damaged.jsonl.gz"
+    damaged.write_bytes(data)
+    facts = [setup.facts[0], str(damaged), setup.facts[2]]
+    write_links(workspace(), setup.facts, (2, 2), 2, tmp_path / "intact")
+    write_links(workspace(), facts, (2, 2), 2, tmp_path / "links")
+    assert _inflated(tmp_path / "links") == _inflated(tmp_path / "intact")
+    with pytest.raises(ShardError, match=f"{damaged} \\(shard 2/3\\): damaged facts file: "):
+        write_links(workspace(), facts, (1, 2), 2, tmp_path / "mine")
+    write_links(workspace(), setup.facts, (1, 2), 2, tmp_path / "links")
+    found = discover(setup.root, Settings(output=str(setup.out)))
+    share = folder_shares(folder_weights(found.files, found.folders), 2)["docs_src"]
+    code, _out, err = setup.run("generate", str(setup.root), *setup.flags, "--no-cache", "--facts", *facts,
+                                "--pages", f"{share}/2", "--graph", str(tmp_path / "links"))
+    assert code == 2 and f"{damaged} (shard 2/3): damaged facts file: " in err and "no page written" in err, err
+    assert not (setup.out / MANIFEST).exists()

@@ -106,7 +106,9 @@ def read_records(readers: list[FactsReader], files: Sequence[str], source: Facts
     exactly the inputs of its share, each once (else ShardError naming it). The facts of the files
     `wanted` are read; the others' are left in their facts files, where `source` finds them again.
     `indexed`: the others' records read from each facts file's index (`FactsReader.indexed`), no other block
-    read (every line of every facts file was two thirds of a page job's reading for the tree's files)."""
+    read (every line of every facts file was two thirds of a page job's reading for the tree's files, and a
+    link job's largest work per file of the tree but linking, bench/README.md, issue 40): a block is read
+    when its file's facts, view or imports are needed, and its damage found there or by its folder's page job."""
     n = readers[0].header.shard[1]
     share = {rel: file_share(rel, n) for rel in files}
     records: dict[str, Record] = {}
@@ -163,10 +165,10 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     readers = open_shards(paths, tree)
     source = FactsSource(readers)
     store = ShareFacts(ws.root, source, None if check else own)  # a check that renders loads every file's
-    try:
+    try:  # a link job (and a page share's answer job) reads the index alone (`read_records`' `indexed`)
         records = read_records(readers, found.files, source, lambda rel: own is None or rel in own,
                                light=none_held and later, with_sketch=answers is None and not later,
-                               light_others=linked, indexed=linked)
+                               light_others=linked, indexed=linked or (none_held and later))
     finally:
         for reader in readers:
             reader.close()

@@ -20,7 +20,9 @@ from repodoc_lsp.shard.members import BlockError, block_at
 from repodoc_lsp.store.cache import FactsCache
 from repodoc_lsp.store.facts import FactsStore
 
-_BLOCKS_HELD = 64  # blocks `FactsSource.sketch` keeps the records of (about 80 KB each)
+# blocks `FactsSource.sketch` keeps the records of (about 80 KB each): a link job's views are made from blocks all
+# over the tree, and with 64 held it inflated each block three times (bench/README.md, issue 40)
+_BLOCKS_HELD = 1024
 
 
 class FactsSource(FactsCache):
@@ -66,7 +68,7 @@ class FactsSource(FactsCache):
             with open(reader.path, "rb") as raw:
                 return reader.lines_of(block_at(raw, at, MOST_BLOCK))
         except (OSError, BlockError) as exc:
-            raise reader.damaged(f"its block at {at}, read again: {exc}") from None
+            raise reader.damaged(f"its block at {at}: {exc}") from None
 
     def _read(self, reader: FactsReader, at: int, wanted: dict[str, str]) -> dict[str, FileFacts]:
         lines = self._lines(reader, at)
@@ -78,10 +80,10 @@ class FactsSource(FactsCache):
                 record = reader.record(reader.parse(line), light=True)  # (its line was checked when first read)
                 facts = reader.with_facts(record, lines[i + 1]).facts
                 if record.path != path or record.digest != wanted[path] or facts is None:
-                    raise ShardError(f"{reader.name}: changed since it was read")
+                    raise _not_indexed(reader, path)
                 found[path] = facts
         if len(found) < len(wanted):
-            raise ShardError(f"{reader.name}: changed since it was read")
+            raise _not_indexed(reader, min(wanted.keys() - found.keys()))
         return found
 
     def sketch(self, path: str) -> Sketch:
@@ -89,7 +91,7 @@ class FactsSource(FactsCache):
         again; ShardError when it is damaged or has none."""
         record = self._record(path, with_sketch=True)
         if record.sketch is None:
-            raise ShardError(f"{self._readers[self._where[path][0]].name}: changed since it was read")
+            raise _not_indexed(self._readers[self._where[path][0]], path)
         return replace(record.sketch, imports=record.imports)
 
     def imports(self, path: str) -> tuple[Import, ...]:
@@ -103,7 +105,7 @@ class FactsSource(FactsCache):
         line = next((line for line in self._block_lines(reader_index, at) if line.startswith(head)), None)
         record = None if line is None else reader.record(reader.parse(line), with_sketch=with_sketch)
         if record is None or record.digest != key:
-            raise ShardError(f"{reader.name}: changed since it was read")
+            raise _not_indexed(reader, path)
         return record
 
     def _block_lines(self, reader_index: int, at: int) -> list[bytes]:
@@ -125,6 +127,13 @@ class FactsSource(FactsCache):
 
     def put_many(self, items: Iterable) -> bool:
         return False
+
+
+def _not_indexed(reader: FactsReader, path: str) -> ShardError:
+    """The error of a file's lines not as its facts file's index says: a job that reads a block only when it
+    needs a file of it (the index alone read first) finds a damaged block there, or the facts file changed."""
+    return reader.damaged(f"{path}: its lines are not what the index says (or the facts file changed since it "
+                          "was read)")
 
 
 class ShareFacts(FactsStore):
