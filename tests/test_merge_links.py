@@ -67,6 +67,25 @@ def test_merged_pages_are_the_shares_files_linked_and_the_shares_left_whole(shar
     shutil.rmtree(out)
 
 
+def test_a_merge_whose_manifest_cannot_be_written_fails(shares: Shares, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The merged tree is its manifest: a merge that cannot write it (a full disk) says so, never reports a merge
+    whose tree no later `--check` or run can vouch for (the writer's failure was silent)."""
+    from repodoc_lsp.output.writer import OutputError, Writer
+
+    folders, out = shares.copies(tmp_path), shares.setup.out
+    real = Writer._atomic_write
+
+    def full_disk(self: Writer, path: Path, *args: object, **kwargs: object) -> object:
+        if path.name == MANIFEST:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, path, *args, **kwargs)  # type: ignore[arg-type]
+    monkeypatch.setattr(Writer, "_atomic_write", full_disk)
+    with pytest.raises(OutputError, match="cannot write the merged manifest"):
+        merge(folders, out)
+    shutil.rmtree(out)
+
+
 def test_pages_the_writer_decides_are_not_linked(shares: Shares, tmp_path: Path) -> None:
     """A person's edited page in the output folder: a conflict, kept; a share's page of another mode: written."""
     setup, folders = shares.setup, shares.copies(tmp_path)

@@ -135,14 +135,17 @@ class Writer:
         """File page -> its anchors as last written (rename aliases: `render/anchors.py`)."""
         return self.state.anchors
 
-    def save_manifest(self) -> None:
+    def save_manifest(self) -> bool:
+        """Write the manifest when it changed; False when it could not be written (a run's pages stand without
+        it: the next run plans every page; a merge, whose tree is its manifest, fails on it)."""
         if self.check or not self.state.changed():
-            return
+            return True
         data = self.state.encoded()
         with contextlib.suppress(OSError, OutputError):
             self._ensure_out()
             self._atomic_write(self.out / MANIFEST, data, self.folders.open(self.out))
             self.state.saved()
+        return not self.state.changed()
 
     @contextlib.contextmanager
     def hold(self, timeout: float | None = None, cancel: Callable[[], bool] | None = None,

@@ -64,8 +64,7 @@ def merge_in_place(out: Path) -> MergeSummary:
         for manifest in held:
             writer.anchors.update(_anchored(manifest.anchors, records))
         writer.inputs = shares[0].inputs
-        writer.save_manifest()
-        if writer.state.changed():  # (the writer says nothing when the manifest cannot be written)
+        if not writer.save_manifest():
             raise OutputError(f"{out / MANIFEST}: cannot write the merged manifest")
         for s in shares:
             for name in (manifest_copy_name(s.share), sidecar_name(s.share)):  # (killed here: the tree is whole)

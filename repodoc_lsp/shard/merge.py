@@ -35,7 +35,7 @@ from repodoc_lsp.output.folders import Folders
 from repodoc_lsp.output.manifest import JOURNAL, MANIFEST, Manifest, content_digest
 from repodoc_lsp.output.modes import PAGE_MODE
 from repodoc_lsp.output.site import NOJEKYLL
-from repodoc_lsp.output.writer import Outcome, Record, Writer, WriteResult
+from repodoc_lsp.output.writer import Outcome, OutputError, Record, Writer, WriteResult
 from repodoc_lsp.render.anchors import AnchorState
 from repodoc_lsp.shard.facts_file import ShardError, Tree, tree_from_json
 from repodoc_lsp.shard.pages import (
@@ -394,7 +394,8 @@ def merge(folders: Sequence[Path], out: Path) -> MergeSummary:
             summary.removed.extend(removed)
             summary.conflicts.extend(conflicts)
         writer.inputs = shares[0].inputs if not (summary.conflicts or summary.errors) else ""
-        writer.save_manifest()
+        if not writer.save_manifest():
+            raise OutputError(f"{out / MANIFEST}: cannot write the merged manifest")
     if any((s.folder / NOJEKYLL).is_file() for s in shares):  # the `site` setting's file, in each share
         (out / NOJEKYLL).touch()
     return summary
