@@ -204,7 +204,8 @@ async def test_a_rename_saved_then_undone_leaves_the_pages_as_generated(
     await wait_for(lambda: "class-Form" not in page.read_text(), 20)
     assert '<a id="class-Shape"></a>\n' in page.read_text()
     await wait_for(lambda: pages() == generated, 20)  # the folder page follows the file's
-    assert "aliases" not in read_manifest(out)["anchors"]["pkg/shapes.py_docs.md"]
+    # the manifest is saved once the run's last page is written: read after it
+    await wait_for(lambda: "aliases" not in read_manifest(out)["anchors"]["pkg/shapes.py_docs.md"], 10)
 
 
 async def test_saved_gitignore_takes_a_file_out_and_back(client: LanguageClient, tmp_path: Path) -> None:
