@@ -1,7 +1,7 @@
 """What a link job (`repodoc graph --link K/N --pages M`, `graph_job.py`) found, for each page share: the
 symbol graph of a tree too large for one machine is linked by N jobs, each linking the files of its share
-(the analysis split, `split.file_share`), and answered by M page-share jobs (`repodoc graph --pages J/M
---links DIR...`), each taking, from every link job, the records written for its share.
+(whole folders, as page shares are: `graph_job.link_shares`), and answered by M page-share jobs (`repodoc
+graph --pages J/M --links DIR...`), each taking, from every link job, the records written for its share.
 
 A record is what linking one file kept (`knowledge.linking.Link`, `store/sketches.encode_link`'s form),
 cut to one page share J: the definitions of J's files it names (with the lines), its classes' workspace
@@ -11,9 +11,9 @@ learns by decoding every file's imports: the files of J each file imports (a pag
 importers and tests), and how many of K's files import each file not of J (a folder's index and llms.txt
 rank the most imported; K's counts added up over every link job are the whole tree's: each file is of one
 link share). The file of link share K for page share J (`links-for-J-of-M-from-K-of-N.jsonl.gz`; format
-version 2), in blocks as `members.py` writes them:
+version 3: version 2's link shares were the analysis split's), in blocks as `members.py` writes them:
 
-    {"format": "repodoc-links", "version": 2, "repodoc": "0.1.0", "analysis": "...", "sketches": "...",
+    {"format": "repodoc-links", "version": 3, "repodoc": "0.1.0", "analysis": "...", "sketches": "...",
      "tree": {...}, "pages": [J, M], "link": [K, N], "inputs": "<as answers.py's>", "files": 120,
      "counted": 300}
     {"file": "pkg/a.py", "link": [<what it names, by file>, <bases>, <mentions>, []] or null,
@@ -48,7 +48,7 @@ from repodoc_lsp.shard.share_facts import ShareFacts
 from repodoc_lsp.store.sketches import decode_link, encode_link
 
 FORMAT = "repodoc-links"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 2: a link share was the analysis split's files (`split.file_share`), not whole folders
 COUNTS_LINE = 1024  # files of a counts line
 
 

@@ -57,6 +57,7 @@ SIDECAR_FORMAT = "repodoc-pages"
 SIDECAR_VERSION = 2
 OLD_SIDECAR = ".repodoc-pages.json"
 SIDECAR_PREFIX = ".repodoc-pages-"
+OnDisk = Callable[[Discovery], Callable[[str], bool]]  # given the discovery: the files a job reads on disk
 
 
 def sidecar_name(share: Share) -> str:
@@ -145,7 +146,7 @@ def _own(found: Discovery, share: Share | None, check: bool) -> frozenset[str] |
 def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None = None, *,
                share: Share | None = None, check: bool = False, answers: Path | None = None,
                none_held: bool = False, later: bool = False,
-               on_disk: Callable[[str], bool] | None = None) -> dict[str, tuple[str, Sketch | LaterSketch | None]]:
+               on_disk: OnDisk | None = None) -> dict[str, tuple[str, Sketch | LaterSketch | None]]:
     """`ws` made of the facts in the facts files `paths` (the whole of one split of this tree), as a scan would
     make it; a file whose content on disk is not the one analysed is analysed again (`_taken`). The facts of the
     files outside `share`'s folders (all of them for a `check`, or `none_held`: the graph job's; their relations
@@ -154,11 +155,11 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     `share` (no sketch decoded), or, when
     the folder holds the link jobs' records for `share` (`links.py`), the answers are made here from them and
     the views of the files (then dropped: the share's pages read the answers alone); `later`:
-    each sketch decoded when its view is made (a `LaterSketch`, its block read again); `on_disk`: the files
-    whose content on disk is read and compared (the others' from their facts files: a link job's). Returns the
-    sketches."""
+    each sketch decoded when its view is made (a `LaterSketch`, its block read again); `on_disk`: given the
+    discovery, which files' content on disk is read and compared (the others' from their facts files: a link
+    job's). Returns the sketches."""
     found = discover(ws.root, ws.settings)
-    own = _own(found, share, check or none_held)
+    own, read_on_disk = _own(found, share, check or none_held), on_disk(found) if on_disk is not None else None
     tree = tree_of(ws.root, found.files)
     linked = answers is not None and share is not None and has_links(answers, share)  # answered here
     later = later or linked
@@ -181,7 +182,7 @@ def take_facts(ws: Workspace, paths: Sequence[str], progress: ProgressFn | None 
     rendered = share is not None and not (check or none_held)
     analysed = 0
     for i, rel in enumerate(found.files, 1):
-        record = _taken(ws.root, records.pop(rel), own if rendered else None, on_disk)
+        record = _taken(ws.root, records.pop(rel), own if rendered else None, read_on_disk)
         if not record.analysed:
             skipped[rel] = record.skipped
             continue
