@@ -1,21 +1,18 @@
 """Strings -> files in the output folder, and nothing else.
 
-Rules: a generated page carries `MARKER` on its first line and is recorded
-in the manifest with a digest of what was written; a file without the marker
-is a person's and is never overwritten or deleted, nor is a page whose content
-differs from what repodoc wrote (a person's edit): a conflict is reported instead,
-and `force` overwrites or deletes it after copying it aside to `PAGE.orig`; a page is
-deleted only when its bytes have the digest recorded (no digest: kept, as a person's); writes
-go to a temporary file renamed into place; an unchanged page is not rewritten; no
-path outside the output folder is written or deleted, whatever the symlinks say.
+Rules: a generated page carries `MARKER` on its first line and is recorded in the manifest with a digest of what was
+written; a file without the marker is a person's and is never overwritten or deleted, nor is a page whose content
+differs from what repodoc wrote (a person's edit): a conflict is reported instead, and `force` overwrites or deletes
+it after copying it aside to `PAGE.orig`; a page is deleted only when its bytes have the digest recorded (no digest:
+kept, as a person's); writes go to a temporary file renamed into place; an unchanged page is not rewritten; no path
+outside the output folder is written or deleted, whatever the symlinks say.
 
 The manifest, its journal and the rule that says a page is as repodoc wrote it are `manifest.py`'s
 (`Writer.state`); the writer writes the manifest's bytes as it writes a page.
 
-One run writes an output folder at a time: `Writer.hold` takes an advisory lock on the
-folder itself (flock: released by the kernel when its holder dies, so never stale) and
-reads the manifest afresh. Temporary files carry the writing process's id; a sweep deletes
-only those whose process is gone.
+One run writes an output folder at a time: `Writer.hold` takes an advisory lock on the folder itself (flock:
+released by the kernel when its holder dies, so never stale) and reads the manifest afresh. Temporary files carry
+the writing process's id; a sweep deletes only those whose process is gone.
 """
 
 from __future__ import annotations
@@ -136,8 +133,7 @@ class Writer:
         return self.state.anchors
 
     def save_manifest(self) -> bool:
-        """Write the manifest when it changed; False when it could not be written (a run's pages stand without
-        it: the next run plans every page; a merge, whose tree is its manifest, fails on it)."""
+        """Write the manifest if changed; False when it cannot be (a merge fails; a run's next run plans every page)."""
         if self.check or not self.state.changed():
             return True
         data = self.state.encoded()
@@ -179,7 +175,8 @@ class Writer:
                     if pause is not None:
                         pause()
                     time.sleep(0.05)
-            self.state.load() if read else None
+            if read:
+                self.state.load()
             yield
         finally:
             self.folders.close_all()

@@ -155,3 +155,12 @@ def test_no_function_over_80_lines() -> None:
     found = {f"{name.removeprefix('repodoc_lsp.')}:{function}": lines for name, path in _modules().items()
              for function, lines in long_functions(_tree(path))}
     assert found == {}
+
+
+MAX_MODULE_LINES = 500  # issue 37: a module is one room, read whole
+
+
+def test_no_module_over_500_lines() -> None:
+    found = {name: lines for name, path in _modules().items()
+             if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert found == {}
