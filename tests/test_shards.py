@@ -600,19 +600,12 @@ def test_a_link_job_reads_only_its_own_files_on_disk(setup: Setup, tmp_path: Pat
     files' (reading the whole checkout was every link job's per-file work): a file changed since its analysis
     makes the page jobs refuse the other link jobs' records (naming them), never a wrong tree."""
     from repodoc_lsp.config import Settings
-    from repodoc_lsp.shard import pages
     from repodoc_lsp.shard.graph_job import write_links
     from repodoc_lsp.store.workspace import Workspace
 
     share = _link_shares(setup, 3)
 
-    read: list[str] = []
-    real = pages._as_on_disk
-
-    def noted(root: Path, record: Any, *args: Any) -> Any:
-        read.append(record.path)
-        return real(root, record, *args)
-    monkeypatch.setattr(pages, "_as_on_disk", noted)
+    read = _reads_on_disk(monkeypatch)
     links = tmp_path / "links"
     write_links(Workspace(setup.root, Settings(output=str(setup.out)), use_cache=False, incremental=False),
                 setup.facts, (1, 3), 2, links)
@@ -629,16 +622,9 @@ def test_a_link_job_reads_only_its_own_files_on_disk(setup: Setup, tmp_path: Pat
     assert not (setup.out / MANIFEST).exists()
 
 
-def test_link_jobs_link_whole_folders_each_file_once(setup: Setup, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Link shares are whole folders (as page shares are), not the analysis split: a share's files consult
-    mostly their own share's views. Over the N link jobs every input is linked (read on disk) exactly once,
-    and the files of a folder by one job."""
-    from repodoc_lsp.config import Settings
-    from repodoc_lsp.render.paths import folder_of
+def _reads_on_disk(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files a link job reads on disk (its own share's), in the order read."""
     from repodoc_lsp.shard import pages
-    from repodoc_lsp.shard.graph_job import write_links
-    from repodoc_lsp.store.workspace import Workspace
 
     read: list[str] = []
     real = pages._as_on_disk
@@ -647,6 +633,20 @@ def test_link_jobs_link_whole_folders_each_file_once(setup: Setup, tmp_path: Pat
         read.append(record.path)
         return real(root, record, *args)
     monkeypatch.setattr(pages, "_as_on_disk", noted)
+    return read
+
+
+def test_link_jobs_link_whole_folders_each_file_once(setup: Setup, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Link shares are whole folders (as page shares are), not the analysis split: a share's files consult
+    mostly their own share's views. Over the N link jobs every input is linked (read on disk) exactly once,
+    and the files of a folder by one job."""
+    from repodoc_lsp.config import Settings
+    from repodoc_lsp.render.paths import folder_of
+    from repodoc_lsp.shard.graph_job import write_links
+    from repodoc_lsp.store.workspace import Workspace
+
+    read = _reads_on_disk(monkeypatch)
     for n in (2, 3):
         by_job: dict[str, int] = {}
         for k in range(1, n + 1):
