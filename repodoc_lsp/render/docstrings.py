@@ -282,8 +282,7 @@ def _parsed(text: str) -> str:
     except Exception:  # a parser's failure on odd text: the docstring is still shown, as prose
         rendered = prose(text)
     else:
-        if _loses_text(_DOCTEST_MARKS.sub("", literal) if "doctest:" in literal or "<BLANKLINE>" in literal
-                       else literal, rendered):
+        if _loses_text(_DOCTEST_MARKS.sub("", literal), rendered):
             rendered = prose(text)
     return "\n\n".join(p for p in (rendered, *(prose(n) for n in notes)) if p)
 
@@ -344,9 +343,9 @@ def _notes_after_fields(text: str) -> tuple[str, list[str]]:
 
 
 _WORD = re.compile(r"\w+")
-# Words a parser rightly turns into structure: field markers, directive and section names.
 # What griffe's parsers leave out of examples (`trim_doctest_flags`, as Sphinx's output does): not text lost
 _DOCTEST_MARKS = re.compile(r"[ \t]*#[ \t]*doctest:.+$|^[ \t]*<BLANKLINE>[ \t]*$", re.M)
+# Words a parser rightly turns into structure: field markers, directive and section names.
 _MARKUP = frozenset({"param", "parameter", "arg", "argument", "key", "keyword", "type", "rtype", "returns", "return",
                      "raises", "raise", "except", "exception", "yields", "yield", "ivar", "cvar", "var", "vartype",
                      "optional", "note", "warning", "seealso", "deprecated", "versionadded", "versionchanged", "code",
