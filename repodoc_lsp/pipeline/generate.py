@@ -385,9 +385,10 @@ def _save_sketches(ws: Workspace, state: Path) -> None:
     """Record the sketches and links of `ws`'s graph for the next run (`_saved_sketches`), built here if the
     run did not need it (its tree was already of these inputs: else the next run after an edit loads and
     links every file)."""
-    sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), sketches.OfGraph(ws.graph(), ws.digests),
+    entries = sketches.OfGraph(ws.graph(), ws.digests)
+    sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), entries,
                   sketches.encode_imports_of(ws.facts.imports(), ws.digests), sketches.encode_relations(ws.relations),
-                  sketches.users_of(ws.graph()))
+                  sketches.users_of(ws.graph()), entries.table())
 
 
 def _stale_kept(held: Workspace, changed: Iterable[str]) -> int:

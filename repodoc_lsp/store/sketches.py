@@ -40,7 +40,7 @@ from repodoc_lsp.store.facts import Imports, SavedImports
 # 2: each file's link beside its sketch; 3: each sketch as its own JSON text; 4: every file's imports; 5: who
 # imports each file (the import relations' tables); 6: the users' tables by defined file and each link's `out`,
 # each as its own JSON text with its count and digest (`Part`), and each file's imports as one JSON text with
-# its digest; 7: each link's deps as indexes into one table of every dep, written once (`Deps`)
+# its digest; 7: each link's deps as indexes into one table of every dep, written once (`OfGraph.table`)
 VERSION = 7
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored, and not written
 
@@ -468,16 +468,15 @@ Entries = Mapping[str, Any] | Iterable[tuple[str, Any]]  # a part of the saved f
 
 
 def save(path: Path, stamp: str, sketches: Entries, imports: Entries = (), relations: Mapping[str, Any] | None = None,
-         users: Entries = ()) -> None:
+         users: Entries = (), deps: Entries = ()) -> None:
     """Record `sketches` (`OfGraph`), `imports` (content digest -> `encode_imports`), the import `relations`
-    of these files and contents (`encode_relations`) and the graph's `users` (`users_of`) atomically; a
+    of these files and contents (`encode_relations`), the graph's `users` (`users_of`) and the `deps` table its
+    links index (`OfGraph.table`: written last, once every link has added to it) atomically; a
     failure (a read-only cache folder) only means the next run builds its graph from the facts. Stored, not
     compressed: inflating it was a sixth of reading it in every run after an edit (the file is three times
     larger). Written an entry at a time as each is made (`kept.write_text`): held whole with its text, the
     file of a large tree took as much memory again as the run before it. A file past MAX_BYTES, which `load`
-    would ignore, is not kept (the graph of the next run is built from the facts). The deps table of
-    `sketches` (`OfGraph`) is written last, once every link has added to it."""
-    deps = sketches.table() if isinstance(sketches, OfGraph) else ()
+    would ignore, is not kept (the graph of the next run is built from the facts)."""
     kept.write_text(path, _text(stamp, {"sketches": sketches, "imports": imports, "relations": relations or {},
                                         "users": users, "deps": deps}), level=0,
                     most=MAX_BYTES - (MAX_BYTES >> 10))  # stored blocks add a little: `load` reads the file too
