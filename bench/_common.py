@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import unquote
 
 import psutil
@@ -84,7 +84,32 @@ def tree_rss(proc: psutil.Process, seen: dict[int, psutil.Process] | None = None
     return total, largest, proportional
 
 
-class PeakMemory:
+class Polling:
+    """`sample()` called every `interval` seconds on a thread, between entering and leaving a `with` block."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def sample(self) -> None:
+        raise NotImplementedError
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+class PeakMemory(Polling):
     """Polls a process tree every `interval` seconds in a thread.
 
     `.peak` is the largest RSS sum seen, `.peak_single` the largest single process, in bytes;
@@ -97,8 +122,8 @@ class PeakMemory:
     """
 
     def __init__(self, pid: int, interval: float = 0.25, pss: bool = False, pss_interval: float = 0.5) -> None:
+        super().__init__(interval)
         self.proc = psutil.Process(pid)
-        self.interval = interval
         self.pss = pss
         self.pss_interval = pss_interval
         self._next_pss = 0.0
@@ -108,8 +133,6 @@ class PeakMemory:
         self.peak_at = math.nan  # seconds after the start when the RSS sum peaked
         self.started = time.monotonic()
         self.seen: dict[int, psutil.Process] = {}  # every process of the tree ever sampled
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     def sample(self) -> None:
         now = time.monotonic()
@@ -121,19 +144,6 @@ class PeakMemory:
             self.peak, self.peak_at = total, now - self.started
         self.peak_single = max(self.peak_single, largest)
         self.peak_pss = max(self.peak_pss, proportional)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.sample()
-            self._stop.wait(self.interval)
-
-    def __enter__(self) -> PeakMemory:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
     def survivors(self) -> list[psutil.Process]:
         """Processes of the tree still running (is_running() also checks the start time, so a

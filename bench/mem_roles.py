@@ -27,12 +27,12 @@ import resource
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import psutil
+from _common import Polling
 
 ROLES = ("parent", "analysis", "fork server", "render", "other")
 
@@ -73,23 +73,16 @@ def role(proc: psutil.Process, root: int, server: set[int]) -> str:
     return "other"
 
 
-class Sampler:
+class Sampler(Polling):
     def __init__(self, pid: int, interval: float) -> None:
+        super().__init__(interval)
         self.root = psutil.Process(pid)
-        self.interval = interval
         self.server: set[int] = set()
         self.roles: dict[int, str] = {}
         self.cpu: dict[int, float] = {}  # pid -> its user + system seconds when last read
         self.samples: list[dict[str, Any]] = []
         self.started = time.monotonic()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
         self._next_smaps = 0.0
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.sample()
-            self._stop.wait(self.interval)
 
     def sample(self) -> None:
         now = time.monotonic()
@@ -129,14 +122,6 @@ class Sampler:
         for pid, seconds in self.cpu.items():
             found[self.roles[pid]] += seconds
         return {name: round(seconds, 2) for name, seconds in found.items()}
-
-    def __enter__(self) -> Sampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 def phase(row: dict[str, Any]) -> str:

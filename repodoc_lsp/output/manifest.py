@@ -247,6 +247,7 @@ def _page_room(out: Path) -> Iterator[int]:
             except OSError:
                 continue
 
+
 def _most(path: Path, room: Callable[[int], bool]) -> int:
     """The most bytes of the manifest or journal at `path` that are read: MAX_MANIFEST_BYTES, or its size when
     the pages on disk can need that many bytes of JSON (`room`; compressed JSON is not larger than itself)."""
