@@ -22,10 +22,13 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import psutil
+
+if TYPE_CHECKING:
+    from typing import Self  # (Python 3.11: the package runs on 3.10)
 
 BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results"
