@@ -146,7 +146,7 @@ def test_a_sketch_is_kept_as_checked_data(tmp_path: Path, monkeypatch: pytest.Mo
         with pytest.raises(ValueError):
             sketches.decode(json.loads(json.dumps(bad)))
     path = tmp_path / "s.json.gz"
-    sketches.save(path, "stamp", {"m.py": ["d1", raw]})
+    sketches.write_aside(path, "stamp", {"m.py": ["d1", raw]}).keep()
     assert sketches.load(path, "stamp").sketches == {"m.py": ["d1", json.loads(json.dumps(raw))]}
     assert sketches.load(path, "another") == sketches.Saved()
     monkeypatch.setattr(sketches, "MAX_BYTES", 1 << 16)
@@ -159,10 +159,10 @@ def test_a_file_past_the_read_bound_is_not_kept(tmp_path: Path, monkeypatch: pyt
     be ignored), and the last run's file at its path goes with it: the next run builds its graph from facts."""
     path = tmp_path / "s.json.gz"
     small = {f"m{i}.py": [f"d{i}", None, None] for i in range(3)}
-    sketches.save(path, "stamp", small)
+    sketches.write_aside(path, "stamp", small).keep()
     assert sketches.load(path, "stamp").sketches == small
     monkeypatch.setattr(sketches, "MAX_BYTES", 1 << 16)
-    sketches.save(path, "stamp", ((f"m{i}.py", [f"d{i}", "x" * 100, None]) for i in range(1000)))
+    sketches.write_aside(path, "stamp", ((f"m{i}.py", [f"d{i}", "x" * 100, None]) for i in range(1000))).keep()
     assert not path.exists() and not list(tmp_path.iterdir())  # nor a temporary file
     assert sketches.load(path, "stamp") == sketches.Saved()
 
@@ -175,8 +175,8 @@ def test_imports_are_kept_as_checked_data(tmp_path: Path) -> None:
     path = tmp_path / "s.json.gz"
     good = sketches.encode_imports(facts.imports)
     damaged = [good[0].replace("1", "2"), good[1]]
-    sketches.save(path, "stamp", {}, {"d1": good, "d2": damaged, "d3": [*good, "more"], "d4": good[0],
-                                      "d5": json.loads(good[0])})
+    sketches.write_aside(path, "stamp", {}, {"d1": good, "d2": damaged, "d3": [*good, "more"], "d4": good[0],
+                                             "d5": json.loads(good[0])}).keep()
     saved = sketches.load(path, "stamp")
     found = sketches.imports_of(saved)
     assert list(found) == ["d1"] and found["d1"].made() == facts.imports

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, TypeVar
 
 from repodoc_lsp.analysis.model import Import
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.analysis.treesitter import blank_macros_variant
 from repodoc_lsp.analysis.treesitter.byname import is_tree_sitter
 from repodoc_lsp.knowledge.linking import Links
 from repodoc_lsp.knowledge.views import LaterSketch, Sketch, sketch_of
 from repodoc_lsp.output.writer import CLI_FORCE, LockWaitCancelled, OutputError, Writer
 from repodoc_lsp.pipeline import lastrun
+from repodoc_lsp.pipeline.keep import keep_run, many_unsketched, sketch_stamp, whole_sketches
 from repodoc_lsp.pipeline.keys import inputs_stamp, keyed, run_stamp
 from repodoc_lsp.pipeline.pool import WorkersLost, stop_fork_server
 from repodoc_lsp.pipeline.rendering import PARALLEL_PAGES, Rendering
@@ -36,7 +36,7 @@ from repodoc_lsp.render.stamp import render_stamp
 from repodoc_lsp.shard.share_facts import ShareFacts
 from repodoc_lsp.shard.split import folder_shares, folder_weights, pages_of_share
 from repodoc_lsp.store import sketches
-from repodoc_lsp.store.cache import ANALYSIS_VERSION, day
+from repodoc_lsp.store.cache import day
 from repodoc_lsp.store.discover import rules_saved
 from repodoc_lsp.store.facts import SavedImports
 from repodoc_lsp.store.scan import NOT_SEEN, Seen
@@ -71,7 +71,8 @@ class Job:
 
 
 def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | None = None,
-        cancel: CancelToken | None = None, pause: Callable[[], None] | None = None) -> Summary:
+        cancel: CancelToken | None = None, pause: Callable[[], None] | None = None,
+        graph_built: Callable[[Graph], None] | None = None) -> Summary:
     """The page pipeline, the same in every process that runs it (the CLI, the server's page
     process, the server itself when that process cannot run): files of `job` updated in `ws`
     -> plan -> render -> write.
@@ -81,6 +82,8 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
     whole pages only, deletes nothing and says `cancelled`); `pause()` between files and
     pages (the server lets its requests go first). A page that cannot be rendered or written
     is an error of that page, in `Summary.errors`; the run's own failures raise `RUN_ERRORS`.
+    `graph_built(graph)` is called in the graph's thread once it has built the graph (the CLI's
+    cold run: the sketches kept for the next run written meanwhile, `keep.Sketches`).
     """
     started = time.perf_counter()
     summary = Summary(root=str(ws.root), out=str(ws.out))
@@ -98,7 +101,8 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
             if not _tree_of_these_inputs(writer, inputs, summary):
                 if before and not _tree_of_these_inputs(writer, before):
                     change = None  # the tree on disk is not the last run's (edited, another run's): every page
-                _pages(ws, job, renderer, change, Writing(writer, summary, progress, cancel, pause), since=bool(before))
+                _pages(ws, job, renderer, change, Writing(writer, summary, progress, cancel, pause), since=bool(before),
+                       graph_built=graph_built)
             writer.inputs = inputs if summary.complete() else ""
             writer.save_manifest()  # with the inputs stamp of a complete run
     except LockWaitCancelled:
@@ -108,14 +112,15 @@ def run(ws: Workspace, job: Job, renderer: Renderer, *, progress: ProgressFn | N
     return summary
 
 
-def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w: Writing, *, since: bool) -> None:
+def _pages(ws: Workspace, job: Job, renderer: Renderer, change: Change | None, w: Writing, *, since: bool,
+           graph_built: Callable[[Graph], None] | None = None) -> None:
     """The site (graph, index) -> the plan of the whole tree or of `change` -> render -> write."""
     writer = w.writer
     jobs = default_jobs(ws.settings, job.jobs) if change is None or since else 1
     early = _start_render_workers_early(ws, writer, jobs, renderer.compiled_in)
     site: Site | None = None
     try:
-        site = site_of(ws, writer.anchors, later=_graph_in_thread(ws, early),
+        site = site_of(ws, writer.anchors, later=_graph_in_thread(ws, early), then=graph_built,
                        paged=_paged_as_last_run(ws, change, writer) if since and change is not None else None)
         if change is not None and _pages_come_or_go(site, change, writer):
             change |= Change(structural=True)
@@ -190,16 +195,16 @@ def _keyed_by_workers(writer: Writer, ws: Workspace, share: tuple[int, int] | No
 
 
 def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, later: bool = False,
-            paged: frozenset[str] | None = None) -> Site:
+            paged: frozenset[str] | None = None, then: Callable[[Graph], None] | None = None) -> Site:
     """The workspace as pages see it (the view layer's `Site`), with its symbol graph (built
     here if it is not yet; `later`: in a thread, while the pages that read none of it render) and
     the anchors the manifest recorded of its file pages; `paged`: the files with pages of their own,
-    when known (else asked of each file's facts)."""
+    when known (else asked of each file's facts); `then(graph)`: called after a build in a thread, in it."""
     relations = ws.relations  # made here, before a build in a thread would make it too (it reads them)
     graph: Graph | Future[Graph]
     if later:
         ws.facts.load_all()  # here, not in the build's thread, while this one plans from the facts
-        graph = _in_thread(ws.graph, "repodoc-graph")
+        graph = _in_thread(ws.graph, "repodoc-graph", then)
     else:
         graph = ws.graph()
     if isinstance(ws.facts, ShareFacts):  # a page share: which files have pages, without their facts
@@ -214,15 +219,20 @@ def site_of(ws: Workspace, anchors: Mapping[str, AnchorState] | None = None, *, 
     return site
 
 
-def _in_thread(fn: Callable[[], T], name: str) -> Future[T]:
-    """`fn()` run in a new thread: its result (or its failure) when the future is read."""
+def _in_thread(fn: Callable[[], T], name: str, then: Callable[[T], None] | None = None) -> Future[T]:
+    """`fn()` run in a new thread: its result (or its failure) when the future is read; `then(result)` after it
+    in that thread, once the result can be read."""
     future: Future[T] = Future()
 
     def work() -> None:
         try:
-            future.set_result(fn())
+            result = fn()
         except BaseException as exc:  # raised where the result is read
             future.set_exception(exc)
+            return
+        future.set_result(result)
+        if then is not None:
+            then(result)
     threading.Thread(target=work, name=name, daemon=True).start()
     return future
 
@@ -315,7 +325,7 @@ def since_last_run(ws: Workspace, last: Mapping[str, str] | None, saved: sketche
                                 dict(ws.read_skipped)),  # the scan's imports of the same contents: not read again
                  {ws.digests[rel]: ws.facts.imports().given(rel) for rel in ws.facts if rel not in changed}, sketched,
                  _relations_before(ws, {rel: before[last[rel]] for rel in changed}), links=links)
-    if _many_unsketched(len(kept) - len(sketched), len(kept)):  # once: the graph's build would stream
+    if many_unsketched(len(kept) - len(sketched), len(kept)):  # once: the graph's build would stream
         held.facts.load_all()  # them, then the pages load them again
     # Built before the update, as the server holds its graph when a save comes: the update then says
     # whose graph answers changed (`Change.xref`: a page naming a member that moved to a part page).
@@ -360,7 +370,7 @@ class _SavedRun:
         JSON text from the facts cache: a tenth of a run after an edit) and its import relations."""
         if self.saved is None and self._state is not None and self._last is not None:
             with self._ws.runtime.holding():  # held to the end, without cycles: the collector's passes were a sixth
-                self.saved = sketches.load(sketches.sketches_path(self._state), _sketch_stamp(self._ws))
+                self.saved = sketches.load(sketches.sketches_path(self._state), sketch_stamp(self._ws))
             self.imports = sketches.imports_of(self.saved)
         return self.imports, None if self.saved is None else sketches.relations(self.saved, self.imports)
 
@@ -381,54 +391,10 @@ def _sketch_from_facts(ws: Workspace) -> Callable[[str], Sketch]:
     return made
 
 
-def _save_sketches(ws: Workspace, state: Path) -> None:
-    """Record the sketches and links of `ws`'s graph for the next run (`_saved_sketches`), built here if the
-    run did not need it (its tree was already of these inputs: else the next run after an edit loads and
-    links every file)."""
-    entries = sketches.OfGraph(ws.graph(), ws.digests)
-    sketches.save(sketches.sketches_path(state), _sketch_stamp(ws), entries,
-                  sketches.encode_imports_of(ws.facts.imports(), ws.digests), sketches.encode_relations(ws.relations),
-                  sketches.users_of(ws.graph()), entries.table())
-
-
-def _stale_kept(held: Workspace, changed: Iterable[str]) -> int:
-    """The files of `held` whose sketch and link the saved file holds no more after a run of `changed`: those
-    its graph did not take from there, and those whose link consulted a changed file."""
-    graph = held.graph_ready
-    return len(held.digests) - len(held.kept_taken - (graph.consulting(changed) if graph is not None else set()))
-
-
-def _many_unsketched(missing: int, files: int) -> bool:
-    """More than one file in twenty lacks its sketch or link in the saved file: a run after an edit leaves the
-    file as it is below that (rewriting every file's sketch to change one was a tenth of that run), the
-    next run reading those files' facts and linking them instead."""
-    return missing * 20 > files
-
-
-def _sketch_stamp(ws: Workspace) -> str:
-    """What a sketch is made by: the analysis (its version and variant) and the page-splitting rule."""
-    return f"{ANALYSIS_VERSION}{blank_macros_variant()} {render_stamp()} {ws.parts.__module__}.{ws.parts.__qualname__}"
-
-
 def _seen(last: lastrun.LastRun | None) -> Seen:
     """The last run's digests by stat: the scan reads only the files whose stat moved since (reading and
     digesting every file was a fifth of a run after an edit)."""
     return NOT_SEEN if last is None else last.seen
-
-
-def _keep_run(state: Path, last: lastrun.LastRun | None, held: Workspace, scanned: Workspace,
-              files: tuple[str, ...] | None, touched: int = 0) -> None:
-    """Keep what a complete run of the files changed since the last one (`files`; None: every file) knew for
-    the next run: its state when it differs from the last one's, its graph's sketches and links when they
-    changed and more than one in twenty of the saved ones are stale (`_many_unsketched`); `touched`: the day
-    the cache's rows of its files were last marked used (`_rows_used`)."""
-    if last is not None and last.files == held.digests and last.seen.stats == scanned.stats and last.touched == touched:
-        return
-    lastrun.save(state, held.digests, scanned.stats, scanned.scan_began, touched)
-    if last is not None and last.files == held.digests:
-        return  # only stats moved (files touched): the sketches are of these contents
-    if files is None or _many_unsketched(_stale_kept(held, files), len(held.digests)):
-        _save_sketches(held, state)
 
 
 def _renderer(ws: Workspace, state: Path | None) -> Renderer:
@@ -457,9 +423,17 @@ def generate(
         touched = _rows_used(ws, last, saved.imports)
         held, files = since_last_run(ws, None if last is None else last.files, saved.saved)
         job = Job(files=files, check=check, force=force, jobs=jobs, since=files is not None)
-        summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel)
-        if state is not None and not check and summary.complete():
-            _keep_run(state, last, held, ws, files, touched)
+        whole = whole_sketches(state, check, last, held, files)
+        kept = False
+        try:
+            summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel,
+                          graph_built=None if whole is None else whole.write)
+            if state is not None and not check and summary.complete():
+                keep_run(state, last, held, ws, files, touched, whole)
+                kept = True
+        finally:
+            if whole is not None and not kept:
+                whole.drop()
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started

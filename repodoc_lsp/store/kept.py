@@ -45,22 +45,57 @@ def write_text(path: Path, chunks: Iterable[str], *, level: int, most: int | Non
     a large tree doubled the peak memory of the run that saved it). Past `most` characters (the bound its
     reader reads up to) nothing is kept, the file at `path` removed: it could not be read back. True when
     kept."""
+    return write_aside(path, chunks, level=level, most=most).keep()
+
+
+class Aside:
+    """A file `write_aside` wrote beside its place, not yet in it: `keep` puts it there, `drop` removes it."""
+
+    def __init__(self, path: Path, temporary: str | None, *, past_bound: bool = False) -> None:
+        self.path, self.temporary, self.past_bound = path, temporary, past_bound
+
+    def keep(self) -> bool:
+        """Replace the file at `path` with this one, atomically; True when kept. Past its bound, the file at
+        `path` is removed instead (it would no longer say what its next reader expects)."""
+        if self.temporary is None:
+            if self.past_bound:
+                with contextlib.suppress(OSError):
+                    self.path.unlink(missing_ok=True)
+            return False
+        try:
+            os.replace(self.temporary, self.path)
+        except OSError:
+            self.drop()
+            return False
+        self.temporary = None
+        return True
+
+    def drop(self) -> None:
+        if self.temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.temporary)
+            self.temporary = None
+
+
+def write_aside(path: Path, chunks: Iterable[str], *, level: int, most: int | None = None) -> Aside:
+    """`write_text`'s file written beside `path`, in a new temporary file of its folder, and left there for
+    the caller to keep or drop; a failure to write (a read-only cache folder) leaves nothing to keep."""
     with contextlib.suppress(OSError):
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".kept-", suffix=".tmp")
+        aside = Aside(path, temporary)
         try:
             with os.fdopen(fd, "wb") as fh, gzip.GzipFile(filename="", mode="wb", compresslevel=level, fileobj=fh,
                                                           mtime=0) as packed, \
                     io.TextIOWrapper(packed, encoding="utf-8", write_through=False) as text:
                 if not _within(text, chunks, most):
-                    path.unlink(missing_ok=True)
-                    return False
-            os.replace(temporary, path)
-            return True
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
-    return False
+                    aside.drop()
+                    return Aside(path, None, past_bound=True)
+        except BaseException:
+            aside.drop()
+            raise
+        return aside
+    return Aside(path, None)
 
 
 def _within(text: io.TextIOWrapper, chunks: Iterable[str], most: int | None) -> bool:

@@ -7,7 +7,7 @@ one read instead of loading and sketching every file's facts, takes the graph's 
 the files whose link consulted a file changed since (`taken`), and its scan takes the imports instead of a
 row of the facts cache per file, and the relations instead of resolving every file's imports.
 
-Data only (JSON in a gzip container, stored: see `save`), versioned, stamped with what a sketch is made by (the
+Data only (JSON in a gzip container, stored: see `write_aside`), versioned, stamped with what a sketch is made by (the
 analysis and the page-splitting rule) and read up to a bound. Every value is checked: a damaged, foreign
 or forged file, or one of another stamp, is ignored (the graph is then built from the facts); a sketch
 is used only for the content digest it was made of, a link only while every file it consulted has the
@@ -320,8 +320,8 @@ def _saved_link(raw: Any, table: tuple[str, ...], later: bool = True) -> Link:
 
 
 def users_of(graph: Graph) -> Iterator[tuple[str, list[Any]]]:
-    """What `save` records of who names a built graph's definitions: (defined file, its users' tables
-    (qualname -> file -> lines) as a part (`_encode_part`)), one file at a time as `save` writes them."""
+    """What `write_aside` records of who names a built graph's definitions: (defined file, its users' tables
+    (qualname -> file -> lines) as a part (`_encode_part`)), one file at a time as `write_aside` writes them."""
     for rel, tables in graph.users_by_file().items():
         count = tables.count if isinstance(tables, Part) else sum(len(table) for table in tables.values())
         yield rel, _encode_part(tables if isinstance(tables, Part) else
@@ -331,9 +331,9 @@ def users_of(graph: Graph) -> Iterator[tuple[str, list[Any]]]:
 
 @dataclass(frozen=True, slots=True)
 class OfGraph:
-    """What `save` records of a built graph: (file, [digest, encoded sketch as its own JSON text (read only
+    """What `write_aside` records of a built graph: (file, [digest, encoded sketch as its own JSON text (read only
     when a run reads its view, `held`) or None, its link as `encode_saved_link` writes it or None]), one file
-    at a time as `save` writes them; `deps`: every file and name their links consulted, each once, filled as they
+    at a time as `write_aside` writes them; `deps`: every file and name their links consulted, each once, filled as they
     are made (a link keeps its deps as indexes into it: as strings they were most of a large tree's file, past its
     bound, a file whose names resolve through a package's lazy imports consulting thousands)."""
 
@@ -348,7 +348,7 @@ class OfGraph:
                         None if (link := linked.get(rel)) is None else encode_saved_link(link, deps)]
 
     def table(self) -> Iterator[tuple[str, list[Any]]]:
-        """The deps table as `save` records it once every entry is made: its list as a part (`_encode_part`)."""
+        """The deps table as `write_aside` records it once every entry is made: its list as a part (`_encode_part`)."""
         yield "table", _encode_part(list(self.deps), len(self.deps))
 
 
@@ -368,7 +368,7 @@ class Saved:
 
 
 def load(path: Path, stamp: str) -> Saved:
-    """What `save` recorded; empty when the file is missing, unreadable, too large, of another version or
+    """What `write_aside` recorded; empty when the file is missing, unreadable, too large, of another version or
     stamp, or not of the expected form."""
     data = kept.read(path, MAX_BYTES)
     if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
@@ -378,7 +378,7 @@ def load(path: Path, stamp: str) -> Saved:
 
 
 def encode_imports(imports: tuple[Import, ...]) -> list[Any]:
-    """A file's imports as `save` takes them: their rows, each an `Import`'s fields in order (`asnames` null
+    """A file's imports as `write_aside` takes them: their rows, each an `Import`'s fields in order (`asnames` null
     when they are the `names`), as one JSON text with its digest (`_imports_part`)."""
     return _imports_part(_json([[i.module, i.names, i.line, i.level, i.anchor,
                                  None if i.asnames == i.names else i.asnames, i.star] for i in imports]))
@@ -405,7 +405,7 @@ def imports_of(saved: Saved) -> dict[str, SavedImports]:
 
 
 def encode_imports_of(imports: Imports, digests: Mapping[str, str]) -> Iterator[tuple[str, list[Any]]]:
-    """Every file's imports (`digests`: its content digest) as `save` takes them, one file at a time; rows read
+    """Every file's imports (`digests`: its content digest) as `write_aside` takes them, one file at a time; rows read
     from a saved file passed on as they came."""
     done: set[str] = set()  # files of the same content: their imports once
     for rel in imports:
@@ -433,7 +433,7 @@ class SavedRelations:
 
 
 def encode_relations(relations: Relations) -> dict[str, Any]:
-    """What `save` records of `relations` (of the files and contents of the sketches saved with them)."""
+    """What `write_aside` records of `relations` (of the files and contents of the sketches saved with them)."""
     importers, name_users = relations.saved_tables()
     names: dict[str, dict[str, list[str]]] = {}
     for (target, name), users in name_users.items():
@@ -467,19 +467,20 @@ _json = json.JSONEncoder(separators=(",", ":")).encode
 Entries = Mapping[str, Any] | Iterable[tuple[str, Any]]  # a part of the saved file: a mapping, or its pairs in order
 
 
-def save(path: Path, stamp: str, sketches: Entries, imports: Entries = (), relations: Mapping[str, Any] | None = None,
-         users: Entries = (), deps: Entries = ()) -> None:
+def write_aside(path: Path, stamp: str, sketches: Entries, imports: Entries = (),
+                relations: Mapping[str, Any] | None = None, users: Entries = (), deps: Entries = ()) -> kept.Aside:
     """Record `sketches` (`OfGraph`), `imports` (content digest -> `encode_imports`), the import `relations`
     of these files and contents (`encode_relations`), the graph's `users` (`users_of`) and the `deps` table its
-    links index (`OfGraph.table`: written last, once every link has added to it) atomically; a
-    failure (a read-only cache folder) only means the next run builds its graph from the facts. Stored, not
-    compressed: inflating it was a sixth of reading it in every run after an edit (the file is three times
-    larger). Written an entry at a time as each is made (`kept.write_text`): held whole with its text, the
+    links index (`OfGraph.table`: written last, once every link has added to it) beside `path`, for the caller
+    to put in place (`kept.Aside.keep`: atomically) or drop; a failure (a read-only cache folder) only means
+    the next run builds its graph from the facts. Stored, not compressed: inflating it was a sixth of reading
+    it in every run after an edit (the file is three times larger). Written an entry at a time as each is made (`kept.write_aside`): held whole with its text, the
     file of a large tree took as much memory again as the run before it. A file past MAX_BYTES, which `load`
     would ignore, is not kept (the graph of the next run is built from the facts)."""
-    kept.write_text(path, _text(stamp, {"sketches": sketches, "imports": imports, "relations": relations or {},
-                                        "users": users, "deps": deps}), level=0,
-                    most=MAX_BYTES - (MAX_BYTES >> 10))  # stored blocks add a little: `load` reads the file too
+    text = _text(stamp, {"sketches": sketches, "imports": imports, "relations": relations or {}, "users": users,
+                         "deps": deps})
+    # stored blocks add a little: `load` reads the file too
+    return kept.write_aside(path, text, level=0, most=MAX_BYTES - (MAX_BYTES >> 10))
 
 
 def _text(stamp: str, parts: Mapping[str, Entries]) -> Iterator[str]:
