@@ -15,6 +15,12 @@ def plural_of(word: str) -> str:
     return word + "s"
 
 
+def grouped(n: int) -> str:
+    """`n` with thousands separators (1,234): the templates' `grouped` filter, for a count shown without its noun
+    (a filter is a plain call; `"{:,}".format(n)` was one through Jinja's `Context.call`)."""
+    return f"{n:,}"
+
+
 def plural(n: int, word: str, words: str = "", *, grouped: bool = False) -> str:
     """`n` and `word` (n == 1) or its plural (`words`, else `plural_of(word)`); `grouped`: the
     number with thousands separators (1,234)."""

@@ -68,11 +68,19 @@ class OwnEnvironment(jinja2.Environment):
     `getattr` hook): a key of a plain dict read as an attribute (`it.href`: most of what the
     templates read) is looked up as a key first, without first failing to find an attribute
     (the same answer: a plain dict's attributes are its methods, which the templates read as
-    `d.get`). Rendering repodoc's pages takes less CPU (bench/README.md, "Templates")."""
+    `d.get`), and any other object's attribute (a symbol's field) is read here as Jinja reads it
+    first, Jinja's method called only for a name it lacks. Rendering repodoc's pages takes less CPU
+    (bench/README.md, "Templates" and "Jinja2's own cost in the render workers")."""
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES and attribute in obj:
-            return obj[attribute]
+        if type(obj) is dict:
+            if attribute not in _DICT_ATTRIBUTES and attribute in obj:
+                return obj[attribute]
+        else:  # Jinja's own first try, without calling its method (through `super()`) for every read
+            try:
+                return getattr(obj, attribute)
+            except AttributeError:
+                pass
         return super().getattr(obj, attribute)
 
 

@@ -24,6 +24,12 @@ _DEFINED = {SymbolKind.CLASS: "Classes", SymbolKind.FUNCTION: "Functions", Symbo
 Links = list[tuple[str, str, str]]  # (link text, part page or "" for the page itself, anchor)
 
 
+def link_list(links: Links, docs_url: str) -> str:
+    """The template's `kwlinks` filter: a name's links, `[text](page#anchor)` each, comma-separated (a filter
+    call per name rather than a template loop over its links: the keyword pages' largest cost in Jinja)."""
+    return ", ".join(f"[{label}]({url or docs_url}#{md.fragment(anchor)})" for label, url, anchor in links)
+
+
 def _dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable, Mapping
 from urllib.parse import quote
 
 from repodoc_lsp.words import plural
@@ -28,6 +29,22 @@ def code(text: str) -> str:
     edges = text.startswith(("`", " ")) or text.endswith(("`", " "))
     pad = " " if not text or (edges and text.strip(" ")) else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+# Lists a template would loop over, one filter call each (a Jinja loop reading `loop.last` costs a page more)
+def codes(items: Iterable[str], sep: str = ", ", prefix: str = "") -> str:
+    """The `codes` filter: each item, after `prefix`, as code (`code`), joined by `sep`."""
+    return sep.join(code(prefix + item) for item in items)
+
+
+def line_links(lines: Iterable[int], src_href: str) -> str:
+    """The `linelinks` filter: `[L12](source#L12), ...`, a link to each line of the source at `src_href`."""
+    return ", ".join(f"[L{n}]({src_href}#L{n})" for n in lines)
+
+
+def name_links(names: Iterable[Mapping[str, str]]) -> str:
+    """The `namelinks` filter: each name (`name`) as code, a link when it has an `href`."""
+    return ", ".join(f"[{code(n['name'])}]({n['href']})" if n["href"] else code(n["name"]) for n in names)
 
 
 def escape_html(text: str) -> str:

@@ -22,11 +22,11 @@ from repodoc_lsp.render.file_page import file_docs, reads_source
 from repodoc_lsp.render.fit import PAGE_LIMIT
 from repodoc_lsp.render.folder_pages import doc_page, import_diagram, index_page
 from repodoc_lsp.render.gather import GATHER, anchor_state, gather_docs
-from repodoc_lsp.render.keyword_page import file_kw
+from repodoc_lsp.render.keyword_page import file_kw, link_list
 from repodoc_lsp.render.links import LIST_LIMIT, folder_label, link_text, list_groups, nearest, signature_code
 from repodoc_lsp.render.site import PATHS, Page, Site, Where, view_files, where_of
 from repodoc_lsp.render.stamp import render_stamp
-from repodoc_lsp.words import plural
+from repodoc_lsp.words import grouped, plural
 
 # The names other packages read here (the pipeline, the MCP server, tests and benchmarks).
 __all__ = ["GATHER", "INCLUDED", "LIST_LIMIT", "PAGE_LIMIT", "PAGE_TEMPLATES", "Page", "Renderer", "Site", "Where",
@@ -52,7 +52,9 @@ class Renderer:
                                 docmd=docstring_markdown, firstline=summary_line,
                                 inline=md.inline, fragment=md.fragment, xlinks=md.link_code_spans, groups=list_groups,
                                 docrest=docstring_rest, sigcode=signature_code,
-                                kb=md.size_short, plural=plural)
+                                kb=md.size_short, plural=plural, grouped=grouped,
+                                # a list joined by one call each, not a template loop over it
+                                codes=md.codes, linelinks=md.line_links, namelinks=md.name_links, kwlinks=link_list)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._loaded: dict[str, GuardedTemplate] | None = None
         if not lazy:

@@ -241,6 +241,15 @@ def test_a_long_list_of_members_folds_without_a_macro_call_per_entry(monkeypatch
         return plain(macro, *args, **kwargs)
 
     monkeypatch.setattr(jinja2.runtime.Macro, "__call__", counted)
+    plain_call = jinja2.runtime.Context.call
+    others: list[str] = []  # what the page calls that is not a macro (each a Context.call as costly as a macro's)
+
+    def call(context: jinja2.runtime.Context, obj: object, *args: object, **kwargs: object) -> object:
+        if not isinstance(obj, jinja2.runtime.Macro):
+            others.append(getattr(obj, "__name__", ""))
+        return plain_call(context, obj, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.runtime.Context, "call", call)
     source = "class C:\n" + "".join(f"    a{i} = {i}\n" for i in range(23)) + \
         "".join(f"    def m{i}(self):\n        pass\n" for i in range(25)) + \
         "".join(f"n{i} = {i}\n" for i in range(21))
@@ -249,7 +258,9 @@ def test_a_long_list_of_members_folds_without_a_macro_call_per_entry(monkeypatch
         "<details><summary>5 more methods</summary>\n\n- <a id=\"method-C.m20\">" in page
     assert "<details><summary>3 more attributes</summary>\n\n" in page
     assert "<details><summary>1 more module-level name</summary>\n\n" in page
-    assert "fold" not in called and called.count("unfold") == 3
+    assert "**Methods** (25)\n" in page and "- **Lines**: 95\n" in page
+    assert "fold" not in called and called.count("unfold") == 1  # the module-level names'; a class's lists write it
+    assert "format" not in others  # counts are the `grouped` filter, not `"{:,}".format(n)`
 
 
 @settings(max_examples=300, deadline=None)
@@ -315,3 +326,52 @@ def test_a_file_page_s_entries_make_no_context_and_call_no_line_link(monkeypatch
     assert "- <a id=\"method-C3.m\"></a>`m(self)` ([L29](../m.py#L29))\n" in page
     assert "#### `def f3()` ([L33](../m.py#L33))\n" in page
     assert made == ["file_docs.md.j2", "_macros.md.j2"] and called == []
+
+
+def _loops_of(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Where the `LoopContext`s (a template's loop reading `loop`) rendered from now on are made: one entry each."""
+    made: list[int] = []
+    plain = jinja2.runtime.LoopContext.__init__
+
+    def counted(self: jinja2.runtime.LoopContext, *args: object, **kwargs: object) -> None:
+        made.append(1)
+        plain(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jinja2.runtime.LoopContext, "__init__", counted)
+    return made
+
+
+def _entries(n: int) -> str:
+    """A module of `n` imports (each on two lines, with names), `n` decorated functions with doctests, a class
+    with `n` decorated methods named as the functions, and `__all__`."""
+    return "".join(
+        f"import os.path as p{i}\nfrom json import dumps, loads as l{i}\n" for i in range(n)) + \
+        f"__all__ = {[f'f{i}' for i in range(n)]!r}\n" + \
+        "".join(f"@staticmethod\n@dec{i}\ndef f{i}():\n    '''>>> f{i}()'''\n\n\n" for i in range(n)) + \
+        "@dec\nclass C:\n" + "".join(f"    @property\n    @dec\n    def f{i}(self):\n        pass\n" for i in range(n))
+
+
+def test_a_page_s_short_lists_are_joined_without_a_loop_per_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An import's lines and names, a definition's decorators, `__all__` and the doctest list of a file page
+    (and the members a class inherits: `test_page_api.py`), and the links of each name of a keyword page,
+    are each joined by one filter call (`codes`, `linelinks`, `namelinks`, `kwlinks`), not a template loop
+    (a `LoopContext` and `loop.last` per entry): pages of 2 and of 6 entries make as many loops."""
+    made = _loops_of(monkeypatch)
+    counts = []
+    for n in (2, 6):
+        source = _entries(n)
+        site = _site({"m.py": source})
+        renderer = Renderer()
+        made.clear()
+        docs = renderer.render(site, "docs", "m.py", source)
+        kw = renderer.render(site, "kw", "m.py")
+        counts.append(len(made))
+    assert counts[0] == counts[1], counts
+    assert "- <a id=\"import-os.path\"></a>`os.path` ([L1](../m.py#L1), [L3](../m.py#L3), [L5](../m.py#L5), " in docs
+    assert "- <a id=\"import-json\"></a>`json` ([L2](../m.py#L2), [L4](../m.py#L4), " in docs
+    assert "): `dumps`, `loads`\n" in docs
+    assert "#### `def f5()` ([L" in docs and ") `@staticmethod` `@dec5`\n" in docs
+    assert "- <a id=\"method-C.f5\"></a>`f5(self)` ([L" in docs and ") `@property` `@dec`\n" in docs
+    assert "Public API (`__all__`): `f0`, `f1`, `f2`, `f3`, `f4`, `f5`.\n" in docs
+    assert "Docstring examples (doctest) in: `f0`, `f1`, `f2`, `f3`, `f4`, `f5`.\n" in docs
+    assert "- **`f5`**: [`f5`](m.py_docs.md#function-f5), [`C.f5`](m.py_docs.md#method-C.f5)\n\n*12 standard" in kw
