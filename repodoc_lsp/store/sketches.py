@@ -474,9 +474,10 @@ def write_aside(path: Path, stamp: str, sketches: Entries, imports: Entries = ()
     links index (`OfGraph.table`: written last, once every link has added to it) beside `path`, for the caller
     to put in place (`kept.Aside.keep`: atomically) or drop; a failure (a read-only cache folder) only means
     the next run builds its graph from the facts. Stored, not compressed: inflating it was a sixth of reading
-    it in every run after an edit (the file is three times larger). Written an entry at a time as each is made (`kept.write_aside`): held whole with its text, the
-    file of a large tree took as much memory again as the run before it. A file past MAX_BYTES, which `load`
-    would ignore, is not kept (the graph of the next run is built from the facts)."""
+    it in every run after an edit (the file is three times larger). Written an entry at a time as each is made
+    (`kept.write_aside`): held whole with its text, the file of a large tree took as much memory again as the
+    run before it. A file past MAX_BYTES, which `load` would ignore, is not kept (the graph of the next run is
+    built from the facts)."""
     text = _text(stamp, {"sketches": sketches, "imports": imports, "relations": relations or {}, "users": users,
                          "deps": deps})
     # stored blocks add a little: `load` reads the file too
