@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import jinja2
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.render import docstrings, file_page, file_sections, fit, links, pages, purpose, rest
+from repodoc_lsp.render import docstrings, file_page, file_sections, fit, folder_pages, links, pages, purpose, rest
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.pages import Renderer, Site
@@ -315,3 +316,28 @@ def test_a_file_page_s_entries_make_no_context_and_call_no_line_link(monkeypatch
     assert "- <a id=\"method-C3.m\"></a>`m(self)` ([L29](../m.py#L29))\n" in page
     assert "#### `def f3()` ([L33](../m.py#L33))\n" in page
     assert made == ["file_docs.md.j2", "_macros.md.j2"] and called == []
+
+
+def test_a_folder_s_ranking_summarises_only_the_entries_it_lists(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    """`doc.md` lists the first 20 main classes and functions with their docstrings' summaries and
+    counts the others: repodoc's own template is given no summary it does not show (a person's,
+    which may show them all, is given every one), and the page is the same."""
+    source = "".join(f'class C{i:02}:\n    """Class {i} does a thing."""\n\n\n' for i in range(25)) + \
+        "".join(f'def f{i:02}():\n    """Function {i} does a thing."""\n\n\n' for i in range(30))
+    site = _site({"m.py": source})
+    summarised: list[str | None] = []
+    plain = folder_pages.summary_line
+
+    def counted(doc: str | None) -> str:
+        summarised.append(doc)
+        return plain(doc)
+
+    monkeypatch.setattr(folder_pages, "summary_line", counted)
+    own = Renderer().folder_doc(site, "")
+    assert len(summarised) == 2 * folder_pages.MAIN_LISTED
+    summarised.clear()
+    (tmp_path / "empty").mkdir()
+    assert Renderer(str(tmp_path / "empty")).folder_doc(site, "") == own  # theirs: the built-in ones, sandboxed
+    assert len(summarised) == 25 + 30
+    assert "Class 0 does a thing." in own and "25 classes in all." in own and "30 functions in all." in own
