@@ -341,3 +341,18 @@ def test_a_folder_s_ranking_summarises_only_the_entries_it_lists(monkeypatch: py
     assert Renderer(str(tmp_path / "empty")).folder_doc(site, "") == own  # theirs: the built-in ones, sandboxed
     assert len(summarised) == 25 + 30
     assert "Class 0 does a thing." in own and "25 classes in all." in own and "30 functions in all." in own
+
+
+# The code-span expressions as CommonMark's reading was first written: the opening run's look behind it first
+_CODE_SPAN_AS_READ = re.compile(r"(?<![`\\])(`+)(?!`).+?(?<!`)\1(?!`)")
+_LINKED_SPAN_AS_READ = re.compile(r"(?<![`\\\[])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(st.sampled_from("``\\[]ab \n"), max_size=24))
+def test_code_spans_found_from_their_first_backtick_are_those_read(text: str) -> None:
+    """`inline`'s and `link_code_spans`' expressions start with a backtick (`re` looks for one instead of
+    trying a match at every character): the same spans, groups and all."""
+    for pattern, as_read in ((md._CODE_SPAN, _CODE_SPAN_AS_READ), (md._SPAN, _LINKED_SPAN_AS_READ)):
+        assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == \
+            [(m.span(), m.groups()) for m in as_read.finditer(text)]
