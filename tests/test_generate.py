@@ -611,6 +611,30 @@ def test_render_workers_start_with_the_templates_compiled(tmp_path: Path) -> Non
     assert built_in[0] == 0 and person[0] == person[1] >= 10, done.stdout
 
 
+# In a process of its own: whether a render worker with repodoc's own templates starts with griffe imported.
+RENDER_WORKER_GRIFFE = """
+import sys
+from repodoc_lsp.pipeline import pool
+from repodoc_lsp.pipeline.runtime import CLI
+sys.path.insert(0, sys.argv[1])
+import griffe_probe
+print(list(pool.run_chunks(griffe_probe.started_with_griffe, [None], workers=1,
+                           context=CLI.render_context(built_in=True))))
+pool.stop_fork_server()
+"""
+
+
+def test_render_workers_start_with_griffe_imported(tmp_path: Path) -> None:
+    """The render workers' fork server imports griffe (docstrings' sections) once, before it forks: no
+    worker imports it again at its first docstring (about 175 M instructions each)."""
+    (tmp_path / "griffe_probe.py").write_text("import sys\n\n\ndef started_with_griffe(_chunk):\n"
+                                              "    return 'griffe' in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", RENDER_WORKER_GRIFFE, str(tmp_path)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert ast.literal_eval(done.stdout.strip()) == [True], done.stdout
+
+
 def test_render_workers_key_the_pages_sent_without_keys_as_the_plan_keys_them(tmp_path: Path) -> None:
     """A cold run's pages go to the render workers without their keys: the parent gathers each page's
     inputs and does not also hash them; the worker keys the page by the inputs it was sent, and those

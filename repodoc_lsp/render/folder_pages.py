@@ -7,7 +7,7 @@ import posixpath
 from collections import Counter
 from collections.abc import Mapping
 
-from repodoc_lsp.analysis.model import FileFacts, SymbolKind
+from repodoc_lsp.analysis.model import FileFacts, Symbol, SymbolKind
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown, summary_line
 from repodoc_lsp.render.fit import Templates
@@ -24,6 +24,7 @@ from repodoc_lsp.words import plural
 # (bench/README.md, "Figures the render/ docstrings quoted").
 INDEX_NOTES_LIMIT = 200
 IMPORT_DIAGRAM_NODES = 12  # files in a folder's import diagram (doc.md)
+MAIN_LISTED = 20  # main classes (and functions) `folder_doc.md.j2`'s `ranked` lists; the others it counts
 
 
 def index_page(templates: Templates, where: Where, folder: str, inputs: dict,
@@ -76,41 +77,49 @@ def _folder_said(files: list[str], facts_of: Mapping[str, FileFacts]) -> tuple[s
     return "", ""
 
 
-def _main_entries(page: str, files: list[str], inputs: dict,
-                  facts_of: Mapping[str, FileFacts]) -> tuple[list[dict], list[dict]]:
-    """The module-level classes and functions of the folder's files as entries of `long_list`, in file
-    order (each linked where its file's page, or part page, has it, with how many files use it)."""
-    main_classes: list[dict] = []
-    main_functions: list[dict] = []
+def _main_entries(page: str, files: list[str], inputs: dict, facts_of: Mapping[str, FileFacts],
+                  listed: int | None) -> tuple[list[dict], list[dict]]:
+    """The module-level classes and functions of the folder's files as entries of `ranked`, the most
+    used first (`_most_used`: their `key` and `users`, how many files use each); the first `listed` of
+    each (None: all) with what the ranking shows of them (`_shown`), the others counted only."""
+    found: dict[SymbolKind, list[tuple[dict, Symbol, str, str | None]]] = {SymbolKind.CLASS: [],
+                                                                           SymbolKind.FUNCTION: []}
     for rel in files:
-        base = posixpath.basename(rel)
         users = inputs["users"][rel]
-        moved = member_parts(facts_of[rel])  # a function may be on a part of its file's page
-        top = [s for s in facts_of[rel].symbols
-               if not s.container and s.kind in (SymbolKind.CLASS, SymbolKind.FUNCTION)]
+        top = [s for s in facts_of[rel].symbols if not s.container and s.kind in found]
         documented: dict[str, str] = {}  # a name's first docstring: overloads are one entry, their own none
         for s in top:
             if s.docstring and s.qualname not in documented:
                 documented[s.qualname] = s.docstring
         seen: set[str] = set()
         for s in top:
-            if s.qualname in seen:
-                continue
-            seen.add(s.qualname)
-            summary = summary_line(documented.get(s.qualname))
-            n = users.get(s.qualname, 0)
-            used = f" (used by {plural(n, 'file', grouped=True)})" if n else ""
-            entry = {"text": md.code(s.name), "short": md.code(s.name), "key": (s.name.lower(), rel),
-                     "href": page_link(page, part_page(rel, moved.get(s.anchor, 1)), s.anchor),
-                     "group": md.code(base), "users": n,
-                     "note": f" in {md.code(base)}{used}" + (f": {md.inline(summary)}" if summary else "")}
-            (main_classes if s.kind is SymbolKind.CLASS else main_functions).append(entry)
-    return main_classes, main_functions
+            if s.qualname not in seen:
+                seen.add(s.qualname)
+                entry = {"key": (s.name.lower(), rel), "users": users.get(s.qualname, 0)}
+                found[s.kind].append((entry, s, rel, documented.get(s.qualname)))
+    ranked = []
+    for entries in found.values():
+        entries.sort(key=lambda e: _most_used(e[0]))
+        for entry, s, rel, doc in entries[:listed]:
+            entry.update(_shown(page, rel, s, entry["users"], doc, member_parts(facts_of[rel])))
+        ranked.append([entry for entry, _s, _rel, _doc in entries])
+    return ranked[0], ranked[1]
 
 
-def _most_used(entries: list[dict]) -> list[dict]:
-    """`entries` the most used first, then public before private, then by name and file."""
-    return sorted(entries, key=lambda e: (-e["users"], e["key"][0].startswith("_"), e["key"]))
+def _shown(page: str, rel: str, s: Symbol, n: int, doc: str | None, moved: Mapping[str, int]) -> dict:
+    """What a folder's ranking shows of the class or function `s` of `rel`, used by `n` files: its name
+    linked where its file's page (or part page: `moved`) has it, its file and the summary of `doc`."""
+    base = posixpath.basename(rel)
+    summary = summary_line(doc)
+    used = f" (used by {plural(n, 'file', grouped=True)})" if n else ""
+    return {"text": md.code(s.name), "short": md.code(s.name), "group": md.code(base),
+            "href": page_link(page, part_page(rel, moved.get(s.anchor, 1)), s.anchor),
+            "note": f" in {md.code(base)}{used}" + (f": {md.inline(summary)}" if summary else "")}
+
+
+def _most_used(entry: dict) -> tuple:
+    """An entry's rank: the most used first, then public before private, then by name and file."""
+    return -entry["users"], entry["key"][0].startswith("_"), entry["key"]
 
 
 def _outside(folder: str, files: list[str], inputs: dict,
@@ -135,8 +144,11 @@ def _outside(folder: str, files: list[str], inputs: dict,
     return deps, importers_of, used_by
 
 
-def doc_page(templates: Templates, where: Where, folder: str, inputs: dict, facts_of: Mapping[str, FileFacts]) -> str:
-    """The overview of `folder` (`doc.md`) from what its view reads (`gather.gather_doc`)."""
+def doc_page(templates: Templates, where: Where, folder: str, inputs: dict, facts_of: Mapping[str, FileFacts],
+             listed: int | None = None) -> str:
+    """The overview of `folder` (`doc.md`) from what its view reads (`gather.gather_doc`); `listed`: how
+    many of its main classes, and of its main functions, its template lists with their summaries (None: all,
+    for a person's template)."""
     page = folder_doc(folder)
     files = [rel for rel, _digest in inputs["files"]]
     purpose, purpose_from = _folder_said(files, facts_of)
@@ -149,7 +161,7 @@ def doc_page(templates: Templates, where: Where, folder: str, inputs: dict, fact
     edges = {(rel, t) for rel in files for cat, targets, _absolute in inputs["links"][rel] if cat == "workspace"
              for t in targets if t != rel and t in inside}  # (the set made once: per import, n^2 in all)
     languages = Counter(facts_of[r].language.value for r in files)
-    main_classes, main_functions = _main_entries(page, files, inputs, facts_of)
+    main_classes, main_functions = _main_entries(page, files, inputs, facts_of, listed)
     deps, importers_of, used_by = _outside(folder, files, inputs, facts_of)
 
     def wholes(counts: Mapping[str, int], fragment: str) -> list[tuple[str, str, int]]:
@@ -165,7 +177,7 @@ def doc_page(templates: Templates, where: Where, folder: str, inputs: dict, fact
         purpose_href=page_link(page, docs_page(purpose_from)) if purpose_from else "",
         n_files=len(files), languages=sorted(languages.items()), lines=sum(facts_of[r].lines for r in files),
         n_folders=inputs["n_folders"],
-        main_classes=_most_used(main_classes), main_functions=_most_used(main_functions),
+        main_classes=main_classes, main_functions=main_functions,
         class_wholes=wholes(Counter(e["key"][1] for e in main_classes), "detailed-analysis"),
         function_wholes=wholes(Counter(e["key"][1] for e in main_functions), "detailed-analysis"),
         used_wholes=wholes(importers_of, "imported-by"),

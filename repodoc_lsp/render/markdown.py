@@ -117,8 +117,10 @@ def rel_link_in(folder: str, to: str) -> str:
     return rel  # as short as it can be: `c.md`, not `./c.md`
 
 
-# A code span as CommonMark reads it: whole backtick runs, the opening one not escaped.
-_CODE_SPAN = re.compile(r"(?<![`\\])(`+)(?!`).+?(?<!`)\1(?!`)")
+# A code span as CommonMark reads it: whole backtick runs, the opening one not escaped. Written to start
+# with a backtick (what follows the run's first one looks behind it): `re` then looks for one, not a match
+# at every character.
+_CODE_SPAN = re.compile(r"(`(?<![`\\]`)`*)(?!`).+?(?<!`)\1(?!`)")
 # What may open a block at the start of a line (after the HTML is escaped): a heading, a setext
 # underline or thematic break, a quote, a list item, a fence, a table row, a link definition.
 _BLOCK_START = re.compile(
@@ -218,7 +220,7 @@ def first_line(doc: str | None) -> str:
     return ""
 
 
-_SPAN = re.compile(r"(?<![`\\\[])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_SPAN = re.compile(r"(`(?<![`\\\[]`)`*)(?!`)(.+?)(?<!`)\1(?!`)")  # `_CODE_SPAN`'s way, not after `[`
 _FENCE_LINE = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)$")
 
 

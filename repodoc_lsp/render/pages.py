@@ -20,7 +20,7 @@ from repodoc_lsp.render.docstrings import docstring_markdown, docstring_rest, su
 from repodoc_lsp.render.environment import GuardedTemplate, compiled_cache, load, make_environment
 from repodoc_lsp.render.file_page import file_docs, reads_source
 from repodoc_lsp.render.fit import PAGE_LIMIT
-from repodoc_lsp.render.folder_pages import doc_page, import_diagram, index_page
+from repodoc_lsp.render.folder_pages import MAIN_LISTED, doc_page, import_diagram, index_page
 from repodoc_lsp.render.gather import GATHER, anchor_state, gather_docs
 from repodoc_lsp.render.keyword_page import file_kw, link_list
 from repodoc_lsp.render.links import LIST_LIMIT, folder_label, link_text, list_groups, nearest, signature_code
@@ -133,7 +133,8 @@ class Renderer:
             return llms.render_llms(where.project, inputs, named)
         if kind == "llms-full":
             return llms.render_llms_full(where.project, inputs, named)
-        return doc_page(self._templates, where, subject, inputs, named)
+        # repodoc's own template shows the summaries of the first main classes and functions only
+        return doc_page(self._templates, where, subject, inputs, named, None if self.templates else MAIN_LISTED)
 
     def file_kw(self, site: Site, rel: str) -> str:
         return self.render(site, "kw", rel)

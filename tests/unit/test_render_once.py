@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import jinja2
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
-from repodoc_lsp.render import docstrings, file_page, file_sections, fit, links, pages, purpose, rest
+from repodoc_lsp.render import docstrings, file_page, file_sections, fit, folder_pages, links, pages, purpose, rest
 from repodoc_lsp.render import markdown as md
 from repodoc_lsp.render.docstrings import docstring_markdown
 from repodoc_lsp.render.pages import Renderer, Site
@@ -375,3 +376,43 @@ def test_a_page_s_short_lists_are_joined_without_a_loop_per_entry(monkeypatch: p
     assert "Public API (`__all__`): `f0`, `f1`, `f2`, `f3`, `f4`, `f5`.\n" in docs
     assert "Docstring examples (doctest) in: `f0`, `f1`, `f2`, `f3`, `f4`, `f5`.\n" in docs
     assert "- **`f5`**: [`f5`](m.py_docs.md#function-f5), [`C.f5`](m.py_docs.md#method-C.f5)\n\n*12 standard" in kw
+
+
+def test_a_folder_s_ranking_summarises_only_the_entries_it_lists(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    """`doc.md` lists the first 20 main classes and functions with their docstrings' summaries and
+    counts the others: repodoc's own template is given no summary it does not show (a person's,
+    which may show them all, is given every one), and the page is the same."""
+    source = "".join(f'class C{i:02}:\n    """Class {i} does a thing."""\n\n\n' for i in range(25)) + \
+        "".join(f'def f{i:02}():\n    """Function {i} does a thing."""\n\n\n' for i in range(30))
+    site = _site({"m.py": source})
+    summarised: list[str | None] = []
+    plain = folder_pages.summary_line
+
+    def counted(doc: str | None) -> str:
+        summarised.append(doc)
+        return plain(doc)
+
+    monkeypatch.setattr(folder_pages, "summary_line", counted)
+    own = Renderer().folder_doc(site, "")
+    assert len(summarised) == 2 * folder_pages.MAIN_LISTED
+    summarised.clear()
+    (tmp_path / "empty").mkdir()
+    assert Renderer(str(tmp_path / "empty")).folder_doc(site, "") == own  # theirs: the built-in ones, sandboxed
+    assert len(summarised) == 25 + 30
+    assert "Class 0 does a thing." in own and "25 classes in all." in own and "30 functions in all." in own
+
+
+# The code-span expressions as CommonMark's reading was first written: the opening run's look behind it first
+_CODE_SPAN_AS_READ = re.compile(r"(?<![`\\])(`+)(?!`).+?(?<!`)\1(?!`)")
+_LINKED_SPAN_AS_READ = re.compile(r"(?<![`\\\[])(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(st.sampled_from("``\\[]ab \n"), max_size=24))
+def test_code_spans_found_from_their_first_backtick_are_those_read(text: str) -> None:
+    """`inline`'s and `link_code_spans`' expressions start with a backtick (`re` looks for one instead of
+    trying a match at every character): the same spans, groups and all."""
+    for pattern, as_read in ((md._CODE_SPAN, _CODE_SPAN_AS_READ), (md._SPAN, _LINKED_SPAN_AS_READ)):
+        assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == \
+            [(m.span(), m.groups()) for m in as_read.finditer(text)]
