@@ -19,7 +19,7 @@ from test_since_last_run import FILES, _generate, _state
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.analysis.relations import Relations
 from repodoc_lsp.knowledge.graph import Graph
-from repodoc_lsp.knowledge.linking import Taken
+from repodoc_lsp.knowledge.linking import Link, Taken
 from repodoc_lsp.knowledge.views import no_parts
 from repodoc_lsp.store import sketches
 
@@ -68,6 +68,34 @@ def _answers(graph: Graph, files: dict[str, str]) -> list[Any]:
 
 def _by_file(graph: Graph) -> dict[str, dict[str, dict[str, tuple[int, ...]]]]:
     return {rel: {qual: dict(table) for qual, table in tables.items()} for rel, tables in graph.users_by_file().items()}
+
+
+def test_the_saved_links_and_users_tables_are_the_graph_s_own_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The saved file takes each link's bases, mentions and deps and the graph's users' tables as they are (JSON
+    writes their tuples as arrays), not copied into lists first: the same text, made with fewer objects."""
+    link = Link({("a.py", "C"): (3, 5), ("b.py", ""): (1,)}, {"D": (("a.py", "C"),)}, {"a.C": ("a.py", "C")},
+                ("b.py", "a.py"))
+    raw = sketches.encode_link(link)
+    assert raw[1] is link.bases and raw[2] is link.mentioned and raw[3] is link.deps
+    as_lists = [raw[0], {q: [list(k) for k in keys] for q, keys in link.bases.items()},
+                {name: list(key) for name, key in link.mentioned.items()}, list(link.deps)]
+    assert json.dumps(raw) == json.dumps(as_lists)
+    encoded: list[Any] = []
+    real = sketches._json
+
+    def seen(value: Any) -> str:
+        encoded.append(value)
+        return real(value)
+    monkeypatch.setattr(sketches, "_json", seen)
+    graph = _graph(BEFORE)
+    tables = graph.users_by_file()
+    parts = dict(sketches.users_of(graph))
+    assert parts.keys() == tables.keys()
+    for rel, part in parts.items():
+        # the graph's own tables (qualname -> users), not copies
+        assert any(isinstance(value, dict) and value.keys() == tables[rel].keys()
+                   and all(value[q] is t for q, t in tables[rel].items()) for value in encoded)
+        assert json.loads(part[0]) == {q: {u: list(lines) for u, lines in t.items()} for q, t in tables[rel].items()}
 
 
 def test_the_saved_users_tables_are_those_made_from_every_link() -> None:

@@ -95,12 +95,12 @@ def _strs(value: Any) -> bool:
 
 
 def encode_link(link: Link) -> list[Any]:
-    """`link` as JSON-ready data: what it names grouped by file, then its bases, mentions and dependencies."""
-    out: dict[str, dict[str, list[int]]] = {}
+    """`link` as JSON-ready data: what it names grouped by file, then its bases, mentions and dependencies (its
+    own tuples and tables, read only: JSON writes a tuple as an array)."""
+    out: dict[str, dict[str, tuple[int, ...]]] = {}
     for (rel, qual), lines in link.out.items():
-        out.setdefault(rel, {})[qual] = list(lines)
-    return [out, {qual: [list(key) for key in bases] for qual, bases in link.bases.items()},
-            {name: list(key) for name, key in link.mentioned.items()}, list(link.deps)]
+        out.setdefault(rel, {})[qual] = lines
+    return [out, link.bases, link.mentioned, link.deps]
 
 
 def decode_link(raw: Any) -> Link:
@@ -304,7 +304,7 @@ def encode_saved_link(link: Link, deps: dict[str, int]) -> list[Any]:
     """`link` as the saved file keeps it: `encode_link`'s form with its `out` as a part (`_encode_part`) and its
     deps as indexes into the table `deps` (each added to it when new)."""
     taken = isinstance(link.out, Part)  # taken and never read: as it came
-    raw = encode_link(replace(link, out={} if taken else link.out, deps=()))
+    raw = encode_link(replace(link, out={}) if taken else link)
     raw[0] = _encode_part(link.out, cast(Part, link.out).count) if taken else _encode_part(raw[0], len(link.out))
     raw[3] = [deps.setdefault(dep, len(deps)) for dep in link.deps]
     return raw
@@ -321,12 +321,11 @@ def _saved_link(raw: Any, table: tuple[str, ...], later: bool = True) -> Link:
 
 def users_of(graph: Graph) -> Iterator[tuple[str, list[Any]]]:
     """What `write_aside` records of who names a built graph's definitions: (defined file, its users' tables
-    (qualname -> file -> lines) as a part (`_encode_part`)), one file at a time as `write_aside` writes them."""
+    (qualname -> file -> lines, the graph's own: JSON writes their tuples as arrays) as a part
+    (`_encode_part`)), one file at a time as `write_aside` writes them."""
     for rel, tables in graph.users_by_file().items():
         count = tables.count if isinstance(tables, Part) else sum(len(table) for table in tables.values())
-        yield rel, _encode_part(tables if isinstance(tables, Part) else
-                                {qual: {user: list(lines) for user, lines in table.items()}
-                                 for qual, table in tables.items()}, count)
+        yield rel, _encode_part(tables, count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -461,7 +460,8 @@ def relations(saved: Saved, imports: Mapping[str, SavedImports]) -> SavedRelatio
                                                          for name, users in by.items()}))
 
 
-_json = json.JSONEncoder(separators=(",", ":")).encode
+# This module's data, never circular: encoded without checking each list and dict against those it is inside
+_json = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 Entries = Mapping[str, Any] | Iterable[tuple[str, Any]]  # a part of the saved file: a mapping, or its pairs in order
