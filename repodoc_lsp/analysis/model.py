@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import itertools
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -308,7 +308,7 @@ def _made_FileFacts_rows(*values: Any) -> FileFacts:
 FileFacts.__reduce__ = _reduce_rows  # type: ignore[method-assign,assignment]
 
 
-def refs_text(named: list[tuple[str, tuple[int, ...]]]) -> str:
+def refs_text(named: Sequence[tuple[str, Sequence[int]]]) -> str:
     """`FileFacts.refs` of (dotted name, its sorted lines) pairs sorted by name: what `reference_lines` reads."""
     # a name on one line (most of them): no join of its lines
     return "\n".join([f"{name} {','.join(map(str, lines))}" if len(lines) > 1 else f"{name} {lines[0]}"

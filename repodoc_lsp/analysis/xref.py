@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
+from typing import Any
 
 from repodoc_lsp.analysis.model import Attribute
 
@@ -108,46 +109,53 @@ def _node_types(kind: type[ast.AST]) -> list[type[ast.AST]]:
     return [kind, *(sub for child in kind.__subclasses__() for sub in _node_types(child))]
 
 
-# For each node type, the fields that may hold a node naming something (a constant's value is data).
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {
+# For each node type, the fields that may hold a node naming something (a constant's value is data);
+# any other value in a field read (None in `{**d}`'s keys, `case True:`'s True) has none (added when met).
+_CHILD_FIELDS: defaultdict[type, tuple[str, ...]] = defaultdict(tuple, {
     kind: () if kind is ast.Constant else tuple(f for f in kind._fields if f not in _NOT_NAMING)
     for kind in _node_types(ast.AST)
-}
+})
 
 
-def references(tree: ast.AST, heads: set[str] | None) -> list[tuple[str, tuple[int, ...]]]:
+def references(tree: ast.AST, heads: set[str] | None) -> list[tuple[str, list[int]]]:
     """Dotted names read anywhere in `tree` whose first part is in `heads` (None: any name,
     for a file with a star import), each with the sorted lines it is on, sorted by name: what
     `reference_lines` reads of the `FileFacts.refs` that `refs_text` writes of them."""
-    return [(name, tuple(sorted(lines))) for name, lines in sorted(_names_read(tree, heads).items())]
+    found = _names_read(tree, heads)
+    return [(name, sorted(found[name])) for name in sorted(found)]  # the names sorted, not (name, lines) pairs
 
 
 def _names_read(tree: ast.AST, heads: set[str] | None) -> dict[str, set[int]]:
     """Name or dotted name -> the lines it is read on: names stored to are not reads, a chain
     (`a.b.c`) counts once, whole, for its first `MAX_CHAIN` parts.
 
-    Speed: an explicit stack and `_CHILD_FIELDS`, not `ast.walk` (this visits every node of every
-    Python file): half the time (bench/README.md, "`xref.references` written plainly")."""
+    Speed: the tree visited a level at a time (a `for` over each level's list, not a pop per node) by
+    `_CHILD_FIELDS`, not `ast.walk` (this visits every node of every Python file): bench/README.md,
+    "`xref.references` written plainly" and "The analysis workers beyond `ast.parse`, again"."""
     found: defaultdict[str, set[int]] = defaultdict(set)
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if type(node) is ast.Name:
-            if (heads is None or node.id in heads) and type(node.ctx) is not ast.Store:
-                found[node.id].add(node.lineno)
-        elif type(node) is ast.Attribute:
-            name, rest = _chain(node, heads)
-            if name is not None:
-                found[name].add(node.lineno)
-            elif rest is not None:
-                stack.append(rest)
-        else:
-            for field in _CHILD_FIELDS.get(type(node), ()):  # None in a list (`{**d}`'s keys) has none
-                value = getattr(node, field)
-                if type(value) is list:
-                    stack += value
-                elif value is not None:
-                    stack.append(value)
+    level: list[ast.AST] = [tree]
+    node: Any  # its type read once, as `kind`
+    while level:
+        below: list[ast.AST] = []
+        for node in level:
+            kind = type(node)
+            if kind is ast.Name:
+                if (heads is None or node.id in heads) and type(node.ctx) is not ast.Store:
+                    found[node.id].add(node.lineno)
+            elif kind is ast.Attribute:
+                name, rest = _chain(node, heads)
+                if name is not None:
+                    found[name].add(node.lineno)
+                elif rest is not None:
+                    below.append(rest)
+            else:
+                for field in _CHILD_FIELDS[kind]:
+                    value = getattr(node, field)
+                    if type(value) is list:
+                        below += value
+                    elif value is not None:
+                        below.append(value)
+        level = below
     return found
 
 

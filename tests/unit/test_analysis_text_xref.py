@@ -156,3 +156,6 @@ def test_references_equal_a_plain_walk_of_the_tree() -> None:
     tree = ast.parse("a.b.c.d.e.f.g.h\na.b.c.d.e.f.g\nx = a\nf().a.b\na.b = a[a.c]\n" * 2)
     assert _refs(tree, {"a"}) == _references_walked(tree, {"a"}) == (
         "a 3,5,8,10\na.b 5,10\na.b.c.d.e.f 1,2,6,7\na.c 5,10")
+    # fields holding values that are no nodes: `case True:`'s value, `{**d}`'s missing key
+    tree = ast.parse("match a.b:\n    case True:\n        a.c\nx = {**a.d, 'k': a}\n")
+    assert _refs(tree, {"a"}) == _references_walked(tree, {"a"}) == "a 4\na.b 1\na.c 3\na.d 4"
