@@ -19,19 +19,24 @@ from repodoc_lsp.output.manifest import MANIFEST
 REPO = Path(__file__).resolve().parent.parent
 
 
+def recorded(monkeypatch: Any, owner: Any, name: str) -> list[Any]:
+    """Every first argument `owner.name` is called with from now on (it still runs)."""
+    given: list[Any] = []
+    real = getattr(owner, name)
+
+    def spy(value: Any, *args: Any, **kwargs: Any) -> Any:
+        given.append(value)
+        return real(value, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spy)
+    return given
+
+
 def count_cleandoc(monkeypatch: Any) -> list[str]:
     """Every text `inspect.cleandoc` is given from now on (it still cleans them)."""
     import inspect
 
-    given: list[str] = []
-    plain = inspect.cleandoc
-
-    def counted(doc: str) -> str:
-        given.append(doc)
-        return plain(doc)
-
-    monkeypatch.setattr(inspect, "cleandoc", counted)
-    return given
+    return recorded(monkeypatch, inspect, "cleandoc")
 
 
 def read_manifest(out: Path) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from edits import differences, tree
-from helpers import make_workspace
+from helpers import make_workspace, recorded
 from test_since_last_run import FILES, _generate, _state
 
 from repodoc_lsp.analysis import analyse_source
@@ -80,13 +80,7 @@ def test_the_saved_links_and_users_tables_are_the_graph_s_own_values(monkeypatch
     as_lists = [raw[0], {q: [list(k) for k in keys] for q, keys in link.bases.items()},
                 {name: list(key) for name, key in link.mentioned.items()}, list(link.deps)]
     assert json.dumps(raw) == json.dumps(as_lists)
-    encoded: list[Any] = []
-    real = sketches._json
-
-    def seen(value: Any) -> str:
-        encoded.append(value)
-        return real(value)
-    monkeypatch.setattr(sketches, "_json", seen)
+    encoded = recorded(monkeypatch, sketches, "_json")
     graph = _graph(BEFORE)
     tables = graph.users_by_file()
     parts = dict(sketches.users_of(graph))
