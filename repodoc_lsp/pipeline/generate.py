@@ -424,16 +424,14 @@ def generate(
         held, files = since_last_run(ws, None if last is None else last.files, saved.saved)
         job = Job(files=files, check=check, force=force, jobs=jobs, since=files is not None)
         whole = whole_sketches(state, check, last, held, files)
-        kept = False
         try:
             summary = run(held, job, renderer or _renderer(ws, state), progress=progress, cancel=cancel,
                           graph_built=None if whole is None else whole.write)
             if state is not None and not check and summary.complete():
                 keep_run(state, last, held, ws, files, touched, whole)
-                kept = True
         finally:
-            if whole is not None and not kept:
-                whole.drop()
+            if whole is not None:
+                whole.drop()  # a run not kept: nothing of it stays
     summary.files, summary.analysed, summary.cached = len(ws.facts), ws.analysed, ws.cached
     summary.skipped = ws.skipped
     summary.seconds = time.perf_counter() - started

@@ -78,19 +78,18 @@ class Sketches:
         self.written.result().keep()
 
     def drop(self) -> None:
-        """Stop a write under way and remove what it wrote; none starts after."""
+        """Stop a write under way and remove what it wrote; none starts after. Nothing to do once kept."""
         self._stop.set()
         if not self._claim() and self.written.exception() is None:
             self.written.result().drop()
 
     def _aside(self) -> kept.Aside:
         ws = self.ws
-        entries = sketches.OfGraph(ws.graph(), ws.digests)
-        return sketches.write_aside(sketches.sketches_path(self.state), sketch_stamp(ws),
-                                    self._until_stopped(entries), sketches.encode_imports_of(ws.facts.imports(),
-                                                                                            ws.digests),
-                                    sketches.encode_relations(ws.relations), sketches.users_of(ws.graph()),
-                                    entries.table())
+        graph = ws.graph()  # built by the graph's thread, or here
+        entries = sketches.OfGraph(graph, ws.digests)
+        return sketches.write_aside(sketches.sketches_path(self.state), sketch_stamp(ws), self._until_stopped(entries),
+                                    sketches.encode_imports_of(ws.facts.imports(), ws.digests),
+                                    sketches.encode_relations(ws.relations), sketches.users_of(graph), entries.table())
 
     def _until_stopped(self, entries: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
         for entry in entries:
