@@ -37,7 +37,7 @@ def codes(items: Iterable[str], sep: str = ", ", prefix: str = "") -> str:
     return sep.join(code(prefix + item) for item in items)
 
 
-def line_links(lines: Iterable[int], src_href: str) -> str:
+def lines_linked(lines: Iterable[int], src_href: str) -> str:
     """The `linelinks` filter: `[L12](source#L12), ...`, a link to each line of the source at `src_href`."""
     return ", ".join(f"[L{n}]({src_href}#L{n})" for n in lines)
 

@@ -54,7 +54,7 @@ class Renderer:
                                 docrest=docstring_rest, sigcode=signature_code,
                                 kb=md.size_short, plural=plural, grouped=grouped,
                                 # a list joined by one call each, not a template loop over it
-                                codes=md.codes, linelinks=md.line_links, namelinks=md.name_links, kwlinks=link_list)
+                                codes=md.codes, linelinks=md.lines_linked, namelinks=md.name_links, kwlinks=link_list)
         self.env.globals.update(marker=MARKER, version=__version__)
         self._loaded: dict[str, GuardedTemplate] | None = None
         if not lazy:
