@@ -51,9 +51,9 @@ def body_digest(lines: list[str], first: int, last: int, name: str) -> str:
     one file's definitions (`render/anchors.py`, `refs/check.py`), and it is kept for each of them in
     the manifest.
 
-    Speed: its lines joined and CRC-32 (not blake2b over slices of the file's bytes by a table of line
-    starts), the `def`/`class` matched where the line starts: bench/README.md, "The analysis workers
-    beyond `ast.parse`, a third time"."""
+    Speed: its lines joined and CRC-32, not blake2b over slices of the file's bytes by a table of
+    line starts; the `def`/`class` matched where the line starts, not searched for:
+    bench/README.md, "The analysis workers beyond `ast.parse`, a third time"."""
     if not 0 < first <= last <= len(lines):
         return ""
     head = lines[first - 1]
