@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import hashlib
 import inspect
-import itertools
 import re
+import zlib
 from typing import Any
 
 from repodoc_lsp.analysis.common import Anchors, TooComplex, count_lines
@@ -41,69 +40,28 @@ from repodoc_lsp.analysis.signature import signature_text
 from repodoc_lsp.analysis.unparse import unparse
 from repodoc_lsp.analysis.xref import assigned, instance_attributes, references
 
-_DEF_NAME = re.compile(r"\b(?:def|class)\s+(\w+)")
+# the name on a definition's first line (`[async] def NAME`, `class NAME`)
+_DEF_NAME = re.compile(r"\s*(?:async\s+)?(?:def|class)\s+(\w+)")
 
 
 def body_digest(lines: list[str], first: int, last: int, name: str) -> str:
     """A digest of the definition on lines `first`..`last` (1-based) of `lines` (the text split at
     its newlines) with its name blanked on its `def`/`class` line: a renamed definition whose source
-    is otherwise the same has the same one. 32 bits: it is compared only with the other definitions
-    of one file, and it is kept for each of them in the manifest."""
-    return _Text("\n".join(lines)).body_digest(first, last, name)
+    is otherwise the same has the same one. 32 bits: it is compared only with the other digests of
+    one file's definitions (`render/anchors.py`, `refs/check.py`), and it is kept for each of them in
+    the manifest.
 
-
-class _Text:
-    """A file's text, its lines (`text.split("\n")`) and, made on first use, its UTF-8 bytes and where
-    each line starts in them: each definition's `body_digest` hashes a slice of those bytes, not a join
-    of its lines encoded again (a class's lines once for it and once for each of its methods; a file
-    that is not ASCII had each definition's text encoded apart: a third of the digests' time,
-    bench/README.md "Figures")."""
-
-    __slots__ = ("_ascii", "_data", "_starts", "lines", "text")
-
-    def __init__(self, text: str, lines: list[str] | None = None) -> None:
-        self.text = text
-        self.lines = text.split("\n") if lines is None else lines
-        self._starts: list[int] = []
-        self._data: memoryview | None = None
-        self._ascii = True
-
-    def body_digest(self, first: int, last: int, name: str) -> str:
-        """`body_digest` of lines `first`..`last` of this text."""
-        lines = self.lines
-        if not 0 < first <= last <= len(lines):
-            return ""
-        data = self._data
-        if data is None:
-            # line i starts after lines 0..i-1 and their i newlines (a newline is one byte in UTF-8,
-            # never part of another character's bytes: the bytes' lines are the text's)
-            if self.text.isascii():
-                raw = self.text.encode("ascii")
-                lengths = map(len, lines)
-            else:
-                raw = self.text.encode("utf-8", "surrogatepass")
-                lengths = map(len, raw.split(b"\n"))
-                self._ascii = False
-            # the lengths of the lines before each (its start less the newlines before it): `(1).__add__`
-            # mapped over the lengths to count the newlines in took 4 times as long
-            self._starts = list(itertools.accumulate(lengths, initial=0))
-            data = self._data = memoryview(raw)
-        starts = self._starts
-        # the bytes of "\n".join(lines[first - 1 : last])
-        start, end = starts[first - 1] + first - 1, starts[last] + last - 1
-        line = lines[first - 1]
-        m = _DEF_NAME.search(line)
-        if m is None or m.group(1) != name:
-            return hashlib.blake2b(data[start:end], digest_size=4).hexdigest()
-        # hashed in parts: the digest of the text with the name replaced by a NUL
-        at, after = m.start(1), m.end(1)
-        if not self._ascii:  # code points -> bytes
-            at = len(line[:at].encode("utf-8", "surrogatepass"))
-            after = at + len(name.encode("utf-8", "surrogatepass"))
-        h = hashlib.blake2b(data[start : start + at], digest_size=4)
-        h.update(b"\0")
-        h.update(data[start + after : end])
-        return h.hexdigest()
+    Speed: its lines joined and CRC-32, not blake2b over slices of the file's bytes by a table of
+    line starts; the `def`/`class` matched where the line starts, not searched for:
+    bench/README.md, "The analysis workers beyond `ast.parse`, a third time"."""
+    if not 0 < first <= last <= len(lines):
+        return ""
+    head = lines[first - 1]
+    m = _DEF_NAME.match(head)
+    if m is not None and m.group(1) == name:
+        head = f"{head[:m.start(1)]}\0{head[m.end(1):]}"
+    body = "\n".join([head, *lines[first:last]]) if last > first else head
+    return f"{zlib.crc32(body.encode('utf-8', 'surrogatepass')):08x}"
 
 
 def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> str:
@@ -260,15 +218,15 @@ class _Walk:
         self.attributes: list[Attribute] = []
         self.anchors = Anchors()
         self.import_anchor: dict[str, str] = {}
-        self.source = _Text(text)
-        self.lines = self.source.lines
+        self.text = text
+        self.lines = text.split("\n")
         # (statements, qualname prefix, enclosing class qualname or "" , is module level)
         self.stack: list[tuple[list[ast.stmt], str, str, bool]] = []
 
     def walk(self, tree: ast.Module) -> None:
         facts, lines, stack = self.facts, self.lines, self.stack
         # `count_lines(text)` without counting the newlines again: the split made one more line than them
-        facts.lines = len(lines) - (not self.source.text or self.source.text.endswith("\n"))
+        facts.lines = len(lines) - (not self.text or self.text.endswith("\n"))
         facts.module_doc = _docstring(tree) or _leading_comment(lines)
         stack.append((tree.body, "", "", True))
         kinds = _STATEMENT_KINDS
@@ -333,7 +291,7 @@ class _Walk:
                 decorators=decorators,
                 bases=bases,
                 docstring=_docstring(node),
-                body=self.source.body_digest(node.lineno, end, node.name),
+                body=body_digest(self.lines, node.lineno, end, node.name),
             )
         )
         self.findings.extend(class_findings(node, qual, decorators, bases))
@@ -359,7 +317,7 @@ class _Walk:
                 is_async=is_async,
                 decorators=decorators,
                 docstring=_docstring(node),
-                body=self.source.body_digest(node.lineno, end, node.name),
+                body=body_digest(self.lines, node.lineno, end, node.name),
             )
         )
         if decorators or is_async:

@@ -35,8 +35,9 @@ from repodoc_lsp.analysis.source import analyser_for
 
 # Bump when analysis output changes for the same input (-16: keys hold the analyser, `digest`; -17: a
 # document's identifiers are its code words, reST read as reST; -18: a tree-sitter file's used names
-# with their first lines in the text's order; -19: a licence header's lines are no file's description).
-ANALYSIS_VERSION = f"{__version__}-19"
+# with their first lines in the text's order; -19: a licence header's lines are no file's description; -20: a
+# definition's body digest is the CRC-32 of its lines).
+ANALYSIS_VERSION = f"{__version__}-20"
 BUSY_SECONDS = 0.25  # a database another process holds locked longer than this is skipped
 KEEP_DAYS = 30  # rows unused for this long are deleted (checked once a day)
 OTHER_VERSION_SECONDS = 86_400  # databases of other versions untouched this long are deleted

@@ -88,6 +88,9 @@ def test_body_digest_blanks_the_name_on_the_first_line_only() -> None:
     assert body_digest(lines, 2, 3, "f") != body_digest(lines, 2, 3, "g")  # the name kept: another digest
     assert body_digest(lines, 6, 6, "f") == body_digest(["class renamed: pass"], 1, 1, "renamed")
     assert body_digest(lines, 0, 1, "x") == body_digest(lines, 6, 7, "f") == ""
+    # a method, `async`, a name that is a letter of its keyword: the name blanked, not the `e` of `def`
+    lines = ["class C:", "    async def e(self):", "        return 1", "    async def g(self):", "        return 1"]
+    assert body_digest(lines, 2, 3, "e") == body_digest(lines, 4, 5, "g") != body_digest(lines, 4, 5, "e")
 
 
 def test_facts_records_made_and_pickled_by_their_fields() -> None:
