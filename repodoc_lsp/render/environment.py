@@ -87,7 +87,7 @@ class OwnEnvironment(jinja2.Environment):
                      globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
         template = super().get_template(name, parent, globals)
         # asked for by a template (an import or include): its import with context made once a thread
-        return template if parent is None else cast(jinja2.Template, _OnceImported(template, self.imported))
+        return template if parent is None else cast(jinja2.Template, _OnceImported(template, parent, self.imported))
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict:
@@ -102,18 +102,18 @@ class OwnEnvironment(jinja2.Environment):
 
 
 class _OnceImported:
-    """`template` as a template of repodoc's own that imports it with context sees it (`{% from ... import ...
-    with context %}`: Jinja calls `make_module(the page's variables, True, ...)`, and anything else is the
-    template's own). Jinja makes a module per import: the template's body run again, its macros made again,
-    each a closure of the module's context, which holds them: a reference cycle per page, which only the cycle
-    collector frees, most of a render worker's collections. Here the module is made once a thread (`imported`),
-    sharing the variables of the page being rendered (`shared=True`: Jinja's own module reads them from that
-    dict), which each import replaces. The same pages: repodoc's `_macros.md.j2` computes nothing at its top,
-    so its macros read the page's variables only when called; a person's templates (which may) render in
-    the sandbox's environment, with Jinja's module per page."""
+    """`template` as `importer`, a template of repodoc's own, sees it when it imports it with context (`{% from
+    ... import ... with context %}`: Jinja calls `make_module(the page's variables, True, ...)`; anything else
+    is the template's own). Jinja makes a module per import: the template's body run again, its macros made
+    again, each a closure of the module's context, which holds them: a reference cycle per page, which only the
+    cycle collector frees, most of a render worker's collections. Here the module is made once a thread for
+    each importer (`imported`), sharing the variables of the page being rendered (`shared=True`: Jinja's module
+    reads them from that dict), which the importer's next import replaces. The same pages: repodoc's
+    `_macros.md.j2` computes nothing at its top, so its macros read the page's variables only when called;
+    a person's templates (which may) render in the sandbox's environment, with Jinja's module per page."""
 
-    def __init__(self, template: jinja2.Template, imported: threading.local) -> None:
-        self.template, self.imported = template, imported
+    def __init__(self, template: jinja2.Template, importer: str, imported: threading.local) -> None:
+        self.template, self.importer, self.imported = template, importer, imported
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.template, name)
@@ -122,17 +122,17 @@ class _OnceImported:
                     locals: Mapping[str, Any] | None = None) -> jinja2.environment.TemplateModule:
         if not shared or vars is None or any(value is not missing for value in (locals or {}).values()):
             return self.template.make_module(vars, shared, locals)  # not an import with context as ours write it
-        modules: dict[str, tuple[jinja2.Template, jinja2.environment.TemplateModule, dict[str, Any]]] = \
-            self.imported.__dict__.setdefault("modules", {})
-        made = modules.get(self.template.name or "")
+        modules: dict[tuple[str, str], tuple[jinja2.Template, jinja2.environment.TemplateModule, dict[str, Any]]] \
+            = self.imported.__dict__.setdefault("modules", {})
+        key = (self.importer, self.template.name or "")
+        made = modules.get(key)
         if made is None or made[0] is not self.template:
             page = dict(vars)
-            modules[self.template.name or ""] = (self.template, self.template.make_module(page, True), page)
-            return modules[self.template.name or ""][1]
-        _template, module, page = made
-        page.clear()
-        page.update(vars)
-        return module
+            made = modules[key] = (self.template, self.template.make_module(page, True), page)
+        elif made[2] is not vars:
+            made[2].clear()
+            made[2].update(vars)
+        return made[1]
 
 
 def make_environment(templates: str | Path | None) -> jinja2.Environment:
