@@ -424,8 +424,9 @@ def test_own_templates_make_their_macros_module_once_a_thread_with_each_page_s_v
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """repodoc's own templates import `_macros.md.j2` with context: Jinja made its module per page (its macros a
     reference cycle with the module's context, left to the cycle collector). It is made once a thread for each
-    page template importing it, and its macros read the variables of the page being rendered (`src_href` here): the pages Jinja's module per page
-    makes (a person's templates folder, here empty: the built-in templates in the sandbox's environment)."""
+    page template importing it, and its macros read the variables of the page being rendered (`src_href` here):
+    the pages Jinja's module per page makes (a person's templates folder, here empty: the built-in templates in
+    the sandbox's environment)."""
     made: list[str] = []
     plain = jinja2.Template.make_module
 
