@@ -15,12 +15,15 @@ import contextlib
 import logging
 import os
 import stat
+import threading
 import time
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
+from jinja2.utils import missing
 
 # compiled templates of other stamps or Jinja2 versions, and writes that did not end, untouched this long
 # are deleted (a day: a run of another repodoc sharing the folder compiles its templates again at most daily)
@@ -64,13 +67,27 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
 class OwnEnvironment(jinja2.Environment):
-    """The environment of repodoc's own templates. Its one change to Jinja's (through the public
-    `getattr` hook): a key of a plain dict read as an attribute (`it.href`: most of what the
-    templates read) is looked up as a key first, without first failing to find an attribute
-    (the same answer: a plain dict's attributes are its methods, which the templates read as
-    `d.get`), and any other object's attribute (a symbol's field) is read here as Jinja reads it
-    first, Jinja's method called only for a name it lacks. Rendering repodoc's pages takes less CPU
-    (bench/README.md, "Templates" and "Jinja2's own cost in the render workers")."""
+    """The environment of repodoc's own templates. Its changes to Jinja's, through public hooks, each
+    for less CPU (bench/README.md, "Templates", "Jinja2's own cost in the render workers" and "What a
+    page costs whatever its content"):
+
+    - `getattr`: a key of a plain dict read as an attribute (`it.href`: most of what the templates
+      read) is looked up as a key first, without first failing to find an attribute (the same
+      answer: a plain dict's attributes are its methods, which the templates read as `d.get`), and
+      any other object's attribute (a symbol's field) is read here as Jinja reads it first, Jinja's
+      method called only for a name it lacks;
+    - `get_template`: a template one of them imports with context (`_macros.md.j2`) is made into a
+      module once per thread, not once per page (`_OnceImported`)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.imported = threading.local()  # `_OnceImported`'s modules of this thread
+
+    def get_template(self, name: str | jinja2.Template, parent: str | None = None,
+                     globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
+        template = super().get_template(name, parent, globals)
+        # asked for by a template (an import or include): its import with context made once a thread
+        return template if parent is None else cast(jinja2.Template, _OnceImported(template, parent, self.imported))
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict:
@@ -82,6 +99,40 @@ class OwnEnvironment(jinja2.Environment):
             except AttributeError:
                 pass
         return super().getattr(obj, attribute)
+
+
+class _OnceImported:
+    """`template` as `importer`, a template of repodoc's own, sees it when it imports it with context (`{% from
+    ... import ... with context %}`: Jinja calls `make_module(the page's variables, True, ...)`; anything else
+    is the template's own). Jinja makes a module per import: the template's body run again, its macros made
+    again, each a closure of the module's context, which holds them: a reference cycle per page, which only the
+    cycle collector frees, most of a render worker's collections. Here the module is made once a thread for
+    each importer (`imported`), sharing the variables of the page being rendered (`shared=True`: Jinja's module
+    reads them from that dict), which the importer's next import replaces. The same pages: repodoc's
+    `_macros.md.j2` computes nothing at its top, so its macros read the page's variables only when called;
+    a person's templates (which may) render in the sandbox's environment, with Jinja's module per page."""
+
+    def __init__(self, template: jinja2.Template, importer: str, imported: threading.local) -> None:
+        self.template, self.importer, self.imported = template, importer, imported
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.template, name)
+
+    def make_module(self, vars: dict[str, Any] | None = None, shared: bool = False,
+                    locals: Mapping[str, Any] | None = None) -> jinja2.environment.TemplateModule:
+        if not shared or vars is None or any(value is not missing for value in (locals or {}).values()):
+            return self.template.make_module(vars, shared, locals)  # not an import with context as ours write it
+        modules: dict[tuple[str, str], tuple[jinja2.Template, jinja2.environment.TemplateModule, dict[str, Any]]] \
+            = self.imported.__dict__.setdefault("modules", {})
+        key = (self.importer, self.template.name or "")
+        made = modules.get(key)
+        if made is None or made[0] is not self.template:
+            page = dict(vars)
+            made = modules[key] = (self.template, self.template.make_module(page, True), page)
+        elif made[2] is not vars:
+            made[2].clear()
+            made[2].update(vars)
+        return made[1]
 
 
 def make_environment(templates: str | Path | None) -> jinja2.Environment:

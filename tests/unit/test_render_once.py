@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import re
+import threading
 from pathlib import Path
 
 import jinja2
@@ -416,3 +418,40 @@ def test_code_spans_found_from_their_first_backtick_are_those_read(text: str) ->
     for pattern, as_read in ((md._CODE_SPAN, _CODE_SPAN_AS_READ), (md._SPAN, _LINKED_SPAN_AS_READ)):
         assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == \
             [(m.span(), m.groups()) for m in as_read.finditer(text)]
+
+
+def test_own_templates_make_their_macros_module_once_a_thread_with_each_page_s_variables(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """repodoc's own templates import `_macros.md.j2` with context: Jinja made its module per page (its macros a
+    reference cycle with the module's context, left to the cycle collector). It is made once a thread for each
+    page template importing it, and its macros read the variables of the page being rendered (`src_href` here):
+    the pages Jinja's module per page makes (a person's templates folder, here empty: the built-in templates in
+    the sandbox's environment)."""
+    made: list[str] = []
+    plain = jinja2.Template.make_module
+
+    def counted(self: jinja2.Template, *args: object, **kwargs: object) -> object:
+        made.append(self.name or "")
+        return plain(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(jinja2.Template, "make_module", counted)
+    files = {f"m{i}.py": f'"""M{i}."""\n\n\ndef f{i}(x):\n    """Run `x`."""\n    return eval(x)\n' for i in range(3)}
+    site = _site(files)
+    renderer = Renderer()
+    shown = [renderer.render(site, kind, subject, files.get(subject))
+             for kind, subject in [*(("docs", rel) for rel in files), ("index", ""), ("doc", "")]]
+    assert made.count("_macros.md.j2") == 3  # one per page template importing it (file, folder index and doc)
+    assert "- **eval** ([L6](../m2.py#L6)): " in shown[2]
+    (tmp_path / "empty").mkdir()
+    theirs = Renderer(str(tmp_path / "empty"))
+    assert shown == [theirs.render(site, kind, subject, files.get(subject))
+                     for kind, subject in [*(("docs", rel) for rel in files), ("index", ""), ("doc", "")]]
+    assert made.count("_macros.md.j2") == 3 + len(files) + 2
+    gc.collect()
+    renderer.render(site, "docs", "m1.py", files["m1.py"])
+    assert gc.collect() == 0  # no reference cycle left by the page
+    made.clear()
+    thread = threading.Thread(target=renderer.render, args=(site, "docs", "m0.py", files["m0.py"]))
+    thread.start()
+    thread.join()
+    assert made == ["_macros.md.j2"]  # another thread's own module (each thread renders its own page)
