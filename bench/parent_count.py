@@ -4,14 +4,17 @@ instructions (issues 14/15): the symbol graph's build, and the gathering of ever
     REPODOC_CACHE_DIR=WARM python bench/parent_count.py prep WS PKL       # scan WS (its facts cached)
     python bench/parent_count.py graph PKL N | graphonce PKL | load PKL
     REPODOC_CACHE_DIR=WARM python bench/parent_count.py gather WS N | gatheronce WS | gathersetup WS
+    REPODOC_CACHE_DIR=WARM python bench/parent_count.py parts WS N | partsonce WS | partsetup WS
 
 `prep` scans WS with jobs=1 from a warm cache and pickles the relations and each Python file's
 sketch as the CLI's scan makes them; `graph` times the CLI's graph (`BuiltOnce`) of them N times (median),
 `graphonce` builds it once: under `valgrind --tool=cachegrind --cache-sim=no`, `graphonce` minus
 `load` is the build. `gather` times gathering every page's inputs (`GATHER`, `view_files`) N times,
 each on a graph built afresh, the cycle collector as the CLI's parent has it; `gatheronce` minus
-`gathersetup` is the gathering. Run with PYTHONHASHSEED=0 for repeatable counts; PYTHONPATH=TREE
-to measure another tree's code.
+`gathersetup` is the gathering. `parts` times what the parent does per page of a cold run's render
+phase (the pages planned without keys, in the order they are sent: every part made, `Parts`, then each
+docs page settled, `settle_anchors`, as its result comes back), `partsonce` minus `partsetup` counts it.
+Run with PYTHONHASHSEED=0 for repeatable counts; PYTHONPATH=TREE to measure another tree's code.
 """
 
 from __future__ import annotations
@@ -71,6 +74,9 @@ def main() -> None:
     from repodoc_lsp.render.pages import GATHER, view_files
 
     ws, sketches = scan(arg)
+    if mode.startswith("parts"):
+        parts(ws, sketches, mode, int(sys.argv[3]) if mode == "parts" else 1)
+        return
     pages = [(kind, s) for kind, subjects in (("docs", ws.facts), ("kw", ws.facts), ("index", ws.folders),
                                               ("doc", ws.folders)) for s in sorted(subjects)]
     times, cpu = [], []
@@ -91,6 +97,43 @@ def main() -> None:
         each = [round(t, 3) for t in times]
         print(f"gather {len(pages)} pages: median {statistics.median(times):.3f} s "
               f"(CPU {statistics.median(cpu):.3f} s), each {each}")
+
+
+def parts(ws: Any, sketches: dict[str, Any], mode: str, n: int) -> None:
+    """`Parts` of a cold run's pages made and their docs pages settled, `n` times (each on a graph built afresh)."""
+    import tempfile
+
+    from repodoc_lsp.output.writer import Writer
+    from repodoc_lsp.pipeline.generate import plan_pages, site_of
+    from repodoc_lsp.pipeline.rendering import Parts, ordered
+    from repodoc_lsp.pipeline.write import settle_anchors
+
+    times, cpu = [], []
+    with tempfile.TemporaryDirectory() as out:
+        for _ in range(n):
+            ws._graph, ws._sketches = None, dict(sketches)
+            site = site_of(ws)
+            writer = Writer(Path(out), read_manifest=False)
+            todo = plan_pages(ws, site, recorded=writer.manifest)
+            site.graph_pending = lambda: True  # type: ignore[method-assign]  # the order of a cold run's
+            pages = ordered(todo, site)
+            del site.graph_pending
+            made, settle = Parts(pages, site, writer), settle_anchors(site, writer)
+            if mode == "partsetup":
+                return
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(100_000, 50, 100)
+            started, used = time.perf_counter(), time.process_time()
+            for i in range(len(made)):
+                for page, _inputs, _known in made[i][0]:
+                    if page.kind == "docs":
+                        settle(page)
+            times.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - used)
+    if mode == "parts":
+        print(f"parts of {len(pages)} pages: median {statistics.median(times):.3f} s "
+              f"(CPU {statistics.median(cpu):.3f} s), each {[round(t, 3) for t in times]}")
 
 
 if __name__ == "__main__":
