@@ -49,6 +49,50 @@ def write_manifest(out: Path, table: object) -> None:
     (out / MANIFEST).write_bytes(gzip.compress(json.dumps(table).encode(), mtime=0))
 
 
+def read_saved(path: Path) -> Any:
+    """The saved sketches file (`store/sketches.py`) as one JSON value: its index with each text in place of its
+    place (a link's deps decoded), for a test to change and write back (`write_saved`)."""
+    from repodoc_lsp.store import kept
+
+    index, body = kept.read_texts(path, 1 << 30)
+
+    def text(place: Any) -> str:
+        return bytes(kept.at(body, place)).decode()
+    for entry in index["sketches"].values():
+        if entry[1] is not None:
+            entry[1] = text(entry[1])
+        if entry[2] is not None:
+            entry[2][0][0], entry[2][3] = text(entry[2][0][0]), json.loads(text(entry[2][3]))
+    for part in (*index["users"].values(), *index["imports"].values(), index["deps"]["table"]):
+        part[0] = text(part[0])
+    return index
+
+
+def write_saved(path: Path, saved: Any) -> None:
+    """`saved` (`read_saved`'s form, perhaps changed) written as the saved sketches file."""
+    from repodoc_lsp.store import kept
+
+    copy = json.loads(json.dumps(saved))
+
+    def text(value: Any) -> Any:
+        return kept.Text(value.encode()) if isinstance(value, str) else value
+    for entry in copy.get("sketches", {}).values():
+        if isinstance(entry, list) and len(entry) == 3:
+            entry[1] = text(entry[1])
+            link = entry[2]
+            if isinstance(link, list) and len(link) == 4:
+                if isinstance(link[0], list) and link[0]:
+                    link[0][0] = text(link[0][0])
+                link[3] = kept.Text(json.dumps(link[3]).encode()) if isinstance(link[3], list) else link[3]
+    for name in ("users", "imports", "deps"):
+        for part in (copy[name].values() if isinstance(copy.get(name), dict) else ()):
+            if isinstance(part, list) and part:
+                part[0] = text(part[0])
+    head = {key: value for key, value in copy.items() if not isinstance(value, dict)}
+    kept.texts_aside(path, head, {key: value for key, value in copy.items() if isinstance(value, dict)},
+                     level=0).keep()
+
+
 def make_workspace(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """Write `files` (relative path -> text or bytes) under `root`; returns root."""
     root.mkdir(parents=True, exist_ok=True)

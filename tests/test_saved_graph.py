@@ -6,14 +6,14 @@ is built (the path of before), and the tree stays equal to a fresh run's."""
 
 from __future__ import annotations
 
-import gzip
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from edits import differences, tree
-from helpers import make_workspace, recorded
+from helpers import make_workspace, read_saved, recorded, write_saved
 from test_since_last_run import FILES, _generate, _state
 
 from repodoc_lsp.analysis import analyse_source
@@ -55,8 +55,10 @@ def _graph(files: dict[str, str], linked: Any = None) -> Graph:
 def _saved(graph: Graph, digests: dict[str, str]) -> sketches.Saved:
     """What a run's saved file holds of `graph`, as read back."""
     entries = sketches.OfGraph(graph, digests)
-    raw = {"sketches": dict(entries), "users": dict(sketches.users_of(graph)), "deps": dict(entries.table())}
-    return sketches.Saved(**json.loads(json.dumps(raw)))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.json.gz"
+        sketches.write_aside(path, "stamp", entries, users=sketches.users_of(graph), deps=entries.table()).keep()
+        return sketches.load(path, "stamp")
 
 
 def _answers(graph: Graph, files: dict[str, str]) -> list[Any]:
@@ -89,7 +91,8 @@ def test_the_saved_links_and_users_tables_are_the_graph_s_own_values(monkeypatch
         # the graph's own tables (qualname -> users), not copies
         assert any(isinstance(value, dict) and value.keys() == tables[rel].keys()
                    and all(value[q] is t for q, t in tables[rel].items()) for value in encoded)
-        assert json.loads(part[0]) == {q: {u: list(lines) for u, lines in t.items()} for q, t in tables[rel].items()}
+        assert json.loads(part[0].data) == {q: {u: list(lines) for u, lines in t.items()}
+                                            for q, t in tables[rel].items()}
 
 
 def test_the_saved_users_tables_are_those_made_from_every_link() -> None:
@@ -178,19 +181,19 @@ def test_a_damaged_part_of_any_kind_means_every_link_decoded_before_the_graph(
     (root / "pkg/leaf.py").write_text(edits[0])
     _generate(root, cache)
     assert isinstance(taken[-1], Taken)  # the saved graph taken whole
-    saved = json.loads(gzip.decompress(path.read_bytes()))
+    saved = read_saved(path)
     for n, damaged in enumerate([*_damaged(saved), {**saved, "version": 5}]):
-        path.write_bytes(gzip.compress(json.dumps(damaged).encode()))
+        write_saved(path, damaged)
         taken.clear()
         (root / "pkg/leaf.py").write_text(edits[(n + 1) % 2])
         assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"], n
         assert taken == [None], n  # refused whole: every link decoded then, or none taken (version 5)
         assert differences(tree(root / "docs"), fresh[(n + 1) % 2]) == [], n
-        assert json.loads(gzip.decompress(path.read_bytes()))["version"] == sketches.VERSION  # saved again
-    saved = json.loads(gzip.decompress(path.read_bytes()))
+        assert read_saved(path)["version"] == sketches.VERSION  # saved again
+    saved = read_saved(path)
     some = next(iter(saved["imports"]))  # a file's imports, not of their digest: read from the facts cache
     saved["imports"][some][0] += " "
-    path.write_bytes(gzip.compress(json.dumps(saved).encode()))
+    write_saved(path, saved)
     taken.clear()
     (root / "pkg/leaf.py").write_text(edits[0])
     assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]

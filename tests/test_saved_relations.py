@@ -5,14 +5,13 @@ stays equal to a fresh run's."""
 
 from __future__ import annotations
 
-import gzip
-import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from edits import differences, tree
-from helpers import make_workspace
+from helpers import make_workspace, read_saved, write_saved
 from test_since_last_run import FILES, _fresh, _generate, _state
 
 from repodoc_lsp.analysis import analyse_source
@@ -39,7 +38,10 @@ def _saved(imports: dict[str, Any], relations: Relations) -> sketches.Saved:
     raw = {"sketches": {rel: [f"d-{rel}", None, None] for rel in imports},
            "imports": {f"d-{rel}": sketches.encode_imports(found) for rel, found in imports.items()},
            "relations": sketches.encode_relations(relations)}
-    return sketches.Saved(**json.loads(json.dumps(raw)))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.json.gz"
+        sketches.write_aside(path, "stamp", raw["sketches"], raw["imports"], raw["relations"]).keep()
+        return sketches.load(path, "stamp")
 
 
 def test_relations_made_from_the_saved_tables_are_those_made_from_every_file(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,12 +114,12 @@ def test_an_edit_run_with_damaged_saved_relations_makes_them_from_every_file(
     root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
     _generate(root, cache)
     path = sketches.sketches_path(_state(root, cache))
-    saved = json.loads(gzip.decompress(path.read_bytes()))
+    saved = read_saved(path)
     some = next(iter(saved["relations"]["importers"]))
     for n, relations in enumerate([{**saved["relations"], "importers": {some: "pkg/a.py"}},
                                    {**saved["relations"], "names": {some: {"f": ["gone.py"]}}},
                                    {"importers": saved["relations"]["importers"]}]):
-        path.write_bytes(gzip.compress(json.dumps({**saved, "relations": relations}).encode()))
+        write_saved(path, {**saved, "relations": relations})
         built_from_every_file.clear()
         (root / "pkg/leaf.py").write_text(f"def alone():\n    return {n + 2}\n")
         assert _generate(root, cache)["writtenPages"] == ["pkg/leaf.py_docs.md"]

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 from edits import differences, tree
-from helpers import make_workspace
+from helpers import make_workspace, read_saved, write_saved
 from test_since_last_run import FILES, _fresh, _generate, _state
 
 from repodoc_lsp.analysis import analyse_source
 from repodoc_lsp.knowledge.views import sketch_of
 from repodoc_lsp.render import llms
-from repodoc_lsp.store import sketches
+from repodoc_lsp.store import kept, sketches
 from repodoc_lsp.store.cache import FactsCache
 
 
@@ -90,19 +90,21 @@ def test_damaged_foreign_or_forged_sketches_are_ignored(tmp_path: Path, loaded: 
     root, cache = make_workspace(tmp_path / "ws", FILES), tmp_path / "cache"
     _generate(root, cache)
     path = sketches.sketches_path(_state(root, cache))
-    saved = json.loads(gzip.decompress(path.read_bytes()))
+    saved = read_saved(path)
     forged = json.loads(json.dumps(saved))
     forged["sketches"]["other/d.py"][1:] = ['[{"D": "not a number"}]',  # linked again: its view read
                                             [{"other/c.py": {"C": ["not a number"]}}, {}, {}, ["other/d.py"]]]
     swapped = json.loads(json.dumps(saved))  # each file given the other's digest and sketch
     swapped["sketches"]["other/d.py"], swapped["sketches"]["other/c.py"] = (
         swapped["sketches"]["other/c.py"], swapped["sketches"]["other/d.py"])
-    for n, damaged in enumerate([b"\x1f\x8b not gzip", gzip.compress(b"[]"),
-                                 gzip.compress(json.dumps({**saved, "version": 0}).encode()),
-                                 gzip.compress(json.dumps({**saved, "stamp": "another analysis"}).encode()),
-                                 gzip.compress(json.dumps(forged).encode()),
-                                 gzip.compress(json.dumps(swapped).encode())]):
-        path.write_bytes(damaged)
+    for n, damaged in enumerate([b"\x1f\x8b not gzip", gzip.compress(b"[]"), {**saved, "version": 0},
+                                 {**saved, "stamp": "another analysis"}, forged, swapped,
+                                 gzip.compress(json.dumps({**saved, "version": 7}).encode()),  # version 7's form
+                                 path.read_bytes()[:-9]]):  # cut short
+        if isinstance(damaged, bytes):
+            path.write_bytes(damaged)
+        else:
+            write_saved(path, damaged)
         unrelated = _digest_of(root, cache, "other/d.py")
         (root / "pkg/leaf.py").write_text(f"def alone():\n    return {n + 2}\n")
         _generate(root, cache)
@@ -126,10 +128,12 @@ def test_a_sketch_is_decoded_when_its_view_is_read_and_never_taken_damaged(
     assert 0 < len(decoded) < len(many)
     facts = analyse_source("m.py", b"class C:\n    pass\n")
     made = sketch_of(facts, {})
+    def saved(text: str) -> sketches.Saved:
+        return sketches.Saved({"m.py": ["d1", [0, len(text)], None]}, body=memoryview(text.encode()))
     for text in ('[{"C": "not a number"}]', "[" * 100_000, '{"a": 1}'):
-        later = sketches.held({"m.py": ["d1", text, None]}, {"m.py": "d1"}, {"m.py": ()}, lambda rel: made)
+        later = sketches.held(saved(text), {"m.py": "d1"}, {"m.py": ()}, lambda rel: made)
         assert later["m.py"][1] is not None and later["m.py"][1].make() is made
-    good = sketches.held({"m.py": ["d1", json.dumps(sketches.encode(made)), None]}, {"m.py": "d1"},
+    good = sketches.held(saved(json.dumps(sketches.encode(made))), {"m.py": "d1"},
                          {"m.py": facts.imports}, lambda rel: pytest.fail("decodes"))["m.py"][1]
     assert good is not None and good.make() == made
 
@@ -174,9 +178,9 @@ def test_imports_are_kept_as_checked_data(tmp_path: Path) -> None:
     facts = analyse_source("m.py", b"import os.path as p\nfrom .. import a, b as c\nfrom x import *\n")
     path = tmp_path / "s.json.gz"
     good = sketches.encode_imports(facts.imports)
-    damaged = [good[0].replace("1", "2"), good[1]]
+    damaged = [kept.Text(bytes(good[0].data).replace(b"1", b"2")), good[1]]
     sketches.write_aside(path, "stamp", {}, {"d1": good, "d2": damaged, "d3": [*good, "more"], "d4": good[0],
-                                             "d5": json.loads(good[0])}).keep()
+                                             "d5": json.loads(good[0].data)}).keep()
     saved = sketches.load(path, "stamp")
     found = sketches.imports_of(saved)
     assert list(found) == ["d1"] and found["d1"].made() == facts.imports

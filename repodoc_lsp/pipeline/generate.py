@@ -352,7 +352,7 @@ def _saved_sketches(ws: Workspace, saved: sketches.Saved | None, kept: Mapping[s
     if saved is None:
         return {}, {}
     with ws.runtime.holding():  # held to the end, without cycles: the collector's passes were a sixth of this
-        return sketches.held(saved.sketches, kept, ws.facts.imports(), made), sketches.links(saved, last)
+        return sketches.held(saved, kept, ws.facts.imports(), made), sketches.links(saved, last)
 
 
 class _SavedRun:

@@ -123,7 +123,7 @@ class SavedImports:
     `checked_import`'s form, checked against its digest, made into `Import`s when first read (making every
     file's was a tenth of a run after an edit, which reads a few)."""
 
-    rows: str
+    rows: bytes
 
     def made(self) -> tuple[Import, ...]:
         return tuple(checked_import(*row) for row in json.loads(self.rows))

@@ -7,14 +7,16 @@ one read instead of loading and sketching every file's facts, takes the graph's 
 the files whose link consulted a file changed since (`taken`), and its scan takes the imports instead of a
 row of the facts cache per file, and the relations instead of resolving every file's imports.
 
-Data only (JSON in a gzip container, stored: see `write_aside`), versioned, stamped with what a sketch is made by (the
-analysis and the page-splitting rule) and read up to a bound. Every value is checked: a damaged, foreign
+Data only (JSON texts in a gzip container, stored: see `write_aside`), versioned, stamped with what a sketch is
+made by (the analysis and the page-splitting rule) and read up to a bound. The file is its texts, each as it was
+made (`kept.Text`: every sketch, each link's `out` and deps, the users' tables and imports of each file), then on a
+line of its own its index: JSON naming each text by its place. Every value is checked: a damaged, foreign
 or forged file, or one of another stamp, is ignored (the graph is then built from the facts); a sketch
 is used only for the content digest it was made of, a link only while every file it consulted has the
-content it had. The users' tables and each link's `out` are kept as their own texts (`Part`), decoded when
-first read: each text is checked against its digest and count before any graph is built, and anything off
-means every link decoded then instead (`links`), never a fallback from inside a query. What each link consulted
-is kept as indexes into one table of every such file and name, written once (`OfGraph`) and checked likewise.
+content it had. The users' tables and each link's `out` are decoded when first read (`Part`): each text is
+checked against its digest and count before any graph is built, and anything off means every link decoded
+then instead (`links`), never a fallback from inside a query. What each link consulted is kept as indexes
+into one table of every such file and name, written once (`OfGraph`) and checked likewise.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import json
 import zlib
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -40,8 +42,10 @@ from repodoc_lsp.store.facts import Imports, SavedImports
 # 2: each file's link beside its sketch; 3: each sketch as its own JSON text; 4: every file's imports; 5: who
 # imports each file (the import relations' tables); 6: the users' tables by defined file and each link's `out`,
 # each as its own JSON text with its count and digest (`Part`), and each file's imports as one JSON text with
-# its digest; 7: each link's deps as indexes into one table of every dep, written once (`OfGraph.table`)
-VERSION = 7
+# its digest; 7: each link's deps as indexes into one table of every dep, written once (`OfGraph.table`); 8: each
+# text written once as it is, the index after them naming its place (`kept.Text`: kept as JSON strings inside one JSON
+# text, every text was encoded twice and read with each quote escaped), each link's deps as a text of their indexes
+VERSION = 8
 MAX_BYTES = 256 << 20  # inflated past this the file is ignored, and not written
 
 
@@ -97,10 +101,15 @@ def _strs(value: Any) -> bool:
 def encode_link(link: Link) -> list[Any]:
     """`link` as JSON-ready data: what it names grouped by file, then its bases, mentions and dependencies (its
     own tuples and tables, read only: JSON writes a tuple as an array)."""
-    out: dict[str, dict[str, tuple[int, ...]]] = {}
-    for (rel, qual), lines in link.out.items():
-        out.setdefault(rel, {})[qual] = lines
-    return [out, link.bases, link.mentioned, link.deps]
+    return [_by_file(link.out), link.bases, link.mentioned, link.deps]
+
+
+def _by_file(out: Mapping[Key, tuple[int, ...]]) -> dict[str, dict[str, tuple[int, ...]]]:
+    """A link's `out` grouped by file: file -> qualname -> lines."""
+    found: dict[str, dict[str, tuple[int, ...]]] = {}
+    for (rel, qual), lines in out.items():
+        found.setdefault(rel, {})[qual] = lines
+    return found
 
 
 def decode_link(raw: Any) -> Link:
@@ -136,28 +145,31 @@ def _key(value: Any) -> bool:
     return isinstance(value, list) and len(value) == 2 and type(value[0]) is str and type(value[1]) is str
 
 
-def held(saved: Mapping[str, Any], digests: Mapping[str, str], imports: Mapping[str, tuple[Import, ...]],
+def held(saved: Saved, digests: Mapping[str, str], imports: Mapping[str, tuple[Import, ...]],
          made: Callable[[str], Sketch]) -> dict[str, tuple[str, LaterSketch | None]]:
     """file -> (digest, its sketch with its `imports` (read then), decoded when its view is first read; None: a
     file of no graph) for each file of `digests` that `saved` holds a sketch of for that digest. A sketch that
     does not decode then is `made(file)` instead (from the file's facts): never taken as it is."""
     found: dict[str, tuple[str, LaterSketch | None]] = {}
     for rel, key in digests.items():
-        entry = saved.get(rel)
+        entry = saved.sketches.get(rel)
         if not (isinstance(entry, list) and len(entry) == 3 and entry[0] == key and rel in imports):
             continue
         if entry[1] is None:
             found[rel] = (key, None)
-        elif type(entry[1]) is str:
-            found[rel] = (key, LaterSketch(partial(_sketch, entry[1], partial(imports.__getitem__, rel),
-                                                   partial(made, rel))))
+            continue
+        try:
+            text = kept.at(saved.body, entry[1])
+        except ValueError:
+            continue
+        found[rel] = (key, LaterSketch(partial(_sketch, text, partial(imports.__getitem__, rel), partial(made, rel))))
     return found
 
 
-def _sketch(text: str, imports: Callable[[], tuple[Import, ...]], made: Callable[[], Sketch]) -> Sketch:
+def _sketch(text: memoryview, imports: Callable[[], tuple[Import, ...]], made: Callable[[], Sketch]) -> Sketch:
     """The sketch saved as `text` (`OfGraph`) with `imports()`, or `made()` when it does not decode."""
     try:
-        sketch = decode(json.loads(text))
+        sketch = decode(json.loads(bytes(text)))
     except (ValueError, TypeError, RecursionError):
         return made()
     return replace(sketch, imports=imports())
@@ -183,7 +195,7 @@ def links(saved: Saved, digests: Mapping[str, str]) -> Links:
         if rel not in then or entry[2] is None:
             continue
         try:
-            found[rel] = _saved_link(entry[2], table, later=False)
+            found[rel] = _saved_link(entry[2], table, saved.body, later=False)
         except (ValueError, TypeError, RecursionError):
             continue
     stale = _stale(found, then, digests)
@@ -218,13 +230,14 @@ def taken(saved: Saved, digests: Mapping[str, str]) -> Taken | None:
     if len(then) != len(saved.sketches):
         return None
     found: dict[str, Link] = {}
+    body = saved.body
     try:
         table = _table(saved)
         for rel, entry in saved.sketches.items():
             if entry[2] is not None:
-                found[rel] = _saved_link(entry[2], table)
-        tables = {rel: Part(*_part(raw), _users_table) for rel, raw in users.items()}
-    except (ValueError, TypeError):
+                found[rel] = _saved_link(entry[2], table, body)
+        tables = {rel: Part(*_part(raw, body), _users_table) for rel, raw in users.items()}
+    except (ValueError, TypeError, RecursionError):
         return None
     if sum(part.count for part in tables.values()) != sum(cast(Part, link.out).count for link in found.values()):
         return None
@@ -237,14 +250,14 @@ class Part(Mapping[Any, Any]):
 
     __slots__ = ("_decode", "_value", "count", "text")
 
-    def __init__(self, text: str, count: int, decode: Callable[[Any], dict[Any, Any]]) -> None:
+    def __init__(self, text: bytes | memoryview, count: int, decode: Callable[[Any], dict[Any, Any]]) -> None:
         self.text, self.count, self._decode = text, count, decode
         self._value: dict[Any, Any] | None = None
 
     def _decoded(self) -> dict[Any, Any]:
         value = self._value
         if value is None:  # two threads may both decode: the same value, one kept
-            value = self._value = self._decode(json.loads(self.text))
+            value = self._value = self._decode(json.loads(bytes(self.text)))
         return value
 
     def __getitem__(self, key: Any) -> Any:
@@ -257,20 +270,20 @@ class Part(Mapping[Any, Any]):
         return len(self._decoded())
 
 
-def _part(raw: Any) -> tuple[str, int]:
-    """A part as `_encode_part` wrote it, [text, count, digest]: its text and count; ValueError when it is not
-    of that form or its text is not of its digest."""
-    _check(isinstance(raw, list) and len(raw) == 3 and type(raw[0]) is str and type(raw[1]) is int
-           and type(raw[2]) is int and raw[1] >= 0)
-    _check(zlib.crc32(raw[0].encode()) == raw[2])
-    return raw[0], raw[1]
+def _part(raw: Any, body: memoryview) -> tuple[memoryview, int]:
+    """A part as `_encode_part` wrote it, [place of its text in `body`, count, digest]: its text and count;
+    ValueError when it is not of that form or its text is not of its digest."""
+    _check(isinstance(raw, list) and len(raw) == 3 and type(raw[1]) is int and type(raw[2]) is int and raw[1] >= 0)
+    text = kept.at(body, raw[0])
+    _check(zlib.crc32(text) == raw[2])
+    return text, raw[1]
 
 
 def _encode_part(value: Mapping[Any, Any] | list[str], count: int) -> list[Any]:
-    """A part of the saved graph: `value` as its own JSON text (passed on as it is when it was read so),
+    """A part of the saved graph: `value` as its own JSON text (`kept.Text`; passed on as it is when it was read so),
     the pairs of definition and user it holds, and the digest of the text (`zlib.crc32`, against damage)."""
-    text = value.text if isinstance(value, Part) else _json(value)
-    return [text, count, zlib.crc32(text.encode())]
+    text = value.text if isinstance(value, Part) else _json(value).encode()
+    return [kept.Text(text), count, zlib.crc32(text)]
 
 
 def _out(raw: Any) -> dict[Key, tuple[int, ...]]:
@@ -294,29 +307,29 @@ def _users_table(raw: Any) -> dict[str, dict[str, tuple[int, ...]]]:
 
 def _table(saved: Saved) -> tuple[str, ...]:
     """The deps table `saved` holds (`OfGraph.table`); ValueError when it is not of that form, digest or count."""
-    text, count = _part(saved.deps.get("table"))
-    names = json.loads(text)
+    text, count = _part(saved.deps.get("table"), saved.body)
+    names = json.loads(bytes(text))
     _check(_strs(names) and len(names) == count)
     return tuple(names)
 
 
-def encode_saved_link(link: Link, deps: dict[str, int]) -> list[Any]:
-    """`link` as the saved file keeps it: `encode_link`'s form with its `out` as a part (`_encode_part`) and its
-    deps as indexes into the table `deps` (each added to it when new)."""
-    taken = isinstance(link.out, Part)  # taken and never read: as it came
-    raw = encode_link(replace(link, out={}) if taken else link)
-    raw[0] = _encode_part(link.out, cast(Part, link.out).count) if taken else _encode_part(raw[0], len(link.out))
-    raw[3] = [deps.setdefault(dep, len(deps)) for dep in link.deps]
-    return raw
+def encode_saved_link(link: Link, at: Mapping[str, bytes]) -> list[Any]:
+    """`link` as the saved file keeps it: `encode_link`'s form with its `out` as a part (`_encode_part`; as it came
+    when taken and never read) and its deps as a text of their indexes in the table, `at` (dep -> its index as
+    JSON; joined as they are: an index computed and encoded for each of them was two fifths of the file's write)."""
+    out = link.out
+    part = _encode_part(out, out.count) if isinstance(out, Part) else _encode_part(_by_file(out), len(out))
+    return [part, link.bases, link.mentioned, kept.Text(b"[%b]" % b",".join(map(at.__getitem__, link.deps)))]
 
 
-def _saved_link(raw: Any, table: tuple[str, ...], later: bool = True) -> Link:
-    """The link `encode_saved_link` wrote (deps: indexes into `table`), its `out` a `Part` decoded when first
-    read (`later`: else decoded now); ValueError when `raw` is not of that form or its out's text not of its
-    digest."""
+def _saved_link(raw: Any, table: tuple[str, ...], body: memoryview, later: bool = True) -> Link:
+    """The link `encode_saved_link` wrote (its texts in `body`; deps: indexes into `table`), its `out` a `Part`
+    decoded when first read (`later`: else decoded now); ValueError when `raw` is not of that form or its out's
+    text not of its digest."""
     _check(type(raw) is list and len(raw) == 4)
-    text, count = _part(raw[0])
-    return _link(Part(text, count, _out) if later else _out(json.loads(text)), raw[1], raw[2], raw[3], table)
+    text, count = _part(raw[0], body)
+    deps = json.loads(bytes(kept.at(body, raw[3])))
+    return _link(Part(text, count, _out) if later else _out(json.loads(bytes(text))), raw[1], raw[2], deps, table)
 
 
 def users_of(graph: Graph) -> Iterator[tuple[str, list[Any]]]:
@@ -328,27 +341,27 @@ def users_of(graph: Graph) -> Iterator[tuple[str, list[Any]]]:
         yield rel, _encode_part(tables, count)
 
 
-@dataclass(frozen=True, slots=True)
 class OfGraph:
-    """What `write_aside` records of a built graph: (file, [digest, encoded sketch as its own JSON text (read only
-    when a run reads its view, `held`) or None, its link as `encode_saved_link` writes it or None]), one file
-    at a time as `write_aside` writes them; `deps`: every file and name their links consulted, each once, filled as they
-    are made (a link keeps its deps as indexes into it: as strings they were most of a large tree's file, past its
-    bound, a file whose names resolve through a package's lazy imports consulting thousands)."""
+    """What `write_aside` records of a built graph: (file, [digest, encoded sketch as its own JSON text (`kept.Text`,
+    read only when a run reads its view, `held`) or None, its link as `encode_saved_link` writes it or None]), one file
+    at a time as `write_aside` writes them; `deps`: every file and name their links consulted, each once, sorted
+    (a link keeps its deps as indexes into it: as strings they were most of a large tree's file, past its bound, a
+    file whose names resolve through a package's lazy imports consulting thousands)."""
 
-    graph: Graph
-    digests: Mapping[str, str]
-    deps: dict[str, int] = field(default_factory=dict)
+    def __init__(self, graph: Graph, digests: Mapping[str, str]) -> None:
+        self.graph, self.digests, self.links = graph, digests, graph.links()
+        self.deps = sorted(set().union(*(link.deps for link in self.links.values())))
 
     def __iter__(self) -> Iterator[tuple[str, list[Any]]]:
-        linked, graph, deps = self.graph.links(), self.graph, self.deps
+        graph, linked, at = self.graph, self.links, {dep: b"%d" % n for n, dep in enumerate(self.deps)}
         for rel, key in self.digests.items():
-            yield rel, [key, None if (sketch := graph.sketch(rel)) is None else _json(encode(sketch)),
-                        None if (link := linked.get(rel)) is None else encode_saved_link(link, deps)]
+            sketch, link = graph.sketch(rel), linked.get(rel)
+            yield rel, [key, None if sketch is None else kept.Text(_json(encode(sketch)).encode()),
+                        None if link is None else encode_saved_link(link, at)]
 
     def table(self) -> Iterator[tuple[str, list[Any]]]:
-        """The deps table as `write_aside` records it once every entry is made: its list as a part (`_encode_part`)."""
-        yield "table", _encode_part(list(self.deps), len(self.deps))
+        """The deps table as `write_aside` records it: its list as a part (`_encode_part`)."""
+        yield "table", _encode_part(self.deps, len(self.deps))
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,35 +370,37 @@ class Saved:
     `links`), content digest -> its imports as `encode_imports` wrote them (checked by `imports_of`),
     the import relations' tables as `encode_relations` wrote them (checked by `relations`), and the graph's
     users' tables by defined file (`users_of`; checked with the links by `taken`) and the table of what they
-    consulted (`OfGraph.table`; checked with them)."""
+    consulted (`OfGraph.table`; checked with them); `body`: the texts their places (`kept.Text`) are in."""
 
     sketches: dict[str, Any] = field(default_factory=dict)
     imports: dict[str, Any] = field(default_factory=dict)
     relations: dict[str, Any] = field(default_factory=dict)
     users: dict[str, Any] = field(default_factory=dict)
     deps: dict[str, Any] = field(default_factory=dict)
+    body: memoryview = field(default_factory=lambda: memoryview(b""))
 
 
 def load(path: Path, stamp: str) -> Saved:
     """What `write_aside` recorded; empty when the file is missing, unreadable, too large, of another version or
     stamp, or not of the expected form."""
-    data = kept.read(path, MAX_BYTES)
-    if not isinstance(data, dict) or data.get("version") != VERSION or data.get("stamp") != stamp:
+    index, body = kept.read_texts(path, MAX_BYTES)
+    if not isinstance(index, dict) or index.get("version") != VERSION or index.get("stamp") != stamp:
         return Saved()
-    parts = (data.get("sketches"), data.get("imports"), data.get("relations"), data.get("users"), data.get("deps"))
-    return Saved(*(part if isinstance(part, dict) else {} for part in parts))
+    sketches, imports, relations, users, deps = (part if isinstance(part := index.get(name), dict) else {}
+                                                  for name in ("sketches", "imports", "relations", "users", "deps"))
+    return Saved(sketches, imports, relations, users, deps, body)
 
 
 def encode_imports(imports: tuple[Import, ...]) -> list[Any]:
     """A file's imports as `write_aside` takes them: their rows, each an `Import`'s fields in order (`asnames` null
     when they are the `names`), as one JSON text with its digest (`_imports_part`)."""
     return _imports_part(_json([[i.module, i.names, i.line, i.level, i.anchor,
-                                 None if i.asnames == i.names else i.asnames, i.star] for i in imports]))
+                                 None if i.asnames == i.names else i.asnames, i.star] for i in imports]).encode())
 
 
-def _imports_part(text: str) -> list[Any]:
-    """[text, digest] (`zlib.crc32`: against damage, as `_encode_part`)."""
-    return [text, zlib.crc32(text.encode())]
+def _imports_part(text: bytes) -> list[Any]:
+    """[text (`kept.Text`), digest] (`zlib.crc32`: against damage, as `_encode_part`)."""
+    return [kept.Text(text), zlib.crc32(text)]
 
 
 def imports_of(saved: Saved) -> dict[str, SavedImports]:
@@ -397,9 +412,13 @@ def imports_of(saved: Saved) -> dict[str, SavedImports]:
     each from the cache."""
     found: dict[str, SavedImports] = {}
     for key, raw in saved.imports.items():
-        if (type(raw) is list and len(raw) == 2 and type(raw[0]) is str and type(raw[1]) is int
-                and zlib.crc32(raw[0].encode()) == raw[1]):
-            found[key] = SavedImports(raw[0])
+        if type(raw) is list and len(raw) == 2 and type(raw[1]) is int:
+            try:
+                text = kept.at(saved.body, raw[0])
+            except ValueError:
+                continue
+            if zlib.crc32(text) == raw[1]:
+                found[key] = SavedImports(bytes(text))
     return found
 
 
@@ -464,34 +483,18 @@ def relations(saved: Saved, imports: Mapping[str, SavedImports]) -> SavedRelatio
 _json = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
-Entries = Mapping[str, Any] | Iterable[tuple[str, Any]]  # a part of the saved file: a mapping, or its pairs in order
-
-
-def write_aside(path: Path, stamp: str, sketches: Entries, imports: Entries = (),
-                relations: Mapping[str, Any] | None = None, users: Entries = (), deps: Entries = ()) -> kept.Aside:
+def write_aside(path: Path, stamp: str, sketches: kept.Entries, imports: kept.Entries = (),
+                relations: Mapping[str, Any] | None = None, users: kept.Entries = (),
+                deps: kept.Entries = ()) -> kept.Aside:
     """Record `sketches` (`OfGraph`), `imports` (content digest -> `encode_imports`), the import `relations`
     of these files and contents (`encode_relations`), the graph's `users` (`users_of`) and the `deps` table its
-    links index (`OfGraph.table`: written last, once every link has added to it) beside `path`, for the caller
-    to put in place (`kept.Aside.keep`: atomically) or drop; a failure (a read-only cache folder) only means
-    the next run builds its graph from the facts. Stored, not compressed: inflating it was a sixth of reading
-    it in every run after an edit (the file is three times larger). Written an entry at a time as each is made
-    (`kept.write_aside`): held whole with its text, the file of a large tree took as much memory again as the
-    run before it. A file past MAX_BYTES, which `load` would ignore, is not kept (the graph of the next run is
-    built from the facts)."""
-    text = _text(stamp, {"sketches": sketches, "imports": imports, "relations": relations or {}, "users": users,
-                         "deps": deps})
+    links index (`OfGraph.table`) beside `path`, for the caller to put in place (`kept.Aside.keep`: atomically)
+    or drop; a failure (a read-only cache folder) only means the next run builds its graph from the facts.
+    Stored, not compressed: inflating it was a sixth of reading it in every run after an edit (the file is three
+    times larger). Written a text at a time as each is made (`kept.write_aside`): held whole, the file of a large
+    tree took as much memory again as the run before it. A file past MAX_BYTES, which `load` would ignore, is not
+    kept (the graph of the next run is built from the facts)."""
+    parts = {"sketches": sketches, "imports": imports, "relations": relations or {}, "users": users, "deps": deps}
     # stored blocks add a little: `load` reads the file too
-    return kept.write_aside(path, text, level=0, most=MAX_BYTES - (MAX_BYTES >> 10))
-
-
-def _text(stamp: str, parts: Mapping[str, Entries]) -> Iterator[str]:
-    """The saved file's JSON text, in the order `json.dumps` writes it, a chunk per entry of each part."""
-    yield f'{{"version":{VERSION},"stamp":{_json(stamp)}'
-    for name, entries in parts.items():
-        yield f',"{name}":{{'
-        sep = ""
-        for key, value in entries.items() if isinstance(entries, Mapping) else entries:
-            yield f"{sep}{_json(key)}:{_json(value)}"
-            sep = ","
-        yield "}"
-    yield "}"
+    return kept.texts_aside(path, {"version": VERSION, "stamp": stamp}, parts, level=0,
+                            most=MAX_BYTES - (MAX_BYTES >> 10))
