@@ -19,13 +19,14 @@ from repodoc_lsp.output.manifest import MANIFEST
 REPO = Path(__file__).resolve().parent.parent
 
 
-def recorded(monkeypatch: Any, owner: Any, name: str) -> list[Any]:
-    """Every first argument `owner.name` is called with from now on (it still runs)."""
+def recorded(monkeypatch: Any, owner: Any, name: str, key: Callable[[Any], Any] = lambda value: value) -> list[Any]:
+    """Every first argument `owner.name` is called with from now on (it still runs), as `key` of it (a method of
+    a class: its instance, `key=lambda t: t.name` its name)."""
     given: list[Any] = []
     real = getattr(owner, name)
 
     def spy(value: Any, *args: Any, **kwargs: Any) -> Any:
-        given.append(value)
+        given.append(key(value))
         return real(value, *args, **kwargs)
 
     monkeypatch.setattr(owner, name, spy)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jinja2
 import pytest
-from helpers import make_workspace
+from helpers import make_workspace, recorded
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 import repodoc_lsp.render
@@ -119,14 +119,7 @@ def test_entries_use_the_macros_their_page_imported(tmp_path: Path, monkeypatch:
     template imported (importing them again with context ran `_macros.md.j2` anew for each entry:
     about a tenth of rendering PyTorch's pages), and import them themselves when the template that
     includes them did not (a person's); the pages are the same either way."""
-    made: list[str] = []
-    plain = jinja2.Template.make_module
-
-    def counted(self: jinja2.Template, *args: object, **kwargs: object) -> object:
-        made.append(self.name or "")
-        return plain(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(jinja2.Template, "make_module", counted)
+    made = recorded(monkeypatch, jinja2.Template, "make_module", key=lambda template: template.name or "")
     root = make_workspace(tmp_path / "ws", {"m.py": ENTRIES.decode()})
     ws = Workspace(root, Settings(), use_cache=False)
     ws.scan(jobs=1)

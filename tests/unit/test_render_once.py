@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jinja2
 import pytest
-from helpers import count_cleandoc
+from helpers import count_cleandoc, recorded
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -311,14 +311,7 @@ def test_a_file_page_s_entries_make_no_context_and_call_no_line_link(monkeypatch
     """Each class, function and members list was an `include` (a new context copying the page's
     variables) and each line link a call of `line_href`: a file page now makes two contexts (its
     own and its macros'), whatever its entries, and writes its line links without a call."""
-    made: list[str] = []
-    plain = jinja2.Template.new_context
-
-    def counted(self: jinja2.Template, *args: object, **kwargs: object) -> object:
-        made.append(self.name or "")
-        return plain(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(jinja2.Template, "new_context", counted)
+    made = recorded(monkeypatch, jinja2.Template, "new_context", key=lambda template: template.name or "")
     called: list[int] = []
     plain_links = file_page.line_links
     monkeypatch.setattr(file_page, "line_links", lambda *where: lambda line: called.append(line) or
@@ -427,14 +420,7 @@ def test_own_templates_make_their_macros_module_once_a_thread_with_each_page_s_v
     page template importing it, and its macros read the variables of the page being rendered (`src_href` here):
     the pages Jinja's module per page makes (a person's templates folder, here empty: the built-in templates in
     the sandbox's environment)."""
-    made: list[str] = []
-    plain = jinja2.Template.make_module
-
-    def counted(self: jinja2.Template, *args: object, **kwargs: object) -> object:
-        made.append(self.name or "")
-        return plain(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(jinja2.Template, "make_module", counted)
+    made = recorded(monkeypatch, jinja2.Template, "make_module", key=lambda template: template.name or "")
     files = {f"m{i}.py": f'"""M{i}."""\n\n\ndef f{i}(x):\n    """Run `x`."""\n    return eval(x)\n' for i in range(3)}
     site = _site(files)
     renderer = Renderer()
