@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BENCH, fmt_mb, fmt_s, median, run_measured, settle_file_creation, table, verdict, write_results
 from corpus import ensure_corpus, python_files, stats
-from floor import measure_floor_fresh
+from floor import measure_floor_at_once, measure_floor_fresh
 
 TARGET_COLD = 1.5  # cold / floor
 TARGET_WARM = 0.1  # warm / floor
@@ -100,13 +100,16 @@ def run_griffe(search_path: Path) -> dict[str, Any]:
 
 
 def cold_and_warm(root: Path, tmp: Path, *, floor_runs: int, cold_runs: int, warm_runs: int,
-                  jobs: int | None) -> dict[str, Any]:
+                  jobs: int | None, floor_at_once: int = 0) -> dict[str, Any]:
     """The floor alternating with cold runs, then warm runs on the last cold run's cache and output
-    (`tmp/out-N`, `tmp/cache-N`, kept); notes name what looks wrong (a page missing, a warm write)."""
+    (`tmp/out-N`, `tmp/cache-N`, kept); notes name what looks wrong (a page missing, a warm write).
+    `floor_at_once` N > 1: each floor run is followed by N floors at once (`floor.measure_floor_at_once`:
+    the floor with the cores as busy as a cold run keeps them), reported beside it as `floor["at_once"]`."""
     notes: list[str] = []
     # Floor and cold runs alternate, so a burst of load elsewhere on the machine weighs on both.
     floor_times: list[float] = []
     floor_cpu: list[float] = []
+    at_once: list[float] = []
     cold: list[dict[str, Any]] = []
     for i in range(max(floor_runs, cold_runs)):
         if i < floor_runs:
@@ -116,6 +119,9 @@ def cold_and_warm(root: Path, tmp: Path, *, floor_runs: int, cold_runs: int, war
             floor_times.append(float(one["median"]))
             floor_cpu.append(float(one["cpu_median"]))
             print(f"floor {i + 1}: {fmt_s(floor_times[-1])}", flush=True)
+            if floor_at_once > 1:
+                at_once.append(float(measure_floor_at_once(root, floor_at_once)["median"]))
+                print(f"floor {i + 1}, {floor_at_once} at once: {fmt_s(at_once[-1])} each", flush=True)
         if i < cold_runs:
             out, cache = tmp / f"out-{i}", tmp / f"cache-{i}"
             os.sync()
@@ -137,6 +143,8 @@ def cold_and_warm(root: Path, tmp: Path, *, floor_runs: int, cold_runs: int, war
         "cpu_median": median(floor_cpu),
         "interleaved_with_cold": True,
     }
+    if at_once:
+        floor["at_once"] = {"processes": floor_at_once, "runs": at_once, "median": median(at_once)}
     warm: list[dict[str, Any]] = []
     last = cold_runs - 1
     for i in range(warm_runs):

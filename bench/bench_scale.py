@@ -1,13 +1,15 @@
 """Scale: repodoc on 17,150 files of 14 packages (bench/corpus_large.py) beside PyTorch, in one run.
 
     python bench/bench_scale.py [--corpora scale,torch] [--limit N] [--cold-runs 1] [--warm-runs 3] [--no-peer]
-                                [--no-generate] [--keep]
+                                [--no-generate] [--floor-at-once N] [--keep]
 
 Per corpus (each a workspace of hard links to the cached sources, in a temporary folder):
 
 - the floor (read + `ast.parse` of every file, one process) alternating with cold
   `repodoc generate` runs (`--cold-runs` of each; the ratio is of their medians), then warm runs
   (nothing changed): bench_generate.cold_and_warm; peak RSS sum and PSS of the CLI's process tree;
+  with `--floor-at-once N`, after each floor N floors at once (the floor with N cores busy, as a
+  cold run keeps them), reported beside the issue's floor, not instead of it;
 - the generated tree on disk (allocated blocks and apparent bytes) against the sources';
 - `repodoc generate`'s analyse phase alone with an empty cache (bench_lsp.analyse_seconds);
 - `repodoc serve` with an empty cache: launch -> end of its indexing progress (against that
@@ -168,7 +170,8 @@ def measure_corpus(label: str, corpus: Path, tmp: Path, args: argparse.Namespace
     record: dict[str, Any] = {"corpus": {"path": str(corpus), "files": st.files, "lines": st.lines, "bytes": st.bytes},
                               "errors": []}
     runs = None if not args.generate else _step(record, "generate", lambda: cold_and_warm(
-        root, tmp, floor_runs=args.cold_runs, cold_runs=args.cold_runs, warm_runs=args.warm_runs, jobs=args.jobs))
+        root, tmp, floor_runs=args.cold_runs, cold_runs=args.cold_runs, warm_runs=args.warm_runs, jobs=args.jobs,
+        floor_at_once=args.floor_at_once))
     if runs is not None:
         record.update({k: runs[k] for k in ("floor", "cold", "warm", "notes")})
         record.update(sources=disk_size(root, "*.py"), tree=disk_size(runs["out"]), cache=disk_size(runs["cache"]))
@@ -224,6 +227,9 @@ def figures(r: dict[str, Any]) -> dict[str, Any]:
                  sources=sources["allocated"], sources_apparent=sources["apparent"],
                  tree_ratio=tree["allocated"] / sources["allocated"],
                  tree_apparent_ratio=tree["apparent"] / sources["apparent"], cache=r["cache"]["apparent"])
+        if "at_once" in r["floor"]:
+            at_once = r["floor"]["at_once"]["median"]
+            f.update(floor_at_once=at_once, cold_ratio_at_once=cold / at_once)
     f["analyse"] = r["analyse"].get("analyse")
     server = r.get("server", {}).get("summary")
     if server:
@@ -273,6 +279,8 @@ ROWS: list[tuple[str, Cell]] = [
     ("cold generate", _get("cold")),
     ("  cold / floor", _get("cold_ratio", _ratio)),
     ("  CPU time, cold (all processes) / floor", _join(_get("cold_cpu"), " / ", _get("floor_cpu"))),
+    ("floor, as many at once as cores a cold run keeps busy (--floor-at-once): each", _get("floor_at_once")),
+    ("  cold / that floor (not the issue's target: its floor runs alone)", _get("cold_ratio_at_once", _ratio)),
     ("warm generate (median)", _get("warm")),
     ("  warm / floor", _get("warm_ratio", "{:.3f}x".format)),
     ("peak memory, CLI tree: RSS sum", _mb["peak_rss"]),
@@ -353,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold-runs", type=int, default=1,
                         help="floor and cold runs, alternating (the ratio is of their medians)")
     parser.add_argument("--warm-runs", type=int, default=3)
+    parser.add_argument("--floor-at-once", type=int, default=0, metavar="N",
+                        help="after each floor, N floors at once (the floor with N cores busy), reported beside it")
     parser.add_argument("--jobs", type=int, help="passed as --jobs (default: repodoc's own, one per core)")
     parser.add_argument("--no-peer", dest="peer", action="store_false", help="skip jedi-language-server")
     parser.add_argument("--no-generate", dest="generate", action="store_false",
