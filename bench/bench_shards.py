@@ -107,7 +107,7 @@ def linked(steps: dict[str, Any], root: Path, out: Path, facts: list[Path], link
 
 
 def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int, links: int = 2,
-            before: Path | None = None) -> dict[str, Any]:
+            before: Path | None = None, keep: bool = False) -> dict[str, Any]:
     """Every step on the corpus replicated `times` over, in `tmp`; `before` (the sources of another version):
     its `merge` of the same shares too, first ("merge (before)")."""
     root = tmp / f"x{times}" / "ws"
@@ -160,12 +160,13 @@ def measure(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int, link
     step(steps, "merge (links)", repodoc("merge", *from_links, "--out", out))
     record["equal"] &= same_tree(single, out)
     print(f"  merged tree == single run's: {record['equal']}", flush=True)
-    shutil.rmtree(root.parent)
+    if not keep:  # a scale's copy of the corpus and its trees go before the next scale's
+        shutil.rmtree(root.parent)
     return record
 
 
 def measure_workflow(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: int, links: int,
-                     single_run: bool = True, split: bool = True) -> dict[str, Any]:
+                     single_run: bool = True, split: bool = True, keep: bool = False) -> dict[str, Any]:
     """The steps of the example workflow only (examples/README.md), on the corpus replicated `times` over: one
     `generate` (the tree to equal; not when `single_run` is False), N analyze jobs, L link jobs and M page jobs
     answering their share from the link records, the merge and the final `--check`; besides, one link job and
@@ -208,7 +209,8 @@ def measure_workflow(corpus: Path, times: int, tmp: Path, n: int, m: int, jobs: 
     if single_run:  # else the final check above is the proof: it exits non-zero on a page out of date
         record["equal"] = same_tree(single, out)
         print(f"  merged tree == single run's: {record['equal']}", flush=True)
-    shutil.rmtree(root.parent)
+    if not keep:  # a scale's copy of the corpus and its trees go before the next scale's
+        shutil.rmtree(root.parent)
     return record
 
 
@@ -502,11 +504,11 @@ def main(argv: list[str] | None = None) -> int:
                     single_run = args.single_scales is None or str(times) in args.single_scales.split(",")
                     split = args.split_scales is None or str(times) in args.split_scales.split(",")
                     records.append(measure_workflow(corpus, times, tmp, args.analyze, args.pages, args.jobs,
-                                                    args.links, single_run, split))
+                                                    args.links, single_run, split, args.keep))
                     write_results("shards-workflow", {"corpus": args.corpus, "records": records})  # kept as it goes
                 else:
                     records.append(measure(corpus, times, tmp, args.analyze, args.pages, args.jobs, args.links,
-                                           args.before))
+                                           args.before, args.keep))
     if records[0].get("workflow"):
         if not any("single" in r["steps"] for r in records) or not any("page 1/1" in r["steps"] for r in records):
             report_steps(records)  # the model needs one scale with the single run and the split jobs
