@@ -227,11 +227,28 @@ def _sections(text: str) -> list[object]:
     """griffe's sections of `text`, in the style it detects; Google's when that found no section
     but the text has a Google section title (a reST underline can make it guess NumPy)."""
     docstring = _docstring(text)
-    style = _style(docstring.value)  # griffe's detection reads the value (cleaned)
+    # griffe's detection reads the value (cleaned, so stripped): its patterns want a line break before
+    # and after a field, so a docstring whose one field is its first or last line (`:param f: ...`)
+    # would be read as Google's
+    style = _style(f"\n{docstring.value}\n")
+    if style == "sphinx":
+        docstring.value = _rtype_kept(docstring.value)
     sections: list[object] = list(docstring.parse(style, **_STYLE_OPTIONS[style]))
     if len(sections) <= 1 and style != "google" and _GOOGLE_TITLE.search(text):
         sections = list(docstring.parse("google", **_STYLE_OPTIONS["google"]))
     return sections
+
+
+_RTYPE = re.compile(r"^([ \t]*):rtype:", re.M)
+_RETURNS = re.compile(r"^[ \t]*:returns?:", re.M)
+
+
+def _rtype_kept(text: str) -> str:
+    """`text` with an empty `:returns:` before its `:rtype:` when it has none: griffe's Sphinx parser
+    keeps `:rtype:` only as the type of a `:returns:` field, and drops it otherwise."""
+    if ":rtype:" not in text or _RETURNS.search(text):
+        return text
+    return _RTYPE.sub(r"\1:returns:\n\1:rtype:", text, count=1)
 
 
 def _docstring(text: str) -> Any:

@@ -33,6 +33,26 @@ def test_numpy_and_sphinx_styles() -> None:
     assert "`x`" in out and "first" in out and "the sum" in out
 
 
+@pytest.mark.parametrize("doc", [
+    # click's `Context.call_on_close`: one field, the docstring's last line (cleaned: stripped)
+    "Register a function.\n\n        :param f: The function to execute on teardown.\n        ",
+    # requests' `HTTPAdapter.build_response`: `:rtype:` without `:returns:`
+    "Build a response.\n\n:param req: The request.\n:param resp: The urllib3 response.\n:rtype: requests.Response\n",
+    # requests' `HTTPDigestAuth.build_digest_header`: the field alone, its first line
+    "\n        :rtype: str\n        ",
+])
+def test_sphinx_fields_at_either_end_and_a_lone_rtype_are_sections(doc: str) -> None:
+    """griffe's style detection wants a line break before and after a field, and its Sphinx parser keeps
+    `:rtype:` only as the type of a `:returns:`: these were shown as raw field lines, or lost the type."""
+    out = docstring_markdown(doc)
+    assert ":param" not in out and ":rtype:" not in out
+    if ":param" in doc:
+        assert "**Parameters**" in out
+    if ":rtype:" in doc:
+        returned = doc.split(":rtype:")[1].strip()
+        assert f"**Returns**: `{returned}`" in out
+
+
 @pytest.mark.parametrize("style", ["numpy", "google"])
 def test_doctest_flags_do_not_turn_a_docstring_into_prose(style: str) -> None:
     """griffe leaves `# doctest: +SKIP` and `<BLANKLINE>` out of examples, as Sphinx's output does: that is
