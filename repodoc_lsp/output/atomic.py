@@ -6,6 +6,7 @@ process's write under way."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import re
@@ -16,15 +17,14 @@ from repodoc_lsp.output.modes import PAGE_MODE
 # A temporary file's writer: process id and start time (a reused id is not mistaken for it).
 _TEMPORARY = re.compile(r"\.repodoc-(?:(\d+)-(\d+)-)?.*\.tmp\Z")
 _SERIAL = itertools.count()  # temporary files' numbers (with the process's id and start: unique)
-_ME: list[tuple[int, int]] = []  # (this process's id, when it started): `_process`
 
 
 def write_atomically(folder: int, name: str, data: bytes) -> os.stat_result:
     """Write `data` to a new temporary file in the folder open as `folder` (named by this process, created
     exclusively, no link followed) and rename it to `name`; the written file's status."""
-    pid, started = _process()
+    pid, since = _named(os.getpid())
     while True:
-        tmp = f".repodoc-{pid}-{started}-{next(_SERIAL)}.tmp"
+        tmp = f".repodoc-{pid}-{since}-{next(_SERIAL)}.tmp"
         try:
             # the mode a new file gets (the umask decides, as for any file; PAGE_MODE is 0666 less it)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, PAGE_MODE,
@@ -59,13 +59,11 @@ def sweep(out: Path) -> None:
                     os.unlink(os.path.join(folder, name))
 
 
-def _process() -> tuple[int, int]:
+@functools.lru_cache(maxsize=1)
+def _named(pid: int) -> tuple[int, int]:
     """This process's id and `started` of it, which name its temporary files (read once per process: a forked
-    worker reads its own)."""
-    pid = os.getpid()
-    if not _ME or _ME[0][0] != pid:
-        _ME[:] = [(pid, started(pid))]
-    return _ME[0]
+    worker, another id, reads its own)."""
+    return pid, started(pid)
 
 
 def started(pid: int) -> int:
