@@ -102,7 +102,6 @@ class Writer:
         self.force_hint = force_hint  # how the person forces it, in a conflict's reason
         self.state = Manifest(out)  # the manifest: pages as written, inputs stamp, anchors, journal
         self.folders = Folders(out)  # the output's folders as open descriptors
-        self._paths: dict[str, Path] = {}  # `_folder`
         if read_manifest:
             self.state.load()
 
@@ -265,28 +264,19 @@ class Writer:
                 return None
             raise
 
-    def _folder(self, where: str) -> Path:
-        """The output's folder `where` (relative; "": the output folder) as a Path made once per folder, not one per
-        page with its parent and name (the writer's share of a small page's cost: bench/README)."""
-        path = self._paths.get(where)
-        if path is None:
-            path = self._paths[where] = self.out / where if where else self.out
-        return path
-
     def write(self, page: str, content: str, key: str) -> WriteResult:
-        where, _, name = page.rpartition("/")
-        parent = self._folder(where)
+        path = self.out / page
         data = content.encode("utf-8")
         if not content.startswith(MARKER):
             raise ValueError(f"{page}: a generated page must start with the marker")
         try:  # (written: its folders made now; no page is in the way in a folder that was not there)
-            folder: int | None = self.folders.open(parent, create=not self.check)
+            folder: int | None = self.folders.open(path.parent, create=not self.check)
         except FileNotFoundError:  # not there (written: the output folder is not, made below)
             folder = None
         except OSError as exc:
             return self._refused(page, exc)
         try:
-            mode = None if folder is None else os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+            mode = None if folder is None else os.stat(path.name, dir_fd=folder, follow_symlinks=False).st_mode
         except (OSError, ValueError):
             mode = None
         if mode is not None and stat.S_ISLNK(mode):
@@ -294,12 +284,12 @@ class Writer:
         exists = mode is not None
         if mode is not None and stat.S_ISDIR(mode):
             return WriteResult(page, Outcome.CONFLICT, "a folder is in the way")
-        if exists and not owned_page(name, folder):
+        if exists and not owned_page(path.name, folder):
             return WriteResult(page, Outcome.CONFLICT, "a file repodoc did not generate is in the way")
         current, too_large = None, False
         if exists and folder is not None:
             with contextlib.suppress(OSError):  # unreadable: written over
-                current = self._page_on_disk(name, folder)
+                current = self._page_on_disk(path.name, folder)
                 too_large = current is None
             if current == data:
                 if not self.check:
@@ -314,15 +304,15 @@ class Writer:
         try:
             if folder is None:
                 self._ensure_out()
-                folder = self.folders.open(parent, create=True)
-            aside = self._set_aside(name, folder) if edited else None
+                folder = self.folders.open(path.parent, create=True)
+            aside = self._set_aside(path.name, folder) if edited else None
             digest = content_digest(data)
             self.state.note(page, digest)
             try:
-                written = write_atomically(folder, name, data)
+                written = write_atomically(folder, path.name, data)
             except FileNotFoundError:  # a folder it had made was removed meanwhile: made again
                 self.folders.close_all()
-                written = write_atomically(self.folders.open(parent, create=True), name, data)
+                written = write_atomically(self.folders.open(path.parent, create=True), path.name, data)
         except OSError as exc:
             return self._refused(page, exc)
         # what `_record` would read with lstat: the file renamed into place is the one written
