@@ -71,16 +71,17 @@ def test_a_merge_whose_manifest_cannot_be_written_fails(shares: Shares, tmp_path
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The merged tree is its manifest: a merge that cannot write it (a full disk) says so, never reports a merge
     whose tree no later `--check` or run can vouch for (the writer's failure was silent)."""
-    from repodoc_lsp.output.writer import OutputError, Writer
+    from repodoc_lsp.output import writer
+    from repodoc_lsp.output.writer import OutputError
 
     folders, out = shares.copies(tmp_path), shares.setup.out
-    real = Writer._atomic_write
+    real = writer.write_atomically
 
-    def full_disk(self: Writer, path: Path, *args: object, **kwargs: object) -> object:
-        if path.name == MANIFEST:
+    def full_disk(folder: int, name: str, data: bytes) -> os.stat_result:
+        if name == MANIFEST:
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real(self, path, *args, **kwargs)  # type: ignore[arg-type]
-    monkeypatch.setattr(Writer, "_atomic_write", full_disk)
+        return real(folder, name, data)
+    monkeypatch.setattr(writer, "write_atomically", full_disk)
     with pytest.raises(OutputError, match="cannot write the merged manifest"):
         merge(folders, out)
     shutil.rmtree(out)

@@ -11,8 +11,8 @@ The manifest, its journal and the rule that says a page is as repodoc wrote it a
 (`Writer.state`); the writer writes the manifest's bytes as it writes a page.
 
 One run writes an output folder at a time: `Writer.hold` takes an advisory lock on the folder itself (flock:
-released by the kernel when its holder dies, so never stale) and reads the manifest afresh. Temporary files carry
-the writing process's id; a sweep deletes only those whose process is gone.
+released by the kernel when its holder dies, so never stale) and reads the manifest afresh. A file is put in place
+whole by `atomic.py` (a temporary file named by its process, renamed; a sweep deletes those whose process is gone).
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ import contextlib
 import enum
 import errno
 import fcntl
-import itertools
 import os
-import re
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -33,9 +31,9 @@ from pathlib import Path
 from repodoc_lsp import MARKER
 from repodoc_lsp.anchor_state import AnchorState
 from repodoc_lsp.envlimits import env_seconds
+from repodoc_lsp.output.atomic import sweep, write_atomically
 from repodoc_lsp.output.folders import Folders
 from repodoc_lsp.output.manifest import MANIFEST, Manifest, Record, content_digest
-from repodoc_lsp.output.modes import PAGE_MODE
 from repodoc_lsp.store.regular import read_regular
 
 
@@ -52,8 +50,6 @@ _MARKER_BYTES = MARKER.encode()
 # A page file read back (to compare or digest it) is at most this large; a larger one behind a
 # page's marker line is a person's (generated pages are cut at about 100 KB).
 PAGE_MOST = 64 << 20
-# A temporary file's writer: process id and start time (a reused id is not mistaken for it).
-_TEMPORARY = re.compile(r"\.repodoc-(?:(\d+)-(\d+)-)?.*\.tmp\Z")
 
 
 # How long a run waits for another to finish writing the same folder.
@@ -104,10 +100,8 @@ class Writer:
         self.check = check
         self.force = force and not check
         self.force_hint = force_hint  # how the person forces it, in a conflict's reason
-        self.out_real = os.path.realpath(out)
         self.state = Manifest(out)  # the manifest: pages as written, inputs stamp, anchors, journal
         self.folders = Folders(out)  # the output's folders as open descriptors
-        self._me: tuple[int, int] | None = None  # (this process's id, when it started): `_process`
         if read_manifest:
             self.state.load()
 
@@ -139,7 +133,7 @@ class Writer:
         data = self.state.encoded()
         with contextlib.suppress(OSError, OutputError):
             self._ensure_out()
-            self._atomic_write(self.out / MANIFEST, data, self.folders.open(self.out))
+            write_atomically(self.folders.open(self.out), MANIFEST, data)
             self.state.saved()
         return not self.state.changed()
 
@@ -192,7 +186,6 @@ class Writer:
             raise OutputError(f"{self.out}: exists and is not a folder") from exc
         except OSError as exc:
             raise OutputError(f"{self.out}: cannot create output folder: {exc.strerror or exc}") from exc
-        self.out_real = os.path.realpath(self.out)
 
     # -- writing ------------------------------------------------------------------
     def unchanged(self, page: str, key: str) -> bool:
@@ -244,18 +237,18 @@ class Writer:
         """Drop what `learn` took of `page` (a render worker holds only the pages of its part)."""
         self.state.forget(page)
 
-    def _set_aside(self, path: Path, dir_fd: int) -> Path:
-        """Move a page a person edited (`path`, in the folder open as `dir_fd`) to the first free
-        `PAGE.orig`, `PAGE.orig.2`, ... (renamed: not read, whatever its size)."""
+    def _set_aside(self, name: str, dir_fd: int) -> str:
+        """Move a page a person edited (`name`, in the folder open as `dir_fd`) to the first free
+        `PAGE.orig`, `PAGE.orig.2`, ... (renamed: not read, whatever its size); the name it has there."""
         n = 1
         while True:
-            aside = path.with_name(path.name + (".orig" if n == 1 else f".orig.{n}"))
+            aside = name + (".orig" if n == 1 else f".orig.{n}")
             try:
-                os.stat(aside.name, dir_fd=dir_fd, follow_symlinks=False)
+                os.stat(aside, dir_fd=dir_fd, follow_symlinks=False)
             except FileNotFoundError:
                 break
             n += 1
-        os.rename(path.name, aside.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        os.rename(name, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         return aside
 
     @staticmethod
@@ -276,9 +269,9 @@ class Writer:
         data = content.encode("utf-8")
         if not content.startswith(MARKER):
             raise ValueError(f"{page}: a generated page must start with the marker")
-        try:
-            folder: int | None = self.folders.open(path.parent)
-        except FileNotFoundError:  # not there yet: made below
+        try:  # (written: its folders made now; no page is in the way in a folder that was not there)
+            folder: int | None = self.folders.open(path.parent, create=not self.check)
+        except FileNotFoundError:  # not there (written: the output folder is not, made below)
             folder = None
         except OSError as exc:
             return self._refused(page, exc)
@@ -312,64 +305,29 @@ class Writer:
             if folder is None:
                 self._ensure_out()
                 folder = self.folders.open(path.parent, create=True)
-            aside = self._set_aside(path, folder) if edited else None
+            aside = self._set_aside(path.name, folder) if edited else None
             digest = content_digest(data)
             self.state.note(page, digest)
             try:
-                written = self._atomic_write(path, data, folder)
+                written = write_atomically(folder, path.name, data)
             except FileNotFoundError:  # a folder it had made was removed meanwhile: made again
                 self.folders.close_all()
-                written = self._atomic_write(path, data, self.folders.open(path.parent, create=True))
+                written = write_atomically(self.folders.open(path.parent, create=True), path.name, data)
         except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                return self._refused(page, exc)
-            return WriteResult(page, Outcome.ERROR, f"cannot write: {exc.strerror or exc}")
+            return self._refused(page, exc)
         # what `_record` would read with lstat: the file renamed into place is the one written
         self.manifest[page] = (key, written.st_size, written.st_mtime_ns, digest)
-        return WriteResult(page, Outcome.WRITTEN, f"{EDITED}: copied to {aside.name}" if aside else "")
+        return WriteResult(page, Outcome.WRITTEN, f"{EDITED}: copied to {aside}" if aside else "")
 
     @staticmethod
     def _refused(page: str, exc: OSError) -> WriteResult:
-        """A page whose folder cannot be opened: a link (ELOOP) or a file (ENOTDIR) on its path."""
+        """A page whose folder cannot be opened or made, or that cannot be written: a link (ELOOP) or a file
+        (ENOTDIR) on its folder's path is a conflict; anything else the system refuses, an error."""
         if exc.errno == errno.ENOTDIR:
             return WriteResult(page, Outcome.CONFLICT, "a file is in the way of its folder")
-        return WriteResult(page, Outcome.CONFLICT, "its folder links outside the output folder")
-
-    def _process(self) -> tuple[int, int]:
-        """This process's id and `_started` of it, which name its temporary files (read once per process:
-        a forked worker reads its own)."""
-        pid = os.getpid()
-        if self._me is None or self._me[0] != pid:
-            self._me = (pid, _started(pid))
-        return self._me
-
-    def _atomic_write(self, path: Path, data: bytes, folder: int) -> os.stat_result:
-        """Write `data` to a new temporary file in `path`'s folder, open as `folder` (named by this
-        process, created exclusively, no link followed) and rename it to `path`; the written file's status."""
-        pid, started = self._process()
-        while True:
-            tmp = f".repodoc-{pid}-{started}-{next(_SERIAL)}.tmp"
-            try:
-                # the mode a new file gets (the umask decides, as for any file; PAGE_MODE is 0666 less it)
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, PAGE_MODE,
-                             dir_fd=folder)
-            except FileExistsError:  # left by a killed process of the same id and start (or put there)
-                continue
-            break
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                written = os.fstat(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp, dir_fd=folder)
-            raise
-        return written
+        if exc.errno in (errno.ELOOP, errno.EXDEV):
+            return WriteResult(page, Outcome.CONFLICT, "its folder links outside the output folder")
+        return WriteResult(page, Outcome.ERROR, f"cannot write: {exc.strerror or exc}")
 
     # -- removal ------------------------------------------------------------------
     def remove_stale(self, keep: set[str]) -> tuple[list[str], list[WriteResult]]:
@@ -441,7 +399,7 @@ class Writer:
                 continue
             try:
                 if edited:
-                    self._set_aside(path, folder)  # moved: gone from its place
+                    self._set_aside(path.name, folder)  # moved: gone from its place
                 else:
                     os.unlink(path.name, dir_fd=folder)
                 removed.append(page)
@@ -453,16 +411,9 @@ class Writer:
         return removed, conflicts
 
     def sweep_temporaries(self) -> None:
-        """Delete temporary files left by a run that was killed mid-write (their process is gone;
-        without a process id: left by an older version)."""
-        if self.check or not os.path.isdir(self.out):
-            return
-        for folder, _dirs, files in os.walk(self.out):
-            for name in files:
-                m = _TEMPORARY.match(name)
-                if m and not (m.group(1) and _alive(int(m.group(1)), int(m.group(2)))):
-                    with contextlib.suppress(OSError):
-                        os.unlink(os.path.join(folder, name))
+        """Delete temporary files left by a run that was killed mid-write (`atomic.sweep`)."""
+        if not self.check and os.path.isdir(self.out):
+            sweep(self.out)
 
     def _prune(self, folder: Path) -> None:
         """Remove folders left empty by deletions, up to the output folder."""
@@ -473,28 +424,4 @@ class Writer:
                 return
             self.folders.dropped(folder)
             folder = folder.parent
-
-
-def _started(pid: int) -> int:
-    """When process `pid` started (clock ticks since boot; 0: unknown, not Linux)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return int(fh.read().rsplit(b")", 1)[1].split()[19])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-_SERIAL = itertools.count()  # temporary files' numbers (with the process's id and start: unique)
-
-
-def _alive(pid: int, started: int) -> bool:
-    """True while the process that wrote a temporary file runs (not another with its id)."""
-    try:
-        os.kill(pid, 0)
-    except PermissionError:
-        pass
-    except (OverflowError, OSError):
-        return False
-    return not started or _started(pid) in (started, 0)
-
 

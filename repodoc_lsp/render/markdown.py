@@ -164,11 +164,18 @@ _PLAIN = str.maketrans({"\\": "\\\\", "`": "\\`", "[": "\\[", "<": "&lt;", ">": 
 _PLAIN_SPECIAL = re.compile(r"[\\`\[<>&]")
 
 
+# A dunder name in prose (`__init__`, `obj.__dict__`, `__init__.py`): Markdown reads its underscores as
+# strong emphasis (**init**), which reST and Python never mean
+_DUNDER = re.compile(r"(?<![\w\\.])(?:[A-Za-z_]\w*\.)*__[A-Za-z0-9]\w*?__(?:\.\w+)*(?!\w)")
+
+
 def _plain(text: str) -> str:
     """Text outside code spans: no HTML, no link or image, no backtick that could pair with another
-    line's (a paragraph's code spans may cross lines). Most text has none of these characters:
-    then it is returned as it is, after one search for them."""
-    return text.translate(_PLAIN) if _PLAIN_SPECIAL.search(text) else text
+    line's (a paragraph's code spans may cross lines), dunder names as code. Most text has none of
+    these characters: then it is returned as it is, after one search for them and one for `__`."""
+    if _PLAIN_SPECIAL.search(text):
+        text = text.translate(_PLAIN)
+    return _DUNDER.sub(r"`\g<0>`", text) if "__" in text else text
 
 
 def inline(text: str) -> str:

@@ -47,6 +47,21 @@ def test_inline_keeps_code_escapes_html_and_block_syntax() -> None:
     assert inline("# not a heading") == "\\# not a heading"
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Options for __rich_console__ method.", "Options for `__rich_console__` method."),  # rich's ConsoleOptions
+    ("Calls __init__ and then obj.__dict__, in __init__.py.",
+     "Calls `__init__` and then `obj.__dict__`, in `__init__.py`."),
+    ("snake_case, _private, a__b__c, __x and ``__all__`` stay as they are.",
+     "snake_case, _private, a__b__c, __x and ``__all__`` stay as they are."),
+])
+def test_dunder_names_in_prose_are_code_not_emphasis(text: str, expected: str) -> None:
+    """CommonMark reads `__init__` in prose as strong emphasis: a page showed "Calls **init**"."""
+    from markdown_it import MarkdownIt
+
+    assert inline(text) == expected
+    assert "<strong>" not in MarkdownIt("commonmark").render(docstring_markdown(text))
+
+
 def test_docstring_styles_become_markdown() -> None:
     google = "Sum.\n\nArgs:\n    x (int): first\n\nReturns:\n    int: the sum\n\nRaises:\n    ValueError: bad"
     assert docstring_markdown(google) == (

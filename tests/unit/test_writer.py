@@ -4,6 +4,7 @@ overwritten or deleted (force: copied aside first); check mode writes nothing.""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
@@ -238,6 +239,50 @@ def test_folders_are_made_once_per_run_yet_a_link_put_there_meanwhile_is_refused
         writer.save_manifest()
     assert list(elsewhere.iterdir()) == []
     assert (out / "pkg/sub/z.md").read_text() == page("z")
+
+
+def test_the_output_folder_is_checked_once_not_again_for_each_new_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output folder is made (or found to be one) when the run takes it; a page in a new folder makes that
+    folder only, from the output folder's open descriptor, and its pages are written there."""
+    out = tmp_path / "docs"
+    made: list[str] = []
+    plain = os.mkdir
+
+    def counted(path: str, *args: object, **kwargs: object) -> None:
+        made.append(os.fspath(path))
+        plain(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    writer = Writer(out)
+    with writer.hold():
+        monkeypatch.setattr(os, "mkdir", counted)
+        for i in range(5):
+            assert writer.write(f"p{i}/a_kw.md", page(str(i)), "k").outcome is Outcome.WRITTEN
+        assert made == [f"p{i}" for i in range(5)]
+        writer.save_manifest()
+    assert [(out / f"p{i}/a_kw.md").read_text() for i in range(5)] == [page(str(i)) for i in range(5)]
+
+
+@pytest.mark.parametrize("call", ["open", "mkdir"])
+def test_a_folder_the_system_will_not_open_or_make_is_an_error_not_a_link(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, call: str) -> None:
+    """A page's folder that the system refuses to open (permissions, no descriptor left) or to make (a full or
+    read-only disk): an error saying why, not a conflict claiming a link out of the output folder."""
+    out = tmp_path / "docs"
+    (out / "pkg").mkdir(parents=True) if call == "open" else out.mkdir()
+    plain, code = getattr(os, call), errno.EACCES if call == "open" else errno.EROFS
+
+    def refused(path: str, *args: object, **kwargs: object) -> object:
+        if os.fspath(path) == "pkg":
+            raise OSError(code, os.strerror(code), path)
+        return plain(path, *args, **kwargs)
+
+    writer = Writer(out)
+    with writer.hold():
+        monkeypatch.setattr(os, call, refused)
+        result = writer.write("pkg/a_kw.md", page("a"), "k")
+    assert (result.outcome, result.reason) == (Outcome.ERROR, f"cannot write: {os.strerror(code)}")
+    assert not (out / "pkg/a_kw.md").exists()
 
 
 @pytest.mark.parametrize("away", ["moved inside", "deleted"])
