@@ -32,9 +32,9 @@ _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>\s*$", re.S)
 _WORDS = re.compile(r"\w+")
 _URL = re.compile(r"(?:https?|ftp)://\S+|mailto:\S+")
 # What makes a docstring epytext, each pattern starting with a character (`{`, `@`) that `re` finds by a
-# fast scan, not trying a match at every position: a tag (then checked to start its line), or a code or
-# link markup (`C{x}`, `L{x}`: `B{k}(z)` alone is a formula's)
-_BRACE = re.compile(r"\{(?<=[CL]\{)(?<![\w\\$][A-Z]\{)[^{}]*\}")
+# fast scan, not trying a match at every position: a tag (then checked to start its line), or a code,
+# link or URL markup (`C{x}`, `L{x}`, `U{x}`; not `I{` nor `B{`: `B{k}(z)` is a formula's, bench/README.md)
+_BRACE = re.compile(r"\{(?<=[CLU]\{)(?<![\w\\$][A-Z]\{)[^{}]*\}")
 _TAG = re.compile(r"@(?:" + "|".join(sorted({*_AS_FIELD, *_AS_DIRECTIVE}, key=len, reverse=True)) + r")\b")
 
 
@@ -77,7 +77,7 @@ def epytext_field(line: str) -> bool:
 
 
 def _has_epytext(text: str) -> bool:
-    """Whether `text` is epytext: has a field (a tag starting its line) or a code or link markup."""
+    """Whether `text` is epytext: has a field (a tag starting its line) or a code, link or URL markup."""
     if "{" in text and _BRACE.search(text):
         return True
     if "@" in text:

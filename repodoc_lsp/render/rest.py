@@ -26,8 +26,8 @@ def _role_text(match: re.Match[str]) -> str:
     if titled and titled.group(1):  # `Title <a.b.Target>`: the target, after the title when it says more
         title, target = titled.group(1), titled.group(2).strip()
         if match.group(1) in _LABEL_ROLES:  # `:ref:`the guide <guide-label>``: a label, not a name
-            target = title
-        elif not set(_WORDS.findall(title)) <= set(_WORDS.findall(target)):
+            return " ".join(title.split())
+        if not set(_WORDS.findall(title)) <= set(_WORDS.findall(target)):
             return f"{title} (``{target.lstrip('!~').replace('`', '')}``)"
     return "``" + target.lstrip("!~").replace("`", "") + "``"
 
@@ -39,7 +39,7 @@ def roles_as_literals(text: str) -> str:
     """reST roles (`:class:`~a.B``, `:func:`f``, `:math:`x``) as literals (``` ``a.B`` ```: the whole
     target, which says more on a page than Sphinx's short form; a title that says more than its
     target, `:class:`the adapter <a.B>``, kept before it: the adapter (``` ``a.B`` ```); of a label's
-    role, `:ref:`the guide <guide-label>``, the title)."""
+    role, `:ref:`the guide <guide-label>``, the title as text)."""
     return _ROLE.sub(_role_text, text) if ":`" in text else text
 
 

@@ -396,8 +396,10 @@ def test_markdown_fences_and_numbered_lists_in_docstrings_are_kept() -> None:
 
 def test_a_titled_role_keeps_its_target() -> None:
     """`:class:`HTTPAdapter <requests.adapters.HTTPAdapter>``: the target (it was shown as its title alone,
-    and could not be linked); a title that says more, before it; a label's role (`:ref:`), its title."""
+    and could not be linked); a title that says more, before it; a label's role (`:ref:`), its title as text."""
     out = docstring_markdown("Use the :class:`HTTPAdapter <requests.adapters.HTTPAdapter>` or\n"
                              ":class:`an adapter <requests.adapters.BaseAdapter>`.")
     assert out == "Use the ``requests.adapters.HTTPAdapter`` or\nan adapter (``requests.adapters.BaseAdapter``)."
-    assert docstring_markdown("See :ref:`the guide <guide-label>`.") == "See ``the guide``."  # a label: its title
+    # a label: its title, as text (as code it was escaped when it spanned two lines)
+    assert docstring_markdown("Or a :ref:`(connect timeout,\n    read timeout) <timeouts>` tuple.") == \
+        "Or a (connect timeout, read timeout) tuple."
