@@ -27,8 +27,9 @@ def _role_text(match: re.Match[str]) -> str:
         title, target = titled.group(1), titled.group(2).strip()
         if match.group(1) in _LABEL_ROLES:  # `:ref:`the guide <guide-label>``: a label, not a name
             return " ".join(title.split())
-        if not set(_WORDS.findall(title)) <= set(_WORDS.findall(target)):
-            return f"{title} (``{target.lstrip('!~').replace('`', '')}``)"
+        if not set(_WORDS.findall(title)) <= set(_WORDS.findall(target)):  # a title of one word is code
+            shown = title if any(c.isspace() for c in title) else f"``{title.replace('`', '')}``"
+            return f"{shown} (``{target.lstrip('!~').replace('`', '')}``)"
     return "``" + target.lstrip("!~").replace("`", "") + "``"
 
 

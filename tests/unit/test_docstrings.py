@@ -400,6 +400,8 @@ def test_a_titled_role_keeps_its_target() -> None:
     out = docstring_markdown("Use the :class:`HTTPAdapter <requests.adapters.HTTPAdapter>` or\n"
                              ":class:`an adapter <requests.adapters.BaseAdapter>`.")
     assert out == "Use the ``requests.adapters.HTTPAdapter`` or\nan adapter (``requests.adapters.BaseAdapter``)."
+    assert docstring_markdown("As :meth:`x.to(device) <torch.Tensor.to>`.") == \
+        "As ``x.to(device)`` (``torch.Tensor.to``)."  # a title of one word: code
     # a label: its title, as text (as code it was escaped when it spanned two lines)
     assert docstring_markdown("Or a :ref:`(connect timeout,\n    read timeout) <timeouts>` tuple.") == \
         "Or a (connect timeout, read timeout) tuple."
