@@ -44,6 +44,8 @@ def epytext_as_rest(text: str, *, summary: bool = False) -> str:
     one search. A `summary` is one line shown as Markdown, not reST: a `U{url}` there is its text."""
     if not _has_epytext(text):
         return text
+    if "::" not in text and ">>>" not in text:  # no literal block nor doctest (most): all of it at once
+        return _converted(text, summary)
     out: list[str] = []
     plain: list[str] = []
     lines = text.split("\n")
@@ -105,7 +107,7 @@ def _converted(text: str, summary: bool) -> str:
     if "{" in text:
         for _ in range(4):  # nested markup, innermost first
             text, n = _MARKUP.subn(lambda m: _markup(m.group(1), m.group(2), summary), text)
-            if not n:
+            if not n or "{" not in text:  # nothing was inside another, or no brace is left
                 break
         text = _ESCAPE.sub(lambda m: "{" if m.group(1) == "lb" else "}", text)
     return text
