@@ -109,9 +109,14 @@ def _item(head: str, description: str) -> str:
     return f"- {head}\n\n{indented}" if head else f"-\n{indented}"
 
 
+def _type_text(annotation: object) -> str:
+    """A type's text without its literal marks (`C{int}`, ```` ``int`` ````: `int`)."""
+    return _join(str(annotation)).replace("``", "").strip("`") if annotation is not None else ""
+
+
 def _type(annotation: object) -> str:
-    text = _join(str(annotation)) if annotation is not None else ""
-    return code(text.replace("``", "").strip("`")) if text else ""
+    text = _type_text(annotation)
+    return code(text) if text else ""
 
 
 def _element(element: object) -> str:
@@ -329,7 +334,7 @@ def docstring_attributes(doc: str) -> tuple[str, tuple[tuple[str, str, str], ...
     if _loses_text(literal, "\n\n".join(r for r in rendered if r)):
         return whole, ()
     kinds = [str(getattr(getattr(s, "kind", None), "value", "")) for s in sections]
-    entries = tuple((_join(getattr(e, "name", "") or ""), _join(str(getattr(e, "annotation", None) or "")),
+    entries = tuple((_join(getattr(e, "name", "") or ""), _type_text(getattr(e, "annotation", None)),
                      _item("@", str(getattr(e, "description", "") or ""))[3:])
                     for s, kind in zip(sections, kinds, strict=True) if kind == "attributes"
                     for e in (getattr(s, "value", None) or ()))

@@ -7,7 +7,7 @@ from helpers import contained_errors, count_cleandoc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repodoc_lsp.render.docstrings import _one_text, _parsed, _style, docstring_markdown
+from repodoc_lsp.render.docstrings import _one_text, _parsed, _style, docstring_attributes, docstring_markdown
 from repodoc_lsp.render.rest import clean, prose
 from repodoc_lsp.render.rest import settled as _settled
 
@@ -343,6 +343,8 @@ def test_epytext_fields_and_markup_render_as_the_other_styles() -> None:
     assert "**New in version 12.0**" in out and "**Note**\n\nIt is slow." in out
     assert "@" not in out.replace('f"C{x}"', "") and not contained_errors(out)
     assert "[``Team``](team.md)" in link_code_spans(out, {"Team": "team.md"})
+    # a class's `@ivar`s join its attributes' list, their types without literal marks (`C{int}`: `int`)
+    assert docstring_attributes(EPYTEXT)[1][0] == ("size", "int", ": how many.")
 
 
 def test_epytext_type_of_a_name_no_other_field_names_and_the_summary() -> None:
