@@ -13,6 +13,7 @@ import logging
 import re
 from typing import Any
 
+from repodoc_lsp.render.epytext import epytext_as_rest, epytext_field
 from repodoc_lsp.render.markdown import code, fence, inline
 from repodoc_lsp.render.rest import DIRECTIVE, clean, indented_block, prose, roles_as_literals, settled
 
@@ -59,7 +60,8 @@ def _summary(doc: str) -> tuple[str, int]:
     for line in lines:
         stripped = line.strip()
         if not stripped or (para and (stripped.startswith((">>>", "..")) or _FIELD_LINE.match(stripped)
-                                      or _GOOGLE_TITLE.match(stripped))):
+                                      or _GOOGLE_TITLE.match(stripped)
+                                      or (stripped[0] == "@" and epytext_field(stripped)))):
             break
         para.append(stripped)
     if not para:
@@ -85,7 +87,10 @@ def _summary(doc: str) -> tuple[str, int]:
             taken += 1
         else:
             break
-    return roles_as_literals(" ".join(summary.split())), len(lines) - taken
+    summary = " ".join(summary.split())
+    if "{" in summary:  # epytext's markup (`C{x}`; its fields end the paragraph)
+        summary = epytext_as_rest(summary, summary=True)
+    return roles_as_literals(summary), len(lines) - taken
 
 
 def _join(text: str | None) -> str:
@@ -104,9 +109,14 @@ def _item(head: str, description: str) -> str:
     return f"- {head}\n\n{indented}" if head else f"-\n{indented}"
 
 
+def _type_text(annotation: object) -> str:
+    """A type's text without its literal marks (`C{int}`, ```` ``int`` ````: `int`)."""
+    return _join(str(annotation)).replace("``", "").strip("`") if annotation is not None else ""
+
+
 def _type(annotation: object) -> str:
-    text = _join(str(annotation)) if annotation is not None else ""
-    return code(text.replace("``", "").strip("`")) if text else ""
+    text = _type_text(annotation)
+    return code(text) if text else ""
 
 
 def _element(element: object) -> str:
@@ -281,6 +291,8 @@ def docstring_markdown(doc: str | None) -> str:
     if not doc or not doc.strip():
         return ""
     text = clean(doc)
+    if "@" in text or "{" in text:  # maybe epytext (most docstrings hold neither)
+        text = epytext_as_rest(text)
     if _one_text(text):  # most docstrings: what griffe would make of it
         return prose(text)
     return _parsed(text)
@@ -312,7 +324,7 @@ def docstring_attributes(doc: str) -> tuple[str, tuple[tuple[str, str, str], ...
     whole = docstring_markdown(doc)
     if "**Attributes**" not in whole:
         return whole, ()
-    text, notes = _notes_after_fields(clean(doc))
+    text, notes = _notes_after_fields(epytext_as_rest(clean(doc)))
     literal = roles_as_literals(text)
     try:
         sections = _sections(literal)
@@ -322,7 +334,7 @@ def docstring_attributes(doc: str) -> tuple[str, tuple[tuple[str, str, str], ...
     if _loses_text(literal, "\n\n".join(r for r in rendered if r)):
         return whole, ()
     kinds = [str(getattr(getattr(s, "kind", None), "value", "")) for s in sections]
-    entries = tuple((_join(getattr(e, "name", "") or ""), _join(str(getattr(e, "annotation", None) or "")),
+    entries = tuple((_join(getattr(e, "name", "") or ""), _type_text(getattr(e, "annotation", None)),
                      _item("@", str(getattr(e, "description", "") or ""))[3:])
                     for s, kind in zip(sections, kinds, strict=True) if kind == "attributes"
                     for e in (getattr(s, "value", None) or ()))
@@ -372,7 +384,9 @@ def _without_doctest_marks(text: str) -> str:
 _MARKUP = frozenset({"param", "parameter", "arg", "argument", "key", "keyword", "type", "rtype", "returns", "return",
                      "raises", "raise", "except", "exception", "yields", "yield", "ivar", "cvar", "var", "vartype",
                      "optional", "note", "warning", "seealso", "deprecated", "versionadded", "versionchanged", "code",
-                     "block"})
+                     "block", "_", "__", "or"})
+# (`_`: a reST hyperlink's end, `text <url>`_, a Markdown link once rendered; `or`: of a field's type,
+# `int or None`, which griffe's Sphinx parser writes `int | None`)
 
 
 # Every ASCII character that `\w` does not match, as a space (`_words`).

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from repodoc_lsp.analysis.model import FileFacts, Language, Symbol, SymbolKind
 from repodoc_lsp.render import markdown as md
+from repodoc_lsp.render.epytext import epytext_as_rest
 from repodoc_lsp.render.own_pages import document_kind
 from repodoc_lsp.render.rest import clean, roles_as_literals
 from repodoc_lsp.words import plural, plural_of
@@ -42,13 +43,17 @@ class Purpose:
 @functools.lru_cache(maxsize=4096)
 def first_sentence(doc: str | None) -> str:
     """A docstring's first paragraph as one line, cut to its first sentence when that is long
-    (`MAX_SUMMARY` characters at most, cut at a word with `…`); roles as literals. Plain text.
+    (`MAX_SUMMARY` characters at most, cut at a word with `…`); roles and epytext's markup as literals.
+    Plain text.
     Kept: a file's purpose is made for its page, its folder's `index.md` and `doc.md`, and asks
     for the first sentence of each of its definitions until one has a docstring."""
     if not doc or not doc.strip():
         return ""
     paragraph = " ".join(line.strip() for line in clean(doc).split("\n\n", 1)[0].splitlines())
-    paragraph = roles_as_literals(" ".join(paragraph.split()))
+    paragraph = " ".join(paragraph.split())
+    if "{" in paragraph:  # epytext's markup (`L{x}`)
+        paragraph = epytext_as_rest(paragraph, summary=True)
+    paragraph = roles_as_literals(paragraph)
     if len(paragraph) > MAX_SUMMARY // 2:
         paragraph = _SENTENCE_END.split(paragraph, 1)[0]
     if len(paragraph) > MAX_SUMMARY:

@@ -9,7 +9,8 @@ from collections.abc import Iterable
 
 from repodoc_lsp.render.markdown import fence, inline
 
-_ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*[A-Za-z][\w.+-]*:`([^`]+)`")
+_ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*([A-Za-z][\w.+-]*):`([^`]+)`")
+_LABEL_ROLES = frozenset({"ref", "doc", "term", "numref", "download", "envvar", "token", "keyword", "option"})
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
 _MAX_DEPTH = 8  # nested directives and indented blocks rendered as text; deeper ones fenced
 _UNDERLINE = re.compile(r"([=\-~^\"'`#*+:.])\1{2,}")
@@ -20,16 +21,26 @@ _CODE_DIRECTIVES = {"code", "code-block", "sourcecode", "testcode", "doctest", "
 
 
 def _role_text(match: re.Match[str]) -> str:
-    target = match.group(1).strip()
+    target = match.group(2).strip()
     titled = _TITLED.match(target)
-    if titled and titled.group(1):
-        target = titled.group(1)
+    if titled and titled.group(1):  # `Title <a.b.Target>`: the target, after the title when it says more
+        title, target = titled.group(1), titled.group(2).strip()
+        if match.group(1) in _LABEL_ROLES:  # `:ref:`the guide <guide-label>``: a label, not a name
+            return " ".join(title.split())
+        if not set(_WORDS.findall(title)) <= set(_WORDS.findall(target)):  # a title of one word is code
+            shown = title if any(c.isspace() for c in title) else f"``{title.replace('`', '')}``"
+            return f"{shown} (``{target.lstrip('!~').replace('`', '')}``)"
     return "``" + target.lstrip("!~").replace("`", "") + "``"
+
+
+_WORDS = re.compile(r"\w+")
 
 
 def roles_as_literals(text: str) -> str:
     """reST roles (`:class:`~a.B``, `:func:`f``, `:math:`x``) as literals (``` ``a.B`` ```: the whole
-    target, which says more on a page than Sphinx's short form)."""
+    target, which says more on a page than Sphinx's short form; a title that says more than its
+    target, `:class:`the adapter <a.B>``, kept before it: the adapter (``` ``a.B`` ```); of a label's
+    role, `:ref:`the guide <guide-label>``, the title as text)."""
     return _ROLE.sub(_role_text, text) if ":`" in text else text
 
 
@@ -70,12 +81,13 @@ def prose(text: str, depth: int = 0) -> str:
     lines = (text.expandtabs(8) if "\t" in text else text).splitlines()
     count = len(lines)
     i = 0
-    literal_next = False
+    literal_next = in_list = False
     while i < count:
         line = lines[i]
         stripped = line.strip()
         if not stripped:
             out.append("")
+            in_list = False
             i += 1
             continue
         indent = len(line) - len(line.lstrip(" "))
@@ -86,6 +98,10 @@ def prose(text: str, depth: int = 0) -> str:
                 block.append(lines[i][indent:] if _indent_of(lines[i]) >= indent else lines[i].strip())
                 i += 1
             out += ["", fence("\n".join(block), "pycon"), ""]
+            continue
+        if first in "`~" and stripped.startswith(("```", "~~~")) and _FENCE_OPEN.fullmatch(stripped):
+            code_text, i, info = _markdown_fence(lines, i, indent)
+            out += ["", fence(code_text, info), ""]
             continue
         directive = DIRECTIVE.match(stripped) if first == "." and stripped.startswith("..") else None
         if directive:
@@ -123,8 +139,20 @@ def prose(text: str, depth: int = 0) -> str:
             stripped += " " + lines[i].strip()
             i += 1
             joined += 1
+        numbered = _NUMBERED.match(stripped) if first.isdigit() else None
+        # a numbered list's item, kept one: after a blank line or an item, or a first item after `...:`
+        if numbered and (in_list or not out or not out[-1]
+                         or (out[-1][-1:] == ":" and numbered.group(1)[:2] in _FIRST)):
+            out.append(numbered.group(1) + text_line(numbered.group(2)))
+            in_list = True
+            continue
         out.append(text_line(stripped))
     return _squeeze(out)
+
+
+# A numbered list's item (up to 3 digits: `2019. That year` is a sentence)
+_NUMBERED = re.compile(r"(\d{1,3}[.)] +)(\S.*)$")
+_FIRST = ("1.", "1)")  # a first item (the only one CommonMark starts a list with after a paragraph's line)
 
 
 # A reST hyperlink: `text <https://url>`_ (or __, anonymous), or `<https://url>`_
@@ -164,6 +192,29 @@ def _piece(text: str, at: int) -> str:
     body = text.strip(" ")
     done = inline("x" + body)[1:] if body else ""
     return text[: len(text) - len(text.lstrip(" "))] + done + (" " if body and text.endswith(" ") else "")
+
+
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})[ \t]*([^`]*?)[ \t]*$")
+
+
+def _markdown_fence(lines: list[str], i: int, indent: int) -> tuple[str, int, str]:
+    """A Markdown fenced block (docstrings written for mkdocstrings) opening at line `i`: its body (the
+    opening line's indentation taken off), the line after its closing fence (or after the text, as
+    CommonMark closes an unclosed fence), and its info string (its language, and attributes such as
+    mkdocs' `test="skip"`)."""
+    opened = _FENCE_OPEN.fullmatch(lines[i].strip())
+    assert opened is not None  # `prose` looked
+    mark = opened.group(1)
+    body: list[str] = []
+    j = i + 1
+    while j < len(lines):
+        line = lines[j]
+        if line.strip().startswith(mark[0] * len(mark)) and not line.strip().strip(mark[0]):
+            j += 1
+            break
+        body.append(line[indent:] if _indent_of(line) >= indent else line.lstrip(" "))
+        j += 1
+    return "\n".join(body), j, opened.group(2)
 
 
 def _is_underline(line: str, title: str, indent: int) -> bool:

@@ -7,7 +7,7 @@ from helpers import contained_errors, count_cleandoc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repodoc_lsp.render.docstrings import _one_text, _parsed, _style, docstring_markdown
+from repodoc_lsp.render.docstrings import _one_text, _parsed, _style, docstring_attributes, docstring_markdown
 from repodoc_lsp.render.rest import clean, prose
 from repodoc_lsp.render.rest import settled as _settled
 
@@ -298,3 +298,112 @@ def test_a_summary_goes_on_over_a_line_starting_with_a_role() -> None:
     assert summary_line("Run the callable passed to\n:func:`aot_function` once.\n\n:param f: it.") == \
         "Run the callable passed to ``aot_function`` once."
     assert summary_line("Run it\n:param f: the callable.") == "Run it"
+
+
+EPYTEXT = """Start a L{Team} with C{n} workers, see U{the docs<https://twisted.org/x>}, I{really} B{now}.
+
+Details here::
+
+    x = C{1}
+
+>>> f"C{x}"
+
+@param work: the work to pass on to the
+    real worker.
+@type work: L{callable}
+
+@ivar size: how many.
+@type size: C{int}
+
+@return: a L{Deferred} which fires with C{None} when the
+    connection is closed.
+@rtype: L{Deferred}
+@raise ValueError: when bad.
+@see: L{the other thing <pkg.other.Thing>}
+@since: 12.0
+@note: It is slow.
+"""
+
+
+def test_epytext_fields_and_markup_render_as_the_other_styles() -> None:
+    """Epytext (pydoctor's format: Twisted and its ecosystem): fields as sections, `C{x}` and `L{x}` as code
+    spans (linked as other spans are), `I{x}` and `B{x}` emphasis, `U{url}` a link; literal blocks and
+    doctests as written. They were raw lines joined into one paragraph, the markup left literal."""
+    from repodoc_lsp.render.markdown import link_code_spans
+
+    out = docstring_markdown(EPYTEXT)
+    assert out.startswith("Start a ``Team`` with ``n`` workers, see [the docs](https://twisted.org/x), *really* "
+                          "**now**.")
+    assert "```\nx = C{1}\n```" in out and '>>> f"C{x}"' in out
+    assert "**Parameters**\n\n- `work` (`callable`): the work to pass on to the\n  real worker." in out
+    assert "**Attributes**\n\n- `size` (`int`): how many." in out
+    assert "- `Deferred`: a ``Deferred`` which fires with ``None`` when the\n  connection is closed." in out
+    assert "**Raises**\n\n- `ValueError`: when bad." in out
+    assert "**See also**\n\nthe other thing (``pkg.other.Thing``)" in out
+    assert "**New in version 12.0**" in out and "**Note**\n\nIt is slow." in out
+    assert "@" not in out.replace('f"C{x}"', "") and not contained_errors(out)
+    assert "[``Team``](team.md)" in link_code_spans(out, {"Team": "team.md"})
+    # a class's `@ivar`s join its attributes' list, their types without literal marks (`C{int}`: `int`)
+    assert docstring_attributes(EPYTEXT)[1][0] == ("size", "int", ": how many.")
+
+
+def test_epytext_type_of_a_name_no_other_field_names_and_the_summary() -> None:
+    """`@type x:` alone (Twisted's `loadApplication`): the parameter's type, not dropped with the whole
+    docstring shown raw; the summary's markup as code, its fields not part of it."""
+    from repodoc_lsp.render.docstrings import docstring_rest, summary_line
+
+    out = docstring_markdown("Load it from C{filename}.\n\n@type filename: C{str}\n@type kind: C{str}\n")
+    assert out.endswith("**Parameters**\n\n- `filename` (`str`)\n- `kind` (`str`)")
+    doc = "Tests for L{twisted._threads._team}\nand U{the docs<https://x.org>}.\n@param x: y\n"
+    assert summary_line(doc) == "Tests for ``twisted._threads._team`` and the docs (https://x.org)."
+    assert docstring_rest(doc) == 1
+
+
+@pytest.mark.parametrize("doc", [
+    "The response of the system function::\n\n    B{n-1}(z)\n\nfor B{k}(z) and A{k}(z), numerators.",  # scipy
+    "Format it as f'{name}' or '{0}'.format(x); mail me@example.org.\n\n:param x: the value.",
+    "Created on Fri.\n\nUse @param as a word; decorate with @contextmanager.",
+])
+def test_text_that_is_not_epytext_is_left_as_it_is(doc: str) -> None:
+    """A brace after a capital letter in a formula, an `@` in a sentence: no epytext there."""
+    assert docstring_markdown(doc) == (_parsed(clean(doc)) if ":" in doc else prose(clean(doc)))
+    assert "B{k}(z)" in docstring_markdown(doc) or "B{k}" not in doc
+
+
+@pytest.mark.parametrize("doc", [
+    # a reST hyperlink's `_`: requests, boltons
+    "Send it, see `the docs <https://x.org/a>`_.\n\n:param x: the thing.\n:returns: y",
+    # a type's alternatives, which griffe writes `int | None`: Sphinx and epytext
+    "Send it.\n\n:param x: the thing.\n:type x: int or None\n:returns: y",
+])
+def test_what_griffe_rightly_rewrites_is_not_text_lost(doc: str) -> None:
+    """A docstring whose parse only lost a link's `_` or a type's `or` was shown as prose, its fields raw."""
+    out = docstring_markdown(doc)
+    assert "**Parameters**" in out and ":param" not in out
+
+
+def test_markdown_fences_and_numbered_lists_in_docstrings_are_kept() -> None:
+    """Docstrings written for mkdocstrings (pydantic, FastAPI): a Markdown fence (its info string kept) is a
+    code block, a numbered list a list. The fence's lines were escaped into one paragraph of text, and
+    each item's number escaped (`1\\.`) so that the list read as one paragraph."""
+    doc = ("Skip it.\n\nExample:\n    ```py test=\"skip\"\n    class Model(BaseModel):\n        a: int = 1  # (1)!\n"
+           "    ```\n\n    1. The integer.\n    2. The rest.\n\nTried:\n\n1. charset\n2. replace\n\n"
+           "Takes two arguments:\n1. The current schema\n2. The next `f`.\n")
+    out = docstring_markdown(doc)
+    assert '```py test="skip"\nclass Model(BaseModel):\n    a: int = 1  # (1)!\n```' in out
+    assert "1. The integer.\n2. The rest." in out and "1. charset\n2. replace" in out
+    assert "Takes two arguments:\n1. The current schema\n2. The next `f`." in out
+    assert not contained_errors(out)
+
+
+def test_a_titled_role_keeps_its_target() -> None:
+    """`:class:`HTTPAdapter <requests.adapters.HTTPAdapter>``: the target (it was shown as its title alone,
+    and could not be linked); a title that says more, before it; a label's role (`:ref:`), its title as text."""
+    out = docstring_markdown("Use the :class:`HTTPAdapter <requests.adapters.HTTPAdapter>` or\n"
+                             ":class:`an adapter <requests.adapters.BaseAdapter>`.")
+    assert out == "Use the ``requests.adapters.HTTPAdapter`` or\nan adapter (``requests.adapters.BaseAdapter``)."
+    assert docstring_markdown("As :meth:`x.to(device) <torch.Tensor.to>`.") == \
+        "As ``x.to(device)`` (``torch.Tensor.to``)."  # a title of one word: code
+    # a label: its title, as text (as code it was escaped when it spanned two lines)
+    assert docstring_markdown("Or a :ref:`(connect timeout,\n    read timeout) <timeouts>` tuple.") == \
+        "Or a (connect timeout, read timeout) tuple."

@@ -89,3 +89,14 @@ def test_used_by_and_subclassed_by_with_links_and_counts() -> None:
     assert "**Used by** no other workspace file" in none and "Subclassed" not in none
     library = Definition(kind="function", full_name="os.path.join", xref=Xref(used_by=0))
     assert "Used by" in definition_text(library, markdown=True, mode="extras")
+
+
+def test_an_epytext_docstring_shows_its_fields_as_sections() -> None:
+    """Twisted's docstrings (epytext) in a hover: `@param` and `@return` as Parameters and Returns, `C{x}`
+    and `L{x}` as code (they were raw lines joined into one paragraph, the markup left literal)."""
+    func = Definition(kind="function", full_name="pkg.start", signatures=("start(n)",),
+                      docstring="Start a L{Team}.\n\n@param n: how many C{Worker}s.\n@type n: C{int}\n"
+                                "@return: a L{Deferred}.\n")
+    text = definition_text(func, markdown=True)
+    assert "Start a ``Team``." in text and "**Parameters**\n\n- `n` (`int`): how many ``Worker``s." in text
+    assert "**Returns**: a ``Deferred``." in text and "@" not in text and "{" not in text

@@ -27,6 +27,9 @@ def test_a_long_first_paragraph_is_cut_to_its_first_sentence() -> None:
     assert first_sentence(doc) == "Load a ``torch.nn.Module`` from disk."
     assert first_sentence("word " * 200).endswith(" …") and len(first_sentence("word " * 200)) <= 242
     assert first_sentence("A\nwrapped\n  line.\n\nSecond paragraph.") == "A wrapped line."
+    # epytext's markup (Twisted, Klein) as in the docstring's Markdown: it was left as `L{x}`
+    assert first_sentence("This module, L{klein.resource}, serves\nC{resource()}.") == \
+        "This module, ``klein.resource``, serves ``resource()``."
 
 
 def test_all_and_the_docstring_of_its_first_documented_name() -> None:
