@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import recorded
 
 from repodoc_lsp import MARKER
 from repodoc_lsp.output.manifest import MANIFEST
@@ -216,16 +217,9 @@ def test_folders_are_made_once_per_run_yet_a_link_put_there_meanwhile_is_refused
     of it meanwhile is a conflict, one removed meanwhile is made again."""
     out, elsewhere = tmp_path / "docs", tmp_path / "elsewhere"
     elsewhere.mkdir()
-    made: list[str] = []
-    plain = os.mkdir
-
-    def counted(path: str, *args: object, **kwargs: object) -> None:
-        made.append(os.fspath(path))
-        plain(path, *args, **kwargs)  # type: ignore[arg-type]
-
     writer = Writer(out)
     with writer.hold():
-        monkeypatch.setattr(os, "mkdir", counted)
+        made = recorded(monkeypatch, os, "mkdir", key=os.fspath)
         for i in range(10):
             assert writer.write(f"pkg/sub/p{i}.md", page(str(i)), "k").outcome is Outcome.WRITTEN
         assert [m for m in made if not os.path.isabs(m)] == ["pkg", "sub"]  # (and the output folder)
@@ -246,16 +240,9 @@ def test_the_output_folder_is_checked_once_not_again_for_each_new_folder(
     """The output folder is made (or found to be one) when the run takes it; a page in a new folder makes that
     folder only, from the output folder's open descriptor, and its pages are written there."""
     out = tmp_path / "docs"
-    made: list[str] = []
-    plain = os.mkdir
-
-    def counted(path: str, *args: object, **kwargs: object) -> None:
-        made.append(os.fspath(path))
-        plain(path, *args, **kwargs)  # type: ignore[arg-type]
-
     writer = Writer(out)
     with writer.hold():
-        monkeypatch.setattr(os, "mkdir", counted)
+        made = recorded(monkeypatch, os, "mkdir", key=os.fspath)
         for i in range(5):
             assert writer.write(f"p{i}/a_kw.md", page(str(i)), "k").outcome is Outcome.WRITTEN
         assert made == [f"p{i}" for i in range(5)]
