@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from repodoc_lsp.render.rest import TITLED, says_more
+
 # Field tags read as Sphinx fields, and the Sphinx field each is (`type` is `vartype` for a variable)
 _AS_FIELD = {"param": "param", "parameter": "param", "arg": "param", "argument": "param", "type": "type",
              "keyword": "keyword", "kwarg": "keyword", "kwparam": "keyword", "return": "returns",
@@ -28,8 +30,6 @@ _FIELD = re.compile(r"^([ \t]*)@(" + "|".join(sorted({*_AS_FIELD, *_AS_DIRECTIVE
 # `\N{DASH}`, `f"C{x}"`), innermost first (no brace inside)
 _MARKUP = re.compile(r"(?<![\w\\$])([BCILMUX])\{([^{}]*)\}")
 _ESCAPE = re.compile(r"(?<![\w\\$])E\{(lb|rb)\}")
-_TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>\s*$", re.S)
-_WORDS = re.compile(r"\w+")
 _URL = re.compile(r"(?:https?|ftp)://\S+|mailto:\S+")
 # What makes a docstring epytext, each pattern starting with a character (`{`, `@`) that `re` finds by a
 # fast scan, not trying a match at every position: a tag (then checked to start its line), or a code,
@@ -172,15 +172,15 @@ def _markup(kind: str, body: str, summary: bool) -> str:
     if kind in "CM":
         return _literal(flat)
     if kind == "L":
-        titled = _TITLED.match(flat)
+        titled = TITLED.match(flat)
         if titled and titled.group(1):  # `L{the reactor <twisted.internet.reactor>}`: both kept
             title, target = titled.group(1), titled.group(2).strip()
-            if set(_WORDS.findall(title)) <= set(_WORDS.findall(target)):  # `L{SSHChannel<ssh.SSHChannel>}`
+            if not says_more(title, target):  # `L{SSHChannel<ssh.SSHChannel>}`
                 return _literal(target)
             return f"{title} ({_literal(target)})"
         return _literal(flat.removesuffix("()"))
     if kind == "U":
-        titled = _TITLED.match(flat)
+        titled = TITLED.match(flat)
         title, url = (titled.group(1) or titled.group(2), titled.group(2).strip()) if titled else (flat, flat)
         if summary or not _URL.fullmatch(url):
             return title if title == url else f"{title} ({url})"

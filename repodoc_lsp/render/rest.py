@@ -11,7 +11,8 @@ from repodoc_lsp.render.markdown import fence, inline
 
 _ROLE = re.compile(r":(?:[A-Za-z][\w.+-]*:)*([A-Za-z][\w.+-]*):`([^`]+)`")
 _LABEL_ROLES = frozenset({"ref", "doc", "term", "numref", "download", "envvar", "token", "keyword", "option"})
-_TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
+# A reference with a title: `Title <target>` (a role's, an epytext link's)
+TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
 _MAX_DEPTH = 8  # nested directives and indented blocks rendered as text; deeper ones fenced
 _UNDERLINE = re.compile(r"([=\-~^\"'`#*+:.])\1{2,}")
 _UNDERLINE_MARKS = frozenset("=-~^\"'`#*+:.")  # what `_UNDERLINE` starts with
@@ -22,18 +23,24 @@ _CODE_DIRECTIVES = {"code", "code-block", "sourcecode", "testcode", "doctest", "
 
 def _role_text(match: re.Match[str]) -> str:
     target = match.group(2).strip()
-    titled = _TITLED.match(target)
+    titled = TITLED.match(target)
     if titled and titled.group(1):  # `Title <a.b.Target>`: the target, after the title when it says more
         title, target = titled.group(1), titled.group(2).strip()
         if match.group(1) in _LABEL_ROLES:  # `:ref:`the guide <guide-label>``: a label, not a name
             return " ".join(title.split())
-        if not set(_WORDS.findall(title)) <= set(_WORDS.findall(target)):  # a title of one word is code
+        if says_more(title, target):  # a title of one word is code
             shown = title if any(c.isspace() for c in title) else f"``{title.replace('`', '')}``"
             return f"{shown} (``{target.lstrip('!~').replace('`', '')}``)"
     return "``" + target.lstrip("!~").replace("`", "") + "``"
 
 
 _WORDS = re.compile(r"\w+")
+
+
+def says_more(title: str, target: str) -> bool:
+    """Whether a reference's title has a word its target lacks (`the adapter <a.B>`, not `B <a.B>`): then it
+    is shown before the target, else the target alone."""
+    return not set(_WORDS.findall(title)) <= set(_WORDS.findall(target))
 
 
 def roles_as_literals(text: str) -> str:
