@@ -255,7 +255,7 @@ def _sections(text: str) -> list[object]:
 # (written to start with `:`: `re` then looks for one, not a match at every line; `_starred_fields` checks
 # that the field starts its line)
 _STARRED_FIELD = re.compile(r"(:(?:param|parameter|arg|argument|key|keyword|type)[ \t]+(?:[^:\n]*?[ \t])?)"
-                            r"((?:\\?\*){1,2})(?=\w)")
+                            r"((?:\\{0,2}\*){1,2})(?=\w)")  # `\\*` too: the escape doubled
 
 
 def _starred_fields(text: str) -> tuple[str, bool]:

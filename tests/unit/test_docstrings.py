@@ -411,7 +411,7 @@ def test_a_titled_role_keeps_its_target() -> None:
 
 @pytest.mark.parametrize(("field", "name"), [
     (r"\*\*kwargs", "**kwargs"), (r"\*args", "*args"), ("**kwargs", "**kwargs"), ("*args", "*args"),
-    (r"dict \*\*kwargs", "**kwargs"),
+    (r"dict \*\*kwargs", "**kwargs"), (r"\\*\\*kwargs", "**kwargs"),
 ])
 def test_a_sphinx_field_of_a_starred_parameter_is_a_parameter(field: str, name: str) -> None:
     """requests' `Response.json` (`:param \\*\\*kwargs:`): griffe's detection wants a field's name to be a
