@@ -24,6 +24,36 @@ def test_google_sections_in_full() -> None:
     assert not contained_errors(out)
 
 
+
+@pytest.mark.parametrize("blank", ["\n", "\n\n", "\n   \n"])
+def test_google_sections_with_a_blank_line_under_their_titles(blank: str) -> None:
+    """boltons (`Stats`, `remap`) and PyTorch (`lobpcg`) leave a blank line (or more) between a Google
+    section's title and its entries, which griffe reads as text: the title was left a line of text
+    and the entries lost their indentation."""
+    doc = (f"Fetch things.\n\nArgs:\n{blank}    url (str): the address.\n    timeout (float): seconds,\n"
+           f"        at most.\n\nReturns:\n{blank}    bytes: the body.\n\nRaises:\n{blank}    ValueError: bad.\n")
+    out = docstring_markdown(doc)
+    assert "**Parameters**\n\n- `url` (`str`): the address.\n- `timeout` (`float`): seconds,\n  at most." in out
+    assert "**Returns**: `bytes`: the body." in out and "- `ValueError`: bad." in out
+    assert "Args:" not in out and "Returns:" not in out
+    attrs = "A point.\n\nAttributes:\n\n    x (int): across.\n    y (int): down.\n"
+    assert docstring_attributes(attrs) == ("A point.", (("x", "int", ": across."), ("y", "int", ": down.")))
+
+
+@pytest.mark.parametrize("doc", [
+    "Fetch.\n\n```\n\nArgs:\n\n    url (str): the address.\n```\n",  # inside a code fence
+    "Fetch.\nArgs:\n\n    url (str): the address.\n",  # no blank line above the title
+    "Fetch.\n\nArgs:\n\nurl (str): the address.\n",  # no indented block under it
+    "Fetch.\n\nExamples:\n\n    x = fetch()\n",  # a block of code, not entries
+    "Fetch.\n\nThe arguments:\n\n    url (str): the address.\n",  # not a section's title
+])
+def test_a_blank_line_under_other_lines_is_kept(doc: str) -> None:
+    """Only a Google section's title alone on its line, after a blank line, over blank lines and an
+    indented block outside a code fence, loses the blank lines under it."""
+    import repodoc_lsp.render.docstrings as docstrings
+
+    assert docstrings._titles_joined(clean(doc)) == clean(doc)
+
 def test_numpy_and_sphinx_styles() -> None:
     numpy = "Sum.\n\nParameters\n----------\nx : int\n    first\n\nSee Also\n--------\nprod : the product\n"
     out = docstring_markdown(numpy)
