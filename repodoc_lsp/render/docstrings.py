@@ -236,17 +236,44 @@ def _style(text: str) -> str:
 def _sections(text: str) -> list[object]:
     """griffe's sections of `text`, in the style it detects; Google's when that found no section
     but the text has a Google section title (a reST underline can make it guess NumPy)."""
+    text, starred = _starred_fields(text)
     docstring = _docstring(_titles_joined(text))
     # griffe's detection reads the value (cleaned, so stripped): its patterns want a line break before
     # and after a field, so a docstring whose one field is its first or last line (`:param f: ...`)
     # would be read as Google's
-    style = _style(f"\n{docstring.value}\n")
+    style = "sphinx" if starred else _style(f"\n{docstring.value}\n")
     if style == "sphinx":
         docstring.value = _rtype_kept(docstring.value)
     sections: list[object] = list(docstring.parse(style, **_STYLE_OPTIONS[style]))
     if len(sections) <= 1 and style != "google" and _GOOGLE_TITLE.search(text):
         sections = list(docstring.parse("google", **_STYLE_OPTIONS["google"]))
     return sections
+
+
+# A Sphinx field of a starred parameter, `:param \\*\\*kwargs:` (reST's escapes, as Sphinx wants them)
+# or `:param *args:`: its marker (and type) before the stars, and the stars
+# (written to start with `:`: `re` then looks for one, not a match at every line; `_starred_fields` checks
+# that the field starts its line)
+_STARRED_FIELD = re.compile(r"(:(?:param|parameter|arg|argument|key|keyword|type)[ \t]+(?:[^:\n]*?[ \t])?)"
+                            r"((?:\\{0,2}\*){1,2})(?=\w)")  # `\\*` too: the escape doubled
+
+
+def _starred_fields(text: str) -> tuple[str, bool]:
+    """`text` with the names of its starred parameters' Sphinx fields unescaped (`\\*\\*kwargs` as
+    `**kwargs`, the name griffe gives the parameter), and whether it has such a field: griffe's detection
+    (`_style`) wants a field's name to be a word, so that alone would not make the docstring Sphinx's."""
+    if "*" not in text or not (":param" in text or ":arg" in text or ":key" in text or ":type" in text):
+        return text, False  # most docstrings: no star or no such field, found without the expression
+    found = False
+
+    def unescaped(m: re.Match[str]) -> str:
+        nonlocal found
+        if text[text.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):  # not at its line's start
+            return m.group(0)
+        found = True
+        return m.group(1) + m.group(2).replace("\\", "")
+
+    return _STARRED_FIELD.sub(unescaped, text), found
 
 
 _RTYPE = re.compile(r"^([ \t]*):rtype:", re.M)

@@ -138,14 +138,9 @@ def prose(text: str, depth: int = 0) -> str:
             out += ["", f"**{inline(roles_as_literals(stripped))}**", ""]  # a reST section title
             i += 2
             continue
-        # a code span or reST link left open on this line closes on a later line of the paragraph
         i += 1
-        joined = 0
-        while stripped.count("`") % 2 and joined < 4 and i < count and lines[i].strip() \
-                and not lines[i].lstrip().startswith(("..", ">>>")):
-            stripped += " " + lines[i].strip()
-            i += 1
-            joined += 1
+        if "`" in stripped:  # a code span or literal left open here may close on a later line
+            stripped, i = _spans_closed(lines, i, stripped)
         numbered = _NUMBERED.match(stripped) if first.isdigit() else None
         # a numbered list's item, kept one: after a blank line or an item, or a first item after `...:`
         if numbered and (in_list or not out or not out[-1]
@@ -155,6 +150,35 @@ def prose(text: str, depth: int = 0) -> str:
             continue
         out.append(text_line(stripped))
     return _squeeze(out)
+
+
+def _spans_closed(lines: list[str], i: int, line: str) -> tuple[str, int]:
+    """`line`, holding a backtick, joined with the lines from `i` of its paragraph that close what it leaves
+    open (a code span or reST link: an odd number of backticks; an inline literal: of ```` `` ````), and
+    the line after those. Called for a line with a backtick only (most lines have none)."""
+    joined = 0
+    while line.count("`") % 2 and joined < 4 and i < len(lines) and lines[i].strip() \
+            and not lines[i].lstrip().startswith(("..", ">>>")):
+        line += " " + lines[i].strip()
+        i += 1
+        joined += 1
+    if "``" in line and line.count("``") % 2:
+        return _literal_closed(lines, i, line)
+    return line, i
+
+
+def _literal_closed(lines: list[str], i: int, line: str) -> tuple[str, int]:
+    """`line` (which leaves an inline literal open: an odd number of ```` `` ````) joined with the lines
+    from `i` of its paragraph up to the one closing the literal (reST's literals may cross lines), and
+    the line after those; `line` and `i` as they are when none of the next 4 closes it."""
+    joined, j = line, i
+    while j < len(lines) and j - i < 4 and (next_line := lines[j].strip()) and not next_line.startswith(">>>") \
+            and not (next_line.startswith("..") and next_line[2:3] in ("", " ")):  # `..., x``` is text
+        joined += " " + next_line
+        j += 1
+        if not joined.count("``") % 2:
+            return joined, j
+    return line, i
 
 
 # A numbered list's item (up to 3 digits: `2019. That year` is a sentence)

@@ -437,3 +437,36 @@ def test_a_titled_role_keeps_its_target() -> None:
     # a label: its title, as text (as code it was escaped when it spanned two lines)
     assert docstring_markdown("Or a :ref:`(connect timeout,\n    read timeout) <timeouts>` tuple.") == \
         "Or a (connect timeout, read timeout) tuple."
+
+
+@pytest.mark.parametrize(("field", "name"), [
+    (r"\*\*kwargs", "**kwargs"), (r"\*args", "*args"), ("**kwargs", "**kwargs"), ("*args", "*args"),
+    (r"dict \*\*kwargs", "**kwargs"), (r"\\*\\*kwargs", "**kwargs"),
+])
+def test_a_sphinx_field_of_a_starred_parameter_is_a_parameter(field: str, name: str) -> None:
+    """requests' `Response.json` (`:param \\*\\*kwargs:`): griffe's detection wants a field's name to be a
+    word, so the docstring was read as Google's and shown raw, its escapes doubled; a docstring read as
+    Sphinx's showed the name with its backslashes."""
+    doc = (f"Decodes the JSON body.\n\n:param {field}: Optional arguments that ``json.loads`` takes.\n"
+           ":raises requests.exceptions.JSONDecodeError: If the response body does not\n    contain valid json.\n")
+    out = docstring_markdown(doc)
+    assert f"**Parameters**\n\n- `{name}`" in out and ":param" not in out and "\\" not in out
+    assert "- `requests.exceptions.JSONDecodeError`: If the response body does not\n  contain valid json." in out
+    assert not contained_errors(out)
+    typed = docstring_markdown(f"Send.\n\n:param x: the thing.\n:param {field}: more.\n:type {field}: dict")
+    assert f"- `{name}`" in typed and "\\" not in typed
+
+
+def test_an_inline_literal_across_lines_is_one_code_span() -> None:
+    """reST's ``` ``literal`` ``` may cross a line break (as may a role, a literal once rendered); it was
+    shown as escaped backticks. Text that merely holds two backticks is left as it was."""
+    assert docstring_markdown("Set the value with ``foo(bar,\nbaz)`` and go on.") == \
+        "Set the value with ``foo(bar, baz)`` and go on."
+    assert docstring_markdown("A case is :class:`~werkzeug\n.exceptions.HTTPException` which is\nforwarded.") == \
+        "A case is ``werkzeug .exceptions.HTTPException`` which is\nforwarded."
+    assert prose("Of size ``(C, d_1,\n..., d_K)`` or ``(C,\nd)``, then\n``x``.") == \
+        "Of size ``(C, d_1, ..., d_K)`` or ``(C, d)``, then\n``x``."
+    assert prose("One ``x`` and ``y``\nnext") == "One ``x`` and ``y``\nnext"  # the single-line case
+    assert prose("The mark ``\nis two backticks.\n\nMore ``a``.") == \
+        "The mark \\`\\`\nis two backticks.\n\nMore ``a``."  # never closed: left as it is
+    assert prose("A ``b\n.. note:: c``") == "A \\`\\`b\n\n**Note**: c\\`\\`"  # a directive ends the paragraph
