@@ -237,7 +237,7 @@ def _style(text: str) -> str:
 def _sections(text: str) -> list[object]:
     """griffe's sections of `text`, in the style it detects; Google's when that found no section
     but the text has a Google section title (a reST underline can make it guess NumPy)."""
-    docstring = _docstring(titles_joined(titles_spaced(text)))
+    docstring = _docstring(_titles_joined(text))
     # griffe's detection reads the value (cleaned, so stripped): its patterns want a line break before
     # and after a field, so a docstring whose one field is its first or last line (`:param f: ...`)
     # would be read as Google's
@@ -260,6 +260,12 @@ def _rtype_kept(text: str) -> str:
     if ":rtype:" not in text or _RETURNS.search(text):
         return text
     return _RTYPE.sub(r"\1:returns:\n\1:rtype:", text, count=1)
+
+
+def _titles_joined(text: str) -> str:
+    """`text` with its Google section titles as griffe's Google parser reads them: a blank line above a title
+    right under a line of text (`titles_spaced`), none under one (`titles_joined`)."""
+    return titles_joined(titles_spaced(text))
 
 
 def _docstring(text: str) -> Any:

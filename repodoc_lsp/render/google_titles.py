@@ -1,5 +1,5 @@
 """Google section titles griffe's Google parser reads as text, set as it reads them: a title with blank lines
-under it (`titles_joined`) or no blank line above it (`titles_spaced`). `docstrings._sections` gives griffe the
+under it (`titles_joined`) or no blank line above it (`titles_spaced`). `docstrings._titles_joined` gives griffe the
 text through both."""
 
 from __future__ import annotations
