@@ -38,7 +38,8 @@ def titles_joined(text: str) -> str:
     return "".join(parts) + text[kept:] if parts else text
 
 
-_TITLE_LINE_BREAK = ":\n"
+_TITLE_END = "s:\n"  # how each title of `_ENTRY_TITLES` ends its line, in lower case
+_LONGEST = max(map(len, _ENTRY_TITLES)) + 1  # a title's length with its `:`
 _INDENTED_BELOW = re.compile(r"(?:[ \t]*\n)*(?= +\S)")  # blank lines or none, then an indented line
 
 
@@ -46,15 +47,18 @@ def titles_spaced(text: str) -> str:
     """`text` with a blank line above each Google section title that directly follows a line of text (an
     indented entry of the section above, a paragraph's last line: `Returns:` under `Args:`'s last entry),
     which griffe's Google parser reads as text ("missing blank line above"): a title of `_ENTRY_TITLES`
-    alone on its line at its start, capitalised (`returns:` may end a sentence's line), over an indented
-    block griffe reads whole (`_entries_read`; blank lines between: `titles_joined`), never under a line
-    ending in `:`, in a paragraph with a doctest (its output) or inside a code fence. Found from each `:`
-    ending a line (few, as `titles_joined`)."""
-    i = text.find(_TITLE_LINE_BREAK)
+    alone on its line at its start, capitalised (`returns:` may end a sentence's line; `RETURNS:` left as it
+    is), over an indented block griffe reads whole (`_entries_read`; blank lines between: `titles_joined`),
+    never under a line ending in `:`, in a paragraph with a doctest (its output) or inside a code fence.
+    Found from each `s:` ending a line (each title's end: fewer than the lines ending in `:`), no pattern
+    run over the text (bench/README.md)."""
+    i = text.find(_TITLE_END)
     parts, kept = [], 0
     while i >= 0:
-        start = text.rfind("\n", 0, i) + 1
-        if start and text[start:i].lower() in _ENTRY_TITLES and text[start].isupper():
+        i += 1  # the title's `:`; its line's start looked for among its last `_LONGEST` characters
+        start = text.rfind("\n", i - _LONGEST if i > _LONGEST else 0, i) + 1
+        # a line above that is not blank (most titles have one: not looked at further), the title capitalised
+        if start > 1 and text[start - 2] != "\n" and text[start].isupper() and text[start:i].lower() in _ENTRY_TITLES:
             above = text[text.rfind("\n", 0, start - 1) + 1:start - 1]
             paragraph = text[text.rfind("\n\n", 0, start) + 1:start]
             if above.strip() and not above.endswith(":") and ">>>" not in paragraph \
@@ -62,7 +66,7 @@ def titles_spaced(text: str) -> str:
                     and ("```" not in text or len(_GRIFFE_FENCE.findall(text, 0, start)) % 2 == 0):
                 parts.append(text[kept:start] + "\n")
                 kept = start
-        i = text.find(_TITLE_LINE_BREAK, i + 2)
+        i = text.find(_TITLE_END, i + 2)
     return "".join(parts) + text[kept:] if parts else text
 
 

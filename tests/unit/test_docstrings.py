@@ -73,6 +73,7 @@ def test_google_section_titles_right_under_a_line(blank: str) -> None:
 @pytest.mark.parametrize("doc", [
     "Fetch.\n\n```\nfetch(url)\nArgs:\n    url (str): the address.\n```\n",  # inside a code fence
     "Fetch what the call\nreturns:\n    the body.\n",  # a sentence's word, not a title
+    "Fetch.\nRETURNS:\n    the body.\n",  # in capitals
     "Fetch what follows:\nReturns:\n    the body.\n",  # under a line ending in a colon
     "Fetch.\n\n>>> print(fetch.__doc__)\nArgs:\n    url (str): the address.\n",  # a doctest's output
     "Fetch.\nArgs:\nurl (str): the address.\n",  # no indented block under it
