@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from repodoc_lsp.render.epytext import epytext_as_rest, epytext_field
+from repodoc_lsp.render.google_titles import titles_joined, titles_spaced
 from repodoc_lsp.render.markdown import code, fence, inline
 from repodoc_lsp.render.rest import DIRECTIVE, clean, indented_block, prose, roles_as_literals, settled
 
@@ -288,36 +289,10 @@ def _rtype_kept(text: str) -> str:
     return _RTYPE.sub(r"\1:returns:\n\1:rtype:", text, count=1)
 
 
-# griffe's Google section titles of entries (in lower case), but `Examples` (its blocks are code) and
-# `Warnings` (often prose): `_titles_joined`
-_ENTRY_TITLES = frozenset({"args", "arguments", "params", "parameters", "keyword args", "keyword arguments",
-                           "other args", "other arguments", "other params", "other parameters", "raises",
-                           "exceptions", "returns", "yields", "receives", "attributes", "warns"})
-_BLANKS_BEFORE_INDENTED = re.compile(r"(?:[ \t]*\n)+(?= +\S)")  # blank lines, then an indented line
-_GRIFFE_FENCE = re.compile(r"^ *```", re.M)
-
-
 def _titles_joined(text: str) -> str:
-    """`text` without the blank lines between a Google section title and its indented entries (`Args:`, a
-    blank line, `    x (int): ...`, as boltons writes them), which griffe's Google parser reads as text
-    ("extraneous blank line"): a title of `_ENTRY_TITLES` alone on its line, at its start, after a blank
-    line or the text's start, never inside a code fence (griffe's: a line starting with ```). Found from
-    each `:` before a blank line (few: no pattern is tried over the text, bench/README.md)."""
-    i = text.find(":\n\n")
-    if i < 0:
-        return text
-    parts, kept = [], 0
-    while i >= 0:
-        start = text.rfind("\n", 0, i) + 1
-        if text[start:i].lower() in _ENTRY_TITLES:
-            above = text[text.rfind("\n", 0, start - 1) + 1:start] if start else ""  # the line above, or none
-            blanks = _BLANKS_BEFORE_INDENTED.match(text, i + 2)
-            if blanks and not above.strip() and (
-                    "```" not in text or len(_GRIFFE_FENCE.findall(text, 0, start)) % 2 == 0):
-                parts.append(text[kept:i + 2])
-                kept = blanks.end()
-        i = text.find(":\n\n", i + 3)
-    return "".join(parts) + text[kept:] if parts else text
+    """`text` with its Google section titles as griffe's Google parser reads them: a blank line above a title
+    right under a line of text (`titles_spaced`), none under one (`titles_joined`)."""
+    return titles_joined(titles_spaced(text))
 
 
 def _docstring(text: str) -> Any:

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repodoc_lsp.render.docstrings import _one_text, _parsed, _style, docstring_attributes, docstring_markdown
+from repodoc_lsp.render.google_titles import titles_joined, titles_spaced
 from repodoc_lsp.render.rest import clean, prose
 from repodoc_lsp.render.rest import settled as _settled
 
@@ -50,9 +51,47 @@ def test_google_sections_with_a_blank_line_under_their_titles(blank: str) -> Non
 def test_a_blank_line_under_other_lines_is_kept(doc: str) -> None:
     """Only a Google section's title alone on its line, after a blank line, over blank lines and an
     indented block outside a code fence, loses the blank lines under it."""
-    import repodoc_lsp.render.docstrings as docstrings
+    assert titles_joined(clean(doc)) == clean(doc)
 
-    assert docstrings._titles_joined(clean(doc)) == clean(doc)
+@pytest.mark.parametrize("blank", ["", "\n"])
+def test_google_section_titles_right_under_a_line(blank: str) -> None:
+    """PyTorch (`is_parametrized`, `fork`) writes a Google section's title right under the last entry of
+    the section above or under the summary, with no blank line, which griffe reads as text: the title
+    was left a line of text and the entries lost their indentation (the whole docstring shown as prose)."""
+    doc = (f"Fetch things.\nArgs:\n{blank}    url (str): the address.\n    timeout (float): seconds,\n"
+           f"        at most. Default: ``None``\nReturns:\n{blank}    ``True`` if fetched,\n    else ``False``\n"
+           f"Raises:\n    ValueError: bad.\n")
+    out = docstring_markdown(doc)
+    assert out.startswith("Fetch things.\n\n**Parameters**\n\n- `url` (`str`): the address.\n")
+    assert "- `timeout` (`float`): seconds,\n  at most. Default: ``None``\n\n**Returns**\n\n" in out
+    assert "- ``True`` if fetched,\n  else ``False``" in out and "**Raises**\n\n- `ValueError`: bad." in out
+    assert "Args:" not in out and "Returns:" not in out and "Raises:" not in out
+    attrs = "A point.\nAttributes:\n    x (int): across.\n    y (int): down.\n"
+    assert docstring_attributes(attrs) == ("A point.", (("x", "int", ": across."), ("y", "int", ": down.")))
+
+
+@pytest.mark.parametrize("doc", [
+    "Fetch.\n\n```\nfetch(url)\nArgs:\n    url (str): the address.\n```\n",  # inside a code fence
+    "Fetch what the call\nreturns:\n    the body.\n",  # a sentence's word, not a title
+    "Fetch.\nRETURNS:\n    the body.\n",  # in capitals
+    "Fetch what follows:\nReturns:\n    the body.\n",  # under a line ending in a colon
+    "Fetch.\n\n>>> print(fetch.__doc__)\nArgs:\n    url (str): the address.\n",  # a doctest's output
+    "Fetch.\nArgs:\nurl (str): the address.\n",  # no indented block under it
+    "Fetch.\nReturns: the body,\n    decoded.\n",  # not alone on its line
+    "Fetch.\nExamples:\n    x = fetch()\n",  # a block of code, not entries
+    "Fetch.\nThe arguments:\n    url (str): the address.\n",  # not a section's title
+    "Args:\n    url (str): the address.\n",  # the first line
+    "Fetch.\n\nArgs:\n    url (str): the address.\nRaises:\n    ``ValueError`` if bad.\n",  # an entry griffe drops
+])
+def test_a_title_under_other_lines_is_kept(doc: str) -> None:
+    """Only a Google section's title, capitalised, alone on its line, over an indented block of entries griffe
+    reads, outside a code fence and a doctest's output, under a line not ending in a colon, gets a blank line
+    above it; the others are rendered as before."""
+    assert titles_spaced(clean(doc)) == clean(doc)
+    if "ValueError" in doc:  # its Args still read: the title left as text loses nothing
+        assert "**Parameters**\n\n- `url` (`str`): the address.\n\nRaises:\n``ValueError`` if bad." in \
+            docstring_markdown(doc)
+
 
 def test_numpy_and_sphinx_styles() -> None:
     numpy = "Sum.\n\nParameters\n----------\nx : int\n    first\n\nSee Also\n--------\nprod : the product\n"
