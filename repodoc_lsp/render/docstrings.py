@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from repodoc_lsp.render.epytext import epytext_as_rest, epytext_field
-from repodoc_lsp.render.google_titles import titles_joined, titles_spaced
+from repodoc_lsp.render.google_titles import titles_set
 from repodoc_lsp.render.markdown import code, fence, inline
 from repodoc_lsp.render.rest import DIRECTIVE, clean, indented_block, prose, roles_as_literals, settled
 
@@ -238,7 +238,7 @@ def _sections(text: str) -> list[object]:
     """griffe's sections of `text`, in the style it detects; Google's when that found no section
     but the text has a Google section title (a reST underline can make it guess NumPy)."""
     text, starred = _starred_fields(text)
-    docstring = _docstring(_titles_joined(text))
+    docstring = _docstring(titles_set(text))
     # griffe's detection reads the value (cleaned, so stripped): its patterns want a line break before
     # and after a field, so a docstring whose one field is its first or last line (`:param f: ...`)
     # would be read as Google's
@@ -287,12 +287,6 @@ def _rtype_kept(text: str) -> str:
     if ":rtype:" not in text or _RETURNS.search(text):
         return text
     return _RTYPE.sub(r"\1:returns:\n\1:rtype:", text, count=1)
-
-
-def _titles_joined(text: str) -> str:
-    """`text` with its Google section titles as griffe's Google parser reads them: a blank line above a title
-    right under a line of text (`titles_spaced`), none under one (`titles_joined`)."""
-    return titles_joined(titles_spaced(text))
 
 
 def _docstring(text: str) -> Any:

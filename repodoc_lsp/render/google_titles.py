@@ -1,6 +1,6 @@
 """Google section titles griffe's Google parser reads as text, set as it reads them: a title with blank lines
-under it (`titles_joined`) or no blank line above it (`titles_spaced`). `docstrings._titles_joined` gives griffe the
-text through both."""
+under it (`titles_joined`) or no blank line above it (`titles_spaced`). `titles_set` gives griffe the
+text through both (`docstrings._sections`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,17 @@ _ENTRY_TITLES = frozenset({"args", "arguments", "params", "parameters", "keyword
                            "exceptions", "returns", "yields", "receives", "attributes", "warns"})
 _BLANKS_BEFORE_INDENTED = re.compile(r"(?:[ \t]*\n)+(?= +\S)")  # blank lines, then an indented line
 _GRIFFE_FENCE = re.compile(r"^ *```", re.M)
+
+
+def titles_set(text: str) -> str:
+    """`text` with its Google section titles as griffe's Google parser reads them: a blank line above a title
+    right under a line of text (`titles_spaced`), none under one (`titles_joined`)."""
+    return titles_joined(titles_spaced(text))
+
+
+def _outside_fence(text: str, at: int) -> bool:
+    """Whether `at` is outside a code fence of `text`, as griffe counts them (a line starting with ```)."""
+    return "```" not in text or len(_GRIFFE_FENCE.findall(text, 0, at)) % 2 == 0
 
 
 def titles_joined(text: str) -> str:
@@ -30,8 +41,7 @@ def titles_joined(text: str) -> str:
         if text[start:i].lower() in _ENTRY_TITLES:
             above = text[text.rfind("\n", 0, start - 1) + 1:start] if start else ""  # the line above, or none
             blanks = _BLANKS_BEFORE_INDENTED.match(text, i + 2)
-            if blanks and not above.strip() and (
-                    "```" not in text or len(_GRIFFE_FENCE.findall(text, 0, start)) % 2 == 0):
+            if blanks and not above.strip() and _outside_fence(text, start):
                 parts.append(text[kept:i + 2])
                 kept = blanks.end()
         i = text.find(":\n\n", i + 3)
@@ -63,7 +73,7 @@ def titles_spaced(text: str) -> str:
             paragraph = text[text.rfind("\n\n", 0, start) + 1:start]
             if above.strip() and not above.endswith(":") and ">>>" not in paragraph \
                     and _INDENTED_BELOW.match(text, i + 2) and _entries_read(text, i + 2, text[start:i].lower()) \
-                    and ("```" not in text or len(_GRIFFE_FENCE.findall(text, 0, start)) % 2 == 0):
+                    and _outside_fence(text, start):
                 parts.append(text[kept:start] + "\n")
                 kept = start
         i = text.find(_TITLE_END, i + 2)
